@@ -1,0 +1,71 @@
+"""simcuda: an in-memory simulator of the CUDA driver's stream-capture and graph API.
+
+Code written for NVIDIA's ``cuda.bindings`` runs unmodified on a machine with no GPU:
+``simcuda.patch()`` installs the simulated faces under the real module names, and
+``simcuda run script.py`` runs a script that way. See README.md and docs/.
+
+Public names:
+    Driver, DeviceSpec, Options: the simulated driver and its configuration.
+    current_driver(), use(driver), reset(**kwargs): the default driver the faces act on.
+    kernel(name): register a Python implementation of a kernel.
+    explain(code): the general meaning of a CUresult.
+    last_error(): the last failing call's DriverError on this thread (code and why).
+    patch(): install the faces under ``cuda.bindings.*`` (decorator / context manager).
+    StreamCapture, Graph, GraphExec, GraphNode, MemcpyDirection, CudaError: the oxicuda-style API.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from ._core.driver import KERNELS, DeviceSpec, Driver, KernelLaunch, LaunchRecord, Options
+from ._core.errors import DriverError, explain
+from ._state import current as current_driver
+from ._state import reset, use
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Driver", "DeviceSpec", "Options", "DriverError", "KernelLaunch", "LaunchRecord", "current_driver", "use",
+    "reset", "kernel", "explain", "last_error", "patch", "StreamCapture", "Graph", "GraphExec", "GraphNode",
+    "MemcpyDirection", "CudaError",
+]
+
+
+def kernel(name: str) -> Callable[[Callable[[KernelLaunch], Any]], Callable[[KernelLaunch], Any]]:
+    """Register a Python implementation for the kernel entry ``name`` (every driver uses it).
+
+    The function receives a :class:`KernelLaunch` (``grid``, ``block``, ``shared_mem``, ``args``,
+    ``view(ptr, nbytes)``, ``array(ptr, dtype, count)``) and runs once per launch (or per replay of
+    a kernel node), against simulated memory. Kernels without one are recorded only.
+
+    Example::
+
+        @simcuda.kernel("scale")
+        def scale(launch):
+            ptr, n = launch.args
+            a = launch.array(ptr, "float32", n)
+            a *= 2
+    """
+    if not isinstance(name, str) or not name:
+        raise TypeError("simcuda.kernel() needs the kernel's entry name as a non-empty str")
+
+    def register(fn: Callable[[KernelLaunch], Any]) -> Callable[[KernelLaunch], Any]:
+        KERNELS[name] = fn
+        return fn
+    return register
+
+
+def last_error() -> DriverError | None:
+    """The last failing simulated call on this thread (``.code``, ``.why``), or ``None``."""
+    return current_driver().last_error()
+
+
+def __getattr__(name: str) -> Any:
+    # lazy imports keep ``import simcuda`` fast and free of optional dependencies
+    if name == "patch":
+        from ._patch import patch
+        return patch
+    if name in ("StreamCapture", "Graph", "GraphExec", "GraphNode", "MemcpyDirection", "CudaError"):
+        from . import capture as _oxi
+        return getattr(_oxi, name)
+    raise AttributeError(f"module 'simcuda' has no attribute {name!r}")

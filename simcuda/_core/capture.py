@@ -1,0 +1,615 @@
+"""The capture rule engine: capture sequences and every rule that decides a capture call.
+
+This module knows nothing of the faces (``cuda.bindings``-style tuples, ``_v2`` exceptions,
+the runtime, oxicuda). It receives resolved core objects from :mod:`simcuda._core.driver`
+(which has already made the preamble checks of spec section 3: initialisation, handles,
+contexts) and either changes state or raises :class:`DriverError` with a ``why`` naming the
+rule.
+
+Theory of operation
+-------------------
+A *capture sequence* (spec 1) is created by ``cuStreamBeginCapture*`` on an idle stream, its
+*origin*. Other streams join it as *members* by waiting on an event recorded inside it
+(fork, spec 4.1 row 6). Each member stream carries a dependency set ``deps``; every captured
+operation becomes a node whose incoming edges are exactly the stream's ``deps`` (spec 3.8), and
+then replaces ``deps``. Events recorded on a member snapshot its ``deps`` (``CAPTURED``); a wait
+on such an event merges the snapshot (join) or forks an idle stream. A violation either fails
+without effect, or *invalidates* the whole sequence (5.1), which is sticky until the origin's
+``cuStreamEndCapture`` terminates it. Ending checks the unjoined rule (4.4) in linear time.
+
+Every stream operation funnels through :func:`enqueue`, which decides: run now, add a node to a
+capture, record into a CIG command list, or reject. New operations plug in there.
+
+The transitions of a sequence are listed in ``TRANSITIONS`` (spec 2.1); ``docs/capture-states.md``
+is generated from that table by ``tools/gen_state_diagram.py``.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from .errors import DriverError
+from .graph import (BATCH_MEM_OP, EVENT_RECORD, GRAPH, HOST, KERNEL, MEM_ALLOC, MEM_FREE, MEMCPY,
+                    MEMSET, WAIT_EVENT, ZERO_ED, add_edge, is_full)
+from .objects import CAPTURED, EMPTY, RECORDED
+
+# -- statuses (CUstreamCaptureStatus values) ---------------------------------------------------
+NONE, ACTIVE, INVALIDATED = 0, 1, 2
+TERMINATED = 3  # internal: the sequence is over; its streams report NONE
+STATUS_NAMES = {ACTIVE: "ACTIVE", INVALIDATED: "INVALIDATED", TERMINATED: "TERMINATED"}
+
+# -- modes (CUstreamCaptureMode values) --------------------------------------------------------
+GLOBAL, THREAD_LOCAL, RELAXED = 0, 1, 2
+MODE_NAMES = {GLOBAL: "GLOBAL", THREAD_LOCAL: "THREAD_LOCAL", RELAXED: "RELAXED"}
+LIVE = (ACTIVE, INVALIDATED)  # begun and not yet ended (spec 5.2)
+
+# -- the state machine of a capture sequence (spec 2.1) ----------------------------------------
+#: (status, operation) -> (next status, result). Read top to bottom like the spec's diagram.
+TRANSITIONS: list[tuple[str, str, str, str]] = [
+    ("(none)", "cuStreamBeginCapture / cuStreamBeginCaptureToGraph on an idle stream", "ACTIVE", "SUCCESS"),
+    ("ACTIVE", "stream ops, event joins, UpdateCaptureDependencies", "ACTIVE", "SUCCESS"),
+    ("ACTIVE", "invalidating violation (5.1)", "INVALIDATED", "the violation's own code"),
+    ("ACTIVE", "EndCapture on a member that is not the origin (3.3 row 3)", "INVALIDATED", "903"),
+    ("ACTIVE", "EndCapture from the wrong thread, non-RELAXED (3.3 row 4)", "INVALIDATED", "908"),
+    ("ACTIVE", "EndCapture(origin, right thread), all joined", "TERMINATED", "SUCCESS + graph"),
+    ("ACTIVE", "EndCapture(origin, right thread), unjoined work (4.4)", "TERMINATED", "904, NULL graph"),
+    ("INVALIDATED", "further use of a member stream", "INVALIDATED", "901"),
+    ("INVALIDATED", "EndCapture(origin, right thread)", "TERMINATED", "901, NULL graph"),
+    ("ACTIVE", "origin stream destroyed", "TERMINATED", "(graph discarded)"),
+    ("INVALIDATED", "origin stream destroyed", "TERMINATED", "(graph discarded)"),
+    ("ACTIVE", "member stream destroyed", "INVALIDATED", "(cuStreamDestroy succeeds)"),
+]
+
+
+class CaptureSequence:
+    """One ``cuStreamBeginCapture*`` (spec section 1)."""
+
+    __slots__ = ("id", "origin", "begin_thread", "begin_thread_name", "mode", "graph", "user_owned",
+                 "status", "members", "captured", "removed", "ctx", "events", "invalidated_by")
+
+    def __init__(self, sid: int, origin: Any, thread: Any, mode: int, graph: Any, user_owned: bool) -> None:
+        self.id = sid
+        self.origin = origin
+        self.begin_thread = thread.tid
+        self.begin_thread_name = thread.name
+        self.mode = mode
+        self.graph = graph
+        self.user_owned = user_owned
+        self.status = ACTIVE
+        self.members = [origin]
+        self.captured: set[int] = set()  # id() of nodes created by stream operations
+        self.removed: set[int] = set()  # id() of nodes dropped with SET (spec 4.4)
+        self.ctx = origin.ctx
+        self.events: list[Any] = []  # events currently CAPTURED by this sequence
+        self.invalidated_by = ""
+
+    def label(self) -> str:
+        return (f"capture {self.id} (origin {self.origin.label()}, begun {MODE_NAMES[self.mode]} on thread "
+                f"{self.begin_thread_name}, {STATUS_NAMES[self.status]})")
+
+
+def _err(code: int, why: str) -> DriverError:
+    return DriverError(code, why)
+
+
+# -- invalidation and termination (spec 5.1, 2.1) ----------------------------------------------
+def invalidate(seq: CaptureSequence, reason: str) -> str:
+    """Mark ``seq`` INVALIDATED (sticky). Returns a sentence for the caller's ``why``."""
+    if seq.status == ACTIVE:
+        seq.status = INVALIDATED
+        seq.invalidated_by = reason
+        return f"capture {seq.id} is now invalidated"
+    return f"capture {seq.id} was already invalidated"
+
+
+def terminate(drv: Any, seq: CaptureSequence, discard_graph: bool) -> None:
+    """End ``seq``: every member back to NONE, captured events back to EMPTY [I] (spec 2.1, 2.4)."""
+    seq.status = TERMINATED
+    for s in seq.members:
+        s.capture = None
+        s.deps = []
+    seq.members = []
+    for e in seq.events:
+        if e.state == CAPTURED and e.capture is seq:
+            e.state = EMPTY
+            e.capture = None
+            e.nodes = []
+    seq.events = []
+    seq.graph.capture_target_of = None
+    drv._live_captures.pop(seq.id, None)
+    if discard_graph and not seq.user_owned:
+        drv._discard_graph(seq.graph)
+
+
+# -- 5.2: the "potentially unsafe" predicate ----------------------------------------------------
+def prohibited(drv: Any, thread: Any) -> list[CaptureSequence]:
+    """Sequences that make a potentially unsafe call by ``thread`` prohibited (spec 5.2).
+
+    Returns an empty list when the call is allowed.
+    """
+    if thread.mode == RELAXED:
+        return []
+    tid = thread.tid
+    out = []
+    for s in drv._live_captures.values():
+        if s.begin_thread == tid:
+            if s.mode != RELAXED:
+                out.append(s)  # own non-relaxed captures
+        elif thread.mode == GLOBAL and s.mode == GLOBAL:
+            out.append(s)  # other threads' GLOBAL captures restrict a GLOBAL thread
+    return out
+
+
+def check_unsafe(drv: Any, thread: Any, call: str) -> None:
+    """Apply 5.2 to a potentially unsafe call: 900 and invalidation of the named captures."""
+    bad = prohibited(drv, thread)
+    if not bad:
+        return
+    labels = "; ".join(s.label() for s in bad)
+    effects = "; ".join(invalidate(s, f"{call} on thread {thread.name}") for s in bad)
+    raise _err(900, f"{call} is a potentially unsafe call (spec 5.2) and thread {thread.name} is in "
+                    f"{MODE_NAMES[thread.mode]} mode while {labels} is open; {effects}. "
+                    "Switch the thread to RELAXED with cuThreadExchangeStreamCaptureMode around the call, "
+                    "or make it before the capture")
+
+
+# -- section 6: the legacy stream ----------------------------------------------------------------
+def legacy_conflicts(drv: Any, ctx: Any) -> list[CaptureSequence]:
+    """Live sequences with a blocking member in ``ctx`` (spec 6)."""
+    out = []
+    for s in drv._live_captures.values():
+        for m in s.members:
+            if m.ctx is ctx and m.blocking:
+                out.append(s)
+                break
+    return out
+
+
+def check_legacy_use(drv: Any, stream: Any, call: str, invalidating: bool = True) -> None:
+    """Any use of a context's legacy stream while a blocking stream of it captures: 906 (spec 6)."""
+    if not stream.is_legacy:
+        return
+    bad = legacy_conflicts(drv, stream.ctx)
+    if not bad:
+        return
+    labels = "; ".join(s.label() for s in bad)
+    if invalidating:
+        effects = "; ".join(invalidate(s, f"{call} on the legacy stream") for s in bad)
+    else:
+        effects = "nothing is invalidated by this status query (spec 3.4/3.5)"
+    raise _err(906, f"{call} uses {stream.label()}, which synchronises implicitly with every blocking stream "
+                    f"of its context, while {labels} has a blocking member (spec 6); {effects}. "
+                    "Use a stream created with CU_STREAM_NON_BLOCKING, or a capturing stream")
+
+
+# -- 3.1 / 3.2: begin ---------------------------------------------------------------------------
+def _check_mode(mode: int) -> None:
+    if mode not in (GLOBAL, THREAD_LOCAL, RELAXED):
+        raise _err(1, f"capture mode {mode} is not a CUstreamCaptureMode (0 GLOBAL, 1 THREAD_LOCAL, 2 RELAXED)")
+
+
+def check_edge_data(eds: list[tuple[int, int, int]], what: str) -> None:
+    for i, ed in enumerate(eds):
+        if ed[1] != 0:
+            raise _err(1, f"{what}[{i}] has to_port {ed[1]}; edge data given here must have to_port 0 "
+                          "(spec 3.2, 3.6)")
+        if ed[2] not in (0, 1):
+            raise _err(1, f"{what}[{i}] has unknown dependency type {ed[2]} (CUgraphDependencyType is 0 or 1)")
+
+
+def begin(drv: Any, stream: Any, mode: int, thread: Any, graph: Any = None,
+          deps: list[Any] | None = None, eds: list[tuple[int, int, int]] | None = None) -> CaptureSequence:
+    """cuStreamBeginCapture / cuStreamBeginCaptureToGraph, rows in spec order (3.1, 3.2)."""
+    call = "cuStreamBeginCaptureToGraph" if graph is not None else "cuStreamBeginCapture"
+    if stream.is_legacy:
+        raise _err(900, f"{call}: {stream.label()} can never be captured (spec 3.1 row 1); capture a stream "
+                        "made with cuStreamCreate instead. Nothing was invalidated")
+    _check_mode(mode)
+    if graph is not None:
+        if graph.capture_target_of is not None and graph.capture_target_of.status in LIVE:
+            raise _err(401, f"{call}: graph {graph.gid} is already the target of "
+                            f"{graph.capture_target_of.label()} (spec 3.2)")
+    if stream.capture is not None:
+        seq = stream.capture
+        role = "origin" if seq.origin is stream else "member"
+        raise _err(401, f"{call}: {stream.label()} already belongs to {seq.label()} as its {role} "
+                        "(spec 3.1 row 3); end that capture first. The existing capture is unchanged")
+    if stream.cig is not None:
+        raise _err(900, f"{call}: {stream.label()} is in CIG capture (spec 3.1 row 4, 8.3)")
+    user_owned = graph is not None
+    if graph is None:
+        graph = drv._new_graph(stream.ctx)
+    seq = CaptureSequence(drv._next_capture_id(), stream, thread, mode, graph, user_owned)
+    graph.capture_target_of = seq
+    stream.capture = seq
+    stream.deps = list(zip(deps, eds)) if deps else []
+    drv._live_captures[seq.id] = seq
+    drv.stats["captures_begun"] += 1
+    return seq
+
+
+# -- 3.3: end ------------------------------------------------------------------------------------
+def end(drv: Any, stream: Any, thread: Any) -> Any:
+    """cuStreamEndCapture, rows in spec order (3.3). Returns the graph."""
+    if stream.is_legacy:
+        raise _err(401, f"cuStreamEndCapture: {stream.label()} is never capturing (spec 3.3 row 1)")
+    seq = stream.capture
+    if seq is None:
+        raise _err(401, f"cuStreamEndCapture: {stream.label()} is not capturing (spec 3.3 row 2)")
+    if seq.origin is not stream:
+        eff = invalidate(seq, "cuStreamEndCapture on a forked member")
+        raise _err(903, f"cuStreamEndCapture: {stream.label()} is a forked member of {seq.label()}, not its "
+                        f"origin (spec 3.3 row 3); {eff}. End the capture on {seq.origin.label()}")
+    if seq.mode != RELAXED and thread.tid != seq.begin_thread:
+        eff = invalidate(seq, "cuStreamEndCapture from the wrong thread")
+        raise _err(908, f"cuStreamEndCapture from thread {thread.name}: {seq.label()} was begun in "
+                        f"{MODE_NAMES[seq.mode]} mode and must be ended by its begin thread "
+                        f"(spec 3.3 row 4); {eff} [inferred]; thread {seq.begin_thread_name} must still end it")
+    if seq.status == INVALIDATED:
+        terminate(drv, seq, discard_graph=True)
+        drv.stats["captures_ended"] += 1
+        raise _err(901, f"cuStreamEndCapture: capture {seq.id} was invalidated earlier by "
+                        f"{seq.invalidated_by} (spec 3.3 row 5); it is now ended, no graph is returned, "
+                        "and every member stream is back to NONE")
+    bad = unjoined(seq)
+    if bad:
+        terminate(drv, seq, discard_graph=True)
+        drv.stats["captures_ended"] += 1
+        raise _err(904, f"cuStreamEndCapture: capture {seq.id} has unjoined work (spec 4.4): {bad}. Join every "
+                        "forked stream back into the origin (record an event on it and wait on that event from "
+                        "the origin) before ending. The capture is ended and no graph is returned")
+    graph = seq.graph
+    terminate(drv, seq, discard_graph=False)
+    drv.stats["captures_ended"] += 1
+    drv._captured_graphs.append(graph)
+    return graph
+
+
+def unjoined(seq: CaptureSequence) -> str:
+    """The unjoined rule of spec 4.4, in time linear in the graph. Returns '' when joined."""
+    origin = seq.origin
+    # (b) dangling non-full half-edges on any member, the origin included
+    for m in seq.members:
+        for n, ed in m.deps:
+            if not is_full(ed):
+                return (f"{m.label()} still holds a non-full (programmatic or port {ed[0]}) half-edge from "
+                        f"node {n.local_id}, which can never be dropped at the end of capture")
+    # (a) captured, never-removed work on other members not reached from the origin's deps
+    candidates = []
+    for m in seq.members:
+        if m is origin:
+            continue
+        for n, _ed in m.deps:
+            k = id(n)
+            if k in seq.captured and k not in seq.removed:
+                candidates.append((m, n))
+    if not candidates:
+        return ""
+    anc: set[int] = set()
+    stack = [n for n, _ in origin.deps]
+    while stack:
+        n = stack.pop()
+        k = id(n)
+        if k in anc:
+            continue
+        anc.add(k)
+        for e in n.ins:
+            if is_full(e.ed):
+                stack.append(e.src)
+    removed_in: dict[int, list[Any]] = {}
+    for e in seq.graph.removed_edges:
+        if is_full(e.ed):
+            removed_in.setdefault(id(e.dst), []).append(e.src)
+    if removed_in:  # follow edges removed by graph edits as if present (spec 4.4)
+        anc2: set[int] = set()
+        stack = [n for n, _ in origin.deps]
+        while stack:
+            n = stack.pop()
+            k = id(n)
+            if k in anc2:
+                continue
+            anc2.add(k)
+            stack.extend(e.src for e in n.ins if is_full(e.ed))
+            stack.extend(removed_in.get(k, ()))
+        anc = anc2
+    for m, n in candidates:
+        if id(n) not in anc:
+            return (f"node {n.local_id} ({n.describe()}) captured on {m.label()} is not an ancestor of the "
+                    "origin's current work")
+    return ""
+
+
+# -- 3.4 / 3.5: status queries -------------------------------------------------------------------
+def status_of(stream: Any) -> int:
+    seq = stream.capture
+    return NONE if seq is None else seq.status
+
+
+# -- 3.6: update dependencies --------------------------------------------------------------------
+def update_deps(drv: Any, stream: Any, nodes: list[Any], eds: list[tuple[int, int, int]], flags: int) -> None:
+    """cuStreamUpdateCaptureDependencies after argument decoding (rows 1-8 of spec 3.6).
+
+    ``nodes`` entries are resolved Node objects or ``None`` for a NULL/destroyed/unknown handle.
+    """
+    call = "cuStreamUpdateCaptureDependencies"
+    if stream.is_legacy:
+        raise _err(401, f"{call}: {stream.label()} is never capturing (spec 3 preamble, 3.6 row 1)")
+    seq = stream.capture
+    if seq is None:
+        raise _err(401, f"{call}: {stream.label()} is not capturing (spec 3.6 row 1)")
+    if seq.status == INVALIDATED:
+        raise _err(901, f"{call}: {seq.label()} was invalidated by {seq.invalidated_by} (spec 3.6 row 2) [inferred]")
+    if flags not in (0, 1):
+        raise _err(1, f"{call}: flags {flags} is neither CU_STREAM_ADD_CAPTURE_DEPENDENCIES (0) nor "
+                      "CU_STREAM_SET_CAPTURE_DEPENDENCIES (1) (spec 3.6 row 3); the capture is unchanged")
+    for i, n in enumerate(nodes):
+        if n is None or n.destroyed or n.graph is not seq.graph:
+            raise _err(1, f"{call}: dependency {i} is not a node of capture {seq.id}'s graph (NULL, destroyed, "
+                          "or from another graph) (spec 3.6 row 5); the capture is unchanged")
+    check_edge_data(eds, "dependencyData")
+    if flags == 0:
+        have = {id(n) for n, _ in stream.deps}
+        for n, ed in zip(nodes, eds):
+            if id(n) not in have:
+                stream.deps.append((n, ed))
+                have.add(id(n))
+    else:
+        keep = {id(n) for n in nodes}
+        for n, _ in stream.deps:
+            if id(n) not in keep:
+                seq.removed.add(id(n))
+        stream.deps = list(zip(nodes, eds))
+
+
+# -- 3.8: the single enqueue path --------------------------------------------------------------
+#: op kinds that make a node during capture, and its CUgraphNodeType (spec 3.8)
+NODE_OF_KIND = {
+    "kernel": KERNEL, "memcpy": MEMCPY, "memset": MEMSET, "host": HOST, "mem_alloc": MEM_ALLOC,
+    "mem_free": MEM_FREE, "batch_mem_op": BATCH_MEM_OP, "wait_event": WAIT_EVENT,
+    "event_record": EVENT_RECORD, "ext_signal": 8, "ext_wait": 9,
+}
+#: op kinds that a capture refuses: kind -> (code, why) (spec 3.8)
+REFUSED_IN_CAPTURE = {
+    "callback": (801, "cuStreamAddCallback is not supported on a capturing stream (spec 3.8) [inferred code]; "
+                      "use cuLaunchHostFunc, which is captured as a HOST node"),
+    "attach_mem": (801, "cuStreamAttachMemAsync is not supported on a capturing stream (spec 3.8) [inferred code]"),
+    "graph_launch": (900, "cuGraphLaunch into a capturing stream is not permitted (spec 3.8, 4.6); to nest a "
+                          "graph, add it to the capture graph as a child-graph node (cuStreamGetCaptureInfo, "
+                          "cuGraphAddChildGraphNode, cuStreamUpdateCaptureDependencies SET)"),
+}
+#: op kinds refused on a CIG-capturing stream: kind -> code (spec 8.3)
+REFUSED_ON_CIG = {"host": 801, "callback": 801, "wait_value": 801, "batch_mem_op": 801, "mem_alloc": 801,
+                  "mem_free": 801}
+#: op kinds a CIG command list records (spec 8.3)
+RECORDED_ON_CIG = ("kernel", "memcpy", "memset")
+
+
+class Op:
+    """One unit of stream work. ``run`` performs it; ``params`` become the node's parameters."""
+
+    __slots__ = ("kind", "call", "params", "run", "node_type")
+
+    def __init__(self, kind: str, call: str, params: Any, run: Callable[[], Any] | None) -> None:
+        self.kind = kind
+        self.call = call
+        self.params = params
+        self.run = run
+        self.node_type = NODE_OF_KIND.get(kind)
+
+
+def enqueue(drv: Any, stream: Any, op: Op) -> Any:
+    """Decide what a stream operation does (spec 3.8 order of checks, items 2-5).
+
+    Returns the new node when the op was captured, else ``None``.
+    """
+    if stream.kind == "legacy":
+        check_legacy_use(drv, stream, op.call)
+    cig = stream.cig
+    if cig is not None:
+        code = REFUSED_ON_CIG.get(op.kind)
+        if code is not None:
+            raise _err(code, f"{op.call} is not allowed on {stream.label()}, which is in CIG capture (spec 8.3) "
+                             "[inferred code: 801 is in its Returns list]; the CIG capture goes on")
+        if op.kind in RECORDED_ON_CIG or op.kind == "graph_launch":
+            cig.ops.append((op.kind, _op_label(op)))
+            return None
+    seq = stream.capture
+    if seq is not None:
+        if seq.status == INVALIDATED:
+            raise _err(901, f"{op.call}: {stream.label()} belongs to capture {seq.id}, which was invalidated by "
+                            f"{seq.invalidated_by} (spec 3.8, 5.1); end it on its origin to recover")
+        refused = REFUSED_IN_CAPTURE.get(op.kind)
+        if refused is not None:
+            if op.kind == "graph_launch" and drv.options.graph_launch_in_capture == "child-node":
+                return add_node(drv, stream, GRAPH, {"graph": op.params})
+            code, why = refused
+            eff = invalidate(seq, op.call)
+            raise _err(code, f"{op.call} on {stream.label()} of {seq.label()}: {why}; {eff}")
+        return add_node(drv, stream, op.node_type, op.params)
+    drv._submit(stream, op)
+    return None
+
+
+def _op_label(op: Op) -> str:
+    p = op.params
+    if op.kind == "kernel":
+        return p["name"]
+    if op.kind == "graph_launch":
+        return f"graph_{p.gid}"
+    return p.describe() if hasattr(p, "describe") else op.kind
+
+
+def add_node(drv: Any, stream: Any, ntype: int, params: Any) -> Any:
+    """"Add node N" of spec 3.8: edges from the stream's deps, in order; deps = [N]."""
+    seq = stream.capture
+    graph = seq.graph
+    node = drv._new_node(graph, ntype, params)
+    for d, ed in stream.deps:
+        add_edge(graph, d, node, ed)
+    seq.captured.add(id(node))
+    stream.deps = [(node, ZERO_ED)]
+    return node
+
+
+# -- 4.2: event record ---------------------------------------------------------------------------
+def record_event(drv: Any, event: Any, stream: Any, flags: int, call: str) -> None:
+    """cuEventRecord / cuEventRecordWithFlags after rows 1-2 (handles, flags) of spec 4.2."""
+    if stream.is_legacy:
+        check_legacy_use(drv, stream, call)
+    seq = stream.capture
+    if seq is not None and seq.status == ACTIVE:
+        _capture_event(seq, event, stream)
+        if flags == 1:
+            add_node(drv, stream, EVENT_RECORD, {"event": event})
+        return
+    if seq is not None:
+        raise _err(901, f"{call}: {stream.label()} belongs to capture {seq.id}, which was invalidated by "
+                        f"{seq.invalidated_by} (spec 4.2 row 5)")
+    if flags == 1:
+        raise _err(1, f"{call}: CU_EVENT_RECORD_EXTERNAL is only valid on a capturing stream, and "
+                      f"{stream.label()} is not capturing (spec 4.2 row 6)")
+    if stream.cig is not None:
+        stream.cig.ops.append(("event_record", event.label()))
+        return
+    _uncapture_event(event)
+    drv._record_uncaptured(event, stream)
+
+
+def _capture_event(seq: CaptureSequence, event: Any, stream: Any) -> None:
+    _uncapture_event(event)
+    event.state = CAPTURED
+    event.capture = seq
+    event.nodes = list(stream.deps)
+    seq.events.append(event)
+
+
+def _uncapture_event(event: Any) -> None:
+    old = event.capture
+    if old is not None:
+        try:
+            old.events.remove(event)
+        except ValueError:
+            pass
+    event.capture = None
+    event.nodes = []
+
+
+# -- 4.1: stream wait event ------------------------------------------------------------------------
+def wait_event(drv: Any, stream: Any, event: Any, flags: int) -> None:
+    """cuStreamWaitEvent after row 1 (flags) and the handle checks of spec 4.1."""
+    call = "cuStreamWaitEvent"
+    seq = stream.capture
+    es = event.state
+    eseq = event.capture if es == CAPTURED else None
+    # rows 2-3: the legacy stream never joins a capture
+    if stream.is_legacy:
+        check_legacy_use(drv, stream, call)
+        if eseq is not None:
+            eff = invalidate(eseq, "cuStreamWaitEvent on the legacy stream")
+            raise _err(906, f"{call}: {stream.label()} would wait on {event.label()}, captured by {eseq.label()}; "
+                            f"the legacy stream can never join a capture (spec 4.1 row 3) [inferred]; {eff}")
+    # row 4: EXTERNAL outside capture
+    if flags == 1 and seq is None:
+        raise _err(1, f"{call}: CU_EVENT_WAIT_EXTERNAL is only valid on a capturing stream, and {stream.label()} "
+                      "is not capturing (spec 4.1 row 4)")
+    if seq is not None and seq.status == INVALIDATED:
+        raise _err(901, f"{call}: {stream.label()} belongs to capture {seq.id}, which was invalidated by "
+                        f"{seq.invalidated_by} (spec 4.1 row 12)")
+    if flags == 1:  # row 5
+        add_node(drv, stream, WAIT_EVENT, {"event": event})
+        return
+    if seq is None:
+        if eseq is not None:
+            if eseq.status == ACTIVE:  # row 6: fork
+                if stream.cig is not None:
+                    raise _err(900, f"{call}: {stream.label()} is in CIG capture and cannot join {eseq.label()}")
+                stream.capture = eseq
+                stream.deps = list(event.nodes)
+                eseq.members.append(stream)
+                return
+            raise _err(1, f"{call}: {event.label()} was recorded in {eseq.label()}, which is invalidated, so "
+                          f"{stream.label()} cannot fork into it (spec 4.1 row 7) [claimed by HIP to match CUDA]")
+        # row 13: ordinary wait
+        drv._wait_uncaptured(stream, event)
+        return
+    # seq ACTIVE
+    if eseq is seq:  # row 8: join
+        have = {id(n) for n, _ in stream.deps}
+        for n, ed in event.nodes:
+            if id(n) not in have:
+                stream.deps.append((n, ed))
+                have.add(id(n))
+        return
+    if eseq is not None:  # row 9: merge
+        e1 = invalidate(seq, "cuStreamWaitEvent merging two captures")
+        e2 = invalidate(eseq, "cuStreamWaitEvent merging two captures")
+        raise _err(902, f"{call}: {stream.label()} of {seq.label()} would wait on {event.label()} captured by "
+                        f"{eseq.label()}; two capture sequences cannot merge (spec 4.1 row 9); {e1}; {e2}")
+    if es == RECORDED:  # row 10: isolation
+        eff = invalidate(seq, "cuStreamWaitEvent on uncaptured work")
+        raise _err(905, f"{call}: {stream.label()} of {seq.label()} would wait on {event.label()}, which was "
+                        "recorded outside any capture; a capture cannot depend on uncaptured work (spec 4.1 "
+                        f"row 10); {eff}. Use CU_EVENT_WAIT_EXTERNAL for a wait node, or wait before the capture")
+    # row 11: never recorded
+    return
+
+
+# -- 5.3: calls forbidden in every mode ------------------------------------------------------------
+def check_stream_sync(drv: Any, stream: Any, thread: Any, call: str) -> None:
+    """cuStreamSynchronize / cuStreamQuery (spec 6, 5.3, 5.2 in that order)."""
+    check_legacy_use(drv, stream, call)
+    if stream.cig is not None and call.startswith("cuStreamSynchronize"):
+        raise _err(900, f"{call} is not allowed on {stream.label()}, which is in CIG capture (spec 8.3)")
+    seq = stream.capture
+    if seq is not None:
+        if seq.status == INVALIDATED:
+            raise _err(901, f"{call}: {stream.label()} belongs to capture {seq.id}, already invalidated by "
+                            f"{seq.invalidated_by} (spec 5.3) [inferred]")
+        eff = invalidate(seq, call)
+        raise _err(900, f"{call} on {stream.label()}, a stream of {seq.label()}: a capturing stream cannot be "
+                        f"synchronised or queried in any mode, RELAXED included (spec 5.3); {eff}")
+    check_unsafe(drv, thread, call)
+
+
+def check_event_host_wait(drv: Any, event: Any, thread: Any, call: str) -> None:
+    """cuEventQuery / cuEventSynchronize (spec 5.3 row 907, 5.2)."""
+    if event.state == CAPTURED:
+        seq = event.capture
+        eff = invalidate(seq, call)
+        raise _err(907, f"{call}: {event.label()} was last recorded in {seq.label()}; such an event cannot be "
+                        f"queried or waited on by the host in any mode (spec 5.3); {eff}")
+    if event.state == RECORDED:
+        check_unsafe(drv, thread, call)
+
+
+def check_ctx_sync(drv: Any, ctx: Any, call: str) -> None:
+    """cuCtxSynchronize and friends: 900 while any stream of ``ctx`` captures (spec 5.3)."""
+    bad = [s for s in drv._live_captures.values() if any(m.ctx is ctx for m in s.members)]
+    if bad:
+        effects = "; ".join(invalidate(s, call) for s in bad)
+        raise _err(900, f"{call}: context 0x{ctx.handle:x} has streams in " + "; ".join(s.label() for s in bad)
+                   + f"; a context holding a capturing stream cannot be synchronised from any thread in any mode "
+                     f"(spec 5.3); {effects}")
+
+
+def check_ctx_event(drv: Any, ctx: Any, event: Any, call: str, wait: bool) -> None:
+    """cuCtxRecordEvent / cuCtxWaitEvent (spec 5.3)."""
+    bad = [s for s in drv._live_captures.values() if any(m.ctx is ctx for m in s.members)]
+    if wait and event.state == CAPTURED and event.capture not in bad:
+        bad.append(event.capture)
+    if bad:
+        effects = "; ".join(invalidate(s, call) for s in bad)
+        raise _err(900, f"{call}: conflicts with " + "; ".join(s.label() for s in bad) + f" (spec 5.3); {effects}")
+
+
+# -- stream destruction during capture (spec 2.1, C-153/C-154) --------------------------------------
+def on_stream_destroyed(drv: Any, stream: Any) -> None:
+    seq = stream.capture
+    if seq is None:
+        return
+    if seq.origin is stream:
+        terminate(drv, seq, discard_graph=True)  # [I]
+    else:
+        seq.members.remove(stream)
+        stream.capture = None
+        stream.deps = []
+        invalidate(seq, f"cuStreamDestroy of member {stream.label()}")  # [I]

@@ -1,0 +1,86 @@
+"""The one internal error of the simulated driver, and the general meaning of every code.
+
+The core raises :class:`DriverError` and nothing else for a driver-level failure; each face
+translates it exactly once (tuple slot, typed ``_v2`` exception, ``cudaError_t``, oxicuda
+``CudaError``). Messages that explain a *code in general* live here (``MEANINGS``); the
+per-call ``why`` sentences are written where the rule is applied, and always name the rule
+(spec section) and the objects involved.
+"""
+from __future__ import annotations
+
+from .._generated.driver_enums import CUresult
+
+__all__ = ["CUresult", "DriverError", "MEANINGS", "explain"]
+
+
+class DriverError(Exception):
+    """A simulated driver call failed with a ``CUresult`` code.
+
+    Mirrors: the non-``CUDA_SUCCESS`` return of any ``cu*`` entry point.
+
+    Attributes:
+        code: the :class:`CUresult` member the real driver would return.
+        why: one or more sentences naming the rule (with its spec section) and the objects
+            involved, for teaching and debugging.
+    """
+
+    __slots__ = ("code", "why")
+
+    def __init__(self, code: int, why: str) -> None:
+        self.code = CUresult(code)
+        self.why = why
+        super().__init__(f"{self.code.name} ({int(self.code)}): {why}")
+
+
+# General meaning of the codes a capture/graph program meets (paraphrased from the CUDA
+# documentation of CUresult; see spec section 10).
+MEANINGS: dict[int, str] = {
+    0: "The call succeeded.",
+    1: "A parameter was out of range, NULL where a value is required, or otherwise not acceptable.",
+    2: "The simulated device ran out of memory for the request.",
+    3: "cuInit has not been called (or the driver is unavailable), so no driver call can run.",
+    4: "The driver is shutting down (the simulated driver was closed).",
+    100: "No CUDA-capable device is present.",
+    101: "The device ordinal or handle does not name a device.",
+    200: "The module image is not a valid PTX/CUBIN/fatbin image.",
+    201: "There is no current context on this thread, or the context is not valid for this call.",
+    304: "An operating-system call failed (for example the DOT file could not be written).",
+    400: "A handle (stream, event, function...) is not valid: never created, or of the wrong kind.",
+    401: "The object is not in the state the call needs (for example beginning a capture on a stream "
+         "that is already capturing, or ending one that is not).",
+    402: "The query would drop edge data; use the variant that returns edge data.",
+    500: "A named symbol (kernel entry, global) was not found in the module.",
+    600: "The asynchronous work is not finished yet (not an error).",
+    709: "The object (or its context) has been destroyed.",
+    800: "The operation is not permitted here (for example a CUDA call from inside a host function).",
+    801: "The operation is not supported (in this configuration, or on a capturing/CIG stream).",
+    900: "The operation is not permitted while a stream is capturing (or would conflict with a capture).",
+    901: "A previous error during capture invalidated the capture sequence; the capture must be ended.",
+    902: "The operation would merge two independent capture sequences.",
+    903: "The capture was not ended on the stream where it began (its origin stream).",
+    904: "The capture has unjoined work: a forked stream's captured work does not rejoin the origin.",
+    905: "A capturing stream would depend on uncaptured work (an event recorded outside the capture).",
+    906: "The legacy (NULL) stream would implicitly depend on a capturing blocking stream.",
+    907: "The event was last recorded in a capturing stream, so it cannot be queried or waited on by the host.",
+    908: "A non-RELAXED capture was ended from a thread other than the one that began it.",
+    910: "cuGraphExecUpdate could not update the executable graph (see the update result).",
+    917: "The stream's green context was destroyed; the stream is detached.",
+    918: "Recapture into an existing graph failed.",
+    999: "An unknown internal error.",
+}
+
+
+def explain(code: int) -> str:
+    """Return the general meaning of a ``CUresult`` (or its integer value).
+
+    Mirrors: ``cuGetErrorString`` in spirit, but written for learners.
+
+    Args:
+        code: a ``CUresult`` member, a ``cudaError_t``-compatible value, or a plain ``int``.
+
+    Returns:
+        ``"NAME (value): meaning"``. Raises ``ValueError`` if ``code`` is not a ``CUresult`` value.
+    """
+    member = CUresult(int(code))
+    text = MEANINGS.get(int(member), "See the CUDA driver documentation for this code.")
+    return f"{member.name} ({int(member)}): {text}"

@@ -1,0 +1,161 @@
+"""Records of the simulated driver's objects (spec section 1).
+
+These are mutable, slotted, plain classes: the driver changes them under its lock, and the
+hot capture path must stay cheap. Read-only snapshots handed to users (``CaptureInfo``,
+``LaunchRecord``) are frozen ``attrs`` classes defined next to the code that makes them.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+# stream kinds
+USER = "user"
+LEGACY = "legacy"
+PER_THREAD = "per-thread"
+
+# event states (spec 2.4)
+EMPTY = "EMPTY"
+RECORDED = "RECORDED"
+CAPTURED = "CAPTURED"
+
+
+class Device:
+    __slots__ = ("ordinal", "spec", "primary", "primary_refs")
+
+    def __init__(self, ordinal: int, spec: Any) -> None:
+        self.ordinal = ordinal
+        self.spec = spec
+        self.primary: Context | None = None
+        self.primary_refs = 0
+
+
+class Context:
+    __slots__ = ("handle", "device", "flags", "is_primary", "is_cig", "cig_data_type", "cig_data",
+                 "destroyed", "legacy", "per_thread", "streams", "ctx_id")
+
+    def __init__(self, handle: int, device: Device, flags: int, ctx_id: int, is_primary: bool = False) -> None:
+        self.handle = handle
+        self.device = device
+        self.flags = flags
+        self.ctx_id = ctx_id
+        self.is_primary = is_primary
+        self.is_cig = False
+        self.cig_data_type = 0
+        self.cig_data = 0
+        self.destroyed = False
+        self.legacy: Stream | None = None
+        self.per_thread: dict[int, Stream] = {}
+        self.streams: list[Stream] = []  # user streams, creation order
+
+    def __repr__(self) -> str:
+        return f"<context 0x{self.handle:x}{' (primary)' if self.is_primary else ''}{' (CIG)' if self.is_cig else ''}>"
+
+
+class Stream:
+    __slots__ = ("handle", "ctx", "flags", "priority", "kind", "owner", "destroyed", "capture", "deps",
+                 "cig", "stream_id", "pending", "last_done")
+
+    def __init__(self, handle: int, ctx: Context, flags: int, priority: int, kind: str,
+                 stream_id: int, owner: int | None = None) -> None:
+        self.handle = handle
+        self.ctx = ctx
+        self.flags = flags
+        self.priority = priority
+        self.kind = kind
+        self.owner = owner
+        self.stream_id = stream_id
+        self.destroyed = False
+        self.capture = None  # CaptureSequence or None
+        self.deps: list[tuple[Any, tuple[int, int, int]]] = []
+        self.cig = None  # CigRecord or None
+        self.pending: list[Any] = []  # work not yet run (manual progression)
+        self.last_done = 0
+
+    @property
+    def blocking(self) -> bool:
+        """Blocking toward the legacy stream (spec section 1: the per-thread stream is blocking)."""
+        return self.kind != LEGACY and not (self.flags & 1)
+
+    @property
+    def is_legacy(self) -> bool:
+        return self.kind == LEGACY
+
+    def label(self) -> str:
+        if self.kind == LEGACY:
+            return f"the legacy stream of context 0x{self.ctx.handle:x}"
+        if self.kind == PER_THREAD:
+            return f"the per-thread stream of thread {self.owner} in context 0x{self.ctx.handle:x}"
+        return f"stream 0x{self.handle:x}"
+
+
+class Event:
+    __slots__ = ("handle", "ctx", "flags", "destroyed", "state", "capture", "nodes", "time_ms",
+                 "pending_on", "pending_ticket")
+
+    def __init__(self, handle: int, ctx: Context, flags: int) -> None:
+        self.handle = handle
+        self.ctx = ctx
+        self.flags = flags
+        self.destroyed = False
+        self.state = EMPTY
+        self.capture = None
+        self.nodes: list[Any] = []  # CAPTURED: copy of the recording stream's deps
+        self.time_ms: float | None = None
+        self.pending_on: Stream | None = None
+        self.pending_ticket = 0
+
+    def label(self) -> str:
+        return f"event 0x{self.handle:x}"
+
+
+class Module:
+    __slots__ = ("handle", "ctx", "entries", "functions", "unloaded", "source")
+
+    def __init__(self, handle: int, ctx: Context, entries: dict[str, list[str]], source: str | None) -> None:
+        self.handle = handle
+        self.ctx = ctx
+        self.entries = entries  # entry name -> list of parameter C types ([] when unknown)
+        self.functions: dict[str, Function] = {}
+        self.unloaded = False
+        self.source = source
+
+
+class Function:
+    __slots__ = ("handle", "module", "name", "param_types")
+
+    def __init__(self, handle: int, module: Module, name: str, param_types: list[str]) -> None:
+        self.handle = handle
+        self.module = module
+        self.name = name
+        self.param_types = param_types
+
+
+class ThreadState:
+    """Per-thread facts the rules read (spec section 1, Thread)."""
+
+    __slots__ = ("tid", "name", "ctx_stack", "mode", "in_host_fn", "last_error", "runtime_device")
+
+    def __init__(self, tid: int, name: str) -> None:
+        self.tid = tid
+        self.name = name
+        self.ctx_stack: list[Context] = []
+        self.mode = 0  # CU_STREAM_CAPTURE_MODE_GLOBAL: every thread starts GLOBAL [D]
+        self.in_host_fn = 0
+        self.last_error = None
+        self.runtime_device = 0
+
+    @property
+    def current(self) -> Context | None:
+        return self.ctx_stack[-1] if self.ctx_stack else None
+
+
+class CigRecord:
+    """A stream's CIG capture (spec 8.2-8.4): the ordered op list of the command list."""
+
+    __slots__ = ("begin_thread", "data_type", "data", "ops")
+
+    def __init__(self, begin_thread: int, data_type: int, data: int) -> None:
+        self.begin_thread = begin_thread
+        self.data_type = data_type
+        self.data = data
+        self.ops: list[tuple[str, str]] = []

@@ -1,0 +1,41 @@
+"""The current default driver that the faces act on (the only global; ``reset`` rebuilds it)."""
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from ._core.driver import Driver
+
+_lock = threading.Lock()
+_current: Driver | None = None
+
+
+def current() -> Driver:
+    """The driver the faces use now (created on first use with default settings)."""
+    global _current
+    d = _current
+    if d is None:
+        with _lock:
+            if _current is None:
+                _current = Driver()
+            d = _current
+    return d
+
+
+def use(driver: Driver) -> Driver:
+    """Make ``driver`` the current default; returns the previous one (or a fresh default)."""
+    global _current
+    if not isinstance(driver, Driver):
+        raise TypeError(f"simcuda.use() needs a simcuda.Driver, got {type(driver).__name__}")
+    with _lock:
+        old = _current
+        _current = driver
+    return old if old is not None else Driver()
+
+
+def reset(**kwargs: Any) -> Driver:
+    """Replace the current default with a fresh ``Driver(**kwargs)`` and return it."""
+    global _current
+    with _lock:
+        _current = Driver(**kwargs)
+        return _current
