@@ -1,0 +1,52 @@
+"""pytest plugin for simcuda (registered under the ``pytest11`` entry point).
+
+Fixtures:
+    simcuda_driver: a fresh :class:`simcuda.Driver`, installed as the current default for the test
+        and replaced afterwards.
+    patched_cuda: like ``simcuda_driver``, and the simulated faces installed under
+        ``cuda.bindings.*`` (and the legacy ``cuda.cuda``/``cuda.cudart``/``cuda.nvrtc``) for the
+        test; yields the driver.
+
+Marker:
+    ``@pytest.mark.simcuda``: run the test with ``patched_cuda`` applied automatically.
+
+simcuda is imported lazily, so installing it costs nothing in test sessions that do not use it.
+"""
+from __future__ import annotations
+
+from typing import Any, Iterator
+
+import pytest
+
+MARKER = "simcuda"
+
+
+def pytest_configure(config: Any) -> None:
+    config.addinivalue_line("markers", f"{MARKER}: run the test against a fresh simulated CUDA driver, "
+                                       "with cuda.bindings patched to simcuda's faces")
+
+
+@pytest.fixture
+def simcuda_driver() -> Iterator[Any]:
+    """A fresh simulated driver, current for the duration of the test."""
+    import simcuda
+    drv = simcuda.Driver()
+    old = simcuda.use(drv)
+    try:
+        yield drv
+    finally:
+        simcuda.use(old)
+
+
+@pytest.fixture
+def patched_cuda(simcuda_driver: Any) -> Iterator[Any]:
+    """``simcuda_driver`` plus ``cuda.bindings.*`` patched to the simulated faces."""
+    import simcuda
+    with simcuda.patch():
+        yield simcuda_driver
+
+
+def pytest_collection_modifyitems(items: list[Any]) -> None:
+    for item in items:
+        if item.get_closest_marker(MARKER) is not None and "patched_cuda" not in getattr(item, "fixturenames", ()):
+            item.fixturenames.append("patched_cuda")
