@@ -369,10 +369,7 @@ class Driver:
 
     def _submit(self, stream: Stream, op: cap.Op) -> None:
         """Run ``op`` on an uncaptured stream (now, or when the stream progresses)."""
-        if op.kind == "graph_launch_exec":
-            runner = op.run
-        else:
-            runner = op.run
+        runner = op.run
         if self.progression == "immediate":
             self._execute(stream, op, runner)
         else:
@@ -414,7 +411,6 @@ class Driver:
         else:
             event.time_ms = None
             event.pending_on = stream
-            ticket_box = {}
 
             def complete() -> str:
                 event.time_ms = self._clock_ms
@@ -423,7 +419,6 @@ class Driver:
             op = cap.Op("event_record", "cuEventRecord", None, complete)
             self._submit(stream, op)
             event.pending_ticket = self._ticket
-            del ticket_box
 
     def _complete_event(self, event: Event) -> None:
         if not event.destroyed:
@@ -1124,12 +1119,11 @@ class Driver:
             a.graph_node = node
             return a.start
         self._check_alloc_size(int(size), ctx)
-        holder: dict = {}
-        if s.cig is not None or (s.capture is not None) or s.is_legacy:
-            cap.enqueue(self, s, cap.Op("mem_alloc", "cuMemAllocAsync", {"size": size}, None))
+        params: dict = {"size": int(size)}
+        # route through the enqueue path first (CIG 801, invalidated 901, legacy 906), then allocate
+        cap.enqueue(self, s, cap.Op("mem_alloc", "cuMemAllocAsync", params, None))
         a = self.memory.reserve(int(size), KIND_DEVICE, ctx)
-        holder["a"] = a
-        cap.enqueue(self, s, cap.Op("mem_alloc", "cuMemAllocAsync", {"alloc": a, "size": int(size)}, lambda: ""))
+        params["alloc"] = a
         return a.start
 
     @entry
@@ -1555,21 +1549,14 @@ class Driver:
         """
         x = self._exec(hexec)
         g = self._graph(hgraph)
-        old = x.graph.live_nodes() if not x.graph.destroyed else [e.origin for e in x.order]
         new = g.live_nodes()
         res = self._update_check(x, g, new)
         if res is not None:
             code, enode, why = res
             raise DriverError(910, f"cuGraphExecUpdate: {why} (result {code} "
                                    f"{_UPDATE_NAMES[code]}); the exec is unchanged")
-        order = gr.freeze(g)
-        pos = {id(n): i for i, n in enumerate(new)}
-        old_by_index = {i: e for e in x.order for i in [next(j for j, o in enumerate(old) if o is e.origin)]} \
-            if len(old) < 2000 else None
-        del old_by_index
-        x.order = order
-        x.by_origin = {id(e.origin): e for e in order}
-        del pos
+        x.order = gr.freeze(g) or x.order
+        x.by_origin = {id(e.origin): e for e in x.order}
         return (0, 0, 0)
 
     def _update_check(self, x: gr.GraphExec, g: gr.Graph, new: list[gr.Node]) -> tuple[int, int, str] | None:

@@ -284,10 +284,8 @@ def _dot_cluster(g: Graph, verbose: bool, topo_info: bool, lines: list[str]) -> 
         name = f"graph_{gid}_node_{n.local_id}"
         if verbose:
             desc = _esc(n.describe())
-            extra = ""
             if n.type == KERNEL:
                 p = n.params
-                extra = _esc(f"\\<\\<\\<{p['grid']},{p['block']},{p['shmem']}\\>\\>\\>")
                 extra = f"{desc}{_esc('<<<')}{p['grid']},{p['block']},{p['shmem']}{_esc('>>>')}"
             else:
                 extra = desc
