@@ -189,6 +189,9 @@ def _check_mode(mode: int) -> None:
 
 def check_edge_data(eds: list[tuple[int, int, int]], what: str) -> None:
     for i, ed in enumerate(eds):
+        if ed is None:
+            raise _err(1, f"{what}[{i}] is missing: the edge-data list is shorter than numDependencies, so the "
+                          "driver would read past its end (spec 3.6) [inferred]")
         if ed[1] != 0:
             raise _err(1, f"{what}[{i}] has to_port {ed[1]}; edge data given here must have to_port 0 "
                           "(spec 3.2, 3.6)")

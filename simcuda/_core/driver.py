@@ -437,11 +437,13 @@ class Driver:
         fn(launch)
         return "ran Python kernel"
 
-    def _call_host_fn(self, fn: Any, user_data: Any) -> None:
+    def _call_host_fn(self, fn: Any, user_data: Any, callback_args: tuple | None = None) -> None:
         t = self._thread()
         t.in_host_fn += 1
         try:
-            if isinstance(fn, int):
+            if isinstance(fn, int) and callback_args is not None:
+                gr.STREAM_CALLBACK_TYPE(fn)(callback_args[0], callback_args[1], user_data if user_data else None)
+            elif isinstance(fn, int):
                 gr.HOST_FN_TYPE(fn)(user_data if user_data else None)
             else:
                 fn(user_data)
@@ -462,6 +464,21 @@ class Driver:
     def driver_get_version(self) -> int:
         """cuDriverGetVersion: 13050 (CUDA 13.5)."""
         return DRIVER_VERSION
+
+    def refuse(self, call: str, code: int, why: str) -> DriverError:
+        """Build (and record, like any failed call) the error a face returns without a core rule.
+
+        For calls a face cannot hand to a rule: entry points that are not simulated (801), and
+        argument checks the real driver makes on structs the face unpacks. The error is stored as
+        the thread's :meth:`last_error` and in :attr:`error_log`; the caller returns or raises it.
+        """
+        e = DriverError(code, why)
+        with self._lock:
+            t = self._thread()
+            t.last_error = e
+            if len(self.error_log) < 100_000:
+                self.error_log.append(ErrorRecord(call, int(e.code), why, t.name))
+        return e
 
     def close(self) -> None:
         """Simulate driver shutdown: every later call returns CUDA_ERROR_DEINITIALIZED (4)."""
@@ -747,7 +764,8 @@ class Driver:
             raise DriverError(1, "cuStreamAddCallback flags must be 0")
 
         def run() -> str:
-            self._call_host_fn(callback, user_data) if isinstance(callback, int) else None
+            if isinstance(callback, int):  # CUstreamCallback: void (*)(CUstream, CUresult, void *userData)
+                self._call_host_fn(callback, user_data, (s.handle, 0))
             return ""
         cap.enqueue(self, s, cap.Op("callback", "cuStreamAddCallback", {"fn": callback}, run))
 
@@ -800,13 +818,23 @@ class Driver:
         return cap.status_of(s)
 
     @entry
-    def stream_get_capture_info(self, h: int) -> tuple[int, int, int, list[int], list[tuple], int]:
-        """cuStreamGetCaptureInfo: ``(status, id, graph, deps, edge_data, n)`` (spec 3.5)."""
+    def stream_get_capture_info(self, h: int, edge_data: bool = True) -> tuple[int, int, int, list[int], list[tuple], int]:
+        """cuStreamGetCaptureInfo: ``(status, id, graph, deps, edge_data, n)`` (spec 3.5).
+
+        ``edge_data=False`` is the v2 ABI (deps asked for without edge data): 402 LOSSY_QUERY when a
+        current dependency has non-zero edge data (spec 3.5, C-110).
+        """
         s = self._stream(h)
         cap.check_legacy_use(self, s, "cuStreamGetCaptureInfo", invalidating=False)
         seq = s.capture
         if seq is None or seq.status != cap.ACTIVE:
             return (cap.status_of(s), 0, 0, [], [], 0)
+        if not edge_data:
+            lossy = [n.local_id for n, ed in s.deps if tuple(ed) != gr.ZERO_ED]
+            if lossy:
+                raise DriverError(402, f"{s.label()} depends on node(s) {lossy} of graph {seq.graph.gid} with non-zero "
+                                       "edge data, which a query without edge data would drop (spec 3.5; use the "
+                                       "variant that returns edge data)")
         return (cap.ACTIVE, seq.id, seq.graph.handle, [n.handle for n, _ in s.deps], [ed for _, ed in s.deps],
                 len(s.deps))
 
@@ -1199,10 +1227,18 @@ class Driver:
         """cuFuncGetName."""
         return self._function(h).name
 
-    def decode_kernel_args(self, f: Function, kernel_params: Any) -> list:
-        """Decode an ``int`` address of a ``void**`` array using the kernel's parameter types."""
+    def decode_kernel_args(self, f: Function | int, kernel_params: Any) -> list:
+        """Decode an ``int`` address of a ``void**`` array using the kernel's parameter types.
+
+        ``f`` is a :class:`Function` or a function handle; an unknown handle decodes to ``[]``
+        (the launch itself then fails with INVALID_HANDLE).
+        """
         if not kernel_params:
             return []
+        if not isinstance(f, Function):
+            f = self._objs.get(f)
+            if not isinstance(f, Function):
+                return []
         out = []
         ptrs = (ctypes.c_void_p * len(f.param_types)).from_address(int(kernel_params))
         for ptype, addr in zip(f.param_types, ptrs):
@@ -1403,7 +1439,7 @@ class Driver:
                 raise DriverError(1, f"edge {i}: node {na.local_id} -> node {nb.local_id} already exists")
             pairs.append((na, nb))
         eds = eds or [gr.ZERO_ED] * len(pairs)
-        cap.check_edge_data([(0, ed[1], ed[2]) for ed in eds], "edgeData")
+        cap.check_edge_data([None if ed is None else (0, ed[1], ed[2]) for ed in eds], "edgeData")
         for (na, nb), ed in zip(pairs, eds):
             gr.add_edge(g, na, nb, ed)
 

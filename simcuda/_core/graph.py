@@ -31,6 +31,8 @@ TYPE_KEYWORDS = {
 }
 
 HOST_FN_TYPE = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+#: CUstreamCallback: void (*)(CUstream hStream, CUresult status, void *userData)
+STREAM_CALLBACK_TYPE = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int, ctypes.c_void_p)
 
 
 def is_full(ed: tuple[int, int, int]) -> bool:

@@ -1,0 +1,470 @@
+"""Wrapper handle types and parameter structs of the simulated ``cuda.bindings.driver``.
+
+Every class of the real module exists here with the same name and base classes (the list, the
+kinds and the value widths are generated from the real wheel into
+:mod:`simcuda._generated.driver_outputs`). Observable behaviour copied from cuda-bindings 13.5.0:
+
+* Pointer handles (``CUstream``, ``CUgraph``, ``CUgraphNode``, ``CUcontext`` ...): ``repr`` in hex
+  (``<CUstream 0x5>``), value equality within one class (``CUstream(5) == CUstream(5)``, but
+  ``CUstream(5) != 5`` and ``!= CUevent(5)``), ``hash`` of the value, ``__index__``, ordering
+  raises ``TypeError``.
+* Value wrappers (``CUdevice``, ``CUdeviceptr``, ``cuuint64_t``, ``cuuint32_t`` ...): decimal
+  ``repr`` (``<CUdevice 0>``), **no** value equality (spec 11.1: compare ``int(id)``), no
+  ``__index__``.
+* Callback pointers (``CUhostFn``, ``CUstreamCallback`` ...): hex ``repr``, ``__index__``, no value
+  equality; a Python callable or a ctypes ``CFUNCTYPE`` object is refused with
+  ``TypeError: an integer is required`` (spec 3.9).
+* Constructors take ``(init_value=0, _ptr=0)``; anything without ``__int__`` (``str``, ``None``)
+  raises ``TypeError: an integer is required``; negative or too wide values raise ``OverflowError``.
+  ``getPtr()`` gives the address of real memory holding the value (made on first use); with
+  ``_ptr`` the wrapper reads and writes the C value at that address, as the real one does.
+* Structs: no keyword arguments (``TypeError: __cinit__() got an unexpected keyword argument
+  'to_port'``), typed fields with the real names, and the real ``repr`` (``field : value`` lines,
+  nested structs indented by four spaces, void pointers in hex, invalid enums as ``<ValueError>``).
+
+Structs the simulator does not read are placeholders with the real field names; their fields
+accept any value and start at 0.
+"""
+from __future__ import annotations
+
+import ctypes
+import enum
+from typing import Any
+
+from .._generated import driver_enums as _E
+from .._generated.driver_outputs import CLASSES
+
+__all__ = ["to_int", "void_ptr", "Wrapper", "Struct", "build_classes"]
+
+_VOIDP_ERR = "Provided argument is of type {} but expected Type None, int or object with Buffer Protocol"
+
+
+def to_int(x: Any) -> int:
+    """Cython-style conversion to a C integer: ``int`` or anything with ``__int__``, else TypeError."""
+    if isinstance(x, int):
+        return int(x)
+    f = getattr(type(x), "__int__", None)
+    if f is None:
+        raise TypeError("an integer is required")
+    return f(x)
+
+
+def buffer_address(obj: Any) -> tuple[int, Any]:
+    """``(address, keep_alive)`` of an object with the buffer protocol.
+
+    numpy arrays give their data address; writable buffers their own memory; read-only ones
+    (``bytes``) their internal storage through ``c_char_p`` when possible, else a copy.
+    """
+    iface = getattr(obj, "__array_interface__", None)
+    if iface is not None:
+        return int(iface["data"][0]), obj
+    if isinstance(obj, ctypes._SimpleCData) or isinstance(obj, (ctypes.Structure, ctypes.Array, ctypes.Union)):
+        return ctypes.addressof(obj), obj
+    if isinstance(obj, bytes):
+        return ctypes.cast(ctypes.c_char_p(obj), ctypes.c_void_p).value or 0, obj
+    mv = memoryview(obj)
+    if not mv.readonly:
+        c = (ctypes.c_char * mv.nbytes).from_buffer(mv.cast("B") if mv.format != "B" else mv)
+        return ctypes.addressof(c), (c, mv)
+    c = (ctypes.c_char * mv.nbytes).from_buffer_copy(mv)
+    return ctypes.addressof(c), c
+
+
+def void_ptr(x: Any) -> int:
+    """A ``void*`` argument as the real helper takes it: None, an int address, or a buffer."""
+    if x is None:
+        return 0
+    if isinstance(x, int):
+        return int(x)
+    try:
+        memoryview(x)
+    except TypeError:
+        raise TypeError(_VOIDP_ERR.format(type(x))) from None
+    return buffer_address(x)[0]
+
+
+def check_void_ptr_obj(x: Any) -> Any:
+    """Accept what ``void_ptr`` accepts, but keep the object itself (host buffers for copies)."""
+    if x is None or isinstance(x, int):
+        return x
+    try:
+        memoryview(x)
+    except TypeError:
+        raise TypeError(_VOIDP_ERR.format(type(x))) from None
+    return x
+
+
+# ---------------------------------------------------------------------------------- wrappers
+_CTYPES = {(64, False): ctypes.c_uint64, (64, True): ctypes.c_int64, (32, False): ctypes.c_uint32,
+           (32, True): ctypes.c_int32}
+
+
+class Wrapper:
+    """Base of the simulated wrapper types (a C scalar: handle, pointer, id or callback)."""
+
+    __slots__ = ("_v", "_buf")
+    _ctype: Any = ctypes.c_uint64
+    _lo, _hi = 0, 2 ** 64 - 1
+    _hex = True
+
+    def __init__(self, init_value: Any = 0, _ptr: Any = 0) -> None:
+        v = init_value if type(init_value) is int else to_int(init_value)
+        if v < self._lo or v > self._hi:
+            raise OverflowError(f"can't convert {'negative value' if v < 0 else 'value'} to {type(self).__name__}"
+                                if v < self._lo else f"value too large to convert to {type(self).__name__}")
+        self._v = v
+        self._buf = None
+        if _ptr:
+            self._buf = self._ctype.from_address(to_int(_ptr))
+            self._buf.value = v
+
+    @classmethod
+    def _mk(cls, v: int) -> "Wrapper":
+        o = object.__new__(cls)
+        o._v = v
+        o._buf = None
+        return o
+
+    def __int__(self) -> int:
+        b = self._buf
+        return self._v if b is None else int(b.value)
+
+    def getPtr(self) -> int:
+        """Address of real memory that holds the C value (allocated on first call)."""
+        if self._buf is None:
+            self._buf = self._ctype(self._v)
+        return ctypes.addressof(self._buf)
+
+    def __repr__(self) -> str:
+        v = int(self)
+        return f"<{type(self).__name__} 0x{v:x}>" if self._hex else f"<{type(self).__name__} {v}>"
+
+
+class _Index:
+    """Mixin: ``__index__`` (pointer handles and callbacks have it; value wrappers do not)."""
+
+    __slots__ = ()
+
+    def __index__(self) -> int:
+        return int(self)
+
+
+class _Eq:
+    """Mixin: value equality within one class, hash of the value, no ordering (pointer handles)."""
+
+    __slots__ = ()
+
+    def __eq__(self, other: Any) -> bool:
+        if isinstance(other, type(self)) or isinstance(self, type(other)):
+            return int(self) == int(other)
+        return False
+
+    def __ne__(self, other: Any) -> bool:
+        return not self.__eq__(other)
+
+    def __hash__(self) -> int:
+        return hash(int(self))
+
+    def __lt__(self, other: Any) -> bool:
+        return NotImplemented
+
+    __le__ = __gt__ = __ge__ = __lt__
+
+
+def _wrapper_class(name: str, kind: str, bits: int, signed: bool) -> type:
+    bases: tuple = (_Eq, _Index, Wrapper) if kind == "ptr" else (_Index, Wrapper) if kind == "callback" else (Wrapper,)
+    doc = {"ptr": "opaque handle: hex repr, value equality within the class, hashable, __index__",
+           "callback": "function pointer: hex repr, __index__, no value equality; callables are refused",
+           "value": "C value: decimal repr, no value equality (compare int(x)), no __index__"}[kind]
+    ns = {
+        "__slots__": (),
+        "__doc__": f"{name}(init_value=0, _ptr=0)\n\nSimulated ``cuda.bindings.driver.{name}`` ({doc}).\n"
+                   "``int(x)`` gives the value; ``getPtr()`` the address of real memory holding it.",
+        "_ctype": _CTYPES[(bits, signed)],
+        "_lo": -(2 ** (bits - 1)) if signed else 0,
+        "_hi": 2 ** (bits - 1) - 1 if signed else 2 ** bits - 1,
+        "_hex": kind != "value",
+    }
+    if name == "CUstream":
+        ns["__cuda_stream__"] = lambda self: (0, int(self))
+    return type(name, bases, ns)
+
+
+# ---------------------------------------------------------------------------------- structs
+class _Missing:
+    pass
+
+
+_MISSING = _Missing()
+
+
+class Struct:
+    """Base of the simulated parameter structs: typed fields, no keyword construction.
+
+    Subclasses list ``_fields`` as ``(name, kind, arg)`` in C declaration order. Kinds:
+    ``u``/``i`` (unsigned/signed integer of ``arg`` bits), ``f`` (float), ``h`` (a wrapper class
+    name), ``e`` (an enum class name; stored as int, read back as the enum), ``p`` (``void*``:
+    keeps the object, reads back its address), ``x`` (``void_ptr``: int only), ``kp`` (kernel
+    parameters: any form ``cuLaunchKernel`` takes), ``s`` (a nested struct class name), ``l`` (a
+    list of struct class name), ``any`` (placeholder: any value).
+    """
+
+    __slots__ = ("_d", "_keep")
+    _fields: tuple = ()
+    _kinds: dict = {}
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        if kwargs:
+            raise TypeError(f"__cinit__() got an unexpected keyword argument '{next(iter(kwargs))}'")
+        if len(args) > 1:
+            raise TypeError(f"__cinit__() takes at most 1 positional argument ({len(args)} given)")
+        if args and to_int(args[0]):
+            raise TypeError(f"simcuda: {type(self).__name__}(_ptr) over existing memory is not simulated; "
+                            "create the struct and assign its fields")
+        object.__setattr__(self, "_keep", None)
+        object.__setattr__(self, "_d", {name: _default(kind, arg) for name, kind, arg in self._fields})
+
+    def __getattr__(self, name: str) -> Any:
+        try:
+            d = object.__getattribute__(self, "_d")
+        except AttributeError:
+            raise AttributeError(name) from None
+        if name not in d:
+            raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+        kind, arg = self._kinds[name]
+        v = d[name]
+        if kind == "e":
+            return getattr(_E, arg)(v)  # ValueError for a value outside the enum, like the real getter
+        if kind == "p":
+            return v if isinstance(v, int) else (void_ptr(v) if v is not None else 0)
+        if kind == "kp":
+            return _kernel_params_address(self, v)
+        return v
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        spec = self._kinds.get(name)
+        if spec is None:
+            raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+        self._d[name] = _convert(spec[0], spec[1], value)
+
+    def _raw(self, name: str) -> Any:
+        """The stored value (host objects kept as given; enums as int)."""
+        return self._d[name]
+
+    def getPtr(self) -> int:
+        """Address of a C image of the struct (only for structs with a known layout)."""
+        layout = _LAYOUTS.get(type(self)._root)
+        if layout is None:
+            raise NotImplementedError(f"simcuda: getPtr() of {type(self).__name__} is not simulated")
+        c = layout(self)
+        object.__setattr__(self, "_keep", c)
+        return ctypes.addressof(c)
+
+    def __repr__(self) -> str:
+        lines = []
+        for name, kind, arg in self._fields:
+            try:
+                v = getattr(self, name)
+            except ValueError:
+                lines.append(f"{name} : <ValueError>")
+                continue
+            if kind == "s":
+                lines.append(f"{name} :")
+                lines.extend("    " + ln for ln in repr(v).splitlines())
+            elif kind == "p":
+                lines.append(f"{name} : 0x{v:x}")
+            else:
+                lines.append(f"{name} : {v!r}")
+        return "\n".join(lines)
+
+
+def _default(kind: str, arg: Any) -> Any:
+    if kind == "h":
+        return _CLS[arg]._mk(0)
+    if kind == "s":
+        return _CLS[arg]()
+    if kind == "l":
+        return []
+    if kind == "f":
+        return 0.0
+    if kind == "kp":
+        return 0
+    return 0
+
+
+def _convert(kind: str, arg: Any, value: Any) -> Any:
+    if kind == "u" or kind == "i":
+        v = to_int(value)
+        lo, hi = (0, 2 ** arg - 1) if kind == "u" else (-(2 ** (arg - 1)), 2 ** (arg - 1) - 1)
+        if v < lo:
+            raise OverflowError("can't convert negative value to unsigned int")
+        if v > hi:
+            raise OverflowError("value too large to convert")
+        return v
+    if kind == "h":
+        cls = _CLS[arg]
+        if isinstance(value, cls):
+            return value
+        return cls(0 if value is None else value)
+    if kind == "e":
+        return to_int(value)
+    if kind == "p":
+        return check_void_ptr_obj(value)
+    if kind == "x":
+        if not isinstance(value, int):
+            raise TypeError("an integer is required")
+        return int(value)
+    if kind == "kp":
+        if value is None:
+            return 0
+        return value
+    if kind == "f":
+        return float(value)
+    if kind == "s":
+        cls = _CLS[arg]
+        if not isinstance(value, cls):
+            raise TypeError(f"Argument has incorrect type (expected cuda.bindings.driver.{arg}, "
+                            f"got {type(value).__name__})")
+        return value
+    if kind == "l":
+        n = len(value)  # TypeError "object of type ... has no len()" like the real setter
+        cls = _CLS[arg]
+        if not all(isinstance(x, cls) for x in value):
+            raise TypeError(f"Argument is not instance of type (expected tuple[cydriver.{arg},] or "
+                            f"list[cydriver.{arg},]")
+        del n
+        return list(value)
+    return value  # "any": placeholder field
+
+
+def _kernel_params_address(st: "Struct", v: Any) -> int:
+    """The ``void**`` address the real setter would store for ``kernelParams``."""
+    if isinstance(v, int):
+        return v
+    if v is None:
+        return 0
+    from ._kernel_params import pack  # the packing rules live with cuLaunchKernel's
+    arr = pack(v)
+    object.__setattr__(st, "_keep", arr)
+    return ctypes.addressof(arr) if arr is not None else 0
+
+
+# C layouts for getPtr() of the structs whose address the simulator may be handed back
+class _CEdge(ctypes.Structure):
+    _fields_ = [("from_port", ctypes.c_uint8), ("to_port", ctypes.c_uint8), ("type", ctypes.c_uint8),
+                ("reserved", ctypes.c_uint8 * 5)]
+
+
+def _edge_layout(st: Struct) -> Any:
+    return _CEdge(st.from_port, st.to_port, st.type)
+
+
+_LAYOUTS: dict = {}
+
+#: field specs of the structs the simulator reads (C declaration order, as the real repr prints)
+_U32, _U64, _U8 = ("u", 32), ("u", 64), ("u", 8)
+SPECS: dict[str, list[tuple[str, str, Any]]] = {
+    "CUgraphEdgeData_st": [("from_port", *_U8), ("to_port", *_U8), ("type", *_U8)],
+    "CUDA_KERNEL_NODE_PARAMS_v2_st": [
+        ("func", "h", "CUfunction"), ("gridDimX", *_U32), ("gridDimY", *_U32), ("gridDimZ", *_U32),
+        ("blockDimX", *_U32), ("blockDimY", *_U32), ("blockDimZ", *_U32), ("sharedMemBytes", *_U32),
+        ("kernelParams", "kp", None), ("extra", "x", None), ("kern", "h", "CUkernel"), ("ctx", "h", "CUcontext")],
+    "CUDA_MEMCPY3D_st": [
+        ("srcXInBytes", *_U64), ("srcY", *_U64), ("srcZ", *_U64), ("srcLOD", *_U64),
+        ("srcMemoryType", "e", "CUmemorytype"), ("srcHost", "p", None), ("srcDevice", "h", "CUdeviceptr"),
+        ("srcArray", "h", "CUarray"), ("srcPitch", *_U64), ("srcHeight", *_U64),
+        ("dstXInBytes", *_U64), ("dstY", *_U64), ("dstZ", *_U64), ("dstLOD", *_U64),
+        ("dstMemoryType", "e", "CUmemorytype"), ("dstHost", "p", None), ("dstDevice", "h", "CUdeviceptr"),
+        ("dstArray", "h", "CUarray"), ("dstPitch", *_U64), ("dstHeight", *_U64),
+        ("WidthInBytes", *_U64), ("Height", *_U64), ("Depth", *_U64)],
+    "CUDA_MEMCPY2D_st": [
+        ("srcXInBytes", *_U64), ("srcY", *_U64), ("srcMemoryType", "e", "CUmemorytype"), ("srcHost", "p", None),
+        ("srcDevice", "h", "CUdeviceptr"), ("srcArray", "h", "CUarray"), ("srcPitch", *_U64),
+        ("dstXInBytes", *_U64), ("dstY", *_U64), ("dstMemoryType", "e", "CUmemorytype"), ("dstHost", "p", None),
+        ("dstDevice", "h", "CUdeviceptr"), ("dstArray", "h", "CUarray"), ("dstPitch", *_U64),
+        ("WidthInBytes", *_U64), ("Height", *_U64)],
+    "CUDA_MEMSET_NODE_PARAMS_st": [
+        ("dst", "h", "CUdeviceptr"), ("pitch", *_U64), ("value", *_U32), ("elementSize", *_U32),
+        ("width", *_U64), ("height", *_U64)],
+    "CUDA_HOST_NODE_PARAMS_st": [("fn", "h", "CUhostFn"), ("userData", "p", None)],
+    "CUDA_HOST_NODE_PARAMS_v2_st": [("fn", "h", "CUhostFn"), ("userData", "p", None), ("syncMode", *_U32),
+                                    ("ctx", "h", "CUcontext"), ("gCtx", "h", "CUgreenCtx")],
+    "CUDA_GRAPH_INSTANTIATE_PARAMS_st": [
+        ("flags", "h", "cuuint64_t"), ("hUploadStream", "h", "CUstream"), ("hErrNode_out", "h", "CUgraphNode"),
+        ("result_out", "e", "CUgraphInstantiateResult")],
+    "CUgraphExecUpdateResultInfo_st": [
+        ("result", "e", "CUgraphExecUpdateResult"), ("errorNode", "h", "CUgraphNode"),
+        ("errorFromNode", "h", "CUgraphNode")],
+    "CUexecAffinitySmCount_st": [("val", *_U32)],
+    "CUexecAffinityParam_st": [("type", "e", "CUexecAffinityType"), ("param", "s", "_ExecAffinityUnion")],
+    "CUctxCigParam_st": [("sharedDataType", "e", "CUcigDataType"), ("sharedData", "p", None)],
+    "CUctxCreateParams_st": [("execAffinityParams", "l", "CUexecAffinityParam"), ("numExecAffinityParams", "i", 32),
+                             ("cigParams", "l", "CUctxCigParam")],
+    "CUstreamCigParam_st": [("streamSharedDataType", "e", "CUstreamCigDataType"), ("streamSharedData", "p", None)],
+    "CUstreamCigCaptureParams_st": [("streamCigParams", "l", "CUstreamCigParam")],
+    "CUlaunchAttribute_st": [("id", "e", "CUlaunchAttributeID"), ("value", "s", "CUlaunchAttributeValue")],
+    "CUlaunchConfig_st": [
+        ("gridDimX", *_U32), ("gridDimY", *_U32), ("gridDimZ", *_U32), ("blockDimX", *_U32), ("blockDimY", *_U32),
+        ("blockDimZ", *_U32), ("sharedMemBytes", *_U32), ("hStream", "h", "CUstream"),
+        ("attrs", "l", "CUlaunchAttribute"), ("numAttrs", *_U32)],
+}
+
+_CLS: dict[str, type] = {}
+
+
+def _struct_class(name: str, bases: tuple, fields: tuple) -> type:
+    root = bases[-1] if bases else name
+    spec = SPECS.get(root)
+    if spec is None:
+        spec = [(f, "any", None) for f in fields]
+    parent = _CLS[bases[0]] if bases else Struct
+    doc = (f"{name}()\n\nSimulated ``cuda.bindings.driver.{name}``: create it with no arguments (keywords raise "
+           "TypeError, as in the real binding), then assign fields: "
+           + ", ".join(f"``{f}``" for f, _, _ in spec) + ".")
+    if root not in SPECS:
+        doc += "\n\nPlaceholder: the simulator does not read this struct; its fields accept any value."
+    ns = {"__slots__": (), "__doc__": doc, "_fields": tuple(spec), "_kinds": {f: (k, a) for f, k, a in spec},
+          "_root": root}
+    return type(name, (parent,), ns)
+
+
+class _Placeholder:
+    """Base of real classes the simulator has no use for (anonymous unions, opaque helpers)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        if kwargs:
+            raise TypeError(f"__cinit__() got an unexpected keyword argument '{next(iter(kwargs))}'")
+
+
+def build_classes() -> dict[str, type]:
+    """Create every class of the real module (wrappers, structs, placeholders), keyed by name."""
+    if _CLS:
+        return dict(_CLS)
+    # the nested union of CUexecAffinityParam.param (real name: anon_union4)
+    order = sorted(CLASSES, key=lambda n: (len(CLASSES[n][0]), n))
+    for name in order:
+        bases, kind, detail = CLASSES[name]
+        if kind in ("ptr", "value", "callback"):
+            parent = _CLS.get(bases[0]) if bases else None
+            _CLS[name] = type(name, (parent,), {"__slots__": (), "__doc__": parent.__doc__}) if parent else \
+                _wrapper_class(name, kind, *detail)
+    for name in order:
+        bases, kind, detail = CLASSES[name]
+        if kind == "struct" and name not in _CLS:
+            if name == "CUexecAffinityParam_st":
+                _CLS["_ExecAffinityUnion"] = _struct_class("anon_union4", (), ())
+                _CLS["_ExecAffinityUnion"]._fields = (("smCount", "s", "CUexecAffinitySmCount"),)
+                _CLS["_ExecAffinityUnion"]._kinds = {"smCount": ("s", "CUexecAffinitySmCount")}
+            _CLS[name] = _struct_class(name, bases, detail)
+    for name in order:
+        bases, kind, detail = CLASSES[name]
+        if name not in _CLS:
+            parent = _CLS.get(bases[0], _Placeholder) if bases else _Placeholder
+            _CLS[name] = type(name, (parent,), {"__doc__": f"{name}: placeholder for the real class (not simulated)."})
+    _LAYOUTS["CUgraphEdgeData_st"] = _edge_layout
+    return dict(_CLS)
+
+
+def is_enum_member(x: Any) -> bool:
+    """True for members of the generated enums (the real FastEnum check)."""
+    return isinstance(x, enum.Enum) and isinstance(x, int)

@@ -1,0 +1,155 @@
+"""``kernelParams`` of ``cuLaunchKernel`` (and kernel nodes), in every form the real binding takes.
+
+The rules are those of cuda-bindings 13.5.0's ``_HelperKernelParams`` / ``_pack_argument``
+(``cuda/bindings/_lib/utils.pxi``), restated:
+
+* ``None`` (or ``0``): no arguments.
+* an ``int``: the address of a ``void**`` array; the simulator decodes it with the parameter
+  types it read from the module (:meth:`simcuda.Driver.decode_kernel_args`).
+* an object with the buffer protocol (a numpy array of addresses): the same, at its data address.
+* ``(values, types)``, two tuples of equal length (else ``TypeError: Argument 'kernelParams' has
+  tuples with different length``). For each pair:
+
+  * type ``None``: the value must have a callable ``getPtr`` (a binding wrapper or struct: the kernel
+    sees the wrapped value), be a ``ctypes.Structure`` (passed by value), or be an enum member
+    (an ``int``); anything else raises ``TypeError`` (a plain ``ctypes.c_int`` too, as in the real);
+  * a supported ctypes scalar type (``c_bool``, ``c_char``, ``c_wchar``, ``c_byte``, ``c_ubyte``,
+    ``c_short``, ``c_ushort``, ``c_int``, ``c_uint``, ``c_long``, ``c_ulong``, ``c_longlong``,
+    ``c_ulonglong``, ``c_size_t``, ``c_float``, ``c_double``): the value converted by that type
+    (``c_int``, ``c_byte``, ``c_longlong`` with a Python int are range-checked, ``c_double`` takes
+    a ``c_float`` too);
+  * ``c_void_p``: an ``int``, a ``c_void_p`` or an object with ``getPtr`` (then the *address of the
+    wrapper's storage*, exactly as the real binding passes it);
+  * any other type: ``TypeError: Unsupported type: ...``.
+
+* anything else: ``TypeError: Argument 'kernelParams' is not a valid type: ...``.
+
+The core receives a plain list of Python values: ints for pointers and integers, floats,
+``bytes`` for ``c_char``, and structure objects as given.
+"""
+from __future__ import annotations
+
+import ctypes
+from typing import Any
+
+from ._driver_types import Wrapper, buffer_address, is_enum_member
+
+_SUPPORTED = frozenset({ctypes.c_bool, ctypes.c_char, ctypes.c_wchar, ctypes.c_byte, ctypes.c_ubyte, ctypes.c_short,
+                        ctypes.c_ushort, ctypes.c_int, ctypes.c_uint, ctypes.c_long, ctypes.c_ulong,
+                        ctypes.c_longlong, ctypes.c_ulonglong, ctypes.c_size_t, ctypes.c_float, ctypes.c_double})
+_STRICT = {ctypes.c_int: (-(2 ** 31), 2 ** 31 - 1), ctypes.c_byte: (-128, 127),
+           ctypes.c_longlong: (-(2 ** 63), 2 ** 63 - 1)}
+_BAD_FORM = ("Argument 'kernelParams' is not a valid type: tuple[tuple[Any, ...], tuple[Any, ...]] or PyObject "
+             "implimenting Buffer Protocol or Int")
+
+
+def _none_typed(value: Any) -> Any:
+    gp = getattr(value, "getPtr", None)
+    if callable(gp):
+        if isinstance(value, Wrapper) or hasattr(type(value), "__int__"):
+            return int(value)
+        return value
+    if isinstance(value, ctypes.Structure):
+        return value
+    if is_enum_member(value):
+        return int(value)
+    raise TypeError(f"Provided argument is of type {type(value)} but expected Type {ctypes.Structure}, "
+                    f"{ctypes.c_void_p} or CUDA Binding structure with getPtr() attribute")
+
+
+def one_arg(value: Any, ctype: Any) -> Any:
+    """The Python value the kernel sees for one ``(value, type)`` pair."""
+    if ctype is None:
+        return _none_typed(value)
+    if ctype in _SUPPORTED:
+        if isinstance(value, ctype):
+            return value.value
+        if ctype is ctypes.c_double and isinstance(value, ctypes.c_float):
+            return value.value
+        rng = _STRICT.get(ctype)
+        if rng is not None and type(value) is int:
+            if not rng[0] <= value <= rng[1]:
+                raise OverflowError(f"value too large to convert to {ctype.__name__}")
+            return value
+        if ctype is ctypes.c_double and type(value) is float:
+            return value
+        return ctype(value).value
+    if ctype is ctypes.c_void_p:
+        if isinstance(value, int):
+            return int(value)
+        if isinstance(value, ctypes.c_void_p):
+            return value.value or 0
+        gp = getattr(value, "getPtr", None)
+        if callable(gp):
+            return gp()
+        raise TypeError(f"Provided argument is of type {type(value)} but expected Type {int}, {ctypes.c_void_p} "
+                        "or CUDA Binding structure with getPtr() attribute")
+    raise TypeError(f"Unsupported type: {ctype!r}")
+
+
+def kernel_args(drv: Any, hfunc: int, kp: Any) -> list:
+    """Decode ``kernelParams`` (any accepted form) into the list of values the core takes."""
+    if kp is None:
+        return []
+    if isinstance(kp, int):
+        return drv.decode_kernel_args(hfunc, int(kp)) if kp else []
+    if type(kp) is tuple and len(kp) == 2 and isinstance(kp[0], tuple) and isinstance(kp[1], tuple):
+        values, types = kp
+        if len(values) != len(types):
+            raise TypeError("Argument 'kernelParams' has tuples with different length")
+        return [one_arg(v, t) for v, t in zip(values, types)]
+    try:
+        memoryview(kp)
+    except TypeError:
+        raise TypeError(_BAD_FORM) from None
+    addr, keep = buffer_address(kp)
+    out = drv.decode_kernel_args(hfunc, addr)
+    del keep
+    return out
+
+
+def check_form(kp: Any) -> None:
+    """Raise the real binding's TypeError for a ``kernelParams`` of a form it refuses."""
+    if kp is None or isinstance(kp, int):
+        return
+    if type(kp) is tuple and len(kp) == 2 and isinstance(kp[0], tuple) and isinstance(kp[1], tuple):
+        if len(kp[0]) != len(kp[1]):
+            raise TypeError("Argument 'kernelParams' has tuples with different length")
+        for v, t in zip(*kp):
+            one_arg(v, t)
+        return
+    try:
+        memoryview(kp)
+    except TypeError:
+        raise TypeError(_BAD_FORM) from None
+
+
+def pack(kp: Any) -> Any:
+    """A real ``void**`` array for ``(values, types)`` (what ``CUDA_KERNEL_NODE_PARAMS.kernelParams`` reads back)."""
+    if type(kp) is not tuple:
+        return None
+    values, types = kp
+    if len(values) != len(types):
+        raise TypeError("Argument 'kernelParams' has tuples with different length")
+    slots: list = []
+    ptrs = (ctypes.c_void_p * max(len(values), 1))()
+    for i, (v, t) in enumerate(zip(values, types)):
+        if t is None:
+            gp = getattr(v, "getPtr", None)
+            if callable(gp):
+                ptrs[i] = gp()
+                slots.append(v)
+                continue
+            if isinstance(v, ctypes.Structure):
+                ptrs[i] = ctypes.addressof(v)
+                slots.append(v)
+                continue
+            c = ctypes.c_int(int(_none_typed(v)))
+        elif t is ctypes.c_void_p:
+            c = ctypes.c_void_p(one_arg(v, t))
+        else:
+            c = t(one_arg(v, t))
+        slots.append(c)
+        ptrs[i] = ctypes.addressof(c)
+    ptrs._simcuda_keep = slots  # type: ignore[attr-defined]
+    return ptrs

@@ -1,0 +1,1625 @@
+"""Simulated ``cuda.bindings.driver`` (cuda-bindings 13.5.0): tuple-returning, never raises for a CUresult.
+
+Mirrors: ``cuda.bindings.driver`` of cuda-bindings 13.5.0 (CUDA 13.x driver API), spec section 11.1.
+
+* Every function returns a tuple whose first element is a ``CUresult``, followed by the outputs in
+  the order of the real docstring; on an error every output slot is ``None`` and the length is the
+  same. The output counts come from the real docstrings (:mod:`simcuda._generated.driver_outputs`).
+* Python-level misuse that the real wrapper rejects before reaching the driver raises the same
+  exception here (``TypeError: an integer is required`` for a ``str`` handle, ``RuntimeError: List
+  is too small: 1 < 3`` ...). Nothing else raises, except ``ValueError`` for a malformed
+  ``CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM`` (spec 6.1), on every call, like the binding.
+* This module only translates: it converts arguments to plain values, calls the current
+  :class:`simcuda.Driver` (``simcuda.use`` / ``simcuda.reset``), and turns a ``DriverError`` into
+  ``(CUresult, None, ...)``. Each rule, code and ``why`` lives in the core; ``simcuda.last_error()``
+  gives the ``why`` of the last failure on this thread.
+* Every function of the real module exists. The ones that are not simulated return
+  ``(CUDA_ERROR_NOT_SUPPORTED, None, ...)`` with a ``why`` that says so (``simcuda.last_error()``).
+"""
+from __future__ import annotations
+
+import functools
+import os
+from typing import Any, Optional  # noqa: F401  (the real module exports both names)
+
+from .. import _state as _st
+from .._core.errors import DriverError as _DriverError
+from .._core.memory import DEVICE as _DEV
+from .._core.memory import HOST as _HOST
+from .._core.memory import CopyParams as _CopyParams
+from .._core.memory import MemsetParams as _MemsetParams
+from .._generated import driver_enums as _E
+from .._generated.driver_outputs import ERROR_STRINGS as _ERROR_STRINGS
+from .._generated.driver_outputs import OUTPUTS as _OUTPUTS
+from . import _driver_types as _T
+from . import _kernel_params as _KP
+
+# -- enums and integer constants (generated from the real module) -------------------------------
+globals().update(_E.__all_enums__)
+globals().update(_E.__int_constants__)
+
+# -- every class of the real module (wrappers, structs, placeholders) ---------------------------
+globals().update(_T.build_classes())
+
+CUresult = _E.CUresult
+_SUCCESS = CUresult.CUDA_SUCCESS
+_OK = (_SUCCESS,)
+_CUstream = globals()["CUstream"]
+_CUevent = globals()["CUevent"]
+_CUgraph = globals()["CUgraph"]
+_CUgraphNode = globals()["CUgraphNode"]
+_CUgraphExec = globals()["CUgraphExec"]
+_CUcontext = globals()["CUcontext"]
+_CUdevice = globals()["CUdevice"]
+_CUdeviceptr = globals()["CUdeviceptr"]
+_CUfunction = globals()["CUfunction"]
+_CUkernel = globals()["CUkernel"]
+_CUmodule = globals()["CUmodule"]
+_CUhostFn = globals()["CUhostFn"]
+_CUstreamCallback = globals()["CUstreamCallback"]
+_cuuint64_t = globals()["cuuint64_t"]
+_CUgraphEdgeData = globals()["CUgraphEdgeData"]
+_CUgraphExecUpdateResultInfo = globals()["CUgraphExecUpdateResultInfo"]
+_mk_stream, _mk_event, _mk_graph = _CUstream._mk, _CUevent._mk, _CUgraph._mk
+_mk_node, _mk_exec, _mk_ctx, _mk_dptr = _CUgraphNode._mk, _CUgraphExec._mk, _CUcontext._mk, _CUdeviceptr._mk
+
+
+def sizeof(objType: Any) -> int:
+    """Mirrors ``cuda.bindings.driver.sizeof``: bytes of a struct type. Only ``CUgraphEdgeData`` is known."""
+    if isinstance(objType, type) and issubclass(objType, _CUgraphEdgeData):
+        return 8
+    raise TypeError(f"simcuda: sizeof({getattr(objType, '__name__', objType)}) is not simulated")
+
+
+# ------------------------------------------------------------------------------ plumbing
+def _drv() -> Any:
+    """The current driver, with the default-stream mode fixed on first use (spec 6.1)."""
+    d = _st._current
+    if d is None or d.per_thread_mode is None:
+        d = _st.current()
+        d._per_thread_mode()  # ValueError for a malformed variable, on every call, like the binding
+    return d
+
+
+def _header(name: str) -> str:
+    sig, outs = _OUTPUTS[name]
+    shape = ", ".join(["CUresult"] + [f"{n}: {t}" for n, t in outs])
+    nones = ", ".join(["CUresult"] + ["None"] * len(outs))
+    return (f"Mirrors ``{sig}`` of cuda.bindings.driver 13.5.\n\n"
+            f"Returns ``({shape}{',' if not outs else ''})``; on any error ``({nones}{',' if not outs else ''})``.\n\n")
+
+
+def _face(fn: Any) -> Any:
+    """Turn a ``DriverError`` raised by ``fn`` into ``(CUresult, None, ...)`` of the real length."""
+    nones = (None,) * len(_OUTPUTS[fn.__name__][1])
+
+    @functools.wraps(fn)
+    def face(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except _DriverError as e:
+            return (e.code, *nones)
+    face.__doc__ = _header(fn.__name__) + (fn.__doc__ or "")
+    return face
+
+
+def _doc(fn: Any) -> Any:
+    """Prefix the generated header to a hand-inlined (hot path) function's docstring."""
+    fn.__doc__ = _header(fn.__name__) + (fn.__doc__ or "")
+    return fn
+
+
+def _h(x: Any, cls: type) -> int:
+    """A handle argument: ``None``, an ``int``, or the wrapper (anything with ``__int__`` goes through ``cls``)."""
+    if type(x) is int and x >= 0:
+        return x
+    if x is None:
+        return 0
+    if isinstance(x, cls):
+        return int(x)
+    return int(cls(x))  # TypeError: an integer is required / OverflowError, as the real wrapper
+
+
+def _u(x: Any, bits: int = 32, what: str = "unsigned int") -> int:
+    """An unsigned C integer argument (OverflowError for a negative or too wide value)."""
+    v = x if type(x) is int else _T.to_int(x)
+    if v < 0:
+        raise OverflowError(f"can't convert negative value to {what}")
+    if v >> bits:
+        raise OverflowError(f"value too large to convert to {what}")
+    return v
+
+
+def _size(x: Any) -> int:
+    return _u(x, 64, "size_t")
+
+
+def _node_list(x: Any, arg: str, cls: type = None) -> list:
+    """A ``list``/``tuple`` of ``CUgraphNode`` (ints are refused inside lists, as in the real wrapper)."""
+    if x is None:
+        return []
+    cls = cls or _CUgraphNode
+    if not all(isinstance(n, cls) for n in x) or not isinstance(x, (list, tuple)):
+        raise TypeError(f"Argument '{arg}' is not instance of type (expected tuple[cydriver.{cls.__name__},] or "
+                        f"list[cydriver.{cls.__name__},]")
+    return [int(n) for n in x]
+
+
+def _edge_list(x: Any, arg: str) -> list:
+    if x is None:
+        return []
+    if not all(isinstance(e, _CUgraphEdgeData) for e in x) or not isinstance(x, (list, tuple)):
+        raise TypeError(f"Argument '{arg}' is not instance of type (expected tuple[cydriver.CUgraphEdgeData,] or "
+                        "list[cydriver.CUgraphEdgeData,]")
+    return [(e.from_port, e.to_port, e.type) for e in x]
+
+
+def _eds_for(eds: list, n: int) -> list:
+    """Edge data for ``n`` dependencies: none/empty means all zero; a short list is padded with a
+    missing-entry marker that the core rejects as INVALID_VALUE in its own order (spec 3.6) [I]."""
+    if not eds:
+        return [(0, 0, 0)] * n
+    if len(eds) < n:
+        return eds + [None] * (n - len(eds))
+    return eds[:n]
+
+
+def _deps_for(x: Any, n: Any, arg: str = "dependencies") -> list:
+    """Dependencies of a graph-building call: the wrapper refuses a count above the list length."""
+    deps = _node_list(x, arg)
+    n = _size(n)
+    if n > len(deps):
+        raise RuntimeError(f"List is too small: {len(deps)} < {n}")
+    return deps[:n]
+
+
+def _bytes_arg(x: Any) -> bytes:
+    """A ``char*`` argument: ``bytes``-like only (``str`` raises ``TypeError: expected bytes, str found``)."""
+    if isinstance(x, (bytes, bytearray)):
+        return bytes(x)
+    if x is None:
+        return b""
+    raise TypeError(f"expected bytes, {type(x).__name__} found")
+
+
+def _not_simulated(name: str, nouts: int) -> Any:
+    nones = (None,) * nouts
+    sig = _OUTPUTS[name][0]
+
+    def stub(*args: Any, **kwargs: Any) -> tuple:
+        e = _drv().refuse(name, 801, f"{name} is not simulated by simcuda; it always returns "
+                                     "CUDA_ERROR_NOT_SUPPORTED (see docs/supported-api.md)")
+        return (e.code, *nones)
+    stub.__name__ = stub.__qualname__ = name
+    stub.__doc__ = (f"Not simulated: mirrors ``{sig}`` of cuda.bindings.driver 13.5 by name and output count only.\n\n"
+                    f"Always returns ``(CUDA_ERROR_NOT_SUPPORTED{', None' * nouts})`` and records a ``why`` "
+                    "(``simcuda.last_error()``).")
+    stub.__simcuda_stub__ = True  # type: ignore[attr-defined]
+    return stub
+
+
+# =========================================================================== init, version, errors
+@_face
+def cuInit(Flags: Any) -> tuple:
+    """Initialise the simulated driver.
+
+    Args: ``Flags`` (unsigned int) must be 0.
+    Errors: INVALID_VALUE for non-zero flags; NO_DEVICE (100) on a ``Driver(available=False)``.
+    """
+    _drv().init(_u(Flags))
+    return _OK
+
+
+@_face
+def cuDriverGetVersion() -> tuple:
+    """The simulated driver version, 13050 (CUDA 13.5); needs no ``cuInit``."""
+    return (_SUCCESS, _drv().driver_get_version())
+
+
+@_face
+def cuGetErrorName(error: Any) -> tuple:
+    """The name of a ``CUresult`` as ``bytes`` (``b'CUDA_ERROR_INVALID_VALUE'``); needs no ``cuInit``.
+
+    Errors: INVALID_VALUE for a value that is not a ``CUresult``.
+    """
+    try:
+        member = CUresult(_T.to_int(error))
+    except ValueError:
+        raise _drv().refuse("cuGetErrorName", 1, f"{error!r} is not a CUresult value") from None
+    return (_SUCCESS, member.name.encode())
+
+
+@_face
+def cuGetErrorString(error: Any) -> tuple:
+    """The description of a ``CUresult`` as ``bytes``; needs no ``cuInit``.
+
+    Fidelity: the text is the code's documentation sentence from the cuda-bindings docstring (spec 10),
+    not the shorter string of the real ``libcuda``. Errors: INVALID_VALUE for an unknown value.
+    """
+    try:
+        member = CUresult(_T.to_int(error))
+    except ValueError:
+        raise _drv().refuse("cuGetErrorString", 1, f"{error!r} is not a CUresult value") from None
+    return (_SUCCESS, _ERROR_STRINGS.get(int(member), member.name).encode())
+
+
+# =========================================================================== devices
+@_face
+def cuDeviceGet(ordinal: Any) -> tuple:
+    """The device with this ordinal. Errors: INVALID_DEVICE (101) out of range; NOT_INITIALIZED."""
+    return (_SUCCESS, _CUdevice(_drv().device_get(_T.to_int(ordinal))))
+
+
+@_face
+def cuDeviceGetCount() -> tuple:
+    """Number of simulated devices (``Driver(devices=[...])``)."""
+    return (_SUCCESS, _drv().device_get_count())
+
+
+@_face
+def cuDeviceGetName(length: Any, dev: Any) -> tuple:
+    """The device name as ``bytes`` of exactly ``length`` bytes (NUL-terminated, then padding, as the real
+    wrapper returns its buffer). Errors: INVALID_DEVICE; INVALID_VALUE for ``length`` <= 0."""
+    n = _T.to_int(length)
+    d = _drv()
+    name = d.device_get_name(_h(dev, _CUdevice)).encode()
+    if n <= 0:
+        raise d.refuse("cuDeviceGetName", 1, f"length {n} must be positive")
+    name = name[:n - 1] + b"\0"
+    return (_SUCCESS, name + b" " * (n - len(name)))
+
+
+@_face
+def cuDeviceGetAttribute(attrib: Any, dev: Any) -> tuple:
+    """A ``CUdevice_attribute`` value (``int``). Errors: INVALID_DEVICE; INVALID_VALUE unknown attribute."""
+    return (_SUCCESS, _drv().device_get_attribute(_T.to_int(attrib), _h(dev, _CUdevice)))
+
+
+@_face
+def cuDeviceTotalMem(dev: Any) -> tuple:
+    """Device memory in bytes (``DeviceSpec.total_mem``). Errors: INVALID_DEVICE."""
+    return (_SUCCESS, _drv().device_total_mem(_h(dev, _CUdevice)))
+
+
+@_face
+def cuDeviceComputeCapability(dev: Any) -> tuple:
+    """``(major, minor)`` from attributes 75/76 (``DeviceSpec.compute_capability``). Errors: INVALID_DEVICE."""
+    d, h = _drv(), _h(dev, _CUdevice)
+    major = d.device_get_attribute(CUdevice_attribute.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, h)  # noqa: F821
+    minor = d.device_get_attribute(CUdevice_attribute.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, h)  # noqa: F821
+    return (_SUCCESS, major, minor)
+
+
+@_face
+def cuDevicePrimaryCtxRetain(dev: Any) -> tuple:
+    """Retain (creating on first use) the device's primary context. Errors: INVALID_DEVICE."""
+    return (_SUCCESS, _mk_ctx(_drv().device_primary_ctx_retain(_h(dev, _CUdevice))))
+
+
+@_face
+def cuDevicePrimaryCtxRelease(dev: Any) -> tuple:
+    """Release one reference. Errors: INVALID_DEVICE; CONTEXT_IS_DESTROYED (709) when not retained.
+
+    Fidelity: the context stays usable after the last release (the simulator only counts references).
+    """
+    _drv().device_primary_ctx_release(_h(dev, _CUdevice))
+    return _OK
+
+
+@_face
+def cuDevicePrimaryCtxGetState(dev: Any) -> tuple:
+    """``(flags, active)`` of the primary context. Errors: INVALID_DEVICE."""
+    flags, active = _drv().device_primary_ctx_get_state(_h(dev, _CUdevice))
+    return (_SUCCESS, flags, active)
+
+
+# =========================================================================== contexts
+@_face
+def cuCtxCreate(ctxCreateParams: Any, flags: Any, dev: Any) -> tuple:
+    """Create a context on ``dev`` and make it current (pushed on this thread's stack).
+
+    Args: ``ctxCreateParams``: ``None`` or a ``CUctxCreateParams`` (``cigParams`` non-empty makes a CIG
+    context, spec 8.1); ``flags``: ``CUctx_flags`` bits; ``dev``: ``CUdevice`` or ordinal.
+    Errors: INVALID_DEVICE; INVALID_VALUE both exec-affinity and CIG parameters [I] or a bad CIG data
+    type; NOT_SUPPORTED (801) device without CIG support, or coredump flags with CIG [I];
+    STREAM_CAPTURE_UNSUPPORTED (900) during a capture that restricts this thread (spec 5.2) [I].
+    """
+    p = ctxCreateParams
+    if p is not None and not isinstance(p, globals()["CUctxCreateParams"]):
+        raise TypeError("Argument 'ctxCreateParams' has incorrect type (expected "
+                        f"cuda.bindings.driver.CUctxCreateParams, got {type(p).__name__})")
+    cig, affinity = None, False
+    if p is not None:
+        affinity = bool(p.execAffinityParams) or p.numExecAffinityParams > 0
+        if p.cigParams:
+            c = p.cigParams[0]
+            cig = (c._raw("sharedDataType"), c.sharedData)
+    return (_SUCCESS, _mk_ctx(_drv().ctx_create(_u(flags), _h(dev, _CUdevice), cig=cig, exec_affinity=affinity)))
+
+
+@_face
+def cuCtxDestroy(ctx: Any) -> tuple:
+    """Destroy a context and its streams (captures there end as on stream destroy, spec 5.2).
+
+    Errors: INVALID_CONTEXT; CONTEXT_IS_DESTROYED; 900 during a restricting capture [I].
+    """
+    _drv().ctx_destroy(_h(ctx, _CUcontext))
+    return _OK
+
+
+@_face
+def cuCtxSetCurrent(ctx: Any) -> tuple:
+    """Replace the top of this thread's context stack (``None``/0 pops it). Errors: INVALID_CONTEXT, 709."""
+    _drv().ctx_set_current(_h(ctx, _CUcontext))
+    return _OK
+
+
+@_face
+def cuCtxGetCurrent() -> tuple:
+    """This thread's current context (``CUcontext(0)`` when none)."""
+    return (_SUCCESS, _mk_ctx(_drv().ctx_get_current()))
+
+
+@_face
+def cuCtxPushCurrent(ctx: Any) -> tuple:
+    """Push a context on this thread's stack. Errors: INVALID_CONTEXT, 709."""
+    _drv().ctx_push_current(_h(ctx, _CUcontext))
+    return _OK
+
+
+@_face
+def cuCtxPopCurrent() -> tuple:
+    """Pop this thread's current context and return it. Errors: INVALID_CONTEXT when the stack is empty."""
+    return (_SUCCESS, _mk_ctx(_drv().ctx_pop_current()))
+
+
+@_face
+def cuCtxGetDevice() -> tuple:
+    """The current context's device. Errors: INVALID_CONTEXT."""
+    return (_SUCCESS, _CUdevice(_drv().ctx_get_device()))
+
+
+@_face
+def cuCtxSynchronize() -> tuple:
+    """Wait for all work of the current context.
+
+    Errors: INVALID_CONTEXT; STREAM_CAPTURE_UNSUPPORTED (900) while a stream of the context is in a
+    capture, whatever the thread and mode, invalidating those captures (spec 5.3).
+    """
+    _drv().ctx_synchronize()
+    return _OK
+
+
+@_face
+def cuCtxGetId(ctx: Any) -> tuple:
+    """The context's unique id (``int``); ``None``/0 means the current context. Errors: INVALID_CONTEXT."""
+    return (_SUCCESS, _drv().ctx_get_id(_h(ctx, _CUcontext)))
+
+
+@_face
+def cuCtxRecordEvent(hCtx: Any, hEvent: Any) -> tuple:
+    """Record an event after all work of a context. Errors: 201/709; INVALID_HANDLE; 900 while the
+    context has a capturing stream (spec 5.3)."""
+    _drv().ctx_record_event(_h(hCtx, _CUcontext), _h(hEvent, _CUevent))
+    return _OK
+
+
+@_face
+def cuCtxWaitEvent(hCtx: Any, hEvent: Any) -> tuple:
+    """Make a context's future work wait for an event. Errors: 201/709; 400; 900 while the context
+    captures or the event belongs to a capture (spec 5.3)."""
+    _drv().ctx_wait_event(_h(hCtx, _CUcontext), _h(hEvent, _CUevent))
+    return _OK
+
+
+# =========================================================================== streams
+@_face
+def cuStreamCreate(Flags: Any) -> tuple:
+    """Create a stream. Args: ``Flags``: ``CU_STREAM_DEFAULT`` (0, blocking) or ``CU_STREAM_NON_BLOCKING`` (1).
+
+    Errors: INVALID_CONTEXT (no current context); INVALID_VALUE other flags. Not an unsafe call (spec 5.2).
+    """
+    return (_SUCCESS, _mk_stream(_drv().stream_create(_u(Flags))))
+
+
+@_face
+def cuStreamCreateWithPriority(flags: Any, priority: Any) -> tuple:
+    """Create a stream with a priority (clamped to the device range [-5, 0]). Errors as ``cuStreamCreate``."""
+    return (_SUCCESS, _mk_stream(_drv().stream_create(_u(flags), _T.to_int(priority))))
+
+
+@_face
+def cuStreamDestroy(hStream: Any) -> tuple:
+    """Destroy a stream. During a capture (spec 2.1, C-153/C-154) [I]: destroying the origin terminates
+    the capture and discards its graph; destroying a member invalidates it.
+
+    Errors: INVALID_HANDLE (garbage); CONTEXT_IS_DESTROYED (destroyed); INVALID_VALUE for the
+    legacy/per-thread handles.
+    """
+    _drv().stream_destroy(_h(hStream, _CUstream))
+    return _OK
+
+
+@_face
+def cuStreamQuery(hStream: Any) -> tuple:
+    """``(CUDA_SUCCESS,)`` when the stream's work is done, ``(CUDA_ERROR_NOT_READY,)`` while pending
+    (``progression="manual"``). Capture rules: 906 on the legacy stream under a blocking capture;
+    900 on a capturing stream in every mode (invalidates; 901 when already invalidated); 900 as a
+    potentially unsafe call on another stream (spec 6, 5.3, 5.2)."""
+    _drv().stream_query(_h(hStream, _CUstream))
+    return _OK
+
+
+@_face
+def cuStreamSynchronize(hStream: Any) -> tuple:
+    """Wait for the stream's work (runs pending work). Capture rules as ``cuStreamQuery`` (spec 6, 5.3, 5.2)."""
+    _drv().stream_synchronize(_h(hStream, _CUstream))
+    return _OK
+
+
+@_face
+def cuStreamGetCtx(hStream: Any) -> tuple:
+    """The stream's context. Errors: INVALID_CONTEXT (default-stream handle, no context), 400, 709."""
+    return (_SUCCESS, _mk_ctx(_drv().stream_get_ctx(_h(hStream, _CUstream))))
+
+
+@_face
+def cuStreamGetId(hStream: Any) -> tuple:
+    """The stream's unique id (``int``). Errors: preamble checks (spec 3)."""
+    return (_SUCCESS, _drv().stream_get_id(_h(hStream, _CUstream)))
+
+
+@_face
+def cuStreamGetFlags(hStream: Any) -> tuple:
+    """The stream's creation flags (``int``). Errors: preamble checks (spec 3)."""
+    return (_SUCCESS, _drv().stream_get_flags(_h(hStream, _CUstream)))
+
+
+@_face
+def cuStreamGetPriority(hStream: Any) -> tuple:
+    """The stream's priority (``int``). Errors: preamble checks (spec 3)."""
+    return (_SUCCESS, _drv().stream_get_priority(_h(hStream, _CUstream)))
+
+
+@_doc
+def cuStreamWaitEvent(hStream: Any, hEvent: Any, Flags: Any) -> tuple:
+    """Make ``hStream`` wait for ``hEvent``: fork, join, merge, isolation... (spec 4.1 rows in order).
+
+    Args: ``Flags``: 0 or ``CU_EVENT_WAIT_EXTERNAL`` (1; inside a capture adds a WAIT_EVENT node).
+    Errors: INVALID_VALUE bad flags, EXTERNAL outside capture, idle stream on an invalidated capture's
+    event; INVALID_HANDLE bad event; 906 legacy stream; 902 MERGE (both invalidated); 905 ISOLATION
+    (invalidates); 901 on an invalidated capture.
+    """
+    hs = hStream if type(hStream) is int else _h(hStream, _CUstream)
+    he = hEvent if type(hEvent) is int else _h(hEvent, _CUevent)
+    fl = Flags if type(Flags) is int else _u(Flags)
+    try:
+        _drv().stream_wait_event(hs, he, fl)
+    except _DriverError as e:
+        return (e.code,)
+    return _OK
+
+
+@_face
+def cuStreamAddCallback(hStream: Any, callback: Any, userData: Any, flags: Any) -> tuple:
+    """Enqueue a ``CUstreamCallback`` (``CUstreamCallback`` or ``int`` address; a Python callable raises
+    ``TypeError: an integer is required``). ``userData``: None, int address or buffer (passed as address).
+
+    The callback is called through ctypes as ``void (*)(CUstream, CUresult, void*)`` when the work runs.
+    Errors: INVALID_VALUE flags != 0; NOT_SUPPORTED (801) on a capturing stream, invalidating it, and on
+    a CIG stream (spec 3.8, 8.3) [I].
+    """
+    fn = _h(callback, _CUstreamCallback)
+    ud = _T.void_ptr(userData)
+    _drv().stream_add_callback(_h(hStream, _CUstream), fn, ud, _u(flags))
+    return _OK
+
+
+@_face
+def cuStreamAttachMemAsync(hStream: Any, dptr: Any, length: Any, flags: Any) -> tuple:
+    """Attach managed memory to a stream (bookkeeping only). Errors: NOT_SUPPORTED (801) on a capturing
+    stream, invalidating it (spec 3.8) [I]."""
+    _drv().stream_attach_mem_async(_h(hStream, _CUstream), _h(dptr, _CUdeviceptr), _size(length), _u(flags))
+    return _OK
+
+
+# =========================================================================== capture
+@_face
+def cuStreamBeginCapture(hStream: Any, mode: Any) -> tuple:
+    """Begin capturing ``hStream`` into a new graph (spec 3.1).
+
+    Args: ``mode``: ``CUstreamCaptureMode`` (not range-checked by the wrapper: the driver answers).
+    Errors, in order: 900 legacy stream (or 0 in legacy mode); INVALID_VALUE mode not 0-2;
+    ILLEGAL_STATE (401) stream already in a capture; 900 stream in CIG capture.
+    """
+    _drv().stream_begin_capture(_h(hStream, _CUstream), int(mode))
+    return _OK
+
+
+@_face
+def cuStreamBeginCaptureToGraph(hStream: Any, hGraph: Any, dependencies: Any, dependencyData: Any,
+                                numDependencies: Any, mode: Any) -> tuple:
+    """Begin capturing into an existing graph, after ``dependencies`` (spec 3.2).
+
+    Args: ``dependencies``: list/tuple of ``CUgraphNode`` or None; ``dependencyData``: list of
+    ``CUgraphEdgeData`` or None (None or ``[]`` = all zero; a shorter non-empty list is INVALID_VALUE, no
+    state change [I]); ``numDependencies`` > ``len(dependencies)`` raises ``RuntimeError: List is too
+    small: 1 < 3`` as in the real wrapper.
+    Errors: as ``cuStreamBeginCapture``, plus INVALID_VALUE bad graph, a dependency outside ``hGraph``,
+    bad edge data; 401 graph already a capture target. ``cuStreamEndCapture`` returns ``hGraph`` itself.
+    """
+    deps = _node_list(dependencies, "dependencies")
+    eds = _edge_list(dependencyData, "dependencyData")
+    n = _size(numDependencies)
+    if n > len(deps):
+        raise RuntimeError(f"List is too small: {len(deps)} < {n}")
+    _drv().stream_begin_capture_to_graph(_h(hStream, _CUstream), _h(hGraph, _CUgraph), deps[:n],
+                                         _eds_for(eds, n), int(mode))
+    return _OK
+
+
+@_face
+def cuStreamEndCapture(hStream: Any) -> tuple:
+    """End the capture begun on ``hStream`` and return its graph (spec 3.3).
+
+    Errors, in order: 401 legacy stream or not capturing; 903 UNMATCHED on a forked member (invalidates);
+    908 WRONG_THREAD for a non-RELAXED capture (invalidates) [I]; 901 INVALIDATED (capture ends, no
+    graph); 904 UNJOINED (capture ends, no graph) [I]. The graph slot is ``None`` on every error.
+    """
+    return (_SUCCESS, _mk_graph(_drv().stream_end_capture(_h(hStream, _CUstream))))
+
+
+@_face
+def cuStreamIsCapturing(hStream: Any) -> tuple:
+    """The stream's ``CUstreamCaptureStatus`` (NONE, ACTIVE, INVALIDATED; spec 3.4).
+
+    Errors: 906 on the legacy stream while a blocking stream of its context captures (not invalidating).
+    """
+    return (_SUCCESS, CUstreamCaptureStatus(_drv().stream_is_capturing(_h(hStream, _CUstream))))  # noqa: F821
+
+
+@_face
+def cuStreamGetCaptureInfo(hStream: Any) -> tuple:
+    """Capture status, id, graph, current dependencies with edge data, and their count (spec 3.5).
+
+    Returns ``(res, CUstreamCaptureStatus, cuuint64_t id, CUgraph, list[CUgraphNode],
+    list[CUgraphEdgeData], int)``. The id is a ``cuuint64_t``, which has no value equality: compare
+    ``int(id)`` (spec 11.1). When the status is not ACTIVE: id 0, ``CUgraph(0)``, empty lists, 0 [I].
+    Errors: 906 on the legacy stream under a blocking capture (not invalidating).
+    """
+    status, cid, g, deps, eds, n = _drv().stream_get_capture_info(_h(hStream, _CUstream))
+    return (_SUCCESS, CUstreamCaptureStatus(status), _cuuint64_t._mk(cid), _mk_graph(g),  # noqa: F821
+            [_mk_node(x) for x in deps], [_edge(ed) for ed in eds], n)
+
+
+def _edge(ed: tuple) -> Any:
+    e = _CUgraphEdgeData()
+    e._d["from_port"], e._d["to_port"], e._d["type"] = ed[0], ed[1], ed[2]
+    return e
+
+
+@_face
+def cuStreamUpdateCaptureDependencies(hStream: Any, dependencies: Any, dependencyData: Any, numDependencies: Any,
+                                      flags: Any) -> tuple:
+    """Add to or replace the stream's capture dependencies (spec 3.6).
+
+    Args: ``flags``: ``CU_STREAM_ADD_CAPTURE_DEPENDENCIES`` (0) or ``CU_STREAM_SET_CAPTURE_DEPENDENCIES`` (1).
+    The wrapper does not check ``numDependencies`` against the list: entries past the end reach the
+    driver as invalid handles, so a larger count is INVALID_VALUE (row 5) [I]; None/``[]`` edge data
+    is all zero; a shorter non-empty edge-data list is INVALID_VALUE [I].
+    Errors, in order: 401 not capturing; 901 invalidated [I]; INVALID_VALUE flags, NULL/foreign
+    dependency, bad edge data. Failures do not invalidate the capture.
+    """
+    deps = _node_list(dependencies, "dependencies")
+    eds = _edge_list(dependencyData, "dependencyData")
+    n = _size(numDependencies)
+    deps = deps[:n] + [0] * (n - len(deps)) if n > len(deps) else deps[:n]
+    _drv().stream_update_capture_dependencies(_h(hStream, _CUstream), deps, _eds_for(eds, n), _u(flags))
+    return _OK
+
+
+@_face
+def cuThreadExchangeStreamCaptureMode(mode: Any) -> tuple:
+    """Set this thread's capture interaction mode and return the previous one (spec 3.7).
+
+    Errors: INVALID_VALUE for a mode outside 0-2 (the mode is unchanged).
+    """
+    return (_SUCCESS, CUstreamCaptureMode(_drv().thread_exchange_stream_capture_mode(int(mode))))  # noqa: F821
+
+
+@_face
+def cuStreamBeginCaptureToCig(hStream: Any, streamCigCaptureParams: Any) -> tuple:
+    """Begin recording the stream's kernels and copies into a graphics command list (spec 8.2).
+
+    Args: ``streamCigCaptureParams``: a ``CUstreamCigCaptureParams`` whose ``streamCigParams`` is
+    ``[CUstreamCigParam]``; ``None`` or an empty list means NULL.
+    Errors, in order: INVALID_VALUE NULL params; INVALID_VALUE legacy stream; INVALID_CONTEXT non-CIG
+    context; NOT_SUPPORTED device lacks CIG streams; INVALID_VALUE data type mismatch [I]; INVALID_VALUE
+    already in CIG or graph capture.
+    """
+    p = streamCigCaptureParams
+    if p is not None and not isinstance(p, globals()["CUstreamCigCaptureParams"]):
+        raise TypeError("Argument 'streamCigCaptureParams' has incorrect type (expected "
+                        f"cuda.bindings.driver.CUstreamCigCaptureParams, got {type(p).__name__})")
+    dtype, data = None, 0
+    if p is not None and p.streamCigParams:
+        c = p.streamCigParams[0]
+        dtype, data = c._raw("streamSharedDataType"), c.streamSharedData
+    _drv().stream_begin_capture_to_cig(_h(hStream, _CUstream), dtype, data)
+    return _OK
+
+
+@_face
+def cuStreamEndCaptureToCig(hStream: Any) -> tuple:
+    """End a CIG capture (spec 8.4). Errors: INVALID_VALUE not CIG-capturing; 908 from another thread
+    (the CIG capture goes on) unless ``Options(cig_end_any_thread=True)``."""
+    _drv().stream_end_capture_to_cig(_h(hStream, _CUstream))
+    return _OK
+
+
+# =========================================================================== events
+@_face
+def cuEventCreate(Flags: Any) -> tuple:
+    """Create an event. Args: ``CUevent_flags`` bits. Errors: INVALID_CONTEXT; INVALID_VALUE unknown bits."""
+    return (_SUCCESS, _mk_event(_drv().event_create(_u(Flags))))
+
+
+@_face
+def cuEventDestroy(hEvent: Any) -> tuple:
+    """Destroy an event (a captured event's nodes stay in the graph). Errors: INVALID_HANDLE."""
+    _drv().event_destroy(_h(hEvent, _CUevent))
+    return _OK
+
+
+@_doc
+def cuEventRecord(hEvent: Any, hStream: Any) -> tuple:
+    """Record ``hEvent`` on ``hStream`` (spec 4.2): on a capturing stream the event captures the stream's
+    current dependencies (no node); otherwise it marks the work so far.
+
+    Errors, in order: INVALID_HANDLE bad event or other context; 906 legacy stream under a blocking
+    capture (invalidating); 901 invalidated capture.
+    """
+    he = hEvent if type(hEvent) is int else _h(hEvent, _CUevent)
+    hs = hStream if type(hStream) is int else _h(hStream, _CUstream)
+    try:
+        _drv().event_record(he, hs)
+    except _DriverError as e:
+        return (e.code,)
+    return _OK
+
+
+@_face
+def cuEventRecordWithFlags(hEvent: Any, hStream: Any, flags: Any) -> tuple:
+    """``cuEventRecord`` with ``CUevent_record_flags``: ``CU_EVENT_RECORD_EXTERNAL`` (1) adds an
+    EVENT_RECORD node during capture and is INVALID_VALUE outside capture (spec 4.2). Errors as
+    ``cuEventRecord`` plus INVALID_VALUE flags not 0/1."""
+    _drv().event_record(_h(hEvent, _CUevent), _h(hStream, _CUstream), _u(flags), "cuEventRecordWithFlags")
+    return _OK
+
+
+@_face
+def cuEventQuery(hEvent: Any) -> tuple:
+    """``(CUDA_SUCCESS,)`` when the event completed, ``(CUDA_ERROR_NOT_READY,)`` while pending.
+
+    Errors: INVALID_HANDLE; CAPTURED_EVENT (907) for an event recorded in an active capture
+    (invalidates it); 900 for a RECORDED event during a restricting capture (spec 5.2, 5.3).
+    """
+    _drv().event_query(_h(hEvent, _CUevent))
+    return _OK
+
+
+@_face
+def cuEventSynchronize(hEvent: Any) -> tuple:
+    """Wait for an event (runs the work before it). Errors as ``cuEventQuery`` (without NOT_READY)."""
+    _drv().event_synchronize(_h(hEvent, _CUevent))
+    return _OK
+
+
+@_face
+def cuEventElapsedTime(hStart: Any, hEnd: Any) -> tuple:
+    """Milliseconds (``float``) of simulated time between two completed events (each op adds 0.001 ms).
+
+    Errors: INVALID_HANDLE never recorded or DISABLE_TIMING; 907 captured event (invalidates) [I];
+    NOT_READY when pending.
+    """
+    return (_SUCCESS, _drv().event_elapsed_time(_h(hStart, _CUevent), _h(hEnd, _CUevent)))
+
+
+# =========================================================================== memory
+@_face
+def cuMemAlloc(bytesize: Any) -> tuple:
+    """Allocate ``bytesize`` bytes of simulated device memory; returns a ``CUdeviceptr``.
+
+    Errors: INVALID_CONTEXT; INVALID_VALUE size 0; OUT_OF_MEMORY; 900 during a restricting capture
+    (potentially unsafe call, invalidating, spec 5.2).
+    """
+    return (_SUCCESS, _mk_dptr(_drv().mem_alloc(_size(bytesize))))
+
+
+@_face
+def cuMemAllocPitch(WidthInBytes: Any, Height: Any, ElementSizeBytes: Any) -> tuple:
+    """Pitched allocation: ``(CUdeviceptr, pitch)`` with rows padded to 512 bytes. Errors as ``cuMemAlloc``
+    plus INVALID_VALUE for an element size other than 4, 8, 16."""
+    p, pitch = _drv().mem_alloc_pitch(_size(WidthInBytes), _size(Height), _u(ElementSizeBytes))
+    return (_SUCCESS, _mk_dptr(p), pitch)
+
+
+@_face
+def cuMemAllocManaged(bytesize: Any, flags: Any) -> tuple:
+    """Managed allocation (simulated as device memory). Errors as ``cuMemAlloc``.
+
+    Fidelity: ``flags`` (``CU_MEM_ATTACH_GLOBAL``/``HOST``) are accepted and not checked.
+    """
+    _u(flags)
+    return (_SUCCESS, _mk_dptr(_drv().mem_alloc(_size(bytesize), "cuMemAllocManaged", managed=True)))
+
+
+@_face
+def cuMemFree(dptr: Any) -> tuple:
+    """Free device memory (``cuMemFree(0)`` succeeds). Errors: INVALID_VALUE not an allocation start or a
+    graph allocation; 900 during a restricting capture (spec 5.2; field case C17)."""
+    _drv().mem_free(_h(dptr, _CUdeviceptr))
+    return _OK
+
+
+@_face
+def cuMemAllocHost(bytesize: Any) -> tuple:
+    """Allocate real host memory (a ctypes buffer kept by the driver); returns its address (``int``).
+
+    Errors: INVALID_CONTEXT; INVALID_VALUE size 0; 900 during a restricting capture (spec 5.2).
+    """
+    return (_SUCCESS, _drv().mem_alloc_host(_size(bytesize)))
+
+
+@_face
+def cuMemHostAlloc(bytesize: Any, Flags: Any) -> tuple:
+    """As ``cuMemAllocHost`` (``CU_MEMHOSTALLOC_*`` flags accepted, not simulated)."""
+    _u(Flags)
+    return (_SUCCESS, _drv().mem_alloc_host(_size(bytesize), "cuMemHostAlloc"))
+
+
+@_face
+def cuMemFreeHost(p: Any) -> tuple:
+    """Free memory from ``cuMemAllocHost``/``cuMemHostAlloc`` (``p``: int address or buffer).
+    Errors: INVALID_VALUE unknown address; 900 during a restricting capture (spec 5.2)."""
+    _drv().mem_free_host(_T.void_ptr(p))
+    return _OK
+
+
+@_face
+def cuMemHostRegister(p: Any, bytesize: Any, Flags: Any) -> tuple:
+    """Page-lock host memory (bookkeeping only). Errors: HOST_MEMORY_ALREADY_REGISTERED (712); 900 (spec 5.2)."""
+    _drv().mem_host_register(_T.void_ptr(p), _size(bytesize), _u(Flags))
+    return _OK
+
+
+@_face
+def cuMemHostUnregister(p: Any) -> tuple:
+    """Undo ``cuMemHostRegister``. Errors: HOST_MEMORY_NOT_REGISTERED (713); 900 (spec 5.2)."""
+    _drv().mem_host_register(_T.void_ptr(p), 0, 0, unregister=True)
+    return _OK
+
+
+@_face
+def cuMemGetInfo() -> tuple:
+    """``(free, total)`` bytes of the current context's device. Errors: INVALID_CONTEXT."""
+    free, total = _drv().mem_get_info()
+    return (_SUCCESS, free, total)
+
+
+@_face
+def cuMemGetAddressRange(dptr: Any) -> tuple:
+    """``(CUdeviceptr base, size)`` of the allocation holding ``dptr``. Errors: INVALID_VALUE."""
+    base, size = _drv().mem_get_address_range(_h(dptr, _CUdeviceptr))
+    return (_SUCCESS, _mk_dptr(base), size)
+
+
+def _host(x: Any) -> Any:
+    return _T.check_void_ptr_obj(x)
+
+
+def _copy(d: Any, p: _CopyParams, h: Any, call: str) -> tuple:
+    d.memcpy(p, h, call)
+    return _OK
+
+
+def _kind_of(d: Any, addr: int) -> str:
+    return _DEV if d.is_device_pointer(addr) else _HOST
+
+
+@_face
+def cuMemcpy(dst: Any, src: Any, ByteCount: Any) -> tuple:
+    """Synchronous copy between unified addresses (device if inside a simulated allocation, else host).
+
+    Legacy mode: runs on the legacy stream (906 and invalidation under a blocking capture; otherwise a
+    potentially unsafe call, spec 6, 5.2). Per-thread mode: spec 6.1. Errors: INVALID_VALUE bad ranges.
+    """
+    d = _drv()
+    a, b = _h(dst, _CUdeviceptr), _h(src, _CUdeviceptr)
+    return _copy(d, _CopyParams(_kind_of(d, b), b, _kind_of(d, a), a, _size(ByteCount)), None, "cuMemcpy")
+
+
+@_face
+def cuMemcpyAsync(dst: Any, src: Any, ByteCount: Any, hStream: Any) -> tuple:
+    """Asynchronous unified copy: a MEMCPY node during capture (spec 3.8); the source is read when the
+    work runs (spec 3.10). Errors: INVALID_VALUE bad ranges; stream capture rules."""
+    d = _drv()
+    a, b = _h(dst, _CUdeviceptr), _h(src, _CUdeviceptr)
+    return _copy(d, _CopyParams(_kind_of(d, b), b, _kind_of(d, a), a, _size(ByteCount)), _h(hStream, _CUstream),
+                 "cuMemcpyAsync")
+
+
+@_face
+def cuMemcpyHtoD(dstDevice: Any, srcHost: Any, ByteCount: Any) -> tuple:
+    """Synchronous host-to-device copy (``srcHost``: int address, ctypes object or buffer such as numpy/bytes).
+
+    Errors: INVALID_VALUE bad range or short host buffer; legacy-stream/unsafe-call rules (spec 6, 5.2).
+    """
+    return _copy(_drv(), _CopyParams(_HOST, _host(srcHost), _DEV, _h(dstDevice, _CUdeviceptr), _size(ByteCount)),
+                 None, "cuMemcpyHtoD")
+
+
+@_doc
+def cuMemcpyHtoDAsync(dstDevice: Any, srcHost: Any, ByteCount: Any, hStream: Any) -> tuple:
+    """Asynchronous host-to-device copy: a MEMCPY node during capture that reads the host buffer when the
+    graph runs, not now (spec 3.8, 3.10). Errors: INVALID_VALUE bad range; stream capture rules."""
+    try:
+        p = _CopyParams(_HOST, _host(srcHost), _DEV, _h(dstDevice, _CUdeviceptr), _size(ByteCount))
+        _drv().memcpy(p, _h(hStream, _CUstream), "cuMemcpyHtoDAsync")
+    except _DriverError as e:
+        return (e.code,)
+    return _OK
+
+
+@_face
+def cuMemcpyDtoH(dstHost: Any, srcDevice: Any, ByteCount: Any) -> tuple:
+    """Synchronous device-to-host copy into a writable buffer or an int address. Errors as ``cuMemcpyHtoD``."""
+    return _copy(_drv(), _CopyParams(_DEV, _h(srcDevice, _CUdeviceptr), _HOST, _host(dstHost), _size(ByteCount)),
+                 None, "cuMemcpyDtoH")
+
+
+@_face
+def cuMemcpyDtoHAsync(dstHost: Any, srcDevice: Any, ByteCount: Any, hStream: Any) -> tuple:
+    """Asynchronous device-to-host copy (captured as a MEMCPY node that writes the host buffer at replay)."""
+    return _copy(_drv(), _CopyParams(_DEV, _h(srcDevice, _CUdeviceptr), _HOST, _host(dstHost), _size(ByteCount)),
+                 _h(hStream, _CUstream), "cuMemcpyDtoHAsync")
+
+
+@_face
+def cuMemcpyDtoD(dstDevice: Any, srcDevice: Any, ByteCount: Any) -> tuple:
+    """Synchronous device-to-device copy. Errors as ``cuMemcpyHtoD``."""
+    return _copy(_drv(), _CopyParams(_DEV, _h(srcDevice, _CUdeviceptr), _DEV, _h(dstDevice, _CUdeviceptr),
+                                     _size(ByteCount)), None, "cuMemcpyDtoD")
+
+
+@_face
+def cuMemcpyDtoDAsync(dstDevice: Any, srcDevice: Any, ByteCount: Any, hStream: Any) -> tuple:
+    """Asynchronous device-to-device copy (a MEMCPY node during capture)."""
+    return _copy(_drv(), _CopyParams(_DEV, _h(srcDevice, _CUdeviceptr), _DEV, _h(dstDevice, _CUdeviceptr),
+                                     _size(ByteCount)), _h(hStream, _CUstream), "cuMemcpyDtoDAsync")
+
+
+_MT_HOST, _MT_DEVICE, _MT_ARRAY, _MT_UNIFIED = 1, 2, 3, 4
+
+
+def _side(d: Any, st: Any, pre: str, call: str) -> tuple[str, Any]:
+    """(kind, address-or-host-object) of one side of a CUDA_MEMCPY2D/3D."""
+    mt = st._raw(pre + "MemoryType")
+    if mt == _MT_HOST:
+        return _HOST, st._raw(pre + "Host")
+    if mt == _MT_DEVICE:
+        return _DEV, int(st._raw(pre + "Device"))
+    if mt == _MT_UNIFIED:
+        a = int(st._raw(pre + "Device"))
+        return _kind_of(d, a), a
+    if mt == _MT_ARRAY:
+        raise d.refuse(call, 801, f"{call}: CUDA arrays ({pre}MemoryType CU_MEMORYTYPE_ARRAY) are not simulated")
+    raise d.refuse(call, 1, f"{call}: {pre}MemoryType {mt} is not a CUmemorytype (1 host, 2 device, 3 array, "
+                            "4 unified)")
+
+
+def _copy_struct(d: Any, p: Any, call: str, three_d: bool) -> _CopyParams:
+    cls = globals()["CUDA_MEMCPY3D" if three_d else "CUDA_MEMCPY2D"]
+    if not isinstance(p, cls):
+        raise TypeError(f"Argument 'pCopy' has incorrect type (expected cuda.bindings.driver.{cls.__name__}, "
+                        f"got {type(p).__name__})")
+    sk, so = _side(d, p, "src", call)
+    dk, do = _side(d, p, "dst", call)
+    g = p._d
+    if three_d:
+        return _CopyParams(sk, so, dk, do, g["WidthInBytes"], g["Height"], g["Depth"], g["srcPitch"], g["srcHeight"],
+                           g["dstPitch"], g["dstHeight"], g["srcXInBytes"], g["srcY"], g["srcZ"], g["dstXInBytes"],
+                           g["dstY"], g["dstZ"])
+    return _CopyParams(sk, so, dk, do, g["WidthInBytes"], g["Height"], 1, g["srcPitch"], 0, g["dstPitch"], 0,
+                       g["srcXInBytes"], g["srcY"], 0, g["dstXInBytes"], g["dstY"], 0)
+
+
+def _pcopy_none(pCopy: Any, call: str) -> None:
+    if pCopy is None:
+        raise _drv().refuse(call, 1, f"{call}: pCopy is NULL")
+
+
+@_face
+def cuMemcpy2D(pCopy: Any) -> tuple:
+    """Synchronous 2D copy from a ``CUDA_MEMCPY2D`` (host, device or unified sides; arrays are NOT_SUPPORTED).
+
+    Errors: INVALID_VALUE NULL struct, bad memory type, width above a pitch, bad ranges; sync-copy
+    capture rules (spec 6).
+    """
+    _pcopy_none(pCopy, "cuMemcpy2D")
+    d = _drv()
+    return _copy(d, _copy_struct(d, pCopy, "cuMemcpy2D", False), None, "cuMemcpy2D")
+
+
+@_face
+def cuMemcpy2DUnaligned(pCopy: Any) -> tuple:
+    """As ``cuMemcpy2D`` (no alignment rules are simulated)."""
+    _pcopy_none(pCopy, "cuMemcpy2DUnaligned")
+    d = _drv()
+    return _copy(d, _copy_struct(d, pCopy, "cuMemcpy2DUnaligned", False), None, "cuMemcpy2DUnaligned")
+
+
+@_face
+def cuMemcpy2DAsync(pCopy: Any, hStream: Any) -> tuple:
+    """Asynchronous 2D copy (a MEMCPY node during capture). Errors as ``cuMemcpy2D`` plus stream rules."""
+    _pcopy_none(pCopy, "cuMemcpy2DAsync")
+    d = _drv()
+    return _copy(d, _copy_struct(d, pCopy, "cuMemcpy2DAsync", False), _h(hStream, _CUstream), "cuMemcpy2DAsync")
+
+
+@_face
+def cuMemcpy3D(pCopy: Any) -> tuple:
+    """Synchronous 3D copy from a ``CUDA_MEMCPY3D`` (``srcHeight``/``dstHeight`` rows per slice)."""
+    _pcopy_none(pCopy, "cuMemcpy3D")
+    d = _drv()
+    return _copy(d, _copy_struct(d, pCopy, "cuMemcpy3D", True), None, "cuMemcpy3D")
+
+
+@_face
+def cuMemcpy3DAsync(pCopy: Any, hStream: Any) -> tuple:
+    """Asynchronous 3D copy (a MEMCPY node during capture)."""
+    _pcopy_none(pCopy, "cuMemcpy3DAsync")
+    d = _drv()
+    return _copy(d, _copy_struct(d, pCopy, "cuMemcpy3DAsync", True), _h(hStream, _CUstream), "cuMemcpy3DAsync")
+
+
+_UCHAR, _USHORT, _UINT = (8, "unsigned char"), (16, "unsigned short"), (32, "unsigned int")
+
+
+def _set(dst: Any, value: Any, vt: tuple, esize: int, width: Any, height: Any, pitch: Any, h: Any, call: str) -> tuple:
+    p = _MemsetParams(_h(dst, _CUdeviceptr), _u(value, *vt), esize, _size(width), _size(height), _size(pitch))
+    _drv().memset(p, None if h is None else _h(h, _CUstream), call)
+    return _OK
+
+
+@_face
+def cuMemsetD8(dstDevice: Any, uc: Any, N: Any) -> tuple:
+    """Set ``N`` bytes to ``uc`` (synchronous: legacy-stream/unsafe-call rules, spec 6). Errors: INVALID_VALUE range."""
+    return _set(dstDevice, uc, _UCHAR, 1, N, 1, 0, None, "cuMemsetD8")
+
+
+@_face
+def cuMemsetD16(dstDevice: Any, us: Any, N: Any) -> tuple:
+    """Set ``N`` 16-bit values (``dstDevice`` 2-byte aligned). Errors: INVALID_VALUE range/alignment."""
+    return _set(dstDevice, us, _USHORT, 2, N, 1, 0, None, "cuMemsetD16")
+
+
+@_face
+def cuMemsetD32(dstDevice: Any, ui: Any, N: Any) -> tuple:
+    """Set ``N`` 32-bit values (``dstDevice`` 4-byte aligned). Errors: INVALID_VALUE range/alignment."""
+    return _set(dstDevice, ui, _UINT, 4, N, 1, 0, None, "cuMemsetD32")
+
+
+@_face
+def cuMemsetD8Async(dstDevice: Any, uc: Any, N: Any, hStream: Any) -> tuple:
+    """Asynchronous ``cuMemsetD8``: a MEMSET node during capture (spec 3.8)."""
+    return _set(dstDevice, uc, _UCHAR, 1, N, 1, 0, hStream, "cuMemsetD8Async")
+
+
+@_face
+def cuMemsetD16Async(dstDevice: Any, us: Any, N: Any, hStream: Any) -> tuple:
+    """Asynchronous ``cuMemsetD16``: a MEMSET node during capture."""
+    return _set(dstDevice, us, _USHORT, 2, N, 1, 0, hStream, "cuMemsetD16Async")
+
+
+@_face
+def cuMemsetD32Async(dstDevice: Any, ui: Any, N: Any, hStream: Any) -> tuple:
+    """Asynchronous ``cuMemsetD32``: a MEMSET node during capture."""
+    return _set(dstDevice, ui, _UINT, 4, N, 1, 0, hStream, "cuMemsetD32Async")
+
+
+@_face
+def cuMemsetD2D8(dstDevice: Any, dstPitch: Any, uc: Any, Width: Any, Height: Any) -> tuple:
+    """2D byte memset: ``Height`` rows of ``Width`` bytes, rows ``dstPitch`` bytes apart."""
+    return _set(dstDevice, uc, _UCHAR, 1, Width, Height, dstPitch, None, "cuMemsetD2D8")
+
+
+@_face
+def cuMemsetD2D16(dstDevice: Any, dstPitch: Any, us: Any, Width: Any, Height: Any) -> tuple:
+    """2D 16-bit memset (``Width`` in elements, ``dstPitch`` in bytes)."""
+    return _set(dstDevice, us, _USHORT, 2, Width, Height, dstPitch, None, "cuMemsetD2D16")
+
+
+@_face
+def cuMemsetD2D32(dstDevice: Any, dstPitch: Any, ui: Any, Width: Any, Height: Any) -> tuple:
+    """2D 32-bit memset (``Width`` in elements, ``dstPitch`` in bytes)."""
+    return _set(dstDevice, ui, _UINT, 4, Width, Height, dstPitch, None, "cuMemsetD2D32")
+
+
+@_face
+def cuMemsetD2D8Async(dstDevice: Any, dstPitch: Any, uc: Any, Width: Any, Height: Any, hStream: Any) -> tuple:
+    """Asynchronous ``cuMemsetD2D8`` (a MEMSET node during capture)."""
+    return _set(dstDevice, uc, _UCHAR, 1, Width, Height, dstPitch, hStream, "cuMemsetD2D8Async")
+
+
+@_face
+def cuMemsetD2D16Async(dstDevice: Any, dstPitch: Any, us: Any, Width: Any, Height: Any, hStream: Any) -> tuple:
+    """Asynchronous ``cuMemsetD2D16`` (a MEMSET node during capture)."""
+    return _set(dstDevice, us, _USHORT, 2, Width, Height, dstPitch, hStream, "cuMemsetD2D16Async")
+
+
+@_face
+def cuMemsetD2D32Async(dstDevice: Any, dstPitch: Any, ui: Any, Width: Any, Height: Any, hStream: Any) -> tuple:
+    """Asynchronous ``cuMemsetD2D32`` (a MEMSET node during capture)."""
+    return _set(dstDevice, ui, _UINT, 4, Width, Height, dstPitch, hStream, "cuMemsetD2D32Async")
+
+
+@_face
+def cuMemAllocAsync(bytesize: Any, hStream: Any) -> tuple:
+    """Stream-ordered allocation: during capture a MEM_ALLOC node with a fixed graph-owned address (spec 3.8).
+
+    Errors: INVALID_VALUE size 0; NOT_SUPPORTED on a CIG stream (spec 8.3); stream capture rules.
+    """
+    return (_SUCCESS, _mk_dptr(_drv().mem_alloc_async(_size(bytesize), _h(hStream, _CUstream))))
+
+
+@_face
+def cuMemFreeAsync(dptr: Any, hStream: Any) -> tuple:
+    """Stream-ordered free: during capture a MEM_FREE node; ``dptr`` must be a graph allocation there
+    (INVALID_VALUE otherwise, spec 3.8 [I])."""
+    _drv().mem_free_async(_h(dptr, _CUdeviceptr), _h(hStream, _CUstream))
+    return _OK
+
+
+# =========================================================================== modules
+def _image(image: Any) -> Any:
+    """A module image as the real ``void*`` helper takes it: buffer (bytes, numpy char array) or address."""
+    if isinstance(image, int):
+        import ctypes
+        return ctypes.string_at(int(image)) if image else b""
+    return _T.check_void_ptr_obj(image)
+
+
+@_face
+def cuModuleLoadData(image: Any) -> tuple:
+    """Load a module from PTX/CUDA text, CUBIN or fatbin bytes (a buffer such as ``bytes`` or a numpy char
+    array, or the int address of NUL-terminated text; ``str`` raises ``TypeError`` as in the real wrapper).
+
+    Errors: INVALID_CONTEXT; INVALID_IMAGE (200) nothing recognisable; 900 during a restricting capture
+    (spec 5.2). Kernel entry names (and parameter types when visible) are read from the image.
+    """
+    return (_SUCCESS, _CUmodule._mk(_drv().module_load_data(_image(image))))
+
+
+@_face
+def cuModuleLoadDataEx(image: Any, numOptions: Any, options: Any, optionValues: Any) -> tuple:
+    """As ``cuModuleLoadData``; JIT options are accepted and ignored."""
+    return (_SUCCESS, _CUmodule._mk(_drv().module_load_data(_image(image), "cuModuleLoadDataEx")))
+
+
+@_face
+def cuModuleLoadFatBinary(fatCubin: Any) -> tuple:
+    """As ``cuModuleLoadData`` for a fatbin image."""
+    return (_SUCCESS, _CUmodule._mk(_drv().module_load_data(_image(fatCubin), "cuModuleLoadFatBinary")))
+
+
+@_face
+def cuModuleLoad(fname: Any) -> tuple:
+    """Load a module file (``fname``: ``bytes`` path). Errors: FILE_NOT_FOUND (301) unreadable file;
+    otherwise as ``cuModuleLoadData``."""
+    path = _bytes_arg(fname)
+    d = _drv()
+    try:
+        with open(os.fsdecode(path), "rb") as fh:
+            data = fh.read()
+    except OSError as e:
+        raise d.refuse("cuModuleLoad", 301, f"cuModuleLoad: cannot read {path!r}: {e.strerror}") from None
+    return (_SUCCESS, _CUmodule._mk(d.module_load_data(data, "cuModuleLoad")))
+
+
+@_face
+def cuModuleUnload(hmod: Any) -> tuple:
+    """Unload a module. Errors: INVALID_HANDLE; 900 during a restricting capture (spec 5.2)."""
+    _drv().module_unload(_h(hmod, _CUmodule))
+    return _OK
+
+
+@_face
+def cuModuleGetFunction(hmod: Any, name: Any) -> tuple:
+    """A kernel of the module (``name``: ``bytes``; ``str`` raises ``TypeError: expected bytes, str found``).
+
+    Errors: INVALID_HANDLE bad module; NOT_FOUND (500) no such entry.
+    """
+    n = _bytes_arg(name).decode()
+    return (_SUCCESS, _CUfunction._mk(_drv().module_get_function(_h(hmod, _CUmodule), n)))
+
+
+@_face
+def cuFuncGetName(hfunc: Any) -> tuple:
+    """The kernel's entry name as ``bytes``. Errors: INVALID_HANDLE."""
+    return (_SUCCESS, _drv().func_get_name(_h(hfunc, _CUfunction)).encode())
+
+
+# =========================================================================== launches
+_kernel_args = _KP.kernel_args
+
+
+@_doc
+def cuLaunchKernel(f: Any, gridDimX: Any, gridDimY: Any, gridDimZ: Any, blockDimX: Any, blockDimY: Any,
+                   blockDimZ: Any, sharedMemBytes: Any, hStream: Any, kernelParams: Any, extra: Any) -> tuple:
+    """Launch a kernel: a KERNEL node during capture (spec 3.8), else it runs now (or when the stream
+    progresses): a kernel registered with ``simcuda.kernel(name)`` runs against simulated memory.
+
+    Args: dimensions and ``sharedMemBytes`` (bytes) as unsigned ints; ``kernelParams`` in any form of
+    the real binding: ``None``, the ``int`` address of a ``void**`` array (decoded with the parameter
+    types read from the module), a buffer of such addresses, or ``(values, types)`` (see
+    :mod:`simcuda.bindings._kernel_params`); ``extra`` must be an ``int`` (0).
+    Errors: INVALID_HANDLE bad function; INVALID_VALUE zero or oversized dimensions, or ``extra`` set
+    together with ``kernelParams``; NOT_SUPPORTED ``extra`` alone (not simulated); stream capture rules.
+    """
+    hf = f if type(f) is int else _h(f, _CUfunction)
+    hs = hStream if type(hStream) is int else _h(hStream, _CUstream)
+    if type(extra) is not int:
+        if not isinstance(extra, int):
+            raise TypeError("an integer is required")
+    try:
+        if (gridDimX | gridDimY | gridDimZ | blockDimX | blockDimY | blockDimZ | sharedMemBytes) < 0:
+            raise OverflowError("can't convert negative value to unsigned int")
+    except TypeError:
+        gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes = map(
+            _u, (gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes))
+    d = _st._current
+    if d is None or d.per_thread_mode is None:
+        d = _drv()
+    try:
+        if extra:
+            _extra_refused(d, "cuLaunchKernel", kernelParams)
+        args = _kernel_args(d, hf, kernelParams) if kernelParams is not None else []
+        d.launch_kernel(hf, (gridDimX, gridDimY, gridDimZ), (blockDimX, blockDimY, blockDimZ), sharedMemBytes, hs,
+                        args)
+    except _DriverError as e:
+        return (e.code,)
+    return _OK
+
+
+def _extra_refused(d: Any, call: str, kp: Any) -> None:
+    if kp:
+        raise d.refuse(call, 1, f"{call}: kernelParams and extra may not both be given")
+    raise d.refuse(call, 801, f"{call}: kernel arguments through 'extra' (CU_LAUNCH_PARAM_BUFFER_POINTER) are not "
+                              "simulated; pass kernelParams")
+
+
+@_face
+def cuLaunchCooperativeKernel(f: Any, gridDimX: Any, gridDimY: Any, gridDimZ: Any, blockDimX: Any, blockDimY: Any,
+                              blockDimZ: Any, sharedMemBytes: Any, hStream: Any, kernelParams: Any) -> tuple:
+    """As ``cuLaunchKernel`` without ``extra`` (cooperative launches are simulated as ordinary ones)."""
+    hf, hs = _h(f, _CUfunction), _h(hStream, _CUstream)
+    dims = tuple(map(_u, (gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes)))
+    d = _drv()
+    d.launch_kernel(hf, dims[0:3], dims[3:6], dims[6], hs, _kernel_args(d, hf, kernelParams),
+                    "cuLaunchCooperativeKernel")
+    return _OK
+
+
+@_face
+def cuLaunchKernelEx(config: Any, f: Any, kernelParams: Any, extra: Any) -> tuple:
+    """Launch from a ``CUlaunchConfig`` (grid, block, shared memory, stream, ``attrs``).
+
+    Fidelity: attributes ``IGNORE``, ``COOPERATIVE`` and ``PRIORITY`` are accepted (no effect); any other
+    attribute is NOT_SUPPORTED (not simulated; spec 13.B). Errors otherwise as ``cuLaunchKernel``;
+    INVALID_VALUE for a NULL config.
+    """
+    cls = globals()["CUlaunchConfig"]
+    if config is not None and not isinstance(config, cls):
+        raise TypeError("Argument 'config' has incorrect type (expected cuda.bindings.driver.CUlaunchConfig, "
+                        f"got {type(config).__name__})")
+    if not isinstance(extra, int):
+        raise TypeError("an integer is required")
+    d = _drv()
+    if config is None:
+        raise d.refuse("cuLaunchKernelEx", 1, "cuLaunchKernelEx: config is NULL")
+    hf = _h(f, _CUfunction)
+    c = config._d
+    for a in config.attrs[:c["numAttrs"]]:
+        if a._raw("id") not in (0, 2, 8):  # IGNORE, COOPERATIVE, PRIORITY
+            raise d.refuse("cuLaunchKernelEx", 801, f"cuLaunchKernelEx: launch attribute {a._raw('id')} is not "
+                                                    "simulated (spec 13.B)")
+    if extra:
+        _extra_refused(d, "cuLaunchKernelEx", kernelParams)
+    d.launch_kernel(hf, (c["gridDimX"], c["gridDimY"], c["gridDimZ"]), (c["blockDimX"], c["blockDimY"], c["blockDimZ"]),
+                    c["sharedMemBytes"], int(c["hStream"]), _kernel_args(d, hf, kernelParams), "cuLaunchKernelEx")
+    return _OK
+
+
+def _host_fn(fn: Any) -> int:
+    """``CUhostFn`` or ``int`` address; a callable or CFUNCTYPE object raises ``TypeError`` (spec 3.9)."""
+    return _h(fn, _CUhostFn)
+
+
+@_face
+def cuLaunchHostFunc(hStream: Any, fn: Any, userData: Any) -> tuple:
+    """Enqueue a host function: a HOST node during capture, called once per replay (spec 3.9).
+
+    Args: ``fn``: ``CUhostFn`` or the ``int`` address of a ``void (*)(void*)`` (for example
+    ``ctypes.cast(CFUNCTYPE(None, c_void_p)(py_fn), c_void_p).value``); a Python callable or the
+    CFUNCTYPE object raises ``TypeError: an integer is required``. ``userData``: None, int or buffer
+    (passed as an address). The simulator keeps no reference to the thunk, like the binding: keep it alive.
+    Errors: INVALID_VALUE NULL function; NOT_SUPPORTED on a CIG stream (spec 8.3); stream capture rules.
+    CUDA calls made from inside the function return NOT_PERMITTED (800) [I].
+    """
+    fp = _host_fn(fn)
+    _drv().launch_host_func(_h(hStream, _CUstream), fp, _T.void_ptr(userData))
+    return _OK
+
+
+@_face
+def cuLaunchHostFunc_v2(hStream: Any, fn: Any, userData: Any, syncMode: Any) -> tuple:
+    """``cuLaunchHostFunc`` with a ``CUhostTaskSyncMode`` (0 BLOCKING, 1 SPINWAIT; another value is
+    INVALID_VALUE [I]); the mode has no visible effect in the simulator (spec 3.9)."""
+    fp = _host_fn(fn)
+    _drv().launch_host_func(_h(hStream, _CUstream), fp, _T.void_ptr(userData), _u(syncMode))
+    return _OK
+
+
+# =========================================================================== graphs
+@_face
+def cuGraphCreate(flags: Any) -> tuple:
+    """Create an empty graph. Errors: INVALID_VALUE flags != 0."""
+    return (_SUCCESS, _mk_graph(_drv().graph_create(_u(flags))))
+
+
+@_face
+def cuGraphDestroy(hGraph: Any) -> tuple:
+    """Destroy a graph and its nodes. Errors: INVALID_VALUE bad graph, a capture target (spec 9) [I], or a
+    child graph owned by a node."""
+    _drv().graph_destroy(_h(hGraph, _CUgraph))
+    return _OK
+
+
+@_face
+def cuGraphAddKernelNode(hGraph: Any, dependencies: Any, numDependencies: Any, nodeParams: Any) -> tuple:
+    """Add a KERNEL node from ``CUDA_KERNEL_NODE_PARAMS`` (``func``, grid/block, ``sharedMemBytes``,
+    ``kernelParams`` in any form ``cuLaunchKernel`` takes).
+
+    Errors: INVALID_VALUE bad graph/dependency/dimensions or NULL params; INVALID_HANDLE bad function.
+    """
+    deps = _deps_for(dependencies, numDependencies)
+    cls = globals()["CUDA_KERNEL_NODE_PARAMS"]
+    if nodeParams is not None and not isinstance(nodeParams, globals()["CUDA_KERNEL_NODE_PARAMS_v2_st"]):
+        raise TypeError("Argument 'nodeParams' has incorrect type (expected "
+                        f"cuda.bindings.driver.{cls.__name__}, got {type(nodeParams).__name__})")
+    d = _drv()
+    if nodeParams is None:
+        raise d.refuse("cuGraphAddKernelNode", 1, "cuGraphAddKernelNode: nodeParams is NULL")
+    p = nodeParams._d
+    hf = int(p["func"]) or int(p["kern"])
+    if p["extra"]:
+        _extra_refused(d, "cuGraphAddKernelNode", p["kernelParams"])
+    args = _kernel_args(d, hf, p["kernelParams"])
+    return (_SUCCESS, _mk_node(d.graph_add_kernel_node(
+        _h(hGraph, _CUgraph), deps, hf, (p["gridDimX"], p["gridDimY"], p["gridDimZ"]),
+        (p["blockDimX"], p["blockDimY"], p["blockDimZ"]), p["sharedMemBytes"], args)))
+
+
+@_face
+def cuGraphAddMemcpyNode(hGraph: Any, dependencies: Any, numDependencies: Any, copyParams: Any, ctx: Any) -> tuple:
+    """Add a MEMCPY node from a ``CUDA_MEMCPY3D``; host sides are read when the graph runs (spec 3.10).
+
+    Errors: INVALID_VALUE bad graph/dependency/ranges/memory type, NULL params; arrays NOT_SUPPORTED.
+    """
+    deps = _deps_for(dependencies, numDependencies)
+    _h(ctx, _CUcontext)
+    d = _drv()
+    if copyParams is None:
+        raise d.refuse("cuGraphAddMemcpyNode", 1, "cuGraphAddMemcpyNode: copyParams is NULL")
+    return (_SUCCESS, _mk_node(d.graph_add_memcpy_node(_h(hGraph, _CUgraph), deps,
+                                                      _copy_struct(d, copyParams, "cuGraphAddMemcpyNode", True))))
+
+
+@_face
+def cuGraphAddMemsetNode(hGraph: Any, dependencies: Any, numDependencies: Any, memsetParams: Any, ctx: Any) -> tuple:
+    """Add a MEMSET node from ``CUDA_MEMSET_NODE_PARAMS`` (``dst``, ``pitch`` bytes, ``value``,
+    ``elementSize`` 1/2/4, ``width`` elements, ``height`` rows). Errors: INVALID_VALUE."""
+    deps = _deps_for(dependencies, numDependencies)
+    _h(ctx, _CUcontext)
+    d = _drv()
+    if memsetParams is None:
+        raise d.refuse("cuGraphAddMemsetNode", 1, "cuGraphAddMemsetNode: memsetParams is NULL")
+    m = memsetParams._d
+    p = _MemsetParams(int(m["dst"]), m["value"], m["elementSize"], m["width"], m["height"], m["pitch"])
+    return (_SUCCESS, _mk_node(d.graph_add_memset_node(_h(hGraph, _CUgraph), deps, p)))
+
+
+@_face
+def cuGraphAddHostNode(hGraph: Any, dependencies: Any, numDependencies: Any, nodeParams: Any) -> tuple:
+    """Add a HOST node from ``CUDA_HOST_NODE_PARAMS`` (``fn``: ``CUhostFn``, ``userData``). Errors:
+    INVALID_VALUE NULL function or params."""
+    deps = _deps_for(dependencies, numDependencies)
+    d = _drv()
+    if nodeParams is None:
+        raise d.refuse("cuGraphAddHostNode", 1, "cuGraphAddHostNode: nodeParams is NULL")
+    return (_SUCCESS, _mk_node(d.graph_add_host_node(_h(hGraph, _CUgraph), deps, int(nodeParams.fn),
+                                                    nodeParams.userData)))
+
+
+@_face
+def cuGraphAddEmptyNode(hGraph: Any, dependencies: Any, numDependencies: Any) -> tuple:
+    """Add an EMPTY node. Errors: INVALID_VALUE bad graph or dependency (also a repeated one)."""
+    deps = _deps_for(dependencies, numDependencies)
+    return (_SUCCESS, _mk_node(_drv().graph_add_empty_node(_h(hGraph, _CUgraph), deps)))
+
+
+@_face
+def cuGraphAddEventRecordNode(hGraph: Any, dependencies: Any, numDependencies: Any, event: Any) -> tuple:
+    """Add an EVENT_RECORD node. Errors: INVALID_VALUE graph/dependencies; INVALID_HANDLE event."""
+    deps = _deps_for(dependencies, numDependencies)
+    return (_SUCCESS, _mk_node(_drv().graph_add_event_node(_h(hGraph, _CUgraph), deps, _h(event, _CUevent), False)))
+
+
+@_face
+def cuGraphAddEventWaitNode(hGraph: Any, dependencies: Any, numDependencies: Any, event: Any) -> tuple:
+    """Add a WAIT_EVENT node. Errors: INVALID_VALUE graph/dependencies; INVALID_HANDLE event."""
+    deps = _deps_for(dependencies, numDependencies)
+    return (_SUCCESS, _mk_node(_drv().graph_add_event_node(_h(hGraph, _CUgraph), deps, _h(event, _CUevent), True)))
+
+
+@_face
+def cuGraphAddChildGraphNode(hGraph: Any, dependencies: Any, numDependencies: Any, childGraph: Any) -> tuple:
+    """Add a GRAPH node holding a **clone** of ``childGraph`` (spec 4.6, 9); allowed on a capture graph.
+
+    Errors: INVALID_VALUE bad graphs/dependencies, or a child with MEM_ALLOC/MEM_FREE/CONDITIONAL nodes.
+    """
+    deps = _deps_for(dependencies, numDependencies)
+    return (_SUCCESS, _mk_node(_drv().graph_add_child_graph_node(_h(hGraph, _CUgraph), deps,
+                                                                _h(childGraph, _CUgraph))))
+
+
+@_face
+def cuGraphChildGraphNodeGetGraph(hNode: Any) -> tuple:
+    """The graph embedded in a GRAPH node (owned by the node). Errors: INVALID_VALUE not a GRAPH node."""
+    return (_SUCCESS, _mk_graph(_drv().graph_child_graph_node_get_graph(_h(hNode, _CUgraphNode))))
+
+
+def _pad_nodes(handles: list, n: int) -> list:
+    out = [_mk_node(x) for x in handles[:n]]
+    if n > len(out):
+        out.extend(_mk_node(0) for _ in range(n - len(out)))
+    return out
+
+
+@_face
+def cuGraphGetNodes(hGraph: Any, numNodes: Any = 0) -> tuple:
+    """The graph's nodes in creation order [I] (spec 4.5, 9).
+
+    ``numNodes=0`` only counts: ``(res, [], N)``. A larger ``numNodes`` pads the list with
+    ``CUgraphNode(0)`` and returns the count N; a smaller one returns that many nodes and that count.
+    Errors: INVALID_VALUE bad graph.
+    """
+    n = _size(numNodes)
+    nodes = _drv().graph_get_nodes(_h(hGraph, _CUgraph))
+    return (_SUCCESS, _pad_nodes(nodes, n), len(nodes) if n == 0 or n >= len(nodes) else n)
+
+
+@_face
+def cuGraphGetRootNodes(hGraph: Any, numRootNodes: Any = 0) -> tuple:
+    """Nodes with no incoming edge, creation order; count-only and padding as ``cuGraphGetNodes``."""
+    n = _size(numRootNodes)
+    nodes = _drv().graph_get_root_nodes(_h(hGraph, _CUgraph))
+    return (_SUCCESS, _pad_nodes(nodes, n), len(nodes) if n == 0 or n >= len(nodes) else n)
+
+
+@_face
+def cuGraphGetEdges(hGraph: Any, numEdges: Any = 0) -> tuple:
+    """Edges in creation order: ``(res, from, to, edgeData, count)`` with ``to[i]`` depending on ``from[i]``.
+
+    ``numEdges=0`` only counts; a larger value pads with ``CUgraphNode(0)`` and zero edge data.
+    Errors: INVALID_VALUE bad graph.
+    """
+    n = _size(numEdges)
+    edges = _drv().graph_get_edges(_h(hGraph, _CUgraph))
+    take = edges[:n]
+    pad = max(0, n - len(take))
+    frm = [_mk_node(a) for a, _, _ in take] + [_mk_node(0) for _ in range(pad)]
+    to = [_mk_node(b) for _, b, _ in take] + [_mk_node(0) for _ in range(pad)]
+    eds = [_edge(ed) for _, _, ed in take] + [_CUgraphEdgeData() for _ in range(pad)]
+    return (_SUCCESS, frm, to, eds, len(edges) if n == 0 or n >= len(edges) else n)
+
+
+def _node_deps(hNode: Any, n: Any, dependents: bool) -> tuple:
+    n = _size(n)
+    pairs = _drv().graph_node_get_dependencies(_h(hNode, _CUgraphNode), dependents)
+    take = pairs[:n]
+    pad = max(0, n - len(take))
+    nodes = [_mk_node(a) for a, _ in take] + [_mk_node(0) for _ in range(pad)]
+    eds = [_edge(ed) for _, ed in take] + [_CUgraphEdgeData() for _ in range(pad)]
+    return (_SUCCESS, nodes, eds, len(pairs) if n == 0 or n >= len(pairs) else n)
+
+
+@_face
+def cuGraphNodeGetDependencies(hNode: Any, numDependencies: Any = 0) -> tuple:
+    """The node's dependencies with edge data, in edge order: ``(res, nodes, edgeData, count)``."""
+    return _node_deps(hNode, numDependencies, False)
+
+
+@_face
+def cuGraphNodeGetDependentNodes(hNode: Any, numDependentNodes: Any = 0) -> tuple:
+    """The nodes that depend on this one, with edge data: ``(res, nodes, edgeData, count)``."""
+    return _node_deps(hNode, numDependentNodes, True)
+
+
+@_face
+def cuGraphNodeGetType(hNode: Any) -> tuple:
+    """The node's ``CUgraphNodeType``. Errors: INVALID_VALUE bad node."""
+    return (_SUCCESS, CUgraphNodeType(_drv().graph_node_get_type(_h(hNode, _CUgraphNode))))  # noqa: F821
+
+
+@_face
+def cuGraphNodeGetContainingGraph(hNode: Any) -> tuple:
+    """The graph that holds the node. Errors: INVALID_VALUE."""
+    return (_SUCCESS, _mk_graph(_drv().graph_node_get_containing_graph(_h(hNode, _CUgraphNode))))
+
+
+@_face
+def cuGraphNodeGetLocalId(hNode: Any) -> tuple:
+    """The node's 0-based creation index in its graph (matches ``node_<id>`` in DOT output)."""
+    return (_SUCCESS, _drv().graph_node_get_local_id(_h(hNode, _CUgraphNode)))
+
+
+@_face
+def cuGraphGetId(hGraph: Any) -> tuple:
+    """The graph's id (matches ``graph_<id>`` in DOT output)."""
+    return (_SUCCESS, _drv().graph_get_id(_h(hGraph, _CUgraph)))
+
+
+def _dep_pairs(from_: Any, to: Any, edgeData: Any, n: Any, remove: bool) -> tuple[list, list, list]:
+    froms, tos = _node_list(from_, "from_"), _node_list(to, "to")
+    eds = _edge_list(edgeData, "edgeData")
+    n = _size(n)
+    froms = froms[:n] + [0] * max(0, n - len(froms))  # the wrapper passes the count through unchecked
+    tos = tos[:n] + [0] * max(0, n - len(tos))
+    if eds and len(eds) < n:
+        eds = eds + [(255, 255, 255) if remove else None] * (n - len(eds))
+    return froms, tos, eds[:n]
+
+
+@_face
+def cuGraphAddDependencies(hGraph: Any, from_: Any, to: Any, edgeData: Any, numDependencies: Any) -> tuple:
+    """Add edges ``from_[i] -> to[i]`` (``edgeData`` None = zero). Errors: INVALID_VALUE a node outside the
+    graph or NULL (also counts past the lists), an existing edge, bad edge data."""
+    froms, tos, eds = _dep_pairs(from_, to, edgeData, numDependencies, False)
+    _drv().graph_add_dependencies(_h(hGraph, _CUgraph), froms, tos, eds)
+    return _OK
+
+
+@_face
+def cuGraphRemoveDependencies(hGraph: Any, from_: Any, to: Any, edgeData: Any, numDependencies: Any) -> tuple:
+    """Remove edges (recorded, so nodes cut off by graph edits stay exempt from UNJOINED, spec 4.4).
+    Errors: INVALID_VALUE a missing edge, or a graph with memory nodes."""
+    froms, tos, eds = _dep_pairs(from_, to, edgeData, numDependencies, True)
+    _drv().graph_remove_dependencies(_h(hGraph, _CUgraph), froms, tos, eds)
+    return _OK
+
+
+@_face
+def cuGraphDestroyNode(hNode: Any) -> tuple:
+    """Remove a node and its edges. Errors: INVALID_VALUE during capture of its graph (spec 3.5) or with
+    memory nodes."""
+    _drv().graph_destroy_node(_h(hNode, _CUgraphNode))
+    return _OK
+
+
+@_face
+def cuGraphClone(originalGraph: Any) -> tuple:
+    """Deep copy (child graphs included). Errors: INVALID_VALUE, also for MEM_ALLOC/MEM_FREE/CONDITIONAL nodes."""
+    return (_SUCCESS, _mk_graph(_drv().graph_clone(_h(originalGraph, _CUgraph))))
+
+
+@_face
+def cuGraphInstantiate(hGraph: Any, flags: Any = 0) -> tuple:
+    """Freeze a graph into an executable graph. Args: ``CUgraphInstantiate_flags`` bits.
+
+    Errors (INVALID_VALUE): a capture target [I]; memory nodes with a live exec; DEVICE_LAUNCH with
+    AUTO_FREE_ON_LAUNCH, an empty graph or unsupported nodes; unknown flag bits; a cycle (spec 9).
+    """
+    return (_SUCCESS, _mk_exec(_drv().graph_instantiate(_h(hGraph, _CUgraph), _u(flags, 64, "unsigned long long"))))
+
+
+@_face
+def cuGraphInstantiateWithParams(hGraph: Any, instantiateParams: Any) -> tuple:
+    """Instantiate from ``CUDA_GRAPH_INSTANTIATE_PARAMS`` (``flags``, ``hUploadStream`` used with
+    ``CUDA_GRAPH_INSTANTIATE_FLAG_UPLOAD``). Writes ``result_out`` (SUCCESS, or ERROR on failure) and
+    ``hErrNode_out`` (0) into the struct, as the driver does. Errors as ``cuGraphInstantiate``;
+    INVALID_VALUE NULL params."""
+    d = _drv()
+    p = instantiateParams
+    if p is None:
+        raise d.refuse("cuGraphInstantiateWithParams", 1, "cuGraphInstantiateWithParams: instantiateParams is NULL")
+    flags = int(p._raw("flags"))
+    try:
+        x = d.graph_instantiate(_h(hGraph, _CUgraph), flags)
+        if flags & 2:
+            d.graph_upload(x, int(p._raw("hUploadStream")))
+    except _DriverError:
+        p._d["result_out"] = 1  # CUDA_GRAPH_INSTANTIATE_ERROR
+        raise
+    p._d["result_out"] = 0
+    p._d["hErrNode_out"] = _mk_node(0)
+    return (_SUCCESS, _mk_exec(x))
+
+
+@_face
+def cuGraphLaunch(hGraphExec: Any, hStream: Any) -> tuple:
+    """Run an executable graph on a stream (replays nodes in topological order, creation order breaking ties).
+
+    Errors: INVALID_VALUE/INVALID_HANDLE bad exec; INVALID_VALUE unfreed graph allocations without
+    AUTO_FREE_ON_LAUNCH; 900 into a capturing stream, invalidating it (spec 3.8) unless
+    ``Options(graph_launch_in_capture="child-node")``; 906/901 by the stream rules.
+    """
+    _drv().graph_launch(_h(hGraphExec, _CUgraphExec), _h(hStream, _CUstream))
+    return _OK
+
+
+@_face
+def cuGraphUpload(hGraphExec: Any, hStream: Any) -> tuple:
+    """Nothing to upload in a simulator: checks the handles and the stream rules (906 legacy, 901)."""
+    _drv().graph_upload(_h(hGraphExec, _CUgraphExec), _h(hStream, _CUstream))
+    return _OK
+
+
+@_face
+def cuGraphExecDestroy(hGraphExec: Any) -> tuple:
+    """Destroy an executable graph. Errors: INVALID_VALUE/INVALID_HANDLE; 900 during a restricting capture
+    (potentially unsafe call, spec 5.2)."""
+    _drv().graph_exec_destroy(_h(hGraphExec, _CUgraphExec))
+    return _OK
+
+
+@_face
+def cuGraphExecUpdate(hGraphExec: Any, hGraph: Any) -> tuple:
+    """Update an exec's parameters from a graph of the same topology (spec 9).
+
+    Returns ``(CUDA_SUCCESS, CUgraphExecUpdateResultInfo(result=SUCCESS))``; on any error, including
+    ``CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE`` (910), the info slot is ``None`` as in the real wrapper
+    (the reason, TOPOLOGY_CHANGED or NODE_TYPE_CHANGED, is in ``simcuda.last_error().why``).
+    """
+    result, enode, efrom = _drv().graph_exec_update(_h(hGraphExec, _CUgraphExec), _h(hGraph, _CUgraph))
+    info = _CUgraphExecUpdateResultInfo()
+    info._d["result"] = result
+    info._d["errorNode"] = _mk_node(enode)
+    info._d["errorFromNode"] = _mk_node(efrom)
+    return (_SUCCESS, info)
+
+
+@_face
+def cuGraphDebugDotPrint(hGraph: Any, path: Any, flags: Any) -> tuple:
+    """Write the graph as Graphviz DOT (spec 9.1). Args: ``path`` as ``bytes`` (``str`` raises TypeError);
+    ``CUgraphDebugDot_flags``. Errors: INVALID_VALUE bad graph or empty path; OPERATING_SYSTEM (304)
+    when the file cannot be written."""
+    p = _bytes_arg(path)
+    _drv().graph_debug_dot_print(_h(hGraph, _CUgraph), os.fsdecode(p), _u(flags))
+    return _OK
+
+
+# =========================================================================== the rest: not simulated
+def _install_stubs() -> list[str]:
+    g = globals()
+    made = []
+    for name, (_sig, outs) in _OUTPUTS.items():
+        if name not in g:
+            g[name] = _not_simulated(name, len(outs))
+            made.append(name)
+    return made
+
+
+#: real functions this face does not simulate (each returns CUDA_ERROR_NOT_SUPPORTED)
+_NOT_SIMULATED: tuple = tuple(_install_stubs())
