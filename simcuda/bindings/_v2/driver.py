@@ -1,0 +1,908 @@
+"""Simulated ``cuda.bindings._v2.driver`` (cuda-bindings 13.5.0): snake_case functions that raise.
+
+Mirrors: ``cuda.bindings._v2.driver`` of cuda-bindings 13.5.0 (spec section 11.2).
+
+* Handles and addresses are plain ``int`` (``intptr_t``); a wrapper object such as
+  ``driver.CUstream(...)`` raises ``TypeError: an integer is required``, as the real module does.
+* Success returns the single output, a tuple when there are several, or ``None``. Enum outputs are
+  plain ``int``.
+* Any other code raises: the ``DriverError`` subclass for that code (``NotReadyError`` for 600
+  included), ``args[0] == 'ERROR_STREAM_CAPTURE_UNMATCHED (903)'``, ``.status`` the ``int`` code, and
+  pickling through ``__reduce__``. An unknown code gives a plain ``DriverError('Unknown error (N)')``.
+  The simulator adds ``.why`` (the core's explanation); the real classes have no such attribute.
+* Struct helpers (``StreamCigCaptureParams``, ``StreamCigParam``, ``CtxCigParam``,
+  ``CtxCreateParams``, ``GraphEdgeData``) hold real memory and expose ``.ptr`` for the ``intptr_t``
+  parameters, so addresses made by other code work the same way.
+* Every function of the real module exists; the ones not simulated raise ``NotSupportedError``.
+
+This module only translates arguments and errors; every rule lives in the core
+(:class:`simcuda.Driver`), as for the tuple-returning face.
+"""
+from __future__ import annotations
+
+import array as _array
+import ctypes as _ct
+import functools as _functools
+from typing import Any
+
+from ... import _state as _st
+from ..._core.errors import DriverError as _CoreError
+from ..._core.memory import DEVICE as _DEV
+from ..._core.memory import HOST as _HOST
+from ..._core.memory import CopyParams as _CopyParams
+from ..._core.memory import MemsetParams as _MemsetParams
+from ..._generated import v2_enums as _E2
+from ..._generated.driver_enums import CUresult as _CUresult
+from ..._generated.driver_outputs import ERROR_STRINGS as _ERROR_STRINGS
+from ..._generated.driver_outputs import V2_FUNCTIONS as _V2_FUNCTIONS
+from .. import _kernel_params as _KP
+from .._driver_types import buffer_address as _buffer_address
+from .._driver_types import check_void_ptr_obj as _host_obj
+
+globals().update(_E2.__all_enums__)
+globals().update(_E2.__int_constants__)
+
+
+# ================================================================================ exceptions
+class DriverError(Exception):
+    """Base of every ``_v2`` driver exception (derives directly from ``Exception``).
+
+    ``DriverError(status)``: ``.status`` is the ``int`` code; ``args[0]`` is
+    ``'<CUresult name without CUDA_> (<code>)'``, or ``'Unknown error (N)'`` for a code that is not a
+    ``CUresult``. Pickles as ``(cls, (status,))``.
+    """
+
+    def __init__(self, status: Any) -> None:
+        self.status = status
+        try:
+            msg = f"{_CUresult(int(status)).name[len('CUDA_'):]} ({int(status)})"
+        except (ValueError, TypeError):
+            msg = f"Unknown error ({status})"
+        super().__init__(msg)
+
+    def __reduce__(self) -> tuple:
+        return (type(self), (self.status,))
+
+
+_BY_CODE: dict[int, type] = {}
+for _name, _code in _E2.V2_EXCEPTIONS:
+    if _code is None:
+        continue
+    _cls = type(_name, (DriverError,), {
+        "__doc__": f"Raised for ``{_CUresult(_code).name}`` ({_code}).", "__module__": __name__})
+    globals()[_name] = _cls
+    _BY_CODE[_code] = _cls
+del _name, _code, _cls
+
+
+def _raise(e: _CoreError) -> None:
+    code = int(e.code)
+    err = _BY_CODE.get(code, DriverError)(code)
+    err.why = e.why  # simcuda addition: the core's explanation
+    raise err from None
+
+
+# ================================================================================ plumbing
+def _drv() -> Any:
+    d = _st._current
+    if d is None or d.per_thread_mode is None:
+        d = _st.current()
+        d._per_thread_mode()  # ValueError for a malformed CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM (spec 6.1)
+    return d
+
+
+def _face(fn: Any) -> Any:
+    """Raise the typed exception for a core ``DriverError``; prefix the real signature to the docstring."""
+    @_functools.wraps(fn)
+    def face(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except _CoreError as e:
+            _raise(e)
+    face.__doc__ = (f"Mirrors ``{_V2_FUNCTIONS.get(fn.__name__, fn.__name__)}`` of cuda.bindings._v2.driver 13.5; "
+                    "raises the ``DriverError`` subclass of any non-success code.\n\n" + (fn.__doc__ or ""))
+    return face
+
+
+def _ip(x: Any) -> int:
+    """An ``intptr_t``/``uint64_t`` argument: an ``int`` (wrapper objects raise, as in the real module)."""
+    if type(x) is int:
+        return x
+    if isinstance(x, int):
+        return int(x)
+    raise TypeError("an integer is required")
+
+
+def _u(x: Any) -> int:
+    """An unsigned C integer argument (``__index__`` objects accepted)."""
+    if type(x) is not int:
+        try:
+            x = x.__index__()
+        except AttributeError:
+            raise TypeError("an integer is required") from None
+    if x < 0:
+        raise OverflowError("can't convert negative value to unsigned int")
+    return x
+
+
+def _refuse(call: str, code: int, why: str) -> None:
+    _raise(_drv().refuse(call, code, why))
+
+
+def _i64(values: list) -> memoryview:
+    return memoryview(_array.array("q", values))
+
+
+def _np():
+    import numpy  # optional dependency: only the functions that return arrays need it
+    return numpy
+
+
+def _edge_dtype() -> Any:
+    np = _np()
+    return np.dtype({"names": ["from_port", "to_port", "type", "reserved"],
+                     "formats": ["u1", "u1", "u1", ("u1", (5,))]})
+
+
+# ================================================================================ struct helpers
+class _CStruct:
+    """A struct helper over real memory: snake_case fields, ``.ptr`` for ``intptr_t`` parameters."""
+
+    _layout: Any = None
+    _names: dict = {}
+
+    def __init__(self) -> None:
+        object.__setattr__(self, "_c", self._layout())
+
+    @property
+    def ptr(self) -> int:
+        """Address of the C struct."""
+        return _ct.addressof(self._c)
+
+    @classmethod
+    def from_ptr(cls, ptr: int) -> "_CStruct":
+        """A helper viewing the struct at ``ptr`` (no copy)."""
+        o = cls.__new__(cls)
+        object.__setattr__(o, "_c", cls._layout.from_address(_ip(ptr)))
+        return o
+
+    def __getattr__(self, name: str) -> Any:
+        c = self._names.get(name)
+        if c is None:
+            raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+        v = getattr(object.__getattribute__(self, "_c"), c)
+        return 0 if v is None else v
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        c = self._names.get(name)
+        if c is None:
+            raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+        setattr(self._c, c, _ip(value))
+
+
+class _CStreamCigParam(_ct.Structure):
+    _fields_ = [("streamSharedDataType", _ct.c_int), ("streamSharedData", _ct.c_void_p)]
+
+
+class _CStreamCigCaptureParams(_ct.Structure):
+    _fields_ = [("streamCigParams", _ct.c_void_p)]
+
+
+class _CCtxCigParam(_ct.Structure):
+    _fields_ = [("sharedDataType", _ct.c_int), ("sharedData", _ct.c_void_p)]
+
+
+class _CCtxCreateParams(_ct.Structure):
+    _fields_ = [("execAffinityParams", _ct.c_void_p), ("numExecAffinityParams", _ct.c_int),
+                ("cigParams", _ct.c_void_p)]
+
+
+class StreamCigParam(_CStruct):
+    """StreamCigParam(): an empty-initialised ``CUstreamCigParam`` (``stream_shared_data_type``,
+    ``stream_shared_data``); ``.ptr`` is its address."""
+
+    _layout = _CStreamCigParam
+    _names = {"stream_shared_data_type": "streamSharedDataType", "stream_shared_data": "streamSharedData"}
+
+
+class StreamCigCaptureParams(_CStruct):
+    """StreamCigCaptureParams(): a ``CUstreamCigCaptureParams``; ``stream_cig_params`` is the address of a
+    ``StreamCigParam`` (its ``.ptr``)."""
+
+    _layout = _CStreamCigCaptureParams
+    _names = {"stream_cig_params": "streamCigParams"}
+
+
+class CtxCigParam(_CStruct):
+    """CtxCigParam(): a ``CUctxCigParam`` (``shared_data_type``, ``shared_data``)."""
+
+    _layout = _CCtxCigParam
+    _names = {"shared_data_type": "sharedDataType", "shared_data": "sharedData"}
+
+
+class CtxCreateParams(_CStruct):
+    """CtxCreateParams(): a ``CUctxCreateParams`` (``exec_affinity_params``, ``num_exec_affinity_params``,
+    ``cig_params``: addresses/counts)."""
+
+    _layout = _CCtxCreateParams
+    _names = {"exec_affinity_params": "execAffinityParams", "num_exec_affinity_params": "numExecAffinityParams",
+              "cig_params": "cigParams"}
+
+
+class GraphEdgeData:
+    """GraphEdgeData(size=1): an array of ``CUgraphEdgeData`` backed by a numpy structured array.
+
+    Fields ``from_port``, ``to_port``, ``type`` read as numpy arrays (scalars when ``size`` is 1) and can
+    be assigned; ``.ptr`` is the data address; ``len()`` and indexing give single-struct views.
+    """
+
+    def __init__(self, size: int = 1) -> None:
+        self._data = _np().zeros(int(size), dtype=_edge_dtype())
+        self._single = size == 1
+
+    @staticmethod
+    def from_data(data: Any) -> "GraphEdgeData":
+        """Wrap an existing structured array of the edge-data dtype (no copy)."""
+        o = GraphEdgeData.__new__(GraphEdgeData)
+        o._data, o._single = data, False
+        return o
+
+    @staticmethod
+    def from_ptr(ptr: int, size: int = 1) -> "GraphEdgeData":
+        """View ``size`` structs at the address ``ptr`` (no copy)."""
+        np = _np()
+        buf = (_ct.c_uint8 * (8 * int(size))).from_address(_ip(ptr))
+        o = GraphEdgeData.__new__(GraphEdgeData)
+        o._data, o._single = np.frombuffer(buf, dtype=_edge_dtype()), size == 1
+        return o
+
+    @property
+    def ptr(self) -> int:
+        """Address of the first struct."""
+        return int(self._data.ctypes.data)
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+    def __getitem__(self, i: int) -> "GraphEdgeData":
+        o = GraphEdgeData.__new__(GraphEdgeData)
+        o._data, o._single = self._data[i:i + 1] if i != -1 else self._data[-1:], True
+        return o
+
+    def _get(self, f: str) -> Any:
+        v = self._data[f]
+        return int(v[0]) if self._single else v
+
+    def _set(self, f: str, v: Any) -> None:
+        self._data[f] = v
+
+    from_port = property(lambda self: self._get("from_port"), lambda self, v: self._set("from_port", v))
+    to_port = property(lambda self: self._get("to_port"), lambda self, v: self._set("to_port", v))
+    type = property(lambda self: self._get("type"), lambda self, v: self._set("type", v))
+
+
+class GraphExecUpdateResultInfo_v1:
+    """GraphExecUpdateResultInfo_v1(): ``result`` (int ``GraphExecUpdateResult``), ``error_node``,
+    ``error_from_node`` (int handles)."""
+
+    def __init__(self) -> None:
+        self.result, self.error_node, self.error_from_node = 0, 0, 0
+
+
+# ================================================================================ argument decoding
+def _handles(deps: Any, n: int) -> list[int]:
+    """Node handles: an int address of ``n`` int64 values, or a sequence of ints (numpy arrays too).
+
+    Entries past the end of a sequence reach the core as NULL handles (INVALID_VALUE, spec 3.6) [I].
+    """
+    if deps is None or (isinstance(deps, int) and not deps):
+        return [0] * n
+    if isinstance(deps, int):
+        return list((_ct.c_int64 * n).from_address(int(deps))) if n else []
+    vals = [_ip(int(x)) for x in deps][:n]
+    return vals + [0] * (n - len(vals))
+
+
+def _edge_tuples(data: Any, n: int) -> list:
+    """Edge data for ``n`` dependencies: None/0 = zeros; an address; ``GraphEdgeData``; a structured array."""
+    if data is None or (isinstance(data, int) and not data):
+        return [(0, 0, 0)] * n
+    if isinstance(data, GraphEdgeData):
+        arr = data._data
+    elif isinstance(data, int):
+        arr = GraphEdgeData.from_ptr(int(data), max(n, 1))._data if n else []
+    else:
+        arr = data
+    out = [(int(r["from_port"]), int(r["to_port"]), int(r["type"])) for r in arr][:n]
+    return out + [None] * (n - len(out))
+
+
+def _struct_at(addr_or_obj: Any, layout: Any) -> Any:
+    if addr_or_obj is None:
+        return None
+    if isinstance(addr_or_obj, _CStruct):
+        return addr_or_obj._c
+    a = _ip(addr_or_obj)
+    return layout.from_address(a) if a else None
+
+
+# ================================================================================ init, devices, contexts
+@_face
+def init(flags: Any) -> None:
+    """Initialise the driver. Raises InvalidValueError for non-zero flags."""
+    _drv().init(_u(flags))
+
+
+@_face
+def driver_get_version() -> int:
+    """13050 (CUDA 13.5)."""
+    return _drv().driver_get_version()
+
+
+@_face
+def get_error_name(error: Any) -> str:
+    """The ``CUresult`` name (``'CUDA_ERROR_INVALID_VALUE'``). Raises InvalidValueError for an unknown code."""
+    try:
+        return _CUresult(int(error)).name
+    except ValueError:
+        _refuse("get_error_name", 1, f"{error!r} is not a CUresult value")
+
+
+@_face
+def get_error_string(error: Any) -> str:
+    """The code's documentation sentence (see the tuple face's ``cuGetErrorString``)."""
+    try:
+        m = _CUresult(int(error))
+    except ValueError:
+        _refuse("get_error_string", 1, f"{error!r} is not a CUresult value")
+    return _ERROR_STRINGS.get(int(m), m.name)
+
+
+@_face
+def device_get(ordinal: Any) -> int:
+    """The device ordinal. Raises InvalidDeviceError out of range."""
+    return _drv().device_get(int(ordinal))
+
+
+@_face
+def device_get_count() -> int:
+    """Number of simulated devices."""
+    return _drv().device_get_count()
+
+
+@_face
+def device_get_name(len: Any, dev: Any) -> bytes:  # noqa: A002  (the real parameter name)
+    """The device name as ``bytes`` (at most ``len - 1`` characters)."""
+    return _drv().device_get_name(int(dev)).encode()[:max(int(len) - 1, 0)]
+
+
+@_face
+def device_get_attribute(attrib: Any, dev: Any) -> int:
+    """A ``DeviceAttribute`` value."""
+    return _drv().device_get_attribute(int(attrib), int(dev))
+
+
+@_face
+def device_primary_ctx_retain(dev: Any) -> int:
+    """Retain the device's primary context; returns its handle."""
+    return _drv().device_primary_ctx_retain(int(dev))
+
+
+@_face
+def ctx_create_v4(ctx_create_params: Any, flags: Any, dev: Any) -> int:
+    """Create a context (``ctx_create_params``: None/0, an address, or ``CtxCreateParams``; a non-NULL
+    ``cig_params`` address makes a CIG context, spec 8.1). Errors as ``cuCtxCreate``."""
+    p = _struct_at(ctx_create_params, _CCtxCreateParams)
+    cig, affinity = None, False
+    if p is not None:
+        affinity = bool(p.execAffinityParams) or p.numExecAffinityParams > 0
+        if p.cigParams:
+            c = _CCtxCigParam.from_address(p.cigParams)
+            cig = (c.sharedDataType, c.sharedData or 0)
+    return _drv().ctx_create(_u(flags), int(dev), cig=cig, exec_affinity=affinity)
+
+
+@_face
+def ctx_destroy_v2(ctx: Any) -> None:
+    """Destroy a context (spec 5.2 during capture)."""
+    _drv().ctx_destroy(_ip(ctx))
+
+
+@_face
+def ctx_set_current(ctx: Any) -> None:
+    """Replace the current context (0 pops)."""
+    _drv().ctx_set_current(_ip(ctx))
+
+
+@_face
+def ctx_get_current() -> int:
+    """The current context handle, 0 when none."""
+    return _drv().ctx_get_current()
+
+
+@_face
+def ctx_push_current_v2(ctx: Any) -> None:
+    """Push a context."""
+    _drv().ctx_push_current(_ip(ctx))
+
+
+@_face
+def ctx_pop_current_v2() -> int:
+    """Pop the current context; returns it."""
+    return _drv().ctx_pop_current()
+
+
+@_face
+def ctx_get_device() -> int:
+    """The current context's device ordinal."""
+    return _drv().ctx_get_device()
+
+
+@_face
+def ctx_synchronize() -> None:
+    """Synchronise the current context (900 while one of its streams captures, spec 5.3)."""
+    _drv().ctx_synchronize()
+
+
+@_face
+def ctx_get_id(ctx: Any) -> int:
+    """The context id."""
+    return _drv().ctx_get_id(_ip(ctx))
+
+
+# ================================================================================ streams and capture
+@_face
+def stream_create(flags: Any) -> int:
+    """Create a stream (``StreamFlags``); returns its handle."""
+    return _drv().stream_create(_u(flags))
+
+
+@_face
+def stream_create_with_priority(flags: Any, priority: Any) -> int:
+    """Create a stream with a priority."""
+    return _drv().stream_create(_u(flags), int(priority))
+
+
+@_face
+def stream_destroy_v2(h_stream: Any) -> None:
+    """Destroy a stream (spec 2.1 during capture)."""
+    _drv().stream_destroy(_ip(h_stream))
+
+
+@_face
+def stream_query(h_stream: Any) -> None:
+    """``None`` when done; raises NotReadyError (600) while work is pending; capture rules (spec 5.3, 6)."""
+    _drv().stream_query(_ip(h_stream))
+
+
+@_face
+def stream_synchronize(h_stream: Any) -> None:
+    """Wait for a stream; capture rules (spec 5.3, 6, 5.2)."""
+    _drv().stream_synchronize(_ip(h_stream))
+
+
+@_face
+def stream_wait_event(h_stream: Any, h_event: Any, flags: Any) -> None:
+    """Wait on an event: fork/join/merge/isolation (spec 4.1)."""
+    _drv().stream_wait_event(_ip(h_stream), _ip(h_event), _u(flags))
+
+
+@_face
+def stream_get_ctx(h_stream: Any) -> int:
+    """The stream's context handle."""
+    return _drv().stream_get_ctx(_ip(h_stream))
+
+
+@_face
+def stream_get_id(h_stream: Any) -> int:
+    """The stream id."""
+    return _drv().stream_get_id(_ip(h_stream))
+
+
+@_face
+def stream_begin_capture_v2(h_stream: Any, mode: Any) -> None:
+    """Begin a capture (spec 3.1): 900 legacy, InvalidValueError mode, IllegalStateError already capturing."""
+    _drv().stream_begin_capture(_ip(h_stream), int(mode))
+
+
+@_face
+def stream_begin_capture_to_graph(h_stream: Any, h_graph: Any, dependencies: Any, dependency_data: Any,
+                                  num_dependencies: Any, mode: Any) -> None:
+    """Begin capturing into ``h_graph`` after ``dependencies`` (an int address of int64 handles or a sequence
+    of ints; ``dependency_data`` None, an address, ``GraphEdgeData`` or a structured array) (spec 3.2)."""
+    n = _u(num_dependencies)
+    _drv().stream_begin_capture_to_graph(_ip(h_stream), _ip(h_graph), _handles(dependencies, n),
+                                         _edge_tuples(dependency_data, n), int(mode))
+
+
+@_face
+def stream_end_capture(h_stream: Any) -> int:
+    """End the capture; returns the graph handle (spec 3.3: 401, 903, 908, 901, 904 raise)."""
+    return _drv().stream_end_capture(_ip(h_stream))
+
+
+@_face
+def stream_is_capturing(h_stream: Any) -> int:
+    """The capture status as a plain ``int`` (0 NONE, 1 ACTIVE, 2 INVALIDATED; spec 3.4)."""
+    return _drv().stream_is_capturing(_ip(h_stream))
+
+
+@_face
+def stream_get_capture_info_v2(h_stream: Any) -> tuple:
+    """``(status, id, graph, deps)`` with ``deps`` a numpy int64 array (v2 ABI, no edge data).
+
+    Raises LossyQueryError (402) when a current dependency has non-zero edge data (spec 3.5, C-110).
+    """
+    status, cid, g, deps, _eds, _n = _drv().stream_get_capture_info(_ip(h_stream), edge_data=False)
+    return (status, cid, g, _np().array(deps, dtype=_np().int64))
+
+
+@_face
+def stream_get_capture_info_v3(h_stream: Any) -> tuple:
+    """``(status, id, graph, deps, edge_data)``: ``deps`` a numpy int64 array, ``edge_data`` a numpy
+    structured array with fields ``from_port, to_port, type, reserved(5)`` (u1) (spec 3.5, 11.2)."""
+    status, cid, g, deps, eds, _n = _drv().stream_get_capture_info(_ip(h_stream))
+    np = _np()
+    arr = np.zeros(len(eds), dtype=_edge_dtype())
+    for i, ed in enumerate(eds):
+        arr[i]["from_port"], arr[i]["to_port"], arr[i]["type"] = ed
+    return (status, cid, g, np.array(deps, dtype=np.int64), arr)
+
+
+@_face
+def stream_update_capture_dependencies_v2(h_stream: Any, dependencies: Any, dependency_data: Any,
+                                          num_dependencies: Any, flags: Any) -> None:
+    """Add (0) or set (1) the stream's capture dependencies (spec 3.6); arguments as
+    ``stream_begin_capture_to_graph``."""
+    n = _u(num_dependencies)
+    _drv().stream_update_capture_dependencies(_ip(h_stream), _handles(dependencies, n),
+                                              _edge_tuples(dependency_data, n), _u(flags))
+
+
+@_face
+def thread_exchange_stream_capture_mode(mode: Any) -> int:
+    """Set this thread's capture mode; returns the previous one as an ``int`` (spec 3.7)."""
+    return _drv().thread_exchange_stream_capture_mode(int(mode))
+
+
+@_face
+def stream_begin_capture_to_cig(h_stream: Any, stream_cig_capture_params: Any) -> None:
+    """Begin a CIG capture (``stream_cig_capture_params``: None/0, an address or ``StreamCigCaptureParams``
+    whose ``stream_cig_params`` is the address of a ``StreamCigParam``) (spec 8.2)."""
+    p = _struct_at(stream_cig_capture_params, _CStreamCigCaptureParams)
+    dtype, data = None, 0
+    if p is not None and p.streamCigParams:
+        c = _CStreamCigParam.from_address(p.streamCigParams)
+        dtype, data = c.streamSharedDataType, c.streamSharedData or 0
+    _drv().stream_begin_capture_to_cig(_ip(h_stream), dtype, data)
+
+
+@_face
+def stream_end_capture_to_cig(h_stream: Any) -> None:
+    """End a CIG capture (spec 8.4)."""
+    _drv().stream_end_capture_to_cig(_ip(h_stream))
+
+
+# ================================================================================ events
+@_face
+def event_create(flags: Any) -> int:
+    """Create an event; returns its handle."""
+    return _drv().event_create(_u(flags))
+
+
+@_face
+def event_destroy_v2(h_event: Any) -> None:
+    """Destroy an event."""
+    _drv().event_destroy(_ip(h_event))
+
+
+@_face
+def event_record(h_event: Any, h_stream: Any) -> None:
+    """Record an event (spec 4.2)."""
+    _drv().event_record(_ip(h_event), _ip(h_stream))
+
+
+@_face
+def event_record_with_flags(h_event: Any, h_stream: Any, flags: Any) -> None:
+    """Record with ``EventRecordFlags`` (EXTERNAL adds an EVENT_RECORD node in capture)."""
+    _drv().event_record(_ip(h_event), _ip(h_stream), _u(flags), "cuEventRecordWithFlags")
+
+
+@_face
+def event_query(h_event: Any) -> None:
+    """``None`` when complete; raises NotReadyError (600) while pending, CapturedEventError (907)."""
+    _drv().event_query(_ip(h_event))
+
+
+@_face
+def event_synchronize(h_event: Any) -> None:
+    """Wait for an event."""
+    _drv().event_synchronize(_ip(h_event))
+
+
+# ================================================================================ memory
+@_face
+def mem_alloc_v2(bytesize: Any) -> int:
+    """Allocate device memory; returns the address (``int``). 900 during a restricting capture (spec 5.2)."""
+    return _drv().mem_alloc(_u(bytesize))
+
+
+@_face
+def mem_free_v2(dptr: Any) -> None:
+    """Free device memory."""
+    _drv().mem_free(_ip(dptr))
+
+
+@_face
+def mem_alloc_host_v2(bytesize: Any) -> int:
+    """Allocate host memory; returns its address."""
+    return _drv().mem_alloc_host(_u(bytesize))
+
+
+@_face
+def mem_free_host(p: Any) -> None:
+    """Free host memory from ``mem_alloc_host_v2``."""
+    _drv().mem_free_host(_ip(p))
+
+
+@_face
+def mem_alloc_async(bytesize: Any, h_stream: Any) -> int:
+    """Stream-ordered allocation (a MEM_ALLOC node during capture)."""
+    return _drv().mem_alloc_async(_u(bytesize), _ip(h_stream))
+
+
+@_face
+def mem_free_async(dptr: Any, h_stream: Any) -> None:
+    """Stream-ordered free (a MEM_FREE node during capture)."""
+    _drv().mem_free_async(_ip(dptr), _ip(h_stream))
+
+
+@_face
+def memcpy_htod_v2(dst_device: Any, src_host: Any, byte_count: Any) -> None:
+    """Synchronous host-to-device copy (``src_host``: address or buffer)."""
+    _drv().memcpy(_CopyParams(_HOST, _host_obj(src_host), _DEV, _ip(dst_device), _u(byte_count)), None, "cuMemcpyHtoD")
+
+
+@_face
+def memcpy_dtoh_v2(dst_host: Any, src_device: Any, byte_count: Any) -> None:
+    """Synchronous device-to-host copy (``dst_host``: address or writable buffer)."""
+    _drv().memcpy(_CopyParams(_DEV, _ip(src_device), _HOST, _host_obj(dst_host), _u(byte_count)), None, "cuMemcpyDtoH")
+
+
+@_face
+def memcpy_dtod_v2(dst_device: Any, src_device: Any, byte_count: Any) -> None:
+    """Synchronous device-to-device copy."""
+    _drv().memcpy(_CopyParams(_DEV, _ip(src_device), _DEV, _ip(dst_device), _u(byte_count)), None, "cuMemcpyDtoD")
+
+
+@_face
+def memcpy_htod_async_v2(dst_device: Any, src_host: Any, byte_count: Any, h_stream: Any) -> None:
+    """Asynchronous host-to-device copy (a MEMCPY node during capture, reading the host at replay)."""
+    _drv().memcpy(_CopyParams(_HOST, _host_obj(src_host), _DEV, _ip(dst_device), _u(byte_count)), _ip(h_stream),
+                  "cuMemcpyHtoDAsync")
+
+
+@_face
+def memcpy_dtoh_async_v2(dst_host: Any, src_device: Any, byte_count: Any, h_stream: Any) -> None:
+    """Asynchronous device-to-host copy (a MEMCPY node during capture)."""
+    _drv().memcpy(_CopyParams(_DEV, _ip(src_device), _HOST, _host_obj(dst_host), _u(byte_count)), _ip(h_stream),
+                  "cuMemcpyDtoHAsync")
+
+
+def _memset(dst: Any, v: Any, esize: int, n: Any, h: Any, call: str) -> None:
+    _drv().memset(_MemsetParams(_ip(dst), _u(v), esize, _u(n)), None if h is None else _ip(h), call)
+
+
+@_face
+def memset_d8_v2(dst_device: Any, uc: Any, n: Any) -> None:
+    """Set ``n`` bytes (synchronous)."""
+    _memset(dst_device, uc, 1, n, None, "cuMemsetD8")
+
+
+@_face
+def memset_d32_v2(dst_device: Any, ui: Any, n: Any) -> None:
+    """Set ``n`` 32-bit values (synchronous)."""
+    _memset(dst_device, ui, 4, n, None, "cuMemsetD32")
+
+
+@_face
+def memset_d8_async(dst_device: Any, uc: Any, n: Any, h_stream: Any) -> None:
+    """Set ``n`` bytes on a stream (a MEMSET node during capture)."""
+    _memset(dst_device, uc, 1, n, h_stream, "cuMemsetD8Async")
+
+
+@_face
+def memset_d32_async(dst_device: Any, ui: Any, n: Any, h_stream: Any) -> None:
+    """Set ``n`` 32-bit values on a stream (a MEMSET node during capture)."""
+    _memset(dst_device, ui, 4, n, h_stream, "cuMemsetD32Async")
+
+
+# ================================================================================ modules and launches
+def _image(image: Any) -> Any:
+    if isinstance(image, int):
+        return _ct.string_at(int(image)) if image else b""
+    if isinstance(image, str):
+        return image.encode()
+    return _host_obj(image)
+
+
+@_face
+def module_load_data(image: Any) -> int:
+    """Load a module (bytes, str, a buffer, or the address of NUL-terminated text); returns its handle."""
+    return _drv().module_load_data(_image(image))
+
+
+@_face
+def module_unload(hmod: Any) -> None:
+    """Unload a module (spec 5.2 during capture)."""
+    _drv().module_unload(_ip(hmod))
+
+
+@_face
+def module_get_function(hmod: Any, name: Any) -> int:
+    """A kernel handle by entry name (``str`` or ``bytes``). Raises NotFoundError for an unknown name."""
+    n = name.decode() if isinstance(name, (bytes, bytearray)) else str(name)
+    return _drv().module_get_function(_ip(hmod), n)
+
+
+@_face
+def func_get_name(hfunc: Any) -> bytes:
+    """The kernel's entry name."""
+    return _drv().func_get_name(_ip(hfunc)).encode()
+
+
+@_face
+def launch_kernel(f: Any, grid_dim_x: Any, grid_dim_y: Any, grid_dim_z: Any, block_dim_x: Any, block_dim_y: Any,
+                  block_dim_z: Any, shared_mem_bytes: Any, h_stream: Any, kernel_params: Any, extra: Any) -> None:
+    """Launch a kernel (a KERNEL node during capture). ``kernel_params``: None/0, the address of a ``void**``
+    array, a buffer of addresses, or ``(values, types)`` as in the tuple face; ``extra`` must be 0."""
+    hf = _ip(f)
+    d = _drv()
+    if _ip(extra):
+        _refuse("launch_kernel", 801, "launch_kernel: arguments through 'extra' are not simulated")
+    args = _KP.kernel_args(d, hf, kernel_params)
+    d.launch_kernel(hf, (_u(grid_dim_x), _u(grid_dim_y), _u(grid_dim_z)),
+                    (_u(block_dim_x), _u(block_dim_y), _u(block_dim_z)), _u(shared_mem_bytes), _ip(h_stream), args)
+
+
+@_face
+def launch_host_func(h_stream: Any, fn: Any, user_data: Any) -> None:
+    """Enqueue a host function by address (a HOST node during capture, spec 3.9)."""
+    _drv().launch_host_func(_ip(h_stream), _ip(fn), _ip(user_data))
+
+
+# ================================================================================ graphs
+@_face
+def graph_create(flags: Any) -> int:
+    """Create an empty graph; returns its handle."""
+    return _drv().graph_create(_u(flags))
+
+
+@_face
+def graph_destroy(h_graph: Any) -> None:
+    """Destroy a graph."""
+    _drv().graph_destroy(_ip(h_graph))
+
+
+@_face
+def graph_get_nodes(h_graph: Any) -> memoryview:
+    """The graph's node handles, creation order, as a ``memoryview`` of int64."""
+    return _i64(_drv().graph_get_nodes(_ip(h_graph)))
+
+
+@_face
+def graph_get_root_nodes(h_graph: Any) -> memoryview:
+    """Root node handles as a ``memoryview`` of int64."""
+    return _i64(_drv().graph_get_root_nodes(_ip(h_graph)))
+
+
+@_face
+def graph_get_edges_v2(h_graph: Any) -> tuple:
+    """``(from, to, edge_data)``: two int64 memoryviews and a ``GraphEdgeData`` array, creation order."""
+    edges = _drv().graph_get_edges(_ip(h_graph))
+    ed = GraphEdgeData(max(len(edges), 1))
+    if edges:
+        ed._data["from_port"] = [e[2][0] for e in edges]
+        ed._data["to_port"] = [e[2][1] for e in edges]
+        ed._data["type"] = [e[2][2] for e in edges]
+    else:
+        ed = GraphEdgeData.from_data(ed._data[:0])
+    ed._single = False
+    return (_i64([e[0] for e in edges]), _i64([e[1] for e in edges]), ed)
+
+
+@_face
+def graph_node_get_type(h_node: Any) -> int:
+    """The node type as a plain ``int`` (``GraphNodeType``)."""
+    return _drv().graph_node_get_type(_ip(h_node))
+
+
+@_face
+def graph_node_get_local_id(h_node: Any) -> int:
+    """The node's local id (DOT ``node_<id>``)."""
+    return _drv().graph_node_get_local_id(_ip(h_node))
+
+
+@_face
+def graph_get_id(h_graph: Any) -> int:
+    """The graph id (DOT ``graph_<id>``)."""
+    return _drv().graph_get_id(_ip(h_graph))
+
+
+@_face
+def graph_add_empty_node(h_graph: Any, dependencies: Any, num_dependencies: Any) -> int:
+    """Add an EMPTY node; returns its handle."""
+    n = _u(num_dependencies)
+    return _drv().graph_add_empty_node(_ip(h_graph), _handles(dependencies, n))
+
+
+@_face
+def graph_add_child_graph_node(h_graph: Any, dependencies: Any, num_dependencies: Any, child_graph: Any) -> int:
+    """Add a GRAPH node holding a clone of ``child_graph`` (spec 4.6)."""
+    n = _u(num_dependencies)
+    return _drv().graph_add_child_graph_node(_ip(h_graph), _handles(dependencies, n), _ip(child_graph))
+
+
+@_face
+def graph_clone(original_graph: Any) -> int:
+    """Deep copy of a graph."""
+    return _drv().graph_clone(_ip(original_graph))
+
+
+@_face
+def graph_instantiate_with_flags(h_graph: Any, flags: Any) -> int:
+    """Instantiate; returns the exec handle (spec 9)."""
+    return _drv().graph_instantiate(_ip(h_graph), _u(flags))
+
+
+@_face
+def graph_launch(h_graph_exec: Any, h_stream: Any) -> None:
+    """Run an exec on a stream (900 into a capturing stream, spec 3.8)."""
+    _drv().graph_launch(_ip(h_graph_exec), _ip(h_stream))
+
+
+@_face
+def graph_upload(h_graph_exec: Any, h_stream: Any) -> None:
+    """Checks handles and stream rules; nothing to upload."""
+    _drv().graph_upload(_ip(h_graph_exec), _ip(h_stream))
+
+
+@_face
+def graph_exec_destroy(h_graph_exec: Any) -> None:
+    """Destroy an exec (potentially unsafe during capture, spec 5.2)."""
+    _drv().graph_exec_destroy(_ip(h_graph_exec))
+
+
+@_face
+def graph_exec_update_v2(h_graph_exec: Any, h_graph: Any) -> GraphExecUpdateResultInfo_v1:
+    """Update an exec from a graph; returns a ``GraphExecUpdateResultInfo_v1`` (result 0) or raises
+    GraphExecUpdateFailureError (910) when the topology or a node type changed (spec 9)."""
+    result, enode, efrom = _drv().graph_exec_update(_ip(h_graph_exec), _ip(h_graph))
+    info = GraphExecUpdateResultInfo_v1()
+    info.result, info.error_node, info.error_from_node = result, enode, efrom
+    return info
+
+
+@_face
+def graph_debug_dot_print(h_graph: Any, path: Any, flags: Any) -> None:
+    """Write the graph as DOT (``path``: str or bytes)."""
+    p = path.decode() if isinstance(path, (bytes, bytearray)) else str(path)
+    _drv().graph_debug_dot_print(_ip(h_graph), p, _u(flags))
+
+
+# ================================================================================ the rest: not simulated
+def _stub(name: str) -> Any:
+    def stub(*args: Any, **kwargs: Any) -> Any:
+        _refuse(name, 801, f"{name} is not simulated by simcuda (cuda.bindings._v2.driver); it always raises "
+                           "NotSupportedError")
+    stub.__name__ = stub.__qualname__ = name
+    stub.__doc__ = (f"Not simulated: mirrors ``{_V2_FUNCTIONS[name]}`` by name only; always raises "
+                    "``NotSupportedError`` (801) with a ``why``.")
+    stub.__simcuda_stub__ = True  # type: ignore[attr-defined]
+    return stub
+
+
+_NOT_SIMULATED = tuple(n for n in _V2_FUNCTIONS if n not in globals())
+for _n in _NOT_SIMULATED:
+    globals()[_n] = _stub(_n)
+del _n
