@@ -77,6 +77,11 @@ def _classes(real) -> dict:
             out[name] = (bases, "opaque", ())
             continue
         try:
+            int(obj)  # wrappers have a value; field-less structs (reserved bytes only) do not
+        except TypeError:
+            out[name] = (bases, "struct", ())
+            continue
+        try:
             text = repr(c(5))  # a plain wrapper (no fields): 5 is a value, never an address here
         except Exception:
             out[name] = (bases, "opaque", ())

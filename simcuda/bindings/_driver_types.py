@@ -247,6 +247,9 @@ class Struct:
             raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
         self._d[name] = _convert(spec[0], spec[1], value)
 
+    def __dir__(self) -> list:
+        return sorted(set(object.__dir__(self)) | {f for f, _, _ in self._fields})
+
     def _raw(self, name: str) -> Any:
         """The stored value (host objects kept as given; enums as int)."""
         return self._d[name]
