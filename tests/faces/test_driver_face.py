@@ -796,3 +796,14 @@ def test_launch_kernel_ex_and_cooperative(env, recorded):
     c.numAttrs = 1
     assert cu.cuLaunchKernelEx(c, env.kargs, kp, 0) == (R.CUDA_ERROR_NOT_SUPPORTED,)
     assert len(recorded) == 2
+
+
+def test_supported_api_page_is_up_to_date():
+    """docs/supported-api.md is what tools/gen_supported_api.py writes from the faces now."""
+    import importlib.util
+    from pathlib import Path
+    root = Path(__file__).resolve().parents[2]
+    spec = importlib.util.spec_from_file_location("gen_supported_api", root / "tools" / "gen_supported_api.py")
+    gen = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(gen)
+    assert (root / "docs" / "supported-api.md").read_text(encoding="utf-8") == gen.render()
