@@ -178,6 +178,7 @@ def _wrapper_class(name: str, kind: str, bits: int, signed: bool) -> type:
            "value": "C value: decimal repr, no value equality (compare int(x)), no __index__"}[kind]
     ns = {
         "__slots__": (),
+        "__module__": _FACE,
         "__doc__": f"{name}(init_value=0, _ptr=0)\n\nSimulated ``cuda.bindings.driver.{name}`` ({doc}).\n"
                    "``int(x)`` gives the value; ``getPtr()`` the address of real memory holding it.",
         "_ctype": _CTYPES[(bits, signed)],
@@ -413,6 +414,7 @@ SPECS: dict[str, list[tuple[str, str, Any]]] = {
 }
 
 _CLS: dict[str, type] = {}
+_FACE = "simcuda.bindings.driver"  # where the classes are published (pickle finds them there)
 
 
 def _struct_class(name: str, bases: tuple, fields: tuple) -> type:
@@ -427,7 +429,7 @@ def _struct_class(name: str, bases: tuple, fields: tuple) -> type:
     if root not in SPECS:
         doc += "\n\nPlaceholder: the simulator does not read this struct; its fields accept any value."
     ns = {"__slots__": (), "__doc__": doc, "_fields": tuple(spec), "_kinds": {f: (k, a) for f, k, a in spec},
-          "_root": root}
+          "_root": root, "__module__": _FACE}
     return type(name, (parent,), ns)
 
 
@@ -449,7 +451,8 @@ def build_classes() -> dict[str, type]:
         bases, kind, detail = CLASSES[name]
         if kind in ("ptr", "value", "callback"):
             parent = _CLS.get(bases[0]) if bases else None
-            _CLS[name] = type(name, (parent,), {"__slots__": (), "__doc__": parent.__doc__}) if parent else \
+            _CLS[name] = type(name, (parent,), {"__slots__": (), "__doc__": parent.__doc__, "__module__": _FACE}) \
+                if parent else \
                 _wrapper_class(name, kind, *detail)
     for name in order:
         bases, kind, detail = CLASSES[name]
@@ -463,7 +466,8 @@ def build_classes() -> dict[str, type]:
         bases, kind, detail = CLASSES[name]
         if name not in _CLS:
             parent = _CLS.get(bases[0], _Placeholder) if bases else _Placeholder
-            _CLS[name] = type(name, (parent,), {"__doc__": f"{name}: placeholder for the real class (not simulated)."})
+            _CLS[name] = type(name, (parent,), {"__doc__": f"{name}: placeholder for the real class (not simulated).",
+                                                "__module__": _FACE})
     _LAYOUTS["CUgraphEdgeData_st"] = _edge_layout
     return dict(_CLS)
 

@@ -490,8 +490,8 @@ def cuStreamWaitEvent(hStream: Any, hEvent: Any, Flags: Any) -> tuple:
     event; INVALID_HANDLE bad event; 906 legacy stream; 902 MERGE (both invalidated); 905 ISOLATION
     (invalidates); 901 on an invalidated capture.
     """
-    hs = hStream if type(hStream) is int else _h(hStream, _CUstream)
-    he = hEvent if type(hEvent) is int else _h(hEvent, _CUevent)
+    hs = hStream if type(hStream) is int and hStream >= 0 else _h(hStream, _CUstream)
+    he = hEvent if type(hEvent) is int and hEvent >= 0 else _h(hEvent, _CUevent)
     fl = Flags if type(Flags) is int else _u(Flags)
     try:
         _drv().stream_wait_event(hs, he, fl)
@@ -679,8 +679,8 @@ def cuEventRecord(hEvent: Any, hStream: Any) -> tuple:
     Errors, in order: INVALID_HANDLE bad event or other context; 906 legacy stream under a blocking
     capture (invalidating); 901 invalidated capture.
     """
-    he = hEvent if type(hEvent) is int else _h(hEvent, _CUevent)
-    hs = hStream if type(hStream) is int else _h(hStream, _CUstream)
+    he = hEvent if type(hEvent) is int and hEvent >= 0 else _h(hEvent, _CUevent)
+    hs = hStream if type(hStream) is int and hStream >= 0 else _h(hStream, _CUstream)
     try:
         _drv().event_record(he, hs)
     except _DriverError as e:
@@ -1167,8 +1167,8 @@ def cuLaunchKernel(f: Any, gridDimX: Any, gridDimY: Any, gridDimZ: Any, blockDim
     Errors: INVALID_HANDLE bad function; INVALID_VALUE zero or oversized dimensions, or ``extra`` set
     together with ``kernelParams``; NOT_SUPPORTED ``extra`` alone (not simulated); stream capture rules.
     """
-    hf = f if type(f) is int else _h(f, _CUfunction)
-    hs = hStream if type(hStream) is int else _h(hStream, _CUstream)
+    hf = f if type(f) is int and f >= 0 else _h(f, _CUfunction)
+    hs = hStream if type(hStream) is int and hStream >= 0 else _h(hStream, _CUstream)
     if type(extra) is not int:
         if not isinstance(extra, int):
             raise TypeError("an integer is required")
