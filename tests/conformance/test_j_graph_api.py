@@ -239,7 +239,11 @@ def test_c146_recapture_on_a_graph_with_a_different_topology(cu):
     """Recapturing into a graph with another node type at the same place fails with 918 (at the call or at the end)."""
     d = cu.drv
     g = cu.capture_kernels(2)
-    res = d.cuStreamBeginRecaptureToGraph(cu.s1, cu.G, g, None, None)
+    mismatches = []
+    cb = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p,
+                          ctypes.c_int)(lambda *a: mismatches.append(a) or 0)   # CUgraphRecaptureCallback
+    cb_addr = ctypes.cast(cb, ctypes.c_void_p).value
+    res = d.cuStreamBeginRecaptureToGraph(cu.s1, cu.G, g, cb_addr, None)
     if cu.name == "fake" and int(res[0]) == 801:
         pytest.skip("cuStreamBeginRecaptureToGraph is not simulated (spec 13.B: recapture not yet specified)")
     cu.ok(res)
@@ -252,3 +256,4 @@ def test_c146_recapture_on_a_graph_with_a_different_topology(cu):
         cu.ok(r)
         cu.err(cu.end(cu.s1), 918)
         cu.iscap(cu.s1, cu.NONE)
+    del cb  # kept alive until the recapture is over
