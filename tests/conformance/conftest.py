@@ -608,7 +608,12 @@ def cu_pt(request: pytest.FixtureRequest) -> Any:
 
 
 @pytest.fixture(autouse=True)
-def _record_inferred(request: pytest.FixtureRequest, record_property: Any) -> None:
-    """Mark [I] cases in the junit XML, for tools/conformance_table.py."""
-    if request.node.get_closest_marker("inferred") is not None:
-        record_property("inferred", "yes")
+def _record_inferred(request: pytest.FixtureRequest) -> None:
+    """Mark [I] cases in the junit XML for tools/conformance_table.py (junit_family xunit1 or legacy only)."""
+    if request.node.get_closest_marker("inferred") is None:
+        return
+    if not getattr(request.config.option, "xmlpath", None):
+        return
+    if request.config.getini("junit_family") not in ("xunit1", "legacy"):
+        return
+    request.getfixturevalue("record_property")("inferred", "yes")

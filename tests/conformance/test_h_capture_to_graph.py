@@ -37,9 +37,9 @@ def test_c115_null_dependencies_with_a_count(cu):
     """The Python wrapper raises RuntimeError when numDependencies exceeds the list, before the driver is called."""
     d = cu.drv
     g, _q = _graph_with_empty_node(cu)
-    with pytest.raises(RuntimeError):
+    with pytest.raises(RuntimeError, match="List is too small: 0 < 1"):
         d.cuStreamBeginCaptureToGraph(cu.s1, g, [], None, 1, cu.G)
-    with pytest.raises(RuntimeError):
+    with pytest.raises(RuntimeError, match="List is too small: 0 < 1"):
         d.cuStreamBeginCaptureToGraph(cu.s1, g, None, None, 1, cu.G)
     cu.iscap(cu.s1, cu.NONE)
 

@@ -101,9 +101,9 @@ def test_c178_host_functions_through_the_classic_binding(cu):
         calls.append(1)
     fn = ctypes.CFUNCTYPE(None, ctypes.c_void_p)(py_fn)
     p = ctypes.cast(fn, ctypes.c_void_p).value
-    with pytest.raises(TypeError):
+    with pytest.raises(TypeError, match="an integer is required"):
         d.cuLaunchHostFunc(cu.s1, py_fn, None)
-    with pytest.raises(TypeError):
+    with pytest.raises(TypeError, match="an integer is required"):
         d.cuLaunchHostFunc(cu.s1, fn, None)
     cu.ok(cu.begin(cu.s1, cu.G))
     cu.ok(d.cuLaunchHostFunc(cu.s1, p, None))
