@@ -13,6 +13,7 @@ import functools
 import os
 import struct
 import threading
+import weakref
 from typing import Any, Callable
 
 import attrs
@@ -211,6 +212,7 @@ class Driver:
         self._objs: dict[int, Any] = {}
         self._next_h = HANDLE_BASE
         self._threads: dict[int, ThreadState] = {}
+        self._thread_serial = 0
         self._live_captures: dict[int, cap.CaptureSequence] = {}
         self._capture_counter = 0
         self._graph_counter = 0
@@ -230,11 +232,16 @@ class Driver:
         return h
 
     def _thread(self) -> ThreadState:
-        tid = threading.get_ident()
-        t = self._threads.get(tid)
-        if t is None:
-            cur = threading.current_thread()
-            t = self._threads[tid] = ThreadState(tid, cur.name)
+        """This thread's state. Python reuses thread idents, so the state remembers its thread object:
+        a new thread with a recycled ident starts afresh (GLOBAL mode, no context; spec 1, 2.5), and
+        ``ThreadState.tid`` is a serial number that is never reused within the driver."""
+        ident = threading.get_ident()
+        t = self._threads.get(ident)
+        cur = threading.current_thread()
+        if t is None or t.thread_ref() is not cur:
+            self._thread_serial += 1
+            t = self._threads[ident] = ThreadState(self._thread_serial, cur.name)
+            t.thread_ref = weakref.ref(cur)
         return t
 
     def _next_capture_id(self) -> int:

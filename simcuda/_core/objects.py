@@ -133,7 +133,7 @@ class Function:
 class ThreadState:
     """Per-thread facts the rules read (spec section 1, Thread)."""
 
-    __slots__ = ("tid", "name", "ctx_stack", "mode", "in_host_fn", "last_error", "runtime_device")
+    __slots__ = ("tid", "name", "ctx_stack", "mode", "in_host_fn", "last_error", "runtime_device", "thread_ref")
 
     def __init__(self, tid: int, name: str) -> None:
         self.tid = tid
@@ -143,6 +143,7 @@ class ThreadState:
         self.in_host_fn = 0
         self.last_error = None
         self.runtime_device = 0
+        self.thread_ref: Any = None
 
     @property
     def current(self) -> Context | None:

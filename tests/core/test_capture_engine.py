@@ -257,3 +257,31 @@ def test_end_capture_is_linear_in_size(env):
         d.stream_wait_event(env.s1, evs[i], 0)
     g = d.stream_end_capture(env.s1)
     assert len(d.graph_get_nodes(g)) == 20000
+
+
+def test_new_thread_with_recycled_ident_starts_global_without_context():
+    """A thread that reuses a finished thread's ident starts in GLOBAL mode with no context (spec 1, 2.5)."""
+    d = Driver()
+    d.init(0)
+    ctx = d.ctx_create(0, 0)
+    seen = []
+
+    def worker():
+        try:
+            seen.append(d.thread_exchange_stream_capture_mode(R))
+        except DriverError as e:  # pragma: no cover - reported through the assertion below
+            seen.append(e)
+        try:
+            d.ctx_get_device()
+            seen.append("had a context")
+        except DriverError as e:
+            seen.append(int(e.code))
+        d.ctx_set_current(ctx)
+    idents = set()
+    for _ in range(30):
+        t = threading.Thread(target=worker)
+        t.start()
+        idents.add(t.ident)
+        t.join()
+    assert len(idents) < 30, "the platform did not recycle a thread ident; the test proves nothing"
+    assert seen == [G, 201] * 30
