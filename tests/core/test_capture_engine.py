@@ -283,5 +283,6 @@ def test_new_thread_with_recycled_ident_starts_global_without_context():
         t.start()
         idents.add(t.ident)
         t.join()
-    assert len(idents) < 30, "the platform did not recycle a thread ident; the test proves nothing"
     assert seen == [G, 201] * 30
+    if len(idents) == 30:
+        pytest.skip("this platform did not recycle a thread ident, so the reuse path was not exercised")
