@@ -584,6 +584,51 @@ def check_event_host_wait(drv: Any, event: Any, thread: Any, call: str) -> None:
         check_unsafe(drv, thread, call)
 
 
+def check_synchronous_call(drv: Any, stream: Any, thread: Any, call: str) -> None:
+    """Synchronous ``cuMemcpy*`` / ``cuMemsetD*`` on the stream they run on (spec 6, 6.1, 5.2).
+
+    Legacy mode: the legacy stream's rule (906 under a blocking capture of its context), then the
+    potentially unsafe class. Per-thread mode: the caller's per-thread stream; when it is itself
+    capturing, a synchronous call on it is refused in every mode like ``cuStreamSynchronize``
+    (900 and invalidation; 901 if already invalidated) [I]; otherwise the unsafe class.
+    """
+    if stream.is_legacy:
+        check_legacy_use(drv, stream, call)
+    else:
+        seq = stream.capture
+        if seq is not None:
+            if seq.status == INVALIDATED:
+                raise _err(901, f"{call} would run on {stream.label()}, whose capture {seq.id} was invalidated by "
+                                f"{seq.invalidated_by} (spec 6.1, 5.3) [inferred]")
+            eff = invalidate(seq, call)
+            raise _err(900, f"{call} is synchronous and would run on {stream.label()}, which is capturing in "
+                            f"{seq.label()}: a synchronous call on a capturing stream is refused in every mode "
+                            f"(spec 6.1, 5.3) [inferred]; {eff}")
+    check_unsafe(drv, thread, call)
+
+
+def check_elapsed_time_events(events: Any) -> None:
+    """``cuEventElapsedTime`` with an event recorded in a capture: 907, invalidating it (spec 5.3) [I].
+
+    Checked after the documented INVALID_HANDLE for a never-recorded event (the caller's job).
+    """
+    for e in events:
+        if e.state == CAPTURED:
+            seq = e.capture
+            eff = invalidate(seq, "cuEventElapsedTime")
+            raise _err(907, f"cuEventElapsedTime: {e.label()} was last recorded in {seq.label()}; its time is not "
+                            f"known to the host (spec 5.3) [inferred]; {eff}")
+
+
+def check_free_async_in_capture(seq: CaptureSequence, dptr: int, is_graph_allocation: bool) -> None:
+    """``cuMemFreeAsync`` during capture frees only graph allocations (spec 3.8); otherwise
+    INVALID_VALUE and the capture stays ACTIVE [I: code and no invalidation, C-059]."""
+    if not is_graph_allocation:
+        raise _err(1, f"cuMemFreeAsync during {seq.label()}: 0x{dptr:x} is not a graph allocation (made by "
+                      "cuMemAllocAsync in a capture or a MEM_ALLOC node) (spec 3.8) [inferred code]; the capture "
+                      "is unchanged")
+
+
 def check_ctx_sync(drv: Any, ctx: Any, call: str) -> None:
     """cuCtxSynchronize and friends: 900 while any stream of ``ctx`` captures (spec 5.3)."""
     bad = [s for s in drv._live_captures.values() if any(m.ctx is ctx for m in s.members)]

@@ -974,11 +974,7 @@ class Driver:
         for e in (e0, e1):
             if e.state == EMPTY:
                 raise DriverError(400, f"{e.label()} was never recorded")
-        for e in (e0, e1):
-            if e.state == CAPTURED:
-                eff = cap.invalidate(e.capture, "cuEventElapsedTime")
-                raise DriverError(907, f"cuEventElapsedTime: {e.label()} was recorded in {e.capture.label()} "
-                                       f"(spec 5.3) [inferred]; {eff}")
+        cap.check_elapsed_time_events((e0, e1))
         for e in (e0, e1):
             if e.flags & 2:
                 raise DriverError(400, f"{e.label()} was created with CU_EVENT_DISABLE_TIMING")
@@ -1087,23 +1083,11 @@ class Driver:
         return isinstance(ptr, int) and self.memory.find(ptr) is not None
 
     def _sync_stream(self, t: ThreadState, call: str) -> Stream:
-        """The stream a synchronous copy/set runs on, with its capture rules (spec 6, 6.1)."""
+        """The stream a synchronous copy/set runs on (legacy, or the caller's per-thread stream, spec 6.1),
+        after the capture rules for synchronous calls (``capture.check_synchronous_call``)."""
         ctx = self._ctx_current(t)
-        if self._per_thread_mode():
-            s = self._per_thread_of(ctx, t)
-            seq = s.capture
-            if seq is not None:
-                if seq.status == cap.INVALIDATED:
-                    raise DriverError(901, f"{call} would run on {s.label()}, whose capture {seq.id} is invalidated")
-                eff = cap.invalidate(seq, call)
-                raise DriverError(900, f"{call} is synchronous and would run on {s.label()}, which is capturing in "
-                                       f"{seq.label()}: a synchronous call on a capturing stream is refused in every "
-                                       f"mode (spec 6.1, 5.3) [inferred]; {eff}")
-            cap.check_unsafe(self, t, call)
-            return s
-        s = self._legacy_of(ctx)
-        cap.check_legacy_use(self, s, call)
-        cap.check_unsafe(self, t, call)
+        s = self._per_thread_of(ctx, t) if self._per_thread_mode() else self._legacy_of(ctx)
+        cap.check_synchronous_call(self, s, t, call)
         return s
 
     @entry
@@ -1170,9 +1154,7 @@ class Driver:
             raise DriverError(1, f"0x{int(dptr):x} is not the start of a live allocation")
         seq = s.capture
         if seq is not None and seq.status == cap.ACTIVE and s.cig is None:
-            if a.kind != KIND_GRAPH:
-                raise DriverError(1, f"cuMemFreeAsync during capture: 0x{int(dptr):x} is not a graph allocation "
-                                     "(spec 3.8) [inferred code]; the capture is unchanged")
+            cap.check_free_async_in_capture(seq, int(dptr), a.kind == KIND_GRAPH)
             cap.enqueue(self, s, cap.Op("mem_free", "cuMemFreeAsync", {"dptr": int(dptr)}, None))
             return
         if a.kind == KIND_GRAPH and s.cig is None and seq is None:
