@@ -1207,6 +1207,68 @@ class Driver:
         return f.handle
 
     @entry
+    def library_load_data(self, image: Any, call: str = "cuLibraryLoadData") -> int:
+        """cuLibraryLoadData / cuLibraryLoadFromFile: a context-independent library (simulated as a module of
+        the current context). Errors: 201 no context; 200 unrecognisable image; 900 by spec 5.2 (library
+        loads are potentially unsafe [I])."""
+        return self.module_load_data(image, call)
+
+    @entry
+    def library_unload(self, h: int) -> None:
+        """cuLibraryUnload. Errors: 400 bad handle; 900 by spec 5.2 [I]."""
+        m = self._objs.get(h) if h else None
+        if not isinstance(m, Module) or m.unloaded:
+            raise DriverError(400, "not a loaded library handle")
+        cap.check_unsafe(self, self._thread(), "cuLibraryUnload")
+        m.unloaded = True
+
+    @entry
+    def array_create(self, width: int, height: int, fmt: int, channels: int, depth: int = 0) -> int:
+        """cuArrayCreate / cuArray3DCreate (bookkeeping only: arrays hold no simulated data).
+
+        Errors: 201 no context; 1 zero width or channels not 1, 2 or 4; 900 by spec 5.2 (array creation is
+        potentially unsafe [H; I for CUDA]).
+        """
+        t = self._thread()
+        ctx = self._ctx_current(t)
+        if width <= 0 or channels not in (1, 2, 4):
+            raise DriverError(1, f"array width {width} must be positive and NumChannels {channels} 1, 2 or 4")
+        cap.check_unsafe(self, t, "cuArrayCreate")
+        arr = _Array(ctx, (int(width), int(height), int(depth)), int(fmt), int(channels))
+        return self._handle(arr)
+
+    @entry
+    def array_destroy(self, h: int) -> None:
+        """cuArrayDestroy. Errors: 400 bad handle; 900 by spec 5.2 [H; I]."""
+        arr = self._objs.get(h) if h else None
+        if not isinstance(arr, _Array) or arr.destroyed:
+            raise DriverError(400, "not a live array handle")
+        cap.check_unsafe(self, self._thread(), "cuArrayDestroy")
+        arr.destroyed = True
+
+    @entry
+    def device_primary_ctx_reset(self, dev: int) -> None:
+        """cuDevicePrimaryCtxReset: destroy the primary context's streams and memory bookkeeping.
+
+        Errors: 101 bad device; 900 by spec 5.2 (potentially unsafe [I]). Captures with streams in it
+        behave as when those streams are destroyed (origin: terminated; member: invalidated).
+        """
+        d = self._device(dev)
+        t = self._thread()
+        cap.check_unsafe(self, t, "cuDevicePrimaryCtxReset")
+        c = d.primary
+        if c is None:
+            return
+        for s in list(c.streams) + list(c.per_thread.values()):
+            cap.on_stream_destroyed(self, s)
+            s.destroyed = True
+        c.streams.clear()
+        c.per_thread.clear()
+        for a in list(self.memory._allocs):
+            if a.ctx is c and not a.freed:
+                self.memory.free(a)
+
+    @entry
     def module_get_global(self, h: int, name: str) -> tuple[int, int]:
         """cuModuleGetGlobal: globals are not simulated; 500 NOT_FOUND."""
         raise DriverError(500, f"module globals are not simulated ({name!r})")
@@ -1630,6 +1692,15 @@ class Driver:
         """The last failing core call's error on the calling thread (code and ``why``), or None."""
         with self._lock:
             return self._thread().last_error
+
+
+class _Array:
+    """A CUDA array (cuArrayCreate): dimensions and format only; its contents are not simulated."""
+
+    __slots__ = ("ctx", "dims", "fmt", "channels", "destroyed")
+
+    def __init__(self, ctx: Context, dims: tuple, fmt: int, channels: int) -> None:
+        self.ctx, self.dims, self.fmt, self.channels, self.destroyed = ctx, dims, fmt, channels, False
 
 
 _UPDATE_NAMES = {0: "SUCCESS", 1: "ERROR", 2: "TOPOLOGY_CHANGED", 3: "NODE_TYPE_CHANGED", 4: "FUNCTION_CHANGED",

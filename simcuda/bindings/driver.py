@@ -1611,6 +1611,93 @@ def cuGraphDebugDotPrint(hGraph: Any, path: Any, flags: Any) -> tuple:
 
 
 # =========================================================================== the rest: not simulated
+# =========================================================================== libraries and arrays
+_CUlibrary = globals()["CUlibrary"]
+_CUarray = globals()["CUarray"]
+
+
+@_face
+def cuLibraryLoadData(code: Any, jitOptions: Any, jitOptionsValues: Any, numJitOptions: Any,
+                      libraryOptions: Any, libraryOptionValues: Any, numLibraryOptions: Any) -> tuple:
+    """Load a library from PTX/CUDA text, CUBIN or fatbin (as ``cuModuleLoadData``; options ignored).
+
+    Errors: INVALID_CONTEXT; INVALID_IMAGE (200); 900 during a restricting capture (spec 5.2) [I].
+    Fidelity: the simulator ties the library to the current context (the real one is context-independent).
+    """
+    return (_SUCCESS, _CUlibrary._mk(_drv().library_load_data(_image(code))))
+
+
+@_face
+def cuLibraryLoadFromFile(fileName: Any, jitOptions: Any, jitOptionsValues: Any, numJitOptions: Any,
+                          libraryOptions: Any, libraryOptionValues: Any, numLibraryOptions: Any) -> tuple:
+    """Load a library file (``bytes`` path). Errors: FILE_NOT_FOUND (301); otherwise as ``cuLibraryLoadData``."""
+    path = os.fsdecode(_bytes_arg(fileName))
+    d = _drv()
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read()
+    except OSError as e:
+        raise d.refuse("cuLibraryLoadFromFile", 301, f"cannot read {path!r}: {e.strerror}") from None
+    return (_SUCCESS, _CUlibrary._mk(d.library_load_data(data, "cuLibraryLoadFromFile")))
+
+
+@_face
+def cuLibraryUnload(library: Any) -> tuple:
+    """Unload a library. Errors: INVALID_HANDLE; 900 during a restricting capture (spec 5.2) [I]."""
+    _drv().library_unload(_h(library, _CUlibrary))
+    return _OK
+
+
+@_face
+def cuLibraryGetKernel(library: Any, name: Any) -> tuple:
+    """The kernel ``name`` (``bytes``) of a library. Errors: INVALID_HANDLE; NOT_FOUND (500) unknown name."""
+    h = _drv().module_get_function(_h(library, _CUlibrary), os.fsdecode(_bytes_arg(name)))
+    return (_SUCCESS, globals()["CUkernel"]._mk(h))
+
+
+@_face
+def cuKernelGetFunction(kernel: Any) -> tuple:
+    """The function of a kernel in the current context (simulated: the same handle). Errors: INVALID_HANDLE."""
+    h = _h(kernel, _CUkernel)
+    _drv().func_get_name(h)
+    return (_SUCCESS, _CUfunction._mk(h))
+
+
+@_face
+def cuKernelGetName(hfunc: Any) -> tuple:
+    """The kernel's entry name as ``bytes``. Errors: INVALID_HANDLE."""
+    return (_SUCCESS, _drv().func_get_name(_h(hfunc, _CUkernel)).encode())
+
+
+@_face
+def cuArrayCreate(pAllocateArray: Any) -> tuple:
+    """Create a CUDA array from a ``CUDA_ARRAY_DESCRIPTOR`` (bookkeeping only; contents not simulated).
+
+    Errors: INVALID_VALUE NULL descriptor, zero width, bad channel count; INVALID_CONTEXT; 900 during a
+    restricting capture (spec 5.2) [H; I].
+    """
+    if pAllocateArray is None:
+        raise _drv().refuse("cuArrayCreate", 1, "pAllocateArray is NULL")
+    a = pAllocateArray
+    h = _drv().array_create(int(a.Width), int(a.Height), int(a.Format), int(a.NumChannels))
+    return (_SUCCESS, _CUarray._mk(h))
+
+
+@_face
+def cuArrayDestroy(hArray: Any) -> tuple:
+    """Destroy a CUDA array. Errors: INVALID_HANDLE; 900 during a restricting capture (spec 5.2) [H; I]."""
+    _drv().array_destroy(_h(hArray, _CUarray))
+    return _OK
+
+
+@_face
+def cuDevicePrimaryCtxReset(dev: Any) -> tuple:
+    """Reset a device's primary context (its streams are destroyed). Errors: INVALID_DEVICE; 900 during a
+    restricting capture (spec 5.2) [I]."""
+    _drv().device_primary_ctx_reset(_h(dev, _CUdevice))
+    return _OK
+
+
 def _install_stubs() -> list[str]:
     g = globals()
     made = []
