@@ -132,11 +132,11 @@ def _split_params(text):
 
 def test_stub_returns_not_supported_with_the_real_number_of_slots(drv):
     """A function that is not simulated returns (NOT_SUPPORTED, None...) and records a why."""
-    assert getattr(cu.cuArrayCreate, "__simcuda_stub__", False)
-    res = cu.cuArrayCreate(None)
+    assert getattr(cu.cuTexObjectCreate, "__simcuda_stub__", False)
+    res = cu.cuTexObjectCreate(None, None, None)
     assert res == (R.CUDA_ERROR_NOT_SUPPORTED, None)
     assert "not simulated" in simcuda.last_error().why
-    assert len(cu.cuGraphGetNodes.__doc__) > 0 and cu.cuArrayCreate.__doc__.startswith("Not simulated")
+    assert len(cu.cuGraphGetNodes.__doc__) > 0 and cu.cuTexObjectCreate.__doc__.startswith("Not simulated")
 
 
 def test_error_tuples_keep_their_length(drv):
