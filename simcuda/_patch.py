@@ -1,0 +1,225 @@
+"""``simcuda.patch()``: install the simulated faces under NVIDIA's module names, and take them away again.
+
+While a patch is active::
+
+    import cuda.bindings.driver as cuda            # simcuda.bindings.driver
+    from cuda.bindings import driver, runtime, nvrtc
+    from cuda import cuda, cudart, nvrtc            # the legacy (cuda-python 11/12) names
+    from cuda.bindings._v2 import driver            # simcuda.bindings._v2.driver
+
+all resolve to simcuda's faces, whether or not NVIDIA's ``cuda-bindings`` is installed.
+
+How: for each of the names below the patch saves the ``sys.modules`` entry (or its absence) and,
+for the parent packages, every attribute it is about to set. A parent package that is already
+imported (NVIDIA's ``cuda`` namespace package, the real ``cuda.bindings``) is **kept** and given
+attributes pointing at the faces; one that is not imported is replaced by a small stand-in
+package. The stand-in ``cuda`` keeps the real namespace's ``__path__`` when there is one, so
+``import cuda.pathfinder`` and friends still work. On the outermost exit every ``sys.modules``
+entry and every attribute is put back exactly as it was (entries that were absent are removed),
+so code that imported the real modules before, or imports them after, sees the real modules.
+
+Patches nest: only the outermost exit restores. ``patch(driver=d)`` also makes ``d`` the current
+driver for the duration (:func:`simcuda.use`), restoring the previous driver on that level's exit.
+The state is process-global (``sys.modules`` is), guarded by a lock.
+"""
+from __future__ import annotations
+
+import functools
+import importlib
+import importlib.util
+import inspect
+import sys
+import threading
+import types
+from typing import Any, Callable, TypeVar
+
+try:  # Python 3.10+
+    from typing import ParamSpec
+except ImportError:  # pragma: no cover
+    from typing_extensions import ParamSpec  # type: ignore
+
+from ._core.driver import Driver
+
+__all__ = ["patch", "PACKAGES", "FACES"]
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+#: parent packages, outermost first
+PACKAGES = ("cuda", "cuda.bindings", "cuda.bindings._v2")
+
+#: module name -> simcuda module that replaces it (``cuda.bindings._v2.driver`` only when simcuda has it)
+FACES = {
+    "cuda.bindings.driver": "simcuda.bindings.driver",
+    "cuda.bindings.runtime": "simcuda.bindings.runtime",
+    "cuda.bindings.nvrtc": "simcuda.bindings.nvrtc",
+    "cuda.bindings._v2.driver": "simcuda.bindings._v2.driver",
+    "cuda.cuda": "simcuda.bindings.driver",
+    "cuda.cudart": "simcuda.bindings.runtime",
+    "cuda.nvrtc": "simcuda.bindings.nvrtc",
+}
+
+_MISSING = object()
+_lock = threading.RLock()
+_depth = 0
+_saved_modules: dict[str, Any] = {}
+_saved_attrs: list[tuple[Any, str, Any]] = []
+
+
+def _faces() -> dict[str, types.ModuleType]:
+    out = {}
+    for name, target in FACES.items():
+        try:
+            out[name] = importlib.import_module(target)
+        except ImportError:
+            if name != "cuda.bindings._v2.driver":
+                raise
+    return out
+
+
+def _real_cuda_path() -> list[str]:
+    """Search locations of an installed ``cuda`` namespace package (without importing it), or ``[]``."""
+    mod = sys.modules.get("cuda")
+    if mod is not None:
+        return list(getattr(mod, "__path__", []) or [])
+    try:
+        spec = importlib.util.find_spec("cuda")
+    except (ImportError, ValueError):
+        return []
+    return list(spec.submodule_search_locations or []) if spec is not None else []
+
+
+def _stand_in(name: str, path: list[str]) -> types.ModuleType:
+    m = types.ModuleType(name, f"simcuda stand-in for the package {name!r} (installed by simcuda.patch())")
+    m.__path__ = path  # type: ignore[attr-defined]
+    m.__package__ = name
+    m.__simcuda_stand_in__ = True  # type: ignore[attr-defined]
+    if name == "cuda.bindings":
+        from .bindings import __version__
+        m.__version__ = __version__  # type: ignore[attr-defined]
+    return m
+
+
+def _set_attr(obj: Any, attr: str, value: Any) -> None:
+    _saved_attrs.append((obj, attr, obj.__dict__.get(attr, _MISSING)))
+    setattr(obj, attr, value)
+
+
+def _install() -> None:
+    names = PACKAGES + tuple(FACES)
+    for n in names:
+        _saved_modules[n] = sys.modules.get(n, _MISSING)
+    faces = _faces()
+    pkgs: dict[str, types.ModuleType] = {}
+    for n in PACKAGES:
+        existing = sys.modules.get(n)
+        if existing is not None and not getattr(existing, "__simcuda_stand_in__", False):
+            pkgs[n] = existing  # a real, already imported package: keep it, set attributes on it
+        else:
+            pkgs[n] = _stand_in(n, _real_cuda_path() if n == "cuda" else [])
+            sys.modules[n] = pkgs[n]
+    _set_attr(pkgs["cuda"], "bindings", pkgs["cuda.bindings"])
+    _set_attr(pkgs["cuda.bindings"], "_v2", pkgs["cuda.bindings._v2"])
+    for name, mod in faces.items():
+        sys.modules[name] = mod
+        parent, _, leaf = name.rpartition(".")
+        _set_attr(pkgs[parent], leaf, mod)
+
+
+def _restore() -> None:
+    while _saved_attrs:
+        obj, attr, old = _saved_attrs.pop()
+        if old is _MISSING:
+            try:
+                delattr(obj, attr)
+            except AttributeError:
+                pass
+        else:
+            setattr(obj, attr, old)
+    for n, old in _saved_modules.items():
+        if old is _MISSING:
+            sys.modules.pop(n, None)
+        else:
+            sys.modules[n] = old
+    _saved_modules.clear()
+
+
+def active() -> bool:
+    """True while at least one :class:`patch` is active."""
+    return _depth > 0
+
+
+class patch:
+    """Install simcuda's faces as ``cuda.bindings.*`` (and ``cuda.cuda``/``cuda.cudart``/``cuda.nvrtc``).
+
+    Mirrors: nothing in CUDA; shaped like ``moto.mock_aws``. Use it as a context manager (``with
+    simcuda.patch() as driver:``) or a decorator (``@simcuda.patch()``, also without the call
+    parentheses: ``@simcuda.patch``). The context manager yields the current :class:`simcuda.Driver`.
+
+    Args:
+        driver: a :class:`simcuda.Driver` to make current for the duration (restored on exit of this
+            level); ``None`` keeps the current default driver.
+
+    Nesting: only the outermost exit restores ``sys.modules`` and the package attributes, exactly.
+    Thread note: ``sys.modules`` is process-wide, so the patch is too.
+    """
+
+    def __init__(self, driver: Driver | Callable[..., Any] | None = None) -> None:
+        self._fn = None
+        if callable(driver) and not isinstance(driver, Driver):  # bare @simcuda.patch
+            self._fn = driver
+            driver = None
+            functools.update_wrapper(self, self._fn)  # type: ignore[arg-type]
+        if driver is not None and not isinstance(driver, Driver):
+            raise TypeError(f"simcuda.patch(driver=...) needs a simcuda.Driver, got {type(driver).__name__}")
+        self._driver = driver
+        self._old_driver: list[Driver] = []
+
+    def __enter__(self) -> Driver:
+        global _depth
+        from . import _state
+        with _lock:
+            if _depth == 0:
+                try:
+                    _install()
+                except BaseException:
+                    _restore()
+                    raise
+            _depth += 1
+            if self._driver is not None:
+                self._old_driver.append(_state.use(self._driver))
+            return _state.current()
+
+    def __exit__(self, *exc: Any) -> None:
+        global _depth
+        from . import _state
+        with _lock:
+            if self._driver is not None and self._old_driver:
+                _state.use(self._old_driver.pop())
+            _depth -= 1
+            if _depth == 0:
+                _restore()
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if self._fn is not None:  # used bare as a decorator: this object is the wrapped function
+            with patch(self._driver):
+                return self._fn(*args, **kwargs)
+        if len(args) != 1 or kwargs or not callable(args[0]):
+            raise TypeError("patch() used as a decorator takes exactly one function")
+        return self.decorate(args[0])
+
+    def decorate(self, fn: Callable[P, R]) -> Callable[P, R]:
+        """Wrap ``fn`` so that every call runs inside a fresh ``patch(driver)`` (coroutines too)."""
+        driver = self._driver
+        if inspect.iscoroutinefunction(fn):
+            @functools.wraps(fn)
+            async def awrapper(*args: P.args, **kwargs: P.kwargs) -> Any:
+                with patch(driver):
+                    return await fn(*args, **kwargs)
+            return awrapper  # type: ignore[return-value]
+
+        @functools.wraps(fn)
+        def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+            with patch(driver):
+                return fn(*args, **kwargs)
+        return wrapper

@@ -1,0 +1,197 @@
+"""What ``simcuda run`` reports after a script: captures, graphs (with node counts and edges), launches.
+
+:class:`RecordingDriver` is an ordinary :class:`simcuda.Driver` that also remembers every graph
+the program built, even after the program destroys it (NVIDIA's samples destroy all their graphs
+before exiting): just before ``cuGraphDestroy`` / ``cudaGraphDestroy`` succeeds it keeps a
+:class:`GraphRecord` snapshot. It knows how each graph was made (``cuGraphCreate``, stream
+capture, ``cuGraphClone``). Nothing here changes what the driver does.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from collections import Counter
+from typing import Any, TextIO
+
+import attrs
+
+from ._core import graph as gr
+from ._core.driver import Driver
+from ._core.errors import DriverError
+from ._generated.driver_enums import CUresult
+from ._generated.runtime_enums import cudaError_t
+
+__all__ = ["GraphRecord", "RecordingDriver", "graph_records", "summary_text", "explain_text", "write_dots"]
+
+
+@attrs.frozen
+class GraphRecord:
+    """A snapshot of one graph, for summaries.
+
+    Attributes:
+        gid: the graph id (``graph_<gid>`` in DOT text).
+        handle: the graph handle.
+        origin: ``"stream capture"``, ``"cuGraphCreate"`` or ``"clone of graph N"``.
+        nodes: ``(local id, type keyword, description)`` per node, creation order.
+        edges: ``(from local id, to local id)`` per edge, creation order.
+        dot: the DOT text (default flags) at the time of the snapshot.
+        destroyed: whether the program destroyed the graph.
+    """
+
+    gid: int
+    handle: int
+    origin: str
+    nodes: tuple
+    edges: tuple
+    dot: str
+    destroyed: bool
+
+    def type_counts(self) -> dict[str, int]:
+        """Node count per type keyword, most common first (ties by name)."""
+        c = Counter(t for _, t, _ in self.nodes)
+        return dict(sorted(c.items(), key=lambda kv: (-kv[1], kv[0])))
+
+
+def _snapshot(g: gr.Graph, origin: str, destroyed: bool) -> GraphRecord:
+    live = g.live_nodes()
+    return GraphRecord(
+        gid=g.gid, handle=g.handle, origin=origin,
+        nodes=tuple((n.local_id, gr.TYPE_KEYWORDS.get(n.type, str(n.type)), n.describe()) for n in live),
+        edges=tuple((e.src.local_id, e.dst.local_id) for e in g.edges),
+        dot=gr.dot_text(g, 0), destroyed=destroyed)
+
+
+class RecordingDriver(Driver):
+    """A :class:`simcuda.Driver` that keeps a :class:`GraphRecord` of each graph the program destroys.
+
+    Same arguments and behaviour as :class:`simcuda.Driver`; used by ``simcuda run``.
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.destroyed_graphs: list[GraphRecord] = []
+        self.clone_of: dict[int, int] = {}  # clone graph id -> source graph id
+
+    def graph_clone(self, hgraph: int) -> int:  # noqa: D102 - same contract as Driver.graph_clone
+        h = super().graph_clone(hgraph)
+        with self._lock:
+            self.clone_of[self._graph(h).gid] = self._graph(int(hgraph)).gid
+        return h
+
+    graph_clone.__doc__ = Driver.graph_clone.__doc__
+
+    def graph_destroy(self, h: int) -> None:  # noqa: D102 - same contract as Driver.graph_destroy
+        with self._lock:
+            try:
+                g = self._graph(int(h))
+            except DriverError:
+                g = None
+            rec = _snapshot(g, self._origin(g), True) if g is not None and g.owner_node is None else None
+            super().graph_destroy(h)
+            if rec is not None:
+                self.destroyed_graphs.append(rec)
+
+    graph_destroy.__doc__ = Driver.graph_destroy.__doc__
+
+    def _origin(self, g: gr.Graph) -> str:
+        if any(c is g for c in self.graphs_from_captures()):
+            return "stream capture"
+        src = self.clone_of.get(g.gid)
+        return f"clone of graph {src}" if src is not None else "cuGraphCreate"
+
+
+def graph_records(drv: Driver) -> list[GraphRecord]:
+    """Every top-level graph of ``drv``: destroyed ones (when it is a :class:`RecordingDriver`) and
+    live ones, ordered by graph id."""
+    recs = list(getattr(drv, "destroyed_graphs", []))
+    captured = drv.graphs_from_captures()
+    clone_of = getattr(drv, "clone_of", {})
+    for g in drv.all_graphs():
+        if any(c is g for c in captured):
+            origin = "stream capture"
+        elif g.gid in clone_of:
+            origin = f"clone of graph {clone_of[g.gid]}"
+        else:
+            origin = "cuGraphCreate"
+        with drv._lock:
+            recs.append(_snapshot(g, origin, False))
+    return sorted(recs, key=lambda r: r.gid)
+
+
+def _launches(drv: Driver) -> dict[int, set]:
+    out: dict[int, set] = {}
+    for r in drv.launch_log:
+        if r.source == "graph":
+            out.setdefault(r.graph_id, set()).add((r.exec_handle, r.launch))
+    return out
+
+
+def summary_text(drv: Driver, title: str = "") -> str:
+    """The ``simcuda run`` summary: captures begun/ended, each graph with node counts by type and edge
+    count, graph launches, failed calls."""
+    st = drv.stats
+    lines = [f"simcuda summary{': ' + title if title else ''}",
+             f"  captures: {st.get('captures_begun', 0)} begun, {st.get('captures_ended', 0)} ended"]
+    recs = graph_records(drv)
+    launched = _launches(drv)
+    lines.append(f"  graphs: {len(recs)}")
+    for r in recs:
+        counts = ", ".join(f"{k} {v}" for k, v in r.type_counts().items()) or "no nodes"
+        runs = len(launched.get(r.gid, ()))
+        lines.append(f"    graph {r.gid} ({r.origin}{', destroyed' if r.destroyed else ''}): "
+                     f"{len(r.nodes)} node{'s' if len(r.nodes) != 1 else ''} ({counts}), "
+                     f"{len(r.edges)} edge{'s' if len(r.edges) != 1 else ''}"
+                     + (f", launched {runs} time{'s' if runs != 1 else ''}" if runs else ""))
+    lines.append(f"  graph launches: {st.get('graph_launches', 0)}")
+    lines.append(f"  kernel launch calls (cuLaunchKernel and friends, captured or not): {st.get('kernel_launches', 0)}")
+    nerr = len(drv.error_log)
+    if nerr:
+        lines.append(f"  failed calls: {nerr} (run with --explain to see each one and why)")
+    return "\n".join(lines) + "\n"
+
+
+def _code_name(call: str, code: int) -> str:
+    if call.startswith("cuda") and code in cudaError_t:
+        return cudaError_t(code).name
+    try:
+        return CUresult(code).name
+    except ValueError:
+        return str(code)
+
+
+def explain_text(drv: Driver) -> str:
+    """Every non-success result of the run, in order, with its code and ``why``."""
+    if not drv.error_log:
+        return "simcuda explain: every call succeeded\n"
+    lines = [f"simcuda explain: {len(drv.error_log)} failed call(s)"]
+    for i, rec in enumerate(drv.error_log, 1):
+        lines.append(f"  {i}. {rec.call} -> {_code_name(rec.call, rec.code)} ({rec.code}) [thread {rec.thread}]")
+        lines.append(f"     why: {rec.why}")
+    return "\n".join(lines) + "\n"
+
+
+def write_dots(drv: Driver, folder: str, png: bool = False, log: TextIO | None = None) -> list[str]:
+    """Write ``graph_<id>.dot`` for every graph into ``folder`` (created if needed); with ``png``, also
+    render ``graph_<id>.png`` with Graphviz ``dot`` when it is installed (a notice otherwise).
+
+    Returns the paths written.
+    """
+    os.makedirs(folder, exist_ok=True)
+    written = []
+    dot_exe = shutil.which("dot") if png else None
+    if png and dot_exe is None and log is not None:
+        log.write("simcuda: Graphviz 'dot' is not installed; skipping --png (the .dot files are written)\n")
+    for r in graph_records(drv):
+        path = os.path.join(folder, f"graph_{r.gid}.dot")
+        with open(path, "w", encoding="utf-8") as fh:
+            fh.write(r.dot)
+        written.append(path)
+        if dot_exe:
+            out = path[:-4] + ".png"
+            res = subprocess.run([dot_exe, "-Tpng", path, "-o", out], capture_output=True, text=True)
+            if res.returncode == 0:
+                written.append(out)
+            elif log is not None:
+                log.write(f"simcuda: dot failed on {path}: {res.stderr.strip()}\n")
+    return written

@@ -1,0 +1,726 @@
+"""Simulated ``cuda.bindings.nvrtc`` (NVRTC, the runtime compiler), cuda-bindings 13.5.0 call shapes.
+
+**Nothing is compiled.** ``nvrtcCompileProgram`` reads the kernel declarations of the CUDA C
+source (``__global__`` functions, with :func:`simcuda._core.module.parse_cuda_source`), checks
+what can be checked cheaply (brackets balance, no ``#error`` line), and produces:
+
+* PTX text that :func:`simcuda._core.module.parse_image` accepts: a ``.visible .entry name(...)``
+  block per kernel with one ``.param`` line per parameter, and a ``// simcuda-params name: t1, t2``
+  line so the exact C parameter types survive (the driver uses them to decode ``void**`` argument
+  arrays for Python kernels registered with :func:`simcuda.kernel`). The bodies are just ``ret;``.
+* a "CUBIN": :data:`simcuda._core.module.SIM_CUBIN_MAGIC` followed by that PTX. It is *not* an ELF
+  file; only simcuda's ``cuModuleLoadData`` can load it.
+
+Kernel names follow C++ linkage as real NVRTC does: an ``extern "C"`` kernel keeps its name;
+any other kernel gets its Itanium-mangled name (``_Z6reducePfPdmm``), which
+``nvrtcGetLoweredName`` returns for the name expression ``"reduce"`` or ``"&reduce"``. Template
+kernels are not instantiated (they produce no entry).
+
+Every function returns a tuple whose first element is an :class:`nvrtcResult`, followed by its
+outputs (each ``None`` when the result is not ``NVRTC_SUCCESS``), like the real module.
+Programs belong to the current simulated driver (:func:`simcuda.use` starts a fresh set).
+"""
+from __future__ import annotations
+
+import ctypes
+import re
+import threading
+import weakref
+from typing import Any
+
+from .._core.driver import DRIVER_VERSION
+from .._core.module import PARAMS_TAG, SIM_CUBIN_MAGIC, parse_cuda_source
+from .._generated.nvrtc_enums import (NVRTC_INSTALL_HEADERS_FORCE_OVERWRITE, NVRTC_INSTALL_HEADERS_NO_WAIT,
+                                      NVRTC_INSTALL_HEADERS_SKIP_IF_EXISTS, nvrtcResult)
+from .._state import current as _current
+from ._driver_types import Wrapper, _Eq, _Index, to_int
+
+__all__ = [
+    "nvrtcResult", "nvrtcProgram", "nvrtcBundledHeadersInfo", "nvrtcVersion", "nvrtcGetErrorString",
+    "nvrtcGetNumSupportedArchs", "nvrtcGetSupportedArchs", "nvrtcCreateProgram", "nvrtcDestroyProgram",
+    "nvrtcCompileProgram", "nvrtcGetPTXSize", "nvrtcGetPTX", "nvrtcGetCUBINSize", "nvrtcGetCUBIN",
+    "nvrtcGetLTOIRSize", "nvrtcGetLTOIR", "nvrtcGetOptiXIRSize", "nvrtcGetOptiXIR", "nvrtcGetTileIRSize",
+    "nvrtcGetTileIR", "nvrtcGetProgramLogSize", "nvrtcGetProgramLog", "nvrtcAddNameExpression",
+    "nvrtcGetLoweredName", "nvrtcGetPCHHeapSize", "nvrtcSetPCHHeapSize", "nvrtcGetPCHCreateStatus",
+    "nvrtcGetPCHHeapSizeRequired", "nvrtcSetFlowCallback", "nvrtcGetBundledHeadersInfo",
+    "nvrtcInstallBundledHeaders", "nvrtcRemoveBundledHeaders", "NVRTC_INSTALL_HEADERS_FORCE_OVERWRITE",
+    "NVRTC_INSTALL_HEADERS_NO_WAIT", "NVRTC_INSTALL_HEADERS_SKIP_IF_EXISTS",
+]
+
+_R = nvrtcResult
+_OK = nvrtcResult.NVRTC_SUCCESS
+#: version reported by nvrtcVersion, the same CUDA release as the simulated driver
+VERSION = (DRIVER_VERSION // 1000, (DRIVER_VERSION % 1000) // 10)
+#: real architectures NVRTC 13.x accepts for ``--gpu-architecture``
+SUPPORTED_ARCHS = [75, 80, 86, 87, 88, 89, 90, 100, 103, 110, 120, 121]
+#: NVRTC 13.x compiles for this *virtual* architecture when no ``-arch`` option is given
+DEFAULT_ARCH = "compute_75"
+_PROGRAM_BASE = 0x4E56_5254_0000
+_PROGRAM_STEP = 0x40
+
+
+class nvrtcProgram(_Eq, _Index, Wrapper):
+    """nvrtcProgram(init_value=0, _ptr=0)
+
+    Simulated ``cuda.bindings.nvrtc.nvrtcProgram``: an opaque program handle with a hex ``repr``
+    (``<nvrtcProgram 0x4e5652540040>``), value equality with other ``nvrtcProgram`` objects (not
+    with ``int``), ``hash``, ``__index__``, ``int(p)``, and ``getPtr()``.
+    """
+
+    __slots__ = ()
+
+
+class nvrtcBundledHeadersInfo:
+    """Simulated ``cuda.bindings.nvrtc.nvrtcBundledHeadersInfo`` (all fields 0: no bundled headers)."""
+
+    _FIELDS = ("available", "compressedSize", "uncompressedSize", "cudaVersionMajor", "cudaVersionMinor",
+               "numFiles")
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        if kwargs:
+            raise TypeError(f"__cinit__() got an unexpected keyword argument '{next(iter(kwargs))}'")
+        for f in self._FIELDS:
+            object.__setattr__(self, f, 0)
+
+    def __repr__(self) -> str:
+        return "\n".join(f"{f} : {getattr(self, f)}" for f in self._FIELDS)
+
+
+# ---------------------------------------------------------------------------------- programs
+class _Program:
+    __slots__ = ("handle", "src", "name", "headers", "compiled", "ok", "log", "ptx", "virtual", "lowered",
+                 "name_exprs", "options")
+
+    def __init__(self, handle: int, src: str, name: str, headers: dict[str, str]) -> None:
+        self.handle, self.src, self.name, self.headers = handle, src, name, headers
+        self.compiled = False
+        self.ok = False
+        self.log = ""
+        self.ptx = b""
+        self.virtual = True
+        self.lowered: dict[str, str] = {}
+        self.name_exprs: list[str] = []
+        self.options: list[str] = []
+
+
+class _Registry:
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.programs: dict[int, _Program] = {}
+        self.next = _PROGRAM_BASE
+        self.pch_heap = 0
+
+
+_REGISTRIES: "weakref.WeakKeyDictionary[Any, _Registry]" = weakref.WeakKeyDictionary()
+_REG_LOCK = threading.Lock()
+
+
+def _registry() -> _Registry:
+    drv = _current()
+    r = _REGISTRIES.get(drv)
+    if r is None:
+        with _REG_LOCK:
+            r = _REGISTRIES.get(drv)
+            if r is None:
+                r = _REGISTRIES[drv] = _Registry()
+    return r
+
+
+def _program(prog: Any) -> _Program | None:
+    """The program behind a handle (``nvrtcProgram``, ``int`` or ``None``); ``None`` when unknown."""
+    if prog is None:
+        return None
+    if not isinstance(prog, (int, nvrtcProgram)):
+        raise TypeError(f"Argument 'prog' is not instance of type (expected <class 'int'>, or "
+                        f"<class 'cuda.bindings.nvrtc.nvrtcProgram'>, found {type(prog)}")
+    return _registry().programs.get(int(prog))
+
+
+def _char_p(x: Any) -> bytes:
+    """A ``char*`` argument: bytes only, as Cython converts it."""
+    if isinstance(x, (bytes, bytearray)):
+        return bytes(x)
+    raise TypeError(f"expected bytes, {type(x).__name__} found")
+
+
+def _bytes_list(x: Any, n: int, what: str) -> list[bytes]:
+    if x is None:
+        x = []
+    if not isinstance(x, (list, tuple)) or not all(isinstance(i, bytes) for i in x):
+        raise TypeError(f"Argument '{what}' is not instance of type (expected tuple[bytes] or list[bytes]")
+    if n > len(x):
+        raise RuntimeError(f"List is too small: {len(x)} < {n}")
+    return list(x[:max(n, 0)])
+
+
+def _write_out(buf: Any, payload: bytes) -> None:
+    """Write ``payload`` into the caller's ``char*`` buffer in place, as the C library does.
+
+    ``bytes`` objects are written through their internal storage (the real binding passes that
+    storage to NVRTC). Fidelity: at most ``len(buf)`` bytes are written (the real library would
+    overrun a short buffer), and ``bytes`` of length 0 or 1 are never written because CPython
+    shares them between all users.
+    """
+    if isinstance(buf, bytearray):
+        n = min(len(buf), len(payload))
+        buf[:n] = payload[:n]
+        return
+    if not isinstance(buf, bytes):
+        raise TypeError(f"expected bytes, {type(buf).__name__} found")
+    n = min(len(buf), len(payload))
+    if len(buf) < 2 or n == 0:
+        return
+    addr = ctypes.cast(ctypes.c_char_p(buf), ctypes.c_void_p).value
+    if addr:
+        ctypes.memmove(addr, payload, n)
+
+
+# ---------------------------------------------------------------------------------- source scan
+_COMMENTS = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
+_STRINGS = re.compile(r'"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'')
+_KERNEL_HEAD = re.compile(
+    r'__global__\s+(?:__launch_bounds__\s*\([^)]*\)\s*)?void\s+(?:__launch_bounds__\s*\([^)]*\)\s*)?'
+    r'([A-Za-z_]\w*)\s*\(([^)]*)\)', re.S)
+_EXTERN_C_BLOCK = re.compile(r'extern\s+"C"\s*\{')
+_INCLUDE = re.compile(r'^\s*#\s*include\s*[<"]([^>"]+)[>"]', re.M)
+_ERROR_DIRECTIVE = re.compile(r'^\s*#\s*error\b(.*)$', re.M)
+_ARCH = re.compile(r'^(?:--gpu-architecture|-arch)(?:=|\s+)((?:sm|compute|lto)_\d+[a-z]?)$')
+
+
+def _blank_comments(src: str) -> str:
+    """Comments replaced by spaces (newlines kept, so line numbers still hold)."""
+    return _COMMENTS.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), src)
+
+
+def _bracket_error(code: str) -> tuple[int, str] | None:
+    """``(line, message)`` of the first unbalanced bracket, or None."""
+    text = _STRINGS.sub(lambda m: " " * len(m.group(0)), code)
+    pairs = {")": "(", "]": "[", "}": "{"}
+    stack: list[tuple[str, int]] = []
+    line = 1
+    for ch in text:
+        if ch == "\n":
+            line += 1
+        elif ch in "([{":
+            stack.append((ch, line))
+        elif ch in ")]}":
+            if not stack or stack[-1][0] != pairs[ch]:
+                return line, f'unexpected "{ch}"'
+            stack.pop()
+    if stack:
+        ch, ln = stack[-1]
+        closing = {"(": ")", "[": "]", "{": "}"}[ch]
+        return ln, f'expected a "{closing}" to match this "{ch}"'
+    return None
+
+
+def _extern_c_spans(code: str) -> list[tuple[int, int]]:
+    spans = []
+    for m in _EXTERN_C_BLOCK.finditer(code):
+        depth, i = 1, m.end()
+        while i < len(code) and depth:
+            depth += {"{": 1, "}": -1}.get(code[i], 0)
+            i += 1
+        spans.append((m.end(), i))
+    return spans
+
+
+def _kernels(code: str) -> list[tuple[str, str, bool]]:
+    """``(name, raw parameter text, extern "C")`` for each non-template ``__global__`` kernel."""
+    spans = _extern_c_spans(code)
+    out = []
+    for m in _KERNEL_HEAD.finditer(code):
+        before = code[:m.start()].rstrip()
+        if re.search(r"template\s*<[^;{}]*>$", before):
+            continue  # a template: nothing is emitted until it is instantiated
+        extern_c = bool(re.search(r'extern\s+"C"$', before)) or any(a <= m.start() < b for a, b in spans)
+        out.append((m.group(1), m.group(2), extern_c))
+    return out
+
+
+# Itanium C++ ABI mangling of simple kernel signatures (builtin types, pointers, const)
+_BUILTINS = {
+    "void": "v", "bool": "b", "char": "c", "signed char": "a", "unsigned char": "h", "short": "s",
+    "short int": "s", "unsigned short": "t", "unsigned short int": "t", "int": "i", "signed": "i",
+    "signed int": "i", "unsigned": "j", "unsigned int": "j", "long": "l", "long int": "l", "unsigned long": "m",
+    "unsigned long int": "m", "long long": "x", "long long int": "x", "unsigned long long": "y",
+    "unsigned long long int": "y", "float": "f", "double": "d", "long double": "e", "size_t": "m",
+    "ptrdiff_t": "l", "int8_t": "a", "uint8_t": "h", "int16_t": "s", "uint16_t": "t", "int32_t": "i",
+    "uint32_t": "j", "int64_t": "l", "uint64_t": "m", "wchar_t": "w", "char16_t": "Ds", "char32_t": "Di",
+}
+_TYPE_WORDS = {"void", "bool", "char", "short", "int", "long", "signed", "unsigned", "float", "double", "const",
+               *[k for k in _BUILTINS if " " not in k]}
+_QUALIFIERS = {"volatile", "__restrict__", "restrict", "__restrict", "struct", "class", "register"}
+
+
+def _parse_param(raw: str) -> Any:
+    """A parameter declaration as a nested type: ``('b', code)``, ``('c', name)``, ``('K', t)``, ``('P', t)``."""
+    tokens = raw.replace("*", " * ").replace("&", " & ").split()
+    tokens = [t for t in tokens if t not in _QUALIFIERS and not t.startswith("__align")]
+    # drop the parameter name: a trailing identifier that is not a type word
+    if len(tokens) > 1 and re.match(r"^[A-Za-z_]\w*$", tokens[-1]) and tokens[-1] not in _TYPE_WORDS:
+        tokens = tokens[:-1]
+    base_words, i, base_const = [], 0, False
+    while i < len(tokens) and tokens[i] not in ("*", "&"):
+        if tokens[i] == "const":
+            base_const = True
+        else:
+            base_words.append(tokens[i])
+        i += 1
+    base_name = " ".join(base_words)
+    t: Any = ("b", _BUILTINS[base_name]) if base_name in _BUILTINS else ("c", base_name.split("::")[-1] or "T")
+    levels = tokens[i:]
+    if base_const and levels:
+        t = ("K", t)
+    j = 0
+    while j < len(levels):
+        kind = "P" if levels[j] == "*" else "R"
+        t = (kind, t)
+        j += 1
+        if j < len(levels) and levels[j] == "const":
+            j += 1
+            if j < len(levels):  # const on an inner pointer level; top-level const is not mangled
+                t = ("K", t)
+    return t
+
+
+def _seq_id(n: int) -> str:
+    if n == 0:
+        return "S_"
+    digits, n = "", n - 1
+    chars = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+    while True:
+        digits = chars[n % 36] + digits
+        n //= 36
+        if not n:
+            break
+    return f"S{digits}_"
+
+
+def _encode(t: Any, subs: list) -> str:
+    if t[0] == "b":
+        return t[1]
+    if t in subs:
+        return _seq_id(subs.index(t))
+    if t[0] == "c":
+        s = f"{len(t[1])}{t[1]}"
+    else:
+        s = t[0] + _encode(t[1], subs)
+    subs.append(t)
+    return s
+
+
+def mangle(name: str, raw_params: str) -> str:
+    """The Itanium-ABI name of ``__global__ void name(raw_params)`` at namespace scope.
+
+    Handles builtin types, ``size_t`` and fixed-width integers (as on 64-bit Linux), class
+    types by name, pointers, references and ``const`` pointees, with substitutions (``S_``),
+    e.g. ``mangle("k", "const float* a, float* b, const float* c") == "_Z1kPKfPfS0_"``.
+    """
+    params = [p.strip() for p in raw_params.split(",") if p.strip() and p.strip() != "void"]
+    subs: list = []
+    body = "".join(_encode(_parse_param(p), subs) for p in params) or "v"
+    return f"_Z{len(name)}{name}{body}"
+
+
+_PTX_PARAM = {"float": ".f32", "double": ".f64", "char": ".u8", "signed char": ".s8", "unsigned char": ".u8",
+              "bool": ".u8", "short": ".u16", "unsigned short": ".u16", "int": ".u32", "unsigned int": ".u32",
+              "unsigned": ".u32", "int32_t": ".u32", "uint32_t": ".u32"}
+
+
+def _ptx(prog: _Program, arch: str, kernels: list[tuple[str, list[str]]]) -> bytes:
+    lines = ["//", "// Generated by simcuda's simulated NVRTC: nothing was compiled; the kernel bodies are empty.",
+             f"// Program: {prog.name}", "//", "", f".version {VERSION[0] - 4}.{VERSION[1]}",
+             f".target {arch.replace('compute_', 'sm_')}", ".address_size 64", ""]
+    for entry, types in kernels:
+        lines.append(f"\t// .globl\t{entry}")
+        lines.append(f"{PARAMS_TAG}{entry}: {', '.join(types)}")
+        params = [f"\t.param {'.u64' if t.endswith('*') else _PTX_PARAM.get(t, '.u64')} {entry}_param_{i}"
+                  for i, t in enumerate(types)]
+        lines.append(f".visible .entry {entry}(")
+        lines.append(",\n".join(params))
+        lines.append(")")
+        lines.extend(["{", "\tret;", "}", ""])
+    return ("\n".join(lines) + "\n").encode()
+
+
+def _compile(prog: _Program, options: list[str]) -> None:
+    arch = DEFAULT_ARCH
+    for opt in options:
+        m = _ARCH.match(opt.strip())
+        if m:
+            arch = m.group(1)
+    prog.options = options
+    prog.virtual = not arch.startswith("sm_")
+    text = prog.src
+    for inc in _INCLUDE.findall(text):  # headers given to nvrtcCreateProgram are part of the program
+        if inc in prog.headers:
+            text = text + "\n" + prog.headers[inc]
+    code = _blank_comments(text)
+    errors = []
+    for m in _ERROR_DIRECTIVE.finditer(code):
+        line = code[:m.start()].count("\n") + 1
+        errors.append(f"{prog.name}({line}): error: #error directive:{m.group(1).rstrip()}")
+    bad = _bracket_error(code)
+    if bad is not None:
+        errors.append(f"{prog.name}({bad[0]}): error: {bad[1]}")
+    prog.compiled = True
+    if errors:
+        n = len(errors)
+        prog.ok = False
+        prog.log = ("\n".join(errors) + f"\n\n{n} error{'s' if n > 1 else ''} detected in the compilation of "
+                    f'"{prog.name}".\n')
+        prog.ptx = b""
+        return
+    types = parse_cuda_source(code)
+    kernels = []
+    simple: dict[str, str] = {}
+    for name, raw, extern_c in _kernels(code):
+        entry = name if extern_c else mangle(name, raw)
+        simple.setdefault(name, entry)
+        kernels.append((entry, types.get(name, [])))
+    notes = []
+    prog.lowered = {}
+    for expr in prog.name_exprs:
+        key = expr.strip().lstrip("&").strip()
+        if key in simple:
+            prog.lowered[expr] = simple[key]
+        else:
+            notes.append(f"{prog.name}: warning: simcuda could not resolve the name expression {expr!r} "
+                         "(only non-template __global__ functions are simulated)")
+    prog.ok = True
+    prog.log = "\n".join(notes) + ("\n" if notes else "")
+    prog.ptx = _ptx(prog, arch, kernels)
+
+
+# ---------------------------------------------------------------------------------- API
+def nvrtcGetErrorString(result: Any) -> tuple:
+    """Mirrors ``nvrtcGetErrorString(result)``: ``(NVRTC_SUCCESS, b"NVRTC_ERROR_...")``.
+
+    The text is the code's name, as real NVRTC returns it. A value outside ``nvrtcResult``
+    raises ``ValueError`` (the real binding converts the argument to the enum first).
+    """
+    code = nvrtcResult(int(result))
+    return (_OK, code.name.encode())
+
+
+def nvrtcVersion() -> tuple:
+    """Mirrors ``nvrtcVersion()``: ``(NVRTC_SUCCESS, major, minor)``, the simulated CUDA release (13, 5).
+
+    A minor version of 1 or more makes NVIDIA's samples use the CUBIN path
+    (``nvrtcGetCUBIN``); both paths work here.
+    """
+    return (_OK, VERSION[0], VERSION[1])
+
+
+def nvrtcGetNumSupportedArchs() -> tuple:
+    """Mirrors ``nvrtcGetNumSupportedArchs()``: ``(NVRTC_SUCCESS, count)`` of :data:`SUPPORTED_ARCHS`."""
+    return (_OK, len(SUPPORTED_ARCHS))
+
+
+def nvrtcGetSupportedArchs() -> tuple:
+    """Mirrors ``nvrtcGetSupportedArchs()``: ``(NVRTC_SUCCESS, [75, 80, ...])``, ascending."""
+    return (_OK, list(SUPPORTED_ARCHS))
+
+
+def nvrtcCreateProgram(src: Any, name: Any, numHeaders: int, headers: Any, includeNames: Any) -> tuple:
+    """Mirrors ``nvrtcCreateProgram(src, name, numHeaders, headers, includeNames)``: ``(result, nvrtcProgram)``.
+
+    Args:
+        src: the CUDA C source, ``bytes`` (a ``str`` raises ``TypeError: expected bytes, str found``).
+        name: the program name, ``bytes``; ``b""`` means ``"default_program"`` (used in the log).
+        numHeaders: how many of ``headers``/``includeNames`` to use (``RuntimeError: List is too
+            small`` when the lists are shorter, as in the real binding).
+        headers, includeNames: lists of ``bytes`` (or ``None`` with ``numHeaders == 0``). A header is
+            scanned for kernels when the source ``#include``-s it by that name.
+
+    Codes: ``NVRTC_ERROR_INVALID_INPUT`` for ``numHeaders < 0``. Nothing is parsed until
+    :func:`nvrtcCompileProgram`.
+    """
+    src_b = _char_p(src)
+    name_b = _char_p(name)
+    n = to_int(numHeaders)
+    hdrs = _bytes_list(headers, n, "headers")
+    names = _bytes_list(includeNames, n, "includeNames")
+    if n < 0:
+        return (_R.NVRTC_ERROR_INVALID_INPUT, None)
+    reg = _registry()
+    with reg.lock:
+        h = reg.next
+        reg.next += _PROGRAM_STEP
+        hmap = {k.decode("utf-8", "replace"): v.decode("utf-8", "replace") for k, v in zip(names, hdrs)}
+        reg.programs[h] = _Program(h, src_b.decode("utf-8", "replace"),
+                                   name_b.decode("utf-8", "replace") or "default_program", hmap)
+    return (_OK, nvrtcProgram(h))
+
+
+def nvrtcDestroyProgram(prog: Any) -> tuple:
+    """Mirrors ``nvrtcDestroyProgram(prog)``: ``(result,)``. ``NVRTC_ERROR_INVALID_PROGRAM`` for an unknown handle."""
+    p = _program(prog)
+    if p is None:
+        return (_R.NVRTC_ERROR_INVALID_PROGRAM,)
+    reg = _registry()
+    with reg.lock:
+        reg.programs.pop(p.handle, None)
+    return (_OK,)
+
+
+def nvrtcCompileProgram(prog: Any, numOptions: int, options: Any) -> tuple:
+    """Mirrors ``nvrtcCompileProgram(prog, numOptions, options)``: ``(result,)``. Nothing is really compiled.
+
+    Args:
+        prog: an ``nvrtcProgram`` (or its ``int`` value).
+        numOptions: how many of ``options`` to use.
+        options: a list of ``bytes`` options. Every option is accepted; ``--gpu-architecture=`` /
+            ``-arch=`` picks the target: ``sm_XY`` gives a CUBIN, ``compute_XY`` (and the default,
+            ``compute_75``) only PTX, as in real NVRTC.
+
+    Codes: ``NVRTC_ERROR_INVALID_PROGRAM`` (unknown handle); ``NVRTC_ERROR_COMPILATION`` when the
+    source has unbalanced brackets or an ``#error`` line (the log says where, in NVRTC's
+    ``name(line): error: ...`` form). Headers in ``#include`` lines are never opened, so
+    ``<cuda_runtime.h>`` and friends need no include path. A source with no kernels compiles to
+    a module with no entries.
+    """
+    n = to_int(numOptions)
+    opts = _bytes_list(options, n, "options")
+    p = _program(prog)
+    if p is None:
+        return (_R.NVRTC_ERROR_INVALID_PROGRAM,)
+    _compile(p, [o.decode("utf-8", "replace") for o in opts])
+    return (_OK,) if p.ok else (_R.NVRTC_ERROR_COMPILATION,)
+
+
+def _compiled(prog: Any) -> tuple[Any, _Program | None]:
+    p = _program(prog)
+    if p is None:
+        return _R.NVRTC_ERROR_INVALID_PROGRAM, None
+    if not p.compiled or not p.ok:
+        return _R.NVRTC_ERROR_INVALID_PROGRAM, None  # [inferred] no output of a failed or missing compile
+    return _OK, p
+
+
+def nvrtcGetPTXSize(prog: Any) -> tuple:
+    """Mirrors ``nvrtcGetPTXSize(prog)``: ``(result, size)`` in bytes, trailing NUL included.
+
+    Codes: ``NVRTC_ERROR_INVALID_PROGRAM`` for an unknown handle, or (simulator's choice) a program
+    that was not compiled successfully.
+    """
+    res, p = _compiled(prog)
+    return (res, len(p.ptx) + 1) if p else (res, None)
+
+
+def nvrtcGetPTX(prog: Any, ptx: Any) -> tuple:
+    """Mirrors ``nvrtcGetPTX(prog, ptx)``: ``(result,)``; the PTX (NUL-terminated) is written into ``ptx``.
+
+    ``ptx`` is a ``bytes`` (written in place, like the C library writes through ``char*``) or a
+    ``bytearray`` of at least :func:`nvrtcGetPTXSize` bytes. Codes as :func:`nvrtcGetPTXSize`.
+    """
+    _char_p(ptx)
+    res, p = _compiled(prog)
+    if p is None:
+        return (res,)
+    _write_out(ptx, p.ptx + b"\0")
+    return (_OK,)
+
+
+def _cubin(p: _Program) -> bytes:
+    return SIM_CUBIN_MAGIC + p.ptx
+
+
+def nvrtcGetCUBINSize(prog: Any) -> tuple:
+    """Mirrors ``nvrtcGetCUBINSize(prog)``: ``(result, size)``; 0 when compiled for a virtual ``compute_XY`` arch.
+
+    The simulated CUBIN is ``SIM_CUBIN_MAGIC`` + the PTX; only simcuda's ``cuModuleLoadData``
+    reads it. Codes as :func:`nvrtcGetPTXSize`.
+    """
+    res, p = _compiled(prog)
+    if p is None:
+        return (res, None)
+    return (_OK, 0 if p.virtual else len(_cubin(p)))
+
+
+def nvrtcGetCUBIN(prog: Any, cubin: Any) -> tuple:
+    """Mirrors ``nvrtcGetCUBIN(prog, cubin)``: ``(result,)``; the image is written into ``cubin`` in place.
+
+    Codes: ``NVRTC_ERROR_INVALID_INPUT`` when the program was compiled for a virtual architecture
+    (no CUBIN exists) [inferred]; otherwise as :func:`nvrtcGetPTXSize`.
+    """
+    _char_p(cubin)
+    res, p = _compiled(prog)
+    if p is None:
+        return (res,)
+    if p.virtual:
+        return (_R.NVRTC_ERROR_INVALID_INPUT,)
+    _write_out(cubin, _cubin(p))
+    return (_OK,)
+
+
+def _no_ir(prog: Any) -> tuple:
+    res, p = _compiled(prog)
+    return (res, 0) if p else (res, None)
+
+
+def nvrtcGetLTOIRSize(prog: Any) -> tuple:
+    """Mirrors ``nvrtcGetLTOIRSize(prog)``: ``(result, 0)``: the simulator never produces LTO IR (``-dlto``)."""
+    return _no_ir(prog)
+
+
+def nvrtcGetLTOIR(prog: Any, LTOIR: Any) -> tuple:
+    """Mirrors ``nvrtcGetLTOIR(prog, LTOIR)``: ``(NVRTC_ERROR_INVALID_INPUT,)``: no LTO IR is simulated."""
+    _char_p(LTOIR)
+    res, p = _compiled(prog)
+    return (res if p is None else _R.NVRTC_ERROR_INVALID_INPUT,)
+
+
+def nvrtcGetOptiXIRSize(prog: Any) -> tuple:
+    """Mirrors ``nvrtcGetOptiXIRSize(prog)``: ``(result, 0)``: OptiX IR is not simulated."""
+    return _no_ir(prog)
+
+
+def nvrtcGetOptiXIR(prog: Any, optixir: Any) -> tuple:
+    """Mirrors ``nvrtcGetOptiXIR(prog, optixir)``: ``(NVRTC_ERROR_INVALID_INPUT,)``: OptiX IR is not simulated."""
+    _char_p(optixir)
+    res, p = _compiled(prog)
+    return (res if p is None else _R.NVRTC_ERROR_INVALID_INPUT,)
+
+
+def nvrtcGetTileIRSize(prog: Any) -> tuple:
+    """Mirrors ``nvrtcGetTileIRSize(prog)``: ``(result, 0)``: Tile IR is not simulated."""
+    return _no_ir(prog)
+
+
+def nvrtcGetTileIR(prog: Any, TileIR: Any) -> tuple:
+    """Mirrors ``nvrtcGetTileIR(prog, TileIR)``: ``(NVRTC_ERROR_INVALID_INPUT,)``: Tile IR is not simulated."""
+    _char_p(TileIR)
+    res, p = _compiled(prog)
+    return (res if p is None else _R.NVRTC_ERROR_INVALID_INPUT,)
+
+
+def nvrtcGetProgramLogSize(prog: Any) -> tuple:
+    """Mirrors ``nvrtcGetProgramLogSize(prog)``: ``(result, size)`` in bytes, trailing NUL included (1 when empty).
+
+    Codes: ``NVRTC_ERROR_INVALID_PROGRAM`` for an unknown handle. Before compilation the log is empty.
+    """
+    p = _program(prog)
+    if p is None:
+        return (_R.NVRTC_ERROR_INVALID_PROGRAM, None)
+    return (_OK, len(p.log.encode()) + 1)
+
+
+def nvrtcGetProgramLog(prog: Any, log: Any) -> tuple:
+    """Mirrors ``nvrtcGetProgramLog(prog, log)``: ``(result,)``; the log (NUL-terminated) is written into ``log``.
+
+    On a failed compile the log lists each error as ``name(line): error: ...``; warnings about
+    name expressions the simulator could not resolve appear on success.
+    """
+    _char_p(log)
+    p = _program(prog)
+    if p is None:
+        return (_R.NVRTC_ERROR_INVALID_PROGRAM,)
+    _write_out(log, p.log.encode() + b"\0")
+    return (_OK,)
+
+
+def nvrtcAddNameExpression(prog: Any, name_expression: Any) -> tuple:
+    """Mirrors ``nvrtcAddNameExpression(prog, name_expression)``: ``(result,)``.
+
+    Codes: ``NVRTC_ERROR_INVALID_PROGRAM``; ``NVRTC_ERROR_NO_NAME_EXPRESSIONS_AFTER_COMPILATION``
+    once the program was compiled.
+    """
+    expr = _char_p(name_expression).decode("utf-8", "replace")
+    p = _program(prog)
+    if p is None:
+        return (_R.NVRTC_ERROR_INVALID_PROGRAM,)
+    if p.compiled:
+        return (_R.NVRTC_ERROR_NO_NAME_EXPRESSIONS_AFTER_COMPILATION,)
+    if expr not in p.name_exprs:
+        p.name_exprs.append(expr)
+    return (_OK,)
+
+
+def nvrtcGetLoweredName(prog: Any, name_expression: Any) -> tuple:
+    """Mirrors ``nvrtcGetLoweredName(prog, name_expression)``: ``(result, lowered_name: bytes)``.
+
+    The lowered name of an ``extern "C"`` kernel is its own name; of any other kernel, its
+    Itanium-mangled name (:func:`mangle`). Codes: ``NVRTC_ERROR_INVALID_PROGRAM``;
+    ``NVRTC_ERROR_NO_LOWERED_NAMES_BEFORE_COMPILATION``; ``NVRTC_ERROR_NAME_EXPRESSION_NOT_VALID``
+    when the expression was not added before compiling, or names something the simulator does
+    not model (templates, variables).
+    """
+    expr = _char_p(name_expression).decode("utf-8", "replace")
+    p = _program(prog)
+    if p is None:
+        return (_R.NVRTC_ERROR_INVALID_PROGRAM, None)
+    if not p.compiled:
+        return (_R.NVRTC_ERROR_NO_LOWERED_NAMES_BEFORE_COMPILATION, None)
+    low = p.lowered.get(expr)
+    if low is None:
+        return (_R.NVRTC_ERROR_NAME_EXPRESSION_NOT_VALID, None)
+    return (_OK, low.encode())
+
+
+def nvrtcGetPCHHeapSize() -> tuple:
+    """Mirrors ``nvrtcGetPCHHeapSize()``: ``(NVRTC_SUCCESS, bytes)``, the value last set (0 at start)."""
+    return (_OK, _registry().pch_heap)
+
+
+def nvrtcSetPCHHeapSize(size: int) -> tuple:
+    """Mirrors ``nvrtcSetPCHHeapSize(size)``: ``(NVRTC_SUCCESS,)``; the size is remembered, no PCH is ever made."""
+    _registry().pch_heap = to_int(size)
+    return (_OK,)
+
+
+def nvrtcGetPCHCreateStatus(prog: Any) -> tuple:
+    """Mirrors ``nvrtcGetPCHCreateStatus(prog)``: ``(NVRTC_ERROR_NO_PCH_CREATE_ATTEMPTED,)``: PCH is not simulated."""
+    return (_R.NVRTC_ERROR_INVALID_PROGRAM if _program(prog) is None else _R.NVRTC_ERROR_NO_PCH_CREATE_ATTEMPTED,)
+
+
+def nvrtcGetPCHHeapSizeRequired(prog: Any) -> tuple:
+    """Mirrors ``nvrtcGetPCHHeapSizeRequired(prog)``: ``(NVRTC_SUCCESS, 0)``: no PCH is ever created."""
+    if _program(prog) is None:
+        return (_R.NVRTC_ERROR_INVALID_PROGRAM, None)
+    return (_OK, 0)
+
+
+def nvrtcSetFlowCallback(prog: Any, callback: Any, payload: Any) -> tuple:
+    """Mirrors ``nvrtcSetFlowCallback(prog, callback, payload)``: ``(result,)``.
+
+    Accepted and never called: the simulated compile is instantaneous and cannot be cancelled.
+    """
+    return (_R.NVRTC_ERROR_INVALID_PROGRAM if _program(prog) is None else _OK,)
+
+
+_NO_BUNDLE = b"simcuda: bundled NVRTC headers are not simulated (nothing is compiled, so none are needed)"
+
+
+def nvrtcGetBundledHeadersInfo() -> tuple:
+    """Mirrors ``nvrtcGetBundledHeadersInfo()``: ``(NVRTC_SUCCESS, info, None)`` with ``info.available == 0``."""
+    return (_OK, nvrtcBundledHeadersInfo(), None)
+
+
+def nvrtcInstallBundledHeaders(installPath: Any, flags: int) -> tuple:
+    """Mirrors ``nvrtcInstallBundledHeaders(installPath, flags)``: not simulated; nothing is written.
+
+    Returns ``(NVRTC_ERROR_BUILTIN_OPERATION_FAILURE, errorLog)`` with ``errorLog`` saying so, or
+    ``(NVRTC_ERROR_INVALID_INPUT, errorLog)`` for flag bits outside ``NVRTC_INSTALL_HEADERS_*``.
+    """
+    _char_p(installPath)
+    if to_int(flags) & ~3:
+        return (_R.NVRTC_ERROR_INVALID_INPUT, b"simcuda: unknown nvrtcInstallBundledHeaders flags")
+    return (_R.NVRTC_ERROR_BUILTIN_OPERATION_FAILURE, _NO_BUNDLE)
+
+
+def nvrtcRemoveBundledHeaders(installPath: Any) -> tuple:
+    """Mirrors ``nvrtcRemoveBundledHeaders(installPath)``: not simulated; nothing is removed.
+
+    Returns ``(NVRTC_ERROR_BUILTIN_OPERATION_FAILURE, errorLog)``.
+    """
+    _char_p(installPath)
+    return (_R.NVRTC_ERROR_BUILTIN_OPERATION_FAILURE, _NO_BUNDLE)
+
+
+def sizeof(objType: Any) -> int:
+    """Mirrors ``cuda.bindings.nvrtc.sizeof``: the C size of an nvrtc type (8 for ``nvrtcProgram``)."""
+    if objType is nvrtcProgram:
+        return 8
+    raise TypeError(f"Unknown type: {objType}")

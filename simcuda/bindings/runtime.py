@@ -1,0 +1,1722 @@
+"""Simulated ``cuda.bindings.runtime`` (cudart, cuda-bindings 13.5.0 call shapes): tuple-returning.
+
+Mirrors: ``cuda.bindings.runtime`` of cuda-bindings 13.5.0 (the legacy name ``cuda.cudart`` under
+:func:`simcuda.patch`).
+
+* Every ``cuda*`` function returns a tuple whose first element is a :class:`cudaError_t`, followed
+  by its outputs in the order of the real docstring; on an error every output slot is ``None``
+  and the length is the same (``make_cuda*`` return the struct itself, as in the real module).
+* The runtime acts on the current :class:`simcuda.Driver` through the same core entry points as
+  the driver face, so capture rules, codes and ``why`` texts are the driver's. A ``CUresult``
+  becomes the ``cudaError_t`` **with the same value** (:data:`CURESULT_TO_CUDA_ERROR`, the one
+  mapping table; ``CUDA_ERROR_INVALID_CONTEXT`` 201 is ``cudaErrorDeviceUninitialized`` 201,
+  ``CUDA_ERROR_INVALID_HANDLE`` 400 is ``cudaErrorInvalidResourceHandle`` 400, and so on).
+* Like the real runtime, the first call that needs a device initialises the driver, retains the
+  current device's **primary context** (device 0 unless :func:`cudaSetDevice` chose another) and
+  makes it current on the calling thread, unless the thread already has a current context. Driver
+  calls made afterwards (``cuModuleLoadData``...) therefore work without ``cuInit``.
+* Handle types are the real ones' shape: ``cudaStream_t``, ``cudaEvent_t``, ``cudaGraph_t``,
+  ``cudaGraphNode_t``, ``cudaGraphExec_t``, ``cudaFunction_t``... derive from the driver face's
+  ``CUstream``, ``CUevent``... (their ``repr`` is the driver's: ``<CUstream 0x...>``), so either
+  kind is accepted where the other is expected, as with cuda-bindings.
+* ``cudaGetLastError`` / ``cudaPeekAtLastError`` report the last failing runtime call of the
+  calling thread (``cudaErrorNotReady`` is not an error and is not recorded).
+* Python-level misuse the real wrapper rejects before the library raises the same exception
+  (``TypeError: an integer is required`` for a ``str`` handle, ``RuntimeError: List is too small``).
+* Every function of the real module exists. Those not simulated return
+  ``(cudaErrorNotSupported, None, ...)`` and record a ``why`` (``simcuda.last_error()``).
+  ``cudaLaunchKernel`` does not exist in the real 13.x module (kernels are launched with the
+  driver's ``cuLaunchKernel``), so it does not exist here either.
+"""
+from __future__ import annotations
+
+import ctypes  # noqa: F401  (the real module exposes ``ctypes`` too)
+import functools
+import hashlib
+import os
+import threading
+import weakref
+from typing import Any, Optional  # noqa: F401  (the real module exports both names)
+
+from .._core.driver import ErrorRecord
+from .._core.errors import DriverError as _DriverError
+from .._core.memory import DEVICE as _DEV
+from .._core.memory import HOST as _HOST
+from .._core.memory import CopyParams as _CopyParams
+from .._core.memory import MemsetParams as _MemsetParams
+from .._generated import runtime_enums as _E
+from .._generated.driver_enums import CUresult as _CUresult
+from .._generated.runtime_outputs import CLASSES as _CLASSES
+from .._generated.runtime_outputs import DEVICE_PROP as _DEVICE_PROP
+from .._generated.runtime_outputs import ERROR_STRINGS as _ERROR_STRINGS
+from .._generated.runtime_outputs import OUTPUTS as _OUTPUTS
+from . import _driver_types as _T
+from . import _kernel_params as _KP
+from . import driver as _D
+
+# -- enums and integer constants (generated from the real module) -------------------------------
+globals().update(_E.__all_enums__)
+globals().update(_E.__int_constants__)
+
+cudaError_t = _E.cudaError_t
+_SUCCESS = cudaError_t.cudaSuccess
+_OK = (_SUCCESS,)
+
+
+# =========================================================================== CUresult -> cudaError_t
+#: CUresult values that have no cudaError_t member of the same value, and what the runtime face
+#: returns for them [inferred: the simulator's core never raises these three codes].
+CURESULT_EXCEPTIONS: dict[int, int] = {
+    47: 999,   # CUDA_ERROR_MULTICAST_RESOURCE_FULL -> cudaErrorUnknown
+    202: 999,  # CUDA_ERROR_CONTEXT_ALREADY_CURRENT (deprecated) -> cudaErrorUnknown
+    916: 999,  # CUDA_ERROR_KEY_ROTATION -> cudaErrorUnknown
+}
+
+#: The one mapping from driver ``CUresult`` to runtime ``cudaError_t``. Every CUresult value maps
+#: to the cudaError_t member with the same value (the CUDA headers keep the values aligned: 1
+#: INVALID_VALUE/cudaErrorInvalidValue, 2 OUT_OF_MEMORY/cudaErrorMemoryAllocation, 3
+#: NOT_INITIALIZED/cudaErrorInitializationError, 4 DEINITIALIZED/cudaErrorCudartUnloading, 201
+#: INVALID_CONTEXT/cudaErrorDeviceUninitialized, 400 INVALID_HANDLE/cudaErrorInvalidResourceHandle,
+#: 500 NOT_FOUND/cudaErrorSymbolNotFound, 900-918 the capture codes...), except
+#: :data:`CURESULT_EXCEPTIONS`.
+CURESULT_TO_CUDA_ERROR: dict[int, cudaError_t] = {
+    int(c): cudaError_t(CURESULT_EXCEPTIONS.get(int(c), int(c))) for c in _CUresult
+}
+
+
+def cuda_error(code: int) -> cudaError_t:
+    """The ``cudaError_t`` the runtime face returns for a driver ``CUresult`` (see :data:`CURESULT_TO_CUDA_ERROR`)."""
+    return CURESULT_TO_CUDA_ERROR[int(code)]
+
+
+class _RtError(Exception):
+    """A runtime-only failure (a ``cudaError_t`` with no ``CUresult`` twin, e.g. cudaErrorInvalidPitchValue)."""
+
+    def __init__(self, err: int, why: str) -> None:
+        self.err = cudaError_t(err)
+        self.why = why
+        super().__init__(f"{self.err.name} ({int(self.err)}): {why}")
+
+
+# =========================================================================== classes
+_DRIVER_CLASSES = _T.build_classes()
+_RCLS: dict[str, type] = {}
+
+
+class _DriverNamedRepr:
+    """Mixin: ``repr`` with the driver base's name (the real ``cudaStream_t(5)`` prints ``<CUstream 0x5>``)."""
+
+    __slots__ = ()
+    _drv_name = ""
+
+    def __repr__(self) -> str:
+        return f"<{self._drv_name} 0x{int(self):x}>"
+
+
+def _handle_class(name: str, kind: str, detail: tuple, drv_base: str) -> type:
+    if drv_base:
+        base = _DRIVER_CLASSES[drv_base]
+        return type(name, (_DriverNamedRepr, base), {
+            "__slots__": (), "_drv_name": drv_base,
+            "__doc__": f"{name}(init_value=0, _ptr=0)\n\nSimulated ``cuda.bindings.runtime.{name}``: a subclass of the "
+                       f"driver face's ``{drv_base}`` (so it is accepted wherever ``{drv_base}`` is, and the other way "
+                       f"round), with the same ``repr`` (``<{drv_base} 0x...>``), equality and ``int()``."})
+    cls = _T._wrapper_class(name, kind, *detail)
+    cls.__doc__ = (f"{name}(init_value=0, _ptr=0)\n\nSimulated ``cuda.bindings.runtime.{name}`` "
+                   f"({'hex' if kind != 'value' else 'decimal'} ``repr``; ``int(x)`` gives the value; ``getPtr()`` the "
+                   "address of real memory holding it).")
+    return cls
+
+
+class _RStruct:
+    """Base of the simulated runtime structs: typed fields, no keyword construction, the real ``repr``.
+
+    ``_fields`` lists ``(name, kind, arg)`` in C declaration order. Kinds: ``u``/``i`` (unsigned /
+    signed integer of ``arg`` bits), ``p`` (``void*``: keeps the object given, reads back its
+    address), ``fp`` (``void*`` that also takes handle objects such as ``CUfunction``), ``h`` (a
+    handle class name), ``e`` (an enum class name), ``s`` (a nested struct class name), ``kp``
+    (kernel parameters, any form ``cuLaunchKernel`` takes), ``x`` (``void**`` given as ``int``),
+    ``raw`` (any value, printed as ``repr``), ``name`` (``bytes``, printed decoded), ``hex``
+    (``bytes`` printed in hex).
+    """
+
+    __slots__ = ("_d", "_keep")
+    _fields: tuple = ()
+    _kinds: dict = {}
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        if kwargs:
+            raise TypeError(f"__cinit__() got an unexpected keyword argument '{next(iter(kwargs))}'")
+        if len(args) > 1:
+            raise TypeError(f"__cinit__() takes at most 1 positional argument ({len(args)} given)")
+        if args and _T.to_int(args[0]):
+            raise TypeError(f"simcuda: {type(self).__name__}(_ptr) over existing memory is not simulated; "
+                            "create the struct and assign its fields")
+        object.__setattr__(self, "_keep", None)
+        object.__setattr__(self, "_d", {n: _default(k, a) for n, k, a in self._fields})
+
+    def __getattr__(self, name: str) -> Any:
+        try:
+            d = object.__getattribute__(self, "_d")
+        except AttributeError:
+            raise AttributeError(name) from None
+        if name not in d:
+            raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+        kind, arg = self._kinds[name]
+        v = d[name]
+        if kind == "e":
+            return getattr(_E, arg)(v)
+        if kind in ("p", "fp"):
+            return v if isinstance(v, int) else (_T.void_ptr(v) if v is not None else 0)
+        if kind == "kp":
+            return _T._kernel_params_address(self, v) if v is not None else 0
+        return v
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        spec = self._kinds.get(name)
+        if spec is None:
+            raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+        self._d[name] = _convert(name, spec[0], spec[1], value)
+
+    def _raw(self, name: str) -> Any:
+        """The stored value (host objects kept as given; enums as ``int``)."""
+        return self._d[name]
+
+    def __dir__(self) -> list:
+        return sorted(set(object.__dir__(self)) | {n for n, _, _ in self._fields})
+
+    def getPtr(self) -> int:
+        """Not simulated: the simulator keeps no C image of runtime structs (raises ``NotImplementedError``)."""
+        raise NotImplementedError(f"simcuda: getPtr() of {type(self).__name__} is not simulated")
+
+    def __repr__(self) -> str:
+        lines = []
+        for name, kind, _arg in self._fields:
+            try:
+                v = getattr(self, name)
+            except ValueError:
+                lines.append(f"{name} : <ValueError>")
+                continue
+            if kind == "s":
+                lines.append(f"{name} :")
+                lines.extend("    " + ln for ln in repr(v).splitlines())
+            elif kind in ("p", "fp"):
+                lines.append(f"{name} : 0x{v:x}")
+            elif kind == "name":
+                text = v.split(b"\0")[0].decode("utf-8", "replace")
+                lines.append(f"{name} : {text}")
+            elif kind == "hex":
+                lines.append(f"{name} : {v.hex()}")
+            else:
+                lines.append(f"{name} : {v!r}" if kind in ("h", "e", "raw") else f"{name} : {v}")
+        return "\n".join(lines)
+
+
+def _default(kind: str, arg: Any) -> Any:
+    if kind == "h":
+        return _RCLS[arg]._mk(0)
+    if kind == "s":
+        return _RCLS[arg]()
+    if kind == "dim":
+        return 1
+    if kind in ("name", "hex"):
+        return bytes(arg or 0)
+    if kind == "raw":
+        return arg() if callable(arg) else arg
+    return 0
+
+
+def _convert(field: str, kind: str, arg: Any, value: Any) -> Any:
+    if kind in ("u", "i", "dim"):
+        bits = 32 if kind == "dim" else arg
+        v = _T.to_int(value)
+        lo, hi = (0, 2 ** bits - 1) if kind != "i" else (-(2 ** (bits - 1)), 2 ** (bits - 1) - 1)
+        if v < lo:
+            raise OverflowError("can't convert negative value to unsigned int")
+        if v > hi:
+            raise OverflowError("value too large to convert")
+        return v
+    if kind == "p":
+        return _T.check_void_ptr_obj(value)
+    if kind == "fp":
+        if value is None or isinstance(value, int):
+            return int(value or 0)
+        if hasattr(type(value), "__index__") or isinstance(value, _T.Wrapper):
+            return int(value)
+        return _T.check_void_ptr_obj(value)
+    if kind == "h":
+        cls = _RCLS[arg]
+        if isinstance(value, cls):
+            return value
+        return cls(0 if value is None else value)
+    if kind == "e":
+        return _T.to_int(value)
+    if kind == "s":
+        cls = _RCLS[arg]
+        if not isinstance(value, cls):
+            raise TypeError(f"Argument '{field}' has incorrect type (expected cuda.bindings.runtime.{arg}, "
+                            f"got {type(value).__name__})")
+        return value
+    if kind == "kp":
+        return 0 if value is None else value
+    if kind == "x":
+        if not isinstance(value, int):
+            raise TypeError("an integer is required")
+        return int(value)
+    return value
+
+
+_U8, _U32, _U64 = ("u", 8), ("u", 32), ("u", 64)
+
+#: field specs (C declaration order, as the real repr prints them) of the structs the simulator reads
+_SPECS: dict[str, list] = {
+    "dim3": [("x", "dim", None), ("y", "dim", None), ("z", "dim", None)],
+    "cudaPos": [("x", *_U64), ("y", *_U64), ("z", *_U64)],
+    "cudaExtent": [("width", *_U64), ("height", *_U64), ("depth", *_U64)],
+    "cudaPitchedPtr": [("ptr", "p", None), ("pitch", *_U64), ("xsize", *_U64), ("ysize", *_U64)],
+    "cudaMemcpy3DParms": [
+        ("srcArray", "h", "cudaArray_t"), ("srcPos", "s", "cudaPos"), ("srcPtr", "s", "cudaPitchedPtr"),
+        ("dstArray", "h", "cudaArray_t"), ("dstPos", "s", "cudaPos"), ("dstPtr", "s", "cudaPitchedPtr"),
+        ("extent", "s", "cudaExtent"), ("kind", "e", "cudaMemcpyKind")],
+    "cudaMemsetParams": [("dst", "p", None), ("pitch", *_U64), ("value", *_U32), ("elementSize", *_U32),
+                         ("width", *_U64), ("height", *_U64)],
+    "cudaKernelNodeParams": [("func", "fp", None), ("gridDim", "s", "dim3"), ("blockDim", "s", "dim3"),
+                             ("sharedMemBytes", *_U32), ("kernelParams", "kp", None), ("extra", "x", None)],
+    "cudaHostNodeParams": [("fn", "h", "cudaHostFn_t"), ("userData", "p", None)],
+    "cudaGraphEdgeData_st": [("from_port", *_U8), ("to_port", *_U8), ("type", *_U8)],
+    "cudaGraphExecUpdateResultInfo_st": [("result", "e", "cudaGraphExecUpdateResult"),
+                                         ("errorNode", "h", "cudaGraphNode_t"),
+                                         ("errorFromNode", "h", "cudaGraphNode_t")],
+    "cudaGraphInstantiateParams_st": [("flags", *_U64), ("uploadStream", "h", "cudaStream_t"),
+                                      ("errNode_out", "h", "cudaGraphNode_t"),
+                                      ("result_out", "e", "cudaGraphInstantiateResult")],
+    "cudaPointerAttributes": [("type", "e", "cudaMemoryType"), ("device", "i", 32), ("devicePointer", "p", None),
+                              ("hostPointer", "p", None), ("localityDomainOrdinal", "i", 32)],
+    "CUuuid_st": [("bytes", "hex", 16)],
+}
+
+
+def _prop_fields() -> list:
+    out = []
+    for name, kind in _DEVICE_PROP:
+        if kind == "int":
+            out.append((name, "raw", 0))
+        elif kind.startswith("list:"):
+            n = int(kind[5:])
+            out.append((name, "raw", lambda n=n: [0] * n))
+        elif kind.startswith("bytes:"):
+            out.append((name, "name" if name == "name" else "hex", 256 if name == "name" else int(kind[6:])))
+        else:
+            out.append((name, "s", kind[7:]))
+    return out
+
+
+_SPECS["cudaDeviceProp"] = _prop_fields()
+
+
+def _struct_class(name: str, bases: tuple, fields: tuple) -> type:
+    root = bases[-1] if bases else name
+    spec = _SPECS.get(root) or _SPECS.get(name)
+    parent = _RCLS[bases[0]] if bases and bases[0] in _RCLS else _RStruct
+    placeholder = spec is None
+    if placeholder:
+        spec = [(f, "raw", 0) for f in fields]
+    doc = (f"{name}()\n\nSimulated ``cuda.bindings.runtime.{name}``: create it with no arguments (keywords raise "
+           "TypeError, as in the real binding), then assign fields: " + ", ".join(f"``{f}``" for f, _, _ in spec) + ".")
+    if placeholder:
+        doc += "\n\nPlaceholder: the simulator does not read this struct; its fields accept any value and start at 0."
+    ns = {"__slots__": (), "__doc__": doc, "_fields": tuple(spec), "_kinds": {f: (k, a) for f, k, a in spec}}
+    return type(name, (parent,), ns)
+
+
+class _Placeholder:
+    """Base of real classes the simulator has no use for (opaque helpers)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        if kwargs:
+            raise TypeError(f"__cinit__() got an unexpected keyword argument '{next(iter(kwargs))}'")
+
+
+def _build_classes() -> dict[str, type]:
+    order = sorted(_CLASSES, key=lambda n: (len(_CLASSES[n][0]), n))
+    for name in order:
+        bases, kind, detail, drv = _CLASSES[name]
+        if kind in ("ptr", "value", "callback") or drv:
+            if bases and bases[0] in _RCLS:
+                parent = _RCLS[bases[0]]
+                _RCLS[name] = type(name, (parent,), {"__slots__": (), "__doc__": parent.__doc__})
+            else:
+                _RCLS[name] = _handle_class(name, kind, detail if kind != "struct" and detail else (64, False), drv)
+    # structs: nested ones first (a struct's fields may name another struct)
+    pending = [n for n in order if n not in _RCLS and _CLASSES[n][1] == "struct"]
+    pending.sort(key=lambda n: (n not in ("dim3", "cudaPos", "cudaExtent", "cudaPitchedPtr", "CUuuid_st",
+                                         "cudaUUID_t"), len(_CLASSES[n][0]), n))
+    for name in pending:
+        bases, _kind, detail, _drv = _CLASSES[name]
+        _RCLS[name] = _struct_class(name, bases, detail)
+    for name in order:
+        if name not in _RCLS:
+            bases = _CLASSES[name][0]
+            parent = _RCLS.get(bases[0], _Placeholder) if bases else _Placeholder
+            _RCLS[name] = type(name, (parent,), {"__doc__": f"{name}: placeholder for the real class (not simulated)."})
+    return dict(_RCLS)
+
+
+globals().update(_build_classes())
+
+_cudaStream_t = _RCLS["cudaStream_t"]
+_cudaEvent_t = _RCLS["cudaEvent_t"]
+_cudaGraph_t = _RCLS["cudaGraph_t"]
+_cudaGraphNode_t = _RCLS["cudaGraphNode_t"]
+_cudaGraphExec_t = _RCLS["cudaGraphExec_t"]
+_cudaHostFn_t = _RCLS["cudaHostFn_t"]
+_cudaStreamCallback_t = _RCLS["cudaStreamCallback_t"]
+_cudaGraphEdgeData = _RCLS["cudaGraphEdgeData"]
+_CUgraphNode = _DRIVER_CLASSES["CUgraphNode"]
+_CUgraphEdgeData = _DRIVER_CLASSES["CUgraphEdgeData"]
+_mk_stream, _mk_event, _mk_graph = _cudaStream_t._mk, _cudaEvent_t._mk, _cudaGraph_t._mk
+_mk_node, _mk_exec = _cudaGraphNode_t._mk, _cudaGraphExec_t._mk
+
+
+def sizeof(objType: Any) -> int:
+    """Mirrors ``cuda.bindings.runtime.sizeof``: bytes of a struct type. Only ``cudaGraphEdgeData`` is known."""
+    if isinstance(objType, type) and issubclass(objType, _RCLS["cudaGraphEdgeData_st"]):
+        return 8
+    raise TypeError(f"simcuda: sizeof({getattr(objType, '__name__', objType)}) is not simulated")
+
+
+# =========================================================================== runtime state
+class _RtState:
+    """The runtime's own facts for one driver: primary contexts it retained, each thread's device
+    and last error."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.initialized = False
+        self.primary: dict[int, int] = {}
+        self.device: dict[int, int] = {}
+        self.last: dict[int, cudaError_t] = {}
+
+
+_STATES: "weakref.WeakKeyDictionary[Any, _RtState]" = weakref.WeakKeyDictionary()
+_STATES_LOCK = threading.Lock()
+
+
+def _state(d: Any) -> _RtState:
+    st = _STATES.get(d)
+    if st is None:
+        with _STATES_LOCK:
+            st = _STATES.get(d)
+            if st is None:
+                st = _STATES[d] = _RtState()
+    return st
+
+
+def _init(d: Any) -> _RtState:
+    st = _state(d)
+    if not st.initialized:
+        d.init(0)
+        st.initialized = True
+    return st
+
+
+def _primary(d: Any, st: _RtState, dev: int) -> int:
+    h = st.primary.get(dev)
+    if h is None:
+        h = st.primary[dev] = d.device_primary_ctx_retain(dev)
+    return h
+
+
+def _ensure_ctx(d: Any) -> None:
+    """Initialise, and make the thread's device's primary context current unless a context is current."""
+    st = _init(d)
+    if d.ctx_get_current():
+        return
+    d.ctx_set_current(_primary(d, st, st.device.get(threading.get_ident(), 0)))
+
+
+def _record(d: Any, err: cudaError_t) -> None:
+    if err != _SUCCESS and err != cudaError_t.cudaErrorNotReady:
+        _state(d).last[threading.get_ident()] = err
+
+
+def _rt(needs: str = "ctx", nouts: int | None = None) -> Any:
+    """Decorate a runtime function: context set-up (``needs``: ``"ctx"``, ``"init"`` or ``"none"``),
+    ``DriverError`` -> ``(cudaError_t, None, ...)``, and the thread's last error."""
+    def deco(fn: Any) -> Any:
+        n = len(_OUTPUTS[fn.__name__][1]) if nouts is None else nouts
+        nones = (None,) * n
+
+        @functools.wraps(fn)
+        def face(*args: Any, **kwargs: Any) -> Any:
+            d = _D._drv()
+            try:
+                if needs == "ctx":
+                    _ensure_ctx(d)
+                elif needs == "init":
+                    _init(d)
+                return fn(*args, **kwargs)
+            except _DriverError as e:
+                err = CURESULT_TO_CUDA_ERROR[int(e.code)]
+            except _RtError as e:
+                err = e.err
+                if len(d.error_log) < 100_000:
+                    d.error_log.append(ErrorRecord(fn.__name__, int(err), e.why, threading.current_thread().name))
+            _record(d, err)
+            return (err, *nones)
+        sig, outs = _OUTPUTS[fn.__name__]
+        shape = ", ".join(["cudaError_t"] + [f"{a}: {t}" for a, t in outs])
+        face.__doc__ = (f"Mirrors ``{sig}`` of cuda.bindings.runtime 13.5.\n\nReturns ``({shape}"
+                        f"{',' if not outs else ''})``; on any error every output is ``None``.\n\n" + (fn.__doc__ or ""))
+        return face
+    return deco
+
+
+def _refuse(call: str, code: int, why: str) -> _DriverError:
+    """Record and return a driver-coded failure decided by this face (bad struct content, not simulated)."""
+    return _D._drv().refuse(call, code, why)
+
+
+# =========================================================================== argument helpers
+_h = _D._h
+_u = _D._u
+_size = _D._size
+
+
+def _drv() -> Any:
+    return _D._drv()
+
+
+_DEPS_ERR = ("Argument '{}' is not instance of type (expected tuple[cyruntime.cudaGraphNode_t,driver.CUgraphNode] or "
+             "list[cyruntime.cudaGraphNode_t,driver.CUgraphNode]")
+
+
+def _node_list(x: Any, arg: str) -> list[int]:
+    if x is None:
+        return []
+    if not isinstance(x, (list, tuple)) or not all(isinstance(n, _CUgraphNode) for n in x):
+        raise TypeError(_DEPS_ERR.format(arg))
+    return [int(n) for n in x]
+
+
+def _deps(x: Any, n: Any, arg: str = "pDependencies") -> list[int]:
+    deps = _node_list(x, arg)
+    n = _size(n)
+    if n > len(deps):
+        raise RuntimeError(f"List is too small: {len(deps)} < {n}")
+    return deps[:n]
+
+
+def _edge_list(x: Any, arg: str) -> list[tuple]:
+    if x is None:
+        return []
+    ok = (_RCLS["cudaGraphEdgeData_st"], _CUgraphEdgeData)
+    if not isinstance(x, (list, tuple)) or not all(isinstance(e, ok) for e in x):
+        raise TypeError(f"Argument '{arg}' is not instance of type (expected tuple[cyruntime.cudaGraphEdgeData,] or "
+                        "list[cyruntime.cudaGraphEdgeData,]")
+    return [(int(e.from_port), int(e.to_port), int(e.type)) for e in x]
+
+
+def _edge(ed: tuple) -> Any:
+    e = _cudaGraphEdgeData()
+    e._d["from_port"], e._d["to_port"], e._d["type"] = ed[0], ed[1], ed[2]
+    return e
+
+
+def _ptr(x: Any) -> Any:
+    """A ``void*`` argument kept as given (None, int address or buffer), as the core takes host memory."""
+    return _T.check_void_ptr_obj(x)
+
+
+def _side(d: Any, obj: Any, declared: str | None) -> tuple[str, Any]:
+    """``(HOST|DEVICE, object)`` of one copy side; ``declared`` None means infer (cudaMemcpyDefault)."""
+    if declared is None:
+        return (_DEV, int(obj)) if isinstance(obj, int) and d.is_device_pointer(int(obj)) else (_HOST, obj)
+    if declared == _DEV:
+        if obj is None:
+            return _DEV, 0
+        if not isinstance(obj, int):
+            raise _RtError(1, "a device side of the copy is a host buffer object, not a device address")
+        return _DEV, int(obj)
+    return _HOST, obj
+
+
+_KIND_SIDES = {0: (_HOST, _HOST), 1: (_HOST, _DEV), 2: (_DEV, _HOST), 3: (_DEV, _DEV), 4: (None, None)}
+
+
+def _kind(kind: Any, call: str) -> tuple:
+    k = _T.to_int(kind)
+    sides = _KIND_SIDES.get(k)
+    if sides is None:
+        raise _RtError(21, f"{call}: kind {k} is not a cudaMemcpyKind (0-4)")
+    return sides
+
+
+def _copy_params(d: Any, dst: Any, src: Any, kind: Any, call: str, **geom: Any) -> _CopyParams:
+    s_decl, d_decl = _kind(kind, call)
+    sk, so = _side(d, src, s_decl)
+    dk, do = _side(d, dst, d_decl)
+    return _CopyParams(sk, so, dk, do, **geom)
+
+
+# =========================================================================== errors and versions
+def cudaGetErrorName(error: Any) -> tuple:
+    """Mirrors ``cudaGetErrorName(error)``: ``(cudaSuccess, b"cudaErrorInvalidValue")``.
+
+    The argument is converted to ``cudaError_t`` first (``ValueError`` for an unknown value, as the
+    real wrapper's enum conversion).
+    """
+    return (_SUCCESS, cudaError_t(_T.to_int(error)).name.encode())
+
+
+def cudaGetErrorString(error: Any) -> tuple:
+    """Mirrors ``cudaGetErrorString(error)``: ``(cudaSuccess, b"invalid argument")``.
+
+    The texts are the real runtime's (read from the cuda-bindings wheel into
+    :mod:`simcuda._generated.runtime_outputs`).
+    """
+    e = cudaError_t(_T.to_int(error))
+    return (_SUCCESS, _ERROR_STRINGS.get(int(e), "unrecognized error code").encode())
+
+
+def cudaGetLastError() -> tuple:
+    """Mirrors ``cudaGetLastError()``: ``(last error of this thread,)`` and resets it to ``cudaSuccess``.
+
+    The last error is the code of the most recent failing runtime call on the calling thread
+    (``cudaErrorNotReady`` does not count). Fidelity: no error is "sticky" (the simulator never
+    corrupts a context).
+    """
+    st = _state(_drv())
+    return (st.last.pop(threading.get_ident(), _SUCCESS),)
+
+
+def cudaPeekAtLastError() -> tuple:
+    """Mirrors ``cudaPeekAtLastError()``: like :func:`cudaGetLastError` without resetting it."""
+    return (_state(_drv()).last.get(threading.get_ident(), _SUCCESS),)
+
+
+@_rt("none")
+def cudaDriverGetVersion() -> tuple:
+    """The simulated driver's version, 13050 (CUDA 13.5); 0 on a ``Driver(available=False)``, as the
+    real call reports when no driver is installed. Needs no device."""
+    d = _drv()
+    return (_SUCCESS, d.driver_get_version() if d.available else 0)
+
+
+@_rt("none")
+def cudaRuntimeGetVersion() -> tuple:
+    """The runtime version, ``CUDART_VERSION`` (13050). Needs no device."""
+    return (_SUCCESS, CUDART_VERSION)  # noqa: F821
+
+
+# =========================================================================== devices
+@_rt("init")
+def cudaGetDeviceCount() -> tuple:
+    """Number of simulated devices. Errors: cudaErrorNoDevice (100) on a ``Driver(available=False)``."""
+    return (_SUCCESS, _drv().device_get_count())
+
+
+@_rt("init")
+def cudaSetDevice(device: Any) -> tuple:
+    """Select the calling thread's device: retains its primary context (once per driver) and makes it
+    current on this thread, as the CUDA 12+ runtime does.
+
+    Errors: cudaErrorInvalidDevice (101) for an ordinal out of range (nothing changes).
+    """
+    dev = _T.to_int(device)
+    d = _drv()
+    d.device_get(dev)
+    st = _state(d)
+    h = _primary(d, st, dev)
+    d.ctx_set_current(h)
+    st.device[threading.get_ident()] = dev
+    return _OK
+
+
+@_rt()
+def cudaGetDevice() -> tuple:
+    """The device of the calling thread's current context (device 0 unless :func:`cudaSetDevice` chose one)."""
+    return (_SUCCESS, _drv().ctx_get_device())
+
+
+@_rt()
+def cudaInitDevice(device: Any, deviceFlags: Any, flags: Any) -> tuple:
+    """Initialise ``device``'s primary context without making it current.
+
+    Errors: cudaErrorInvalidDevice; cudaErrorInvalidValue for ``flags`` other than 0.
+    """
+    dev, _df, fl = _T.to_int(device), _u(deviceFlags), _u(flags)
+    d = _drv()
+    d.device_get(dev)
+    if fl & ~cudaInitDeviceFlagsAreValid:  # noqa: F821
+        raise _refuse("cudaInitDevice", 1, f"cudaInitDevice: flags {fl} are not valid")
+    _primary(d, _state(d), dev)
+    return _OK
+
+
+@_rt("init")
+def cudaDeviceGetAttribute(attr: Any, device: Any) -> tuple:
+    """A ``cudaDeviceAttr`` value (``int``); the values equal the driver's ``CUdevice_attribute`` values.
+
+    Errors: cudaErrorInvalidDevice; cudaErrorInvalidValue for an unknown attribute.
+    """
+    return (_SUCCESS, _drv().device_get_attribute(_T.to_int(attr), _T.to_int(device)))
+
+
+_PROP_ATTRS = {  # cudaDeviceProp field -> cudaDeviceAttr name(s), where the name is not derived from the field
+    "maxThreadsDim": ("MaxBlockDimX", "MaxBlockDimY", "MaxBlockDimZ"),
+    "maxGridSize": ("MaxGridDimX", "MaxGridDimY", "MaxGridDimZ"),
+    "sharedMemPerBlock": "MaxSharedMemoryPerBlock", "regsPerBlock": "MaxRegistersPerBlock",
+    "memPitch": "MaxPitch", "totalConstMem": "TotalConstantMemory", "major": "ComputeCapabilityMajor",
+    "minor": "ComputeCapabilityMinor", "ECCEnabled": "EccEnabled", "pciBusID": "PciBusId",
+    "pciDeviceID": "PciDeviceId", "pciDomainID": "PciDomainId", "memoryBusWidth": "GlobalMemoryBusWidth",
+    "sharedMemPerMultiprocessor": "MaxSharedMemoryPerMultiprocessor",
+    "regsPerMultiprocessor": "MaxRegistersPerMultiprocessor", "sharedMemPerBlockOptin": "MaxSharedMemoryPerBlockOptin",
+    "maxBlocksPerMultiProcessor": "MaxBlocksPerMultiprocessor", "isMultiGpuBoard": "IsMultiGpuBoard",
+}
+_ATTR_BY_LOWER = {m.name[len("cudaDevAttr"):].lower(): int(m) for m in _E.cudaDeviceAttr}
+
+
+def _prop_value(d: Any, dev: int, field: str) -> Any:
+    names = _PROP_ATTRS.get(field, field[0].upper() + field[1:])
+    if isinstance(names, tuple):
+        return [d.device_get_attribute(_ATTR_BY_LOWER[n.lower()], dev) for n in names]
+    a = _ATTR_BY_LOWER.get(names.lower())
+    return None if a is None else d.device_get_attribute(a, dev)
+
+
+@_rt("init")
+def cudaGetDeviceProperties(device: Any) -> tuple:
+    """A ``cudaDeviceProp`` of the simulated device.
+
+    ``name``, ``totalGlobalMem`` and ``multiProcessorCount``/``major``/``minor`` come from the
+    device's :class:`simcuda.DeviceSpec`; every field that has a ``cudaDeviceAttr`` twin holds that
+    attribute's value (H100-like defaults); ``uuid`` is a stable hash of the name and ordinal. Other
+    fields are 0. Errors: cudaErrorInvalidDevice.
+    """
+    dev = _T.to_int(device)
+    d = _drv()
+    name = d.device_get_name(dev).encode()
+    p = _RCLS["cudaDeviceProp"]()
+    for field, kind, _arg in p._fields:
+        if field == "name":
+            p._d[field] = name[:255] + bytes(256 - len(name[:255]))
+        elif field == "totalGlobalMem":
+            p._d[field] = d.device_total_mem(dev)
+        elif field == "uuid":
+            u = _RCLS["cudaUUID_t"]()
+            u._d["bytes"] = hashlib.md5(name + b"/" + str(dev).encode()).digest()
+            p._d[field] = u
+        elif kind == "raw":
+            v = _prop_value(d, dev, field)
+            if v is not None:
+                p._d[field] = v
+    return (_SUCCESS, p)
+
+
+@_rt()
+def cudaDeviceSynchronize() -> tuple:
+    """Wait for all work of the current device (runs pending work in ``progression="manual"``).
+
+    Errors: cudaErrorStreamCaptureUnsupported (900) while a stream of the context is capturing,
+    invalidating those captures (spec 5.3).
+    """
+    _drv().ctx_synchronize()
+    return _OK
+
+
+@_rt()
+def cudaDeviceReset() -> tuple:
+    """Synchronise the current device.
+
+    Fidelity: the simulator does not destroy the primary context or free allocations (they stay
+    valid); the call only synchronises, with the capture rules of :func:`cudaDeviceSynchronize`.
+    """
+    _drv().ctx_synchronize()
+    return _OK
+
+
+@_rt()
+def cudaDeviceGetStreamPriorityRange() -> tuple:
+    """``(cudaSuccess, leastPriority 0, greatestPriority -5)``, the range stream priorities are clamped to."""
+    return (_SUCCESS, 0, -5)
+
+
+@_rt()
+def cudaGetDeviceFlags() -> tuple:
+    """The current device's flags (the primary context's flags, 0 unless set)."""
+    d = _drv()
+    flags, _active = d.device_primary_ctx_get_state(d.ctx_get_device())
+    return (_SUCCESS, flags)
+
+
+@_rt()
+def cudaSetDeviceFlags(flags: Any) -> tuple:
+    """Accepted and ignored (no scheduling in a simulator). Errors: cudaErrorInvalidValue for bits
+    outside ``cudaDeviceMask``."""
+    fl = _u(flags)
+    if fl & ~cudaDeviceMask:  # noqa: F821
+        raise _refuse("cudaSetDeviceFlags", 1, f"cudaSetDeviceFlags: flags 0x{fl:x} have bits outside cudaDeviceMask")
+    return _OK
+
+
+@_rt()
+def cudaMemGetInfo() -> tuple:
+    """``(cudaSuccess, free, total)`` bytes of the current device."""
+    free, total = _drv().mem_get_info()
+    return (_SUCCESS, free, total)
+
+
+# =========================================================================== memory
+@_rt()
+def cudaMalloc(size: Any) -> tuple:
+    """Allocate ``size`` bytes of simulated device memory; returns the address as an ``int``.
+
+    ``size`` 0 succeeds with address 0, as the real runtime does. Errors: cudaErrorMemoryAllocation
+    (2) beyond the device's memory; cudaErrorStreamCaptureUnsupported (900) during a capture that
+    restricts this thread (potentially unsafe call, spec 5.2).
+    """
+    n = _size(size)
+    if n == 0:
+        return (_SUCCESS, 0)
+    return (_SUCCESS, _drv().mem_alloc(n, "cudaMalloc"))
+
+
+@_rt()
+def cudaMallocManaged(size: Any, flags: Any) -> tuple:
+    """Allocate managed memory (simulated as device memory). Errors as :func:`cudaMalloc`; cudaErrorInvalidValue
+    for flags other than ``cudaMemAttachGlobal``/``cudaMemAttachHost``."""
+    n, fl = _size(size), _u(flags)
+    if fl not in (1, 2):
+        raise _refuse("cudaMallocManaged", 1, f"cudaMallocManaged: flags {fl} are not cudaMemAttachGlobal or "
+                                              "cudaMemAttachHost")
+    if n == 0:
+        return (_SUCCESS, 0)
+    return (_SUCCESS, _drv().mem_alloc(n, "cudaMallocManaged", managed=True))
+
+
+@_rt()
+def cudaMallocPitch(width: Any, height: Any) -> tuple:
+    """Allocate ``height`` rows of ``width`` bytes, rows padded to 512 bytes: ``(cudaSuccess, devPtr, pitch)``."""
+    w, h = _size(width), _size(height)
+    d = _drv()
+    pitch = (w + 511) // 512 * 512
+    if w == 0 or h == 0:
+        return (_SUCCESS, 0, pitch)
+    return (_SUCCESS, d.mem_alloc(pitch * h, "cudaMallocPitch"), pitch)
+
+
+@_rt()
+def cudaFree(devPtr: Any) -> tuple:
+    """Free device memory. ``cudaFree(0)`` does nothing and succeeds (programs call it to initialise the runtime).
+
+    Errors: cudaErrorInvalidValue when ``devPtr`` is not the start of a live allocation;
+    cudaErrorStreamCaptureUnsupported (900) during a restricting capture (spec 5.2).
+    """
+    _drv().mem_free(_T.void_ptr(devPtr), "cudaFree")
+    return _OK
+
+
+@_rt()
+def cudaMallocHost(size: Any) -> tuple:
+    """Allocate real, page-locked-in-name host memory; returns its address as an ``int`` (valid for ctypes).
+
+    ``size`` 0 gives address 0. Errors: cudaErrorStreamCaptureUnsupported during a restricting capture.
+    """
+    n = _size(size)
+    if n == 0:
+        return (_SUCCESS, 0)
+    return (_SUCCESS, _drv().mem_alloc_host(n, "cudaMallocHost"))
+
+
+@_rt()
+def cudaHostAlloc(size: Any, flags: Any) -> tuple:
+    """As :func:`cudaMallocHost`, with ``cudaHostAlloc*`` flags (accepted; portable/mapped/write-combined
+    make no difference here). Errors: cudaErrorInvalidValue for unknown flag bits."""
+    n, fl = _size(size), _u(flags)
+    if fl & ~0xF:
+        raise _refuse("cudaHostAlloc", 1, f"cudaHostAlloc: flags 0x{fl:x} have bits outside cudaHostAlloc*")
+    if n == 0:
+        return (_SUCCESS, 0)
+    return (_SUCCESS, _drv().mem_alloc_host(n, "cudaHostAlloc"))
+
+
+@_rt()
+def cudaFreeHost(ptr: Any) -> tuple:
+    """Free memory from :func:`cudaMallocHost`/:func:`cudaHostAlloc` (``None``/0 does nothing).
+
+    Errors: cudaErrorInvalidValue for any other address; 900 during a restricting capture.
+    """
+    p = _T.void_ptr(ptr)
+    if not p:
+        return _OK
+    _drv().mem_free_host(p)
+    return _OK
+
+
+@_rt()
+def cudaHostRegister(ptr: Any, size: Any, flags: Any) -> tuple:
+    """Page-lock existing host memory (bookkeeping only). Errors: cudaErrorHostMemoryAlreadyRegistered (712)."""
+    _drv().mem_host_register(_T.void_ptr(ptr), _size(size), _u(flags))
+    return _OK
+
+
+@_rt()
+def cudaHostUnregister(ptr: Any) -> tuple:
+    """Undo :func:`cudaHostRegister`. Errors: cudaErrorHostMemoryNotRegistered (713)."""
+    _drv().mem_host_register(_T.void_ptr(ptr), 0, 0, unregister=True)
+    return _OK
+
+
+@_rt()
+def cudaPointerGetAttributes(ptr: Any) -> tuple:
+    """``cudaPointerAttributes`` of an address: device memory (type ``cudaMemoryTypeDevice``/``Managed``,
+    ``devicePointer`` set), pinned host memory from :func:`cudaMallocHost` (``cudaMemoryTypeHost``, both
+    pointers set), or unregistered host memory (``cudaMemoryTypeUnregistered``)."""
+    p = _T.void_ptr(ptr)
+    d = _drv()
+    a = _RCLS["cudaPointerAttributes"]()
+    a._d["device"] = d.ctx_get_device()
+    if d.is_device_pointer(p):
+        base, _size_ = d.mem_get_address_range(p)
+        managed = getattr(d.memory.find(p), "kind", "") == "managed"
+        a._d["type"] = 3 if managed else 2
+        a._d["devicePointer"] = p
+        a._d["hostPointer"] = p if managed else 0
+    elif any(h <= p < h + len(buf) for h, buf in d.memory.host.items()):
+        a._d["type"] = 1
+        a._d["devicePointer"] = p
+        a._d["hostPointer"] = p
+    else:
+        a._d["type"] = 0
+        a._d["device"] = -2
+    return (_SUCCESS, a)
+
+
+def _memcpy(call: str, dst: Any, src: Any, count: Any, kind: Any, stream: Any = None, sync: bool = True) -> tuple:
+    d = _drv()
+    p = _copy_params(d, _ptr(dst), _ptr(src), kind, call, width=_size(count))
+    d.memcpy(p, None if sync else _h(stream, _cudaStream_t), call)
+    return _OK
+
+
+@_rt()
+def cudaMemcpy(dst: Any, src: Any, count: Any, kind: Any) -> tuple:
+    """Synchronous copy of ``count`` bytes. ``dst``/``src``: ``int`` addresses or buffers (numpy arrays,
+    ctypes objects, bytes for a source). ``kind``: a ``cudaMemcpyKind``; ``cudaMemcpyDefault`` infers each
+    side (an address inside a simulated allocation is device memory).
+
+    Runs on the default stream (legacy, or the per-thread stream in per-thread mode, spec 6.1).
+    Errors: cudaErrorInvalidValue bad ranges or a buffer given as a device side;
+    cudaErrorInvalidMemcpyDirection (21) ``kind`` outside 0-4; cudaErrorStreamCaptureImplicit (906)
+    under a blocking capture in legacy mode, invalidating it (spec 6); 900 as a potentially unsafe call.
+    """
+    return _memcpy("cudaMemcpy", dst, src, count, kind)
+
+
+@_rt()
+def cudaMemcpyAsync(dst: Any, src: Any, count: Any, kind: Any, stream: Any) -> tuple:
+    """Asynchronous copy on ``stream``: a MEMCPY node during capture (spec 3.8) that reads and writes
+    host memory when the graph runs (spec 3.10). Arguments as :func:`cudaMemcpy`.
+
+    Errors: as :func:`cudaMemcpy` for the arguments; then the stream's capture rules.
+    """
+    return _memcpy("cudaMemcpyAsync", dst, src, count, kind, stream, sync=False)
+
+
+def _memcpy2d(call: str, dst: Any, dpitch: Any, src: Any, spitch: Any, width: Any, height: Any, kind: Any,
+              stream: Any = None, sync: bool = True) -> tuple:
+    dp, sp, w, h = _size(dpitch), _size(spitch), _size(width), _size(height)
+    if w > dp or w > sp:
+        raise _RtError(12, f"{call}: width {w} bytes is larger than a pitch (dpitch {dp}, spitch {sp})")
+    d = _drv()
+    p = _copy_params(d, _ptr(dst), _ptr(src), kind, call, width=w, height=h, src_pitch=sp, dst_pitch=dp)
+    d.memcpy(p, None if sync else _h(stream, _cudaStream_t), call)
+    return _OK
+
+
+@_rt()
+def cudaMemcpy2D(dst: Any, dpitch: Any, src: Any, spitch: Any, width: Any, height: Any, kind: Any) -> tuple:
+    """Synchronous 2D copy: ``height`` rows of ``width`` bytes, row starts ``spitch``/``dpitch`` bytes apart.
+
+    Errors: cudaErrorInvalidPitchValue (12) when ``width`` exceeds a pitch; otherwise as :func:`cudaMemcpy`.
+    """
+    return _memcpy2d("cudaMemcpy2D", dst, dpitch, src, spitch, width, height, kind)
+
+
+@_rt()
+def cudaMemcpy2DAsync(dst: Any, dpitch: Any, src: Any, spitch: Any, width: Any, height: Any, kind: Any,
+                      stream: Any) -> tuple:
+    """Asynchronous :func:`cudaMemcpy2D` on ``stream`` (a MEMCPY node during capture)."""
+    return _memcpy2d("cudaMemcpy2DAsync", dst, dpitch, src, spitch, width, height, kind, stream, sync=False)
+
+
+def _params3d(d: Any, p: Any, call: str) -> _CopyParams:
+    """A :class:`CopyParams` from a ``cudaMemcpy3DParms`` (arrays are not simulated)."""
+    if p is None:
+        raise _refuse(call, 1, f"{call}: the cudaMemcpy3DParms pointer is NULL")
+    if not isinstance(p, _RCLS["cudaMemcpy3DParms"]):
+        raise TypeError(f"Argument 'p' has incorrect type (expected cuda.bindings.runtime.cudaMemcpy3DParms, "
+                        f"got {type(p).__name__})")
+    if int(p.srcArray) or int(p.dstArray):
+        raise _refuse(call, 801, f"{call}: CUDA arrays (srcArray/dstArray) are not simulated")
+    sp, dp = p.srcPtr, p.dstPtr
+    spos, dpos, ext = p.srcPos, p.dstPos, p.extent
+    return _copy_params(d, dp._raw("ptr"), sp._raw("ptr"), p._raw("kind"), call,
+                        width=ext.width, height=ext.height, depth=ext.depth,
+                        src_pitch=sp.pitch, src_height=sp.ysize, dst_pitch=dp.pitch, dst_height=dp.ysize,
+                        src_x=spos.x, src_y=spos.y, src_z=spos.z, dst_x=dpos.x, dst_y=dpos.y, dst_z=dpos.z)
+
+
+@_rt()
+def cudaMemcpy3D(p: Any) -> tuple:
+    """Synchronous 3D copy from a ``cudaMemcpy3DParms`` (pitched pointers; ``extent.width`` in bytes).
+
+    Errors: cudaErrorInvalidValue NULL params or bad ranges; cudaErrorNotSupported for CUDA arrays
+    (not simulated); the synchronous-call capture rules of :func:`cudaMemcpy`.
+    """
+    d = _drv()
+    d.memcpy(_params3d(d, p, "cudaMemcpy3D"), None, "cudaMemcpy3D")
+    return _OK
+
+
+@_rt()
+def cudaMemcpy3DAsync(p: Any, stream: Any) -> tuple:
+    """Asynchronous :func:`cudaMemcpy3D` on ``stream`` (a MEMCPY node during capture)."""
+    d = _drv()
+    d.memcpy(_params3d(d, p, "cudaMemcpy3DAsync"), _h(stream, _cudaStream_t), "cudaMemcpy3DAsync")
+    return _OK
+
+
+def _memset(call: str, devPtr: Any, value: Any, width: Any, height: Any = 1, pitch: Any = 0, stream: Any = None,
+            sync: bool = True) -> tuple:
+    v = _T.to_int(value) & 0xFF  # the runtime converts the int value to unsigned char
+    p = _MemsetParams(_T.void_ptr(devPtr), v, 1, _size(width), _size(height), _size(pitch))
+    _drv().memset(p, None if sync else _h(stream, _cudaStream_t), call)
+    return _OK
+
+
+@_rt()
+def cudaMemset(devPtr: Any, value: Any, count: Any) -> tuple:
+    """Synchronously set ``count`` bytes at ``devPtr`` to ``value`` (converted to ``unsigned char``).
+
+    Errors: cudaErrorInvalidValue for a range outside a live allocation; the synchronous-call capture
+    rules (906 under a blocking capture in legacy mode, spec 6).
+    """
+    return _memset("cudaMemset", devPtr, value, count)
+
+
+@_rt()
+def cudaMemsetAsync(devPtr: Any, value: Any, count: Any, stream: Any) -> tuple:
+    """Asynchronous :func:`cudaMemset` on ``stream``: a MEMSET node (element size 1) during capture."""
+    return _memset("cudaMemsetAsync", devPtr, value, count, stream=stream, sync=False)
+
+
+@_rt()
+def cudaMemset2D(devPtr: Any, pitch: Any, value: Any, width: Any, height: Any) -> tuple:
+    """Synchronously set ``height`` rows of ``width`` bytes, ``pitch`` bytes apart."""
+    return _memset("cudaMemset2D", devPtr, value, width, height, pitch)
+
+
+@_rt()
+def cudaMemset2DAsync(devPtr: Any, pitch: Any, value: Any, width: Any, height: Any, stream: Any) -> tuple:
+    """Asynchronous :func:`cudaMemset2D` on ``stream``."""
+    return _memset("cudaMemset2DAsync", devPtr, value, width, height, pitch, stream=stream, sync=False)
+
+
+@_rt()
+def cudaMallocAsync(size: Any, hStream: Any) -> tuple:
+    """Stream-ordered allocation: a MEM_ALLOC node with a graph-owned address during capture (spec 3.8)."""
+    return (_SUCCESS, _drv().mem_alloc_async(_size(size), _h(hStream, _cudaStream_t)))
+
+
+@_rt()
+def cudaFreeAsync(devPtr: Any, hStream: Any) -> tuple:
+    """Stream-ordered free: a MEM_FREE node during capture (the address must be a graph allocation)."""
+    _drv().mem_free_async(_T.void_ptr(devPtr), _h(hStream, _cudaStream_t))
+    return _OK
+
+
+# =========================================================================== streams
+@_rt()
+def cudaStreamCreate() -> tuple:
+    """Create a blocking stream (``cudaStreamDefault``) on the current device."""
+    return (_SUCCESS, _mk_stream(_drv().stream_create(0)))
+
+
+@_rt()
+def cudaStreamCreateWithFlags(flags: Any) -> tuple:
+    """Create a stream: ``cudaStreamDefault`` (0) or ``cudaStreamNonBlocking`` (1). Errors: cudaErrorInvalidValue."""
+    return (_SUCCESS, _mk_stream(_drv().stream_create(_u(flags))))
+
+
+@_rt()
+def cudaStreamCreateWithPriority(flags: Any, priority: Any) -> tuple:
+    """Create a stream with a priority (clamped to [-5, 0]). Errors: cudaErrorInvalidValue bad flags."""
+    return (_SUCCESS, _mk_stream(_drv().stream_create(_u(flags), _T.to_int(priority))))
+
+
+@_rt()
+def cudaStreamDestroy(stream: Any) -> tuple:
+    """Destroy a stream (pending work still runs). During a capture: destroying the origin ends the capture
+    without a graph; destroying a member invalidates it [I]. Errors: cudaErrorInvalidResourceHandle (400),
+    cudaErrorContextIsDestroyed (709), cudaErrorInvalidValue for the default-stream handles."""
+    _drv().stream_destroy(_h(stream, _cudaStream_t))
+    return _OK
+
+
+@_rt()
+def cudaStreamSynchronize(stream: Any) -> tuple:
+    """Wait for the stream's work. Capture rules (spec 6, 5.3, 5.2): 906 on the legacy stream under a
+    blocking capture; 900 on a capturing stream (invalidating it) or as a potentially unsafe call."""
+    _drv().stream_synchronize(_h(stream, _cudaStream_t))
+    return _OK
+
+
+@_rt()
+def cudaStreamQuery(stream: Any) -> tuple:
+    """``(cudaSuccess,)`` when done, ``(cudaErrorNotReady,)`` while work is pending (``progression="manual"``).
+
+    ``cudaErrorNotReady`` is not recorded as the last error. Capture rules as :func:`cudaStreamSynchronize`.
+    """
+    _drv().stream_query(_h(stream, _cudaStream_t))
+    return _OK
+
+
+@_rt()
+def cudaStreamWaitEvent(stream: Any, event: Any, flags: Any) -> tuple:
+    """Make ``stream`` wait for ``event``: joins captures (fork/join), merges or isolates them (spec 4.1).
+
+    Args: ``flags``: ``cudaEventWaitDefault`` (0) or ``cudaEventWaitExternal`` (1). Errors: as
+    ``cuStreamWaitEvent`` (902 merge, 905 isolation, 906 legacy, 901 invalidated, 400 bad event).
+    """
+    _drv().stream_wait_event(_h(stream, _cudaStream_t), _h(event, _cudaEvent_t), _u(flags))
+    return _OK
+
+
+@_rt()
+def cudaStreamGetFlags(hStream: Any) -> tuple:
+    """The stream's flags (``int``)."""
+    return (_SUCCESS, _drv().stream_get_flags(_h(hStream, _cudaStream_t)))
+
+
+@_rt()
+def cudaStreamGetPriority(hStream: Any) -> tuple:
+    """The stream's priority (``int``)."""
+    return (_SUCCESS, _drv().stream_get_priority(_h(hStream, _cudaStream_t)))
+
+
+@_rt()
+def cudaStreamGetId(hStream: Any) -> tuple:
+    """The stream's unique id (``int``; the legacy stream's is 0)."""
+    return (_SUCCESS, _drv().stream_get_id(_h(hStream, _cudaStream_t)))
+
+
+@_rt()
+def cudaStreamGetDevice(hStream: Any) -> tuple:
+    """The device ordinal of the stream's context."""
+    d = _drv()
+    hctx = d.stream_get_ctx(_h(hStream, _cudaStream_t))
+    d.ctx_push_current(hctx)
+    try:
+        return (_SUCCESS, d.ctx_get_device())
+    finally:
+        d.ctx_pop_current()
+
+
+@_rt()
+def cudaStreamAddCallback(stream: Any, callback: Any, userData: Any, flags: Any) -> tuple:
+    """Enqueue a ``cudaStreamCallback_t`` (or ``int`` address of ``void (*)(cudaStream_t, cudaError_t, void*)``).
+
+    Errors: cudaErrorInvalidValue flags != 0; cudaErrorNotSupported (801) on a capturing stream,
+    invalidating it (spec 3.8) [I].
+    """
+    fn = _h(callback, _cudaStreamCallback_t)
+    _drv().stream_add_callback(_h(stream, _cudaStream_t), fn, _T.void_ptr(userData), _u(flags))
+    return _OK
+
+
+@_rt()
+def cudaStreamAttachMemAsync(stream: Any, devPtr: Any, length: Any, flags: Any) -> tuple:
+    """Attach managed memory to a stream (bookkeeping only). Errors: 801 on a capturing stream (invalidates) [I]."""
+    _drv().stream_attach_mem_async(_h(stream, _cudaStream_t), _T.void_ptr(devPtr), _size(length), _u(flags))
+    return _OK
+
+
+# =========================================================================== events
+@_rt()
+def cudaEventCreate() -> tuple:
+    """Create an event with default flags (timing enabled)."""
+    return (_SUCCESS, _mk_event(_drv().event_create(0)))
+
+
+@_rt()
+def cudaEventCreateWithFlags(flags: Any) -> tuple:
+    """Create an event: ``cudaEventDefault``, ``cudaEventBlockingSync``, ``cudaEventDisableTiming``,
+    ``cudaEventInterprocess`` bits. Errors: cudaErrorInvalidValue unknown bits."""
+    return (_SUCCESS, _mk_event(_drv().event_create(_u(flags))))
+
+
+@_rt()
+def cudaEventRecord(event: Any, stream: Any) -> tuple:
+    """Record ``event`` on ``stream`` (spec 4.2): on a capturing stream it captures the stream's current
+    dependencies (no node). Errors: 400 bad event or other context; 906 legacy stream under a blocking
+    capture; 901 invalidated capture."""
+    _drv().event_record(_h(event, _cudaEvent_t), _h(stream, _cudaStream_t), 0, "cudaEventRecord")
+    return _OK
+
+
+@_rt()
+def cudaEventRecordWithFlags(event: Any, stream: Any, flags: Any) -> tuple:
+    """:func:`cudaEventRecord` with ``cudaEventRecordExternal`` (1): an EVENT_RECORD node during capture."""
+    _drv().event_record(_h(event, _cudaEvent_t), _h(stream, _cudaStream_t), _u(flags), "cudaEventRecordWithFlags")
+    return _OK
+
+
+@_rt()
+def cudaEventQuery(event: Any) -> tuple:
+    """``(cudaSuccess,)`` when complete, ``(cudaErrorNotReady,)`` while pending. Errors: 907 for an event
+    recorded in a capture (invalidates it); 900 by spec 5.2."""
+    _drv().event_query(_h(event, _cudaEvent_t))
+    return _OK
+
+
+@_rt()
+def cudaEventSynchronize(event: Any) -> tuple:
+    """Wait for the event (runs the work before it). Errors as :func:`cudaEventQuery`."""
+    _drv().event_synchronize(_h(event, _cudaEvent_t))
+    return _OK
+
+
+@_rt()
+def cudaEventElapsedTime(start: Any, end: Any) -> tuple:
+    """Milliseconds (``float``) of simulated time between two completed events (about 0.001 ms per piece
+    of work). Errors: 400 never recorded or timing disabled; 600 pending; 907 captured (invalidates) [I]."""
+    return (_SUCCESS, _drv().event_elapsed_time(_h(start, _cudaEvent_t), _h(end, _cudaEvent_t)))
+
+
+@_rt()
+def cudaEventDestroy(event: Any) -> tuple:
+    """Destroy an event (nodes it helped capture stay). Errors: cudaErrorInvalidResourceHandle."""
+    _drv().event_destroy(_h(event, _cudaEvent_t))
+    return _OK
+
+
+# =========================================================================== capture
+@_rt()
+def cudaStreamBeginCapture(stream: Any, mode: Any) -> tuple:
+    """Begin capturing ``stream`` into a new graph (spec 3.1). ``mode``: ``cudaStreamCaptureMode``.
+
+    Errors, in order: 900 on the legacy stream; cudaErrorInvalidValue mode outside 0-2;
+    cudaErrorIllegalState (401) already capturing; 900 in CIG capture.
+    """
+    _drv().stream_begin_capture(_h(stream, _cudaStream_t), _T.to_int(mode))
+    return _OK
+
+
+@_rt()
+def cudaStreamBeginCaptureToGraph(stream: Any, graph: Any, dependencies: Any, dependencyData: Any,
+                                  numDependencies: Any, mode: Any) -> tuple:
+    """Begin capturing into an existing graph after ``dependencies`` (spec 3.2); ``dependencyData`` None
+    means all-zero edge data. ``numDependencies`` larger than the list raises ``RuntimeError``."""
+    deps = _deps(dependencies, numDependencies, "dependencies")
+    eds = _edge_list(dependencyData, "dependencyData")
+    _drv().stream_begin_capture_to_graph(_h(stream, _cudaStream_t), _h(graph, _cudaGraph_t), deps,
+                                         _D._eds_for(eds, len(deps)), _T.to_int(mode))
+    return _OK
+
+
+@_rt()
+def cudaStreamEndCapture(stream: Any) -> tuple:
+    """End the capture begun on ``stream``; returns its ``cudaGraph_t`` (spec 3.3).
+
+    Errors: 401 not capturing; 903 unmatched (a forked member); 908 wrong thread; 901 invalidated;
+    904 unjoined work. The graph slot is ``None`` on every error.
+    """
+    return (_SUCCESS, _mk_graph(_drv().stream_end_capture(_h(stream, _cudaStream_t))))
+
+
+@_rt()
+def cudaStreamIsCapturing(stream: Any) -> tuple:
+    """The stream's ``cudaStreamCaptureStatus``. Errors: 906 on the legacy stream under a blocking
+    capture (without invalidating)."""
+    return (_SUCCESS, cudaStreamCaptureStatus(_drv().stream_is_capturing(_h(stream, _cudaStream_t))))  # noqa: F821
+
+
+@_rt()
+def cudaStreamGetCaptureInfo(stream: Any) -> tuple:
+    """``(cudaSuccess, status, id, graph, dependencies, edgeData, numDependencies)`` (spec 3.5).
+
+    The id is a plain ``int`` here (the driver face returns a ``cuuint64_t``); when the status is not
+    ACTIVE: id 0, ``cudaGraph_t(0)``, empty lists, 0 [I]. Errors: 906 on the legacy stream.
+    """
+    status, cid, g, deps, eds, n = _drv().stream_get_capture_info(_h(stream, _cudaStream_t))
+    return (_SUCCESS, cudaStreamCaptureStatus(status), cid, _mk_graph(g),  # noqa: F821
+            [_mk_node(x) for x in deps], [_edge(ed) for ed in eds], n)
+
+
+@_rt()
+def cudaStreamUpdateCaptureDependencies(stream: Any, dependencies: Any, dependencyData: Any, numDependencies: Any,
+                                        flags: Any) -> tuple:
+    """Add to (``cudaStreamAddCaptureDependencies``) or replace (``cudaStreamSetCaptureDependencies``) the
+    stream's capture dependencies (spec 3.6). Errors: 401 not capturing; cudaErrorInvalidValue flags or a
+    foreign dependency."""
+    deps = _node_list(dependencies, "dependencies")
+    eds = _edge_list(dependencyData, "dependencyData")
+    n = _size(numDependencies)
+    deps = deps[:n] + [0] * (n - len(deps)) if n > len(deps) else deps[:n]
+    _drv().stream_update_capture_dependencies(_h(stream, _cudaStream_t), deps, _D._eds_for(eds, n), _u(flags))
+    return _OK
+
+
+@_rt("none")
+def cudaThreadExchangeStreamCaptureMode(mode: Any) -> tuple:
+    """Set this thread's capture interaction mode; returns the previous ``cudaStreamCaptureMode`` (spec 3.7).
+
+    Errors: cudaErrorInvalidValue for a mode outside 0-2 (unchanged).
+    """
+    d = _drv()
+    _init(d)
+    return (_SUCCESS, cudaStreamCaptureMode(d.thread_exchange_stream_capture_mode(_T.to_int(mode))))  # noqa: F821
+
+
+# =========================================================================== host functions
+@_rt()
+def cudaLaunchHostFunc(stream: Any, fn: Any, userData: Any) -> tuple:
+    """Enqueue a host function: a HOST node during capture, called at each replay (spec 3.9).
+
+    Args: ``fn``: ``cudaHostFn_t`` or the ``int`` address of a ``void (*)(void*)`` (for example
+    ``ctypes.cast(CFUNCTYPE(None, c_void_p)(f), c_void_p).value``; keep the thunk alive); a Python
+    callable raises ``TypeError: an integer is required``. ``userData``: None, int or buffer (its address).
+    Errors: cudaErrorInvalidValue NULL function; the stream's capture rules. CUDA calls made inside
+    the function fail with cudaErrorNotPermitted [I].
+    """
+    fp = _h(fn, _cudaHostFn_t)
+    _drv().launch_host_func(_h(stream, _cudaStream_t), fp, _T.void_ptr(userData))
+    return _OK
+
+
+@_rt()
+def cudaLaunchHostFunc_v2(stream: Any, fn: Any, userData: Any, syncMode: Any) -> tuple:
+    """:func:`cudaLaunchHostFunc` with a sync mode (0 blocking, 1 spin-wait; no visible effect here)."""
+    fp = _h(fn, _cudaHostFn_t)
+    _drv().launch_host_func(_h(stream, _cudaStream_t), fp, _T.void_ptr(userData), _u(syncMode))
+    return _OK
+
+
+# =========================================================================== graphs
+@_rt()
+def cudaGraphCreate(flags: Any) -> tuple:
+    """Create an empty graph. Errors: cudaErrorInvalidValue for flags != 0."""
+    return (_SUCCESS, _mk_graph(_drv().graph_create(_u(flags))))
+
+
+@_rt()
+def cudaGraphDestroy(graph: Any) -> tuple:
+    """Destroy a graph and its nodes. Errors: cudaErrorInvalidValue bad graph, a capture target, or a child
+    graph owned by a node."""
+    _drv().graph_destroy(_h(graph, _cudaGraph_t))
+    return _OK
+
+
+def _struct_arg(p: Any, cls_name: str, arg: str, call: str) -> Any:
+    cls = _RCLS[cls_name]
+    if p is not None and not isinstance(p, cls):
+        raise TypeError(f"Argument '{arg}' has incorrect type (expected cuda.bindings.runtime.{cls_name}, "
+                        f"got {type(p).__name__})")
+    if p is None:
+        raise _refuse(call, 1, f"{call}: {arg} is NULL")
+    return p
+
+
+@_rt()
+def cudaGraphAddKernelNode(graph: Any, pDependencies: Any, numDependencies: Any, pNodeParams: Any) -> tuple:
+    """Add a KERNEL node from ``cudaKernelNodeParams``: ``func`` (a ``CUfunction``/``cudaFunction_t`` or its
+    ``int`` handle, from ``cuModuleGetFunction``), ``gridDim``/``blockDim`` (``dim3``), ``sharedMemBytes``
+    (bytes), ``kernelParams`` (any form ``cuLaunchKernel`` takes).
+
+    Errors: cudaErrorInvalidValue bad graph/dependencies/dimensions or NULL params;
+    cudaErrorInvalidResourceHandle (400) when ``func`` is not a kernel handle.
+    """
+    deps = _deps(pDependencies, numDependencies)
+    p = _struct_arg(pNodeParams, "cudaKernelNodeParams", "pNodeParams", "cudaGraphAddKernelNode")
+    d = _drv()
+    hf = int(p.func)
+    if p._raw("extra"):
+        _D._extra_refused(d, "cudaGraphAddKernelNode", p._raw("kernelParams"))
+    args = _KP.kernel_args(d, hf, p._raw("kernelParams"))
+    g, b = p.gridDim, p.blockDim
+    return (_SUCCESS, _mk_node(d.graph_add_kernel_node(_h(graph, _cudaGraph_t), deps, hf, (g.x, g.y, g.z),
+                                                      (b.x, b.y, b.z), p.sharedMemBytes, args)))
+
+
+@_rt()
+def cudaGraphAddMemcpyNode(graph: Any, pDependencies: Any, numDependencies: Any, pCopyParams: Any) -> tuple:
+    """Add a MEMCPY node from ``cudaMemcpy3DParms`` (pitched pointers made with ``make_cudaPitchedPtr``,
+    positions with ``make_cudaPos``, ``extent`` with ``make_cudaExtent``: width in bytes). Host sides are
+    read/written when the graph runs (spec 3.10); ``cudaMemcpyDefault`` infers each side.
+
+    Errors: cudaErrorInvalidValue bad graph/dependencies/ranges or NULL params; cudaErrorNotSupported
+    for CUDA arrays (not simulated); cudaErrorInvalidMemcpyDirection for a bad ``kind``.
+    """
+    deps = _deps(pDependencies, numDependencies)
+    p = _struct_arg(pCopyParams, "cudaMemcpy3DParms", "pCopyParams", "cudaGraphAddMemcpyNode")
+    d = _drv()
+    return (_SUCCESS, _mk_node(d.graph_add_memcpy_node(_h(graph, _cudaGraph_t), deps,
+                                                      _params3d(d, p, "cudaGraphAddMemcpyNode"))))
+
+
+@_rt()
+def cudaGraphAddMemcpyNode1D(graph: Any, pDependencies: Any, numDependencies: Any, dst: Any, src: Any, count: Any,
+                             kind: Any) -> tuple:
+    """Add a 1D MEMCPY node of ``count`` bytes (arguments as :func:`cudaMemcpy`)."""
+    deps = _deps(pDependencies, numDependencies)
+    d = _drv()
+    p = _copy_params(d, _ptr(dst), _ptr(src), kind, "cudaGraphAddMemcpyNode1D", width=_size(count))
+    return (_SUCCESS, _mk_node(d.graph_add_memcpy_node(_h(graph, _cudaGraph_t), deps, p)))
+
+
+@_rt()
+def cudaGraphAddMemsetNode(graph: Any, pDependencies: Any, numDependencies: Any, pMemsetParams: Any) -> tuple:
+    """Add a MEMSET node from ``cudaMemsetParams``: ``dst``, ``pitch`` (bytes, 0 for one row), ``value``,
+    ``elementSize`` (1, 2 or 4 bytes), ``width`` (elements), ``height`` (rows).
+
+    Errors: cudaErrorInvalidValue bad graph/dependencies/range/element size/alignment, or NULL params.
+    """
+    deps = _deps(pDependencies, numDependencies)
+    m = _struct_arg(pMemsetParams, "cudaMemsetParams", "pMemsetParams", "cudaGraphAddMemsetNode")
+    p = _MemsetParams(_T.void_ptr(m._raw("dst")), m.value, m.elementSize, m.width, m.height, m.pitch)
+    return (_SUCCESS, _mk_node(_drv().graph_add_memset_node(_h(graph, _cudaGraph_t), deps, p)))
+
+
+@_rt()
+def cudaGraphAddHostNode(graph: Any, pDependencies: Any, numDependencies: Any, pNodeParams: Any) -> tuple:
+    """Add a HOST node from ``cudaHostNodeParams`` (``fn``: ``cudaHostFn_t`` address, ``userData``).
+
+    Errors: cudaErrorInvalidValue NULL function or params.
+    """
+    deps = _deps(pDependencies, numDependencies)
+    p = _struct_arg(pNodeParams, "cudaHostNodeParams", "pNodeParams", "cudaGraphAddHostNode")
+    return (_SUCCESS, _mk_node(_drv().graph_add_host_node(_h(graph, _cudaGraph_t), deps, int(p.fn), p.userData)))
+
+
+@_rt()
+def cudaGraphAddEmptyNode(graph: Any, pDependencies: Any, numDependencies: Any) -> tuple:
+    """Add an EMPTY node (a join point). Errors: cudaErrorInvalidValue."""
+    deps = _deps(pDependencies, numDependencies)
+    return (_SUCCESS, _mk_node(_drv().graph_add_empty_node(_h(graph, _cudaGraph_t), deps)))
+
+
+@_rt()
+def cudaGraphAddChildGraphNode(graph: Any, pDependencies: Any, numDependencies: Any, childGraph: Any) -> tuple:
+    """Add a GRAPH node holding a clone of ``childGraph`` (spec 4.6, 9)."""
+    deps = _deps(pDependencies, numDependencies)
+    return (_SUCCESS, _mk_node(_drv().graph_add_child_graph_node(_h(graph, _cudaGraph_t), deps,
+                                                                _h(childGraph, _cudaGraph_t))))
+
+
+@_rt()
+def cudaGraphChildGraphNodeGetGraph(node: Any) -> tuple:
+    """The graph embedded in a GRAPH node. Errors: cudaErrorInvalidValue not a GRAPH node."""
+    return (_SUCCESS, _mk_graph(_drv().graph_child_graph_node_get_graph(_h(node, _cudaGraphNode_t))))
+
+
+@_rt()
+def cudaGraphAddEventRecordNode(graph: Any, pDependencies: Any, numDependencies: Any, event: Any) -> tuple:
+    """Add an EVENT_RECORD node. Errors: cudaErrorInvalidValue graph/dependencies; 400 event."""
+    deps = _deps(pDependencies, numDependencies)
+    return (_SUCCESS, _mk_node(_drv().graph_add_event_node(_h(graph, _cudaGraph_t), deps,
+                                                          _h(event, _cudaEvent_t), False)))
+
+
+@_rt()
+def cudaGraphAddEventWaitNode(graph: Any, pDependencies: Any, numDependencies: Any, event: Any) -> tuple:
+    """Add a WAIT_EVENT node. Errors: cudaErrorInvalidValue graph/dependencies; 400 event."""
+    deps = _deps(pDependencies, numDependencies)
+    return (_SUCCESS, _mk_node(_drv().graph_add_event_node(_h(graph, _cudaGraph_t), deps,
+                                                          _h(event, _cudaEvent_t), True)))
+
+
+def _dep_pairs(from_: Any, to: Any, edgeData: Any, n: Any, remove: bool) -> tuple[list, list, list]:
+    froms, tos = _node_list(from_, "from_"), _node_list(to, "to")
+    eds = _edge_list(edgeData, "edgeData")
+    n = _size(n)
+    froms = froms[:n] + [0] * max(0, n - len(froms))
+    tos = tos[:n] + [0] * max(0, n - len(tos))
+    if eds and len(eds) < n:
+        eds = eds + [(255, 255, 255) if remove else None] * (n - len(eds))
+    return froms, tos, eds[:n]
+
+
+@_rt()
+def cudaGraphAddDependencies(graph: Any, from_: Any, to: Any, edgeData: Any, numDependencies: Any) -> tuple:
+    """Add edges ``from_[i] -> to[i]`` (``edgeData`` None: ordinary dependencies).
+
+    Errors: cudaErrorInvalidValue a node outside the graph or NULL, an existing edge, bad edge data.
+    """
+    froms, tos, eds = _dep_pairs(from_, to, edgeData, numDependencies, False)
+    _drv().graph_add_dependencies(_h(graph, _cudaGraph_t), froms, tos, eds)
+    return _OK
+
+
+@_rt()
+def cudaGraphRemoveDependencies(graph: Any, from_: Any, to: Any, edgeData: Any, numDependencies: Any) -> tuple:
+    """Remove edges. Errors: cudaErrorInvalidValue a missing edge, or a graph with memory nodes."""
+    froms, tos, eds = _dep_pairs(from_, to, edgeData, numDependencies, True)
+    _drv().graph_remove_dependencies(_h(graph, _cudaGraph_t), froms, tos, eds)
+    return _OK
+
+
+def _pad_nodes(handles: list, n: int) -> list:
+    out = [_mk_node(x) for x in handles[:n]]
+    out.extend(_mk_node(0) for _ in range(n - len(out)))
+    return out
+
+
+@_rt()
+def cudaGraphGetNodes(graph: Any, numNodes: Any = 0) -> tuple:
+    """The graph's nodes in creation order: ``(cudaSuccess, [cudaGraphNode_t], count)``.
+
+    ``numNodes=0`` (the default) only counts: ``([], N)``; a larger value pads the list with
+    ``cudaGraphNode_t(0)`` and returns N; a smaller one returns that many nodes and that count.
+    Errors: cudaErrorInvalidValue bad graph.
+    """
+    n = _size(numNodes)
+    nodes = _drv().graph_get_nodes(_h(graph, _cudaGraph_t))
+    return (_SUCCESS, _pad_nodes(nodes, n), len(nodes) if n == 0 or n >= len(nodes) else n)
+
+
+@_rt()
+def cudaGraphGetRootNodes(graph: Any, pNumRootNodes: Any = 0) -> tuple:
+    """Nodes with no incoming edge; count-only and padding as :func:`cudaGraphGetNodes`."""
+    n = _size(pNumRootNodes)
+    nodes = _drv().graph_get_root_nodes(_h(graph, _cudaGraph_t))
+    return (_SUCCESS, _pad_nodes(nodes, n), len(nodes) if n == 0 or n >= len(nodes) else n)
+
+
+@_rt()
+def cudaGraphGetEdges(graph: Any, numEdges: Any = 0) -> tuple:
+    """``(cudaSuccess, from, to, edgeData, count)`` in creation order, ``to[i]`` depending on ``from[i]``.
+
+    ``numEdges=0`` only counts; a larger value pads with ``cudaGraphNode_t(0)`` and zero edge data.
+    """
+    n = _size(numEdges)
+    edges = _drv().graph_get_edges(_h(graph, _cudaGraph_t))
+    take = edges[:n]
+    pad = max(0, n - len(take))
+    frm = [_mk_node(a) for a, _, _ in take] + [_mk_node(0) for _ in range(pad)]
+    to = [_mk_node(b) for _, b, _ in take] + [_mk_node(0) for _ in range(pad)]
+    eds = [_edge(ed) for _, _, ed in take] + [_cudaGraphEdgeData() for _ in range(pad)]
+    return (_SUCCESS, frm, to, eds, len(edges) if n == 0 or n >= len(edges) else n)
+
+
+def _node_deps(node: Any, n: Any, dependents: bool) -> tuple:
+    n = _size(n)
+    pairs = _drv().graph_node_get_dependencies(_h(node, _cudaGraphNode_t), dependents)
+    take = pairs[:n]
+    pad = max(0, n - len(take))
+    nodes = [_mk_node(a) for a, _ in take] + [_mk_node(0) for _ in range(pad)]
+    eds = [_edge(ed) for _, ed in take] + [_cudaGraphEdgeData() for _ in range(pad)]
+    return (_SUCCESS, nodes, eds, len(pairs) if n == 0 or n >= len(pairs) else n)
+
+
+@_rt()
+def cudaGraphNodeGetDependencies(node: Any, pNumDependencies: Any = 0) -> tuple:
+    """The node's dependencies with edge data: ``(cudaSuccess, nodes, edgeData, count)``."""
+    return _node_deps(node, pNumDependencies, False)
+
+
+@_rt()
+def cudaGraphNodeGetDependentNodes(node: Any, pNumDependentNodes: Any = 0) -> tuple:
+    """The nodes that depend on this one, with edge data: ``(cudaSuccess, nodes, edgeData, count)``."""
+    return _node_deps(node, pNumDependentNodes, True)
+
+
+@_rt()
+def cudaGraphNodeGetType(node: Any) -> tuple:
+    """The node's ``cudaGraphNodeType`` (the same values as ``CUgraphNodeType``). Errors: cudaErrorInvalidValue."""
+    return (_SUCCESS, cudaGraphNodeType(_drv().graph_node_get_type(_h(node, _cudaGraphNode_t))))  # noqa: F821
+
+
+@_rt()
+def cudaGraphNodeGetContainingGraph(hNode: Any) -> tuple:
+    """The graph that holds the node."""
+    return (_SUCCESS, _mk_graph(_drv().graph_node_get_containing_graph(_h(hNode, _cudaGraphNode_t))))
+
+
+@_rt()
+def cudaGraphNodeGetLocalId(hNode: Any) -> tuple:
+    """The node's 0-based creation index (matches ``node_<id>`` in DOT output)."""
+    return (_SUCCESS, _drv().graph_node_get_local_id(_h(hNode, _cudaGraphNode_t)))
+
+
+@_rt()
+def cudaGraphGetId(hGraph: Any) -> tuple:
+    """The graph's id (matches ``graph_<id>`` in DOT output)."""
+    return (_SUCCESS, _drv().graph_get_id(_h(hGraph, _cudaGraph_t)))
+
+
+@_rt()
+def cudaGraphDestroyNode(node: Any) -> tuple:
+    """Remove a node and its edges. Errors: cudaErrorInvalidValue during capture of its graph or with memory nodes."""
+    _drv().graph_destroy_node(_h(node, _cudaGraphNode_t))
+    return _OK
+
+
+@_rt()
+def cudaGraphClone(originalGraph: Any) -> tuple:
+    """Deep copy of a graph. Errors: cudaErrorInvalidValue, also for MEM_ALLOC/MEM_FREE/CONDITIONAL nodes."""
+    return (_SUCCESS, _mk_graph(_drv().graph_clone(_h(originalGraph, _cudaGraph_t))))
+
+
+@_rt()
+def cudaGraphInstantiate(graph: Any, flags: Any) -> tuple:
+    """Freeze a graph into a ``cudaGraphExec_t``. ``flags``: ``cudaGraphInstantiateFlags`` bits.
+
+    Errors (cudaErrorInvalidValue): a capture target [I]; memory nodes with a live exec;
+    DEVICE_LAUNCH with AUTO_FREE_ON_LAUNCH, an empty graph or unsupported nodes; unknown bits; a cycle.
+    """
+    return (_SUCCESS, _mk_exec(_drv().graph_instantiate(_h(graph, _cudaGraph_t),
+                                                       _u(flags, 64, "unsigned PY_LONG_LONG"))))
+
+
+@_rt()
+def cudaGraphInstantiateWithFlags(graph: Any, flags: Any) -> tuple:
+    """As :func:`cudaGraphInstantiate`."""
+    return (_SUCCESS, _mk_exec(_drv().graph_instantiate(_h(graph, _cudaGraph_t),
+                                                       _u(flags, 64, "unsigned PY_LONG_LONG"))))
+
+
+@_rt()
+def cudaGraphInstantiateWithParams(graph: Any, instantiateParams: Any) -> tuple:
+    """Instantiate from ``cudaGraphInstantiateParams`` (``flags``, ``uploadStream`` with the UPLOAD flag);
+    writes ``result_out`` and ``errNode_out`` into the struct. Errors as :func:`cudaGraphInstantiate`."""
+    p = _struct_arg(instantiateParams, "cudaGraphInstantiateParams", "instantiateParams",
+                    "cudaGraphInstantiateWithParams")
+    d = _drv()
+    flags = int(p.flags)
+    try:
+        x = d.graph_instantiate(_h(graph, _cudaGraph_t), flags)
+        if flags & 2:
+            d.graph_upload(x, int(p.uploadStream))
+    except _DriverError:
+        p._d["result_out"] = 1
+        raise
+    p._d["result_out"] = 0
+    p._d["errNode_out"] = _mk_node(0)
+    return (_SUCCESS, _mk_exec(x))
+
+
+@_rt()
+def cudaGraphLaunch(graphExec: Any, stream: Any) -> tuple:
+    """Run an executable graph on ``stream`` (nodes replay in topological order against simulated memory).
+
+    Errors: cudaErrorInvalidValue/cudaErrorInvalidResourceHandle bad exec; 900 into a capturing stream
+    (invalidates, spec 3.8); 906/901 by the stream rules.
+    """
+    _drv().graph_launch(_h(graphExec, _cudaGraphExec_t), _h(stream, _cudaStream_t))
+    return _OK
+
+
+@_rt()
+def cudaGraphUpload(graphExec: Any, stream: Any) -> tuple:
+    """Nothing to upload in a simulator: checks the handles and the stream rules."""
+    _drv().graph_upload(_h(graphExec, _cudaGraphExec_t), _h(stream, _cudaStream_t))
+    return _OK
+
+
+@_rt()
+def cudaGraphExecDestroy(graphExec: Any) -> tuple:
+    """Destroy an executable graph. Errors: bad exec; 900 during a restricting capture (spec 5.2)."""
+    _drv().graph_exec_destroy(_h(graphExec, _cudaGraphExec_t))
+    return _OK
+
+
+@_rt()
+def cudaGraphExecUpdate(hGraphExec: Any, hGraph: Any) -> tuple:
+    """Update an exec from a graph of the same topology: ``(cudaSuccess, cudaGraphExecUpdateResultInfo)``.
+
+    On failure (cudaErrorGraphExecUpdateFailure, 910) the info slot is ``None`` like every output on
+    error; the reason (TOPOLOGY_CHANGED, NODE_TYPE_CHANGED...) is in ``simcuda.last_error().why``.
+    """
+    result, enode, efrom = _drv().graph_exec_update(_h(hGraphExec, _cudaGraphExec_t), _h(hGraph, _cudaGraph_t))
+    info = _RCLS["cudaGraphExecUpdateResultInfo"]()
+    info._d["result"] = result
+    info._d["errorNode"] = _mk_node(enode)
+    info._d["errorFromNode"] = _mk_node(efrom)
+    return (_SUCCESS, info)
+
+
+@_rt()
+def cudaGraphDebugDotPrint(graph: Any, path: Any, flags: Any) -> tuple:
+    """Write the graph as Graphviz DOT (spec 9.1). ``path``: ``bytes`` (``str`` raises ``TypeError``).
+
+    Errors: cudaErrorInvalidValue bad graph or empty path; cudaErrorOperatingSystem (304) when the file
+    cannot be written.
+    """
+    p = _D._bytes_arg(path)
+    _drv().graph_debug_dot_print(_h(graph, _cudaGraph_t), os.fsdecode(p), _u(flags))
+    return _OK
+
+
+# =========================================================================== struct helpers
+def make_cudaPos(x: Any, y: Any, z: Any) -> Any:
+    """Mirrors ``make_cudaPos(x, y, z)``: a ``cudaPos`` (``x`` in bytes for linear memory, ``y`` rows, ``z`` slices)."""
+    p = _RCLS["cudaPos"]()
+    p.x, p.y, p.z = _size(x), _size(y), _size(z)
+    return p
+
+
+def make_cudaExtent(w: Any, h: Any, d: Any) -> Any:
+    """Mirrors ``make_cudaExtent(w, h, d)``: a ``cudaExtent`` (``width`` in bytes for linear memory)."""
+    e = _RCLS["cudaExtent"]()
+    e.width, e.height, e.depth = _size(w), _size(h), _size(d)
+    return e
+
+
+def make_cudaPitchedPtr(d: Any, p: Any, xsz: Any, ysz: Any) -> Any:
+    """Mirrors ``make_cudaPitchedPtr(d, p, xsz, ysz)``: a ``cudaPitchedPtr``.
+
+    Args: ``d``: None, an ``int`` address or a buffer (a ctypes object, numpy array: its address is
+    what ``.ptr`` reads back; the object itself is kept so host memory stays alive and bounds-checked);
+    ``p``: pitch in bytes; ``xsz``: logical width in elements; ``ysz``: height in rows. Any other type
+    raises ``TypeError`` as in the real wrapper.
+    """
+    pp = _RCLS["cudaPitchedPtr"]()
+    pp.ptr = d
+    pp.pitch, pp.xsize, pp.ysize = _size(p), _size(xsz), _size(ysz)
+    return pp
+
+
+# =========================================================================== the rest: not simulated
+def _not_simulated(name: str, nouts: int) -> Any:
+    nones = (None,) * nouts
+    sig = _OUTPUTS[name][0]
+
+    def stub(*args: Any, **kwargs: Any) -> tuple:
+        d = _drv()
+        d.refuse(name, 801, f"{name} is not simulated by simcuda; it always returns cudaErrorNotSupported "
+                            "(see docs/supported-api.md)")
+        err = cudaError_t.cudaErrorNotSupported
+        _record(d, err)
+        return (err, *nones)
+    stub.__name__ = stub.__qualname__ = name
+    stub.__doc__ = (f"Not simulated: mirrors ``{sig}`` of cuda.bindings.runtime 13.5 by name and output count only.\n\n"
+                    f"Always returns ``(cudaErrorNotSupported{', None' * nouts})`` and records a ``why`` "
+                    "(``simcuda.last_error()``).")
+    stub.__simcuda_stub__ = True  # type: ignore[attr-defined]
+    return stub
+
+
+def _install_stubs() -> list[str]:
+    g = globals()
+    made = []
+    for name, (_sig, outs) in _OUTPUTS.items():
+        if name not in g:
+            g[name] = _not_simulated(name, len(outs))
+            made.append(name)
+    return made
+
+
+#: real functions this face does not simulate (each returns cudaErrorNotSupported)
+_NOT_SIMULATED: tuple = tuple(_install_stubs())

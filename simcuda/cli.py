@@ -1,0 +1,183 @@
+"""The ``simcuda`` command (console script ``simcuda = simcuda.cli:main``).
+
+Subcommands:
+
+* ``simcuda run [options] script.py [args...]``: run a CUDA Python program on the simulator, like
+  ``python script.py args...``, then print a summary on stderr.
+* ``simcuda demo``: a fork/join stream capture written against ``cuda.bindings.driver``, its graph
+  and a replay.
+* ``simcuda explain CODE``: what a ``CUresult`` / ``cudaError_t`` means (name or number).
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import runpy
+import sys
+import traceback
+from typing import Sequence
+
+__all__ = ["main", "build_parser", "run_script"]
+
+_RUN_HELP = """\
+Run SCRIPT like `python SCRIPT ARGS...` (sys.argv, __main__, the script's folder first on sys.path,
+the same exit code) with cuda.bindings.driver/runtime/nvrtc/_v2.driver and the legacy cuda.cuda /
+cuda.cudart / cuda.nvrtc replaced by simcuda's faces, on a fresh simulated driver. Then print a
+summary on stderr: captures begun and ended, each graph with its node counts by type and its edge
+count, and graph launches. Options go before SCRIPT; everything after SCRIPT goes to the script.
+"""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of the ``simcuda`` command."""
+    p = argparse.ArgumentParser(prog="simcuda", description="In-memory simulator of CUDA stream capture and graphs.")
+    sub = p.add_subparsers(dest="command", metavar="{run,demo,explain}")
+    sub.required = True
+    r = sub.add_parser("run", help="run a CUDA Python script on the simulator", description=_RUN_HELP)
+    r.add_argument("--dot", metavar="DIR", help="write each graph as Graphviz DOT into DIR (graph_<id>.dot)")
+    r.add_argument("--png", action="store_true", help="with --dot, also render PNGs when Graphviz 'dot' is installed")
+    r.add_argument("--explain", action="store_true", help="print every non-success result with the simulator's why")
+    r.add_argument("--per-thread", action="store_true",
+                   help="per-thread default stream mode (as CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM=1)")
+    r.add_argument("--kernels", metavar="FILE", action="append", default=[],
+                   help="a Python file that registers kernel implementations with simcuda.kernel(...); "
+                        "run before SCRIPT (may be repeated)")
+    r.add_argument("--quiet", "-q", action="store_true", help="do not print the summary")
+    r.add_argument("script", help="the Python script to run")
+    r.add_argument("args", nargs=argparse.REMAINDER, help="arguments for the script")
+    sub.add_parser("demo", help="capture the Programming Guide's fork/join graph and show it")
+    e = sub.add_parser("explain", help="explain a CUresult or cudaError_t (name or number)")
+    e.add_argument("code", help="e.g. 904, CUDA_ERROR_STREAM_CAPTURE_UNJOINED or cudaErrorStreamCaptureUnjoined")
+    return p
+
+
+def _exit_code(e: SystemExit) -> int:
+    """The process exit status Python gives for ``SystemExit(e.code)`` (printing a non-int message)."""
+    code = e.code
+    if code is None:
+        return 0
+    if isinstance(code, int):
+        return code & 0xFF if code >= 0 else code % 256
+    print(code, file=sys.stderr)
+    return 1
+
+
+def _print_exception(exc: BaseException, script: str) -> None:
+    """Print a traceback the way ``python script.py`` does (frames from the script on)."""
+    tb = exc.__traceback__
+    target = os.path.abspath(script)
+    t = tb
+    while t is not None and os.path.abspath(t.tb_frame.f_code.co_filename) != target:
+        t = t.tb_next
+    traceback.print_exception(type(exc), exc, t if t is not None else tb)
+
+
+def run_script(script: str, args: Sequence[str] = (), *, kernels: Sequence[str] = (), per_thread: bool = False,
+               driver: object = None) -> tuple[int, object]:
+    """Run ``script`` under :func:`simcuda.patch` on a fresh recording driver.
+
+    Args:
+        script: path of the Python file.
+        args: its command-line arguments (``sys.argv[1:]``).
+        kernels: files run first (inside the patch) to register kernels with :func:`simcuda.kernel`.
+        per_thread: per-thread default stream mode.
+        driver: use this driver instead of a fresh :class:`simcuda._summary.RecordingDriver`.
+
+    Returns:
+        ``(exit code, driver)``: 0 on normal completion, the ``SystemExit`` status, or 1 after an
+        uncaught exception (whose traceback is printed on stderr, as Python does).
+    """
+    from . import _summary
+    from ._core.driver import Options
+    from ._patch import patch
+
+    drv = driver if driver is not None else _summary.RecordingDriver(
+        options=Options(per_thread_default_stream=True) if per_thread else None)
+    old_argv, old_path = sys.argv[:], sys.path[:]
+    script_dir = os.path.dirname(os.path.abspath(script))
+    rc = 0
+    try:
+        with patch(driver=drv):  # type: ignore[arg-type]
+            sys.argv = [script, *args]
+            sys.path.insert(0, script_dir)
+            try:
+                for k in kernels:
+                    runpy.run_path(k, run_name="simcuda_kernels")
+                runpy.run_path(script, run_name="__main__")
+            except SystemExit as e:
+                rc = _exit_code(e)
+            except BaseException as e:  # noqa: BLE001 - report like the interpreter, then carry on to the summary
+                _print_exception(e, script)
+                rc = 1
+    finally:
+        sys.argv[:] = old_argv
+        sys.path[:] = old_path
+    return rc, drv
+
+
+def _cmd_run(ns: argparse.Namespace) -> int:
+    from . import _summary
+    if not os.path.isfile(ns.script):
+        print(f"simcuda run: can't open file {ns.script!r}: no such file", file=sys.stderr)
+        return 2
+    for k in ns.kernels:
+        if not os.path.isfile(k):
+            print(f"simcuda run: can't open kernels file {k!r}: no such file", file=sys.stderr)
+            return 2
+    if ns.png and not ns.dot:
+        print("simcuda run: --png needs --dot DIR", file=sys.stderr)
+        return 2
+    rc, drv = run_script(ns.script, ns.args, kernels=ns.kernels, per_thread=ns.per_thread)
+    sys.stdout.flush()
+    err = sys.stderr
+    if ns.explain:
+        err.write(_summary.explain_text(drv))  # type: ignore[arg-type]
+    if ns.dot:
+        paths = _summary.write_dots(drv, ns.dot, png=ns.png, log=err)  # type: ignore[arg-type]
+        if not ns.quiet:
+            err.write(f"simcuda: wrote {len(paths)} file(s) to {ns.dot}\n")
+    if not ns.quiet:
+        err.write(_summary.summary_text(drv, f"{ns.script} exited with code {rc}"))  # type: ignore[arg-type]
+    err.flush()
+    return rc
+
+
+def _cmd_explain(code: str) -> int:
+    from ._core.errors import explain
+    from ._generated.driver_enums import CUresult
+    from ._generated.runtime_enums import cudaError_t
+    from ._generated.runtime_outputs import ERROR_STRINGS
+
+    text = code.strip()
+    value = None
+    if text.lstrip("-").isdigit():
+        value = int(text)
+    elif text in CUresult.__members__:
+        value = int(CUresult[text])
+    elif "CUDA_ERROR_" + text.upper() in CUresult.__members__:
+        value = int(CUresult["CUDA_ERROR_" + text.upper()])
+    elif text in cudaError_t.__members__:
+        value = int(cudaError_t[text])
+    if value is None or (value not in CUresult and value not in cudaError_t):
+        print(f"simcuda explain: {code!r} is not a CUresult or cudaError_t name or value", file=sys.stderr)
+        return 2
+    if value in CUresult:
+        print(explain(value))
+    if value in cudaError_t:
+        print(f"runtime: {cudaError_t(value).name} ({value}): {ERROR_STRINGS.get(value, '')}")
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``simcuda`` console script; returns the exit status."""
+    ns = build_parser().parse_args(argv)
+    if ns.command == "run":
+        return _cmd_run(ns)
+    if ns.command == "demo":
+        from ._demo import main as demo_main
+        return demo_main()
+    return _cmd_explain(ns.code)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,242 @@
+"""The ``simcuda`` command: ``run`` (exit codes, argv, sys.path, summary, --dot, --explain), ``demo``, ``explain``."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from simcuda.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+
+CAPTURE_SCRIPT = """\
+import sys
+from cuda.bindings import runtime as cudart
+
+def check(res):
+    assert res[0] == cudart.cudaError_t.cudaSuccess, res
+    return res[1] if len(res) == 2 else res[1:]
+
+print("argv", sys.argv[1:])
+s1, s2 = check(cudart.cudaStreamCreate()), check(cudart.cudaStreamCreate())
+fork, join = check(cudart.cudaEventCreate()), check(cudart.cudaEventCreate())
+a = check(cudart.cudaMalloc(64))
+check(cudart.cudaStreamBeginCapture(s1, cudart.cudaStreamCaptureMode.cudaStreamCaptureModeGlobal))
+check(cudart.cudaMemsetAsync(a, 1, 32, s1))
+check(cudart.cudaEventRecord(fork, s1))
+check(cudart.cudaStreamWaitEvent(s2, fork, 0))
+check(cudart.cudaMemsetAsync(a, 2, 32, s2))
+check(cudart.cudaEventRecord(join, s2))
+check(cudart.cudaStreamWaitEvent(s1, join, 0))
+check(cudart.cudaMemsetAsync(a, 3, 64, s1))
+graph = check(cudart.cudaStreamEndCapture(s1))
+exe = check(cudart.cudaGraphInstantiate(graph, 0))
+for _ in range(2):
+    check(cudart.cudaGraphLaunch(exe, s1))
+check(cudart.cudaStreamSynchronize(s1))
+print("done")
+sys.exit(int(sys.argv[1]) if len(sys.argv) > 1 else 0)
+"""
+
+
+def write(tmp_path: Path, name: str, text: str) -> str:
+    """Write a script into ``tmp_path`` and return its path."""
+    p = tmp_path / name
+    p.write_text(textwrap.dedent(text))
+    return str(p)
+
+
+def test_run_passes_argv_and_keeps_the_exit_code(tmp_path, capfd):
+    """The script sees its own argv, its stdout stays clean and SystemExit's code is the command's."""
+    script = write(tmp_path, "cap.py", CAPTURE_SCRIPT)
+    rc = main(["run", script, "3", "--flag"])
+    out, err = capfd.readouterr()
+    assert rc == 3
+    assert out == "argv ['3', '--flag']\ndone\n"
+    assert "captures: 1 begun, 1 ended" in err
+    assert "graph 1 (stream capture): 3 nodes (MEMSET 3), 3 edges, launched 2 times" in err
+    assert "graph launches: 2" in err
+
+
+def test_run_quiet_prints_no_summary(tmp_path, capfd):
+    """--quiet suppresses the summary; a normal end is exit code 0."""
+    script = write(tmp_path, "cap.py", CAPTURE_SCRIPT)
+    assert main(["run", "--quiet", script]) == 0
+    out, err = capfd.readouterr()
+    assert out.endswith("done\n") and err == ""
+
+
+def test_run_reports_an_uncaught_exception(tmp_path, capfd):
+    """An uncaught exception prints a traceback from the script's frame and gives exit code 1."""
+    script = write(tmp_path, "boom.py", "def f():\n    raise ValueError('boom')\nf()\n")
+    assert main(["run", script]) == 1
+    _, err = capfd.readouterr()
+    assert "Traceback" in err and "ValueError: boom" in err and "boom.py" in err
+    assert "runpy" not in err.split("ValueError")[0]
+
+
+def test_run_message_exit(tmp_path, capfd):
+    """sys.exit('message') prints the message and exits with 1, as Python does."""
+    script = write(tmp_path, "msg.py", "import sys\nsys.exit('bad input')\n")
+    assert main(["run", "-q", script]) == 1
+    assert "bad input" in capfd.readouterr().err
+
+
+def test_run_puts_the_script_folder_first_on_sys_path(tmp_path, capfd):
+    """A script imports a module next to it, like under ``python script.py``; sys.path is restored after."""
+    (tmp_path / "helper_mod_for_cli_test.py").write_text("VALUE = 42\n")
+    script = write(tmp_path, "imp.py", "import sys, helper_mod_for_cli_test as h\nprint(h.VALUE, sys.path[0])\n")
+    before = list(sys.path)
+    try:
+        assert main(["run", "-q", script]) == 0
+    finally:
+        sys.modules.pop("helper_mod_for_cli_test", None)
+    assert capfd.readouterr().out == f"42 {tmp_path}\n"
+    assert sys.path == before
+
+
+def test_run_restores_the_real_modules(tmp_path, capfd):
+    """After ``run`` the cuda names are back as before (the patch is undone)."""
+    before = {n: sys.modules.get(n) for n in ("cuda", "cuda.bindings", "cuda.bindings.runtime", "cuda.cudart")}
+    script = write(tmp_path, "cap.py", CAPTURE_SCRIPT)
+    main(["run", "-q", script])
+    capfd.readouterr()
+    assert {n: sys.modules.get(n) for n in before} == before
+
+
+def test_run_writes_dot_files(tmp_path, capfd):
+    """--dot DIR writes one DOT file per graph with one edge line per edge."""
+    script = write(tmp_path, "cap.py", CAPTURE_SCRIPT)
+    out_dir = tmp_path / "dots"
+    assert main(["run", "--dot", str(out_dir), script]) == 0
+    files = sorted(os.listdir(out_dir))
+    assert files == ["graph_1.dot"]
+    text = (out_dir / "graph_1.dot").read_text()
+    assert text.startswith("digraph dot {") and text.count("->") == 3
+    assert "wrote 1 file(s)" in capfd.readouterr().err
+
+
+def test_run_png_without_graphviz_is_a_notice(tmp_path, capfd, monkeypatch):
+    """--png with no Graphviz installed writes the DOT files and says it skipped the PNGs."""
+    import shutil
+    monkeypatch.setattr(shutil, "which", lambda name: None)
+    script = write(tmp_path, "cap.py", CAPTURE_SCRIPT)
+    assert main(["run", "--dot", str(tmp_path / "d"), "--png", script]) == 0
+    assert "Graphviz 'dot' is not installed" in capfd.readouterr().err
+    assert main(["run", "--png", script]) == 2
+
+
+def test_run_explain_lists_failures_with_why(tmp_path, capfd):
+    """--explain prints each failed call with its code name and the simulator's reason."""
+    script = write(tmp_path, "bad.py", """\
+        from cuda.bindings import runtime as cudart
+        err, s = cudart.cudaStreamCreate()
+        cudart.cudaStreamBeginCapture(s, 0)
+        print(cudart.cudaStreamSynchronize(s)[0].name)
+        print(cudart.cudaSetDevice(7)[0].name)
+        """)
+    assert main(["run", "--explain", script]) == 0
+    out, err = capfd.readouterr()
+    assert out == "cudaErrorStreamCaptureUnsupported\ncudaErrorInvalidDevice\n"
+    assert "CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED (900)" in err and "why:" in err
+    assert "device 7 does not exist" in err
+    assert "failed calls: 2" in err
+
+
+def test_run_per_thread_mode(tmp_path, capfd):
+    """--per-thread makes handle 0 the per-thread stream, so capture on stream 0 can begin."""
+    script = write(tmp_path, "pt.py", """\
+        from cuda.bindings import runtime as cudart
+        print(cudart.cudaStreamBeginCapture(0, 0)[0].name)
+        print(cudart.cudaStreamEndCapture(0)[0].name)
+        """)
+    assert main(["run", "-q", "--per-thread", script]) == 0
+    assert capfd.readouterr().out == "cudaSuccess\ncudaSuccess\n"
+    assert main(["run", "-q", script]) == 0
+    assert capfd.readouterr().out.startswith("cudaErrorStreamCaptureUnsupported\n")
+
+
+def test_run_kernels_file_registers_kernels(tmp_path, capfd):
+    """--kernels FILE runs a file that registers Python kernels before the script."""
+    kfile = write(tmp_path, "kern.py", """\
+        import simcuda
+        @simcuda.kernel("cli_test_twice")
+        def twice(launch):
+            ptr, n = launch.args
+            v = launch.view(ptr, n)
+            v[:] = bytes((2 * b) % 256 for b in v)
+        """)
+    script = write(tmp_path, "use.py", """\
+        import ctypes
+        from cuda.bindings import driver as cuda, runtime as cudart, nvrtc
+        src = b'extern "C" __global__ void cli_test_twice(unsigned char *p, int n) {}'
+        _, prog = nvrtc.nvrtcCreateProgram(src, b"t.cu", 0, None, None)
+        nvrtc.nvrtcCompileProgram(prog, 0, None)
+        _, size = nvrtc.nvrtcGetPTXSize(prog)
+        ptx = b" " * size
+        nvrtc.nvrtcGetPTX(prog, ptx)
+        cudart.cudaFree(0)
+        _, mod = cuda.cuModuleLoadData(ptx)
+        _, f = cuda.cuModuleGetFunction(mod, b"cli_test_twice")
+        _, d = cudart.cudaMalloc(4)
+        cudart.cudaMemcpy(d, bytes([1, 2, 3, 4]), 4, cudart.cudaMemcpyKind.cudaMemcpyDefault)
+        cuda.cuLaunchKernel(f, 1, 1, 1, 4, 1, 1, 0, 0, ((d, 4), (ctypes.c_void_p, ctypes.c_int)), 0)
+        out = bytearray(4)
+        cudart.cudaMemcpy(out, d, 4, cudart.cudaMemcpyKind.cudaMemcpyDefault)
+        print(list(out))
+        """)
+    try:
+        assert main(["run", "-q", "--kernels", kfile, script]) == 0
+    finally:
+        import simcuda._core.driver as core
+        core.KERNELS.pop("cli_test_twice", None)
+    assert capfd.readouterr().out == "[2, 4, 6, 8]\n"
+
+
+def test_run_missing_script(capfd):
+    """A script that does not exist is exit code 2 with a message."""
+    assert main(["run", "/nonexistent/x.py"]) == 2
+    assert "can't open file" in capfd.readouterr().err
+
+
+def test_demo(capfd):
+    """``simcuda demo`` prints the fork/join graph's nodes, edges, DOT, the replay result, and exits 0."""
+    assert main(["demo"]) == 0
+    out = capfd.readouterr().out
+    for line in ["node 0: KERNEL A", "node 3: KERNEL D", "node 4: MEMCPY", "node 0 -> node 1", "node 0 -> node 2",
+                 "node 1 -> node 3", "node 2 -> node 3", "node 3 -> node 4", "digraph dot {",
+                 "[1.0, 4.0, 7.0, 10.0, 13.0, 16.0, 19.0, 22.0]", "What happened"]:
+        assert line in out
+
+
+@pytest.mark.parametrize("code, expected", [
+    ("904", "CUDA_ERROR_STREAM_CAPTURE_UNJOINED (904)"),
+    ("CUDA_ERROR_INVALID_VALUE", "CUDA_ERROR_INVALID_VALUE (1)"),
+    ("cudaErrorStreamCaptureImplicit", "cudaErrorStreamCaptureImplicit (906)"),
+    ("stream_capture_merge", "CUDA_ERROR_STREAM_CAPTURE_MERGE (902)"),
+    ("12", "cudaErrorInvalidPitchValue (12)"),
+])
+def test_explain(code, expected, capfd):
+    """``simcuda explain`` accepts numbers, driver names, runtime names and short names."""
+    assert main(["explain", code]) == 0
+    assert expected in capfd.readouterr().out
+
+
+def test_explain_unknown(capfd):
+    """An unknown code is exit code 2."""
+    assert main(["explain", "nope"]) == 2
+
+
+def test_module_entry_point_exit_code(tmp_path):
+    """``python -m simcuda.cli run`` in a real process returns the script's exit code."""
+    script = write(tmp_path, "cap.py", CAPTURE_SCRIPT)
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    res = subprocess.run([sys.executable, "-m", "simcuda.cli", "run", script, "5"], capture_output=True, text=True,
+                         env=env, timeout=120)
+    assert res.returncode == 5
+    assert res.stdout == "argv ['5']\ndone\n"
+    assert "simcuda summary" in res.stderr
