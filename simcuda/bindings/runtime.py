@@ -432,12 +432,12 @@ def _ensure_ctx(d: Any) -> None:
     st = _init(d)
     if d.ctx_get_current():
         return
-    d.ctx_set_current(_primary(d, st, st.device.get(threading.get_ident(), 0)))
+    d.ctx_set_current(_primary(d, st, st.device.get(d.thread_id(), 0)))
 
 
 def _record(d: Any, err: cudaError_t) -> None:
     if err != _SUCCESS and err != cudaError_t.cudaErrorNotReady:
-        _state(d).last[threading.get_ident()] = err
+        _state(d).last[d.thread_id()] = err
 
 
 def _rt(needs: str = "ctx", nouts: int | None = None) -> Any:
@@ -587,12 +587,12 @@ def cudaGetLastError() -> tuple:
     corrupts a context).
     """
     st = _state(_drv())
-    return (st.last.pop(threading.get_ident(), _SUCCESS),)
+    return (st.last.pop(_drv().thread_id(), _SUCCESS),)
 
 
 def cudaPeekAtLastError() -> tuple:
     """Mirrors ``cudaPeekAtLastError()``: like :func:`cudaGetLastError` without resetting it."""
-    return (_state(_drv()).last.get(threading.get_ident(), _SUCCESS),)
+    return (_state(_drv()).last.get(_drv().thread_id(), _SUCCESS),)
 
 
 @_rt("none")
@@ -629,7 +629,7 @@ def cudaSetDevice(device: Any) -> tuple:
     st = _state(d)
     h = _primary(d, st, dev)
     d.ctx_set_current(h)
-    st.device[threading.get_ident()] = dev
+    st.device[d.thread_id()] = dev
     return _OK
 
 
