@@ -1688,6 +1688,11 @@ class Driver:
         """Every graph this driver created that is still alive (child graphs excluded)."""
         return [g for g in self._all_graphs if not g.destroyed and g.owner_node is None]
 
+    def thread_id(self) -> int:
+        """The calling thread's serial id in this driver (never reused, unlike Python thread idents)."""
+        with self._lock:
+            return self._thread().tid
+
     def last_error(self) -> DriverError | None:
         """The last failing core call's error on the calling thread (code and ``why``), or None."""
         with self._lock:
