@@ -10,6 +10,7 @@ Public names:
     kernel(name): register a Python implementation of a kernel.
     explain(code): the general meaning of a CUresult.
     last_error(): the last failing call's DriverError on this thread (code and why).
+    dot(graph, flags=0): the Graphviz text cuGraphDebugDotPrint would write for a graph.
     patch(): install the faces under ``cuda.bindings.*`` (decorator / context manager).
     StreamCapture, Graph, GraphExec, GraphNode, MemcpyDirection, CudaError: the oxicuda-style API.
 """
@@ -26,7 +27,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "Driver", "DeviceSpec", "Options", "DriverError", "KernelLaunch", "LaunchRecord", "current_driver", "use",
-    "reset", "kernel", "explain", "last_error", "patch", "StreamCapture", "Graph", "GraphExec", "GraphNode",
+    "reset", "kernel", "explain", "last_error", "dot", "patch", "StreamCapture", "Graph", "GraphExec", "GraphNode",
     "MemcpyDirection", "CudaError",
 ]
 
@@ -58,6 +59,31 @@ def kernel(name: str) -> Callable[[Callable[[KernelLaunch], Any]], Callable[[Ker
 def last_error() -> DriverError | None:
     """The last failing simulated call on this thread (``.code``, ``.why``), or ``None``."""
     return current_driver().last_error()
+
+
+def dot(graph: Any, flags: int = 0) -> str:
+    """The DOT text ``cuGraphDebugDotPrint(graph, path, flags)`` would write (spec 9.1), as a ``str``.
+
+    Args:
+        graph: a graph of the current driver: a face handle (``cuda.bindings.driver.CUgraph``), or its
+            ``int`` value (``_v2`` handles are ints already).
+        flags: ``CUgraphDebugDot_flags`` bits (an enum member or int); 0 is the default layout.
+
+    Returns: the text, one ``subgraph cluster_<id>`` per graph (child graphs as their own clusters) and
+    node statements named ``graph_<id>_node_<local id>``.
+    Raises: :class:`DriverError` (INVALID_VALUE) for a NULL or destroyed graph; ``TypeError`` for an
+    object that is not a handle.
+    """
+    return current_driver().dot(_handle_int(graph), int(flags))
+
+
+def _handle_int(x: Any) -> int:
+    if isinstance(x, int):
+        return int(x)
+    f = getattr(type(x), "__int__", None)
+    if f is None:
+        raise TypeError(f"simcuda.dot() needs a graph handle (CUgraph or int), not {type(x).__name__}")
+    return f(x)
 
 
 def __getattr__(name: str) -> Any:

@@ -259,7 +259,7 @@ class Driver:
         n = gr.Node(0, graph, graph.next_local, ntype, params)
         graph.next_local += 1
         n.handle = self._handle(n)
-        graph.nodes.append(n)
+        graph.add_node(n)
         return n
 
     def _discard_graph(self, g: gr.Graph) -> None:
@@ -1026,8 +1026,14 @@ class Driver:
         if a is None or a.start != int(dptr):
             raise DriverError(1, f"0x{int(dptr):x} is not the start of a live device allocation")
         if a.kind == KIND_GRAPH:
-            raise DriverError(1, f"0x{int(dptr):x} is owned by a graph (MEM_ALLOC node); free it with a MEM_FREE "
-                                 "node or cuMemFreeAsync in stream order (field case C31)")
+            if a.outstanding is None:
+                raise DriverError(1, f"0x{int(dptr):x} is owned by a graph (MEM_ALLOC node) and no launch has left it "
+                                     "allocated; free it with a MEM_FREE node or cuMemFreeAsync in stream order "
+                                     "(field case C31)")
+            self._drain()  # a launch left it allocated: cuMemFree frees it (cuGraphAddMemAllocNode)
+            a.outstanding = None
+            a.buf = None
+            return
         self.memory.free(a)
 
     @entry
@@ -1134,7 +1140,9 @@ class Driver:
             raise DriverError(1, f"allocation size {size} must be positive")
         if s.capture is not None and s.capture.status == cap.ACTIVE and s.cig is None and not s.is_legacy:
             a = self.memory.reserve(int(size), KIND_GRAPH, ctx)
-            node = cap.enqueue(self, s, cap.Op("mem_alloc", "cuMemAllocAsync", {"alloc": a, "size": int(size)}, None))
+            node = cap.enqueue(self, s, cap.Op("mem_alloc", "cuMemAllocAsync",
+                                               {"alloc": a, "size": int(size), "device": ctx.device.ordinal,
+                                                "access": []}, None))
             a.graph_node = node
             return a.start
         self._check_alloc_size(int(size), ctx)
@@ -1155,13 +1163,24 @@ class Driver:
         seq = s.capture
         if seq is not None and seq.status == cap.ACTIVE and s.cig is None:
             cap.check_free_async_in_capture(seq, int(dptr), a.kind == KIND_GRAPH)
-            cap.enqueue(self, s, cap.Op("mem_free", "cuMemFreeAsync", {"dptr": int(dptr)}, None))
+            if a.free_node is not None and not a.free_node.destroyed:
+                raise DriverError(1, f"cuMemFreeAsync during {seq.label()}: graph allocation 0x{a.start:x} is "
+                                     f"already freed by node {a.free_node.local_id} of graph {a.free_node.graph.gid}; "
+                                     "an allocation can be freed only once (cuGraphAddMemFreeNode)")
+            a.free_node = cap.enqueue(self, s, cap.Op("mem_free", "cuMemFreeAsync", {"dptr": int(dptr)}, None))
             return
         if a.kind == KIND_GRAPH and s.cig is None and seq is None:
+            # a graph allocation left allocated by a launch (cuGraphAddMemAllocNode: "can be freed by
+            # cuMemFreeAsync"); before any launch there is nothing to free (field case C31)
+            if a.outstanding is None:
+                raise DriverError(1, f"graph allocation 0x{a.start:x} is not allocated now: no launch of its graph "
+                                     "left it unfreed (it exists only while the graph runs; field case C31)")
+
             def run_free() -> str:
                 a.buf = None
                 return ""
             cap.enqueue(self, s, cap.Op("mem_free", "cuMemFreeAsync", {"dptr": int(dptr)}, run_free))
+            a.outstanding = None
             return
         cap.enqueue(self, s, cap.Op("mem_free", "cuMemFreeAsync", {"dptr": int(dptr)},
                                     lambda: self.memory.free(a) or ""))
@@ -1312,7 +1331,7 @@ class Driver:
         if block[0] * block[1] * block[2] > 1024 or block[2] > 64:
             raise DriverError(1, f"block {block} exceeds 1024 threads (or z > 64)")
         params = {"name": f.name, "func": f, "grid": grid, "block": block, "shmem": int(shmem), "args": args,
-                  "priority": s.priority}
+                  "priority": s.priority, "cooperative": call == "cuLaunchCooperativeKernel"}
         self.stats["kernel_launches"] += 1
         cap.enqueue(self, s, cap.Op("kernel", call, params, lambda: self._run_kernel(params)))
 
@@ -1329,132 +1348,397 @@ class Driver:
                                     lambda: self._call_host_fn(fn, user_data) or ""))
 
     # ------------------------------------------------------------------ graphs
+    # Graph entry points (spec 9). In every call the handles are checked first, then the arguments,
+    # then the state rules; nothing changes until every check has passed (a rejected call changes
+    # nothing). Codes come from each call's documented Returns list (INVALID_VALUE for almost all).
     @entry
     def graph_create(self, flags: int) -> int:
-        """cuGraphCreate. Errors: 1 flags != 0."""
+        """cuGraphCreate: a new, empty graph (owned by the caller's current context, if any).
+
+        Args:
+            flags: must be 0.
+        Returns: the graph handle (``int``).
+        Errors: 1 INVALID_VALUE when ``flags`` != 0 (spec 9).
+        """
         if flags != 0:
-            raise DriverError(1, f"cuGraphCreate flags must be 0, got {flags}")
+            raise DriverError(1, f"cuGraphCreate flags must be 0, got {flags} (spec 9)")
         return self._new_graph(self._thread().current).handle
 
     @entry
     def graph_destroy(self, h: int) -> None:
-        """cuGraphDestroy. Errors: 1 NULL/destroyed, or while the graph is a capture target (spec 9) [I]."""
+        """cuGraphDestroy: destroy a graph and its nodes (child graphs included).
+
+        Errors: 1 INVALID_VALUE for a NULL or destroyed graph, a graph that is the target of a
+        capture (spec 3.5, 9) [I], or a graph owned by a child-graph node (cloned into it, or moved
+        there with ``CU_GRAPH_CHILD_GRAPH_OWNERSHIP_MOVE``).
+        Fidelity: execs made from the graph stay usable (they hold frozen copies), as on NVIDIA.
+        """
         g = self._graph(h)
         if g.capture_target_of is not None:
             raise DriverError(1, f"graph {g.gid} is the target of {g.capture_target_of.label()}; it cannot be "
                                  "destroyed before the capture ends (spec 3.5, 9)")
         if g.owner_node is not None:
-            raise DriverError(1, f"graph {g.gid} is owned by a child-graph node and cannot be destroyed directly")
+            raise DriverError(1, f"graph {g.gid} is owned by child-graph node {g.owner_node.local_id} of graph "
+                                 f"{g.owner_node.graph.gid} and cannot be destroyed directly")
         self._discard_graph(g)
 
-    def _add_node(self, hgraph: int, deps: list[int], ntype: int, params: Any,
-                  eds: list[tuple] | None = None) -> int:
-        g = self._graph(hgraph)
-        nodes = []
+    def _deps_of(self, g: gr.Graph, deps: list[int], eds: list | None) -> list[tuple[gr.Node, tuple]]:
+        """Dependencies of a node being added: live nodes of ``g``, no repeats, valid edge data (spec 9)."""
+        nodes: list[gr.Node] = []
+        seen: set[int] = set()
         for i, d in enumerate(deps):
             n = self._objs.get(d) if d else None
             if not isinstance(n, gr.Node) or n.destroyed or n.graph is not g:
-                raise DriverError(1, f"dependency {i} is not a live node of graph {g.gid}")
-            if any(n is m for m in nodes):
-                raise DriverError(1, f"dependency {i} is listed twice")
+                raise DriverError(1, f"dependencies[{i}] (0x{int(d or 0):x}) is not a live node of graph {g.gid}")
+            if id(n) in seen:
+                raise DriverError(1, f"dependencies[{i}] (node {n.local_id}) is listed twice; dependencies may not "
+                                     "have duplicate entries")
+            seen.add(id(n))
             nodes.append(n)
-        eds = eds or [gr.ZERO_ED] * len(nodes)
-        cap.check_edge_data(eds, "dependencyData") if eds else None
+        if not eds:
+            return [(n, gr.ZERO_ED) for n in nodes]
+        eds = list(eds)[:len(nodes)]
+        eds += [None] * (len(nodes) - len(eds))
+        cap.check_edge_data(eds, "dependencyData")
+        return [(n, tuple(ed)) for n, ed in zip(nodes, eds)]
+
+    def _attach(self, g: gr.Graph, ntype: int, params: Any, pairs: list[tuple[gr.Node, tuple]]) -> gr.Node:
         node = self._new_node(g, ntype, params)
-        for d, ed in zip(nodes, eds):
+        for d, ed in pairs:
             gr.add_edge(g, d, node, ed)
-        return node.handle
+        return node
+
+    def _kernel_spec(self, hfunc: int, grid: tuple, block: tuple, shmem: int, args: list,
+                     bad_function_code: int = 1) -> dict:
+        f = self._objs.get(hfunc) if hfunc else None
+        if not isinstance(f, Function) or f.module.unloaded:
+            raise DriverError(bad_function_code, "the kernel node's function is NULL" if not hfunc else
+                              f"0x{hfunc:x} is not the handle of a function of a loaded module")
+        grid, block = tuple(int(v) for v in grid), tuple(int(v) for v in block)
+        if 0 in grid or 0 in block:
+            raise DriverError(1, f"kernel node dimensions grid={grid} block={block} contain a zero")
+        if block[0] * block[1] * block[2] > 1024 or block[2] > 64:
+            raise DriverError(1, f"kernel node block {block} exceeds 1024 threads (or z > 64)")
+        return {"name": f.name, "func": f, "grid": grid, "block": block, "shmem": int(shmem), "args": list(args),
+                "priority": 0, "cooperative": False}
+
+    def _build(self, ntype: int, spec: Any, bad_handle_code: int = 1) -> Any:
+        """Validated node parameters of ``ntype`` from a face's ``spec`` (see the add/set entries).
+
+        GRAPH specs are handled by the callers (they clone or move a graph).
+        """
+        if ntype == gr.KERNEL:
+            p = self._kernel_spec(spec["hfunc"], spec["grid"], spec["block"], spec["shmem"], spec["args"],
+                                  bad_handle_code)
+            p["priority"] = int(spec.get("priority", 0))
+            return p
+        if ntype == gr.MEMCPY:
+            check_copy(self.memory, spec)
+            return spec
+        if ntype == gr.MEMSET:
+            check_memset(self.memory, spec)
+            return spec
+        if ntype == gr.HOST:
+            if not spec["fn"]:
+                raise DriverError(1, "the host node's function is NULL")
+            if spec.get("sync_mode", 0) not in (0, 1):
+                raise DriverError(1, f"syncMode {spec['sync_mode']} is not a CUhostTaskSyncMode (0, 1) (spec 3.9)")
+            return {"fn": spec["fn"], "user_data": spec.get("user_data"), "sync_mode": spec.get("sync_mode", 0)}
+        if ntype in (gr.EVENT_RECORD, gr.WAIT_EVENT):
+            ev = self._objs.get(spec) if spec else None
+            if not isinstance(ev, Event) or ev.destroyed:
+                raise DriverError(bad_handle_code, "the node's event is NULL" if not spec else
+                                  f"0x{int(spec):x} is not a live event handle")
+            return {"event": ev}
+        if ntype == gr.EMPTY:
+            return {}
+        if ntype == gr.BATCH_MEM_OP:
+            return self._mem_ops_spec(spec["ops"], spec.get("flags", 0), spec.get("ctx", 0), "batch mem op node")
+        if ntype in (gr.EXT_SEMAS_SIGNAL, gr.EXT_SEMAS_WAIT):
+            sems = tuple(int(h) for h in spec["sems"])
+            values = tuple(tuple(v) for v in spec["values"])
+            if not sems:
+                raise DriverError(1, "an external semaphore node needs at least one semaphore (numExtSems 0)")
+            if any(h == 0 for h in sems):
+                raise DriverError(1, "an external semaphore handle is NULL")
+            if len(values) != len(sems):
+                raise DriverError(1, f"{len(sems)} semaphores but {len(values)} parameter structs")
+            return {"sems": sems, "values": values}
+        raise DriverError(801, f"nodes of type {gr.TYPE_KEYWORDS.get(ntype, ntype)} are not simulated")
+
+    def _mem_ops_spec(self, ops: list, flags: int, hctx: int, what: str) -> dict:
+        """Validated batch memory operations ``(operation, address, value, flags)`` (cuStreamBatchMemOp)."""
+        if flags != 0:
+            raise DriverError(1, f"{what}: flags must be 0 (reserved), got {flags}")
+        if len(ops) > 255:
+            raise DriverError(1, f"{what}: {len(ops)} operations; the count must be less than 256")
+        ctx = self._context(hctx) if hctx else self._thread().current
+        out = []
+        for i, (op, addr, value, fl) in enumerate(ops):
+            op, addr, value, fl = int(op), int(addr), int(value), int(fl)
+            if op not in gr.MEMOP_NAMES:
+                raise DriverError(1, f"{what}: operation {i} has unknown type {op} (CUstreamBatchMemOpType)")
+            if op in (gr.MEMOP_WAIT_VALUE_32, gr.MEMOP_WRITE_VALUE_32, gr.MEMOP_WAIT_VALUE_64,
+                      gr.MEMOP_WRITE_VALUE_64):
+                n = 4 if op in (gr.MEMOP_WAIT_VALUE_32, gr.MEMOP_WRITE_VALUE_32) else 8
+                a = self.memory.find(addr)
+                if a is None or addr + n > a.start + a.size:
+                    raise DriverError(1, f"{what}: operation {i} ({gr.MEMOP_NAMES[op]}) address 0x{addr:x} is not "
+                                         "inside a device allocation")
+                if addr % n:
+                    raise DriverError(1, f"{what}: operation {i} address 0x{addr:x} is not {n}-byte aligned")
+                if not 0 <= value < 1 << (8 * n):
+                    raise DriverError(1, f"{what}: operation {i} value {value} does not fit in {8 * n} bits")
+                if op in (gr.MEMOP_WAIT_VALUE_32, gr.MEMOP_WAIT_VALUE_64):
+                    if fl & ~(3 | gr.WAIT_VALUE_FLUSH):
+                        raise DriverError(1, f"{what}: operation {i} has unknown wait flags 0x{fl:x}")
+                elif fl not in (0, 1):
+                    raise DriverError(1, f"{what}: operation {i} has unknown write flags 0x{fl:x}")
+            out.append((op, addr, value, fl))
+        return {"ops": tuple(out), "flags": flags, "ctx": ctx}
+
+    def _add(self, hgraph: int, deps: list[int], eds: list | None, ntype: int, spec: Any) -> int:
+        g = self._graph(hgraph)
+        pairs = self._deps_of(g, deps, eds)
+        params = self._build(ntype, spec)
+        return self._attach(g, ntype, params, pairs).handle
 
     @entry
     def graph_add_kernel_node(self, hgraph: int, deps: list[int], hfunc: int, grid: tuple, block: tuple,
-                              shmem: int, args: list) -> int:
-        """cuGraphAddKernelNode. Errors: 1 bad graph/deps/dimensions; 400 bad function."""
-        f = self._function(hfunc)
-        if 0 in grid or 0 in block:
-            raise DriverError(1, f"kernel node dimensions grid={grid} block={block} contain a zero")
-        params = {"name": f.name, "func": f, "grid": grid, "block": block, "shmem": int(shmem), "args": args,
-                  "priority": 0}
-        return self._add_node(hgraph, deps, gr.KERNEL, params)
+                              shmem: int, args: list, eds: list | None = None) -> int:
+        """cuGraphAddKernelNode (and ``cuGraphAddNode`` for KERNEL): add a KERNEL node.
 
-    @entry
-    def graph_add_memcpy_node(self, hgraph: int, deps: list[int], p: CopyParams) -> int:
-        """cuGraphAddMemcpyNode. Errors: 1 bad graph/deps/ranges."""
-        self._graph(hgraph)
-        check_copy(self.memory, p)
-        return self._add_node(hgraph, deps, gr.MEMCPY, p)
-
-    @entry
-    def graph_add_memset_node(self, hgraph: int, deps: list[int], p: MemsetParams) -> int:
-        """cuGraphAddMemsetNode. Errors: 1 bad graph/deps/range/element size."""
-        self._graph(hgraph)
-        check_memset(self.memory, p)
-        return self._add_node(hgraph, deps, gr.MEMSET, p)
-
-    @entry
-    def graph_add_host_node(self, hgraph: int, deps: list[int], fn: Any, user_data: Any) -> int:
-        """cuGraphAddHostNode. Errors: 1 NULL function."""
-        if not fn:
-            raise DriverError(1, "the host node's function is NULL")
-        return self._add_node(hgraph, deps, gr.HOST, {"fn": fn, "user_data": user_data, "sync_mode": 0})
-
-    @entry
-    def graph_add_empty_node(self, hgraph: int, deps: list[int]) -> int:
-        """cuGraphAddEmptyNode."""
-        return self._add_node(hgraph, deps, gr.EMPTY, {})
-
-    @entry
-    def graph_add_event_node(self, hgraph: int, deps: list[int], hevent: int, wait: bool) -> int:
-        """cuGraphAddEventRecordNode / cuGraphAddEventWaitNode. Errors: 1 graph/deps; 400 event."""
-        ev = self._event(hevent)
-        return self._add_node(hgraph, deps, gr.WAIT_EVENT if wait else gr.EVENT_RECORD, {"event": ev})
-
-    @entry
-    def graph_add_child_graph_node(self, hgraph: int, deps: list[int], hchild: int,
-                                   eds: list[tuple] | None = None) -> int:
-        """cuGraphAddChildGraphNode: a GRAPH node holding a clone of ``child`` (spec 4.6, 9).
-
-        Errors: 1 bad graphs/deps, or ``child`` holds MEM_ALLOC, MEM_FREE or CONDITIONAL nodes.
+        Args:
+            deps: dependency node handles (already cut to numDependencies); ``eds`` their edge data.
+            hfunc: a function handle; ``grid``/``block``: ``(x, y, z)``; ``shmem``: dynamic shared memory
+                in bytes; ``args``: the decoded argument values.
+        Returns: the node handle.
+        Errors: 1 INVALID_VALUE for a bad graph or dependency, a bad function (its Returns list has no
+        INVALID_HANDLE), a zero or oversized dimension.
         """
-        self._graph(hgraph)
+        return self._add(hgraph, deps, eds, gr.KERNEL, {"hfunc": hfunc, "grid": grid, "block": block,
+                                                         "shmem": shmem, "args": args})
+
+    @entry
+    def graph_add_memcpy_node(self, hgraph: int, deps: list[int], p: CopyParams, eds: list | None = None) -> int:
+        """cuGraphAddMemcpyNode: a MEMCPY node; host sides are read and written when the graph runs (3.10).
+
+        Errors: 1 INVALID_VALUE bad graph/dependencies, device ranges outside an allocation.
+        """
+        return self._add(hgraph, deps, eds, gr.MEMCPY, p)
+
+    @entry
+    def graph_add_memset_node(self, hgraph: int, deps: list[int], p: MemsetParams, eds: list | None = None) -> int:
+        """cuGraphAddMemsetNode: a MEMSET node. Errors: 1 bad graph/dependencies, range, element size."""
+        return self._add(hgraph, deps, eds, gr.MEMSET, p)
+
+    @entry
+    def graph_add_host_node(self, hgraph: int, deps: list[int], fn: Any, user_data: Any, sync_mode: int = 0,
+                            eds: list | None = None) -> int:
+        """cuGraphAddHostNode: a HOST node calling ``fn(user_data)`` on every launch (spec 3.9).
+
+        Args: ``fn`` an ``int`` function address (``void (*)(void*)``) or a Python callable (core use);
+        ``sync_mode`` a ``CUhostTaskSyncMode`` (0 or 1).
+        Errors: 1 INVALID_VALUE NULL function, bad sync mode, bad graph/dependencies.
+        """
+        return self._add(hgraph, deps, eds, gr.HOST, {"fn": fn, "user_data": user_data, "sync_mode": sync_mode})
+
+    @entry
+    def graph_add_empty_node(self, hgraph: int, deps: list[int], eds: list | None = None) -> int:
+        """cuGraphAddEmptyNode: an EMPTY node (a join point). Errors: 1 bad graph/dependencies."""
+        return self._add(hgraph, deps, eds, gr.EMPTY, None)
+
+    @entry
+    def graph_add_event_node(self, hgraph: int, deps: list[int], hevent: int, wait: bool,
+                             eds: list | None = None) -> int:
+        """cuGraphAddEventRecordNode / cuGraphAddEventWaitNode: an EVENT_RECORD or WAIT_EVENT node.
+
+        Replay: a record node completes the event; a wait node has nothing to wait for (replay runs
+        in one order). Errors: 1 INVALID_VALUE bad graph, dependencies or event (their Returns lists
+        have no INVALID_HANDLE).
+        """
+        return self._add(hgraph, deps, eds, gr.WAIT_EVENT if wait else gr.EVENT_RECORD, hevent)
+
+    @entry
+    def graph_add_batch_mem_op_node(self, hgraph: int, deps: list[int], ops: list, flags: int = 0, hctx: int = 0,
+                                    eds: list | None = None) -> int:
+        """cuGraphAddBatchMemOpNode: a BATCH_MEM_OP node.
+
+        Args: ``ops``: ``(CUstreamBatchMemOpType, device address, value, flags)`` tuples, fewer than 256;
+        ``flags`` must be 0; ``hctx`` a context handle or 0.
+        Replay: WRITE_VALUE operations store their value; WAIT_VALUE operations evaluate their
+        condition and note it (the simulator cannot block); barriers and flushes are no-ops.
+        Errors: 1 INVALID_VALUE bad graph/dependencies, unknown operation, address outside device
+        memory or misaligned, value too wide, unknown flags; 201/709 bad context.
+        """
+        return self._add(hgraph, deps, eds, gr.BATCH_MEM_OP, {"ops": ops, "flags": flags, "ctx": hctx})
+
+    @entry
+    def graph_add_ext_sem_node(self, hgraph: int, deps: list[int], sems: list[int], values: list[tuple],
+                               wait: bool, eds: list | None = None) -> int:
+        """cuGraphAddExternalSemaphoresSignalNode / WaitNode: an EXT_SEMAS_SIGNAL (8) / EXT_SEMAS_WAIT (9) node.
+
+        Args: ``sems``: ``CUexternalSemaphore`` handles; ``values``: per semaphore
+        ``(fence value, keyed-mutex key, timeout in ms, flags)``.
+        Fidelity: external semaphores cannot be imported in the simulator, so handles are recorded
+        without a check (only NULL is refused); replay is a no-op with a note in the launch log.
+        Errors: 1 INVALID_VALUE bad graph/dependencies, no semaphores, a NULL handle.
+        """
+        return self._add(hgraph, deps, eds, gr.EXT_SEMAS_WAIT if wait else gr.EXT_SEMAS_SIGNAL,
+                         {"sems": sems, "values": values})
+
+    @entry
+    def graph_add_mem_alloc_node(self, hgraph: int, deps: list[int], size: int, location: tuple = (1, 0),
+                                 alloc_type: int = 1, access: list | None = None,
+                                 eds: list | None = None) -> tuple[int, int]:
+        """cuGraphAddMemAllocNode: a MEM_ALLOC node owning a fixed virtual address.
+
+        Args:
+            size: bytes (> 0). ``location``: ``(CUmemLocationType, id)``; only DEVICE (1) on an existing
+            device is simulated. ``alloc_type``: ``CUmemAllocationType`` (PINNED 1). ``access``:
+            ``(location type, id, CUmemAccess_flags)`` for peer access descriptors.
+        Returns: ``(node handle, dptr)``. The address stays fixed across instantiations and launches; the
+        memory is mapped when the node runs and unmapped by a MEM_FREE node, cuMemFreeAsync or cuMemFree.
+        Errors: 1 INVALID_VALUE bad graph/dependencies, size 0, a location or allocation type other than
+        DEVICE/PINNED, an access descriptor naming an unknown device, or a graph owned by a child-graph node.
+        """
+        g = self._graph(hgraph)
+        pairs = self._deps_of(g, deps, eds)
+        if g.owner_node is not None:
+            raise DriverError(1, f"graph {g.gid} is owned by a child-graph node; allocation and free nodes cannot "
+                                 "be added to it")
+        if int(size) <= 0:
+            raise DriverError(1, f"allocation node bytesize {size} must be positive")
+        ltype, lid = location
+        if ltype != 1 or not 0 <= int(lid) < len(self.devices):
+            raise DriverError(1, f"allocation node location (type {ltype}, id {lid}) is not a device of this driver "
+                                 "(CU_MEM_LOCATION_TYPE_DEVICE with a valid ordinal) [inferred]")
+        if alloc_type != 1:
+            raise DriverError(1, f"allocation node allocType {alloc_type} is not CU_MEM_ALLOCATION_TYPE_PINNED (1)")
+        access = [tuple(int(v) for v in a) for a in (access or [])]
+        for i, (t, did, fl) in enumerate(access):
+            if t != 1 or not 0 <= did < len(self.devices) or fl not in (0, 1, 3):
+                raise DriverError(1, f"accessDescs[{i}] (location type {t}, id {did}, flags {fl}) is not valid")
+        ctx = self.devices[int(lid)].primary if g.ctx is None else g.ctx
+        a = self.memory.reserve(int(size), KIND_GRAPH, ctx)
+        node = self._attach(g, gr.MEM_ALLOC, {"alloc": a, "size": int(size), "device": int(lid), "access": access},
+                            pairs)
+        a.graph_node = node
+        return node.handle, a.start
+
+    def _graph_alloc_to_free(self, dptr: int, g: gr.Graph, pairs: list[tuple[gr.Node, tuple]] | None) -> Any:
+        """The graph allocation a new MEM_FREE node (in ``g``, after ``pairs``) frees (cuGraphAddMemFreeNode)."""
+        a = self.memory.find(int(dptr))
+        if a is None or a.kind != KIND_GRAPH or a.start != int(dptr):
+            raise DriverError(1, f"0x{int(dptr):x} is not an address returned by an allocation node (or "
+                                 "cuMemAllocAsync during capture); a free node can only free those")
+        if a.free_node is not None and not a.free_node.destroyed:
+            fg = a.free_node.graph
+            raise DriverError(1, f"allocation 0x{a.start:x} is already freed by node {a.free_node.local_id} of graph "
+                                 f"{fg.gid}; an allocation can be freed by only one free node")
+        own = a.graph_node.graph if a.graph_node is not None else None
+        if pairs is not None and own is g:
+            anc = _ancestors([n for n, _ in pairs])
+            if id(a.graph_node) not in anc:
+                raise DriverError(1, f"the free node of 0x{a.start:x} must be ordered after its allocation node "
+                                     f"{a.graph_node.local_id} in graph {g.gid} [inferred]")
+        return a
+
+    @entry
+    def graph_add_mem_free_node(self, hgraph: int, deps: list[int], dptr: int, eds: list | None = None) -> int:
+        """cuGraphAddMemFreeNode: a MEM_FREE node for a graph allocation.
+
+        Errors: 1 INVALID_VALUE bad graph/dependencies; an address not returned by an allocation node;
+        an allocation already freed by a free node (in this or another graph); in the owning graph, a
+        free node not ordered after the allocation node [I]; a graph owned by a child-graph node.
+        """
+        g = self._graph(hgraph)
+        pairs = self._deps_of(g, deps, eds)
+        if g.owner_node is not None:
+            raise DriverError(1, f"graph {g.gid} is owned by a child-graph node; allocation and free nodes cannot "
+                                 "be added to it")
+        a = self._graph_alloc_to_free(int(dptr), g, pairs)
+        node = self._attach(g, gr.MEM_FREE, {"dptr": a.start}, pairs)
+        a.free_node = node
+        return node.handle
+
+    def _child_for(self, hchild: int, parent: gr.Graph, move: bool) -> gr.Graph:
         child = self._graph(hchild)
-        if child.has_type(gr.MEM_ALLOC, gr.MEM_FREE, gr.CONDITIONAL):
-            raise DriverError(1, f"graph {child.gid} holds memory or conditional nodes and cannot be a child graph")
-        clone = gr.clone_graph(self, child)
-        h = self._add_node(hgraph, deps, gr.GRAPH, {"graph": clone}, eds)
-        clone.owner_node = self._objs[h]
-        return h
+        if child.capture_target_of is not None:
+            raise DriverError(1, f"graph {child.gid} is the target of {child.capture_target_of.label()}")
+        if child.owner_node is not None:
+            raise DriverError(1, f"graph {child.gid} is owned by a child-graph node; it cannot be added to another "
+                                 "parent")
+        if child.has_type_deep(gr.CONDITIONAL):
+            raise DriverError(1, f"graph {child.gid} holds conditional nodes and cannot be a child graph")
+        if not move and child.has_type_deep(gr.MEM_ALLOC, gr.MEM_FREE):
+            raise DriverError(1, f"graph {child.gid} holds memory allocation or free nodes; a child graph node can "
+                                 "hold it only with CU_GRAPH_CHILD_GRAPH_OWNERSHIP_MOVE (cuGraphAddNode)")
+        if move:
+            if child is parent or _owns(child, parent):
+                raise DriverError(1, f"graph {child.gid} cannot be moved into itself")
+            if child.live_execs:
+                raise DriverError(1, f"graph {child.gid} still has {child.live_execs} exec(s); it cannot be moved "
+                                     "into a node [inferred]")
+        return child
+
+    @entry
+    def graph_add_child_graph_node(self, hgraph: int, deps: list[int], hchild: int, eds: list | None = None,
+                                   move: bool = False) -> int:
+        """cuGraphAddChildGraphNode (and ``cuGraphAddNode`` for GRAPH): a GRAPH node embedding ``child``.
+
+        The child is **cloned** into the node [D]; with ``move`` (``CU_GRAPH_CHILD_GRAPH_OWNERSHIP_MOVE``)
+        the graph itself is moved into the node and its handle becomes owned by it. Allowed on a capture
+        graph during capture (spec 4.6).
+        Errors: 1 INVALID_VALUE bad graphs/dependencies; ``child`` holds CONDITIONAL nodes, or MEM_ALLOC /
+        MEM_FREE nodes without ``move``; ``child`` is a capture target or already owned by a node.
+        """
+        g = self._graph(hgraph)
+        pairs = self._deps_of(g, deps, eds)
+        child = self._child_for(hchild, g, move)
+        if not move:
+            child = gr.clone_graph(self, child)
+            child.clone_map = None
+        node = self._attach(g, gr.GRAPH, {"graph": child}, pairs)
+        child.owner_node = node
+        child.moved = move
+        return node.handle
 
     @entry
     def graph_child_graph_node_get_graph(self, hnode: int) -> int:
-        """cuGraphChildGraphNodeGetGraph: the embedded graph (owned by the node). Errors: 1."""
+        """cuGraphChildGraphNodeGetGraph: the embedded graph, owned by the node (not a copy).
+
+        Errors: 1 INVALID_VALUE bad node, or not a GRAPH node.
+        """
         n = self._node(hnode)
         if n.type != gr.GRAPH:
-            raise DriverError(1, f"node {n.local_id} of graph {n.graph.gid} is not a child-graph node")
+            raise DriverError(1, f"node {n.local_id} of graph {n.graph.gid} is {gr.TYPE_KEYWORDS[n.type]}, not a "
+                                 "child-graph node")
         return n.params["graph"].handle
 
     @entry
     def graph_get_nodes(self, hgraph: int) -> list[int]:
-        """cuGraphGetNodes: live node handles in creation order (spec 4.5) [I]."""
-        return [n.handle for n in self._graph(hgraph).nodes if not n.destroyed]
+        """cuGraphGetNodes: live node handles in creation order (spec 4.5) [I]. Errors: 1 bad graph."""
+        return [n.handle for n in self._graph(hgraph).live_nodes()]
 
     @entry
     def graph_get_root_nodes(self, hgraph: int) -> list[int]:
-        """cuGraphGetRootNodes: nodes with no incoming edge, creation order."""
-        return [n.handle for n in self._graph(hgraph).nodes if not n.destroyed and not n.ins]
+        """cuGraphGetRootNodes: nodes with no dependency, creation order. Errors: 1 bad graph."""
+        return [n.handle for n in self._graph(hgraph).live_nodes() if not n.ins]
 
     @entry
     def graph_get_edges(self, hgraph: int) -> list[tuple[int, int, tuple]]:
-        """cuGraphGetEdges: ``(from, to, edge_data)`` in creation order (spec 4.5)."""
+        """cuGraphGetEdges: ``(from, to, edge data)`` in creation order (spec 4.5). Errors: 1 bad graph."""
         return [(e.src.handle, e.dst.handle, e.ed) for e in self._graph(hgraph).edges]
 
     @entry
     def graph_node_get_type(self, hnode: int) -> int:
-        """cuGraphNodeGetType."""
+        """cuGraphNodeGetType: the ``CUgraphNodeType`` value. Errors: 1 bad node."""
         return self._node(hnode).type
 
     @entry
     def graph_node_get_dependencies(self, hnode: int, dependents: bool = False) -> list[tuple[int, tuple]]:
-        """cuGraphNodeGetDependencies / DependentNodes: ``[(node, edge_data)]``."""
+        """cuGraphNodeGetDependencies / DependentNodes: ``[(node, edge data)]`` in edge order. Errors: 1."""
         n = self._node(hnode)
         if dependents:
             return [(e.dst.handle, e.ed) for e in n.outs]
@@ -1462,22 +1746,26 @@ class Driver:
 
     @entry
     def graph_node_get_containing_graph(self, hnode: int) -> int:
-        """cuGraphNodeGetContainingGraph."""
+        """cuGraphNodeGetContainingGraph. Errors: 1 bad node."""
         return self._node(hnode).graph.handle
 
     @entry
     def graph_get_id(self, hgraph: int) -> int:
-        """cuGraphGetId: matches ``graph_<id>`` in DOT output."""
+        """cuGraphGetId: the graph's id, as in ``graph_<id>`` of DOT output (spec 9). Errors: 1."""
         return self._graph(hgraph).gid
 
     @entry
     def graph_node_get_local_id(self, hnode: int) -> int:
-        """cuGraphNodeGetLocalId: 0-based creation index, matches ``node_<id>`` in DOT output."""
+        """cuGraphNodeGetLocalId: 0-based creation index, as in ``node_<id>`` of DOT output. Errors: 1."""
         return self._node(hnode).local_id
 
     @entry
     def graph_add_dependencies(self, hgraph: int, froms: list[int], tos: list[int], eds: list[tuple]) -> None:
-        """cuGraphAddDependencies. Errors: 1 nodes not in the graph, or an edge that already exists (spec 9)."""
+        """cuGraphAddDependencies: add edges ``froms[i] -> tos[i]`` with edge data ``eds`` (empty: zero).
+
+        Errors: 1 INVALID_VALUE a node outside the graph or NULL, a self edge, an edge that already
+        exists (also twice in one call) (spec 9), bad edge data.
+        """
         g = self._graph(hgraph)
         pairs = []
         for i, (a, b) in enumerate(zip(froms, tos)):
@@ -1492,14 +1780,18 @@ class Driver:
         eds = eds or [gr.ZERO_ED] * len(pairs)
         cap.check_edge_data([None if ed is None else (0, ed[1], ed[2]) for ed in eds], "edgeData")
         for (na, nb), ed in zip(pairs, eds):
-            gr.add_edge(g, na, nb, ed)
+            gr.add_edge(g, na, nb, tuple(ed))
 
     @entry
     def graph_remove_dependencies(self, hgraph: int, froms: list[int], tos: list[int], eds: list[tuple]) -> None:
-        """cuGraphRemoveDependencies. Errors: 1 missing edge, or a graph with memory nodes (spec 9)."""
+        """cuGraphRemoveDependencies: remove edges (remembered for the unjoined rule, spec 4.4).
+
+        Errors: 1 INVALID_VALUE an edge that does not exist with that edge data, or a graph with
+        allocation/free nodes (spec 9).
+        """
         g = self._graph(hgraph)
         if g.has_type(gr.MEM_ALLOC, gr.MEM_FREE):
-            raise DriverError(1, f"graph {g.gid} has memory nodes; its edges cannot be removed")
+            raise DriverError(1, f"graph {g.gid} has memory allocation/free nodes; its edges cannot be removed")
         found = []
         for i, (a, b) in enumerate(zip(froms, tos)):
             na, nb = self._node(a, "from"), self._node(b, "to")
@@ -1514,67 +1806,316 @@ class Driver:
 
     @entry
     def graph_destroy_node(self, hnode: int) -> None:
-        """cuGraphDestroyNode. Errors: 1 during capture of its graph (spec 3.5, C-109) or with memory nodes."""
+        """cuGraphDestroyNode: remove a node and its edges.
+
+        Errors: 1 INVALID_VALUE bad node; its graph is a capture target (spec 3.5, C-109) or holds
+        allocation/free nodes (spec 9).
+        """
         n = self._node(hnode)
         g = n.graph
         if g.capture_target_of is not None:
             raise DriverError(1, f"node {n.local_id} belongs to graph {g.gid}, the target of "
                                  f"{g.capture_target_of.label()}; nodes cannot be removed during capture (spec 3.5)")
         if g.has_type(gr.MEM_ALLOC, gr.MEM_FREE):
-            raise DriverError(1, f"graph {g.gid} has memory nodes; its nodes cannot be destroyed")
+            raise DriverError(1, f"graph {g.gid} has memory allocation/free nodes; its nodes cannot be destroyed")
         for e in list(n.ins) + list(n.outs):
             gr.remove_edge(g, e)
         g.removed_edges = [e for e in g.removed_edges if e.src is not n and e.dst is not n]
-        n.destroyed = True
+        g.drop_node(n)
+        if n.type == gr.GRAPH:
+            self._discard_graph(n.params["graph"])
 
     @entry
     def graph_clone(self, hgraph: int) -> int:
-        """cuGraphClone. Errors: 1 bad graph, or MEM_ALLOC/MEM_FREE/CONDITIONAL nodes (spec 9)."""
+        """cuGraphClone: a deep copy (child graphs included), with parameters copied.
+
+        Returns: the new graph; ``cuGraphNodeFindInClone`` maps original nodes to their copies.
+        Errors: 1 INVALID_VALUE bad graph, or a graph holding MEM_ALLOC, MEM_FREE or CONDITIONAL nodes
+        (spec 9; cuGraphAddMemAllocNode: "the graph cannot be cloned").
+        """
         g = self._graph(hgraph)
-        if g.has_type(gr.MEM_ALLOC, gr.MEM_FREE, gr.CONDITIONAL):
-            raise DriverError(1, f"graph {g.gid} holds memory or conditional nodes and cannot be cloned (spec 9)")
+        if g.has_type_deep(gr.MEM_ALLOC, gr.MEM_FREE, gr.CONDITIONAL):
+            raise DriverError(1, f"graph {g.gid} holds memory allocation/free or conditional nodes and cannot be "
+                                 "cloned (spec 9)")
         return gr.clone_graph(self, g).handle
 
     @entry
-    def graph_instantiate(self, hgraph: int, flags: int) -> int:
-        """cuGraphInstantiate / WithFlags: freeze the graph into an exec (spec 9 rules).
+    def graph_node_find_in_clone(self, horig: int, hclone: int) -> int:
+        """cuGraphNodeFindInClone: the node of a cloned graph that copies ``horig``.
 
-        Errors: 1 capture target [I]; memory nodes with a live exec; DEVICE_LAUNCH with
-        AUTO_FREE_ON_LAUNCH, an empty graph, or unsupported node types; unknown flag bits; a cycle.
+        Errors: 1 INVALID_VALUE bad handles; ``hclone`` was not made by cuGraphClone of the original's
+        graph, or the node was added after cloning; the copy has been destroyed.
+        """
+        orig = self._node(horig)
+        clone = self._graph(hclone)
+        m = (clone.clone_map or {}).get(orig.handle)
+        if m is None:
+            raise DriverError(1, f"graph {clone.gid} is not a clone (cuGraphClone) of graph {orig.graph.gid} made "
+                                 f"while node {orig.local_id} was in it")
+        if m.destroyed:
+            raise DriverError(1, f"the copy of node {orig.local_id} in graph {clone.gid} has been destroyed")
+        return m.handle
+
+    # -- node parameters ------------------------------------------------------------------------
+    def _typed_node(self, hnode: int, ntype: int | tuple) -> gr.Node:
+        n = self._node(hnode)
+        types = ntype if isinstance(ntype, tuple) else (ntype,)
+        if n.type not in types:
+            want = " or ".join(gr.TYPE_KEYWORDS.get(t, str(t)) for t in types)
+            raise DriverError(1, f"node {n.local_id} of graph {n.graph.gid} is {gr.TYPE_KEYWORDS.get(n.type)}, "
+                                 f"not {want}")
+        return n
+
+    @entry
+    def graph_node_get_params(self, hnode: int, ntype: int | None = None) -> tuple[int, Any]:
+        """cuGraphNodeGetParams and the per-kind getters (cuGraphKernelNodeGetParams, ...).
+
+        Args: ``ntype``: the type the per-kind getter expects (None: any).
+        Returns: ``(CUgraphNodeType, params)`` with ``params`` a copy in the form of :mod:`graph`'s
+        docstring (a GRAPH node's dict holds the embedded graph, not a copy).
+        Errors: 1 INVALID_VALUE bad node, or a node of another type.
+        """
+        n = self._node(hnode) if ntype is None else self._typed_node(hnode, ntype)
+        return n.type, gr.copy_params(n.type, n.params)
+
+    @entry
+    def graph_node_set_params(self, hnode: int, ntype: int, spec: Any) -> None:
+        """cuGraphNodeSetParams and the per-kind setters (cuGraphKernelNodeSetParams, cuGraphEventRecordNodeSetEvent...).
+
+        Args: ``spec`` as the matching add entry takes it (kernel: dict ``hfunc, grid, block, shmem, args``;
+        memcpy: CopyParams; memset: MemsetParams; host: dict ``fn, user_data, sync_mode``; events: the
+        event handle; GRAPH: a graph handle, cloned into the node; batch/ext-sem: as the add entries).
+        Execs already made from the graph are not affected.
+        Errors: 1 INVALID_VALUE bad node, type mismatch or bad parameters; 400 INVALID_HANDLE a bad
+        function or event (the per-kind setters list it); 801 NOT_SUPPORTED for MEM_ALLOC / MEM_FREE
+        nodes ("modifying parameters is not supported", cuGraphNodeSetParams) [I code].
+        """
+        n = self._typed_node(hnode, ntype)
+        if ntype in (gr.MEM_ALLOC, gr.MEM_FREE):
+            raise DriverError(801, f"node {n.local_id} is {gr.TYPE_KEYWORDS[ntype]}: modifying the parameters of "
+                                   "allocation and free nodes is not supported (cuGraphNodeSetParams)")
+        if ntype == gr.GRAPH:
+            child = self._child_for(int(spec), n.graph, False)
+            new = gr.clone_graph(self, child)
+            new.clone_map = None
+            old = n.params["graph"]
+            old.owner_node = None
+            self._discard_graph(old)
+            new.owner_node = n
+            n.params = {"graph": new}
+            return
+        n.params = self._build(ntype, spec, 400)
+
+    @entry
+    def graph_exec_node_set_params(self, hexec: int, hnode: int, ntype: int, spec: Any) -> None:
+        """cuGraphExecNodeSetParams and the per-kind exec setters (cuGraphExecKernelNodeSetParams, ...).
+
+        Changes the node in the exec only (future launches; launches already enqueued keep what they
+        had), as though ``hnode`` had held ``spec`` at instantiation. The limits are those of the
+        docstrings and the Programming Guide's "Graph Update Limitations": a kernel's function cannot
+        move to another context; memcpy memory types and allocation kinds/contexts cannot change, and
+        only 1D copies may change geometry; memset destinations must stay the same kind of allocation,
+        2D memsets may change only address and value, 1D ones not their height; zero-sized copies and
+        sets are refused; the number of external semaphores and the shape of batch mem ops are fixed;
+        GRAPH: ``spec`` is a graph of the same topology (checked like cuGraphExecUpdate, recursively).
+        Errors: 1 INVALID_VALUE bad exec or node, a node not in the graph the exec was made from (or
+        destroyed since), a type mismatch, bad parameters, or a change beyond those limits; 801 for
+        MEM_ALLOC / MEM_FREE nodes [I code].
+        """
+        x = self._exec(hexec)
+        n = self._node(hnode)
+        pos = x.body.index.get(id(n))
+        if pos is None:
+            raise DriverError(1, f"node {n.local_id} of graph {n.graph.gid} is not a node of graph {x.gid}, from "
+                                 f"which exec 0x{x.handle:x} was instantiated")
+        old = x.body.order[pos]
+        if n.type != ntype:
+            raise DriverError(1, f"node {n.local_id} is {gr.TYPE_KEYWORDS.get(n.type)}, not "
+                                 f"{gr.TYPE_KEYWORDS.get(ntype)}")
+        if ntype in (gr.MEM_ALLOC, gr.MEM_FREE):
+            raise DriverError(801, f"node {n.local_id} is {gr.TYPE_KEYWORDS[ntype]}: its parameters cannot be "
+                                   "changed in an exec")
+        if ntype == gr.GRAPH:
+            child = self._graph(int(spec))
+            try:
+                body = gr.plan_update(old.child, child, self.memory.find, x.flags)
+            except gr.UpdateFailure as f:
+                raise DriverError(1, f"cuGraphExecChildGraphNodeSetParams: graph {child.gid} does not match the "
+                                     f"child graph of node {n.local_id}: {f.why} "
+                                     f"({gr.UPDATE_NAMES[f.result]})") from None
+            x.writable_body().order[pos] = old.evolve(child=body)
+            return
+        params = self._build(ntype, spec, 1)
+        prob = gr.param_change_problem(ntype, old.params, params, self.memory.find, x.flags, per_node=True)
+        if prob is not None:
+            raise DriverError(1, f"node {n.local_id} ({gr.TYPE_KEYWORDS[ntype]}) of exec 0x{x.handle:x}: {prob[1]}")
+        x.writable_body().order[pos] = old.evolve(params=params)
+
+    def _exec_node(self, hexec: int, hnode: int) -> tuple[gr.GraphExec, int, gr.ExecNode]:
+        x = self._exec(hexec)
+        n = self._node(hnode)
+        pos = x.body.index.get(id(n))
+        if pos is None:
+            raise DriverError(1, f"node {n.local_id} of graph {n.graph.gid} is not a node of graph {x.gid}, from "
+                                 f"which exec 0x{x.handle:x} was instantiated")
+        return x, pos, x.body.order[pos]
+
+    @entry
+    def graph_node_set_enabled(self, hexec: int, hnode: int, enabled: int) -> None:
+        """cuGraphNodeSetEnabled: enable (``enabled`` != 0) or disable a node in an exec.
+
+        A disabled node runs as an empty node; its parameters are kept, and updates made while it is
+        disabled apply once it is enabled again (Programming Guide, "Individual node enable").
+        Errors: 1 INVALID_VALUE bad exec or node, a node not in the exec's graph, or a node that is not
+        KERNEL, MEMCPY or MEMSET.
+        """
+        x, pos, old = self._exec_node(hexec, hnode)
+        if old.type not in gr.ENABLE_TYPES:
+            raise DriverError(1, f"node {old.local_id} is {gr.TYPE_KEYWORDS[old.type]}; only kernel, memcpy and "
+                                 "memset nodes can be enabled or disabled")
+        x.writable_body().order[pos] = old.evolve(enabled=bool(enabled))
+
+    @entry
+    def graph_node_get_enabled(self, hexec: int, hnode: int) -> int:
+        """cuGraphNodeGetEnabled: 1 when the node is enabled in the exec, else 0. Errors as SetEnabled."""
+        x, pos, old = self._exec_node(hexec, hnode)
+        if old.type not in gr.ENABLE_TYPES:
+            raise DriverError(1, f"node {old.local_id} is {gr.TYPE_KEYWORDS[old.type]}; only kernel, memcpy and "
+                                 "memset nodes have an enabled state")
+        return int(old.enabled)
+
+    @entry
+    def graph_exec_get_flags(self, hexec: int) -> int:
+        """cuGraphExecGetFlags: the instantiate flags, without UPLOAD (it does not shape the exec). Errors: 1."""
+        return self._exec(hexec).flags & ~2
+
+    @entry
+    def graph_exec_get_id(self, hexec: int) -> int:
+        """cuGraphExecGetId: the exec's id (unique among graph and exec ids of this driver) [I]. Errors: 1."""
+        return self._exec(hexec).exec_id
+
+    # -- instantiate, launch, update -----------------------------------------------------------
+    @entry
+    def graph_instantiate(self, hgraph: int, flags: int) -> int:
+        """cuGraphInstantiate (13.x takes flags) / cuGraphInstantiateWithFlags: freeze a graph into an exec.
+
+        Args: ``flags``: ``CUgraphInstantiate_flags`` bits (AUTO_FREE_ON_LAUNCH 1, UPLOAD 2,
+        DEVICE_LAUNCH 4, USE_NODE_PRIORITY 8).
+        Returns: the exec handle.
+        Errors (all 1 INVALID_VALUE; :meth:`graph_instantiate_with_params` also reports the
+        ``CUgraphInstantiateResult`` and error node): unknown flag bits; a capture target (spec 9) [I];
+        a graph moved into a child-graph node; MEM_ALLOC/MEM_FREE nodes while an exec of the graph
+        exists (C-141); DEVICE_LAUNCH with AUTO_FREE_ON_LAUNCH, with a graph without kernel, memcpy or
+        memset nodes, with other node types, with copies of pageable host memory, or with nodes of
+        several contexts (C-143); a cycle (INVALID_STRUCTURE).
         """
         g = self._graph(hgraph)
-        return self._instantiate(g, int(flags))[0].handle
+        return self._instantiate(g, int(flags)).handle
 
-    def _instantiate(self, g: gr.Graph, flags: int) -> tuple[gr.GraphExec, int]:
+    @entry
+    def graph_instantiate_with_params(self, hgraph: int, flags: int, hupload: int = 0) -> int:
+        """cuGraphInstantiateWithParams: as :meth:`graph_instantiate`, plus UPLOAD into ``hupload``.
+
+        Returns: the exec handle (``CUgraphInstantiateResult`` SUCCESS, error node NULL).
+        Errors: as :meth:`graph_instantiate`; the raised ``DriverError`` carries ``instantiate_result``
+        (ERROR 1, INVALID_STRUCTURE 2, NODE_OPERATION_NOT_SUPPORTED 3, MULTIPLE_CTXS_NOT_SUPPORTED 4) and
+        ``err_node`` (a node handle or 0), which the faces write into ``result_out`` / ``hErrNode_out``.
+        With UPLOAD the stream is checked first (stream rules of cuGraphUpload), so a failure makes no exec.
+        """
+        try:
+            g = self._graph(hgraph)
+            s = None
+            if flags & 2:
+                s = self._stream(hupload)
+                self._upload_checks(s)
+            return self._instantiate(g, int(flags)).handle
+        except DriverError as e:
+            if not hasattr(e, "instantiate_result"):
+                e.instantiate_result, e.err_node = gr.INST_ERROR, 0
+            raise
+
+    def _inst_error(self, result: int, node: gr.Node | None, why: str) -> DriverError:
+        e = DriverError(1, f"{why} (CUgraphInstantiateResult {_INST_NAMES[result]}"
+                           f"{'' if node is None else f', error node {node.local_id} of graph {node.graph.gid}'})")
+        e.instantiate_result, e.err_node = result, (node.handle if node is not None else 0)
+        return e
+
+    def _instantiate(self, g: gr.Graph, flags: int) -> gr.GraphExec:
         if flags & ~0xF:
-            raise DriverError(1, f"instantiate flags 0x{flags:x} have bits outside CUgraphInstantiate_flags")
+            raise self._inst_error(gr.INST_ERROR, None, f"instantiate flags 0x{flags:x} have bits outside "
+                                                        "CUgraphInstantiate_flags")
         if g.capture_target_of is not None:
-            raise DriverError(1, f"graph {g.gid} is the target of {g.capture_target_of.label()}; it cannot be "
-                                 "instantiated before the capture ends (spec 3.2) [inferred code]")
-        has_mem = g.has_type(gr.MEM_ALLOC, gr.MEM_FREE)
-        if has_mem and g.live_execs > 0:
-            raise DriverError(1, f"graph {g.gid} has memory nodes and an exec of it still exists (spec 9)")
+            raise self._inst_error(gr.INST_ERROR, None, f"graph {g.gid} is the target of "
+                                                        f"{g.capture_target_of.label()}; it cannot be instantiated "
+                                                        "before the capture ends (spec 9) [inferred code]")
+        if g.moved:
+            raise self._inst_error(gr.INST_ERROR, None, f"graph {g.gid} was moved into a child-graph node and "
+                                                        "cannot be instantiated on its own")
+        if g.live_execs > 0 and g.has_type_deep(gr.MEM_ALLOC, gr.MEM_FREE):
+            raise self._inst_error(gr.INST_ERROR, None, f"graph {g.gid} has memory allocation/free nodes and an "
+                                                        "exec of it still exists; only one may exist at a time "
+                                                        "(spec 9, C-141)")
         if flags & 4:
-            if flags & 1:
-                raise DriverError(1, "DEVICE_LAUNCH cannot be combined with AUTO_FREE_ON_LAUNCH (spec 9)")
-            live = g.live_nodes()
-            if not live:
-                raise DriverError(1, "a DEVICE_LAUNCH graph cannot be empty (spec 9)")
-            bad = [n for n in live if n.type not in (gr.KERNEL, gr.MEMCPY, gr.MEMSET, gr.GRAPH)]
-            if bad:
-                raise DriverError(1, f"node {bad[0].local_id} ({gr.TYPE_KEYWORDS[bad[0].type]}) is not allowed in a "
-                                     "DEVICE_LAUNCH graph (spec 9)")
-        order = gr.freeze(g)
-        if order is None:
-            raise DriverError(1, f"graph {g.gid} has a cycle")
-        x = gr.GraphExec(0, g, flags, order, gr.topology_signature(g))
+            self._device_launch_checks(g, flags)
+        try:
+            body = gr.freeze(g)
+        except gr.GraphCycle as c:
+            raise self._inst_error(gr.INST_INVALID_STRUCTURE, c.node, f"graph {c.node.graph.gid} has a cycle "
+                                                                      f"through node {c.node.local_id}") from None
+        self._graph_counter += 1
+        x = gr.GraphExec(0, g, flags, body, self._graph_counter)
         x.handle = self._handle(x)
         g.live_execs += 1
-        return x, 0
+        return x
+
+    def _device_launch_checks(self, g: gr.Graph, flags: int) -> None:
+        """The DEVICE_LAUNCH restrictions of cuGraphInstantiate (C-143)."""
+        if flags & 1:
+            raise self._inst_error(gr.INST_ERROR, None, "CUDA_GRAPH_INSTANTIATE_FLAG_DEVICE_LAUNCH cannot be "
+                                                        "combined with AUTO_FREE_ON_LAUNCH (spec 9)")
+        nodes = list(_walk(g))
+        if not any(n.type in (gr.KERNEL, gr.MEMCPY, gr.MEMSET) for n in nodes):
+            raise self._inst_error(gr.INST_ERROR, None, f"a DEVICE_LAUNCH graph cannot be empty: graph {g.gid} has "
+                                                        "no kernel, memcpy or memset node (spec 9)")
+        ctxs: dict[int, gr.Node] = {}
+        for n in nodes:
+            if n.type not in gr.DEVICE_LAUNCH_TYPES:
+                raise self._inst_error(gr.INST_NODE_OPERATION_NOT_SUPPORTED, n,
+                                       f"node {n.local_id} ({gr.TYPE_KEYWORDS[n.type]}) is not allowed in a "
+                                       "DEVICE_LAUNCH graph (kernel, memcpy, memset and child graph nodes only)")
+            node_ctxs = []
+            if n.type == gr.KERNEL:
+                node_ctxs.append(n.params["func"].module.ctx)
+            elif n.type == gr.MEMCPY:
+                p = n.params
+                for kind, obj in ((p.src_kind, p.src), (p.dst_kind, p.dst)):
+                    if kind == HOST:
+                        if not (isinstance(obj, int) and obj in self.memory.host):
+                            raise self._inst_error(gr.INST_NODE_OPERATION_NOT_SUPPORTED, n,
+                                                   f"memcpy node {n.local_id} copies pageable host memory; a "
+                                                   "DEVICE_LAUNCH graph may copy only device or pinned host memory")
+                    else:
+                        a = self.memory.find(int(obj))
+                        if a is not None and a.ctx is not None:
+                            node_ctxs.append(a.ctx)
+            elif n.type == gr.MEMSET:
+                a = self.memory.find(n.params.dst)
+                if a is not None and a.ctx is not None:
+                    node_ctxs.append(a.ctx)
+            for c in node_ctxs:
+                ctxs.setdefault(id(c), n)
+                if len(ctxs) > 1:
+                    raise self._inst_error(gr.INST_MULTIPLE_CTXS_NOT_SUPPORTED, n,
+                                           f"node {n.local_id} uses another context than the rest of the graph; a "
+                                           "DEVICE_LAUNCH graph's nodes must reside on a single context")
 
     @entry
     def graph_exec_destroy(self, hexec: int) -> None:
-        """cuGraphExecDestroy. Errors: 1/400 bad exec; 900 by spec 5.2 during a restricting capture."""
+        """cuGraphExecDestroy. Errors: 1/400 bad exec; 900 by spec 5.2 during a restricting capture (C-175).
+
+        Fidelity: launches still pending (manual progression) run to completion, as NVIDIA frees a
+        running exec when it finishes. Graph allocations the exec left unfreed stay allocated.
+        """
         x = self._exec(hexec)
         cap.check_unsafe(self, self._thread(), "cuGraphExecDestroy")
         x.destroyed = True
@@ -1582,29 +2123,58 @@ class Driver:
 
     @entry
     def graph_launch(self, hexec: int, h: int) -> None:
-        """cuGraphLaunch: replay the exec on the stream (spec 9, 3.8).
+        """cuGraphLaunch: replay the exec on stream ``h`` (spec 9, 3.8).
 
-        Errors: 1/400 bad exec; 1 unfreed graph allocations without AUTO_FREE_ON_LAUNCH; 900 into a
-        capturing stream (invalidates) or a CIG stream with HOST/memory/batch nodes; 906/901 by stream rules.
+        Each launch is ordered behind earlier work in the stream and earlier launches of the exec: with
+        ``Driver(progression="manual")`` it stays pending until :meth:`advance` or a synchronisation,
+        and ``launch_log`` follows that order. The launch runs the exec as it was when the launch was
+        enqueued. Replay: nodes in topological order, creation order breaking ties; see ``run_frozen``.
+        Graph allocations: a launch maps the exec's MEM_ALLOC addresses (when its nodes run); those not
+        freed in the graph stay allocated until cuMemFreeAsync, cuMemFree, a free node of another graph,
+        or (AUTO_FREE_ON_LAUNCH) the next launch.
+        Errors: 1/400 bad exec; 1 INVALID_VALUE when allocations of an earlier launch are unfreed and
+        the exec was instantiated without AUTO_FREE_ON_LAUNCH (C-142); 900 into a capturing stream,
+        invalidating the capture (spec 3.8), unless ``Options(graph_launch_in_capture="child-node")``,
+        which adds a GRAPH node holding a copy of the exec's graph as instantiated (1 for an exec with
+        memory nodes [I]); 900 onto a CIG stream for graphs with HOST, memory or batch nodes (spec 8.3);
+        906/901 by the stream rules.
         """
         x = self._exec(hexec)
         s = self._stream(h)
+        body = x.body
         if s.cig is not None:
-            bad = [n for n in x.order if n.type in (gr.HOST, gr.MEM_ALLOC, gr.MEM_FREE, gr.BATCH_MEM_OP)]
-            if bad:
+            bad = next((n for n in _walk_body(body) if n.type in (gr.HOST, gr.MEM_ALLOC, gr.MEM_FREE,
+                                                                 gr.BATCH_MEM_OP)), None)
+            if bad is not None:
                 raise DriverError(900, f"cuGraphLaunch onto {s.label()} (CIG capture): the graph holds a "
-                                       f"{gr.TYPE_KEYWORDS[bad[0].type]} node, which CIG streams forbid (spec 8.3) "
+                                       f"{gr.TYPE_KEYWORDS[bad.type]} node, which CIG streams forbid (spec 8.3) "
                                        "[inferred code]")
-        if x.unfreed and not (x.flags & 1) and s.capture is None:
-            raise DriverError(1, f"exec 0x{x.handle:x} still has {len(x.unfreed)} graph allocation(s) from an earlier "
-                                 "launch that were never freed; free them or instantiate with "
-                                 "CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH (spec 9)")
+        seq = s.capture
+        if seq is not None and seq.status == cap.ACTIVE and s.cig is None and \
+                self.options.graph_launch_in_capture == "child-node":
+            if any(n.type in (gr.MEM_ALLOC, gr.MEM_FREE) for n in _walk_body(body)):
+                raise DriverError(1, f"exec 0x{x.handle:x} holds memory allocation/free nodes; it cannot be nested "
+                                     "as a child-graph node of a capture [inferred]")
+            child = gr.graph_from_frozen(self, body, s.ctx)
+            node = cap.enqueue(self, s, cap.Op("graph_launch", "cuGraphLaunch", child, None))
+            child.owner_node = node
+            return
+        allocs = body.allocs()
+        frees = body.frees()
+        if seq is None and s.cig is None and allocs and not x.flags & 1:
+            left = [a for a in allocs if a.outstanding is not None]
+            if left:
+                raise DriverError(1, f"exec 0x{x.handle:x} still has {len(left)} graph allocation(s) from an earlier "
+                                     f"launch that were never freed (0x{left[0].start:x}...); free them or "
+                                     "instantiate with CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH (spec 9, C-142)")
+        started: list[int] = []
 
         def run() -> str:
+            started.append(1)
+            x.pending -= 1
             if x.flags & 1:
-                for a in x.unfreed:
+                for a in allocs:  # AUTO_FREE_ON_LAUNCH: as though cuMemFreeAsync ran before this launch
                     a.buf = None
-                x.unfreed.clear()
             x.launches += 1
             n = x.launches
             self.stats["graph_launches"] += 1
@@ -1612,72 +2182,166 @@ class Driver:
             def log(node: gr.ExecNode, note: str) -> None:
                 self._log({"source": "graph", "kind": gr.TYPE_KEYWORDS.get(node.type, str(node.type)),
                            "detail": _node_detail(node), "stream": s.handle, "exec_handle": x.handle,
-                           "launch": n, "graph_id": node.origin.graph.gid, "node": node.local_id, "note": note})
-            gr.run_nodes(self, x.order, log, x)
+                           "launch": n, "graph_id": node.gid, "node": node.local_id, "note": note})
+            gr.run_frozen(self, body, log)
             return ""
-        cap.enqueue(self, s, cap.Op("graph_launch", "cuGraphLaunch", x.graph, run))
+        x.pending += 1
+        x.shared = True
+        try:
+            cap.enqueue(self, s, cap.Op("graph_launch", "cuGraphLaunch", x.graph, run))
+        except DriverError:
+            if not started:
+                x.pending -= 1
+            raise
+        if s.cig is not None:  # recorded into the CIG command list, never run here (spec 8.3)
+            if not started:
+                x.pending -= 1
+            return
+        for a in allocs:
+            a.outstanding = x
+        for d in frees:
+            a = self.memory.find(d)
+            if a is not None and a.kind == KIND_GRAPH:
+                a.outstanding = None
 
-    @entry
-    def graph_upload(self, hexec: int, h: int) -> None:
-        """cuGraphUpload: nothing to upload in a simulator; checks handles and stream rules."""
-        self._exec(hexec)
-        s = self._stream(h)
+    def _upload_checks(self, s: Stream) -> None:
         cap.check_legacy_use(self, s, "cuGraphUpload")
         if s.capture is not None and s.capture.status == cap.INVALIDATED:
             raise DriverError(901, f"{s.label()} belongs to an invalidated capture")
 
     @entry
-    def graph_exec_update(self, hexec: int, hgraph: int) -> tuple[int, int, int]:
-        """cuGraphExecUpdate: ``(result, error_node, error_from_node)``; raises 910 on failure (spec 9).
+    def graph_upload(self, hexec: int, h: int) -> None:
+        """cuGraphUpload: nothing to upload in a simulator; checks the handles and the stream rules.
 
-        Pairs nodes by creation order (Programming Guide 4.2.3.1): TOPOLOGY_CHANGED (2) when counts or
-        dependencies differ, NODE_TYPE_CHANGED (3), FUNCTION_CHANGED (4) for a kernel in another
-        function's context... On success the exec takes the new parameters.
+        Errors: 1/400 bad exec; stream errors; 906 on the legacy stream while a blocking stream captures;
+        901 on a stream of an invalidated capture.
         """
-        x = self._exec(hexec)
-        g = self._graph(hgraph)
-        new = g.live_nodes()
-        res = self._update_check(x, g, new)
-        if res is not None:
-            code, enode, why = res
-            raise DriverError(910, f"cuGraphExecUpdate: {why} (result {code} "
-                                   f"{_UPDATE_NAMES[code]}); the exec is unchanged")
-        x.order = gr.freeze(g) or x.order
-        x.by_origin = {id(e.origin): e for e in x.order}
-        return (0, 0, 0)
+        self._exec(hexec)
+        self._upload_checks(self._stream(h))
 
-    def _update_check(self, x: gr.GraphExec, g: gr.Graph, new: list[gr.Node]) -> tuple[int, int, str] | None:
-        sig = gr.topology_signature(g)
-        old = x.topology
-        if len(sig) != len(old):
-            return 2, 0, f"the graph has {len(sig)} nodes but the exec was made from {len(old)} (TOPOLOGY_CHANGED)"
-        for i, ((t_new, deps_new), (t_old, deps_old)) in enumerate(zip(sig, old)):
-            if deps_new != deps_old:
-                return 2, new[i].handle, f"node {i} has dependencies {list(deps_new)} instead of {list(deps_old)} " \
-                                         "(TOPOLOGY_CHANGED)"
-        for i, ((t_new, _), (t_old, _)) in enumerate(zip(sig, old)):
-            if t_new != t_old:
-                return 3, new[i].handle, (f"node {i} is {gr.TYPE_KEYWORDS.get(t_new)} in the new graph but "
-                                          f"{gr.TYPE_KEYWORDS.get(t_old)} in the exec (NODE_TYPE_CHANGED, error node "
-                                          f"0x{new[i].handle:x})")
-        return None
+    @entry
+    def graph_exec_update(self, hexec: int, hgraph: int) -> tuple[int, int, int]:
+        """cuGraphExecUpdate: give an exec the parameters of a graph of the same topology (spec 9).
+
+        Pairing (Programming Guide, "Whole Graph Update"): nodes by creation order, dependencies by edge
+        order. Checks, in the docstring's order: TOPOLOGY_CHANGED (2) when node counts differ (error node
+        NULL), the graph has more exit nodes (error node one of them), a node's dependency count differs or
+        a dependency differs (error node the node, error-from node the dependency); NODE_TYPE_CHANGED (3)
+        (error node from ``hgraph``); per node the "Graph Update Limitations": UNSUPPORTED_FUNCTION_CHANGE
+        (7) for a kernel function of another context, PARAMETERS_CHANGED (5) for memcpy/memset memory
+        kind, context or multi-dimensional geometry changes, a changed number of external semaphores or
+        batch-op shape, ATTRIBUTES_CHANGED (8) for a priority change under USE_NODE_PRIORITY [I code];
+        NOT_SUPPORTED (6) when the graph has memory nodes and another exec of it exists. Child graphs are
+        checked recursively. Host and event nodes may change freely. On success every node takes the
+        graph's parameters (enabled states are kept; nodes keep their identity for per-node calls).
+
+        Returns: ``(CU_GRAPH_EXEC_UPDATE_SUCCESS, 0, 0)``.
+        Errors: 910 GRAPH_EXEC_UPDATE_FAILURE, with ``update_info = (result, error node, error-from node)``
+        on the error and a ``why`` naming the result; the exec is unchanged. 1 INVALID_VALUE for a bad
+        exec or graph, a capture target, or a graph moved into a child-graph node (result ERROR).
+        FUNCTION_CHANGED (4) is for drivers before 11.2 and never returned.
+        """
+        try:
+            x = self._exec(hexec)
+            g = self._graph(hgraph)
+            if g.capture_target_of is not None:
+                raise DriverError(1, f"graph {g.gid} is the target of {g.capture_target_of.label()}")
+            if g.moved:
+                raise DriverError(1, f"graph {g.gid} was moved into a child-graph node and cannot be used to update "
+                                     "an exec")
+        except DriverError as e:
+            e.update_info = (gr.UPD_ERROR, 0, 0)
+            raise
+        others = g.live_execs - (1 if x.graph is g else 0)
+        if others > 0 and g.has_type_deep(gr.MEM_ALLOC, gr.MEM_FREE):
+            mn = g.first_of(gr.MEM_ALLOC, gr.MEM_FREE)
+            raise self._update_error(x, gr.UpdateFailure(
+                gr.UPD_NOT_SUPPORTED, mn, f"graph {g.gid} holds memory nodes and is instantiated as another exec; "
+                                          "it cannot be used to update this one (Graph Update Limitations)"))
+        try:
+            body = gr.plan_update(x.body, g, self.memory.find, x.flags)
+        except gr.UpdateFailure as f:
+            raise self._update_error(x, f) from None
+        x.body = body
+        x.shared = False
+        return (gr.UPD_SUCCESS, 0, 0)
+
+    def _update_error(self, x: gr.GraphExec, f: gr.UpdateFailure) -> DriverError:
+        name = gr.UPDATE_NAMES[f.result]
+        enode = f.node.handle if f.node is not None else 0
+        efrom = f.from_node.handle if f.from_node is not None else 0
+        why = (f"cuGraphExecUpdate of exec 0x{x.handle:x}: result CU_GRAPH_EXEC_UPDATE_ERROR_{name} ({f.result}); "
+               f"{f.why}; error node "
+               + (f"0x{enode:x} (node {f.node.local_id} of graph {f.node.graph.gid})" if enode else "NULL")
+               + (f", error-from node 0x{efrom:x} (node {f.from_node.local_id})" if efrom else "")
+               + "; the exec is unchanged")
+        e = DriverError(910, why)
+        e.update_info = (f.result, enode, efrom)
+        return e
 
     @entry
     def graph_debug_dot_print(self, hgraph: int, path: str, flags: int) -> None:
-        """cuGraphDebugDotPrint: write the DOT text of spec 9.1. Errors: 1 bad graph/path; 304 write failure."""
+        """cuGraphDebugDotPrint: write the DOT text of spec 9.1 (see ``graph.dot_text``) to ``path``.
+
+        Errors: 1 INVALID_VALUE bad graph or empty path; 304 OPERATING_SYSTEM when the file cannot be written.
+        """
         g = self._graph(hgraph)
         if not path:
             raise DriverError(1, "the DOT path is empty")
+        text = gr.dot_text(g, int(flags))
         try:
             with open(path, "w", encoding="utf-8") as fh:
-                fh.write(gr.dot_text(g, int(flags)))
+                fh.write(text)
         except OSError as e:
             raise DriverError(304, f"could not write {path!r}: {e.strerror}") from None
 
     def dot(self, hgraph: int, flags: int = 0) -> str:
-        """The DOT text of a graph (what cuGraphDebugDotPrint writes)."""
+        """The DOT text ``cuGraphDebugDotPrint`` would write for graph handle ``hgraph`` (spec 9.1).
+
+        Args: ``flags``: ``CUgraphDebugDot_flags`` bits. Raises ``DriverError`` 1 for a bad graph.
+        """
         with self._lock:
-            return gr.dot_text(self._graph(int(hgraph)), flags)
+            return gr.dot_text(self._graph(int(hgraph)), int(flags))
+
+    # -- stream work that makes BATCH_MEM_OP and EXT_SEMAS nodes during capture (spec 3.8) --------
+    @entry
+    def stream_batch_mem_op(self, h: int, ops: list, flags: int = 0, call: str = "cuStreamBatchMemOp") -> None:
+        """cuStreamBatchMemOp, cuStreamWaitValue32/64, cuStreamWriteValue32/64.
+
+        Args: ``ops``: ``(CUstreamBatchMemOpType, device address, value, flags)`` tuples (fewer than 256);
+        ``flags`` must be 0. During capture: a BATCH_MEM_OP node (spec 3.8; [D] for cuStreamBatchMemOp,
+        [I] for the WaitValue/WriteValue calls). Otherwise it runs in stream order: writes store their
+        value; a wait evaluates its condition and the launch log says whether it holds (the simulator
+        never blocks).
+        Errors: 1 INVALID_VALUE bad operation, address, alignment, value or flags; 801 on a CIG stream for
+        waits and batches (spec 8.3); stream capture rules (901, 906).
+        """
+        s = self._stream(h)
+        params = self._mem_ops_spec(ops, flags, 0, call)
+        kind = "batch_mem_op" if call == "cuStreamBatchMemOp" else (
+            "wait_value" if "Wait" in call else "write_value")
+        op = cap.Op(kind, call, params, lambda: gr.run_mem_ops(self.memory, params["ops"]))
+        op.node_type = gr.BATCH_MEM_OP
+        cap.enqueue(self, s, op)
+
+    @entry
+    def stream_ext_semaphores(self, h: int, sems: list[int], values: list[tuple], wait: bool) -> None:
+        """cuSignalExternalSemaphoresAsync / cuWaitExternalSemaphoresAsync.
+
+        During capture: an EXT_SEMAS_SIGNAL (8) / EXT_SEMAS_WAIT (9) node (spec 3.8). Otherwise a
+        no-op in stream order, noted in the launch log.
+        Fidelity: external semaphores cannot be imported in the simulator (cuImportExternalSemaphore is
+        not simulated), so handles are not checked beyond NULL.
+        Errors: 400 INVALID_HANDLE a NULL semaphore handle or no semaphores; stream capture rules.
+        """
+        s = self._stream(h)
+        if not sems or any(int(x) == 0 for x in sems):
+            raise DriverError(400, "a NULL external semaphore handle (or numExtSems 0)")
+        params = {"sems": tuple(int(x) for x in sems), "values": tuple(tuple(v) for v in values)}
+        call = "cuWaitExternalSemaphoresAsync" if wait else "cuSignalExternalSemaphoresAsync"
+        op = cap.Op("ext_wait" if wait else "ext_signal", call, params,
+                    lambda: f"no-op: external semaphores are not simulated ({len(params['sems'])} semaphore(s))")
+        cap.enqueue(self, s, op)
 
     # ------------------------------------------------------------------ introspection helpers
     def graphs_from_captures(self) -> list[gr.Graph]:
@@ -1708,15 +2372,51 @@ class _Array:
         self.ctx, self.dims, self.fmt, self.channels, self.destroyed = ctx, dims, fmt, channels, False
 
 
-_UPDATE_NAMES = {0: "SUCCESS", 1: "ERROR", 2: "TOPOLOGY_CHANGED", 3: "NODE_TYPE_CHANGED", 4: "FUNCTION_CHANGED",
-                 5: "PARAMETERS_CHANGED", 6: "NOT_SUPPORTED", 7: "UNSUPPORTED_FUNCTION_CHANGE",
-                 8: "ATTRIBUTES_CHANGED"}
+_INST_NAMES = {0: "SUCCESS", 1: "ERROR", 2: "INVALID_STRUCTURE", 3: "NODE_OPERATION_NOT_SUPPORTED",
+               4: "MULTIPLE_CTXS_NOT_SUPPORTED", 5: "CONDITIONAL_HANDLE_UNUSED"}
+
+
+def _walk(g: gr.Graph) -> Any:
+    """Live nodes of ``g`` and of its child graphs, depth first, creation order."""
+    for n in g.live_nodes():
+        yield n
+        if n.type == gr.GRAPH:
+            yield from _walk(n.params["graph"])
+
+
+def _walk_body(body: gr.Frozen) -> Any:
+    """Exec nodes of a frozen body and of its child bodies."""
+    for x in body.order:
+        yield x
+        if x.type == gr.GRAPH:
+            yield from _walk_body(x.child)
+
+
+def _ancestors(nodes: list[gr.Node]) -> set[int]:
+    """``id()`` of ``nodes`` and of every node they depend on, transitively."""
+    seen: set[int] = set()
+    stack = list(nodes)
+    while stack:
+        n = stack.pop()
+        if id(n) in seen:
+            continue
+        seen.add(id(n))
+        stack.extend(e.src for e in n.ins)
+    return seen
+
+
+def _owns(child: gr.Graph, g: gr.Graph) -> bool:
+    """True when ``g`` is (transitively) embedded in ``child``."""
+    while g.owner_node is not None:
+        g = g.owner_node.graph
+        if g is child:
+            return True
+    return False
 
 
 def _node_detail(x: gr.ExecNode) -> str:
+    """The launch log's ``detail`` for a replayed node."""
     p = x.params
     if x.type == gr.KERNEL:
         return f"{p['name']}<<<{p['grid']},{p['block']},{p['shmem']}>>>"
-    if x.type in (gr.MEMCPY, gr.MEMSET):
-        return p.describe()
-    return x.origin.describe()
+    return gr.describe(x.type, p)

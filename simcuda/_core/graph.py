@@ -1,20 +1,43 @@
-"""Graphs, nodes, edges, executable graphs and replay (spec sections 1, 4.5, 9).
+"""Graphs, nodes, edges, executable graphs, replay, exec-update pairing and DOT (spec 1, 4.5, 9, 9.1).
 
+This module knows nothing of capture rules or faces; it never raises ``DriverError`` itself
+(the driver turns the few failures found here, a cycle or an update mismatch, into codes).
+
+Theory of operation
+-------------------
 A :class:`Graph` keeps its nodes and edges in creation order (``cuGraphGetNodes`` and
-``cuGraphGetEdges`` return them in that order [I], spec 4.5). A node's ``local_id`` is its
-0-based creation index in its graph [O]. Edges carry edge data as a tuple
-``(from_port, to_port, type)``; ``ZERO_ED`` is an ordinary full dependency.
+``cuGraphGetEdges`` return them in that order [I], spec 4.5). A node's ``local_id`` is its 0-based
+creation index in its graph [O]. Edges carry edge data as a tuple ``(from_port, to_port, type)``;
+``ZERO_ED`` is an ordinary full dependency. Each graph counts its live nodes per type, so the
+questions the rules ask ("does it hold MEM_ALLOC nodes?") cost O(1).
 
-This module knows nothing of capture rules or faces. Replay (``run_exec``) executes nodes in a
-topological order, creation order breaking ties, against the driver's simulated memory.
+Node parameters, per ``type`` (never mutated once stored; a set-params call stores a new object):
+
+* KERNEL: dict ``name, func (Function), grid, block, shmem, args, priority, cooperative``;
+* MEMCPY: :class:`~simcuda._core.memory.CopyParams`; MEMSET: :class:`~simcuda._core.memory.MemsetParams`;
+* HOST: dict ``fn, user_data, sync_mode``; GRAPH: dict ``graph`` (the embedded :class:`Graph`);
+* EVENT_RECORD / WAIT_EVENT: dict ``event``; EMPTY: ``{}``;
+* MEM_ALLOC: dict ``alloc`` (the graph-owned Allocation), ``size``, ``device``, ``access``
+  (list of ``(location type, id, flags)``); MEM_FREE: dict ``dptr``;
+* BATCH_MEM_OP: dict ``ops`` (tuple of ``(operation, address, value, flags)``), ``flags``, ``ctx``;
+* EXT_SEMAS_SIGNAL / EXT_SEMAS_WAIT: dict ``sems`` (tuple of handles), ``values`` (tuple of
+  ``(fence value, key, timeout_ms, flags)``).
+
+Instantiation *freezes* a graph into a :class:`Frozen` body: ``ExecNode`` copies in a topological
+order (creation order breaking ties, spec 9), plus what later checks need: the creation-order
+topology (for ``cuGraphExecUpdate`` pairing, Programming Guide "Whole Graph Update"), the number
+of exit nodes, and the graph allocations the body maps and frees. Freezing, the topological sort
+and replay are linear in nodes + edges: when creation order is already topological (every graph
+capture makes, and most hand-built ones) the sort is a single pass; otherwise Kahn's algorithm with a
+heap keyed by local id. Replay (:func:`run_frozen`) walks the body once against simulated memory.
 """
 from __future__ import annotations
 
 import ctypes
 import heapq
-from typing import Any, Callable, Iterable
+from typing import Any, Callable
 
-from .errors import DriverError
+from .memory import HOST as HOST_SIDE
 from .memory import do_copy, do_memset
 
 ZERO_ED = (0, 0, 0)
@@ -29,6 +52,30 @@ TYPE_KEYWORDS = {
     EXT_SEMAS_WAIT: "EXT_SEMAS_WAIT", MEM_ALLOC: "MEM_ALLOC", MEM_FREE: "MEM_FREE",
     BATCH_MEM_OP: "BATCH_MEM_OP", CONDITIONAL: "CONDITIONAL",
 }
+#: node types an exec can enable and disable (Programming Guide, "Individual node enable")
+ENABLE_TYPES = (KERNEL, MEMCPY, MEMSET)
+#: node types a DEVICE_LAUNCH graph may hold (cuGraphInstantiate docstring)
+DEVICE_LAUNCH_TYPES = (KERNEL, MEMCPY, MEMSET, GRAPH)
+
+# CUgraphExecUpdateResult (spec 10)
+UPD_SUCCESS, UPD_ERROR, UPD_TOPOLOGY_CHANGED, UPD_NODE_TYPE_CHANGED, UPD_FUNCTION_CHANGED = 0, 1, 2, 3, 4
+UPD_PARAMETERS_CHANGED, UPD_NOT_SUPPORTED, UPD_UNSUPPORTED_FUNCTION_CHANGE, UPD_ATTRIBUTES_CHANGED = 5, 6, 7, 8
+UPDATE_NAMES = {0: "SUCCESS", 1: "ERROR", 2: "TOPOLOGY_CHANGED", 3: "NODE_TYPE_CHANGED", 4: "FUNCTION_CHANGED",
+                5: "PARAMETERS_CHANGED", 6: "NOT_SUPPORTED", 7: "UNSUPPORTED_FUNCTION_CHANGE",
+                8: "ATTRIBUTES_CHANGED"}
+
+# CUgraphInstantiateResult
+INST_SUCCESS, INST_ERROR, INST_INVALID_STRUCTURE, INST_NODE_OPERATION_NOT_SUPPORTED = 0, 1, 2, 3
+INST_MULTIPLE_CTXS_NOT_SUPPORTED = 4
+
+# CUstreamBatchMemOpType
+MEMOP_WAIT_VALUE_32, MEMOP_WRITE_VALUE_32, MEMOP_FLUSH_REMOTE_WRITES = 1, 2, 3
+MEMOP_WAIT_VALUE_64, MEMOP_WRITE_VALUE_64, MEMOP_BARRIER, MEMOP_ATOMIC_REDUCTION = 4, 5, 6, 8
+MEMOP_NAMES = {1: "WAIT_VALUE_32", 2: "WRITE_VALUE_32", 3: "FLUSH_REMOTE_WRITES", 4: "WAIT_VALUE_64",
+               5: "WRITE_VALUE_64", 6: "BARRIER", 8: "ATOMIC_REDUCTION"}
+#: CUstreamWaitValue_flags: the condition bits and the FLUSH bit
+WAIT_CONDITIONS = {0: "GEQ", 1: "EQ", 2: "AND", 3: "NOR"}
+WAIT_VALUE_FLUSH = 1 << 30
 
 HOST_FN_TYPE = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
 #: CUstreamCallback: void (*)(CUstream hStream, CUresult status, void *userData)
@@ -41,6 +88,8 @@ def is_full(ed: tuple[int, int, int]) -> bool:
 
 
 class Edge:
+    """One dependency ``src -> dst`` with its edge data ``(from_port, to_port, type)``."""
+
     __slots__ = ("src", "dst", "ed")
 
     def __init__(self, src: "Node", dst: "Node", ed: tuple[int, int, int]) -> None:
@@ -48,6 +97,8 @@ class Edge:
 
 
 class Node:
+    """A graph node: handle, owning graph, local id, ``CUgraphNodeType`` and parameters."""
+
     __slots__ = ("handle", "graph", "local_id", "type", "params", "ins", "outs", "destroyed")
 
     def __init__(self, handle: int, graph: "Graph", local_id: int, ntype: int, params: Any) -> None:
@@ -61,35 +112,54 @@ class Node:
         self.destroyed = False
 
     def describe(self) -> str:
-        """Type-specific text used by DOT labels and summaries."""
-        p = self.params
-        if self.type == KERNEL:
-            return p["name"]
-        if self.type in (MEMCPY, MEMSET):
-            return p.describe()
-        if self.type == GRAPH:
-            return f"graph_{p['graph'].gid}"
-        if self.type in (EVENT_RECORD, WAIT_EVENT):
-            return f"event 0x{p['event'].handle:x}"
-        if self.type == MEM_ALLOC:
-            return f"0x{p['alloc'].start:x} ({p['alloc'].size} bytes)"
-        if self.type == MEM_FREE:
-            return f"0x{p['dptr']:x}"
-        if self.type == HOST:
-            fn = p["fn"]
-            return f"fn 0x{fn:x}" if isinstance(fn, int) else getattr(fn, "__name__", "host function")
-        return TYPE_KEYWORDS.get(self.type, str(self.type))
+        """Type-specific text used by DOT labels, summaries and the launch log."""
+        return describe(self.type, self.params)
+
+
+def describe(ntype: int, p: Any) -> str:
+    """A one-line description of parameters ``p`` of a node of type ``ntype``."""
+    if ntype == KERNEL:
+        return p["name"]
+    if ntype in (MEMCPY, MEMSET):
+        return p.describe()
+    if ntype == GRAPH:
+        return f"graph_{p['graph'].gid}"
+    if ntype in (EVENT_RECORD, WAIT_EVENT):
+        return f"event 0x{p['event'].handle:x}"
+    if ntype == MEM_ALLOC:
+        return f"0x{p['alloc'].start:x} ({p['size']} bytes)"
+    if ntype == MEM_FREE:
+        return f"0x{p['dptr']:x}"
+    if ntype == HOST:
+        fn = p["fn"]
+        return f"fn 0x{fn:x}" if isinstance(fn, int) else getattr(fn, "__name__", "host function")
+    if ntype == BATCH_MEM_OP:
+        return ", ".join(MEMOP_NAMES.get(op[0], str(op[0])) for op in p["ops"]) or "no operations"
+    if ntype in (EXT_SEMAS_SIGNAL, EXT_SEMAS_WAIT):
+        return f"{len(p['sems'])} external semaphore(s)"
+    return TYPE_KEYWORDS.get(ntype, str(ntype))
+
+
+def copy_params(ntype: int, p: Any) -> Any:
+    """A copy of node parameters that later edits of the original cannot reach.
+
+    Dicts are copied one level deep; CopyParams, MemsetParams and the tuples inside the dicts are
+    never mutated once stored, so they are shared.
+    """
+    return dict(p) if isinstance(p, dict) else p
 
 
 class Graph:
+    """A graph (``CUgraph``): nodes and edges in creation order, plus what the rules read."""
+
     __slots__ = ("handle", "gid", "nodes", "edges", "removed_edges", "capture_target_of", "live_execs",
-                 "destroyed", "owner_node", "ctx", "next_local")
+                 "destroyed", "owner_node", "ctx", "next_local", "type_counts", "n_live", "clone_map", "moved")
 
     def __init__(self, handle: int, gid: int, ctx: Any = None) -> None:
         self.handle = handle
         self.gid = gid
         self.nodes: list[Node] = []
-        self.edges: list[Edge] = []
+        self.edges: dict[Edge, None] = {}  # insertion-ordered set: O(1) removal
         self.removed_edges: list[Edge] = []
         self.capture_target_of = None
         self.live_execs = 0
@@ -97,111 +167,304 @@ class Graph:
         self.owner_node: Node | None = None  # set for a child graph owned by a GRAPH node
         self.ctx = ctx
         self.next_local = 0
+        self.type_counts: dict[int, int] = {}
+        self.n_live = 0
+        self.clone_map: dict[int, Node] | None = None  # original node handle -> node (cuGraphClone)
+        self.moved = False  # moved into a child-graph node (CU_GRAPH_CHILD_GRAPH_OWNERSHIP_MOVE)
+
+    def add_node(self, n: Node) -> None:
+        """Append ``n`` (creation order) and count it."""
+        self.nodes.append(n)
+        self.type_counts[n.type] = self.type_counts.get(n.type, 0) + 1
+        self.n_live += 1
+
+    def drop_node(self, n: Node) -> None:
+        """Mark ``n`` destroyed (its edges must already be gone) and uncount it."""
+        n.destroyed = True
+        self.type_counts[n.type] -= 1
+        self.n_live -= 1
 
     def live_nodes(self) -> list[Node]:
+        """Live nodes in creation order."""
+        if self.n_live == len(self.nodes):
+            return list(self.nodes)
         return [n for n in self.nodes if not n.destroyed]
 
     def has_type(self, *types: int) -> bool:
-        return any(n.type in types for n in self.nodes if not n.destroyed)
+        """True when a live node of one of ``types`` is directly in this graph (O(1))."""
+        c = self.type_counts
+        return any(c.get(t, 0) for t in types)
+
+    def has_type_deep(self, *types: int) -> bool:
+        """As :meth:`has_type`, looking into child graphs too."""
+        if self.has_type(*types):
+            return True
+        if not self.type_counts.get(GRAPH, 0):
+            return False
+        return any(n.params["graph"].has_type_deep(*types) for n in self.nodes
+                   if n.type == GRAPH and not n.destroyed)
+
+    def first_of(self, *types: int) -> Node | None:
+        """The first live node (creation order) of one of ``types``, looking into child graphs."""
+        for n in self.nodes:
+            if n.destroyed:
+                continue
+            if n.type in types:
+                return n
+            if n.type == GRAPH and n.params["graph"].has_type_deep(*types):
+                return n
+        return None
 
 
 def add_edge(graph: Graph, src: Node, dst: Node, ed: tuple[int, int, int] = ZERO_ED) -> Edge:
+    """Add ``src -> dst`` (no checks: the caller has made them)."""
     e = Edge(src, dst, ed)
-    graph.edges.append(e)
+    graph.edges[e] = None
     src.outs.append(e)
     dst.ins.append(e)
     return e
 
 
 def remove_edge(graph: Graph, e: Edge) -> None:
-    graph.edges.remove(e)
+    """Remove ``e`` and remember it (spec 4.4: removed edges still count for the unjoined rule)."""
+    del graph.edges[e]
     e.src.outs.remove(e)
     e.dst.ins.remove(e)
     graph.removed_edges.append(e)
 
 
+class GraphCycle(Exception):
+    """Raised by :func:`freeze` when a graph (or a child graph) has a cycle; ``node`` is on it."""
+
+    def __init__(self, node: Node) -> None:
+        super().__init__(f"graph {node.graph.gid} has a cycle through node {node.local_id}")
+        self.node = node
+
+
 def topo_order(nodes: list[Node]) -> list[Node] | None:
-    """Kahn's algorithm, creation order (local id) breaking ties; None when there is a cycle."""
+    """Live nodes in a topological order, creation order (local id) breaking ties; None for a cycle.
+
+    Linear when creation order is already topological (checked in one pass over the edges);
+    otherwise Kahn's algorithm with a heap, O((n + e) log n).
+    """
     live = [n for n in nodes if not n.destroyed]
-    indeg = {id(n): 0 for n in live}
+    forward = True
     for n in live:
+        lid = n.local_id
         for e in n.ins:
-            if id(e.src) in indeg:
-                indeg[id(n)] += 1
-    heap = [(n.local_id, i, n) for i, n in enumerate(live) if indeg[id(n)] == 0]
+            if e.src.local_id >= lid:
+                forward = False
+                break
+        if not forward:
+            break
+    if forward:
+        return live
+    indeg = {id(n): len(n.ins) for n in live}
+    heap = [(n.local_id, n) for n in live if not n.ins]
     heapq.heapify(heap)
     out: list[Node] = []
     while heap:
-        _, _, n = heapq.heappop(heap)
+        _, n = heapq.heappop(heap)
         out.append(n)
         for e in n.outs:
             k = id(e.dst)
-            if k in indeg:
-                indeg[k] -= 1
-                if indeg[k] == 0:
-                    heapq.heappush(heap, (e.dst.local_id, len(out) + len(heap), e.dst))
+            indeg[k] -= 1
+            if indeg[k] == 0:
+                heapq.heappush(heap, (e.dst.local_id, e.dst))
     return out if len(out) == len(live) else None
 
 
-class ExecNode:
-    """A node as frozen into an executable graph (parameters copied at instantiate)."""
-
-    __slots__ = ("origin", "local_id", "type", "params", "child")
-
-    def __init__(self, origin: Node, params: Any, child: "list[ExecNode] | None") -> None:
-        self.origin = origin
-        self.local_id = origin.local_id
-        self.type = origin.type
-        self.params = params
-        self.child = child
+def _cycle_node(nodes: list[Node]) -> Node:
+    """A node that Kahn's algorithm could not place (it is on, or behind, a cycle)."""
+    placed = {id(n) for n in topo_order_partial(nodes)}
+    for n in nodes:
+        if not n.destroyed and id(n) not in placed:
+            return n
+    return nodes[0]
 
 
-class GraphExec:
-    __slots__ = ("handle", "graph", "gid", "flags", "order", "destroyed", "launches", "unfreed",
-                 "topology", "by_origin")
-
-    def __init__(self, handle: int, graph: Graph, flags: int, order: list[ExecNode], topology: Any) -> None:
-        self.handle = handle
-        self.graph = graph
-        self.gid = graph.gid
-        self.flags = flags
-        self.order = order
-        self.destroyed = False
-        self.launches = 0
-        self.unfreed: list[Any] = []  # graph allocations mapped by a launch and not freed yet
-        self.topology = topology
-        self.by_origin = {id(x.origin): x for x in order}
-
-
-def freeze(graph: Graph) -> list[ExecNode] | None:
-    """Topologically ordered copies of a graph's nodes (child graphs frozen recursively)."""
-    order = topo_order(graph.nodes)
-    if order is None:
-        return None
+def topo_order_partial(nodes: list[Node]) -> list[Node]:
+    """The nodes Kahn's algorithm can place (all of them when there is no cycle)."""
+    live = [n for n in nodes if not n.destroyed]
+    indeg = {id(n): len(n.ins) for n in live}
+    stack = [n for n in live if not n.ins]
     out = []
-    for n in order:
-        child = None
-        params = n.params
-        if n.type == GRAPH:
-            child = freeze(params["graph"])
-        elif isinstance(params, dict):
-            params = dict(params)
-        out.append(ExecNode(n, params, child))
+    while stack:
+        n = stack.pop()
+        out.append(n)
+        for e in n.outs:
+            k = id(e.dst)
+            indeg[k] -= 1
+            if indeg[k] == 0:
+                stack.append(e.dst)
     return out
 
 
-def topology_signature(graph: Graph) -> tuple:
-    """Creation-ordered (type, sorted incoming local ids) per node: used by exec update pairing."""
-    return tuple((n.type, tuple(sorted(e.src.local_id for e in n.ins))) for n in graph.live_nodes())
+# -------------------------------------------------------------------------- executable graphs
+class ExecNode:
+    """A node as frozen into an executable graph. Never mutated: updates make a new one.
+
+    ``origin`` is the node of the instantiated graph that per-node calls name (``cuGraphExec*SetParams``,
+    ``cuGraphNodeSetEnabled``); it stays the same after ``cuGraphExecUpdate``. ``child`` is the
+    :class:`Frozen` body of a GRAPH node.
+    """
+
+    __slots__ = ("origin", "local_id", "type", "params", "child", "enabled", "gid")
+
+    def __init__(self, origin: Node, params: Any, child: "Frozen | None", enabled: bool = True) -> None:
+        self.origin = origin
+        self.local_id = origin.local_id
+        self.gid = origin.graph.gid
+        self.type = origin.type
+        self.params = params
+        self.child = child
+        self.enabled = enabled
+
+    def evolve(self, **changes: Any) -> "ExecNode":
+        """A copy with some of ``params``, ``child``, ``enabled`` replaced."""
+        return ExecNode(self.origin, changes.get("params", self.params), changes.get("child", self.child),
+                        changes.get("enabled", self.enabled))
 
 
-def run_nodes(drv: Any, nodes: Iterable[ExecNode], log: Callable[[ExecNode, str], None], exe: GraphExec) -> None:
-    """Replay frozen nodes in order against the driver's memory (spec section 9, replay)."""
+class Frozen:
+    """An instantiated graph body.
+
+    Attributes:
+        gid: id of the graph it was made from (DOT ``graph_<gid>``).
+        order: ``ExecNode`` list in replay order (topological, creation order breaking ties).
+        creation: positions in ``order`` of the nodes in creation order (update pairing).
+        topology: per node in creation order, ``(type, ((dependency index, edge data), ...))``.
+        exits: number of nodes without dependents.
+        index: ``id(origin node)`` -> position in ``order``.
+    """
+
+    __slots__ = ("gid", "order", "creation", "topology", "exits", "index", "_mem")
+
+    def __init__(self, gid: int, order: list[ExecNode], creation: list[int], topology: tuple, exits: int) -> None:
+        self.gid = gid
+        self.order = order
+        self.creation = creation
+        self.topology = topology
+        self.exits = exits
+        self.index = {id(x.origin): i for i, x in enumerate(order)}
+        self._mem: tuple[list, list] | None = None
+
+    def copy(self) -> "Frozen":
+        """A copy whose ``order`` list can be changed without touching this one (copy on write).
+
+        Per-node changes never touch MEM_ALLOC / MEM_FREE parameters, so the memory lists are shared.
+        """
+        f = Frozen.__new__(Frozen)
+        f.gid, f.order, f.creation, f.topology, f.exits, f.index, f._mem = \
+            self.gid, list(self.order), self.creation, self.topology, self.exits, self.index, self._mem
+        return f
+
+    def _memory(self) -> tuple[list, list]:
+        if self._mem is None:
+            allocs: list[Any] = []
+            frees: list[int] = []
+            for x in self.order:
+                if x.type == MEM_ALLOC:
+                    allocs.append(x.params["alloc"])
+                elif x.type == MEM_FREE:
+                    frees.append(x.params["dptr"])
+                elif x.type == GRAPH:
+                    a, f = x.child._memory()
+                    allocs.extend(a)
+                    frees.extend(f)
+            self._mem = (allocs, frees)
+        return self._mem
+
+    def allocs(self) -> list[Any]:
+        """Graph allocations mapped by MEM_ALLOC nodes of this body (child bodies included); computed once."""
+        return self._memory()[0]
+
+    def frees(self) -> list[int]:
+        """Addresses freed by MEM_FREE nodes of this body (child bodies included); computed once."""
+        return self._memory()[1]
+
+    def count(self) -> int:
+        """Number of nodes, child bodies included."""
+        return sum(1 + (x.child.count() if x.type == GRAPH else 0) for x in self.order)
+
+
+def signature(live: list[Node]) -> tuple[tuple, int]:
+    """``(topology, exit count)`` of live nodes in creation order (see :class:`Frozen`)."""
+    pos = {id(n): i for i, n in enumerate(live)}
+    topo = tuple((n.type, tuple((pos[id(e.src)], e.ed) for e in n.ins)) for n in live)
+    exits = sum(1 for n in live if not n.outs)
+    return topo, exits
+
+
+def freeze(graph: Graph) -> Frozen:
+    """Freeze ``graph`` (child graphs recursively). Raises :class:`GraphCycle`."""
+    live = graph.live_nodes()
+    order = topo_order(live)
+    if order is None:
+        raise GraphCycle(_cycle_node(live))
+    xs = []
+    for n in order:
+        child = freeze(n.params["graph"]) if n.type == GRAPH else None
+        xs.append(ExecNode(n, copy_params(n.type, n.params), child))
+    if order is live or len(order) == len(live) and all(a is b for a, b in zip(order, live)):
+        creation = list(range(len(xs)))
+    else:
+        where = {id(n): i for i, n in enumerate(order)}
+        creation = [where[id(n)] for n in live]
+    topo, exits = signature(live)
+    return Frozen(graph.gid, xs, creation, topo, exits)
+
+
+class GraphExec:
+    """An executable graph (``CUgraphExec``).
+
+    Attributes:
+        body: the :class:`Frozen` body launched next.
+        flags: the instantiate flags (``CUgraphInstantiate_flags``).
+        launches: launches that have run.
+        pending: launches enqueued and not yet run (manual progression).
+        shared: the current body is referenced by a pending launch (copy it before a change).
+    """
+
+    __slots__ = ("handle", "graph", "gid", "exec_id", "flags", "body", "destroyed", "launches", "pending", "shared")
+
+    def __init__(self, handle: int, graph: Graph, flags: int, body: Frozen, exec_id: int = 0) -> None:
+        self.handle = handle
+        self.graph = graph
+        self.gid = graph.gid
+        self.exec_id = exec_id
+        self.flags = flags
+        self.body = body
+        self.destroyed = False
+        self.launches = 0
+        self.pending = 0
+        self.shared = False
+
+    @property
+    def order(self) -> list[ExecNode]:
+        """The body's nodes in replay order."""
+        return self.body.order
+
+    def writable_body(self) -> Frozen:
+        """The body, copied first when a pending launch still holds it (launches see the state
+        at their enqueue; cuGraphExec*SetParams: "already enqueued launches are not affected")."""
+        if self.shared and self.pending:
+            self.body = self.body.copy()
+        self.shared = False
+        return self.body
+
+
+# -------------------------------------------------------------------------- replay
+def run_frozen(drv: Any, body: Frozen, log: Callable[[ExecNode, str], None]) -> None:
+    """Replay ``body`` in order against the driver's memory (spec 9, replay semantics)."""
     mem = drv.memory
-    for x in nodes:
+    for x in body.order:
         t = x.type
         p = x.params
         note = ""
+        if not x.enabled:
+            log(x, "disabled (cuGraphNodeSetEnabled): runs as an empty node")
+            continue
         if t == KERNEL:
             note = drv._run_kernel(p)
         elif t == MEMCPY:
@@ -210,99 +473,465 @@ def run_nodes(drv: Any, nodes: Iterable[ExecNode], log: Callable[[ExecNode, str]
             do_memset(mem, p)
         elif t == HOST:
             drv._call_host_fn(p["fn"], p["user_data"])
+            note = "called host function"
         elif t == GRAPH:
-            log(x, "child graph begins")
-            run_nodes(drv, x.child or [], log, exe)
-            note = "child graph ends"
+            log(x, f"child graph graph_{x.child.gid} begins")
+            run_frozen(drv, x.child, log)
+            note = f"child graph graph_{x.child.gid} ends"
         elif t == EVENT_RECORD:
             drv._complete_event(p["event"])
+            note = "event recorded"
+        elif t == WAIT_EVENT:
+            note = "event wait (nothing to wait for in replay order)"
         elif t == MEM_ALLOC:
             a = p["alloc"]
             if a.buf is None:
                 a.buf = bytearray(a.size)
-                exe.unfreed.append(a)
-            note = f"mapped 0x{a.start:x}"
+            note = f"mapped 0x{a.start:x} ({a.size} bytes)"
         elif t == MEM_FREE:
             a = mem.find(p["dptr"])
-            if a is not None and a.buf is not None:
+            if a is not None:
                 a.buf = None
-                if a in exe.unfreed:
-                    exe.unfreed.remove(a)
             note = f"unmapped 0x{p['dptr']:x}"
-        elif t in (WAIT_EVENT, EMPTY):
+        elif t == BATCH_MEM_OP:
+            note = run_mem_ops(mem, p["ops"])
+        elif t in (EXT_SEMAS_SIGNAL, EXT_SEMAS_WAIT):
+            what = "signal" if t == EXT_SEMAS_SIGNAL else "wait"
+            note = (f"no-op: external semaphores are not simulated ({what} of {len(p['sems'])} semaphore(s) "
+                    "recorded with their parameters only)")
+        elif t == EMPTY:
             pass
         else:
             note = "recorded only (not simulated)"
         log(x, note)
 
 
+def run_mem_ops(mem: Any, ops: tuple) -> str:
+    """Run batch memory operations: writes store their value, waits evaluate their condition.
+
+    Fidelity: a wait whose condition does not hold would block the GPU stream until another agent
+    writes the location; the simulator cannot wait for that, so it goes on and says so in the note.
+    """
+    notes = []
+    for op, addr, value, flags in ops:
+        if op in (MEMOP_WRITE_VALUE_32, MEMOP_WRITE_VALUE_64):
+            n = 4 if op == MEMOP_WRITE_VALUE_32 else 8
+            mem.device_view(addr, n, "write-value address")[:] = int(value).to_bytes(n, "little")
+            notes.append(f"wrote {value} to 0x{addr:x}")
+        elif op in (MEMOP_WAIT_VALUE_32, MEMOP_WAIT_VALUE_64):
+            n = 4 if op == MEMOP_WAIT_VALUE_32 else 8
+            cur = int.from_bytes(bytes(mem.device_view(addr, n, "wait-value address")), "little")
+            ok = wait_condition(cur, int(value), flags & 3, n)
+            cond = WAIT_CONDITIONS[flags & 3]
+            notes.append(f"wait {cond} {value} at 0x{addr:x}: " + ("condition holds" if ok else
+                         f"condition does not hold (value {cur}); a GPU would wait here, the simulator goes on"))
+        else:
+            notes.append(f"{MEMOP_NAMES.get(op, op)}: no-op in the simulator")
+    return "; ".join(notes)
+
+
+def wait_condition(cur: int, value: int, cond: int, nbytes: int) -> bool:
+    """``cuStreamWaitValue*`` conditions: GEQ is cyclic ``(int)(cur - value) >= 0``; EQ; AND; NOR."""
+    bits = 8 * nbytes
+    mask = (1 << bits) - 1
+    if cond == 0:
+        diff = (cur - value) & mask
+        return diff < (1 << (bits - 1))
+    if cond == 1:
+        return cur == value
+    if cond == 2:
+        return bool(cur & value)
+    return bool(~(cur | value) & mask)
+
+
+# -------------------------------------------------------------------------- clone
 def clone_graph(drv: Any, g: Graph) -> Graph:
-    """Deep copy of ``g`` (child graphs included); node local ids are kept."""
+    """Deep copy of ``g`` (child graphs included); local ids restart at 0 in creation order.
+
+    The copy's ``clone_map`` maps each original node's handle to its copy (``cuGraphNodeFindInClone``).
+    The caller has refused graphs with MEM_ALLOC, MEM_FREE or CONDITIONAL nodes.
+    """
     new = drv._new_graph(g.ctx)
     mapping: dict[int, Node] = {}
     for n in g.nodes:
         if n.destroyed:
             continue
-        params = n.params
+        params = copy_params(n.type, n.params)
         if n.type == GRAPH:
-            child = clone_graph(drv, params["graph"])
-            params = dict(params, graph=child)
-        elif isinstance(params, dict):
-            params = dict(params)
+            params["graph"] = clone_graph(drv, params["graph"])
         m = drv._new_node(new, n.type, params)
         if n.type == GRAPH:
             params["graph"].owner_node = m
         mapping[id(n)] = m
     for e in g.edges:
         add_edge(new, mapping[id(e.src)], mapping[id(e.dst)], e.ed)
+    new.clone_map = {n.handle: mapping[id(n)] for n in g.nodes if not n.destroyed}
     return new
 
 
+def graph_from_frozen(drv: Any, body: Frozen, ctx: Any) -> Graph:
+    """A new graph with the nodes and parameters of an executable body (creation order kept)."""
+    g = drv._new_graph(ctx)
+    made: list[Node] = []
+    for i, pos in enumerate(body.creation):
+        x = body.order[pos]
+        params = copy_params(x.type, x.params)
+        if x.type == GRAPH:
+            params["graph"] = graph_from_frozen(drv, x.child, ctx)
+        m = drv._new_node(g, EMPTY if not x.enabled else x.type, {} if not x.enabled else params)
+        if x.type == GRAPH and x.enabled:
+            params["graph"].owner_node = m
+        made.append(m)
+        for src, ed in body.topology[i][1]:
+            add_edge(g, made[src], m, ed)
+    return g
+
+
+# -------------------------------------------------------------------------- exec update
+class UpdateFailure(Exception):
+    """``cuGraphExecUpdate`` cannot update: ``result`` (CUgraphExecUpdateResult), ``node`` and
+    ``from_node`` (nodes of the new graph, or None) and a ``why``."""
+
+    def __init__(self, result: int, node: Node | None, why: str, from_node: Node | None = None) -> None:
+        super().__init__(why)
+        self.result, self.node, self.from_node, self.why = result, node, from_node, why
+
+
+def _alloc_facts(resolve: Callable[[int], Any], addr: Any) -> tuple:
+    a = resolve(int(addr)) if isinstance(addr, int) else None
+    if a is None:
+        return (None, None)
+    return (a.kind, id(a.ctx))
+
+
+def param_change_problem(ntype: int, old: Any, new: Any, resolve: Callable[[int], Any], flags: int,
+                         per_node: bool = False) -> tuple[int, str] | None:
+    """Whether an exec may take ``new`` in place of ``old`` for a node of ``ntype``.
+
+    Returns ``(CUgraphExecUpdateResult, why)`` or None. The rules are NVIDIA's "Graph Update
+    Limitations" (Programming Guide) and the cuGraphExec*SetParams docstrings; ``per_node`` selects
+    the wording of the individual set-params calls.
+    """
+    if ntype == KERNEL:
+        octx, nctx = old["func"].module.ctx, new["func"].module.ctx
+        if octx is not nctx:
+            return (UPD_UNSUPPORTED_FUNCTION_CHANGE,
+                    f"the kernel's function {new['name']} belongs to context 0x{nctx.handle:x}, the original "
+                    f"function {old['name']} to context 0x{octx.handle:x}; the owning context of the function "
+                    "cannot change (Graph Update Limitations)")
+        if bool(old.get("cooperative")) != bool(new.get("cooperative")):
+            return (UPD_PARAMETERS_CHANGED, "a cooperative kernel node cannot become non-cooperative or the "
+                                            "reverse (cuGraphExecUpdate limitations) [inferred result]")
+        if flags & 8 and old.get("priority", 0) != new.get("priority", 0):
+            return (UPD_ATTRIBUTES_CHANGED, "the exec was instantiated with USE_NODE_PRIORITY, so the kernel "
+                                            "node's priority attribute cannot change [inferred result]")
+        return None
+    if ntype == MEMCPY:
+        if new.nbytes == 0:
+            return (UPD_PARAMETERS_CHANGED, "zero-length memcpy operations are not supported in an exec update")
+        if (old.src_kind, old.dst_kind) != (new.src_kind, new.dst_kind):
+            return (UPD_PARAMETERS_CHANGED, f"the copy's memory types changed ({old.direction} -> "
+                                            f"{new.direction}); changing the source or destination memory type "
+                                            "is not supported (Graph Update Limitations)")
+        for side, o, n, k in (("source", old.src, new.src, old.src_kind), ("destination", old.dst, new.dst,
+                                                                           old.dst_kind)):
+            if k != HOST_SIDE and _alloc_facts(resolve, o) != _alloc_facts(resolve, n):
+                return (UPD_PARAMETERS_CHANGED, f"the new {side} 0x{int(n):x} is not memory of the same kind and "
+                                                f"context as the original {side} 0x{int(o):x} (Graph Update "
+                                                "Limitations)")
+        if not (old.height == old.depth == new.height == new.depth == 1):
+            if _geometry(old) != _geometry(new) or old.src != new.src or old.dst != new.dst:
+                return (UPD_PARAMETERS_CHANGED, "only 1D memcpy nodes can be changed: the original or the new copy "
+                                                "is 2D/3D (Graph Update Limitations)")
+        return None
+    if ntype == MEMSET:
+        if new.width == 0 or new.height == 0:
+            return (UPD_PARAMETERS_CHANGED, "zero-sized memset operations are not supported in an exec update")
+        if _alloc_facts(resolve, old.dst) != _alloc_facts(resolve, new.dst):
+            return (UPD_PARAMETERS_CHANGED, f"the new destination 0x{new.dst:x} is not the same kind of allocation, "
+                                            f"in the same context, as the original 0x{old.dst:x} "
+                                            "(cuGraphExecMemsetNodeSetParams)")
+        dims_old = (old.width, old.height, old.element_size, old.pitch)
+        dims_new = (new.width, new.height, new.element_size, new.pitch)
+        if old.height > 1 or new.height > 1:
+            if dims_old != dims_new:
+                return (UPD_PARAMETERS_CHANGED, "for 2D memsets only the address and the value may change "
+                                                "(cuGraphExecMemsetNodeSetParams)")
+        elif old.height != new.height:
+            return (UPD_PARAMETERS_CHANGED, "a memset's height cannot change (cuGraphExecMemsetNodeSetParams)")
+        return None
+    if ntype in (EXT_SEMAS_SIGNAL, EXT_SEMAS_WAIT):
+        if len(old["sems"]) != len(new["sems"]):
+            return (UPD_PARAMETERS_CHANGED, f"the number of external semaphores changed ({len(old['sems'])} -> "
+                                            f"{len(new['sems'])}), which is not supported (Graph Update Limitations)")
+        return None
+    if ntype == BATCH_MEM_OP:
+        o_ops, n_ops = old["ops"], new["ops"]
+        if (len(o_ops) != len(n_ops) or old.get("flags") != new.get("flags") or old.get("ctx") is not new.get("ctx")
+                or any(a[0] != b[0] or (a[3] & ~3) != (b[3] & ~3) for a, b in zip(o_ops, n_ops))):
+            return (UPD_PARAMETERS_CHANGED, "a batch mem op node may change only addresses, values and wait "
+                                            "conditions; its count, operation types, flags and context are fixed "
+                                            "(cuGraphExecBatchMemOpNodeSetParams)")
+        return None
+    if ntype == MEM_ALLOC:
+        if old["alloc"] is not new["alloc"]:
+            return (UPD_PARAMETERS_CHANGED, f"the allocation node now allocates 0x{new['alloc'].start:x} "
+                                            f"({new['size']} bytes) instead of 0x{old['alloc'].start:x} "
+                                            f"({old['size']} bytes) [inferred]")
+        return None
+    if ntype == MEM_FREE:
+        if old["dptr"] != new["dptr"]:
+            return (UPD_PARAMETERS_CHANGED, f"the free node now frees 0x{new['dptr']:x} instead of "
+                                            f"0x{old['dptr']:x} [inferred]")
+        return None
+    return None  # HOST, EVENT_RECORD, WAIT_EVENT, EMPTY: no restrictions (Graph Update Limitations)
+
+
+def _geometry(p: Any) -> tuple:
+    return (p.width, p.height, p.depth, p.src_pitch, p.dst_pitch, p.src_height, p.dst_height, p.src_x, p.src_y,
+            p.src_z, p.dst_x, p.dst_y, p.dst_z)
+
+
+def plan_update(old: Frozen, g: Graph, resolve: Callable[[int], Any], flags: int) -> Frozen:
+    """The body an exec would have after ``cuGraphExecUpdate(exec, g)``; raises :class:`UpdateFailure`.
+
+    Nodes are paired by creation order and dependencies by edge order (Programming Guide, "Whole
+    Graph Update"); the checks follow the order of the cuGraphExecUpdate docstring: node count,
+    exit nodes, dependency counts, dependencies, then node types and parameters. Paired nodes keep
+    the exec's identity (``origin``) and enabled state; parameters come from ``g``.
+    """
+    live = g.live_nodes()
+    if len(live) != len(old.creation):
+        raise UpdateFailure(UPD_TOPOLOGY_CHANGED, None,
+                            f"graph {g.gid} has {len(live)} nodes but the exec was made from {len(old.creation)}")
+    topo, exits = signature(live)
+    if exits > old.exits:
+        old_exit = {i for i, _ in enumerate(live)} - {s for _, deps in old.topology for s, _ in deps}
+        extra = next((n for i, n in enumerate(live) if not n.outs and i not in old_exit),
+                     next(n for n in live if not n.outs))
+        raise UpdateFailure(UPD_TOPOLOGY_CHANGED, extra,
+                            f"graph {g.gid} has {exits} exit nodes, more than the exec's {old.exits}; node "
+                            f"{extra.local_id} is one of them")
+    for i, n in enumerate(live):
+        new_deps, old_deps = topo[i][1], old.topology[i][1]
+        if len(new_deps) != len(old_deps):
+            raise UpdateFailure(UPD_TOPOLOGY_CHANGED, n,
+                                f"node {n.local_id} of graph {g.gid} has {len(new_deps)} dependencies, its paired "
+                                f"node in the exec {len(old_deps)}")
+        for j, (a, b) in enumerate(zip(new_deps, old_deps)):
+            if a != b:
+                src = n.ins[j].src
+                raise UpdateFailure(UPD_TOPOLOGY_CHANGED, n,
+                                    f"dependency {j} of node {n.local_id} (node {src.local_id}"
+                                    f"{'' if a[1] == ZERO_ED else ' with edge data ' + str(a[1])}) does not match "
+                                    f"the paired dependency in the exec (creation index {b[0]}"
+                                    f"{'' if b[1] == ZERO_ED else ', edge data ' + str(b[1])})", src)
+    for i, n in enumerate(live):
+        ot = old.topology[i][0]
+        if n.type != ot:
+            raise UpdateFailure(UPD_NODE_TYPE_CHANGED, n,
+                                f"node {n.local_id} of graph {g.gid} is {TYPE_KEYWORDS.get(n.type)} but its paired "
+                                f"node in the exec is {TYPE_KEYWORDS.get(ot)}")
+    order = list(old.order)
+    for i, n in enumerate(live):
+        pos = old.creation[i]
+        x = old.order[pos]
+        child = None
+        if n.type == GRAPH:
+            child = plan_update(x.child, n.params["graph"], resolve, flags)
+        else:
+            prob = param_change_problem(n.type, x.params, n.params, resolve, flags)
+            if prob is not None:
+                raise UpdateFailure(prob[0], n, f"node {n.local_id} of graph {g.gid} "
+                                                f"({TYPE_KEYWORDS[n.type]}): {prob[1]}")
+        order[pos] = x.evolve(params=copy_params(n.type, n.params), child=child)
+    f = Frozen(old.gid, order, old.creation, old.topology, old.exits)
+    f.index = old.index
+    return f
+
+
+# -------------------------------------------------------------------------- DOT (spec 9.1)
+DOT_VERBOSE, DOT_RUNTIME_TYPES, DOT_KERNEL_PARAMS, DOT_MEMCPY_PARAMS, DOT_MEMSET_PARAMS = 1, 2, 4, 8, 16
+DOT_HOST_PARAMS, DOT_EVENT_PARAMS, DOT_EXT_SIGNAL_PARAMS, DOT_EXT_WAIT_PARAMS = 32, 64, 128, 256
+DOT_KERNEL_ATTRIBUTES, DOT_HANDLES, DOT_MEM_ALLOC_PARAMS, DOT_MEM_FREE_PARAMS = 512, 1024, 2048, 4096
+DOT_BATCH_MEM_OP_PARAMS, DOT_EXTRA_TOPO_INFO, DOT_CONDITIONAL_PARAMS = 8192, 16384, 32768
+DOT_MEMCPY_BATCH_PARAMS, DOT_FABRIC_CPY_BATCH_PARAMS = 65536, 131072
+#: what VERBOSE means: every flag that adds information (RUNTIME_TYPES only renames, so it stays off:
+#: observed verbose dumps print driver names such as ``DtoD (DEVICE to DEVICE)``, spec 9.1)
+DOT_ALL = ((1 << 18) - 1) & ~DOT_RUNTIME_TYPES
+
+#: the flag that adds a node type's parameters
+_KIND_FLAG = {KERNEL: DOT_KERNEL_PARAMS, MEMCPY: DOT_MEMCPY_PARAMS, MEMSET: DOT_MEMSET_PARAMS,
+              HOST: DOT_HOST_PARAMS, EVENT_RECORD: DOT_EVENT_PARAMS, WAIT_EVENT: DOT_EVENT_PARAMS,
+              EXT_SEMAS_SIGNAL: DOT_EXT_SIGNAL_PARAMS, EXT_SEMAS_WAIT: DOT_EXT_WAIT_PARAMS,
+              MEM_ALLOC: DOT_MEM_ALLOC_PARAMS, MEM_FREE: DOT_MEM_FREE_PARAMS, BATCH_MEM_OP: DOT_BATCH_MEM_OP_PARAMS,
+              CONDITIONAL: DOT_CONDITIONAL_PARAMS}
+#: struct names printed as the header of a parameter block: (driver name, runtime name)
+_STRUCT_NAMES = {KERNEL: ("CUDA_KERNEL_NODE_PARAMS", "cudaKernelNodeParams"),
+                 MEMCPY: ("CUDA_MEMCPY3D", "cudaMemcpy3DParms"),
+                 MEMSET: ("CUDA_MEMSET_NODE_PARAMS", "cudaMemsetParams"),
+                 HOST: ("CUDA_HOST_NODE_PARAMS", "cudaHostNodeParams"),
+                 EVENT_RECORD: ("CUevent", "cudaEvent_t"), WAIT_EVENT: ("CUevent", "cudaEvent_t"),
+                 EXT_SEMAS_SIGNAL: ("CUDA_EXT_SEM_SIGNAL_NODE_PARAMS", "cudaExternalSemaphoreSignalNodeParams"),
+                 EXT_SEMAS_WAIT: ("CUDA_EXT_SEM_WAIT_NODE_PARAMS", "cudaExternalSemaphoreWaitNodeParams"),
+                 MEM_ALLOC: ("CUDA_MEM_ALLOC_NODE_PARAMS", "cudaMemAllocNodeParams"),
+                 MEM_FREE: ("CUDA_MEM_FREE_NODE_PARAMS", "cudaMemFreeNodeParams"),
+                 BATCH_MEM_OP: ("CUDA_BATCH_MEM_OP_NODE_PARAMS", "cudaBatchMemOpNodeParams")}
+_COPY_KINDS = {"HtoD": ("HOST to DEVICE", "cudaMemcpyHostToDevice"), "DtoH": ("DEVICE to HOST", "cudaMemcpyDeviceToHost"),
+               "DtoD": ("DEVICE to DEVICE", "cudaMemcpyDeviceToDevice"), "HtoH": ("HOST to HOST", "cudaMemcpyHostToHost")}
+
+
 def dot_text(g: Graph, flags: int = 0) -> str:
-    """Graphviz text in the layout of spec 9.1 (cluster per graph, child graphs as clusters)."""
-    verbose = bool(flags & 1)
-    topo_info = bool(flags & (1 | 16384))
+    """Graphviz text in the layout of spec 9.1: one dashed cluster per graph, child graphs after it.
+
+    * Flags 0: a kernel is a bold octagon labelled ``<local id>\\n<kernel name>``; any other node a
+      solid rectangle labelled ``<local id>\\n<TYPE KEYWORD>\\n<description>`` (memcpy: its
+      direction; child graph: ``graph_<child id>``).
+    * A node whose parameters a flag asks for (``KERNEL_NODE_PARAMS`` for kernels, ``MEMCPY_NODE_PARAMS``
+      for copies, ...), or any node with ``HANDLES``, ``EXTRA_TOPO_INFO`` or ``KERNEL_NODE_ATTRIBUTES``
+      (kernels), becomes a ``shape="record"`` node: ``{TYPE | {ID | <lid> (topoId: t) | <description>} |
+      {{field | ...} | {value | ...}} | ...}``. ``VERBOSE`` acts as every flag together (its docstring).
+    * ``HANDLES`` adds the node handle (and a kernel's function handle); ``EXTRA_TOPO_INFO`` adds the
+      topological index (counting down from the last node, as in observed dumps) and numbers edges
+      with ``headlabel`` (the edge's index among its target's dependencies) and shows non-zero edge data;
+      ``RUNTIME_TYPES`` names parameter blocks and copy kinds with the runtime's types.
+    * CONDITIONAL, MEMCPY_BATCH and FABRIC_CPY_BATCH flags have nothing to show: the simulator
+      cannot create those nodes.
+
+    Fidelity: NVIDIA does not specify the layout (spec 9.1); node names ``graph_<gid>_node_<lid>``,
+    cluster names and type keywords match real dumps.
+    """
+    if flags & DOT_VERBOSE:
+        flags |= DOT_ALL
     lines = ["digraph dot {"]
-    _dot_cluster(g, verbose, topo_info, lines)
+    _dot_cluster(g, flags, lines)
     lines.append("}")
     return "\n".join(lines) + "\n"
 
 
-def _esc(s: str) -> str:
-    return s.replace("\\", "\\\\").replace('"', '\\"').replace("<", "\\<").replace(">", "\\>") \
-        .replace("{", "\\{").replace("}", "\\}").replace("|", "\\|")
+def _esc(s: Any) -> str:
+    """Escape text for a DOT record label inside a quoted string."""
+    s = str(s)
+    for a, b in (("\\", "\\\\"), ('"', '\\"'), ("<", "\\<"), (">", "\\>"), ("{", "\\{"), ("}", "\\}"),
+                 ("|", "\\|")):
+        s = s.replace(a, b)
+    return s
 
 
-def _dot_cluster(g: Graph, verbose: bool, topo_info: bool, lines: list[str]) -> None:
+def _plain(s: Any) -> str:
+    """Escape text for a plain quoted DOT label."""
+    return str(s).replace("\\", "\\\\").replace('"', '\\"')
+
+
+def _block(pairs: list[tuple[str, Any]]) -> str:
+    names = " | ".join(_esc(k) for k, _ in pairs)
+    values = " | ".join(_esc(v) for _, v in pairs)
+    return f"{{{{{names}}} | {{{values}}}}}"
+
+
+def _addr(v: Any) -> str:
+    if isinstance(v, int):
+        return f"0x{v:x}"
+    from .memory import host_address
+    a = host_address(v)
+    return f"0x{a:x}" if a is not None else type(v).__name__
+
+
+def _param_pairs(n: Node, runtime: bool) -> list[tuple[str, Any]]:
+    t, p = n.type, n.params
+    head = ("params", _STRUCT_NAMES[t][1 if runtime else 0]) if t in _STRUCT_NAMES else None
+    pairs: list[tuple[str, Any]] = [head] if head else []
+    if t == KERNEL:
+        pairs += [("func", p["name"]), ("gridDim", "x".join(map(str, p["grid"]))),
+                  ("blockDim", "x".join(map(str, p["block"]))), ("sharedMemBytes", p["shmem"]),
+                  ("kernelParams", ", ".join(_addr(a) if isinstance(a, int) and a > 0xFFFF else str(a)
+                                             for a in p["args"]) or "none")]
+    elif t == MEMCPY:
+        names = _COPY_KINDS.get(p.direction, (p.direction, p.direction))
+        pairs += [("kind", names[1] if runtime else f"{p.direction} ({names[0]})"),
+                  ("src", _addr(p.src)), ("dst", _addr(p.dst)),
+                  ("extent", f"{p.width} x {p.height} x {p.depth}"),
+                  ("srcPitch", p.src_pitch), ("dstPitch", p.dst_pitch)]
+    elif t == MEMSET:
+        pairs += [("dst", _addr(p.dst)), ("value", f"0x{p.value:x}"), ("elementSize", p.element_size),
+                  ("width", p.width), ("height", p.height), ("pitch", p.pitch)]
+    elif t == HOST:
+        pairs += [("fn", _addr(p["fn"]) if isinstance(p["fn"], int) else describe(HOST, p)),
+                  ("userData", _addr(p["user_data"]) if p["user_data"] else "0x0")]
+    elif t in (EVENT_RECORD, WAIT_EVENT):
+        pairs += [("event", _addr(p["event"].handle))]
+    elif t in (EXT_SEMAS_SIGNAL, EXT_SEMAS_WAIT):
+        pairs += [("numExtSems", len(p["sems"])), ("extSemArray", ", ".join(_addr(s) for s in p["sems"]) or "none"),
+                  ("fence values", ", ".join(str(v[0]) for v in p["values"]) or "none")]
+    elif t == MEM_ALLOC:
+        pairs += [("dptr", _addr(p["alloc"].start)), ("bytesize", p["size"]), ("device", p.get("device", 0))]
+    elif t == MEM_FREE:
+        pairs += [("dptr", _addr(p["dptr"]))]
+    elif t == BATCH_MEM_OP:
+        pairs += [("count", len(p["ops"]))]
+        pairs += [(f"op {i}", f"{MEMOP_NAMES.get(op, op)} {_addr(a)} {v} flags {f}")
+                  for i, (op, a, v, f) in enumerate(p["ops"])]
+    return pairs
+
+
+def _dot_node(n: Node, gid: int, flags: int, topo_id: dict[int, int]) -> str:
+    key = TYPE_KEYWORDS.get(n.type, str(n.type))
+    name = f"graph_{gid}_node_{n.local_id}"
+    kind_flag = _KIND_FLAG.get(n.type, 0)
+    attrs = n.type == KERNEL and flags & DOT_KERNEL_ATTRIBUTES
+    record = flags & (kind_flag | DOT_HANDLES | DOT_EXTRA_TOPO_INFO) or attrs
+    if not record:
+        if n.type == KERNEL:
+            return f'"{name}"[style="bold" shape="octagon" label="{n.local_id}\n{_plain(n.describe())}\n"];'
+        desc = n.describe()
+        desc = "" if desc == key else _plain(desc) + "\n"
+        return f'"{name}"[style="solid" shape="rectangle" label="{n.local_id}\n{key}\n{desc}"];'
+    ident = f"{n.local_id} (topoId: {topo_id[id(n)]})" if flags & DOT_EXTRA_TOPO_INFO else str(n.local_id)
+    desc = _esc(n.describe())
+    if n.type == KERNEL:
+        p = n.params
+        desc += _esc(f"<<<({','.join(map(str, p['grid']))}),({','.join(map(str, p['block']))}),{p['shmem']}>>>")
+    parts = [key, f"{{ID | {ident} | {desc}}}"]
+    if flags & kind_flag:
+        parts.append(_block(_param_pairs(n, bool(flags & DOT_RUNTIME_TYPES))))
+    if attrs:
+        parts.append(_block([("priority", n.params.get("priority", 0)),
+                             ("cooperative", int(bool(n.params.get("cooperative"))))]))
+    if flags & DOT_HANDLES:
+        hs = [("node handle", _addr(n.handle))]
+        if n.type == KERNEL:
+            hs.append(("func handle", _addr(n.params["func"].handle)))
+        parts.append(_block(hs))
+    label = "{" + " | ".join(parts) + "}"
+    style = "bold" if n.type == KERNEL else "solid"
+    return f'"{name}"[style="{style}" shape="record" label="{label}"];'
+
+
+def _dot_cluster(g: Graph, flags: int, lines: list[str]) -> None:
     gid = g.gid
     lines.append(f"subgraph cluster_{gid} {{")
     lines.append(f'label="graph_{gid}" graph[style="dashed"];')
     live = g.live_nodes()
-    order = topo_order(live) or live
-    topo_id = {id(n): len(order) - 1 - i for i, n in enumerate(order)}
+    topo_id: dict[int, int] = {}
+    if flags & DOT_EXTRA_TOPO_INFO:
+        order = topo_order(live) or topo_order_partial(live)
+        topo_id = {id(n): len(order) - 1 - i for i, n in enumerate(order)}
+        for n in live:
+            topo_id.setdefault(id(n), -1)
     children = []
     for n in live:
-        key = TYPE_KEYWORDS.get(n.type, str(n.type))
-        name = f"graph_{gid}_node_{n.local_id}"
-        if verbose:
-            desc = _esc(n.describe())
-            if n.type == KERNEL:
-                p = n.params
-                extra = f"{desc}{_esc('<<<')}{p['grid']},{p['block']},{p['shmem']}{_esc('>>>')}"
-            else:
-                extra = desc
-            label = (f"{{{key} | {{ID | {n.local_id} (topoId: {topo_id[id(n)]}) | {extra}}} | "
-                     f"{{{{node handle}} | {{0x{n.handle:x}}}}}}}")
-            lines.append(f'"{name}"[style="solid" shape="record" label="{label}"];')
-        elif n.type == KERNEL:
-            lines.append(f'"{name}"[style="bold" shape="octagon" label="{n.local_id}\n{_esc(n.describe())}\n"];')
-        else:
-            lines.append(f'"{name}"[style="solid" shape="rectangle" label="{n.local_id}\n{key}\n{_esc(n.describe())}\n"];')
+        lines.append(_dot_node(n, gid, flags, topo_id))
         if n.type == GRAPH:
             children.append(n.params["graph"])
     for e in g.edges:
-        suffix = f" [headlabel={e.ed[1]}]" if topo_info and e.ed != ZERO_ED else ""
+        attrs = []
+        if flags & DOT_EXTRA_TOPO_INFO:
+            attrs.append(f"headlabel={e.dst.ins.index(e)}")
+            if e.ed != ZERO_ED:
+                attrs.append(f'label="ports {e.ed[0]}->{e.ed[1]} type {e.ed[2]}"')
+        suffix = f" [{' '.join(attrs)}]" if attrs else ""
         lines.append(f'"graph_{gid}_node_{e.src.local_id}" -> "graph_{gid}_node_{e.dst.local_id}"{suffix};')
     lines.append("}")
     for c in children:
-        _dot_cluster(c, verbose, topo_info, lines)
+        _dot_cluster(c, flags, lines)
+

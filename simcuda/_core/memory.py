@@ -29,7 +29,7 @@ KIND_GRAPH = "graph"  # reserved by a MEM_ALLOC node; backed only while mapped
 class Allocation:
     """One device allocation (or a graph-owned reservation)."""
 
-    __slots__ = ("start", "size", "buf", "kind", "ctx", "freed", "graph_node")
+    __slots__ = ("start", "size", "buf", "kind", "ctx", "freed", "graph_node", "free_node", "outstanding")
 
     def __init__(self, start: int, size: int, kind: str, ctx: Any) -> None:
         self.start = start
@@ -37,7 +37,9 @@ class Allocation:
         self.kind = kind
         self.ctx = ctx
         self.freed = False
-        self.graph_node = None
+        self.graph_node = None  # graph allocations: the MEM_ALLOC node that owns the address
+        self.free_node = None  # graph allocations: the MEM_FREE node (of any graph) that frees it
+        self.outstanding = None  # graph allocations: the exec whose launch allocated it, until freed
         self.buf: bytearray | None = bytearray(size) if kind != KIND_GRAPH else None
 
 

@@ -412,6 +412,81 @@ SPECS: dict[str, list[tuple[str, str, Any]]] = {
         ("blockDimZ", *_U32), ("sharedMemBytes", *_U32), ("hStream", "h", "CUstream"),
         ("attrs", "l", "CUlaunchAttribute"), ("numAttrs", *_U32)],
 }
+# graph node parameter structs (graph API; field order and kinds as cuda-bindings 13.5.0 prints them)
+_KERNEL_V2 = SPECS["CUDA_KERNEL_NODE_PARAMS_v2_st"]
+_MEM_ALLOC = [("poolProps", "s", "CUmemPoolProps"), ("accessDescs", "l", "CUmemAccessDesc"),
+              ("accessDescCount", *_U64), ("bytesize", *_U64), ("dptr", "h", "CUdeviceptr")]
+_MEMOP_VALUE = [("operation", "e", "CUstreamBatchMemOpType"), ("address", "h", "CUdeviceptr"),
+                ("value", "h", "cuuint32_t"), ("value64", "h", "cuuint64_t"), ("flags", *_U32),
+                ("alias", "h", "CUdeviceptr")]
+_BATCH = [("ctx", "h", "CUcontext"), ("count", *_U32), ("paramArray", "l", "CUstreamBatchMemOpParams"),
+          ("flags", *_U32)]
+_EXT_SIGNAL = [("extSemArray", "l", "CUexternalSemaphore"), ("paramsArray", "l", "CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS"),
+               ("numExtSems", *_U32)]
+_EXT_WAIT = [("extSemArray", "l", "CUexternalSemaphore"), ("paramsArray", "l", "CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS"),
+             ("numExtSems", *_U32)]
+_GCTX = [("ctx", "h", "CUcontext"), ("gCtx", "h", "CUgreenCtx")]
+SPECS.update({
+    "CUDA_KERNEL_NODE_PARAMS_v3_st": _KERNEL_V2,
+    "CUDA_MEMSET_NODE_PARAMS_v2_st": SPECS["CUDA_MEMSET_NODE_PARAMS_st"] + [("ctx", "h", "CUcontext")],
+    "CUDA_MEMCPY_NODE_PARAMS_st": [("flags", "i", 32), ("copyCtx", "h", "CUcontext"),
+                                   ("copyParams", "s", "CUDA_MEMCPY3D")],
+    "CUDA_CHILD_GRAPH_NODE_PARAMS_st": [("graph", "h", "CUgraph"),
+                                        ("ownership", "e", "CUgraphChildGraphNodeOwnership")],
+    "CUDA_EVENT_RECORD_NODE_PARAMS_st": [("event", "h", "CUevent")] + _GCTX,
+    "CUDA_EVENT_WAIT_NODE_PARAMS_st": [("event", "h", "CUevent")],
+    "CUDA_MEM_FREE_NODE_PARAMS_st": [("dptr", "h", "CUdeviceptr")],
+    "CUDA_MEM_ALLOC_NODE_PARAMS_v1_st": _MEM_ALLOC,
+    "CUDA_MEM_ALLOC_NODE_PARAMS_v2_st": _MEM_ALLOC,
+    "CUmemPoolProps_st": [("allocType", "e", "CUmemAllocationType"), ("handleTypes", "e", "CUmemAllocationHandleType"),
+                          ("location", "s", "CUmemLocation"), ("win32SecurityAttributes", "p", None),
+                          ("maxSize", *_U64), ("usage", "u", 16), ("gpuDirectRDMACapable", *_U8)],
+    "CUmemLocation_st": [("type", "e", "CUmemLocationType"), ("id", "i", 32), ("localized", "s", "anon_struct22")],
+    "anon_struct22": [("deviceId", "i", 32), ("localityDomainId", "i", 32)],
+    "CUmemAccessDesc_st": [("location", "s", "CUmemLocation"), ("flags", "e", "CUmemAccess_flags")],
+    "CUDA_BATCH_MEM_OP_NODE_PARAMS_v1_st": _BATCH,
+    "CUDA_BATCH_MEM_OP_NODE_PARAMS_v2_st": _BATCH,
+    "CUstreamBatchMemOpParams_union": [
+        ("operation", "e", "CUstreamBatchMemOpType"), ("waitValue", "s", "CUstreamMemOpWaitValueParams_st"),
+        ("writeValue", "s", "CUstreamMemOpWriteValueParams_st"),
+        ("flushRemoteWrites", "s", "CUstreamMemOpFlushRemoteWritesParams_st"),
+        ("memoryBarrier", "s", "CUstreamMemOpMemoryBarrierParams_st"),
+        ("atomicReduction", "s", "CUstreamMemOpAtomicReductionParams_st"), ("pad", "any", None)],
+    "CUstreamMemOpWaitValueParams_st": _MEMOP_VALUE,
+    "CUstreamMemOpWriteValueParams_st": _MEMOP_VALUE,
+    "CUstreamMemOpFlushRemoteWritesParams_st": [("operation", "e", "CUstreamBatchMemOpType"), ("flags", *_U32)],
+    "CUstreamMemOpMemoryBarrierParams_st": [("operation", "e", "CUstreamBatchMemOpType"), ("flags", *_U32)],
+    "CUstreamMemOpAtomicReductionParams_st": [
+        ("operation", "e", "CUstreamBatchMemOpType"), ("flags", *_U32),
+        ("reductionOp", "e", "CUstreamAtomicReductionOpType"), ("dataType", "e", "CUstreamAtomicReductionDataType"),
+        ("address", "h", "CUdeviceptr"), ("value", "h", "cuuint64_t"), ("alias", "h", "CUdeviceptr")],
+    "CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_st": _EXT_SIGNAL,
+    "CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v2_st": _EXT_SIGNAL + _GCTX,
+    "CUDA_EXT_SEM_WAIT_NODE_PARAMS_st": _EXT_WAIT,
+    "CUDA_EXT_SEM_WAIT_NODE_PARAMS_v2_st": _EXT_WAIT + _GCTX,
+    "CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_st": [("params", "s", "anon_struct16"), ("flags", *_U32)],
+    "anon_struct16": [("fence", "s", "anon_struct14"), ("nvSciSync", "s", "anon_union8"),
+                      ("keyedMutex", "s", "anon_struct15")],
+    "anon_struct14": [("value", *_U64)],
+    "anon_union8": [("fence", "p", None)],
+    "anon_struct15": [("key", *_U64)],
+    "CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_st": [("params", "s", "anon_struct19"), ("flags", *_U32)],
+    "anon_struct19": [("fence", "s", "anon_struct17"), ("nvSciSync", "s", "anon_union9"),
+                      ("keyedMutex", "s", "anon_struct18")],
+    "anon_struct17": [("value", *_U64)],
+    "anon_union9": [("fence", "p", None)],
+    "anon_struct18": [("key", *_U64), ("timeoutMs", *_U32)],
+    "CUgraphNodeParams_st": [
+        ("type", "e", "CUgraphNodeType"), ("kernel", "s", "CUDA_KERNEL_NODE_PARAMS_v3"),
+        ("memcpy", "s", "CUDA_MEMCPY_NODE_PARAMS"), ("memset", "s", "CUDA_MEMSET_NODE_PARAMS_v2"),
+        ("host", "s", "CUDA_HOST_NODE_PARAMS_v2"), ("graph", "s", "CUDA_CHILD_GRAPH_NODE_PARAMS"),
+        ("eventWait", "s", "CUDA_EVENT_WAIT_NODE_PARAMS"), ("eventRecord", "s", "CUDA_EVENT_RECORD_NODE_PARAMS"),
+        ("extSemSignal", "s", "CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v2"),
+        ("extSemWait", "s", "CUDA_EXT_SEM_WAIT_NODE_PARAMS_v2"), ("alloc", "s", "CUDA_MEM_ALLOC_NODE_PARAMS_v2"),
+        ("free", "s", "CUDA_MEM_FREE_NODE_PARAMS"), ("memOp", "s", "CUDA_BATCH_MEM_OP_NODE_PARAMS_v2"),
+        ("conditional", "any", None), ("memcpyBatch", "any", None), ("fabricCpyBatch", "any", None),
+        ("asBytes", "any", None)],
+})
 
 _CLS: dict[str, type] = {}
 _FACE = "simcuda.bindings.driver"  # where the classes are published (pickle finds them there)
@@ -456,7 +531,7 @@ def build_classes() -> dict[str, type]:
                 _wrapper_class(name, kind, *detail)
     for name in order:
         bases, kind, detail = CLASSES[name]
-        if kind == "struct" and name not in _CLS:
+        if (kind == "struct" or name in SPECS) and name not in _CLS:
             if name == "CUexecAffinityParam_st":
                 _CLS["_ExecAffinityUnion"] = _struct_class("anon_union4", (), ())
                 _CLS["_ExecAffinityUnion"]._fields = (("smCount", "s", "CUexecAffinitySmCount"),)

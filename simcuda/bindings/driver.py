@@ -1272,6 +1272,344 @@ def cuLaunchHostFunc_v2(hStream: Any, fn: Any, userData: Any, syncMode: Any) -> 
 
 
 # =========================================================================== graphs
+# -- graph node parameter structs <-> core parameters -----------------------------------------------
+_NT_KERNEL, _NT_MEMCPY, _NT_MEMSET, _NT_HOST, _NT_GRAPH, _NT_EMPTY, _NT_WAIT, _NT_RECORD = 0, 1, 2, 3, 4, 5, 6, 7
+_NT_SIGNAL, _NT_EXT_WAIT, _NT_ALLOC, _NT_FREE, _NT_BATCH = 8, 9, 10, 11, 12
+
+
+def _struct_arg(x: Any, cls_name: str, arg: str) -> Any:
+    """A struct argument typed ``Optional[cls]`` by the wrapper: ``None`` or an instance of ``cls`` (or a
+    subclass); anything else raises the wrapper's ``TypeError`` (a parent class such as ``..._v2`` too)."""
+    if x is None or isinstance(x, globals()[cls_name]):
+        return x
+    t = type(x)
+    got = t.__name__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__name__}"
+    raise TypeError(f"Argument '{arg}' has incorrect type (expected cuda.bindings.driver.{cls_name}, got {got})")
+
+
+def _null(d: Any, x: Any, call: str, arg: str) -> None:
+    if x is None:
+        raise d.refuse(call, 1, f"{call}: {arg} is NULL")
+
+
+def _kernel_spec(d: Any, st: Any, call: str) -> dict:
+    """Core kernel spec from a ``CUDA_KERNEL_NODE_PARAMS`` (v1/v2/v3): function (or ``kern``), dims, args."""
+    p = st._d
+    hf = int(p["func"]) or int(p.get("kern", 0) or 0)
+    if p["extra"]:
+        _extra_refused(d, call, p["kernelParams"])
+    return {"hfunc": hf, "grid": (p["gridDimX"], p["gridDimY"], p["gridDimZ"]),
+            "block": (p["blockDimX"], p["blockDimY"], p["blockDimZ"]), "shmem": p["sharedMemBytes"],
+            "args": _kernel_args(d, hf, p["kernelParams"])}
+
+
+def _arg_slot(ptype: Any, v: Any) -> Any:
+    import ctypes
+    import struct as _struct
+
+    from .._core.module import struct_format
+    if isinstance(v, ctypes.Structure):
+        return v
+    if ptype is not None:
+        fmt = struct_format(ptype)
+        try:
+            raw = _struct.pack(fmt, v)
+        except (_struct.error, TypeError):
+            raw = None
+        if raw is not None:
+            return ctypes.create_string_buffer(raw, len(raw))
+    if isinstance(v, float):
+        return ctypes.c_double(v)
+    if isinstance(v, bytes):
+        return ctypes.create_string_buffer(v, len(v))
+    return ctypes.c_uint64(int(v) & (2 ** 64 - 1))
+
+
+def _kernel_struct(params: dict, cls_name: str = "CUDA_KERNEL_NODE_PARAMS") -> Any:
+    """A ``CUDA_KERNEL_NODE_PARAMS`` describing core kernel parameters; ``kernelParams`` is the address of
+    a ``void**`` array owned by the returned struct (as the driver's copy is owned by the node)."""
+    import ctypes
+    st = globals()[cls_name]()
+    f = params["func"]
+    g = st._d
+    g["func"] = _CUfunction._mk(f.handle)
+    g["gridDimX"], g["gridDimY"], g["gridDimZ"] = params["grid"]
+    g["blockDimX"], g["blockDimY"], g["blockDimZ"] = params["block"]
+    g["sharedMemBytes"] = params["shmem"]
+    g["ctx"] = _mk_ctx(f.module.ctx.handle if f.module.ctx is not None else 0)
+    args = params["args"]
+    if args:
+        types = f.param_types if len(f.param_types) == len(args) else [None] * len(args)
+        slots = [_arg_slot(t, v) for t, v in zip(types, args)]
+        arr = (ctypes.c_void_p * len(slots))(*[ctypes.addressof(s) for s in slots])
+        object.__setattr__(st, "_keep", (arr, slots))
+        g["kernelParams"] = ctypes.addressof(arr)
+    return st
+
+
+def _memcpy_from(d: Any, st: Any, call: str) -> _CopyParams:
+    return _copy_struct(d, st, call, True)
+
+
+def _memcpy_struct(p: _CopyParams) -> Any:
+    """A ``CUDA_MEMCPY3D`` describing core copy parameters (host sides keep the object they were given)."""
+    st = globals()["CUDA_MEMCPY3D"]()
+    g = st._d
+    for pre, kind, obj, x, y, z, pitch, height in (
+            ("src", p.src_kind, p.src, p.src_x, p.src_y, p.src_z, p.src_pitch, p.src_height),
+            ("dst", p.dst_kind, p.dst, p.dst_x, p.dst_y, p.dst_z, p.dst_pitch, p.dst_height)):
+        if kind == _HOST:
+            g[pre + "MemoryType"], g[pre + "Host"] = _MT_HOST, obj
+        else:
+            g[pre + "MemoryType"], g[pre + "Device"] = _MT_DEVICE, _mk_dptr(int(obj))
+        g[pre + "XInBytes"], g[pre + "Y"], g[pre + "Z"], g[pre + "Pitch"], g[pre + "Height"] = x, y, z, pitch, height
+    g["WidthInBytes"], g["Height"], g["Depth"] = p.width, p.height, p.depth
+    return st
+
+
+def _memset_from(st: Any) -> _MemsetParams:
+    m = st._d
+    return _MemsetParams(int(m["dst"]), m["value"], m["elementSize"], m["width"], m["height"], m["pitch"])
+
+
+def _memset_struct(p: _MemsetParams, cls_name: str = "CUDA_MEMSET_NODE_PARAMS") -> Any:
+    st = globals()[cls_name]()
+    g = st._d
+    g["dst"], g["pitch"], g["value"], g["elementSize"] = _mk_dptr(p.dst), p.pitch, p.value, p.element_size
+    g["width"], g["height"] = p.width, p.height
+    return st
+
+
+def _host_from(st: Any) -> dict:
+    g = st._d
+    return {"fn": int(g["fn"]), "user_data": _T.void_ptr(g["userData"]), "sync_mode": g.get("syncMode", 0)}
+
+
+def _host_struct(p: dict, cls_name: str = "CUDA_HOST_NODE_PARAMS") -> Any:
+    st = globals()[cls_name]()
+    fn = p["fn"]
+    st._d["fn"] = _CUhostFn._mk(fn if isinstance(fn, int) else 0)
+    st._d["userData"] = p["user_data"] if p["user_data"] else 0
+    if "syncMode" in st._d:
+        st._d["syncMode"] = p.get("sync_mode", 0)
+    return st
+
+
+def _alloc_from(d: Any, st: Any, call: str) -> dict:
+    g = st._d
+    pp = g["poolProps"]._d
+    loc = pp["location"]._d
+    count = g["accessDescCount"]
+    descs = list(g["accessDescs"])
+    if count > len(descs):
+        raise d.refuse(call, 1, f"{call}: accessDescCount {count} is larger than the accessDescs list ({len(descs)})")
+    access = [(a._d["location"]._d["type"], a._d["location"]._d["id"], a._d["flags"]) for a in descs[:count]]
+    return {"size": g["bytesize"], "location": (loc["type"], loc["id"]), "alloc_type": pp["allocType"],
+            "access": access}
+
+
+def _alloc_struct(p: dict, cls_name: str = "CUDA_MEM_ALLOC_NODE_PARAMS") -> Any:
+    st = globals()[cls_name]()
+    g = st._d
+    pp = g["poolProps"]._d
+    pp["allocType"] = 1  # CU_MEM_ALLOCATION_TYPE_PINNED
+    pp["location"]._d["type"], pp["location"]._d["id"] = 1, p.get("device", 0)  # CU_MEM_LOCATION_TYPE_DEVICE
+    descs = []
+    for t, did, fl in p.get("access", []):
+        a = globals()["CUmemAccessDesc"]()
+        a._d["location"]._d["type"], a._d["location"]._d["id"], a._d["flags"] = t, did, fl
+        descs.append(a)
+    g["accessDescs"], g["accessDescCount"] = descs, len(descs)
+    g["bytesize"], g["dptr"] = p["size"], _mk_dptr(p["alloc"].start)
+    return st
+
+
+def _mem_ops_from(d: Any, params: list, count: int, call: str) -> list:
+    """``(operation, address, value, flags)`` tuples from ``CUstreamBatchMemOpParams`` (union read by type)."""
+    if count > len(params):
+        raise d.refuse(call, 1, f"{call}: count {count} is larger than paramArray ({len(params)} entries)")
+    ops = []
+    for i, u in enumerate(params[:count]):
+        if not isinstance(u, globals()["CUstreamBatchMemOpParams_union"]):
+            raise TypeError("Argument 'paramArray' is not instance of type (expected "
+                            "tuple[cydriver.CUstreamBatchMemOpParams,] or list[cydriver.CUstreamBatchMemOpParams,]")
+        g = u._d
+        op = g["operation"] or next((g[k]._d["operation"] for k in ("waitValue", "writeValue", "flushRemoteWrites",
+                                                                    "memoryBarrier") if g[k]._d["operation"]), 0)
+        if op in (1, 4):
+            s = g["waitValue"]._d
+        elif op in (2, 5):
+            s = g["writeValue"]._d
+        elif op == 3:
+            ops.append((op, 0, 0, g["flushRemoteWrites"]._d["flags"]))
+            continue
+        elif op == 6:
+            ops.append((op, 0, 0, g["memoryBarrier"]._d["flags"]))
+            continue
+        else:
+            ops.append((op, 0, 0, 0))  # the core refuses unknown or unsimulated types with INVALID_VALUE
+            continue
+        value = int(s["value"]) if op in (1, 2) else int(s["value64"])
+        ops.append((op, int(s["address"]), value, s["flags"]))
+    return ops
+
+
+def _mem_op_struct(op: tuple) -> Any:
+    u = globals()["CUstreamBatchMemOpParams"]()
+    kind, addr, value, flags = op
+    u._d["operation"] = kind
+    key = {1: "waitValue", 4: "waitValue", 2: "writeValue", 5: "writeValue", 3: "flushRemoteWrites",
+           6: "memoryBarrier"}.get(kind)
+    if key is not None:
+        s = u._d[key]._d
+        s["operation"] = kind
+        s["flags"] = flags
+        if "address" in s:
+            s["address"] = _mk_dptr(addr)
+            if kind in (1, 2):
+                s["value"] = globals()["cuuint32_t"](value)
+            else:
+                s["value64"] = globals()["cuuint64_t"](value)
+    return u
+
+
+def _batch_from(d: Any, st: Any, call: str) -> dict:
+    g = st._d
+    return {"ops": _mem_ops_from(d, list(g["paramArray"]), g["count"], call), "flags": g["flags"],
+            "ctx": int(g["ctx"])}
+
+
+def _batch_struct(p: dict, cls_name: str = "CUDA_BATCH_MEM_OP_NODE_PARAMS") -> Any:
+    st = globals()[cls_name]()
+    g = st._d
+    g["ctx"] = _mk_ctx(p["ctx"].handle if p.get("ctx") is not None else 0)
+    g["paramArray"] = [_mem_op_struct(op) for op in p["ops"]]
+    g["count"], g["flags"] = len(p["ops"]), p.get("flags", 0)
+    return st
+
+
+def _ext_from(d: Any, st: Any, wait: bool, call: str) -> dict:
+    g = st._d
+    n = g["numExtSems"]
+    sems, params = list(g["extSemArray"]), list(g["paramsArray"])
+    if n > len(sems) or n > len(params):
+        raise d.refuse(call, 1, f"{call}: numExtSems {n} is larger than extSemArray ({len(sems)}) or paramsArray "
+                                f"({len(params)})")
+    values = []
+    for sp in params[:n]:
+        q = sp._d["params"]._d
+        km = q["keyedMutex"]._d
+        values.append((q["fence"]._d["value"], km["key"], km.get("timeoutMs", 0), sp._d["flags"]))
+    return {"sems": [int(s) for s in sems[:n]], "values": values}
+
+
+def _ext_struct(p: dict, wait: bool, cls_name: str) -> Any:
+    st = globals()[cls_name]()
+    g = st._d
+    g["extSemArray"] = [globals()["CUexternalSemaphore"](h) for h in p["sems"]]
+    pcls = globals()["CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS" if wait else "CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS"]
+    out = []
+    for fence, key, timeout, flags in p["values"]:
+        sp = pcls()
+        q = sp._d["params"]._d
+        q["fence"]._d["value"] = fence
+        q["keyedMutex"]._d["key"] = key
+        if wait:
+            q["keyedMutex"]._d["timeoutMs"] = timeout
+        sp._d["flags"] = flags
+        out.append(sp)
+    g["paramsArray"], g["numExtSems"] = out, len(out)
+    return st
+
+
+def _ext_spec(d: Any, nodeParams: Any, wait: bool, call: str) -> dict:
+    _null(d, nodeParams, call, "nodeParams")
+    return _ext_from(d, nodeParams, wait, call)
+
+
+# CUgraphNodeParams member per node type: (field, core spec reader)
+_GNP_FIELD = {_NT_KERNEL: "kernel", _NT_MEMCPY: "memcpy", _NT_MEMSET: "memset", _NT_HOST: "host", _NT_GRAPH: "graph",
+              _NT_EMPTY: None, _NT_WAIT: "eventWait", _NT_RECORD: "eventRecord", _NT_SIGNAL: "extSemSignal",
+              _NT_EXT_WAIT: "extSemWait", _NT_ALLOC: "alloc", _NT_FREE: "free", _NT_BATCH: "memOp"}
+
+
+def _gnp_spec(d: Any, np_: Any, call: str) -> tuple[int, Any]:
+    """``(node type, core spec)`` from a ``CUgraphNodeParams`` (a tagged union read by ``type``)."""
+    t = np_._d["type"]
+    if t not in _GNP_FIELD:
+        raise d.refuse(call, 801 if t in (13, 14, 16, 17, 18) else 1,
+                       f"{call}: node type {t} is " + ("not simulated" if t in (13, 14, 16, 17, 18) else
+                                                       "not a CUgraphNodeType"))
+    f = _GNP_FIELD[t]
+    m = np_._d[f] if f else None
+    if t == _NT_KERNEL:
+        return t, _kernel_spec(d, m, call)
+    if t == _NT_MEMCPY:
+        return t, _copy_struct(d, m._d["copyParams"], call, True)
+    if t == _NT_MEMSET:
+        return t, _memset_from(m)
+    if t == _NT_HOST:
+        return t, _host_from(m)
+    if t == _NT_GRAPH:
+        return t, (int(m._d["graph"]), m._d["ownership"])
+    if t in (_NT_WAIT, _NT_RECORD):
+        return t, int(m._d["event"])
+    if t in (_NT_SIGNAL, _NT_EXT_WAIT):
+        return t, _ext_from(d, m, t == _NT_EXT_WAIT, call)
+    if t == _NT_ALLOC:
+        return t, _alloc_from(d, m, call)
+    if t == _NT_FREE:
+        return t, int(m._d["dptr"])
+    if t == _NT_BATCH:
+        return t, _batch_from(d, m, call)
+    return t, None
+
+
+def _gnp_struct(t: int, p: Any) -> Any:
+    """A ``CUgraphNodeParams`` describing a node of type ``t`` with core parameters ``p``."""
+    np_ = globals()["CUgraphNodeParams"]()
+    g = np_._d
+    g["type"] = t
+    if t == _NT_KERNEL:
+        g["kernel"] = _kernel_struct(p, "CUDA_KERNEL_NODE_PARAMS_v3")
+    elif t == _NT_MEMCPY:
+        g["memcpy"]._d["copyParams"] = _memcpy_struct(p)
+    elif t == _NT_MEMSET:
+        g["memset"] = _memset_struct(p, "CUDA_MEMSET_NODE_PARAMS_v2")
+    elif t == _NT_HOST:
+        g["host"] = _host_struct(p, "CUDA_HOST_NODE_PARAMS_v2")
+    elif t == _NT_GRAPH:
+        g["graph"]._d["graph"] = _mk_graph(p["graph"].handle)
+        g["graph"]._d["ownership"] = -1  # CU_GRAPH_CHILD_GRAPH_OWNERSHIP_INVALID: set on query
+    elif t in (_NT_WAIT, _NT_RECORD):
+        g["eventWait" if t == _NT_WAIT else "eventRecord"]._d["event"] = _mk_event(p["event"].handle)
+    elif t in (_NT_SIGNAL, _NT_EXT_WAIT):
+        g["extSemSignal" if t == _NT_SIGNAL else "extSemWait"] = _ext_struct(
+            p, t == _NT_EXT_WAIT, "CUDA_EXT_SEM_WAIT_NODE_PARAMS_v2" if t == _NT_EXT_WAIT else
+            "CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v2")
+    elif t == _NT_ALLOC:
+        g["alloc"] = _alloc_struct(p, "CUDA_MEM_ALLOC_NODE_PARAMS_v2")
+    elif t == _NT_FREE:
+        g["free"]._d["dptr"] = _mk_dptr(p["dptr"])
+    elif t == _NT_BATCH:
+        g["memOp"] = _batch_struct(p, "CUDA_BATCH_MEM_OP_NODE_PARAMS_v2")
+    return np_
+
+
+def _node_params(hNode: Any, ntype: Any) -> Any:
+    return _drv().graph_node_get_params(_h(hNode, _CUgraphNode), ntype)[1]
+
+
+def _node_set_typed(hNode: Any, ntype: int, spec: Any) -> tuple:
+    _drv().graph_node_set_params(_h(hNode, _CUgraphNode), ntype, spec)
+    return _OK
+
+
+def _exec_set(hGraphExec: Any, hNode: Any, ntype: int, spec: Any) -> tuple:
+    _drv().graph_exec_node_set_params(_h(hGraphExec, _CUgraphExec), _h(hNode, _CUgraphNode), ntype, spec)
+    return _OK
+
+
 @_face
 def cuGraphCreate(flags: Any) -> tuple:
     """Create an empty graph. Errors: INVALID_VALUE flags != 0."""
@@ -1288,89 +1626,237 @@ def cuGraphDestroy(hGraph: Any) -> tuple:
 
 @_face
 def cuGraphAddKernelNode(hGraph: Any, dependencies: Any, numDependencies: Any, nodeParams: Any) -> tuple:
-    """Add a KERNEL node from ``CUDA_KERNEL_NODE_PARAMS`` (``func``, grid/block, ``sharedMemBytes``,
-    ``kernelParams`` in any form ``cuLaunchKernel`` takes).
+    """Add a KERNEL node from ``CUDA_KERNEL_NODE_PARAMS`` (``func`` or ``kern``, grid/block dimensions,
+    ``sharedMemBytes`` in bytes, ``kernelParams`` in any form ``cuLaunchKernel`` takes; arguments are copied
+    now, as the driver copies them). A kernel registered with ``simcuda.kernel`` runs on every launch.
 
-    Errors: INVALID_VALUE bad graph/dependency/dimensions or NULL params; INVALID_HANDLE bad function.
+    Another struct type (also ``CUDA_KERNEL_NODE_PARAMS_v2``/``_v3``) raises ``TypeError`` like the wrapper.
+    Errors: INVALID_VALUE NULL params, bad graph/dependency, bad function (the Returns list has no
+    INVALID_HANDLE), zero or oversized dimensions, ``kernelParams`` together with ``extra``;
+    NOT_SUPPORTED ``extra`` alone (not simulated).
     """
     deps = _deps_for(dependencies, numDependencies)
-    cls = globals()["CUDA_KERNEL_NODE_PARAMS"]
-    if nodeParams is not None and not isinstance(nodeParams, globals()["CUDA_KERNEL_NODE_PARAMS_v2_st"]):
-        raise TypeError("Argument 'nodeParams' has incorrect type (expected "
-                        f"cuda.bindings.driver.{cls.__name__}, got {type(nodeParams).__name__})")
+    _struct_arg(nodeParams, "CUDA_KERNEL_NODE_PARAMS", "nodeParams")
     d = _drv()
-    if nodeParams is None:
-        raise d.refuse("cuGraphAddKernelNode", 1, "cuGraphAddKernelNode: nodeParams is NULL")
-    p = nodeParams._d
-    hf = int(p["func"]) or int(p["kern"])
-    if p["extra"]:
-        _extra_refused(d, "cuGraphAddKernelNode", p["kernelParams"])
-    args = _kernel_args(d, hf, p["kernelParams"])
-    return (_SUCCESS, _mk_node(d.graph_add_kernel_node(
-        _h(hGraph, _CUgraph), deps, hf, (p["gridDimX"], p["gridDimY"], p["gridDimZ"]),
-        (p["blockDimX"], p["blockDimY"], p["blockDimZ"]), p["sharedMemBytes"], args)))
+    _null(d, nodeParams, "cuGraphAddKernelNode", "nodeParams")
+    k = _kernel_spec(d, nodeParams, "cuGraphAddKernelNode")
+    return (_SUCCESS, _mk_node(d.graph_add_kernel_node(_h(hGraph, _CUgraph), deps, k["hfunc"], k["grid"], k["block"],
+                                                      k["shmem"], k["args"])))
 
 
 @_face
 def cuGraphAddMemcpyNode(hGraph: Any, dependencies: Any, numDependencies: Any, copyParams: Any, ctx: Any) -> tuple:
-    """Add a MEMCPY node from a ``CUDA_MEMCPY3D``; host sides are read when the graph runs (spec 3.10).
+    """Add a MEMCPY node from a ``CUDA_MEMCPY3D``; host sides are read and written when the graph runs,
+    never now (spec 3.10). ``ctx`` is accepted and not checked.
 
-    Errors: INVALID_VALUE bad graph/dependency/ranges/memory type, NULL params; arrays NOT_SUPPORTED.
+    Errors: INVALID_VALUE NULL params, bad graph/dependency, device ranges outside an allocation, bad
+    memory type; NOT_SUPPORTED for CUDA arrays.
     """
     deps = _deps_for(dependencies, numDependencies)
     _h(ctx, _CUcontext)
+    _struct_arg(copyParams, "CUDA_MEMCPY3D", "copyParams")
     d = _drv()
-    if copyParams is None:
-        raise d.refuse("cuGraphAddMemcpyNode", 1, "cuGraphAddMemcpyNode: copyParams is NULL")
+    _null(d, copyParams, "cuGraphAddMemcpyNode", "copyParams")
     return (_SUCCESS, _mk_node(d.graph_add_memcpy_node(_h(hGraph, _CUgraph), deps,
                                                       _copy_struct(d, copyParams, "cuGraphAddMemcpyNode", True))))
 
 
 @_face
 def cuGraphAddMemsetNode(hGraph: Any, dependencies: Any, numDependencies: Any, memsetParams: Any, ctx: Any) -> tuple:
-    """Add a MEMSET node from ``CUDA_MEMSET_NODE_PARAMS`` (``dst``, ``pitch`` bytes, ``value``,
-    ``elementSize`` 1/2/4, ``width`` elements, ``height`` rows). Errors: INVALID_VALUE."""
+    """Add a MEMSET node from ``CUDA_MEMSET_NODE_PARAMS`` (``dst``, ``pitch`` in bytes, ``value``,
+    ``elementSize`` 1/2/4 bytes, ``width`` in elements, ``height`` in rows).
+
+    Errors: INVALID_VALUE NULL params, bad graph/dependency, element size, value wider than the element,
+    misaligned destination, range outside an allocation.
+    """
     deps = _deps_for(dependencies, numDependencies)
     _h(ctx, _CUcontext)
+    _struct_arg(memsetParams, "CUDA_MEMSET_NODE_PARAMS", "memsetParams")
     d = _drv()
-    if memsetParams is None:
-        raise d.refuse("cuGraphAddMemsetNode", 1, "cuGraphAddMemsetNode: memsetParams is NULL")
-    m = memsetParams._d
-    p = _MemsetParams(int(m["dst"]), m["value"], m["elementSize"], m["width"], m["height"], m["pitch"])
-    return (_SUCCESS, _mk_node(d.graph_add_memset_node(_h(hGraph, _CUgraph), deps, p)))
+    _null(d, memsetParams, "cuGraphAddMemsetNode", "memsetParams")
+    return (_SUCCESS, _mk_node(d.graph_add_memset_node(_h(hGraph, _CUgraph), deps, _memset_from(memsetParams))))
 
 
 @_face
 def cuGraphAddHostNode(hGraph: Any, dependencies: Any, numDependencies: Any, nodeParams: Any) -> tuple:
-    """Add a HOST node from ``CUDA_HOST_NODE_PARAMS`` (``fn``: ``CUhostFn``, ``userData``). Errors:
-    INVALID_VALUE NULL function or params."""
+    """Add a HOST node from ``CUDA_HOST_NODE_PARAMS`` (``fn``: a ``CUhostFn`` address, ``userData``); the
+    function is called through ctypes on every launch (spec 3.9). Keep the ctypes thunk alive.
+
+    Errors: INVALID_VALUE NULL params or function, bad graph/dependency.
+    """
     deps = _deps_for(dependencies, numDependencies)
+    _struct_arg(nodeParams, "CUDA_HOST_NODE_PARAMS", "nodeParams")
     d = _drv()
-    if nodeParams is None:
-        raise d.refuse("cuGraphAddHostNode", 1, "cuGraphAddHostNode: nodeParams is NULL")
-    return (_SUCCESS, _mk_node(d.graph_add_host_node(_h(hGraph, _CUgraph), deps, int(nodeParams.fn),
-                                                    nodeParams.userData)))
+    _null(d, nodeParams, "cuGraphAddHostNode", "nodeParams")
+    h = _host_from(nodeParams)
+    return (_SUCCESS, _mk_node(d.graph_add_host_node(_h(hGraph, _CUgraph), deps, h["fn"], h["user_data"])))
 
 
 @_face
 def cuGraphAddEmptyNode(hGraph: Any, dependencies: Any, numDependencies: Any) -> tuple:
-    """Add an EMPTY node. Errors: INVALID_VALUE bad graph or dependency (also a repeated one)."""
+    """Add an EMPTY node (a join point). Errors: INVALID_VALUE bad graph or dependency (also a repeated one)."""
     deps = _deps_for(dependencies, numDependencies)
     return (_SUCCESS, _mk_node(_drv().graph_add_empty_node(_h(hGraph, _CUgraph), deps)))
 
 
 @_face
 def cuGraphAddEventRecordNode(hGraph: Any, dependencies: Any, numDependencies: Any, event: Any) -> tuple:
-    """Add an EVENT_RECORD node. Errors: INVALID_VALUE graph/dependencies; INVALID_HANDLE event."""
+    """Add an EVENT_RECORD node (the event completes when the node runs).
+
+    Errors: INVALID_VALUE bad graph, dependency or event (the Returns list has no INVALID_HANDLE).
+    """
     deps = _deps_for(dependencies, numDependencies)
     return (_SUCCESS, _mk_node(_drv().graph_add_event_node(_h(hGraph, _CUgraph), deps, _h(event, _CUevent), False)))
 
 
 @_face
 def cuGraphAddEventWaitNode(hGraph: Any, dependencies: Any, numDependencies: Any, event: Any) -> tuple:
-    """Add a WAIT_EVENT node. Errors: INVALID_VALUE graph/dependencies; INVALID_HANDLE event."""
+    """Add a WAIT_EVENT node (replay has nothing to wait for: nodes run in one order).
+
+    Errors: INVALID_VALUE bad graph, dependency or event.
+    """
     deps = _deps_for(dependencies, numDependencies)
     return (_SUCCESS, _mk_node(_drv().graph_add_event_node(_h(hGraph, _CUgraph), deps, _h(event, _CUevent), True)))
+
+
+@_face
+def cuGraphAddMemAllocNode(hGraph: Any, dependencies: Any, numDependencies: Any, nodeParams: Any) -> tuple:
+    """Add a MEM_ALLOC node from ``CUDA_MEM_ALLOC_NODE_PARAMS`` and write the allocation's fixed address
+    into ``nodeParams.dptr`` (as the driver does).
+
+    Fields read: ``bytesize`` (bytes), ``poolProps.allocType`` (PINNED), ``poolProps.location`` (DEVICE,
+    ordinal), ``accessDescs[:accessDescCount]``. The memory exists while the graph runs, between this node
+    and a MEM_FREE node (or, left unfreed, until cuMemFreeAsync / cuMemFree / the next AUTO_FREE launch).
+    Errors: INVALID_VALUE NULL params, bad graph/dependency, size 0, a location other than a device of the
+    driver, an allocation type other than PINNED, bad access descriptors, a graph owned by a child node.
+    """
+    deps = _deps_for(dependencies, numDependencies)
+    _struct_arg(nodeParams, "CUDA_MEM_ALLOC_NODE_PARAMS", "nodeParams")
+    d = _drv()
+    _null(d, nodeParams, "cuGraphAddMemAllocNode", "nodeParams")
+    a = _alloc_from(d, nodeParams, "cuGraphAddMemAllocNode")
+    node, dptr = d.graph_add_mem_alloc_node(_h(hGraph, _CUgraph), deps, a["size"], a["location"], a["alloc_type"],
+                                            a["access"])
+    nodeParams._d["dptr"] = _mk_dptr(dptr)
+    return (_SUCCESS, _mk_node(node))
+
+
+@_face
+def cuGraphAddMemFreeNode(hGraph: Any, dependencies: Any, numDependencies: Any, dptr: Any) -> tuple:
+    """Add a MEM_FREE node for a graph allocation (``dptr``: ``CUdeviceptr`` or ``int``).
+
+    Errors: INVALID_VALUE bad graph/dependency; an address not returned by an allocation node; an
+    allocation already freed by a free node (in any graph); in the owning graph a free node not
+    ordered after its allocation node [I].
+    """
+    deps = _deps_for(dependencies, numDependencies)
+    return (_SUCCESS, _mk_node(_drv().graph_add_mem_free_node(_h(hGraph, _CUgraph), deps, _h(dptr, _CUdeviceptr))))
+
+
+@_face
+def cuGraphAddBatchMemOpNode(hGraph: Any, dependencies: Any, numDependencies: Any, nodeParams: Any) -> tuple:
+    """Add a BATCH_MEM_OP node from ``CUDA_BATCH_MEM_OP_NODE_PARAMS`` (``ctx``, ``count``, ``paramArray``
+    of ``CUstreamBatchMemOpParams`` read by ``operation``, ``flags`` 0). The operations are copied.
+
+    Replay: WRITE_VALUE operations store their value; WAIT_VALUE operations evaluate their condition and
+    note it in the launch log (the simulator never blocks); barriers and flushes are no-ops.
+    Errors: INVALID_VALUE NULL params, count above the list or 256, unknown operation, an address outside
+    device memory or misaligned, a value too wide, unknown flags.
+    """
+    deps = _deps_for(dependencies, numDependencies)
+    _struct_arg(nodeParams, "CUDA_BATCH_MEM_OP_NODE_PARAMS", "nodeParams")
+    d = _drv()
+    _null(d, nodeParams, "cuGraphAddBatchMemOpNode", "nodeParams")
+    b = _batch_from(d, nodeParams, "cuGraphAddBatchMemOpNode")
+    return (_SUCCESS, _mk_node(d.graph_add_batch_mem_op_node(_h(hGraph, _CUgraph), deps, b["ops"], b["flags"],
+                                                            b["ctx"])))
+
+
+@_face
+def cuGraphAddExternalSemaphoresSignalNode(hGraph: Any, dependencies: Any, numDependencies: Any,
+                                           nodeParams: Any) -> tuple:
+    """Add an EXT_SEMAS_SIGNAL node from ``CUDA_EXT_SEM_SIGNAL_NODE_PARAMS`` (``extSemArray``,
+    ``paramsArray``, ``numExtSems``). Recorded with its parameters; replay is a no-op with a note in the
+    launch log (external semaphores are not simulated, so handles are not checked beyond NULL).
+
+    Errors: INVALID_VALUE NULL params, no semaphores, a NULL handle, ``numExtSems`` above a list length.
+    """
+    deps = _deps_for(dependencies, numDependencies)
+    _struct_arg(nodeParams, "CUDA_EXT_SEM_SIGNAL_NODE_PARAMS", "nodeParams")
+    d = _drv()
+    e = _ext_spec(d, nodeParams, False, "cuGraphAddExternalSemaphoresSignalNode")
+    return (_SUCCESS, _mk_node(d.graph_add_ext_sem_node(_h(hGraph, _CUgraph), deps, e["sems"], e["values"], False)))
+
+
+@_face
+def cuGraphAddExternalSemaphoresWaitNode(hGraph: Any, dependencies: Any, numDependencies: Any,
+                                         nodeParams: Any) -> tuple:
+    """Add an EXT_SEMAS_WAIT node from ``CUDA_EXT_SEM_WAIT_NODE_PARAMS``; as the signal node otherwise."""
+    deps = _deps_for(dependencies, numDependencies)
+    _struct_arg(nodeParams, "CUDA_EXT_SEM_WAIT_NODE_PARAMS", "nodeParams")
+    d = _drv()
+    e = _ext_spec(d, nodeParams, True, "cuGraphAddExternalSemaphoresWaitNode")
+    return (_SUCCESS, _mk_node(d.graph_add_ext_sem_node(_h(hGraph, _CUgraph), deps, e["sems"], e["values"], True)))
+
+
+def _add_node(name: str, hGraph: Any, dependencies: Any, dependencyData: Any, numDependencies: Any,
+              nodeParams: Any) -> tuple:
+    deps = _deps_for(dependencies, numDependencies)
+    eds = _eds_for(_edge_list(dependencyData, "dependencyData"), len(deps))
+    _struct_arg(nodeParams, "CUgraphNodeParams", "nodeParams")
+    d = _drv()
+    _null(d, nodeParams, name, "nodeParams")
+    hg = _h(hGraph, _CUgraph)
+    t, spec = _gnp_spec(d, nodeParams, name)
+    if t == _NT_KERNEL:
+        h = d.graph_add_kernel_node(hg, deps, spec["hfunc"], spec["grid"], spec["block"], spec["shmem"], spec["args"],
+                                    eds)
+    elif t == _NT_MEMCPY:
+        h = d.graph_add_memcpy_node(hg, deps, spec, eds)
+    elif t == _NT_MEMSET:
+        h = d.graph_add_memset_node(hg, deps, spec, eds)
+    elif t == _NT_HOST:
+        h = d.graph_add_host_node(hg, deps, spec["fn"], spec["user_data"], spec["sync_mode"], eds)
+    elif t == _NT_GRAPH:
+        hchild, own = spec
+        if own not in (0, 1):
+            raise d.refuse(name, 1, f"{name}: child graph ownership {own} is not CLONE (0) or MOVE (1)")
+        h = d.graph_add_child_graph_node(hg, deps, hchild, eds, move=own == 1)
+    elif t == _NT_EMPTY:
+        h = d.graph_add_empty_node(hg, deps, eds)
+    elif t in (_NT_WAIT, _NT_RECORD):
+        h = d.graph_add_event_node(hg, deps, spec, t == _NT_WAIT, eds)
+    elif t in (_NT_SIGNAL, _NT_EXT_WAIT):
+        h = d.graph_add_ext_sem_node(hg, deps, spec["sems"], spec["values"], t == _NT_EXT_WAIT, eds)
+    elif t == _NT_ALLOC:
+        h, dptr = d.graph_add_mem_alloc_node(hg, deps, spec["size"], spec["location"], spec["alloc_type"],
+                                             spec["access"], eds)
+        nodeParams._d["alloc"]._d["dptr"] = _mk_dptr(dptr)
+    elif t == _NT_FREE:
+        h = d.graph_add_mem_free_node(hg, deps, spec, eds)
+    else:
+        h = d.graph_add_batch_mem_op_node(hg, deps, spec["ops"], spec["flags"], spec["ctx"], eds)
+    return (_SUCCESS, _mk_node(h))
+
+
+@_face
+def cuGraphAddNode(hGraph: Any, dependencies: Any, dependencyData: Any, numDependencies: Any, nodeParams: Any) -> tuple:
+    """Add a node of any simulated type from a ``CUgraphNodeParams`` tagged union (``type`` selects the
+    member: ``kernel``, ``memcpy.copyParams``, ``memset``, ``host``, ``graph`` (ownership CLONE or MOVE),
+    ``eventRecord``, ``eventWait``, ``extSemSignal``, ``extSemWait``, ``alloc`` (its ``dptr`` is written
+    back), ``free``, ``memOp``; EMPTY needs none), keeping ``dependencyData`` (spec 4.6 step 2).
+
+    Errors: as the typed add calls; INVALID_VALUE an unknown type or ownership, bad edge data (to_port
+    must be 0, type 0 or 1); NOT_SUPPORTED conditional, memcpy-batch and other unsimulated types.
+    """
+    return _add_node("cuGraphAddNode", hGraph, dependencies, dependencyData, numDependencies, nodeParams)
+
+
+@_face
+def cuGraphAddNode_v3(hGraph: Any, dependencies: Any, dependencyData: Any, numDependencies: Any,
+                      nodeParams: Any) -> tuple:
+    """The same call as ``cuGraphAddNode`` (13.x resolves both to the edge-data ABI)."""
+    return _add_node("cuGraphAddNode_v3", hGraph, dependencies, dependencyData, numDependencies, nodeParams)
 
 
 @_face
@@ -1388,6 +1874,447 @@ def cuGraphAddChildGraphNode(hGraph: Any, dependencies: Any, numDependencies: An
 def cuGraphChildGraphNodeGetGraph(hNode: Any) -> tuple:
     """The graph embedded in a GRAPH node (owned by the node). Errors: INVALID_VALUE not a GRAPH node."""
     return (_SUCCESS, _mk_graph(_drv().graph_child_graph_node_get_graph(_h(hNode, _CUgraphNode))))
+
+
+@_face
+def cuGraphNodeGetParams(hNode: Any) -> tuple:
+    """A node's parameters as a ``CUgraphNodeParams`` (``type`` plus the member for that type).
+
+    For a GRAPH node ``graph.graph`` is the embedded graph (owned by the node) and ``graph.ownership``
+    is ``CU_GRAPH_CHILD_GRAPH_OWNERSHIP_INVALID``, as the driver sets it on query; for a MEM_ALLOC node
+    ``alloc.dptr`` is the allocation's address. Errors: INVALID_VALUE bad node.
+    """
+    t, p = _drv().graph_node_get_params(_h(hNode, _CUgraphNode))
+    return (_SUCCESS, _gnp_struct(t, p))
+
+
+def _node_set(name: str, hNode: Any, nodeParams: Any) -> tuple:
+    _struct_arg(nodeParams, "CUgraphNodeParams", "nodeParams")
+    d = _drv()
+    _null(d, nodeParams, name, "nodeParams")
+    t, spec = _gnp_spec(d, nodeParams, name)
+    if t == _NT_GRAPH:
+        spec = spec[0]
+    elif t == _NT_ALLOC or t == _NT_FREE:
+        spec = None  # refused by the core (not supported for memory nodes)
+    d.graph_node_set_params(_h(hNode, _CUgraphNode), t, spec)
+    return _OK
+
+
+@_face
+def cuGraphNodeSetParams(hNode: Any, nodeParams: Any) -> tuple:
+    """Set a node's parameters from a ``CUgraphNodeParams`` whose ``type`` must match the node's.
+
+    Execs made earlier are not affected. GRAPH: ``graph.graph`` is cloned into the node (replacing the
+    embedded graph). Errors: INVALID_VALUE NULL params, a type mismatch, bad parameters; NOT_SUPPORTED
+    for MEM_ALLOC / MEM_FREE nodes (documented as not supported) and unsimulated types.
+    """
+    return _node_set("cuGraphNodeSetParams", hNode, nodeParams)
+
+
+@_face
+def cuGraphNodeSetParams_v2(hNode: Any, nodeParams: Any) -> tuple:
+    """As ``cuGraphNodeSetParams`` (the ``_v2`` entry also takes green contexts, not simulated)."""
+    return _node_set("cuGraphNodeSetParams_v2", hNode, nodeParams)
+
+
+@_face
+def cuGraphKernelNodeGetParams(hNode: Any) -> tuple:
+    """A kernel node's ``CUDA_KERNEL_NODE_PARAMS``; ``kernelParams`` is the address of a ``void**`` array
+    holding copies of the arguments (owned by the returned struct). Errors: INVALID_VALUE bad node or not
+    a KERNEL node."""
+    return (_SUCCESS, _kernel_struct(_node_params(hNode, _NT_KERNEL)))
+
+
+@_face
+def cuGraphKernelNodeSetParams(hNode: Any, nodeParams: Any) -> tuple:
+    """Set a kernel node's parameters (copied). Errors: INVALID_VALUE NULL params, not a KERNEL node, bad
+    dimensions; INVALID_HANDLE a bad function (the Returns list names it)."""
+    _struct_arg(nodeParams, "CUDA_KERNEL_NODE_PARAMS", "nodeParams")
+    d = _drv()
+    _null(d, nodeParams, "cuGraphKernelNodeSetParams", "nodeParams")
+    return _node_set_typed(hNode, _NT_KERNEL, _kernel_spec(d, nodeParams, "cuGraphKernelNodeSetParams"))
+
+
+@_face
+def cuGraphMemcpyNodeGetParams(hNode: Any) -> tuple:
+    """A memcpy node's ``CUDA_MEMCPY3D`` (host sides are the objects given). Errors: INVALID_VALUE."""
+    return (_SUCCESS, _memcpy_struct(_node_params(hNode, _NT_MEMCPY)))
+
+
+@_face
+def cuGraphMemcpyNodeSetParams(hNode: Any, nodeParams: Any) -> tuple:
+    """Set a memcpy node's ``CUDA_MEMCPY3D``. Errors: INVALID_VALUE NULL params, not a MEMCPY node, bad
+    ranges or memory types; NOT_SUPPORTED arrays."""
+    _struct_arg(nodeParams, "CUDA_MEMCPY3D", "nodeParams")
+    d = _drv()
+    _null(d, nodeParams, "cuGraphMemcpyNodeSetParams", "nodeParams")
+    return _node_set_typed(hNode, _NT_MEMCPY, _copy_struct(d, nodeParams, "cuGraphMemcpyNodeSetParams", True))
+
+
+@_face
+def cuGraphMemsetNodeGetParams(hNode: Any) -> tuple:
+    """A memset node's ``CUDA_MEMSET_NODE_PARAMS``. Errors: INVALID_VALUE bad node or not a MEMSET node."""
+    return (_SUCCESS, _memset_struct(_node_params(hNode, _NT_MEMSET)))
+
+
+@_face
+def cuGraphMemsetNodeSetParams(hNode: Any, nodeParams: Any) -> tuple:
+    """Set a memset node's parameters. Errors: INVALID_VALUE NULL params, not a MEMSET node, bad range,
+    element size or value."""
+    _struct_arg(nodeParams, "CUDA_MEMSET_NODE_PARAMS", "nodeParams")
+    d = _drv()
+    _null(d, nodeParams, "cuGraphMemsetNodeSetParams", "nodeParams")
+    return _node_set_typed(hNode, _NT_MEMSET, _memset_from(nodeParams))
+
+
+@_face
+def cuGraphHostNodeGetParams(hNode: Any) -> tuple:
+    """A host node's ``CUDA_HOST_NODE_PARAMS`` (``fn`` as ``CUhostFn``, ``userData`` as given). Errors: INVALID_VALUE."""
+    return (_SUCCESS, _host_struct(_node_params(hNode, _NT_HOST)))
+
+
+@_face
+def cuGraphHostNodeSetParams(hNode: Any, nodeParams: Any) -> tuple:
+    """Set a host node's function and user data. Errors: INVALID_VALUE NULL params or function, not a HOST node."""
+    _struct_arg(nodeParams, "CUDA_HOST_NODE_PARAMS", "nodeParams")
+    d = _drv()
+    _null(d, nodeParams, "cuGraphHostNodeSetParams", "nodeParams")
+    return _node_set_typed(hNode, _NT_HOST, _host_from(nodeParams))
+
+
+@_face
+def cuGraphEventRecordNodeGetEvent(hNode: Any) -> tuple:
+    """The event of an EVENT_RECORD node. Errors: INVALID_VALUE bad node or another type."""
+    return (_SUCCESS, _mk_event(_node_params(hNode, _NT_RECORD)["event"].handle))
+
+
+@_face
+def cuGraphEventRecordNodeSetEvent(hNode: Any, event: Any) -> tuple:
+    """Set the event of an EVENT_RECORD node. Errors: INVALID_VALUE bad node or another type; INVALID_HANDLE
+    a bad event."""
+    return _node_set_typed(hNode, _NT_RECORD, _h(event, _CUevent))
+
+
+@_face
+def cuGraphEventWaitNodeGetEvent(hNode: Any) -> tuple:
+    """The event of a WAIT_EVENT node. Errors: INVALID_VALUE bad node or another type."""
+    return (_SUCCESS, _mk_event(_node_params(hNode, _NT_WAIT)["event"].handle))
+
+
+@_face
+def cuGraphEventWaitNodeSetEvent(hNode: Any, event: Any) -> tuple:
+    """Set the event of a WAIT_EVENT node. Errors: INVALID_VALUE bad node; INVALID_HANDLE a bad event."""
+    return _node_set_typed(hNode, _NT_WAIT, _h(event, _CUevent))
+
+
+@_face
+def cuGraphMemAllocNodeGetParams(hNode: Any) -> tuple:
+    """A MEM_ALLOC node's ``CUDA_MEM_ALLOC_NODE_PARAMS`` (``dptr``, ``bytesize``, pinned device pool
+    properties, access descriptors). Errors: INVALID_VALUE bad node or another type."""
+    return (_SUCCESS, _alloc_struct(_node_params(hNode, _NT_ALLOC)))
+
+
+@_face
+def cuGraphMemFreeNodeGetParams(hNode: Any) -> tuple:
+    """The address a MEM_FREE node frees, as ``CUdeviceptr``. Errors: INVALID_VALUE bad node or another type."""
+    return (_SUCCESS, _mk_dptr(_node_params(hNode, _NT_FREE)["dptr"]))
+
+
+@_face
+def cuGraphBatchMemOpNodeGetParams(hNode: Any) -> tuple:
+    """A BATCH_MEM_OP node's ``CUDA_BATCH_MEM_OP_NODE_PARAMS``. Errors: INVALID_VALUE bad node or another type."""
+    return (_SUCCESS, _batch_struct(_node_params(hNode, _NT_BATCH)))
+
+
+@_face
+def cuGraphBatchMemOpNodeSetParams(hNode: Any, nodeParams: Any) -> tuple:
+    """Set a batch mem op node's operations (copied). Errors: INVALID_VALUE as ``cuGraphAddBatchMemOpNode``."""
+    _struct_arg(nodeParams, "CUDA_BATCH_MEM_OP_NODE_PARAMS", "nodeParams")
+    d = _drv()
+    _null(d, nodeParams, "cuGraphBatchMemOpNodeSetParams", "nodeParams")
+    return _node_set_typed(hNode, _NT_BATCH, _batch_from(d, nodeParams, "cuGraphBatchMemOpNodeSetParams"))
+
+
+@_face
+def cuGraphExternalSemaphoresSignalNodeGetParams(hNode: Any) -> tuple:
+    """An EXT_SEMAS_SIGNAL node's ``CUDA_EXT_SEM_SIGNAL_NODE_PARAMS``. Errors: INVALID_VALUE."""
+    return (_SUCCESS, _ext_struct(_node_params(hNode, _NT_SIGNAL), False, "CUDA_EXT_SEM_SIGNAL_NODE_PARAMS"))
+
+
+@_face
+def cuGraphExternalSemaphoresSignalNodeSetParams(hNode: Any, nodeParams: Any) -> tuple:
+    """Set an EXT_SEMAS_SIGNAL node's semaphores and parameters. Errors: INVALID_VALUE."""
+    _struct_arg(nodeParams, "CUDA_EXT_SEM_SIGNAL_NODE_PARAMS", "nodeParams")
+    return _node_set_typed(hNode, _NT_SIGNAL, _ext_spec(_drv(), nodeParams, False, "cuGraphExternalSemaphoresSignalNodeSetParams"))
+
+
+@_face
+def cuGraphExternalSemaphoresWaitNodeGetParams(hNode: Any) -> tuple:
+    """An EXT_SEMAS_WAIT node's ``CUDA_EXT_SEM_WAIT_NODE_PARAMS``. Errors: INVALID_VALUE."""
+    return (_SUCCESS, _ext_struct(_node_params(hNode, _NT_EXT_WAIT), True, "CUDA_EXT_SEM_WAIT_NODE_PARAMS"))
+
+
+@_face
+def cuGraphExternalSemaphoresWaitNodeSetParams(hNode: Any, nodeParams: Any) -> tuple:
+    """Set an EXT_SEMAS_WAIT node's semaphores and parameters. Errors: INVALID_VALUE."""
+    _struct_arg(nodeParams, "CUDA_EXT_SEM_WAIT_NODE_PARAMS", "nodeParams")
+    return _node_set_typed(hNode, _NT_EXT_WAIT, _ext_spec(_drv(), nodeParams, True, "cuGraphExternalSemaphoresWaitNodeSetParams"))
+
+
+# -- per-node changes of an executable graph -------------------------------------------------------
+_EXEC_LIMITS = ("The exec changes as though ``hNode`` had held the new parameters at instantiation; launches "
+                "already enqueued keep what they had (manual progression shows it) and ``hNode`` itself is not "
+                "changed. ")
+
+
+@_face
+def cuGraphExecKernelNodeSetParams(hGraphExec: Any, hNode: Any, nodeParams: Any) -> tuple:
+    """Set a kernel node's parameters in an exec. All fields may change, but the function's owning context
+    may not (Graph Update Limitations).
+
+    Errors: INVALID_VALUE NULL params, a node not in the exec's graph (or destroyed), not a KERNEL node,
+    bad function or dimensions, a function of another context.
+    """
+    _struct_arg(nodeParams, "CUDA_KERNEL_NODE_PARAMS", "nodeParams")
+    d = _drv()
+    _null(d, nodeParams, "cuGraphExecKernelNodeSetParams", "nodeParams")
+    return _exec_set(hGraphExec, hNode, _NT_KERNEL, _kernel_spec(d, nodeParams, "cuGraphExecKernelNodeSetParams"))
+
+
+@_face
+def cuGraphExecMemcpyNodeSetParams(hGraphExec: Any, hNode: Any, copyParams: Any, ctx: Any) -> tuple:
+    """Set a memcpy node's ``CUDA_MEMCPY3D`` in an exec. The operands must stay in allocations of the same
+    kind and context and keep their memory types; both the old and the new copy must be 1-dimensional to
+    change geometry; zero-length copies are refused (the docstring's limits).
+
+    Errors: INVALID_VALUE for any of those, NULL params, or a node not in the exec's graph.
+    """
+    _h(ctx, _CUcontext)
+    _struct_arg(copyParams, "CUDA_MEMCPY3D", "copyParams")
+    d = _drv()
+    _null(d, copyParams, "cuGraphExecMemcpyNodeSetParams", "copyParams")
+    return _exec_set(hGraphExec, hNode, _NT_MEMCPY, _copy_struct(d, copyParams, "cuGraphExecMemcpyNodeSetParams",
+                                                                 True))
+
+
+@_face
+def cuGraphExecMemsetNodeSetParams(hGraphExec: Any, hNode: Any, memsetParams: Any, ctx: Any) -> tuple:
+    """Set a memset node's parameters in an exec: value and address may change (same kind of allocation,
+    same context); 2D memsets may change nothing else, 1D ones not their height; zero sizes are refused.
+
+    Errors: INVALID_VALUE for any of those, NULL params, or a node not in the exec's graph.
+    """
+    _h(ctx, _CUcontext)
+    _struct_arg(memsetParams, "CUDA_MEMSET_NODE_PARAMS", "memsetParams")
+    d = _drv()
+    _null(d, memsetParams, "cuGraphExecMemsetNodeSetParams", "memsetParams")
+    return _exec_set(hGraphExec, hNode, _NT_MEMSET, _memset_from(memsetParams))
+
+
+@_face
+def cuGraphExecHostNodeSetParams(hGraphExec: Any, hNode: Any, nodeParams: Any) -> tuple:
+    """Set a host node's function and user data in an exec (no restrictions). Errors: INVALID_VALUE."""
+    _struct_arg(nodeParams, "CUDA_HOST_NODE_PARAMS", "nodeParams")
+    d = _drv()
+    _null(d, nodeParams, "cuGraphExecHostNodeSetParams", "nodeParams")
+    return _exec_set(hGraphExec, hNode, _NT_HOST, _host_from(nodeParams))
+
+
+@_face
+def cuGraphExecChildGraphNodeSetParams(hGraphExec: Any, hNode: Any, childGraph: Any) -> tuple:
+    """Give a child-graph node of an exec the parameters of ``childGraph``, whose topology and node
+    insertion order must match the embedded graph's (checked like ``cuGraphExecUpdate``, recursively).
+
+    Errors: INVALID_VALUE bad handles, a node not in the exec's graph, or a mismatch (the ``why`` names the
+    update result, e.g. TOPOLOGY_CHANGED).
+    """
+    return _exec_set(hGraphExec, hNode, _NT_GRAPH, _h(childGraph, _CUgraph))
+
+
+@_face
+def cuGraphExecEventRecordNodeSetEvent(hGraphExec: Any, hNode: Any, event: Any) -> tuple:
+    """Set the event of an EVENT_RECORD node in an exec. Errors: INVALID_VALUE (bad event included)."""
+    return _exec_set(hGraphExec, hNode, _NT_RECORD, _h(event, _CUevent))
+
+
+@_face
+def cuGraphExecEventWaitNodeSetEvent(hGraphExec: Any, hNode: Any, event: Any) -> tuple:
+    """Set the event of a WAIT_EVENT node in an exec. Errors: INVALID_VALUE (bad event included)."""
+    return _exec_set(hGraphExec, hNode, _NT_WAIT, _h(event, _CUevent))
+
+
+@_face
+def cuGraphExecBatchMemOpNodeSetParams(hGraphExec: Any, hNode: Any, nodeParams: Any) -> tuple:
+    """Set a batch mem op node's operations in an exec: addresses, values and wait conditions may change;
+    count, operation types, flags and context may not. Errors: INVALID_VALUE."""
+    _struct_arg(nodeParams, "CUDA_BATCH_MEM_OP_NODE_PARAMS", "nodeParams")
+    d = _drv()
+    _null(d, nodeParams, "cuGraphExecBatchMemOpNodeSetParams", "nodeParams")
+    return _exec_set(hGraphExec, hNode, _NT_BATCH, _batch_from(d, nodeParams, "cuGraphExecBatchMemOpNodeSetParams"))
+
+
+@_face
+def cuGraphExecExternalSemaphoresSignalNodeSetParams(hGraphExec: Any, hNode: Any, nodeParams: Any) -> tuple:
+    """Set an EXT_SEMAS_SIGNAL node's parameters in an exec; ``numExtSems`` cannot change. Errors: INVALID_VALUE."""
+    _struct_arg(nodeParams, "CUDA_EXT_SEM_SIGNAL_NODE_PARAMS", "nodeParams")
+    return _exec_set(hGraphExec, hNode, _NT_SIGNAL,
+                     _ext_spec(_drv(), nodeParams, False, "cuGraphExecExternalSemaphoresSignalNodeSetParams"))
+
+
+@_face
+def cuGraphExecExternalSemaphoresWaitNodeSetParams(hGraphExec: Any, hNode: Any, nodeParams: Any) -> tuple:
+    """Set an EXT_SEMAS_WAIT node's parameters in an exec; ``numExtSems`` cannot change. Errors: INVALID_VALUE."""
+    _struct_arg(nodeParams, "CUDA_EXT_SEM_WAIT_NODE_PARAMS", "nodeParams")
+    return _exec_set(hGraphExec, hNode, _NT_EXT_WAIT,
+                     _ext_spec(_drv(), nodeParams, True, "cuGraphExecExternalSemaphoresWaitNodeSetParams"))
+
+
+@_face
+def cuGraphExecNodeSetParams(hGraphExec: Any, hNode: Any, nodeParams: Any) -> tuple:
+    """Set a node's parameters in an exec from a ``CUgraphNodeParams`` (``type`` must match), with the limits
+    of the per-type exec setters. Errors: INVALID_VALUE; NOT_SUPPORTED for memory and unsimulated nodes."""
+    _struct_arg(nodeParams, "CUgraphNodeParams", "nodeParams")
+    d = _drv()
+    _null(d, nodeParams, "cuGraphExecNodeSetParams", "nodeParams")
+    t, spec = _gnp_spec(d, nodeParams, "cuGraphExecNodeSetParams")
+    if t == _NT_GRAPH:
+        spec = spec[0]
+    return _exec_set(hGraphExec, hNode, t, spec)
+
+
+@_face
+def cuGraphNodeSetEnabled(hGraphExec: Any, hNode: Any, isEnabled: Any) -> tuple:
+    """Enable (``isEnabled`` != 0) or disable a kernel, memcpy or memset node in an exec; a disabled node runs
+    as an empty node and keeps its parameters. Errors: INVALID_VALUE another node type, a node not in the
+    exec's graph, bad handles."""
+    _drv().graph_node_set_enabled(_h(hGraphExec, _CUgraphExec), _h(hNode, _CUgraphNode), _u(isEnabled))
+    return _OK
+
+
+@_face
+def cuGraphNodeGetEnabled(hGraphExec: Any, hNode: Any) -> tuple:
+    """Whether a kernel, memcpy or memset node is enabled in an exec (1 or 0). Errors: INVALID_VALUE."""
+    return (_SUCCESS, _drv().graph_node_get_enabled(_h(hGraphExec, _CUgraphExec), _h(hNode, _CUgraphNode)))
+
+
+@_face
+def cuGraphNodeFindInClone(hOriginalNode: Any, hClonedGraph: Any) -> tuple:
+    """The copy of ``hOriginalNode`` in a graph made by ``cuGraphClone`` of its graph.
+
+    Errors: INVALID_VALUE bad handles, a graph that is not such a clone, a node added after cloning, or a
+    copy destroyed since."""
+    return (_SUCCESS, _mk_node(_drv().graph_node_find_in_clone(_h(hOriginalNode, _CUgraphNode),
+                                                              _h(hClonedGraph, _CUgraph))))
+
+
+@_face
+def cuGraphExecGetFlags(hGraphExec: Any) -> tuple:
+    """The flags the exec was instantiated with (``cuuint64_t``), without UPLOAD. Errors: INVALID_VALUE."""
+    return (_SUCCESS, globals()["cuuint64_t"](_drv().graph_exec_get_flags(_h(hGraphExec, _CUgraphExec))))
+
+
+@_face
+def cuGraphExecGetId(hGraphExec: Any) -> tuple:
+    """The exec's id (``int``; unique among this driver's graph and exec ids). Errors: INVALID_VALUE."""
+    return (_SUCCESS, _drv().graph_exec_get_id(_h(hGraphExec, _CUgraphExec)))
+
+
+# -- stream memory operations and external semaphores (BATCH_MEM_OP / EXT_SEMAS nodes in capture) ---
+def _stream_value(name: str, stream: Any, addr: Any, value: Any, flags: Any, op: int, bits: int) -> tuple:
+    hs = _h(stream, _CUstream)
+    a = _h(addr, _CUdeviceptr)
+    v = _u(value, bits, f"uint{bits}_t")
+    _drv().stream_batch_mem_op(hs, [(op, a, v, _u(flags))], 0, name)
+    return _OK
+
+
+@_face
+def cuStreamWriteValue32(stream: Any, addr: Any, value: Any, flags: Any) -> tuple:
+    """Write a 32-bit value to device memory in stream order (a BATCH_MEM_OP node during capture, spec 3.8 [I]).
+
+    Args: ``addr`` a ``CUdeviceptr`` (4-byte aligned); ``value`` (``cuuint32_t`` or int); ``flags``
+    ``CUstreamWriteValue_flags``. Errors: INVALID_VALUE bad address, alignment or flags; stream capture rules.
+    """
+    return _stream_value("cuStreamWriteValue32", stream, addr, value, flags, 2, 32)
+
+
+@_face
+def cuStreamWriteValue64(stream: Any, addr: Any, value: Any, flags: Any) -> tuple:
+    """As ``cuStreamWriteValue32`` with a 64-bit value (8-byte aligned address)."""
+    return _stream_value("cuStreamWriteValue64", stream, addr, value, flags, 5, 64)
+
+
+@_face
+def cuStreamWaitValue32(stream: Any, addr: Any, value: Any, flags: Any) -> tuple:
+    """Wait in stream order until ``*addr`` meets a condition (``CUstreamWaitValue_flags``: GEQ cyclic, EQ,
+    AND, NOR, plus FLUSH). A BATCH_MEM_OP node during capture (spec 3.8 [I]).
+
+    Fidelity: the simulator never blocks: the condition is evaluated when the work runs and the launch
+    log says whether it held. Errors: INVALID_VALUE bad address, alignment or flags; NOT_SUPPORTED on a CIG
+    stream (spec 8.3); stream capture rules.
+    """
+    return _stream_value("cuStreamWaitValue32", stream, addr, value, flags, 1, 32)
+
+
+@_face
+def cuStreamWaitValue64(stream: Any, addr: Any, value: Any, flags: Any) -> tuple:
+    """As ``cuStreamWaitValue32`` with a 64-bit value."""
+    return _stream_value("cuStreamWaitValue64", stream, addr, value, flags, 4, 64)
+
+
+@_face
+def cuStreamBatchMemOp(stream: Any, count: Any, paramArray: Any, flags: Any) -> tuple:
+    """Enqueue ``count`` memory operations (``CUstreamBatchMemOpParams``, read by ``operation``): a
+    BATCH_MEM_OP node during capture (spec 3.8 [D]); otherwise writes store and waits are evaluated when
+    the work runs. ``count`` above the list raises ``RuntimeError: List is too small`` as the wrapper does.
+
+    Errors: INVALID_VALUE count of 256 or more, unknown operation, bad address/alignment/value, flags != 0;
+    NOT_SUPPORTED on a CIG stream (spec 8.3); stream capture rules.
+    """
+    hs = _h(stream, _CUstream)
+    n = _u(count)
+    params = [] if paramArray is None else list(paramArray)
+    if n > len(params):
+        raise RuntimeError(f"List is too small: {len(params)} < {n}")
+    d = _drv()
+    d.stream_batch_mem_op(hs, _mem_ops_from(d, params, n, "cuStreamBatchMemOp"), _u(flags), "cuStreamBatchMemOp")
+    return _OK
+
+
+def _ext_async(name: str, extSemArray: Any, paramsArray: Any, numExtSems: Any, stream: Any, wait: bool) -> tuple:
+    sems = _node_list(extSemArray, "extSemArray", globals()["CUexternalSemaphore"])
+    pcls = "CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS" if wait else "CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS"
+    params = [] if paramsArray is None else list(paramsArray)
+    for p in params:
+        _struct_arg(p, pcls, "paramsArray")
+    n = _u(numExtSems)
+    if n > len(sems):
+        raise RuntimeError(f"List is too small: {len(sems)} < {n}")
+    if n > len(params):
+        raise RuntimeError(f"List is too small: {len(params)} < {n}")
+    values = []
+    for sp in params[:n]:
+        q = sp._d["params"]._d
+        km = q["keyedMutex"]._d
+        values.append((q["fence"]._d["value"], km["key"], km.get("timeoutMs", 0), sp._d["flags"]))
+    _drv().stream_ext_semaphores(_h(stream, _CUstream), sems[:n], values, wait)
+    return _OK
+
+
+@_face
+def cuSignalExternalSemaphoresAsync(extSemArray: Any, paramsArray: Any, numExtSems: Any, stream: Any) -> tuple:
+    """Signal external semaphores in stream order: an EXT_SEMAS_SIGNAL node during capture (spec 3.8);
+    otherwise a no-op noted in the launch log (external semaphores are not simulated; handles are not
+    checked beyond NULL). Errors: INVALID_HANDLE a NULL handle or none; stream capture rules."""
+    return _ext_async("cuSignalExternalSemaphoresAsync", extSemArray, paramsArray, numExtSems, stream, False)
+
+
+@_face
+def cuWaitExternalSemaphoresAsync(extSemArray: Any, paramsArray: Any, numExtSems: Any, stream: Any) -> tuple:
+    """Wait on external semaphores in stream order: an EXT_SEMAS_WAIT node during capture (spec 3.8);
+    otherwise a no-op noted in the launch log. Errors as ``cuSignalExternalSemaphoresAsync``."""
+    return _ext_async("cuWaitExternalSemaphoresAsync", extSemArray, paramsArray, numExtSems, stream, True)
 
 
 def _pad_nodes(handles: list, n: int) -> list:
@@ -1536,21 +2463,24 @@ def cuGraphInstantiate(hGraph: Any, flags: Any = 0) -> tuple:
 
 @_face
 def cuGraphInstantiateWithParams(hGraph: Any, instantiateParams: Any) -> tuple:
-    """Instantiate from ``CUDA_GRAPH_INSTANTIATE_PARAMS`` (``flags``, ``hUploadStream`` used with
-    ``CUDA_GRAPH_INSTANTIATE_FLAG_UPLOAD``). Writes ``result_out`` (SUCCESS, or ERROR on failure) and
-    ``hErrNode_out`` (0) into the struct, as the driver does. Errors as ``cuGraphInstantiate``;
-    INVALID_VALUE NULL params."""
+    """Instantiate from ``CUDA_GRAPH_INSTANTIATE_PARAMS`` (``flags``; ``hUploadStream`` used with
+    ``CUDA_GRAPH_INSTANTIATE_FLAG_UPLOAD``) and write ``result_out`` (a ``CUgraphInstantiateResult``) and
+    ``hErrNode_out`` into the struct, as the driver does: SUCCESS and NULL on success; on failure ERROR,
+    INVALID_STRUCTURE (a cycle; a node on it), NODE_OPERATION_NOT_SUPPORTED (DEVICE_LAUNCH with another node
+    type or pageable host memory; that node) or MULTIPLE_CTXS_NOT_SUPPORTED (that node).
+
+    Errors: INVALID_VALUE NULL params and every rule of ``cuGraphInstantiate``; stream errors of the upload
+    stream (checked before anything is made).
+    """
+    _struct_arg(instantiateParams, "CUDA_GRAPH_INSTANTIATE_PARAMS", "instantiateParams")
     d = _drv()
     p = instantiateParams
-    if p is None:
-        raise d.refuse("cuGraphInstantiateWithParams", 1, "cuGraphInstantiateWithParams: instantiateParams is NULL")
-    flags = int(p._raw("flags"))
+    _null(d, p, "cuGraphInstantiateWithParams", "instantiateParams")
     try:
-        x = d.graph_instantiate(_h(hGraph, _CUgraph), flags)
-        if flags & 2:
-            d.graph_upload(x, int(p._raw("hUploadStream")))
-    except _DriverError:
-        p._d["result_out"] = 1  # CUDA_GRAPH_INSTANTIATE_ERROR
+        x = d.graph_instantiate_with_params(_h(hGraph, _CUgraph), int(p._raw("flags")), int(p._raw("hUploadStream")))
+    except _DriverError as e:
+        p._d["result_out"] = getattr(e, "instantiate_result", 1)  # CUDA_GRAPH_INSTANTIATE_ERROR
+        p._d["hErrNode_out"] = _mk_node(getattr(e, "err_node", 0))
         raise
     p._d["result_out"] = 0
     p._d["hErrNode_out"] = _mk_node(0)
@@ -1586,11 +2516,15 @@ def cuGraphExecDestroy(hGraphExec: Any) -> tuple:
 
 @_face
 def cuGraphExecUpdate(hGraphExec: Any, hGraph: Any) -> tuple:
-    """Update an exec's parameters from a graph of the same topology (spec 9).
+    """Update an exec's parameters from a graph of the same topology (spec 9; Programming Guide "Whole Graph
+    Update": nodes paired by creation order, dependencies by edge order).
 
-    Returns ``(CUDA_SUCCESS, CUgraphExecUpdateResultInfo(result=SUCCESS))``; on any error, including
-    ``CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE`` (910), the info slot is ``None`` as in the real wrapper
-    (the reason, TOPOLOGY_CHANGED or NODE_TYPE_CHANGED, is in ``simcuda.last_error().why``).
+    Returns ``(CUDA_SUCCESS, CUgraphExecUpdateResultInfo(result=SUCCESS, errorNode=0, errorFromNode=0))``.
+    On any error, including ``CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE`` (910), the info slot is ``None`` as in
+    the real wrapper (spec 11.1, C-138); the driver's result (TOPOLOGY_CHANGED, NODE_TYPE_CHANGED,
+    UNSUPPORTED_FUNCTION_CHANGE, PARAMETERS_CHANGED, ATTRIBUTES_CHANGED, NOT_SUPPORTED) and error nodes are
+    named in ``simcuda.last_error().why`` and kept in ``simcuda.last_error().update_info``. The exec is
+    unchanged on failure.
     """
     result, enode, efrom = _drv().graph_exec_update(_h(hGraphExec, _CUgraphExec), _h(hGraph, _CUgraph))
     info = _CUgraphExecUpdateResultInfo()

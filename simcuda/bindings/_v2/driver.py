@@ -281,12 +281,42 @@ class GraphEdgeData:
     type = property(lambda self: self._get("type"), lambda self, v: self._set("type", v))
 
 
-class GraphExecUpdateResultInfo_v1:
-    """GraphExecUpdateResultInfo_v1(): ``result`` (int ``GraphExecUpdateResult``), ``error_node``,
-    ``error_from_node`` (int handles)."""
+class _CUpdateInfo(_ct.Structure):
+    _fields_ = [("result", _ct.c_int32), ("errorNode", _ct.c_int64), ("errorFromNode", _ct.c_int64)]
 
-    def __init__(self) -> None:
-        self.result, self.error_node, self.error_from_node = 0, 0, 0
+
+class _CInstantiateParams(_ct.Structure):
+    _fields_ = [("flags", _ct.c_uint64), ("hUploadStream", _ct.c_int64), ("hErrNode_out", _ct.c_int64),
+                ("result_out", _ct.c_int32)]
+
+
+class _CHostNodeParams(_ct.Structure):
+    _fields_ = [("fn", _ct.c_void_p), ("userData", _ct.c_void_p)]
+
+
+class GraphExecUpdateResultInfo_v1(_CStruct):
+    """GraphExecUpdateResultInfo_v1(): a ``CUgraphExecUpdateResultInfo`` over real memory: ``result`` (int
+    ``GraphExecUpdateResult``), ``error_node``, ``error_from_node`` (int handles); ``.ptr`` its address."""
+
+    _layout = _CUpdateInfo
+    _names = {"result": "result", "error_node": "errorNode", "error_from_node": "errorFromNode"}
+
+
+class GraphInstantiateParams(_CStruct):
+    """GraphInstantiateParams(): a ``CUDA_GRAPH_INSTANTIATE_PARAMS`` (``flags_``, ``h_upload_stream``,
+    ``h_err_node_out``, ``result_out``); pass ``.ptr`` (or the helper) to ``graph_instantiate_with_params``,
+    which writes ``result_out`` and ``h_err_node_out``."""
+
+    _layout = _CInstantiateParams
+    _names = {"flags_": "flags", "h_upload_stream": "hUploadStream", "h_err_node_out": "hErrNode_out",
+              "result_out": "result_out"}
+
+
+class HostNodeParams_v1(_CStruct):
+    """HostNodeParams_v1(): a ``CUDA_HOST_NODE_PARAMS`` (``fn``: function address, ``user_data``: address)."""
+
+    _layout = _CHostNodeParams
+    _names = {"fn": "fn", "user_data": "userData"}
 
 
 # ================================================================================ argument decoding
@@ -875,9 +905,25 @@ def graph_exec_destroy(h_graph_exec: Any) -> None:
 
 @_face
 def graph_exec_update_v2(h_graph_exec: Any, h_graph: Any) -> GraphExecUpdateResultInfo_v1:
-    """Update an exec from a graph; returns a ``GraphExecUpdateResultInfo_v1`` (result 0) or raises
-    GraphExecUpdateFailureError (910) when the topology or a node type changed (spec 9)."""
-    result, enode, efrom = _drv().graph_exec_update(_ip(h_graph_exec), _ip(h_graph))
+    """Update an exec from a graph of the same topology (spec 9; pairing by creation order).
+
+    Returns a ``GraphExecUpdateResultInfo_v1`` (``result`` 0 SUCCESS, ``error_node`` 0) as the real function
+    does. On failure raises ``GraphExecUpdateFailureError`` (910); the simulator attaches the driver's
+    result info to the exception as ``.result_info`` (a ``GraphExecUpdateResultInfo_v1`` with ``result``
+    TOPOLOGY_CHANGED 2, NODE_TYPE_CHANGED 3, PARAMETERS_CHANGED 5, NOT_SUPPORTED 6,
+    UNSUPPORTED_FUNCTION_CHANGE 7 or ATTRIBUTES_CHANGED 8 and the error nodes), which the real binding has
+    no way to show, and ``.why`` names it. A bad handle raises ``InvalidValueError`` (result ERROR 1).
+    """
+    try:
+        result, enode, efrom = _drv().graph_exec_update(_ip(h_graph_exec), _ip(h_graph))
+    except _CoreError as e:
+        info = GraphExecUpdateResultInfo_v1()
+        info.result, info.error_node, info.error_from_node = getattr(e, "update_info", (1, 0, 0))
+        try:
+            _raise(e)
+        except DriverError as err:
+            err.result_info = info
+            raise
     info = GraphExecUpdateResultInfo_v1()
     info.result, info.error_node, info.error_from_node = result, enode, efrom
     return info
@@ -889,6 +935,235 @@ def graph_debug_dot_print(h_graph: Any, path: Any, flags: Any) -> None:
     p = path.decode() if isinstance(path, (bytes, bytearray)) else str(path)
     _drv().graph_debug_dot_print(_ip(h_graph), p, _u(flags))
 
+
+
+@_face
+def graph_add_event_record_node(h_graph: Any, dependencies: Any, num_dependencies: Any, event: Any) -> int:
+    """Add an EVENT_RECORD node; returns its handle."""
+    n = _u(num_dependencies)
+    return _drv().graph_add_event_node(_ip(h_graph), _handles(dependencies, n), _ip(event), False)
+
+
+@_face
+def graph_add_event_wait_node(h_graph: Any, dependencies: Any, num_dependencies: Any, event: Any) -> int:
+    """Add a WAIT_EVENT node; returns its handle."""
+    n = _u(num_dependencies)
+    return _drv().graph_add_event_node(_ip(h_graph), _handles(dependencies, n), _ip(event), True)
+
+
+def _host_params(node_params: Any) -> Any:
+    c = _struct_at(node_params, _CHostNodeParams)
+    if c is None:
+        _refuse("graph host node", 1, "the host node parameters are NULL")
+    return c
+
+
+@_face
+def graph_add_host_node(h_graph: Any, dependencies: Any, num_dependencies: Any, node_params: Any) -> int:
+    """Add a HOST node from a ``CUDA_HOST_NODE_PARAMS`` address (or a ``HostNodeParams_v1``); the function
+    runs on every launch (spec 3.9)."""
+    n = _u(num_dependencies)
+    c = _host_params(node_params)
+    return _drv().graph_add_host_node(_ip(h_graph), _handles(dependencies, n), c.fn or 0, c.userData or 0)
+
+
+@_face
+def graph_host_node_get_params(h_node: Any) -> HostNodeParams_v1:
+    """A HOST node's parameters as a ``HostNodeParams_v1``."""
+    p = _drv().graph_node_get_params(_ip(h_node), 3)[1]
+    out = HostNodeParams_v1()
+    out.fn = p["fn"] if isinstance(p["fn"], int) else 0
+    out.user_data = p["user_data"] if isinstance(p["user_data"], int) else 0
+    return out
+
+
+@_face
+def graph_host_node_set_params(h_node: Any, node_params: Any) -> None:
+    """Set a HOST node's function and user data (address of ``CUDA_HOST_NODE_PARAMS`` or the helper)."""
+    c = _host_params(node_params)
+    _drv().graph_node_set_params(_ip(h_node), 3, {"fn": c.fn or 0, "user_data": c.userData or 0})
+
+
+@_face
+def graph_exec_host_node_set_params(h_graph_exec: Any, h_node: Any, node_params: Any) -> None:
+    """Set a HOST node's function and user data in an exec."""
+    c = _host_params(node_params)
+    _drv().graph_exec_node_set_params(_ip(h_graph_exec), _ip(h_node), 3, {"fn": c.fn or 0, "user_data": c.userData or 0})
+
+
+@_face
+def graph_add_mem_free_node(h_graph: Any, dependencies: Any, num_dependencies: Any, dptr: Any) -> int:
+    """Add a MEM_FREE node for a graph allocation; returns its handle."""
+    n = _u(num_dependencies)
+    return _drv().graph_add_mem_free_node(_ip(h_graph), _handles(dependencies, n), _ip(dptr))
+
+
+@_face
+def graph_mem_free_node_get_params(h_node: Any) -> int:
+    """The address a MEM_FREE node frees."""
+    return _drv().graph_node_get_params(_ip(h_node), 11)[1]["dptr"]
+
+
+@_face
+def graph_destroy_node(h_node: Any) -> None:
+    """Remove a node and its edges (INVALID_VALUE during capture of its graph or with memory nodes)."""
+    _drv().graph_destroy_node(_ip(h_node))
+
+
+def _deps_v2(h_node: Any, dependents: bool) -> tuple:
+    pairs = _drv().graph_node_get_dependencies(_ip(h_node), dependents)
+    ed = GraphEdgeData(max(len(pairs), 1))
+    if pairs:
+        ed._data["from_port"] = [e[1][0] for e in pairs]
+        ed._data["to_port"] = [e[1][1] for e in pairs]
+        ed._data["type"] = [e[1][2] for e in pairs]
+    else:
+        ed = GraphEdgeData.from_data(ed._data[:0])
+    ed._single = False
+    return (_i64([e[0] for e in pairs]), ed)
+
+
+@_face
+def graph_node_get_dependencies_v2(h_node: Any) -> tuple:
+    """``(dependencies, edge_data)``: an int64 memoryview and a ``GraphEdgeData`` array, edge order."""
+    return _deps_v2(h_node, False)
+
+
+@_face
+def graph_node_get_dependent_nodes_v2(h_node: Any) -> tuple:
+    """``(dependent nodes, edge_data)`` as ``graph_node_get_dependencies_v2``."""
+    return _deps_v2(h_node, True)
+
+
+def _pairs_v2(from_: Any, to: Any, edge_data: Any, n: int) -> tuple:
+    froms, tos = _handles(from_, n), _handles(to, n)
+    eds = _edge_tuples(edge_data, n) if edge_data else []
+    return froms, tos, eds
+
+
+@_face
+def graph_add_dependencies_v2(h_graph: Any, from_: Any, to: Any, edge_data: Any, num_dependencies: Any) -> None:
+    """Add edges ``from_[i] -> to[i]`` (addresses or sequences of ints; ``edge_data`` optional)."""
+    n = _u(num_dependencies)
+    _drv().graph_add_dependencies(_ip(h_graph), *_pairs_v2(from_, to, edge_data, n))
+
+
+@_face
+def graph_remove_dependencies_v2(h_graph: Any, from_: Any, to: Any, edge_data: Any, num_dependencies: Any) -> None:
+    """Remove edges (INVALID_VALUE for a missing edge or a graph with memory nodes)."""
+    n = _u(num_dependencies)
+    froms, tos, eds = _pairs_v2(from_, to, edge_data, n)
+    _drv().graph_remove_dependencies(_ip(h_graph), froms, tos, [(255, 255, 255) if e is None else e for e in eds])
+
+
+@_face
+def graph_child_graph_node_get_graph(h_node: Any) -> int:
+    """The graph embedded in a GRAPH node (owned by the node)."""
+    return _drv().graph_child_graph_node_get_graph(_ip(h_node))
+
+
+@_face
+def graph_node_get_containing_graph(h_node: Any) -> int:
+    """The graph that holds the node."""
+    return _drv().graph_node_get_containing_graph(_ip(h_node))
+
+
+def _event_of(h_node: Any, ntype: int) -> int:
+    return _drv().graph_node_get_params(_ip(h_node), ntype)[1]["event"].handle
+
+
+@_face
+def graph_event_record_node_get_event(h_node: Any) -> int:
+    """The event of an EVENT_RECORD node."""
+    return _event_of(h_node, 7)
+
+
+@_face
+def graph_event_record_node_set_event(h_node: Any, event: Any) -> None:
+    """Set the event of an EVENT_RECORD node."""
+    _drv().graph_node_set_params(_ip(h_node), 7, _ip(event))
+
+
+@_face
+def graph_event_wait_node_get_event(h_node: Any) -> int:
+    """The event of a WAIT_EVENT node."""
+    return _event_of(h_node, 6)
+
+
+@_face
+def graph_event_wait_node_set_event(h_node: Any, event: Any) -> None:
+    """Set the event of a WAIT_EVENT node."""
+    _drv().graph_node_set_params(_ip(h_node), 6, _ip(event))
+
+
+@_face
+def graph_exec_event_record_node_set_event(h_graph_exec: Any, h_node: Any, event: Any) -> None:
+    """Set an EVENT_RECORD node's event in an exec."""
+    _drv().graph_exec_node_set_params(_ip(h_graph_exec), _ip(h_node), 7, _ip(event))
+
+
+@_face
+def graph_exec_event_wait_node_set_event(h_graph_exec: Any, h_node: Any, event: Any) -> None:
+    """Set a WAIT_EVENT node's event in an exec."""
+    _drv().graph_exec_node_set_params(_ip(h_graph_exec), _ip(h_node), 6, _ip(event))
+
+
+@_face
+def graph_exec_child_graph_node_set_params(h_graph_exec: Any, h_node: Any, child_graph: Any) -> None:
+    """Give a child-graph node of an exec the parameters of a graph of the same topology."""
+    _drv().graph_exec_node_set_params(_ip(h_graph_exec), _ip(h_node), 4, _ip(child_graph))
+
+
+@_face
+def graph_node_find_in_clone(h_original_node: Any, h_cloned_graph: Any) -> int:
+    """The copy of a node in a graph made by ``graph_clone``."""
+    return _drv().graph_node_find_in_clone(_ip(h_original_node), _ip(h_cloned_graph))
+
+
+@_face
+def graph_node_set_enabled(h_graph_exec: Any, h_node: Any, is_enabled: Any) -> None:
+    """Enable or disable a kernel, memcpy or memset node in an exec."""
+    _drv().graph_node_set_enabled(_ip(h_graph_exec), _ip(h_node), _u(is_enabled))
+
+
+@_face
+def graph_node_get_enabled(h_graph_exec: Any, h_node: Any) -> int:
+    """1 when the node is enabled in the exec, else 0."""
+    return _drv().graph_node_get_enabled(_ip(h_graph_exec), _ip(h_node))
+
+
+@_face
+def graph_exec_get_flags(h_graph_exec: Any) -> int:
+    """The exec's instantiate flags (without UPLOAD)."""
+    return _drv().graph_exec_get_flags(_ip(h_graph_exec))
+
+
+@_face
+def graph_exec_get_id(h_graph_exec: Any) -> int:
+    """The exec's id."""
+    return _drv().graph_exec_get_id(_ip(h_graph_exec))
+
+
+def graph_instantiate_with_params(h_graph: Any, instantiate_params: Any) -> int:
+    """Mirrors ``graph_instantiate_with_params(intptr_t h_graph, instantiate_params) -> intptr_t`` of
+    cuda.bindings._v2.driver 13.5; raises the ``DriverError`` subclass of any non-success code.
+
+    ``instantiate_params`` is the address of a ``CUDA_GRAPH_INSTANTIATE_PARAMS`` (or a
+    ``GraphInstantiateParams``); ``result_out`` and ``h_err_node_out`` are written into it, on failure too
+    (ERROR, INVALID_STRUCTURE, NODE_OPERATION_NOT_SUPPORTED, MULTIPLE_CTXS_NOT_SUPPORTED and the node).
+    """
+    c = _struct_at(instantiate_params, _CInstantiateParams)
+    try:
+        if c is None:
+            raise _drv().refuse("graph_instantiate_with_params", 1, "instantiate_params is NULL")
+        x = _drv().graph_instantiate_with_params(_ip(h_graph), int(c.flags), int(c.hUploadStream))
+    except _CoreError as e:
+        if c is not None:
+            c.result_out = getattr(e, "instantiate_result", 1)
+            c.hErrNode_out = getattr(e, "err_node", 0)
+        _raise(e)
+    c.result_out, c.hErrNode_out = 0, 0
+    return x
 
 # ================================================================================ the rest: not simulated
 def _stub(name: str) -> Any:
