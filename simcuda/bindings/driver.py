@@ -2412,7 +2412,10 @@ def _dep_pairs(from_: Any, to: Any, edgeData: Any, n: Any, remove: bool) -> tupl
     froms, tos = _node_list(from_, "from_"), _node_list(to, "to")
     eds = _edge_list(edgeData, "edgeData")
     n = _size(n)
-    froms = froms[:n] + [0] * max(0, n - len(froms))  # the wrapper passes the count through unchecked
+    # the wrapper passes the count through unchecked: entries past a list's end reach the driver as NULL
+    # (INVALID_VALUE at the first one), so one padding entry per list is enough, whatever the count
+    n = min(n, max(len(froms), len(tos), len(eds)) + 1)
+    froms = froms[:n] + [0] * max(0, n - len(froms))
     tos = tos[:n] + [0] * max(0, n - len(tos))
     if eds and len(eds) < n:
         eds = eds + [(255, 255, 255) if remove else None] * (n - len(eds))
@@ -2452,11 +2455,14 @@ def cuGraphClone(originalGraph: Any) -> tuple:
 
 
 @_face
-def cuGraphInstantiate(hGraph: Any, flags: Any = 0) -> tuple:
-    """Freeze a graph into an executable graph. Args: ``CUgraphInstantiate_flags`` bits.
+def cuGraphInstantiate(hGraph: Any, flags: Any) -> tuple:
+    """Freeze a graph into an executable graph. Args: ``flags``: ``CUgraphInstantiate_flags`` bits (13.x takes
+    them; the argument is required, as in the wrapper: one argument raises ``TypeError``).
 
-    Errors (INVALID_VALUE): a capture target [I]; memory nodes with a live exec; DEVICE_LAUNCH with
-    AUTO_FREE_ON_LAUNCH, an empty graph or unsupported nodes; unknown flag bits; a cycle (spec 9).
+    Errors (INVALID_VALUE): unknown flag bits; a capture target [I]; a graph moved into a child-graph node;
+    memory nodes while an exec of the graph exists (C-141); DEVICE_LAUNCH with AUTO_FREE_ON_LAUNCH, with no
+    kernel/memcpy/memset node, other node types, pageable host copies or several contexts (C-143); a cycle.
+    ``cuGraphInstantiateWithParams`` also reports the ``CUgraphInstantiateResult`` and error node.
     """
     return (_SUCCESS, _mk_exec(_drv().graph_instantiate(_h(hGraph, _CUgraph), _u(flags, 64, "unsigned long long"))))
 

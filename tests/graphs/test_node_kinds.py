@@ -359,3 +359,15 @@ def test_destroyed_graph_is_invalid_everywhere(env):
     err(cu.cuGraphAddEmptyNode(g, None, 0), INVALID_VALUE)
     err(cu.cuGraphInstantiate(g, 0), INVALID_VALUE)
     err(cu.cuGraphDestroy(g), INVALID_VALUE)
+
+
+def test_counts_past_the_lists_and_required_arguments(env):
+    """A dependency count past the lists reaches the driver as NULL entries (INVALID_VALUE, however large);
+    cuGraphInstantiate needs its flags argument, as in the 13.x wrapper."""
+    g = ok(cu.cuGraphCreate(0))
+    a = ok(cu.cuGraphAddEmptyNode(g, None, 0))
+    b = ok(cu.cuGraphAddEmptyNode(g, None, 0))
+    err(cu.cuGraphAddDependencies(g, [a], [b], None, 2 ** 40), INVALID_VALUE)
+    assert ok(cu.cuGraphGetEdges(g))[3] == 0
+    with pytest.raises(TypeError):
+        cu.cuGraphInstantiate(g)

@@ -87,3 +87,14 @@ def test_edges_clone_enable_and_child(env):
     v2.graph_exec_child_graph_node_set_params(xe, cn, int(env.kernels(1, env.k2)))
     v2.graph_launch(xe, int(env.s2))
     assert env.d.launch_log[-2].detail.startswith("k2<<<")
+
+
+def test_helpers_of_the_wrong_kind_raise_type_error(env):
+    """Passing one struct helper where another is expected raises TypeError, before the driver."""
+    g = v2.graph_create(0)
+    with pytest.raises(TypeError):
+        v2.graph_add_host_node(g, None, 0, v2.GraphInstantiateParams())
+    with pytest.raises(TypeError):
+        v2.graph_instantiate_with_params(g, v2.HostNodeParams_v1())
+    with pytest.raises(v2.InvalidValueError):
+        v2.graph_add_empty_node(g, [0], 2 ** 40)

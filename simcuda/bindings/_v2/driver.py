@@ -330,7 +330,7 @@ def _handles(deps: Any, n: int) -> list[int]:
     if isinstance(deps, int):
         return list((_ct.c_int64 * n).from_address(int(deps))) if n else []
     vals = [_ip(int(x)) for x in deps][:n]
-    return vals + [0] * (n - len(vals))
+    return vals + [0] * min(1, n - len(vals))  # the first missing entry is already refused (INVALID_VALUE)
 
 
 def _edge_tuples(data: Any, n: int) -> list:
@@ -344,7 +344,7 @@ def _edge_tuples(data: Any, n: int) -> list:
     else:
         arr = data
     out = [(int(r["from_port"]), int(r["to_port"]), int(r["type"])) for r in arr][:n]
-    return out + [None] * (n - len(out))
+    return out + [None] * min(1, n - len(out))  # the first missing entry is already refused
 
 
 def _struct_at(addr_or_obj: Any, layout: Any) -> Any:
@@ -952,6 +952,8 @@ def graph_add_event_wait_node(h_graph: Any, dependencies: Any, num_dependencies:
 
 
 def _host_params(node_params: Any) -> Any:
+    if isinstance(node_params, _CStruct) and not isinstance(node_params, HostNodeParams_v1):
+        raise TypeError(f"node_params must be a HostNodeParams_v1 or an address, not {type(node_params).__name__}")
     c = _struct_at(node_params, _CHostNodeParams)
     if c is None:
         _refuse("graph host node", 1, "the host node parameters are NULL")
@@ -1152,6 +1154,9 @@ def graph_instantiate_with_params(h_graph: Any, instantiate_params: Any) -> int:
     ``GraphInstantiateParams``); ``result_out`` and ``h_err_node_out`` are written into it, on failure too
     (ERROR, INVALID_STRUCTURE, NODE_OPERATION_NOT_SUPPORTED, MULTIPLE_CTXS_NOT_SUPPORTED and the node).
     """
+    if isinstance(instantiate_params, _CStruct) and not isinstance(instantiate_params, GraphInstantiateParams):
+        raise TypeError("instantiate_params must be a GraphInstantiateParams or an address, not "
+                        f"{type(instantiate_params).__name__}")
     c = _struct_at(instantiate_params, _CInstantiateParams)
     try:
         if c is None:
