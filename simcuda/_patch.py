@@ -28,6 +28,7 @@ import functools
 import importlib
 import importlib.util
 import inspect
+import os
 import sys
 import threading
 import types
@@ -89,6 +90,19 @@ def _real_cuda_path() -> list[str]:
     return list(spec.submodule_search_locations or []) if spec is not None else []
 
 
+def _real_package_path(name: str) -> list[str]:
+    """Folders of the installed real package ``name`` (``cuda``, ``cuda.bindings``, ``cuda.bindings._v2``),
+    found on disk without importing anything, so a stand-in can still load the real package's other
+    submodules (``cuda.bindings.utils``, ``cuda.pathfinder``...)."""
+    mod = sys.modules.get(name)
+    if mod is not None:
+        return list(getattr(mod, "__path__", []) or [])
+    path = _real_cuda_path()
+    for part in name.split(".")[1:]:
+        path = [os.path.join(p, part) for p in path if os.path.isdir(os.path.join(p, part))]
+    return path
+
+
 def _stand_in(name: str, path: list[str]) -> types.ModuleType:
     m = types.ModuleType(name, f"simcuda stand-in for the package {name!r} (installed by simcuda.patch())")
     m.__path__ = path  # type: ignore[attr-defined]
@@ -105,7 +119,16 @@ def _set_attr(obj: Any, attr: str, value: Any) -> None:
     setattr(obj, attr, value)
 
 
+_preexisting: set[str] = set()
+
+
+def _is_cuda_name(n: str) -> bool:
+    return n == "cuda" or n.startswith("cuda.")
+
+
 def _install() -> None:
+    _preexisting.clear()
+    _preexisting.update(n for n in sys.modules if _is_cuda_name(n))
     names = PACKAGES + tuple(FACES)
     for n in names:
         _saved_modules[n] = sys.modules.get(n, _MISSING)
@@ -116,7 +139,7 @@ def _install() -> None:
         if existing is not None and not getattr(existing, "__simcuda_stand_in__", False):
             pkgs[n] = existing  # a real, already imported package: keep it, set attributes on it
         else:
-            pkgs[n] = _stand_in(n, _real_cuda_path() if n == "cuda" else [])
+            pkgs[n] = _stand_in(n, _real_package_path(n))
             sys.modules[n] = pkgs[n]
     _set_attr(pkgs["cuda"], "bindings", pkgs["cuda.bindings"])
     _set_attr(pkgs["cuda.bindings"], "_v2", pkgs["cuda.bindings._v2"])
@@ -142,6 +165,11 @@ def _restore() -> None:
         else:
             sys.modules[n] = old
     _saved_modules.clear()
+    # real submodules imported through a stand-in during the patch (cuda.bindings.utils...) may hold
+    # references to the faces: forget them, so a later import gets a clean real module
+    for n in [n for n in sys.modules if _is_cuda_name(n) and n not in _preexisting]:
+        del sys.modules[n]
+    _preexisting.clear()
 
 
 def active() -> bool:

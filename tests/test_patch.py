@@ -195,3 +195,20 @@ def test_patched_code_runs_against_the_current_driver(no_real_cuda):
         assert cudart.cudaStreamBeginCapture(s, 0) == (cudart.cudaError_t.cudaSuccess,)
         assert cudart.cudaStreamEndCapture(s)[0] == cudart.cudaError_t.cudaSuccess
     assert d.stats["captures_ended"] == 1
+
+
+def test_other_real_submodules_stay_importable_and_are_forgotten_after():
+    """Under patch(), a real submodule such as cuda.bindings.utils imports; after the patch it is gone again."""
+    import importlib.util
+    import sys
+    if importlib.util.find_spec("cuda.bindings.utils") is None:
+        import pytest
+        pytest.skip("NVIDIA's cuda-bindings is not installed")
+    before = {n for n in sys.modules if n == "cuda" or n.startswith("cuda.")}
+    import simcuda
+    with simcuda.patch():
+        import cuda.bindings.utils  # noqa: F401
+        import cuda.bindings.driver as d
+        assert d.__name__ == "simcuda.bindings.driver"
+    after = {n for n in sys.modules if n == "cuda" or n.startswith("cuda.")}
+    assert after == before

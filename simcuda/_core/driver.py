@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ctypes
 import functools
+import inspect
 import os
 import struct
 import threading
@@ -146,9 +147,22 @@ KERNELS: dict[str, Callable[[KernelLaunch], Any]] = {}
 _NO_INIT_NEEDED = frozenset({"init", "driver_get_version"})
 
 
+def _c_name(method: str) -> str:
+    """The driver API name of a core method: ``stream_end_capture`` -> ``cuStreamEndCapture``."""
+    return "cu" + "".join(part[:1].upper() + part[1:] for part in method.split("_"))
+
+
 def entry(fn: Callable) -> Callable:
-    """Wrap a core entry point: lock, init check, host-function rule, error bookkeeping."""
+    """Wrap a core entry point: lock, init check, host-function rule, error bookkeeping.
+
+    Errors are logged under the driver API name of the call (a ``call`` argument, when the method
+    serves several entry points, else the method's name in CUDA spelling).
+    """
     name = fn.__name__
+    default_call = _c_name(name)
+    params = list(inspect.signature(fn).parameters)
+    call_pos = params.index("call") - 1 if "call" in params else -1  # minus ``self``
+    call_default = inspect.signature(fn).parameters["call"].default if call_pos >= 0 else default_call
     needs_init = name not in _NO_INIT_NEEDED
 
     @functools.wraps(fn)
@@ -157,20 +171,29 @@ def entry(fn: Callable) -> Callable:
             t = self._thread()
             try:
                 if t.in_host_fn:
-                    raise DriverError(800, f"{name} was called from inside a host function or callback; the "
-                                           "simulator refuses every CUDA call made there (spec 3.9) [inferred]")
+                    raise DriverError(800, f"{_call_name(args, kwargs)} was called from inside a host function or "
+                                           "callback; the simulator refuses every CUDA call made there (spec 3.9) "
+                                           "[inferred]")
                 if needs_init:
                     if self._closed:
                         raise DriverError(4, "the simulated driver was closed (Driver.close), as during shutdown")
                     if not self._initialized:
-                        raise DriverError(3, f"{name}: cuInit has not been called" + (
+                        raise DriverError(3, f"{_call_name(args, kwargs)}: cuInit has not been called" + (
                             "" if self.available else " (the simulated machine has no usable driver)"))
                 return fn(self, *args, **kwargs)
             except DriverError as e:
                 t.last_error = e
                 if len(self.error_log) < 100_000:
-                    self.error_log.append(ErrorRecord(name, int(e.code), e.why, t.name))
+                    self.error_log.append(ErrorRecord(_call_name(args, kwargs), int(e.code), e.why, t.name))
                 raise
+
+    def _call_name(args: tuple, kwargs: dict) -> str:
+        if call_pos < 0:
+            return default_call
+        c = kwargs.get("call")
+        if c is None:
+            c = args[call_pos] if len(args) > call_pos else call_default
+        return c if isinstance(c, str) else default_call
     wrapper.__wrapped_entry__ = True  # type: ignore[attr-defined]
     return wrapper
 
@@ -1104,8 +1127,9 @@ class Driver:
         """
         t = self._thread()
         if h is None:
+            self._ctx_current(t)
+            check_copy(self.memory, p)  # argument checks come before the stream rules (spec 3 preamble)
             s = self._sync_stream(t, call)
-            check_copy(self.memory, p)
             self._drain()
             do_copy(self.memory, p)
             self._clock_ms += 0.001
@@ -1120,8 +1144,9 @@ class Driver:
         """Every cuMemsetD* form. ``h`` None: synchronous. Errors: 1 bad range/value/alignment."""
         t = self._thread()
         if h is None:
+            self._ctx_current(t)
+            check_memset(self.memory, p)  # argument checks come before the stream rules (spec 3 preamble)
             s = self._sync_stream(t, call)
-            check_memset(self.memory, p)
             self._drain()
             do_memset(self.memory, p)
             self._clock_ms += 0.001
