@@ -108,7 +108,11 @@ def graph_records(drv: Driver) -> list[GraphRecord]:
     captured = drv.graphs_from_captures()
     clone_of = getattr(drv, "clone_of", {})
     for g in drv.all_graphs():
-        if any(c is g for c in captured):
+        seq = g.capture_target_of
+        if seq is not None:
+            origin = (f"target of capture {seq.id}, still open: cuStreamEndCapture was never called on its "
+                      "origin")
+        elif any(c is g for c in captured):
             origin = "stream capture"
         elif g.gid in clone_of:
             origin = f"clone of graph {clone_of[g.gid]}"
@@ -127,7 +131,7 @@ def _launches(drv: Driver) -> dict[int, set]:
     return out
 
 
-def summary_text(drv: Driver, title: str = "") -> str:
+def summary_text(drv: Driver, title: str = "", explained: bool = False) -> str:
     """The ``simcuda run`` summary: captures begun/ended, each graph with node counts by type and edge
     count, graph launches, failed calls."""
     st = drv.stats
@@ -147,7 +151,7 @@ def summary_text(drv: Driver, title: str = "") -> str:
     lines.append(f"  kernel launch calls (cuLaunchKernel and friends, captured or not): {st.get('kernel_launches', 0)}")
     nerr = len(drv.error_log)
     if nerr:
-        lines.append(f"  failed calls: {nerr} (run with --explain to see each one and why)")
+        lines.append(f"  failed calls: {nerr}" + ("" if explained else " (run with --explain to see each one and why)"))
     return "\n".join(lines) + "\n"
 
 

@@ -43,8 +43,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="a Python file that registers kernel implementations with simcuda.kernel(...); "
                         "run before SCRIPT (may be repeated)")
     r.add_argument("--quiet", "-q", action="store_true", help="do not print the summary")
-    r.add_argument("script", help="the Python script to run")
-    r.add_argument("args", nargs=argparse.REMAINDER, help="arguments for the script")
+    r.add_argument("script", nargs="?", help="the Python script to run")
+    r.add_argument("args", nargs=argparse.REMAINDER, help="arguments for the script (optional)")
     sub.add_parser("demo", help="capture the Programming Guide's fork/join graph and show it")
     e = sub.add_parser("explain", help="explain a CUresult or cudaError_t (name or number)")
     e.add_argument("code", help="e.g. 904, CUDA_ERROR_STREAM_CAPTURE_UNJOINED or cudaErrorStreamCaptureUnjoined")
@@ -137,7 +137,8 @@ def _cmd_run(ns: argparse.Namespace) -> int:
         if not ns.quiet:
             err.write(f"simcuda: wrote {len(paths)} file(s) to {ns.dot}\n")
     if not ns.quiet:
-        err.write(_summary.summary_text(drv, f"{ns.script} exited with code {rc}"))  # type: ignore[arg-type]
+        err.write(_summary.summary_text(drv, f"{ns.script} exited with code {rc}",  # type: ignore[arg-type]
+                                        explained=ns.explain))
     err.flush()
     return rc
 
@@ -152,6 +153,11 @@ def _cmd_explain(code: str) -> int:
     value = None
     if text.lstrip("-").isdigit():
         value = int(text)
+    elif text.lower().startswith("0x"):
+        try:
+            value = int(text, 16)
+        except ValueError:
+            value = None
     elif text in CUresult.__members__:
         value = int(CUresult[text])
     elif "CUDA_ERROR_" + text.upper() in CUresult.__members__:
@@ -170,7 +176,10 @@ def _cmd_explain(code: str) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``simcuda`` console script; returns the exit status."""
-    ns = build_parser().parse_args(argv)
+    parser = build_parser()
+    ns = parser.parse_args(argv)
+    if ns.command == "run" and not ns.script:
+        parser.error("simcuda run needs a script: simcuda run [options] SCRIPT [ARGS...]")
     if ns.command == "run":
         return _cmd_run(ns)
     if ns.command == "demo":
