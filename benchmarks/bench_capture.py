@@ -6,7 +6,7 @@ Prints, for the cuda.bindings-style face:
   2. the time to end a capture of N nodes spread over 8 forked streams, for several N, with the
      time per node (linear: the per-node time stays flat);
   3. instantiate + launch time of an N-node graph for several N (linear).
-Targets live here, never in timed unit tests (ARCHITECTURE.md, performance budgets).
+Targets live here, never in timed unit tests (docs/architecture.md, performance budgets).
 """
 from __future__ import annotations
 

@@ -24,7 +24,7 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 API_JSON = Path(
     os.environ.get(
         "SIMCUDA_API_JSON",
-        REPO_ROOT / ".." / "shared" / "data" / "cuda-bindings-13.5.0-api.json",
+        REPO_ROOT / "tools" / "data" / "cuda-bindings-13.5.0-api.json",
     )
 )
 

@@ -1,5 +1,5 @@
 """Module images: find kernel entry names (and parameter types when visible) in PTX, CUBIN,
-fatbin or CUDA C text (spec: ARCHITECTURE "Kernels").
+fatbin or CUDA C text (docs/architecture.md, "Kernels").
 
 The simulator never compiles or runs device code. It reads entry names so that
 ``cuModuleGetFunction`` answers like the real driver (``CUDA_ERROR_NOT_FOUND`` for an unknown
