@@ -2,7 +2,7 @@
 
 For graphs of 25k, 50k and 100k nodes (12.5k/25k/50k with ``--quick``) it prints the time of
 ``cuGraphInstantiate``, of one ``cuGraphLaunch`` (the replay, which also appends one launch-log record per
-node) and of ``cuGraphExecUpdate``, each with µs per node. The work is linear when µs/node stays flat as N
+node) and of ``cuGraphExecUpdate`` (best of two), each with µs per node; the garbage collector stays on. The work is linear when µs/node stays flat as N
 doubles; the script exits with 1 when the largest graph costs more than 2.5x per node what the smallest does.
 
 Shapes:
@@ -81,23 +81,22 @@ def measure(make: object, n: int) -> tuple[float, float, float]:
     """Seconds for instantiate, one launch (replay) and an exec update with an identical graph."""
     g, s = make(n)
     g2 = cu.cuGraphClone(g)[1]
-    gc.collect()
-    gc.disable()
-    try:
-        t0 = time.perf_counter()
-        err, x = cu.cuGraphInstantiate(g, 0)
-        t1 = time.perf_counter()
-        assert int(err) == 0, err
-        cu.cuGraphLaunch(x, s)
-        cu.cuStreamSynchronize(s)
-        t2 = time.perf_counter()
+    gc.collect()  # start each measurement from the same collector state (the collector stays on)
+    t0 = time.perf_counter()
+    err, x = cu.cuGraphInstantiate(g, 0)
+    t1 = time.perf_counter()
+    assert int(err) == 0, err
+    cu.cuGraphLaunch(x, s)
+    cu.cuStreamSynchronize(s)
+    t2 = time.perf_counter()
+    tu = []
+    for _ in range(2):  # best of two: a full collection of the whole heap can land in one of them
+        t = time.perf_counter()
         err, _info = cu.cuGraphExecUpdate(x, g2)
-        t3 = time.perf_counter()
+        tu.append(time.perf_counter() - t)
         assert int(err) == 0, err
-    finally:
-        gc.enable()
     assert len(simcuda.current_driver().launch_log) == n
-    return t1 - t0, t2 - t1, t3 - t2
+    return t1 - t0, t2 - t1, min(tu)
 
 
 def main() -> int:

@@ -23,18 +23,23 @@ Node parameters, per ``type`` (never mutated once stored; a set-params call stor
 * EXT_SEMAS_SIGNAL / EXT_SEMAS_WAIT: dict ``sems`` (tuple of handles), ``values`` (tuple of
   ``(fence value, key, timeout_ms, flags)``).
 
-Instantiation *freezes* a graph into a :class:`Frozen` body: ``ExecNode`` copies in a topological
+Instantiation *freezes* a graph into a :class:`Frozen` body: ``ExecNode`` records in a topological
 order (creation order breaking ties, spec 9), plus what later checks need: the creation-order
 topology (for ``cuGraphExecUpdate`` pairing, Programming Guide "Whole Graph Update"), the number
-of exit nodes, and the graph allocations the body maps and frees. Freezing, the topological sort
-and replay are linear in nodes + edges: when creation order is already topological (every graph
-capture makes, and most hand-built ones) the sort is a single pass; otherwise Kahn's algorithm with a
-heap keyed by local id. Replay (:func:`run_frozen`) walks the body once against simulated memory.
+of exit nodes, and the graph allocations the body maps and frees. An ``ExecNode`` shares its node's
+parameter object (parameters are never mutated once stored, so a later set-params call on the graph,
+which stores a new object, does not reach the exec). Freezing, the topological sort and replay are
+linear in nodes + edges and make one long-lived object per node (the topology lives in flat arrays),
+which keeps Python's garbage collector cheap on 100k-node graphs: when creation order is already
+topological (every graph capture makes, and most hand-built ones) the sort is a single pass;
+otherwise Kahn's algorithm with a heap keyed by local id. Replay (:func:`run_frozen`) walks the body
+once against simulated memory.
 """
 from __future__ import annotations
 
 import ctypes
 import heapq
+from array import array
 from typing import Any, Callable
 
 from .memory import HOST as HOST_SIDE
@@ -333,14 +338,15 @@ class Frozen:
         gid: id of the graph it was made from (DOT ``graph_<gid>``).
         order: ``ExecNode`` list in replay order (topological, creation order breaking ties).
         creation: positions in ``order`` of the nodes in creation order (update pairing).
-        topology: per node in creation order, ``(type, ((dependency index, edge data), ...))``.
+        topology: :class:`Topology` of the instantiated graph (creation order).
         exits: number of nodes without dependents.
         index: ``id(origin node)`` -> position in ``order``.
     """
 
     __slots__ = ("gid", "order", "creation", "topology", "exits", "index", "_mem")
 
-    def __init__(self, gid: int, order: list[ExecNode], creation: list[int], topology: tuple, exits: int) -> None:
+    def __init__(self, gid: int, order: list[ExecNode], creation: list[int], topology: "Topology",
+                 exits: int) -> None:
         self.gid = gid
         self.order = order
         self.creation = creation
@@ -388,12 +394,40 @@ class Frozen:
         return sum(1 + (x.child.count() if x.type == GRAPH else 0) for x in self.order)
 
 
-def signature(live: list[Node]) -> tuple[tuple, int]:
+class Topology:
+    """The shape of a graph in creation order, in flat arrays (no per-node objects).
+
+    ``types[i]`` is node i's type; its dependencies, in edge order, are ``src[off[i]:off[i+1]]``
+    (creation indices) with edge data ``eds[off[i]:off[i+1]]`` (the graph's own edge-data tuples).
+    """
+
+    __slots__ = ("types", "off", "src", "eds")
+
+    def __init__(self, live: list[Node]) -> None:
+        pos = {id(n): i for i, n in enumerate(live)}
+        self.types = array("b", [n.type for n in live])
+        off = array("q", [0])
+        src = array("q")
+        eds: list = []
+        for n in live:
+            for e in n.ins:
+                src.append(pos[id(e.src)])
+                eds.append(e.ed)
+            off.append(len(src))
+        self.off, self.src, self.eds = off, src, eds
+
+    def __len__(self) -> int:
+        return len(self.types)
+
+    def deps(self, i: int) -> list[tuple[int, tuple]]:
+        """``[(dependency creation index, edge data), ...]`` of node ``i``, in edge order."""
+        a, b = self.off[i], self.off[i + 1]
+        return list(zip(self.src[a:b], self.eds[a:b]))
+
+
+def signature(live: list[Node]) -> tuple[Topology, int]:
     """``(topology, exit count)`` of live nodes in creation order (see :class:`Frozen`)."""
-    pos = {id(n): i for i, n in enumerate(live)}
-    topo = tuple((n.type, tuple((pos[id(e.src)], e.ed) for e in n.ins)) for n in live)
-    exits = sum(1 for n in live if not n.outs)
-    return topo, exits
+    return Topology(live), sum(1 for n in live if not n.outs)
 
 
 def freeze(graph: Graph) -> Frozen:
@@ -405,7 +439,7 @@ def freeze(graph: Graph) -> Frozen:
     xs = []
     for n in order:
         child = freeze(n.params["graph"]) if n.type == GRAPH else None
-        xs.append(ExecNode(n, copy_params(n.type, n.params), child))
+        xs.append(ExecNode(n, n.params, child))  # shared: stored parameters are never mutated
     if order is live or len(order) == len(live) and all(a is b for a, b in zip(order, live)):
         creation = list(range(len(xs)))
     else:
@@ -582,7 +616,7 @@ def graph_from_frozen(drv: Any, body: Frozen, ctx: Any) -> Graph:
         if x.type == GRAPH and x.enabled:
             params["graph"].owner_node = m
         made.append(m)
-        for src, ed in body.topology[i][1]:
+        for src, ed in body.topology.deps(i):
             add_edge(g, made[src], m, ed)
     return g
 
@@ -706,14 +740,16 @@ def plan_update(old: Frozen, g: Graph, resolve: Callable[[int], Any], flags: int
                             f"graph {g.gid} has {len(live)} nodes but the exec was made from {len(old.creation)}")
     topo, exits = signature(live)
     if exits > old.exits:
-        old_exit = {i for i, _ in enumerate(live)} - {s for _, deps in old.topology for s, _ in deps}
+        old_exit = set(range(len(live))) - set(old.topology.src)
         extra = next((n for i, n in enumerate(live) if not n.outs and i not in old_exit),
                      next(n for n in live if not n.outs))
         raise UpdateFailure(UPD_TOPOLOGY_CHANGED, extra,
                             f"graph {g.gid} has {exits} exit nodes, more than the exec's {old.exits}; node "
                             f"{extra.local_id} is one of them")
-    for i, n in enumerate(live):
-        new_deps, old_deps = topo[i][1], old.topology[i][1]
+    ot = old.topology
+    same_deps = topo.off == ot.off and topo.src == ot.src and topo.eds == ot.eds  # one C-level comparison
+    for i, n in enumerate([] if same_deps else live):  # only when something differs: find the first node
+        new_deps, old_deps = topo.deps(i), ot.deps(i)
         if len(new_deps) != len(old_deps):
             raise UpdateFailure(UPD_TOPOLOGY_CHANGED, n,
                                 f"node {n.local_id} of graph {g.gid} has {len(new_deps)} dependencies, its paired "
@@ -726,12 +762,12 @@ def plan_update(old: Frozen, g: Graph, resolve: Callable[[int], Any], flags: int
                                     f"{'' if a[1] == ZERO_ED else ' with edge data ' + str(a[1])}) does not match "
                                     f"the paired dependency in the exec (creation index {b[0]}"
                                     f"{'' if b[1] == ZERO_ED else ', edge data ' + str(b[1])})", src)
-    for i, n in enumerate(live):
-        ot = old.topology[i][0]
-        if n.type != ot:
+    for i, n in enumerate([] if topo.types == ot.types else live):
+        t_old = ot.types[i]
+        if n.type != t_old:
             raise UpdateFailure(UPD_NODE_TYPE_CHANGED, n,
                                 f"node {n.local_id} of graph {g.gid} is {TYPE_KEYWORDS.get(n.type)} but its paired "
-                                f"node in the exec is {TYPE_KEYWORDS.get(ot)}")
+                                f"node in the exec is {TYPE_KEYWORDS.get(t_old)}")
     order = list(old.order)
     for i, n in enumerate(live):
         pos = old.creation[i]
@@ -744,7 +780,7 @@ def plan_update(old: Frozen, g: Graph, resolve: Callable[[int], Any], flags: int
             if prob is not None:
                 raise UpdateFailure(prob[0], n, f"node {n.local_id} of graph {g.gid} "
                                                 f"({TYPE_KEYWORDS[n.type]}): {prob[1]}")
-        order[pos] = x.evolve(params=copy_params(n.type, n.params), child=child)
+        order[pos] = x.evolve(params=n.params, child=child)
     f = Frozen(old.gid, order, old.creation, old.topology, old.exits)
     f.index = old.index
     return f
