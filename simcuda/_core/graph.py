@@ -959,10 +959,11 @@ def _dot_cluster(g: Graph, flags: int, lines: list[str]) -> None:
         lines.append(_dot_node(n, gid, flags, topo_id))
         if n.type == GRAPH:
             children.append(n.params["graph"])
+    head = {id(e): j for n in live for j, e in enumerate(n.ins)} if flags & DOT_EXTRA_TOPO_INFO else {}
     for e in g.edges:
         attrs = []
         if flags & DOT_EXTRA_TOPO_INFO:
-            attrs.append(f"headlabel={e.dst.ins.index(e)}")
+            attrs.append(f"headlabel={head[id(e)]}")
             if e.ed != ZERO_ED:
                 attrs.append(f'label="ports {e.ed[0]}->{e.ed[1]} type {e.ed[2]}"')
         suffix = f" [{' '.join(attrs)}]" if attrs else ""
