@@ -66,7 +66,8 @@ class Options:
 
     Attributes:
         graph_launch_in_capture: ``"reject"`` (default: 900 and invalidation, spec 3.8) or
-            ``"child-node"`` (the opt-in: the launch adds a GRAPH node holding the exec's graph).
+            ``"child-node"`` (the opt-in: the launch adds a GRAPH node holding a copy of the exec as
+            instantiated, or as updated since) [inferred].
         cig_end_any_thread: allow ``cuStreamEndCaptureToCig`` from another thread (spec 8.4, off).
         per_thread_default_stream: ``None`` reads ``CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM``
             when the face first needs the driver (spec 6.1); ``True``/``False`` force the mode.
