@@ -22,6 +22,7 @@ MARKER = "simcuda"
 
 
 def pytest_configure(config: Any) -> None:
+    """Register the ``simcuda`` marker."""
     config.addinivalue_line("markers", f"{MARKER}: run the test against a fresh simulated CUDA driver, "
                                        "with cuda.bindings patched to simcuda's faces")
 
@@ -47,6 +48,7 @@ def patched_cuda(simcuda_driver: Any) -> Iterator[Any]:
 
 
 def pytest_collection_modifyitems(items: list[Any]) -> None:
+    """Give every test marked ``simcuda`` the ``patched_cuda`` fixture."""
     for item in items:
         if item.get_closest_marker(MARKER) is not None and "patched_cuda" not in getattr(item, "fixturenames", ()):
             item.fixturenames.append("patched_cuda")

@@ -71,6 +71,7 @@ class CaptureMachine(RuleBasedStateMachine):
         self.ids_seen: set[int] = set()
 
     def teardown(self) -> None:
+        """Put back the driver that was current before the machine ran."""
         simcuda.use(self._old)
 
     def _ok(self, result: tuple) -> tuple:
@@ -78,18 +79,21 @@ class CaptureMachine(RuleBasedStateMachine):
 
     @rule(target=streams, flags=stream_flags())
     def create_stream(self, flags: int) -> Any:
+        """Create a blocking or non-blocking stream."""
         err, s = self.cu.cuStreamCreate(flags)
         assert err == 0
         return s
 
     @rule(target=events)
     def create_event(self) -> Any:
+        """Create an event."""
         err, e = self.cu.cuEventCreate(0)
         assert err == 0
         return e
 
     @rule(s=streams, mode=capture_modes())
     def begin(self, s: Any, mode: int) -> None:
+        """Begin a capture in any mode; a stream that belongs to a capture must get 401, a new id must be unique."""
         status = self.cu.cuStreamIsCapturing(s)[1]
         err, = self.cu.cuStreamBeginCapture(s, mode)
         if int(status) != 0:
@@ -102,6 +106,7 @@ class CaptureMachine(RuleBasedStateMachine):
 
     @rule(s=streams)
     def launch(self, s: Any) -> None:
+        """Launch a kernel: success on idle and ACTIVE streams, 901 on an INVALIDATED one."""
         status = int(self.cu.cuStreamIsCapturing(s)[1])
         err, = self.cu.cuLaunchKernel(self.f, 1, 1, 1, 1, 1, 1, 0, s, 0, 0)
         expected = {0: 0, 1: 0, 2: 901}[status]
@@ -109,14 +114,17 @@ class CaptureMachine(RuleBasedStateMachine):
 
     @rule(e=events, s=streams)
     def record(self, e: Any, s: Any) -> None:
+        """Record an event on a stream (any outcome; invariants check the state)."""
         self.cu.cuEventRecord(e, s)
 
     @rule(s=streams, e=events)
     def wait(self, s: Any, e: Any) -> None:
+        """Make a stream wait on an event (fork, join, merge, isolation...)."""
         self.cu.cuStreamWaitEvent(s, e, 0)
 
     @rule(s=streams)
     def synchronize(self, s: Any) -> None:
+        """Synchronise a stream: 900 and invalidation when capturing, 901 when already invalidated."""
         status = int(self.cu.cuStreamIsCapturing(s)[1])
         err, = self.cu.cuStreamSynchronize(s)
         if status == 1:
@@ -127,6 +135,7 @@ class CaptureMachine(RuleBasedStateMachine):
 
     @rule(s=streams)
     def end(self, s: Any) -> None:
+        """End a capture: 401 when idle, no graph with 901, every member NONE after success."""
         status = int(self.cu.cuStreamIsCapturing(s)[1])
         err, g = self.cu.cuStreamEndCapture(s)
         if status == 0:
@@ -139,11 +148,13 @@ class CaptureMachine(RuleBasedStateMachine):
     @precondition(lambda self: True)
     @rule(s=consumes(streams))
     def destroy(self, s: Any) -> None:
+        """Destroy a stream (origin: terminates its capture; member: invalidates it)."""
         err, = self.cu.cuStreamDestroy(s)
         assert int(err) == 0
 
     @invariant()
     def a_stream_belongs_to_at_most_one_capture(self) -> None:
+        """Invariant: a stream belongs to at most one capture sequence."""
         seen: dict[int, int] = {}
         for seq in self.sim._live_captures.values():
             for m in seq.members:
@@ -153,6 +164,7 @@ class CaptureMachine(RuleBasedStateMachine):
 
     @invariant()
     def members_report_the_sequence_status(self) -> None:
+        """Invariant: every member stream reports its sequence's status."""
         for seq in self.sim._live_captures.values():
             for m in seq.members:
                 if not m.is_legacy:

@@ -64,6 +64,7 @@ def parse_cuda_source(src: str) -> dict[str, list[str]]:
 
 
 def parse_ptx(text: str) -> dict[str, list[str]]:
+    """PTX ``.entry`` kernels with parameter types (``// simcuda-params`` lines give exact C types)."""
     entries: dict[str, list[str]] = {}
     for m in _PTX_ENTRY.finditer(text):
         entries[m.group(1)] = [_PTX_SIZES.get(t, "unsigned long long") for t in _PTX_PARAM.findall(m.group(2))]

@@ -20,6 +20,8 @@ CAPTURED = "CAPTURED"
 
 
 class Device:
+    """A simulated device: its ordinal, its :class:`DeviceSpec`, and its primary context (refcounted)."""
+
     __slots__ = ("ordinal", "spec", "primary", "primary_refs")
 
     def __init__(self, ordinal: int, spec: Any) -> None:
@@ -30,6 +32,8 @@ class Device:
 
 
 class Context:
+    """A context (spec 1): device, flags, CIG data, its legacy stream, per-thread streams and user streams."""
+
     __slots__ = ("handle", "device", "flags", "is_primary", "is_cig", "cig_data_type", "cig_data",
                  "destroyed", "legacy", "per_thread", "streams", "ctx_id")
 
@@ -52,6 +56,9 @@ class Context:
 
 
 class Stream:
+    """A stream (spec 1): context, flags, priority, kind (user, legacy, per-thread), capture membership and
+    dependency set, CIG record, and pending work (manual progression)."""
+
     __slots__ = ("handle", "ctx", "flags", "priority", "kind", "owner", "destroyed", "capture", "deps",
                  "cig", "stream_id", "pending", "last_done")
 
@@ -78,9 +85,11 @@ class Stream:
 
     @property
     def is_legacy(self) -> bool:
+        """True for a context's legacy (NULL) stream."""
         return self.kind == LEGACY
 
     def label(self) -> str:
+        """How ``why`` texts name this stream."""
         if self.kind == LEGACY:
             return f"the legacy stream of context 0x{self.ctx.handle:x}"
         if self.kind == PER_THREAD:
@@ -89,6 +98,8 @@ class Stream:
 
 
 class Event:
+    """An event (spec 1, 2.4): EMPTY, RECORDED (real work) or CAPTURED (a capture's snapshot of a stream's deps)."""
+
     __slots__ = ("handle", "ctx", "flags", "destroyed", "state", "capture", "nodes", "time_ms",
                  "pending_on", "pending_ticket")
 
@@ -105,10 +116,13 @@ class Event:
         self.pending_ticket = 0
 
     def label(self) -> str:
+        """How ``why`` texts name this event."""
         return f"event 0x{self.handle:x}"
 
 
 class Module:
+    """A loaded module or library: entry names with parameter C types, and the functions handed out."""
+
     __slots__ = ("handle", "ctx", "entries", "functions", "unloaded", "source")
 
     def __init__(self, handle: int, ctx: Context, entries: dict[str, list[str]], source: str | None) -> None:
@@ -121,6 +135,8 @@ class Module:
 
 
 class Function:
+    """A kernel function of a module: its entry name and parameter C types (``[]`` when unknown)."""
+
     __slots__ = ("handle", "module", "name", "param_types")
 
     def __init__(self, handle: int, module: Module, name: str, param_types: list[str]) -> None:
@@ -147,6 +163,7 @@ class ThreadState:
 
     @property
     def current(self) -> Context | None:
+        """The thread's current context (top of its stack), or None."""
         return self.ctx_stack[-1] if self.ctx_stack else None
 
 
