@@ -1,6 +1,7 @@
 """Write ``docs/supported-api.md``: which functions of the driver faces are simulated.
 
-For ``cuda.bindings.driver`` and ``cuda.bindings._v2.driver`` it lists every function of the real
+For ``cuda.bindings.driver``, ``cuda.bindings._v2.driver``, ``cuda.bindings.runtime`` and
+``cuda.bindings.nvrtc`` it lists every function of the real
 module (names from :mod:`simcuda._generated.driver_outputs`, themselves generated from the wheel)
 with ``[x]`` when the face simulates it and ``[ ]`` when it only answers
 ``CUDA_ERROR_NOT_SUPPORTED`` / ``NotSupportedError``, followed by the summary line of the face's
@@ -21,6 +22,13 @@ sys.path.insert(0, str(ROOT))
 from simcuda._generated.driver_outputs import OUTPUTS, V2_FUNCTIONS  # noqa: E402
 from simcuda.bindings import driver as cu  # noqa: E402
 from simcuda.bindings._v2 import driver as v2  # noqa: E402
+from simcuda.bindings import runtime as rt  # noqa: E402
+from simcuda.bindings import nvrtc as nv  # noqa: E402
+from simcuda._generated.runtime_outputs import OUTPUTS as RT_OUTPUTS  # noqa: E402
+
+import json  # noqa: E402
+
+_API = json.loads((ROOT / "tools" / "data" / "cuda-bindings-13.5.0-api.json").read_text())
 
 OUT = ROOT / "docs" / "supported-api.md"
 
@@ -63,6 +71,12 @@ def render() -> str:
              "`[I]` marks a behaviour the spec infers where NVIDIA documents none.", ""]
     lines += _section("cuda.bindings.driver", cu, OUTPUTS)
     lines += _section("cuda.bindings._v2.driver", v2, V2_FUNCTIONS)
+    lines += _section("cuda.bindings.runtime", rt, RT_OUTPUTS)
+    nvrtc_names = [n for n in _API["modules"]["cuda.bindings.nvrtc"]["functions"] if n.startswith("nvrtc")]
+    lines += _section("cuda.bindings.nvrtc", nv, [n for n in nvrtc_names if hasattr(nv, n)])
+    missing = sorted(n for n in nvrtc_names if not hasattr(nv, n))
+    if missing:
+        lines += ["Not present in simcuda's nvrtc face: " + ", ".join(f"`{n}`" for n in missing), ""]
     return "\n".join(lines)
 
 
