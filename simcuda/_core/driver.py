@@ -21,6 +21,7 @@ import attrs
 
 from . import capture as cap
 from . import graph as gr
+from . import hostmem
 from .errors import DriverError
 from .memory import (DEVICE, HOST, KIND_DEVICE, KIND_GRAPH, KIND_MANAGED, CopyParams, MemorySpace,
                      MemsetParams, check_copy, check_memset, do_copy, do_memset)
@@ -468,7 +469,13 @@ class Driver:
         fn(launch)
         return "ran Python kernel"
 
+    def _check_host_fn(self, fn: Any, what: str) -> None:
+        """INVALID_VALUE unless an ``int`` function address lies in executable memory (:mod:`hostmem`)."""
+        if isinstance(fn, int) and fn:
+            hostmem.check(self.memory, fn, 1, "x", what)
+
     def _call_host_fn(self, fn: Any, user_data: Any, callback_args: tuple | None = None) -> None:
+        self._check_host_fn(fn, "host function")  # it may have been unmapped since it was enqueued
         t = self._thread()
         t.in_host_fn += 1
         try:
@@ -793,6 +800,9 @@ class Driver:
         s = self._stream(h)
         if flags != 0:
             raise DriverError(1, "cuStreamAddCallback flags must be 0")
+        if not callback:
+            raise DriverError(1, "cuStreamAddCallback: the callback is NULL")
+        self._check_host_fn(callback, "cuStreamAddCallback: the callback")
 
         def run() -> str:
             if isinstance(callback, int):  # CUstreamCallback: void (*)(CUstream, CUresult, void *userData)
@@ -1220,6 +1230,8 @@ class Driver:
         """
         t = self._thread()
         ctx = self._ctx_current(t)
+        if isinstance(image, int):  # the address of NUL-terminated text (the real void* form)
+            image = hostmem.read_c_string(self.memory, image, f"{call} image") if image else b""
         entries, source = parse_image(image)
         cap.check_unsafe(self, t, call)
         m = Module(0, ctx, entries, source)
@@ -1323,11 +1335,14 @@ class Driver:
         """cuFuncGetName."""
         return self._function(h).name
 
-    def decode_kernel_args(self, f: Function | int, kernel_params: Any) -> list:
+    @entry
+    def decode_kernel_args(self, f: Function | int, kernel_params: Any, call: str = "cuLaunchKernel") -> list:
         """Decode an ``int`` address of a ``void**`` array using the kernel's parameter types.
 
         ``f`` is a :class:`Function` or a function handle; an unknown handle decodes to ``[]``
-        (the launch itself then fails with INVALID_HANDLE).
+        (the launch itself then fails with INVALID_HANDLE). ``call`` names the entry point for the
+        error log. Errors: 1 INVALID_VALUE when the array or an argument it points to is not readable
+        memory of this process (:mod:`simcuda._core.hostmem`).
         """
         if not kernel_params:
             return []
@@ -1336,10 +1351,15 @@ class Driver:
             if not isinstance(f, Function):
                 return []
         out = []
-        ptrs = (ctypes.c_void_p * len(f.param_types)).from_address(int(kernel_params))
-        for ptype, addr in zip(f.param_types, ptrs):
+        n = len(f.param_types)
+        hostmem.check(self.memory, int(kernel_params), n * ctypes.sizeof(ctypes.c_void_p), "r",
+                      f"kernelParams of {f.name} ({n} argument pointer(s))")
+        ptrs = (ctypes.c_void_p * n).from_address(int(kernel_params))
+        for i, (ptype, addr) in enumerate(zip(f.param_types, ptrs)):
             fmt = struct_format(ptype)
             size = struct.calcsize(fmt)
+            if addr:
+                hostmem.check(self.memory, addr, size, "r", f"kernelParams[{i}] of {f.name} ({ptype})")
             out.append(struct.unpack(fmt, ctypes.string_at(addr, size))[0] if addr else 0)
         return out
 
@@ -1369,6 +1389,7 @@ class Driver:
             raise DriverError(1, f"syncMode {sync_mode} is not a CUhostTaskSyncMode (0, 1) (spec 3.9) [inferred]")
         if not fn:
             raise DriverError(1, "the host function pointer is NULL")
+        self._check_host_fn(fn, "cuLaunchHostFunc: the host function")
         params = {"fn": fn, "user_data": user_data, "sync_mode": sync_mode or 0}
         cap.enqueue(self, s, cap.Op("host", "cuLaunchHostFunc", params,
                                     lambda: self._call_host_fn(fn, user_data) or ""))
@@ -1467,6 +1488,7 @@ class Driver:
         if ntype == gr.HOST:
             if not spec["fn"]:
                 raise DriverError(1, "the host node's function is NULL")
+            self._check_host_fn(spec["fn"], "the host node's function")
             if spec.get("sync_mode", 0) not in (0, 1):
                 raise DriverError(1, f"syncMode {spec['sync_mode']} is not a CUhostTaskSyncMode (0, 1) (spec 3.9)")
             return {"fn": spec["fn"], "user_data": spec.get("user_data"), "sync_mode": spec.get("sync_mode", 0)}

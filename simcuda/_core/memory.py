@@ -15,6 +15,7 @@ import bisect
 import ctypes
 from typing import Any
 
+from . import hostmem
 from .errors import DriverError
 
 DEVICE_BASE = 0x7F3A_0000_0000
@@ -116,13 +117,13 @@ class MemorySpace:
         return self.host.pop(int(addr), None) is not None
 
 
-def host_view(obj: Any, nbytes: int, writable: bool, what: str = "host buffer") -> memoryview:
+def host_view(obj: Any, nbytes: int, writable: bool, what: str = "host buffer", mem: Any = None) -> memoryview:
     """A byte view of host memory given as an int address, a ctypes object or a buffer.
 
-    Errors: ``CUDA_ERROR_INVALID_VALUE`` for NULL, a buffer shorter than ``nbytes``, or a
-    read-only buffer used as a copy destination.
-    Fidelity: an ``int`` address is trusted as real process memory, as the real driver trusts
-    it; passing a garbage address is undefined behaviour there and here.
+    Errors: ``CUDA_ERROR_INVALID_VALUE`` for NULL, a buffer shorter than ``nbytes``, a read-only
+    buffer used as a copy destination, or an ``int`` address whose range is not readable (writable)
+    memory of this process (:mod:`simcuda._core.hostmem`; ``mem`` gives the driver's own host
+    allocations).
     """
     if obj is None:
         raise DriverError(1, f"{what} is NULL")
@@ -131,6 +132,7 @@ def host_view(obj: Any, nbytes: int, writable: bool, what: str = "host buffer") 
             raise DriverError(1, f"{what} is NULL")
         if nbytes == 0:
             return memoryview(bytearray(0))
+        hostmem.check(mem, obj, nbytes, "w" if writable else "r", what)
         return memoryview((ctypes.c_char * nbytes).from_address(obj)).cast("B")
     try:
         mv = memoryview(obj)
@@ -216,7 +218,7 @@ def _side_view(mem: MemorySpace, kind: str, obj: Any, first: int, n: int, writab
     if kind == DEVICE:
         return mem.device_view(int(obj) + first, n, what)
     if isinstance(obj, int):
-        return host_view(obj + first, n, writable, what)
+        return host_view(obj + first, n, writable, what, mem)
     return host_view(obj, first + n, writable, what)[first:]
 
 
@@ -237,6 +239,11 @@ def check_copy(mem: MemorySpace, p: CopyParams) -> None:
                                      f"(0x{a.start:x}, {a.size} bytes)")
         elif kind == HOST and obj is None:
             raise DriverError(1, f"copy {side} host pointer is NULL")
+        elif kind == HOST and isinstance(obj, int) and p.nbytes:
+            if obj == 0:
+                raise DriverError(1, f"copy {side} host pointer is NULL")
+            first, n = p.span(side)
+            hostmem.check(mem, obj + first, n, "r" if side == "src" else "w", f"copy {side}")
 
 
 def do_copy(mem: MemorySpace, p: CopyParams) -> None:

@@ -40,13 +40,71 @@ _VOIDP_ERR = "Provided argument is of type {} but expected Type None, int or obj
 
 
 def to_int(x: Any) -> int:
-    """Cython-style conversion to a C integer: ``int`` or anything with ``__int__``, else TypeError."""
+    """Cython-style conversion to a C integer: ``int`` or anything with ``__int__`` (``nb_int``: a float is
+    truncated, ``NaN`` raises ``ValueError``), else ``TypeError: an integer is required``. ``__index__``
+    alone is not enough, as in the real wrappers."""
     if isinstance(x, int):
         return int(x)
     f = getattr(type(x), "__int__", None)
     if f is None:
         raise TypeError("an integer is required")
-    return f(x)
+    v = f(x)
+    if not isinstance(v, int):
+        raise TypeError(f"__int__ returned non-int (type {type(v).__name__})")
+    return int(v)
+
+
+def c_uint(x: Any, bits: int = 32, cname: str = "unsigned int") -> int:
+    """An unsigned C integer argument converted as Cython does, with its exact ``OverflowError`` texts:
+    ``can't convert negative value to <cname>``, ``value too large to convert to <cname>`` (within 64
+    bits) and ``Python int too large to convert to C unsigned long`` (beyond 64 bits)."""
+    v = x if type(x) is int else to_int(x)
+    if v < 0:
+        raise OverflowError(f"can't convert negative value to {cname}")
+    if v >> bits:
+        if v >> 64:
+            raise OverflowError("Python int too large to convert to C unsigned long")
+        raise OverflowError(f"value too large to convert to {cname}")
+    return v
+
+
+def c_int(x: Any, bits: int = 32, cname: str = "int") -> int:
+    """A signed C integer argument converted as Cython does: ``Python int too large to convert to C long``
+    outside 64 bits, ``value too large to convert to <cname>`` outside ``bits``."""
+    v = x if type(x) is int else to_int(x)
+    if not -(1 << 63) <= v < 1 << 63:
+        raise OverflowError("Python int too large to convert to C long")
+    if not -(1 << (bits - 1)) <= v < 1 << (bits - 1):
+        raise OverflowError(f"value too large to convert to {cname}")
+    return v
+
+
+def c_enum(x: Any, arg: str, cname: str) -> int:
+    """An enum argument of the classic wrappers: ``None`` raises ``TypeError: Argument '<arg>' must not be
+    None``; the value goes through Python's ``int()`` (so ``'abc'`` raises ``ValueError: invalid literal
+    for int()``, as in the real wrapper), then into the C enum (``OverflowError`` beyond 32 bits)."""
+    if x is None:
+        raise TypeError(f"Argument '{arg}' must not be None")
+    v = x if type(x) is int else int(x)
+    if not -(1 << 63) <= v < 1 << 63:
+        raise OverflowError("Python int too large to convert to C long")
+    if not -(1 << 31) <= v < 1 << 32:
+        raise OverflowError(f"value too large to convert to {cname}")
+    return v
+
+
+def _as_address(x: Any) -> int | None:
+    """``<void_ptr>x`` of the real helper: the value when ``x`` converts to an integer in [0, 2**64), else None."""
+    if type(x) is int:
+        return x if 0 <= x < 1 << 64 else None
+    f = getattr(type(x), "__int__", None)
+    if f is None:
+        return None
+    try:
+        v = f(x)
+    except Exception:  # the real helper catches every failure of the conversion and tries the buffer
+        return None
+    return int(v) if isinstance(v, int) and 0 <= v < 1 << 64 else None
 
 
 def buffer_address(obj: Any) -> tuple[int, Any]:
@@ -72,21 +130,30 @@ def buffer_address(obj: Any) -> tuple[int, Any]:
 
 def void_ptr(x: Any) -> int:
     """A ``void*`` argument as the real helper takes it: None, an int address, or a buffer."""
+    x = check_void_ptr_obj(x)
     if x is None:
         return 0
     if isinstance(x, int):
-        return int(x)
-    try:
-        memoryview(x)
-    except TypeError:
-        raise TypeError(_VOIDP_ERR.format(type(x))) from None
+        return x
     return buffer_address(x)[0]
 
 
 def check_void_ptr_obj(x: Any) -> Any:
-    """Accept what ``void_ptr`` accepts, but keep the object itself (host buffers for copies)."""
-    if x is None or isinstance(x, int):
-        return x
+    """A ``void*`` argument converted as cuda-bindings' ``_HelperInputVoidPtr`` does, keeping a buffer
+    object itself (host buffers of copies are read when the work runs).
+
+    First the conversion to an unsigned 64-bit address is tried (an ``int``, or anything with
+    ``__int__``: ``1.5`` is address 1, a ``CUdeviceptr`` its value, a one-element numpy array its
+    element, as in the real helper); when it fails (no ``__int__``, a negative or too wide value), ``None``
+    is NULL and an object with the buffer protocol is taken as a buffer; anything else raises
+    ``TypeError: Provided argument is of type <class '...'> but expected Type None, int or object with
+    Buffer Protocol`` (a negative ``int`` included). Returns an ``int``, ``None`` or the buffer object.
+    """
+    a = _as_address(x)
+    if a is not None:
+        return a
+    if x is None:
+        return None
     try:
         memoryview(x)
     except TypeError:
@@ -107,11 +174,14 @@ class Wrapper:
     _lo, _hi = 0, 2 ** 64 - 1
     _hex = True
 
+    _cname = "unsigned PY_LONG_LONG"
+
     def __init__(self, init_value: Any = 0, _ptr: Any = 0) -> None:
         v = init_value if type(init_value) is int else to_int(init_value)
         if v < self._lo or v > self._hi:
-            raise OverflowError(f"can't convert {'negative value' if v < 0 else 'value'} to {type(self).__name__}"
-                                if v < self._lo else f"value too large to convert to {type(self).__name__}")
+            if self._lo < 0:
+                c_int(v, self._ctype is ctypes.c_int32 and 32 or 64, self._cname)
+            c_uint(v, 32 if self._ctype is ctypes.c_uint32 else 64, self._cname)
         self._v = v
         self._buf = None
         if _ptr:
@@ -171,6 +241,12 @@ class _Eq:
     __le__ = __gt__ = __ge__ = __lt__
 
 
+#: the C type names the real wrappers' OverflowError texts use, where not the default of their width
+_CNAMES = {"cuuint32_t": "uint32_t", "VdpDevice": "uint32_t", "VdpOutputSurface": "uint32_t",
+           "VdpVideoSurface": "uint32_t", "CUlogicalEndpointId": "uint32_t", "cuuint64_t": "uint64_t",
+           "CUgraphConditionalHandle": "uint64_t"}
+
+
 def _wrapper_class(name: str, kind: str, bits: int, signed: bool) -> type:
     bases: tuple = (_Eq, _Index, Wrapper) if kind == "ptr" else (_Index, Wrapper) if kind == "callback" else (Wrapper,)
     doc = {"ptr": "opaque handle: hex repr, value equality within the class, hashable, __index__",
@@ -185,6 +261,8 @@ def _wrapper_class(name: str, kind: str, bits: int, signed: bool) -> type:
         "_lo": -(2 ** (bits - 1)) if signed else 0,
         "_hi": 2 ** (bits - 1) - 1 if signed else 2 ** bits - 1,
         "_hex": kind != "value",
+        "_cname": _CNAMES.get(name, ("int" if signed else "unsigned int") if bits == 32 else
+                              ("long" if signed else "unsigned PY_LONG_LONG")),
     }
     if name == "CUstream":
         ns["__cuda_stream__"] = lambda self: (0, int(self))

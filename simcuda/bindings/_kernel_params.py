@@ -32,7 +32,7 @@ from __future__ import annotations
 import ctypes
 from typing import Any
 
-from ._driver_types import Wrapper, buffer_address, is_enum_member
+from ._driver_types import Wrapper, buffer_address, c_uint, is_enum_member
 
 _SUPPORTED = frozenset({ctypes.c_bool, ctypes.c_char, ctypes.c_wchar, ctypes.c_byte, ctypes.c_ubyte, ctypes.c_short,
                         ctypes.c_ushort, ctypes.c_int, ctypes.c_uint, ctypes.c_long, ctypes.c_ulong,
@@ -87,12 +87,14 @@ def one_arg(value: Any, ctype: Any) -> Any:
     raise TypeError(f"Unsupported type: {ctype!r}")
 
 
-def kernel_args(drv: Any, hfunc: int, kp: Any) -> list:
-    """Decode ``kernelParams`` (any accepted form) into the list of values the core takes."""
+def kernel_args(drv: Any, hfunc: int, kp: Any, call: str = "cuLaunchKernel") -> list:
+    """Decode ``kernelParams`` (any accepted form) into the list of values the core takes (``call`` names
+    the entry point in the error log when an address form points at unreadable memory)."""
     if kp is None:
         return []
     if isinstance(kp, int):
-        return drv.decode_kernel_args(hfunc, int(kp)) if kp else []
+        kp = c_uint(kp, 64, "unsigned PY_LONG_LONG")  # <void_ptr> of the real helper: OverflowError texts
+        return drv.decode_kernel_args(hfunc, kp, call) if kp else []
     if type(kp) is tuple and len(kp) == 2 and isinstance(kp[0], tuple) and isinstance(kp[1], tuple):
         values, types = kp
         if len(values) != len(types):
@@ -103,14 +105,17 @@ def kernel_args(drv: Any, hfunc: int, kp: Any) -> list:
     except TypeError:
         raise TypeError(_BAD_FORM) from None
     addr, keep = buffer_address(kp)
-    out = drv.decode_kernel_args(hfunc, addr)
+    out = drv.decode_kernel_args(hfunc, addr, call)
     del keep
     return out
 
 
 def check_form(kp: Any) -> None:
     """Raise the real binding's TypeError for a ``kernelParams`` of a form it refuses."""
-    if kp is None or isinstance(kp, int):
+    if kp is None:
+        return
+    if isinstance(kp, int):
+        c_uint(kp, 64, "unsigned PY_LONG_LONG")
         return
     if type(kp) is tuple and len(kp) == 2 and isinstance(kp[0], tuple) and isinstance(kp[1], tuple):
         if len(kp[0]) != len(kp[1]):

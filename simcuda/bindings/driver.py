@@ -109,9 +109,12 @@ def _doc(fn: Any) -> Any:
     return fn
 
 
+_U64 = 1 << 64
+
+
 def _h(x: Any, cls: type) -> int:
     """A handle argument: ``None``, an ``int``, or the wrapper (anything with ``__int__`` goes through ``cls``)."""
-    if type(x) is int and x >= 0:
+    if type(x) is int and 0 <= x < _U64:
         return x
     if x is None:
         return 0
@@ -121,17 +124,21 @@ def _h(x: Any, cls: type) -> int:
 
 
 def _u(x: Any, bits: int = 32, what: str = "unsigned int") -> int:
-    """An unsigned C integer argument (OverflowError for a negative or too wide value)."""
-    v = x if type(x) is int else _T.to_int(x)
-    if v < 0:
-        raise OverflowError(f"can't convert negative value to {what}")
-    if v >> bits:
-        raise OverflowError(f"value too large to convert to {what}")
-    return v
+    """An unsigned C integer argument (OverflowError for a negative or too wide value, with the real texts)."""
+    if type(x) is int and 0 <= x and not x >> bits:
+        return x
+    return _T.c_uint(x, bits, what)
 
 
 def _size(x: Any) -> int:
     return _u(x, 64, "size_t")
+
+
+def _i(x: Any) -> int:
+    """A signed C ``int`` argument (OverflowError outside 32 bits, with the real texts)."""
+    if type(x) is int and -0x80000000 <= x <= 0x7FFFFFFF:
+        return x
+    return _T.c_int(x)
 
 
 def _node_list(x: Any, arg: str, cls: type = None) -> list:
@@ -490,8 +497,8 @@ def cuStreamWaitEvent(hStream: Any, hEvent: Any, Flags: Any) -> tuple:
     event; INVALID_HANDLE bad event; 906 legacy stream; 902 MERGE (both invalidated); 905 ISOLATION
     (invalidates); 901 on an invalidated capture.
     """
-    hs = hStream if type(hStream) is int and hStream >= 0 else _h(hStream, _CUstream)
-    he = hEvent if type(hEvent) is int and hEvent >= 0 else _h(hEvent, _CUevent)
+    hs = hStream if type(hStream) is int and 0 <= hStream < _U64 else _h(hStream, _CUstream)
+    he = hEvent if type(hEvent) is int and 0 <= hEvent < _U64 else _h(hEvent, _CUevent)
     fl = Flags if type(Flags) is int else _u(Flags)
     try:
         _drv().stream_wait_event(hs, he, fl)
@@ -679,8 +686,8 @@ def cuEventRecord(hEvent: Any, hStream: Any) -> tuple:
     Errors, in order: INVALID_HANDLE bad event or other context; 906 legacy stream under a blocking
     capture (invalidating); 901 invalidated capture.
     """
-    he = hEvent if type(hEvent) is int and hEvent >= 0 else _h(hEvent, _CUevent)
-    hs = hStream if type(hStream) is int and hStream >= 0 else _h(hStream, _CUstream)
+    he = hEvent if type(hEvent) is int and 0 <= hEvent < _U64 else _h(hEvent, _CUevent)
+    hs = hStream if type(hStream) is int and 0 <= hStream < _U64 else _h(hStream, _CUstream)
     try:
         _drv().event_record(he, hs)
     except _DriverError as e:
@@ -1083,11 +1090,11 @@ def cuMemFreeAsync(dptr: Any, hStream: Any) -> tuple:
 
 # =========================================================================== modules
 def _image(image: Any) -> Any:
-    """A module image as the real ``void*`` helper takes it: buffer (bytes, numpy char array) or address."""
-    if isinstance(image, int):
-        import ctypes
-        return ctypes.string_at(int(image)) if image else b""
-    return _T.check_void_ptr_obj(image)
+    """A module image as the real ``void*`` helper takes it: a buffer (bytes, numpy char array) or an ``int``
+    address of NUL-terminated text, which the core reads only where it is readable memory (INVALID_VALUE
+    otherwise; :mod:`simcuda._core.hostmem`). ``None`` is NULL (an empty image)."""
+    x = _T.check_void_ptr_obj(image)
+    return b"" if x is None else x
 
 
 @_face
@@ -1167,8 +1174,8 @@ def cuLaunchKernel(f: Any, gridDimX: Any, gridDimY: Any, gridDimZ: Any, blockDim
     Errors: INVALID_HANDLE bad function; INVALID_VALUE zero or oversized dimensions, or ``extra`` set
     together with ``kernelParams``; NOT_SUPPORTED ``extra`` alone (not simulated); stream capture rules.
     """
-    hf = f if type(f) is int and f >= 0 else _h(f, _CUfunction)
-    hs = hStream if type(hStream) is int and hStream >= 0 else _h(hStream, _CUstream)
+    hf = f if type(f) is int and 0 <= f < _U64 else _h(f, _CUfunction)
+    hs = hStream if type(hStream) is int and 0 <= hStream < _U64 else _h(hStream, _CUstream)
     if type(extra) is not int:
         if not isinstance(extra, int):
             raise TypeError("an integer is required")
@@ -1206,7 +1213,7 @@ def cuLaunchCooperativeKernel(f: Any, gridDimX: Any, gridDimY: Any, gridDimZ: An
     hf, hs = _h(f, _CUfunction), _h(hStream, _CUstream)
     dims = tuple(map(_u, (gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes)))
     d = _drv()
-    d.launch_kernel(hf, dims[0:3], dims[3:6], dims[6], hs, _kernel_args(d, hf, kernelParams),
+    d.launch_kernel(hf, dims[0:3], dims[3:6], dims[6], hs, _kernel_args(d, hf, kernelParams, "cuLaunchCooperativeKernel"),
                     "cuLaunchCooperativeKernel")
     return _OK
 
@@ -1237,7 +1244,8 @@ def cuLaunchKernelEx(config: Any, f: Any, kernelParams: Any, extra: Any) -> tupl
     if extra:
         _extra_refused(d, "cuLaunchKernelEx", kernelParams)
     d.launch_kernel(hf, (c["gridDimX"], c["gridDimY"], c["gridDimZ"]), (c["blockDimX"], c["blockDimY"], c["blockDimZ"]),
-                    c["sharedMemBytes"], int(c["hStream"]), _kernel_args(d, hf, kernelParams), "cuLaunchKernelEx")
+                    c["sharedMemBytes"], int(c["hStream"]), _kernel_args(d, hf, kernelParams, "cuLaunchKernelEx"),
+                    "cuLaunchKernelEx")
     return _OK
 
 
@@ -1300,7 +1308,7 @@ def _kernel_spec(d: Any, st: Any, call: str) -> dict:
         _extra_refused(d, call, p["kernelParams"])
     return {"hfunc": hf, "grid": (p["gridDimX"], p["gridDimY"], p["gridDimZ"]),
             "block": (p["blockDimX"], p["blockDimY"], p["blockDimZ"]), "shmem": p["sharedMemBytes"],
-            "args": _kernel_args(d, hf, p["kernelParams"])}
+            "args": _kernel_args(d, hf, p["kernelParams"], call)}
 
 
 def _arg_slot(ptype: Any, v: Any) -> Any:

@@ -1344,7 +1344,7 @@ def cudaGraphAddKernelNode(graph: Any, pDependencies: Any, numDependencies: Any,
     hf = int(p.func)
     if p._raw("extra"):
         _D._extra_refused(d, "cudaGraphAddKernelNode", p._raw("kernelParams"))
-    args = _KP.kernel_args(d, hf, p._raw("kernelParams"))
+    args = _KP.kernel_args(d, hf, p._raw("kernelParams"), "cudaGraphAddKernelNode")
     g, b = p.gridDim, p.blockDim
     return (_SUCCESS, _mk_node(d.graph_add_kernel_node(_h(graph, _cudaGraph_t), deps, hf, (g.x, g.y, g.z),
                                                       (b.x, b.y, b.z), p.sharedMemBytes, args)))

@@ -23,9 +23,11 @@ from __future__ import annotations
 import array as _array
 import ctypes as _ct
 import functools as _functools
+import threading as _threading
 from typing import Any
 
 from ... import _state as _st
+from ..._core import hostmem as _hostmem
 from ..._core.errors import DriverError as _CoreError
 from ..._core.memory import DEVICE as _DEV
 from ..._core.memory import HOST as _HOST
@@ -91,10 +93,24 @@ def _drv() -> Any:
     return d
 
 
+_CALL = _threading.local()  # the driver API name of the face call in progress (for errors the face decides)
+
+
+def _api_name(name: str) -> str:
+    """``mem_free_v2`` -> ``cuMemFree_v2``: the driver API name of a ``_v2`` function."""
+    base, _, ver = name.rpartition("_v")
+    if not (base and ver.isdigit()):
+        base, ver = name, ""
+    return "cu" + "".join(w[:1].upper() + w[1:] for w in base.split("_")) + (f"_v{ver}" if ver else "")
+
+
 def _face(fn: Any) -> Any:
     """Raise the typed exception for a core ``DriverError``; prefix the real signature to the docstring."""
+    api = _api_name(fn.__name__)
+
     @_functools.wraps(fn)
     def face(*args: Any, **kwargs: Any) -> Any:
+        _CALL.name = api
         try:
             return fn(*args, **kwargs)
         except _CoreError as e:
@@ -127,6 +143,16 @@ def _u(x: Any) -> int:
 
 def _refuse(call: str, code: int, why: str) -> None:
     _raise(_drv().refuse(call, code, why))
+
+
+def _readable(addr: int, nbytes: int, what: str) -> int:
+    """``addr`` after checking that ``nbytes`` there are readable memory of this process (the face reads
+    them); otherwise INVALID_VALUE for the call in progress (:mod:`simcuda._core.hostmem`)."""
+    d = _drv()
+    why = _hostmem.problem(d.memory, int(addr), int(nbytes), "r")
+    if why is not None:
+        _refuse(getattr(_CALL, "name", "cu"), 1, f"{what}: {why}")
+    return int(addr)
 
 
 def _i64(values: list) -> memoryview:
@@ -328,7 +354,7 @@ def _handles(deps: Any, n: int) -> list[int]:
     if deps is None or (isinstance(deps, int) and not deps):
         return [0] * n
     if isinstance(deps, int):
-        return list((_ct.c_int64 * n).from_address(int(deps))) if n else []
+        return list((_ct.c_int64 * n).from_address(_readable(deps, 8 * n, f"dependencies ({n} handles)"))) if n else []
     vals = [_ip(int(x)) for x in deps][:n]
     return vals + [0] * min(1, n - len(vals))  # the first missing entry is already refused (INVALID_VALUE)
 
@@ -340,7 +366,7 @@ def _edge_tuples(data: Any, n: int) -> list:
     if isinstance(data, GraphEdgeData):
         arr = data._data
     elif isinstance(data, int):
-        arr = GraphEdgeData.from_ptr(int(data), max(n, 1))._data if n else []
+        arr = GraphEdgeData.from_ptr(_readable(data, 8 * n, f"edge data ({n} structs)"), max(n, 1))._data if n else []
     else:
         arr = data
     out = [(int(r["from_port"]), int(r["to_port"]), int(r["type"])) for r in arr][:n]
@@ -353,7 +379,7 @@ def _struct_at(addr_or_obj: Any, layout: Any) -> Any:
     if isinstance(addr_or_obj, _CStruct):
         return addr_or_obj._c
     a = _ip(addr_or_obj)
-    return layout.from_address(a) if a else None
+    return layout.from_address(_readable(a, _ct.sizeof(layout), f"struct {layout.__name__.lstrip('_C')}")) if a else None
 
 
 # ================================================================================ init, devices, contexts
@@ -427,7 +453,7 @@ def ctx_create_v4(ctx_create_params: Any, flags: Any, dev: Any) -> int:
     if p is not None:
         affinity = bool(p.execAffinityParams) or p.numExecAffinityParams > 0
         if p.cigParams:
-            c = _CCtxCigParam.from_address(p.cigParams)
+            c = _CCtxCigParam.from_address(_readable(p.cigParams, _ct.sizeof(_CCtxCigParam), "cigParams"))
             cig = (c.sharedDataType, c.sharedData or 0)
     return _drv().ctx_create(_u(flags), int(dev), cig=cig, exec_affinity=affinity)
 
@@ -602,7 +628,8 @@ def stream_begin_capture_to_cig(h_stream: Any, stream_cig_capture_params: Any) -
     p = _struct_at(stream_cig_capture_params, _CStreamCigCaptureParams)
     dtype, data = None, 0
     if p is not None and p.streamCigParams:
-        c = _CStreamCigParam.from_address(p.streamCigParams)
+        c = _CStreamCigParam.from_address(_readable(p.streamCigParams, _ct.sizeof(_CStreamCigParam),
+                                                    "streamCigParams"))
         dtype, data = c.streamSharedDataType, c.streamSharedData or 0
     _drv().stream_begin_capture_to_cig(_ip(h_stream), dtype, data)
 
@@ -749,8 +776,8 @@ def memset_d32_async(dst_device: Any, ui: Any, n: Any, h_stream: Any) -> None:
 
 # ================================================================================ modules and launches
 def _image(image: Any) -> Any:
-    if isinstance(image, int):
-        return _ct.string_at(int(image)) if image else b""
+    if isinstance(image, int):  # the core reads the NUL-terminated text only where it is readable
+        return image if image else b""
     if isinstance(image, str):
         return image.encode()
     return _host_obj(image)
@@ -790,7 +817,7 @@ def launch_kernel(f: Any, grid_dim_x: Any, grid_dim_y: Any, grid_dim_z: Any, blo
     d = _drv()
     if _ip(extra):
         _refuse("launch_kernel", 801, "launch_kernel: arguments through 'extra' are not simulated")
-    args = _KP.kernel_args(d, hf, kernel_params)
+    args = _KP.kernel_args(d, hf, kernel_params, "cuLaunchKernel")
     d.launch_kernel(hf, (_u(grid_dim_x), _u(grid_dim_y), _u(grid_dim_z)),
                     (_u(block_dim_x), _u(block_dim_y), _u(block_dim_z)), _u(shared_mem_bytes), _ip(h_stream), args)
 

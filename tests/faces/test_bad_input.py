@@ -1,0 +1,244 @@
+"""Bad input from an adversarial review: every call gives the real driver's code (or the exception the real
+wrapper raises before reaching the driver), records a ``why``, and leaves the state as it was.
+
+Where the real wrapper raises, the test calls the installed cuda-bindings 13.5 wheel with the same
+arguments and compares the exception class and text (skipped when the wheel is not installed; its
+calls that pass argument conversion fail with ``DynamicLibNotFoundError``, which counts as "reached
+the driver").
+"""
+from __future__ import annotations
+
+import ctypes
+
+import pytest
+
+import simcuda
+from simcuda.bindings import driver as cu
+
+R = cu.CUresult
+OK = (R.CUDA_SUCCESS,)
+INVALID = R.CUDA_ERROR_INVALID_VALUE
+PTX = (b".version 7.0\n.target sm_80\n.address_size 64\n"
+       b".visible .entry k(.param .u64 a)\n{ ret; }\n")
+GARBAGE = 0xDEADBEEF000  # a user-space address that no process maps here
+
+
+def real_module(name: str = "cuda.bindings.driver"):
+    """The real cuda-bindings 13.5 module, or skip."""
+    real = pytest.importorskip(name)
+    import cuda.bindings
+    if not cuda.bindings.__version__.startswith("13.5"):
+        pytest.skip("needs cuda-bindings 13.5.x")
+    return real
+
+
+def raised(fn, *args):
+    """``(exception class name, text)`` of ``fn(*args)``; ``('driver', '')`` when it reached the driver."""
+    try:
+        fn(*args)
+    except Exception as e:  # noqa: BLE001  (any exception is the observation)
+        if type(e).__name__ == "DynamicLibNotFoundError":
+            return ("driver", "")
+        return (type(e).__name__, str(e))
+    return ("driver", "")
+
+
+def same_as_real(sim_fn, real_name: str, *args, expect=None, real_args=None, module: str = "cuda.bindings.driver"):
+    """Assert the simulated call raises ``expect`` (class name, text), then, when the wheel is installed,
+    exactly what the real wrapper raises for the same arguments."""
+    got = raised(sim_fn, *args)
+    if expect is not None:
+        assert got == expect
+    real = real_module(module)
+    want = raised(getattr(real, real_name), *(args if real_args is None else real_args))
+    assert got == want, (got, want)
+    return got
+
+
+@pytest.fixture
+def drv(monkeypatch):
+    """A fresh simulated driver installed as the current one."""
+    monkeypatch.delenv("CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM", raising=False)
+    d = simcuda.Driver()
+    old = simcuda.use(d)
+    yield d
+    simcuda.use(old)
+
+
+class Env:
+    """The setup of the review: a context, a stream, 64 bytes of device memory, a module with ``k``."""
+
+
+@pytest.fixture
+def env(drv):
+    """cuInit, a context, stream ``s``, allocation ``d`` (64 bytes), module ``mod`` with kernel ``k(u64)``."""
+    e = Env()
+    e.drv = drv
+    assert cu.cuInit(0) == OK
+    e.ctx = cu.cuCtxCreate(None, 0, 0)[1]
+    e.s = cu.cuStreamCreate(0)[1]
+    e.d = cu.cuMemAlloc(64)[1]
+    e.mod = cu.cuModuleLoadData(PTX)[1]
+    e.f = cu.cuModuleGetFunction(e.mod, b"k")[1]
+    return e
+
+
+def device_bytes(e, n=16):
+    out = bytearray(n)
+    assert cu.cuMemcpyDtoH(out, e.d, n) == OK
+    return bytes(out)
+
+
+# =========================================================================== 1. host addresses
+@pytest.mark.parametrize("call, args", [
+    ("cuMemcpyHtoD", lambda e: (e.d, -1, 16)),
+    ("cuMemcpyHtoDAsync", lambda e: (e.d, -1, 16, e.s)),
+    ("cuMemcpyDtoH", lambda e: (-1, e.d, 16)),
+    ("cuMemcpyDtoHAsync", lambda e: (-1, e.d, 16, e.s)),
+    ("cuModuleLoadData", lambda e: (-1,)),
+    ("cuModuleLoadDataEx", lambda e: (-1, 0, None, None)),
+    ("cuModuleLoadFatBinary", lambda e: (-1,)),
+    ("cuLibraryLoadData", lambda e: (-1, None, None, 0, None, None, 0)),
+    ("cuMemcpyHtoD", lambda e: (e.d, 2 ** 64, 16)),
+    ("cuMemHostRegister", lambda e: (-1, 16, 0)),
+])
+def test_negative_host_address_raises_the_wrappers_type_error(env, call, args):
+    """A negative (or wider than 64 bits) int where a ``void*`` goes raises the real helper's TypeError."""
+    before = len(env.drv.error_log)
+    try:
+        same_as_real(getattr(cu, call), call, *args(env), expect=(
+            "TypeError", "Provided argument is of type <class 'int'> but expected Type None, int or object with "
+                         "Buffer Protocol"))
+    finally:
+        assert len(env.drv.error_log) == before and device_bytes(env) == bytes(16)
+
+
+@pytest.mark.parametrize("kp, text", [(-1, "can't convert negative value to unsigned PY_LONG_LONG"),
+                                      (2 ** 64, "Python int too large to convert to C unsigned long")])
+def test_kernel_params_out_of_range_raise_overflow_error(env, kp, text):
+    """``kernelParams`` as an int outside [0, 2**64) raises the real wrapper's OverflowError, launching nothing."""
+    n = len(env.drv.launch_log)
+    got = raised(cu.cuLaunchKernel, env.f, 1, 1, 1, 1, 1, 1, 0, env.s, kp, 0)
+    assert got == ("OverflowError", text)
+    assert len(env.drv.launch_log) == n
+    real = real_module()
+    assert raised(real.cuLaunchKernel, real.CUfunction(0), 1, 1, 1, 1, 1, 1, 0, real.CUstream(0), kp, 0) == got
+
+
+@pytest.mark.parametrize("call, args", [
+    ("cuMemcpyHtoD", lambda e: (e.d, GARBAGE, 16)),
+    ("cuMemcpyHtoDAsync", lambda e: (e.d, GARBAGE, 16, e.s)),
+    ("cuMemcpyDtoH", lambda e: (GARBAGE, e.d, 16)),
+    ("cuMemcpyDtoHAsync", lambda e: (GARBAGE, e.d, 16, e.s)),
+    ("cuMemcpyHtoD", lambda e: (e.d, 1.5, 16)),  # the real helper truncates 1.5 to address 1
+])
+def test_unmapped_host_address_of_a_copy_is_invalid_value(env, call, args):
+    """A copy from or to an unmapped host address fails with INVALID_VALUE and a why; device memory is unchanged."""
+    assert getattr(cu, call)(*args(env)) == (INVALID,)
+    assert "memory of this process" in simcuda.last_error().why
+    assert env.drv.error_log[-1].call == call
+    assert device_bytes(env) == bytes(16)
+
+
+def test_read_only_host_memory_is_no_copy_destination(env):
+    """A device-to-host copy into mapped but read-only memory (a text page) fails with INVALID_VALUE."""
+    text = ctypes.cast(ctypes.pythonapi.Py_Initialize, ctypes.c_void_p).value
+    before = ctypes.string_at(text, 16)
+    assert cu.cuMemcpyDtoH(text, env.d, 16) == (INVALID,)
+    assert "without that permission" in simcuda.last_error().why
+    assert ctypes.string_at(text, 16) == before
+
+
+def test_host_range_past_mapped_memory_is_invalid_value(env):
+    """A copy whose host range runs into an inaccessible page fails with INVALID_VALUE naming the mapped part."""
+    import mmap
+    if not simcuda._core.hostmem.MAPS.covers(id(env), 1, "r"):
+        pytest.skip("no /proc/self/maps on this platform: addresses are trusted")
+    m = mmap.mmap(-1, 2 * mmap.PAGESIZE)
+    addr = ctypes.addressof(ctypes.c_char.from_buffer(m))
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.mprotect.argtypes = (ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int)
+    assert libc.mprotect(addr + mmap.PAGESIZE, mmap.PAGESIZE, 0) == 0  # PROT_NONE
+    try:
+        assert cu.cuMemcpyHtoD(env.d, addr + mmap.PAGESIZE - 8, 16) == (INVALID,)
+        assert "runs past the end of readable memory (8 bytes" in simcuda.last_error().why
+        assert device_bytes(env) == bytes(16)
+        assert cu.cuMemcpyHtoD(env.d, addr, 16) == OK  # the readable page itself is fine
+    finally:
+        libc.mprotect(addr + mmap.PAGESIZE, mmap.PAGESIZE, 3)  # PROT_READ | PROT_WRITE
+
+
+def test_pinned_host_memory_still_copies(env):
+    """Memory from cuMemAllocHost and ordinary ctypes buffers pass the check and copy as before."""
+    h = cu.cuMemAllocHost(16)[1]
+    ctypes.memmove(h, b"0123456789abcdef", 16)
+    assert cu.cuMemcpyHtoD(env.d, h, 16) == OK
+    assert device_bytes(env) == b"0123456789abcdef"
+    buf = ctypes.create_string_buffer(16)
+    assert cu.cuMemcpyDtoH(ctypes.addressof(buf), env.d, 16) == OK
+    assert buf.raw == b"0123456789abcdef"
+
+
+def test_module_image_at_unmapped_address_is_invalid_value(env):
+    """cuModuleLoadData / cuLibraryLoadData at an unmapped address fail with INVALID_VALUE, loading nothing."""
+    n = len(env.drv._objs)
+    assert cu.cuModuleLoadData(0x1234) == (INVALID, None)
+    assert "cuModuleLoadData image" in simcuda.last_error().why
+    assert cu.cuLibraryLoadData(GARBAGE, None, None, 0, None, None, 0) == (INVALID, None)
+    assert cu.cuModuleLoadDataEx(GARBAGE, 0, None, None) == (INVALID, None)
+    assert len(env.drv._objs) == n
+
+
+def test_module_image_at_a_real_address_still_loads(env):
+    """The address of NUL-terminated PTX text still loads (the text is read only where it is readable)."""
+    buf = ctypes.create_string_buffer(PTX)
+    mod = cu.cuModuleLoadData(ctypes.addressof(buf))[1]
+    assert cu.cuModuleGetFunction(mod, b"k")[0] == R.CUDA_SUCCESS
+
+
+def test_kernel_params_at_unmapped_address_is_invalid_value(env):
+    """``kernelParams=12345`` (a garbage ``void**``) fails with INVALID_VALUE and launches nothing."""
+    n = len(env.drv.launch_log)
+    assert cu.cuLaunchKernel(env.f, 1, 1, 1, 1, 1, 1, 0, env.s, 12345, 0) == (INVALID,)
+    assert "kernelParams of k" in simcuda.last_error().why
+    assert env.drv.error_log[-1].call == "cuLaunchKernel"
+    assert len(env.drv.launch_log) == n
+
+
+def test_kernel_param_pointing_at_unmapped_address_is_invalid_value(env):
+    """A readable ``void**`` array whose entry points at unmapped memory fails with INVALID_VALUE."""
+    arr = (ctypes.c_void_p * 1)(GARBAGE)
+    n = len(env.drv.launch_log)
+    assert cu.cuLaunchKernel(env.f, 1, 1, 1, 1, 1, 1, 0, env.s, ctypes.addressof(arr), 0) == (INVALID,)
+    assert "kernelParams[0]" in simcuda.last_error().why
+    assert len(env.drv.launch_log) == n
+
+
+@pytest.mark.parametrize("addr", [0x1234, "data"])
+def test_host_function_must_be_executable(env, addr):
+    """A host function address outside executable memory fails with INVALID_VALUE, enqueueing nothing."""
+    buf = ctypes.create_string_buffer(16)
+    fn = ctypes.addressof(buf) if addr == "data" else addr
+    n = len(env.drv.launch_log)
+    assert cu.cuLaunchHostFunc(env.s, fn, None) == (INVALID,)
+    assert "not executable memory" in simcuda.last_error().why
+    assert cu.cuStreamAddCallback(env.s, fn, None, 0) == (INVALID,)
+    g = cu.cuGraphCreate(0)[1]
+    p = cu.CUDA_HOST_NODE_PARAMS()
+    p.fn = fn
+    assert cu.cuGraphAddHostNode(g, None, 0, p) == (INVALID, None)
+    assert cu.cuGraphGetNodes(g)[2] == 0 and len(env.drv.launch_log) == n
+
+
+def test_null_stream_callback_is_invalid_value(env):
+    """cuStreamAddCallback with a NULL callback fails with INVALID_VALUE instead of calling address 0."""
+    assert cu.cuStreamAddCallback(env.s, 0, None, 0) == (INVALID,)
+    assert "NULL" in simcuda.last_error().why
+
+
+def test_ctypes_host_function_still_runs(env):
+    """A CFUNCTYPE thunk's address is executable and still runs."""
+    calls = []
+    thunk = ctypes.CFUNCTYPE(None, ctypes.c_void_p)(lambda p: calls.append(p))
+    assert cu.cuLaunchHostFunc(env.s, ctypes.cast(thunk, ctypes.c_void_p).value, None) == OK
+    assert calls == [None]
