@@ -1072,13 +1072,25 @@ class Driver:
 
     @entry
     def mem_alloc_host(self, size: int, call: str = "cuMemAllocHost") -> int:
-        """cuMemAllocHost / cuMemHostAlloc: real, page-locked-in-name host memory; returns its address."""
+        """cuMemAllocHost / cuMemHostAlloc: real, page-locked-in-name host memory; returns its address.
+
+        Errors: 201 no context; 1 size 0; 900 (spec 5.2); 2 OUT_OF_MEMORY for more than the machine's
+        physical memory (page-locked memory cannot exceed it) or when the process cannot get the memory.
+        """
         t = self._thread()
         self._ctx_current(t)
         if size <= 0:
             raise DriverError(1, f"host allocation size {size} must be positive")
         cap.check_unsafe(self, t, call)
-        return self.memory.alloc_host(int(size))
+        limit = _physical_memory()
+        if limit and size > limit:
+            raise DriverError(2, f"{call} of {size} bytes: page-locked host memory cannot exceed this machine's "
+                                 f"{limit} bytes of physical memory")
+        try:
+            return self.memory.alloc_host(int(size))
+        except (MemoryError, OverflowError):
+            raise DriverError(2, f"{call} of {size} bytes: the process could not allocate that much host "
+                                 "memory") from None
 
     @entry
     def mem_free_host(self, ptr: int) -> None:
@@ -1843,6 +1855,9 @@ class Driver:
         found = []
         for i, (a, b) in enumerate(zip(froms, tos)):
             na, nb = self._node(a, "from"), self._node(b, "to")
+            if na.graph is not g or nb.graph is not g:
+                raise DriverError(1, f"edge {i}: both nodes must belong to graph {g.gid} (node {na.local_id} is in "
+                                     f"graph {na.graph.gid}, node {nb.local_id} in graph {nb.graph.gid})")
             ed = eds[i] if eds else gr.ZERO_ED
             match = next((e for e in na.outs if e.dst is nb and e.ed == tuple(ed)), None)
             if match is None or match in found:
@@ -2409,6 +2424,14 @@ class Driver:
         """The last failing core call's error on the calling thread (code and ``why``), or None."""
         with self._lock:
             return self._thread().last_error
+
+
+def _physical_memory() -> int:
+    """Bytes of physical memory of this machine (0 when the platform cannot tell)."""
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, ValueError, OSError):
+        return 0
 
 
 class _Array:

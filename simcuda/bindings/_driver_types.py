@@ -374,15 +374,15 @@ def _default(kind: str, arg: Any) -> Any:
     return 0
 
 
+_UNAMES = {8: "unsigned char", 16: "unsigned short", 32: "unsigned int", 64: "size_t"}
+_INAMES = {8: "signed char", 16: "short", 32: "int", 64: "long"}
+
+
 def _convert(kind: str, arg: Any, value: Any) -> Any:
-    if kind == "u" or kind == "i":
-        v = to_int(value)
-        lo, hi = (0, 2 ** arg - 1) if kind == "u" else (-(2 ** (arg - 1)), 2 ** (arg - 1) - 1)
-        if v < lo:
-            raise OverflowError("can't convert negative value to unsigned int")
-        if v > hi:
-            raise OverflowError("value too large to convert")
-        return v
+    if kind == "u":
+        return c_uint(value, arg, _UNAMES.get(arg, "unsigned int"))
+    if kind == "i":
+        return c_int(value, arg, _INAMES.get(arg, "int"))
     if kind == "h":
         cls = _CLS[arg]
         if isinstance(value, cls):
@@ -478,6 +478,8 @@ SPECS: dict[str, list[tuple[str, str, Any]]] = {
         ("result", "e", "CUgraphExecUpdateResult"), ("errorNode", "h", "CUgraphNode"),
         ("errorFromNode", "h", "CUgraphNode")],
     "CUexecAffinitySmCount_st": [("val", *_U32)],
+    "CUDA_ARRAY_DESCRIPTOR_st": [("Width", *_U64), ("Height", *_U64), ("Format", "e", "CUarray_format"),
+                                 ("NumChannels", *_U32)],
     "CUexecAffinityParam_st": [("type", "e", "CUexecAffinityType"), ("param", "s", "_ExecAffinityUnion")],
     "CUctxCigParam_st": [("sharedDataType", "e", "CUcigDataType"), ("sharedData", "p", None)],
     "CUctxCreateParams_st": [("execAffinityParams", "l", "CUexecAffinityParam"), ("numExecAffinityParams", "i", 32),

@@ -161,13 +161,18 @@ def _edge_list(x: Any, arg: str) -> list:
     return [(e.from_port, e.to_port, e.type) for e in x]
 
 
-def _eds_for(eds: list, n: int) -> list:
+def _eds_for(eds: list, n: int, deps: int | None = None) -> list:
     """Edge data for ``n`` dependencies: none/empty means all zero; a short list is padded with a
-    missing-entry marker that the core rejects as INVALID_VALUE in its own order (spec 3.6) [I]."""
+    missing-entry marker that the core rejects as INVALID_VALUE in its own order (spec 3.6) [I].
+
+    ``deps`` (the number of dependency entries that exist) bounds the padding: the core refuses the
+    first missing dependency, so entries past it are never read and a huge count costs nothing."""
+    if deps is not None:
+        n = min(n, deps + 1)
     if not eds:
         return [(0, 0, 0)] * n
     if len(eds) < n:
-        return eds + [None] * (n - len(eds))
+        return eds + [None] * min(n - len(eds), 1)
     return eds[:n]
 
 
@@ -178,6 +183,16 @@ def _deps_for(x: Any, n: Any, arg: str = "dependencies") -> list:
     if n > len(deps):
         raise RuntimeError(f"List is too small: {len(deps)} < {n}")
     return deps[:n]
+
+
+def _struct_arg(x: Any, cls_name: str, arg: str) -> Any:
+    """A struct argument typed ``Optional[cls]`` by the wrapper: ``None`` or an instance of ``cls`` (or a
+    subclass); anything else raises the wrapper's ``TypeError`` (a parent class such as ``..._v2`` too)."""
+    if x is None or isinstance(x, globals()[cls_name]):
+        return x
+    t = type(x)
+    got = t.__name__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__name__}"
+    raise TypeError(f"Argument '{arg}' has incorrect type (expected cuda.bindings.driver.{cls_name}, got {got})")
 
 
 def _bytes_arg(x: Any) -> bytes:
@@ -267,7 +282,7 @@ def cuDeviceGetCount() -> tuple:
 def cuDeviceGetName(length: Any, dev: Any) -> tuple:
     """The device name as ``bytes`` of exactly ``length`` bytes (NUL-terminated, then padding, as the real
     wrapper returns its buffer). Errors: INVALID_DEVICE; INVALID_VALUE for ``length`` <= 0."""
-    n = _T.to_int(length)
+    n = _i(length)
     d = _drv()
     name = d.device_get_name(_h(dev, _CUdevice)).encode()
     if n <= 0:
@@ -331,10 +346,7 @@ def cuCtxCreate(ctxCreateParams: Any, flags: Any, dev: Any) -> tuple:
     type; NOT_SUPPORTED (801) device without CIG support, or coredump flags with CIG [I];
     STREAM_CAPTURE_UNSUPPORTED (900) during a capture that restricts this thread (spec 5.2) [I].
     """
-    p = ctxCreateParams
-    if p is not None and not isinstance(p, globals()["CUctxCreateParams"]):
-        raise TypeError("Argument 'ctxCreateParams' has incorrect type (expected "
-                        f"cuda.bindings.driver.CUctxCreateParams, got {type(p).__name__})")
+    p = _struct_arg(ctxCreateParams, "CUctxCreateParams", "ctxCreateParams")
     cig, affinity = None, False
     if p is not None:
         affinity = bool(p.execAffinityParams) or p.numExecAffinityParams > 0
@@ -620,8 +632,11 @@ def cuStreamUpdateCaptureDependencies(hStream: Any, dependencies: Any, dependenc
     deps = _node_list(dependencies, "dependencies")
     eds = _edge_list(dependencyData, "dependencyData")
     n = _size(numDependencies)
-    deps = deps[:n] + [0] * (n - len(deps)) if n > len(deps) else deps[:n]
-    _drv().stream_update_capture_dependencies(_h(hStream, _CUstream), deps, _eds_for(eds, n), _u(flags))
+    eds = _eds_for(eds, n, len(deps))
+    # entries past the list reach the driver as garbage handles: the first one is refused (row 5), so
+    # one NULL entry stands for all of them, whatever the count
+    deps = deps[:n] + [0] if n > len(deps) else deps[:n]
+    _drv().stream_update_capture_dependencies(_h(hStream, _CUstream), deps, eds, _u(flags))
     return _OK
 
 
@@ -644,10 +659,7 @@ def cuStreamBeginCaptureToCig(hStream: Any, streamCigCaptureParams: Any) -> tupl
     context; NOT_SUPPORTED device lacks CIG streams; INVALID_VALUE data type mismatch [I]; INVALID_VALUE
     already in CIG or graph capture.
     """
-    p = streamCigCaptureParams
-    if p is not None and not isinstance(p, globals()["CUstreamCigCaptureParams"]):
-        raise TypeError("Argument 'streamCigCaptureParams' has incorrect type (expected "
-                        f"cuda.bindings.driver.CUstreamCigCaptureParams, got {type(p).__name__})")
+    p = _struct_arg(streamCigCaptureParams, "CUstreamCigCaptureParams", "streamCigCaptureParams")
     dtype, data = None, 0
     if p is not None and p.streamCigParams:
         c = p.streamCigParams[0]
@@ -926,10 +938,7 @@ def _side(d: Any, st: Any, pre: str, call: str) -> tuple[str, Any]:
 
 
 def _copy_struct(d: Any, p: Any, call: str, three_d: bool) -> _CopyParams:
-    cls = globals()["CUDA_MEMCPY3D" if three_d else "CUDA_MEMCPY2D"]
-    if not isinstance(p, cls):
-        raise TypeError(f"Argument 'pCopy' has incorrect type (expected cuda.bindings.driver.{cls.__name__}, "
-                        f"got {type(p).__name__})")
+    _struct_arg(p, "CUDA_MEMCPY3D" if three_d else "CUDA_MEMCPY2D", "pCopy")
     sk, so = _side(d, p, "src", call)
     dk, do = _side(d, p, "dst", call)
     g = p._d
@@ -1226,10 +1235,7 @@ def cuLaunchKernelEx(config: Any, f: Any, kernelParams: Any, extra: Any) -> tupl
     attribute is NOT_SUPPORTED (not simulated; spec 13.B). Errors otherwise as ``cuLaunchKernel``;
     INVALID_VALUE for a NULL config.
     """
-    cls = globals()["CUlaunchConfig"]
-    if config is not None and not isinstance(config, cls):
-        raise TypeError("Argument 'config' has incorrect type (expected cuda.bindings.driver.CUlaunchConfig, "
-                        f"got {type(config).__name__})")
+    _struct_arg(config, "CUlaunchConfig", "config")
     if not isinstance(extra, int):
         raise TypeError("an integer is required")
     d = _drv()
@@ -1283,16 +1289,6 @@ def cuLaunchHostFunc_v2(hStream: Any, fn: Any, userData: Any, syncMode: Any) -> 
 # -- graph node parameter structs <-> core parameters -----------------------------------------------
 _NT_KERNEL, _NT_MEMCPY, _NT_MEMSET, _NT_HOST, _NT_GRAPH, _NT_EMPTY, _NT_WAIT, _NT_RECORD = 0, 1, 2, 3, 4, 5, 6, 7
 _NT_SIGNAL, _NT_EXT_WAIT, _NT_ALLOC, _NT_FREE, _NT_BATCH = 8, 9, 10, 11, 12
-
-
-def _struct_arg(x: Any, cls_name: str, arg: str) -> Any:
-    """A struct argument typed ``Optional[cls]`` by the wrapper: ``None`` or an instance of ``cls`` (or a
-    subclass); anything else raises the wrapper's ``TypeError`` (a parent class such as ``..._v2`` too)."""
-    if x is None or isinstance(x, globals()[cls_name]):
-        return x
-    t = type(x)
-    got = t.__name__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__name__}"
-    raise TypeError(f"Argument '{arg}' has incorrect type (expected cuda.bindings.driver.{cls_name}, got {got})")
 
 
 def _null(d: Any, x: Any, call: str, arg: str) -> None:
@@ -2624,10 +2620,11 @@ def cuArrayCreate(pAllocateArray: Any) -> tuple:
     Errors: INVALID_VALUE NULL descriptor, zero width, bad channel count; INVALID_CONTEXT; 900 during a
     restricting capture (spec 5.2) [H; I].
     """
-    if pAllocateArray is None:
+    a = _struct_arg(pAllocateArray, "CUDA_ARRAY_DESCRIPTOR", "pAllocateArray")
+    if a is None:
         raise _drv().refuse("cuArrayCreate", 1, "pAllocateArray is NULL")
-    a = pAllocateArray
-    h = _drv().array_create(int(a.Width), int(a.Height), int(a.Format), int(a.NumChannels))
+    g = a._d
+    h = _drv().array_create(g["Width"], g["Height"], g["Format"], g["NumChannels"])
     return (_SUCCESS, _CUarray._mk(h))
 
 

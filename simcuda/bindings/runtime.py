@@ -560,23 +560,32 @@ def _copy_params(d: Any, dst: Any, src: Any, kind: Any, call: str, **geom: Any) 
 
 
 # =========================================================================== errors and versions
+_UNRECOGNIZED = b"unrecognized error code"
+
+
 def cudaGetErrorName(error: Any) -> tuple:
     """Mirrors ``cudaGetErrorName(error)``: ``(cudaSuccess, b"cudaErrorInvalidValue")``.
 
-    The argument is converted to ``cudaError_t`` first (``ValueError`` for an unknown value, as the
-    real wrapper's enum conversion).
+    The argument is converted as the real wrapper converts an enum (``int()`` first: ``ValueError`` for
+    ``'abc'``, ``TypeError`` for ``None``, ``OverflowError`` beyond 32 bits); a value that is no
+    ``cudaError_t`` gives ``(cudaSuccess, b"unrecognized error code")``, as the real runtime does.
     """
-    return (_SUCCESS, cudaError_t(_T.to_int(error)).name.encode())
+    v = _T.c_enum(error, "error", "enum cudaError")
+    try:
+        return (_SUCCESS, cudaError_t(v).name.encode())
+    except ValueError:
+        return (_SUCCESS, _UNRECOGNIZED)
 
 
 def cudaGetErrorString(error: Any) -> tuple:
     """Mirrors ``cudaGetErrorString(error)``: ``(cudaSuccess, b"invalid argument")``.
 
     The texts are the real runtime's (read from the cuda-bindings wheel into
-    :mod:`simcuda._generated.runtime_outputs`).
+    :mod:`simcuda._generated.runtime_outputs`); argument conversion and unknown values as
+    :func:`cudaGetErrorName`.
     """
-    e = cudaError_t(_T.to_int(error))
-    return (_SUCCESS, _ERROR_STRINGS.get(int(e), "unrecognized error code").encode())
+    v = _T.c_enum(error, "error", "enum cudaError")
+    return (_SUCCESS, _ERROR_STRINGS.get(v, _UNRECOGNIZED.decode()).encode())
 
 
 def cudaGetLastError() -> tuple:

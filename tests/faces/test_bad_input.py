@@ -242,3 +242,123 @@ def test_ctypes_host_function_still_runs(env):
     thunk = ctypes.CFUNCTYPE(None, ctypes.c_void_p)(lambda p: calls.append(p))
     assert cu.cuLaunchHostFunc(env.s, ctypes.cast(thunk, ctypes.c_void_p).value, None) == OK
     assert calls == [None]
+
+
+# =========================================================================== 2. internal exceptions
+def test_remove_dependencies_with_nodes_of_another_graph_is_invalid_value(env):
+    """Removing an edge of graph A through graph B is INVALID_VALUE and leaves A's edge in place."""
+    g, g2 = cu.cuGraphCreate(0)[1], cu.cuGraphCreate(0)[1]
+    a = cu.cuGraphAddEmptyNode(g, None, 0)[1]
+    b = cu.cuGraphAddEmptyNode(g, [a], 1)[1]
+    assert cu.cuGraphRemoveDependencies(g2, [a], [b], None, 1) == (INVALID,)
+    assert "must belong to graph" in simcuda.last_error().why
+    assert cu.cuGraphGetEdges(g, 1)[4] == 1 and cu.cuGraphGetEdges(g2)[4] == 0
+
+
+@pytest.mark.parametrize("bad", ["abc", 5, "stream"])
+@pytest.mark.parametrize("call, args, arg, cls", [
+    ("cuArrayCreate", lambda e, x: (x,), "pAllocateArray", "CUDA_ARRAY_DESCRIPTOR"),
+    ("cuGraphAddHostNode", lambda e, x: (e.g, None, 0, x), "nodeParams", "CUDA_HOST_NODE_PARAMS"),
+    ("cuGraphAddMemsetNode", lambda e, x: (e.g, None, 0, x, None), "memsetParams", "CUDA_MEMSET_NODE_PARAMS"),
+    ("cuGraphInstantiateWithParams", lambda e, x: (e.g, x), "instantiateParams", "CUDA_GRAPH_INSTANTIATE_PARAMS"),
+    ("cuGraphAddKernelNode", lambda e, x: (e.g, None, 0, x), "nodeParams", "CUDA_KERNEL_NODE_PARAMS"),
+    ("cuMemcpy2D", lambda e, x: (x,), "pCopy", "CUDA_MEMCPY2D"),
+    ("cuLaunchKernelEx", lambda e, x: (x, e.f, None, 0), "config", "CUlaunchConfig"),
+])
+def test_struct_argument_of_the_wrong_type_raises_the_wrappers_type_error(env, call, args, arg, cls, bad):
+    """A struct argument of another type raises ``TypeError: Argument 'X' has incorrect type`` and changes nothing."""
+    env.g = cu.cuGraphCreate(0)[1]
+    x = env.s if bad == "stream" else bad
+    got_name = "cuda.bindings.driver.CUstream" if bad == "stream" else type(bad).__name__
+    n = len(env.drv._objs)
+    try:
+        expect = ("TypeError", f"Argument '{arg}' has incorrect type (expected cuda.bindings.driver.{cls}, got "
+                               f"{got_name})")
+        got = raised(getattr(cu, call), *args(env, x))
+        assert got[0] == "TypeError" and got[1].replace("simcuda.bindings.driver", "cuda.bindings.driver") == expect[1]
+        real = real_module()
+        rx = real.CUstream(0) if bad == "stream" else bad
+        rargs = [real.CUgraph(0) if a is env.g else real.CUfunction(0) if a is env.f else rx if a is x else a
+                 for a in args(env, x)]
+        assert raised(getattr(real, call), *rargs) == expect
+    finally:
+        assert len(env.drv._objs) == n and cu.cuGraphGetNodes(env.g)[2] == 0
+
+
+def test_array_descriptor_fields_are_typed(env):
+    """CUDA_ARRAY_DESCRIPTOR fields convert like the real struct's (OverflowError, TypeError at assignment)."""
+    a = cu.CUDA_ARRAY_DESCRIPTOR()
+    with pytest.raises(OverflowError, match="can't convert negative value to size_t"):
+        a.Width = -1
+    with pytest.raises(TypeError, match="an integer is required"):
+        a.Width = "abc"
+    a.Width, a.NumChannels, a.Format = 8, 1, cu.CUarray_format.CU_AD_FORMAT_UNSIGNED_INT8
+    assert cu.cuArrayCreate(a)[0] == R.CUDA_SUCCESS
+
+
+@pytest.mark.parametrize("size", [2 ** 44, 2 ** 63])
+@pytest.mark.parametrize("call", ["cuMemAllocHost", "cuMemHostAlloc", "cudaMallocHost"])
+def test_huge_host_allocation_is_out_of_memory(env, size, call):
+    """A host allocation beyond physical memory returns OUT_OF_MEMORY (never MemoryError/OverflowError)."""
+    from simcuda.bindings import runtime as rt
+    n = len(env.drv.memory.host)
+    if call == "cudaMallocHost":
+        assert rt.cudaMallocHost(size) == (rt.cudaError_t.cudaErrorMemoryAllocation, None)
+    else:
+        args = (size,) if call == "cuMemAllocHost" else (size, 0)
+        assert getattr(cu, call)(*args) == (R.CUDA_ERROR_OUT_OF_MEMORY, None)
+    assert int(simcuda.last_error().code) == 2 and "physical memory" in simcuda.last_error().why
+    assert len(env.drv.memory.host) == n
+
+
+def test_host_allocation_size_2_64_raises_like_the_wrapper(env):
+    """cuMemAllocHost(2**64) raises the wrapper's OverflowError (size_t conversion)."""
+    same_as_real(cu.cuMemAllocHost, "cuMemAllocHost", 2 ** 64,
+                 expect=("OverflowError", "Python int too large to convert to C unsigned long"))
+
+
+def test_huge_dependency_counts_are_invalid_value(env):
+    """numDependencies=2**40 past the lists gives INVALID_VALUE at once (spec 3.6), changing nothing."""
+    g = cu.cuGraphCreate(0)[1]
+    a = cu.cuGraphAddEmptyNode(g, None, 0)[1]
+    b = cu.cuGraphAddEmptyNode(g, None, 0)[1]
+    assert cu.cuGraphAddDependencies(g, [a], [b], None, 2 ** 40) == (INVALID,)
+    assert cu.cuGraphGetEdges(g)[4] == 0
+    assert cu.cuGraphAddDependencies(g, [a], [b], None, 1) == OK
+    assert cu.cuGraphRemoveDependencies(g, [a], [b], None, 2 ** 40) == (INVALID,)
+    assert cu.cuGraphGetEdges(g)[4] == 1
+    assert cu.cuStreamBeginCapture(env.s, 0) == OK
+    cg = cu.cuStreamGetCaptureInfo(env.s)[3]
+    n = cu.cuGraphAddEmptyNode(cg, None, 0)[1]
+    assert cu.cuStreamUpdateCaptureDependencies(env.s, [n], None, 2 ** 40, 1) == (INVALID,)
+    assert "spec 3.6 row 5" in simcuda.last_error().why
+    assert cu.cuStreamGetCaptureInfo(env.s)[1] == cu.CUstreamCaptureStatus.CU_STREAM_CAPTURE_STATUS_ACTIVE
+    assert cu.cuStreamGetCaptureInfo(env.s)[6] == 0
+
+
+def test_device_name_length_beyond_int_raises_like_the_wrapper(env):
+    """cuDeviceGetName(2**40, dev) raises the wrapper's OverflowError instead of building a huge buffer."""
+    same_as_real(cu.cuDeviceGetName, "cuDeviceGetName", 2 ** 40, 0,
+                 expect=("OverflowError", "value too large to convert to int"))
+
+
+@pytest.mark.parametrize("code, name, text", [(99999, b"unrecognized error code", b"unrecognized error code"),
+                                              (-5, b"unrecognized error code", b"unrecognized error code"),
+                                              (1, b"cudaErrorInvalidValue", b"invalid argument")])
+def test_runtime_error_strings_of_unknown_codes(code, name, text):
+    """cudaGetErrorName/String of a value that is no cudaError_t return ``b'unrecognized error code'``, like the real."""
+    from simcuda.bindings import runtime as rt
+    assert rt.cudaGetErrorName(code) == (rt.cudaError_t.cudaSuccess, name)
+    assert rt.cudaGetErrorString(code) == (rt.cudaError_t.cudaSuccess, text)
+    real = real_module("cuda.bindings.runtime")
+    assert real.cudaGetErrorName(code)[1] == name and real.cudaGetErrorString(code)[1] == text
+
+
+@pytest.mark.parametrize("arg", ["abc", None, 2 ** 32, 2 ** 63])
+def test_runtime_error_string_argument_conversion(arg):
+    """cudaGetErrorString converts its argument as the real enum conversion does (ValueError, TypeError, OverflowError)."""
+    from simcuda.bindings import runtime as rt
+    for fn in ("cudaGetErrorName", "cudaGetErrorString"):
+        got = raised(getattr(rt, fn), arg)
+        assert got[0] in ("ValueError", "TypeError", "OverflowError")
+        same_as_real(getattr(rt, fn), fn, arg, module="cuda.bindings.runtime")
