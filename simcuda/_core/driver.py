@@ -1082,7 +1082,7 @@ class Driver:
         if size <= 0:
             raise DriverError(1, f"host allocation size {size} must be positive")
         cap.check_unsafe(self, t, call)
-        limit = _physical_memory()
+        limit = hostmem.physical_memory()
         if limit and size > limit:
             raise DriverError(2, f"{call} of {size} bytes: page-locked host memory cannot exceed this machine's "
                                  f"{limit} bytes of physical memory")
@@ -2424,14 +2424,6 @@ class Driver:
         """The last failing core call's error on the calling thread (code and ``why``), or None."""
         with self._lock:
             return self._thread().last_error
-
-
-def _physical_memory() -> int:
-    """Bytes of physical memory of this machine (0 when the platform cannot tell)."""
-    try:
-        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-    except (AttributeError, ValueError, OSError):
-        return 0
 
 
 class _Array:

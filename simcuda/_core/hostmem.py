@@ -102,6 +102,15 @@ class ProcessMaps:
         return self.extent(addr, perm) >= max(nbytes, 1)
 
 
+def physical_memory() -> int:
+    """Bytes of physical memory of this machine (0 when the platform cannot tell)."""
+    import os
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, ValueError, OSError):
+        return 0
+
+
 #: the process-wide table (mappings belong to the process, not to one driver)
 MAPS = ProcessMaps()
 

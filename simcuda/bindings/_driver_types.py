@@ -93,6 +93,26 @@ def c_enum(x: Any, arg: str, cname: str) -> int:
     return v
 
 
+def check_calloc(n: int, itemsize: int = 8) -> None:
+    """The real wrappers ``calloc(n, itemsize)`` an output array before calling the driver and raise
+    ``MemoryError: Failed to allocate length x size memory: NxS`` when that fails. The simulator raises
+    it when the array would exceed this machine's physical memory (where Linux's default overcommit
+    refuses such a request) [inferred threshold]; below that the call goes on, as on the real binding."""
+    from .._core.hostmem import physical_memory
+    limit = physical_memory()
+    if n * itemsize > (limit or 1 << 47):
+        raise MemoryError(f"Failed to allocate length x size memory: {n}x{itemsize}")
+
+
+def padded(items: list, n: int, filler: Any) -> list:
+    """An output list of exactly ``n`` entries: ``items`` (cut to ``n``), then ``filler`` repeated. The
+    repetition shares one object, so a huge count costs one list, never one object per entry."""
+    check_calloc(n)
+    if n <= len(items):
+        return items[:n]
+    return items + [filler] * (n - len(items))
+
+
 def _as_address(x: Any) -> int | None:
     """``<void_ptr>x`` of the real helper: the value when ``x`` converts to an integer in [0, 2**64), else None."""
     if type(x) is int:

@@ -631,11 +631,7 @@ def cuStreamUpdateCaptureDependencies(hStream: Any, dependencies: Any, dependenc
     """
     deps = _node_list(dependencies, "dependencies")
     eds = _edge_list(dependencyData, "dependencyData")
-    n = _size(numDependencies)
-    eds = _eds_for(eds, n, len(deps))
-    # entries past the list reach the driver as garbage handles: the first one is refused (row 5), so
-    # one NULL entry stands for all of them, whatever the count
-    deps = deps[:n] + [0] if n > len(deps) else deps[:n]
+    deps, eds = _capture_deps(deps, eds, _size(numDependencies))
     _drv().stream_update_capture_dependencies(_h(hStream, _CUstream), deps, eds, _u(flags))
     return _OK
 
@@ -2321,11 +2317,21 @@ def cuWaitExternalSemaphoresAsync(extSemArray: Any, paramsArray: Any, numExtSems
     return _ext_async("cuWaitExternalSemaphoresAsync", extSemArray, paramsArray, numExtSems, stream, True)
 
 
-def _pad_nodes(handles: list, n: int) -> list:
-    out = [_mk_node(x) for x in handles[:n]]
-    if n > len(out):
-        out.extend(_mk_node(0) for _ in range(n - len(out)))
-    return out
+def _pad_nodes(handles: list, n: int, mk: Any = None) -> list:
+    """``n`` node wrappers: the handles, then ``CUgraphNode(0)`` (one shared object) up to ``n``; MemoryError
+    at once where the real wrapper's ``calloc`` of the output array fails (:func:`_T.check_calloc`)."""
+    mk = mk or _mk_node
+    return _T.padded([mk(x) for x in handles[:n]], n, mk(0))
+
+
+def _pad_edges(edata: list, n: int, mk_edge: Any, cls: type) -> list:
+    """``n`` edge-data structs: the given ones, then zeroed ones (distinct objects for a small padding,
+    one shared zero struct beyond 4096 entries, so that a huge count costs one list)."""
+    out = [mk_edge(ed) for ed in edata[:n]]
+    pad = n - len(out)
+    if 0 < pad <= 4096:
+        return out + [cls() for _ in range(pad)]
+    return _T.padded(out, n, cls())
 
 
 @_face
@@ -2337,6 +2343,7 @@ def cuGraphGetNodes(hGraph: Any, numNodes: Any = 0) -> tuple:
     Errors: INVALID_VALUE bad graph.
     """
     n = _size(numNodes)
+    _T.check_calloc(n)
     nodes = _drv().graph_get_nodes(_h(hGraph, _CUgraph))
     return (_SUCCESS, _pad_nodes(nodes, n), len(nodes) if n == 0 or n >= len(nodes) else n)
 
@@ -2345,6 +2352,7 @@ def cuGraphGetNodes(hGraph: Any, numNodes: Any = 0) -> tuple:
 def cuGraphGetRootNodes(hGraph: Any, numRootNodes: Any = 0) -> tuple:
     """Nodes with no incoming edge, creation order; count-only and padding as ``cuGraphGetNodes``."""
     n = _size(numRootNodes)
+    _T.check_calloc(n)
     nodes = _drv().graph_get_root_nodes(_h(hGraph, _CUgraph))
     return (_SUCCESS, _pad_nodes(nodes, n), len(nodes) if n == 0 or n >= len(nodes) else n)
 
@@ -2357,22 +2365,20 @@ def cuGraphGetEdges(hGraph: Any, numEdges: Any = 0) -> tuple:
     Errors: INVALID_VALUE bad graph.
     """
     n = _size(numEdges)
+    _T.check_calloc(n)
     edges = _drv().graph_get_edges(_h(hGraph, _CUgraph))
-    take = edges[:n]
-    pad = max(0, n - len(take))
-    frm = [_mk_node(a) for a, _, _ in take] + [_mk_node(0) for _ in range(pad)]
-    to = [_mk_node(b) for _, b, _ in take] + [_mk_node(0) for _ in range(pad)]
-    eds = [_edge(ed) for _, _, ed in take] + [_CUgraphEdgeData() for _ in range(pad)]
+    frm = _pad_nodes([a for a, _, _ in edges], n)
+    to = _pad_nodes([b for _, b, _ in edges], n)
+    eds = _pad_edges([ed for _, _, ed in edges], n, _edge, _CUgraphEdgeData)
     return (_SUCCESS, frm, to, eds, len(edges) if n == 0 or n >= len(edges) else n)
 
 
 def _node_deps(hNode: Any, n: Any, dependents: bool) -> tuple:
     n = _size(n)
+    _T.check_calloc(n)
     pairs = _drv().graph_node_get_dependencies(_h(hNode, _CUgraphNode), dependents)
-    take = pairs[:n]
-    pad = max(0, n - len(take))
-    nodes = [_mk_node(a) for a, _ in take] + [_mk_node(0) for _ in range(pad)]
-    eds = [_edge(ed) for _, ed in take] + [_CUgraphEdgeData() for _ in range(pad)]
+    nodes = _pad_nodes([a for a, _ in pairs], n)
+    eds = _pad_edges([ed for _, ed in pairs], n, _edge, _CUgraphEdgeData)
     return (_SUCCESS, nodes, eds, len(pairs) if n == 0 or n >= len(pairs) else n)
 
 
@@ -2412,9 +2418,10 @@ def cuGraphGetId(hGraph: Any) -> tuple:
     return (_SUCCESS, _drv().graph_get_id(_h(hGraph, _CUgraph)))
 
 
-def _dep_pairs(from_: Any, to: Any, edgeData: Any, n: Any, remove: bool) -> tuple[list, list, list]:
-    froms, tos = _node_list(from_, "from_"), _node_list(to, "to")
-    eds = _edge_list(edgeData, "edgeData")
+def _dep_pairs(from_: Any, to: Any, edgeData: Any, n: Any, remove: bool,
+               node_list: Any = None, edge_list: Any = None) -> tuple[list, list, list]:
+    froms, tos = (node_list or _node_list)(from_, "from_"), (node_list or _node_list)(to, "to")
+    eds = (edge_list or _edge_list)(edgeData, "edgeData")
     n = _size(n)
     # the wrapper passes the count through unchecked: entries past a list's end reach the driver as NULL
     # (INVALID_VALUE at the first one), so one padding entry per list is enough, whatever the count
@@ -2424,6 +2431,14 @@ def _dep_pairs(from_: Any, to: Any, edgeData: Any, n: Any, remove: bool) -> tupl
     if eds and len(eds) < n:
         eds = eds + [(255, 255, 255) if remove else None] * (n - len(eds))
     return froms, tos, eds[:n]
+
+
+def _capture_deps(deps: list, eds: list, n: int) -> tuple[list, list]:
+    """Dependencies and edge data of ``cuStreamUpdateCaptureDependencies`` for count ``n``: the wrapper does
+    not check the count, and entries past the list reach the driver as garbage handles, the first of which
+    is refused (spec 3.6 row 5); one NULL entry stands for all of them, whatever the count."""
+    eds = _eds_for(eds, n, len(deps))
+    return (deps[:n] + [0] if n > len(deps) else deps[:n]), eds
 
 
 @_face

@@ -1272,9 +1272,8 @@ def cudaStreamUpdateCaptureDependencies(stream: Any, dependencies: Any, dependen
     foreign dependency."""
     deps = _node_list(dependencies, "dependencies")
     eds = _edge_list(dependencyData, "dependencyData")
-    n = _size(numDependencies)
-    deps = deps[:n] + [0] * (n - len(deps)) if n > len(deps) else deps[:n]
-    _drv().stream_update_capture_dependencies(_h(stream, _cudaStream_t), deps, _D._eds_for(eds, n), _u(flags))
+    deps, eds = _D._capture_deps(deps, eds, _size(numDependencies))
+    _drv().stream_update_capture_dependencies(_h(stream, _cudaStream_t), deps, eds, _u(flags))
     return _OK
 
 
@@ -1447,14 +1446,7 @@ def cudaGraphAddEventWaitNode(graph: Any, pDependencies: Any, numDependencies: A
 
 
 def _dep_pairs(from_: Any, to: Any, edgeData: Any, n: Any, remove: bool) -> tuple[list, list, list]:
-    froms, tos = _node_list(from_, "from_"), _node_list(to, "to")
-    eds = _edge_list(edgeData, "edgeData")
-    n = _size(n)
-    froms = froms[:n] + [0] * max(0, n - len(froms))
-    tos = tos[:n] + [0] * max(0, n - len(tos))
-    if eds and len(eds) < n:
-        eds = eds + [(255, 255, 255) if remove else None] * (n - len(eds))
-    return froms, tos, eds[:n]
+    return _D._dep_pairs(from_, to, edgeData, n, remove, _node_list, _edge_list)
 
 
 @_rt()
@@ -1477,9 +1469,7 @@ def cudaGraphRemoveDependencies(graph: Any, from_: Any, to: Any, edgeData: Any, 
 
 
 def _pad_nodes(handles: list, n: int) -> list:
-    out = [_mk_node(x) for x in handles[:n]]
-    out.extend(_mk_node(0) for _ in range(n - len(out)))
-    return out
+    return _D._pad_nodes(handles, n, _mk_node)
 
 
 @_rt()
@@ -1491,6 +1481,7 @@ def cudaGraphGetNodes(graph: Any, numNodes: Any = 0) -> tuple:
     Errors: cudaErrorInvalidValue bad graph.
     """
     n = _size(numNodes)
+    _T.check_calloc(n)
     nodes = _drv().graph_get_nodes(_h(graph, _cudaGraph_t))
     return (_SUCCESS, _pad_nodes(nodes, n), len(nodes) if n == 0 or n >= len(nodes) else n)
 
@@ -1499,6 +1490,7 @@ def cudaGraphGetNodes(graph: Any, numNodes: Any = 0) -> tuple:
 def cudaGraphGetRootNodes(graph: Any, pNumRootNodes: Any = 0) -> tuple:
     """Nodes with no incoming edge; count-only and padding as :func:`cudaGraphGetNodes`."""
     n = _size(pNumRootNodes)
+    _T.check_calloc(n)
     nodes = _drv().graph_get_root_nodes(_h(graph, _cudaGraph_t))
     return (_SUCCESS, _pad_nodes(nodes, n), len(nodes) if n == 0 or n >= len(nodes) else n)
 
@@ -1510,22 +1502,20 @@ def cudaGraphGetEdges(graph: Any, numEdges: Any = 0) -> tuple:
     ``numEdges=0`` only counts; a larger value pads with ``cudaGraphNode_t(0)`` and zero edge data.
     """
     n = _size(numEdges)
+    _T.check_calloc(n)
     edges = _drv().graph_get_edges(_h(graph, _cudaGraph_t))
-    take = edges[:n]
-    pad = max(0, n - len(take))
-    frm = [_mk_node(a) for a, _, _ in take] + [_mk_node(0) for _ in range(pad)]
-    to = [_mk_node(b) for _, b, _ in take] + [_mk_node(0) for _ in range(pad)]
-    eds = [_edge(ed) for _, _, ed in take] + [_cudaGraphEdgeData() for _ in range(pad)]
+    frm = _pad_nodes([a for a, _, _ in edges], n)
+    to = _pad_nodes([b for _, b, _ in edges], n)
+    eds = _D._pad_edges([ed for _, _, ed in edges], n, _edge, _cudaGraphEdgeData)
     return (_SUCCESS, frm, to, eds, len(edges) if n == 0 or n >= len(edges) else n)
 
 
 def _node_deps(node: Any, n: Any, dependents: bool) -> tuple:
     n = _size(n)
+    _T.check_calloc(n)
     pairs = _drv().graph_node_get_dependencies(_h(node, _cudaGraphNode_t), dependents)
-    take = pairs[:n]
-    pad = max(0, n - len(take))
-    nodes = [_mk_node(a) for a, _ in take] + [_mk_node(0) for _ in range(pad)]
-    eds = [_edge(ed) for _, ed in take] + [_cudaGraphEdgeData() for _ in range(pad)]
+    nodes = _pad_nodes([a for a, _ in pairs], n)
+    eds = _D._pad_edges([ed for _, ed in pairs], n, _edge, _cudaGraphEdgeData)
     return (_SUCCESS, nodes, eds, len(pairs) if n == 0 or n >= len(pairs) else n)
 
 

@@ -362,3 +362,43 @@ def test_runtime_error_string_argument_conversion(arg):
         got = raised(getattr(rt, fn), arg)
         assert got[0] in ("ValueError", "TypeError", "OverflowError")
         same_as_real(getattr(rt, fn), fn, arg, module="cuda.bindings.runtime")
+
+
+# =========================================================================== 3. hangs
+@pytest.mark.parametrize("call", ["cuGraphGetNodes", "cuGraphGetRootNodes", "cuGraphGetEdges",
+                                  "cuGraphNodeGetDependencies", "cuGraphNodeGetDependentNodes"])
+def test_absurd_output_counts_raise_memory_error_at_once(env, call):
+    """A count of 2**40 raises the wrapper's MemoryError at once (its calloc fails), before the driver is called."""
+    import time
+    g = cu.cuGraphCreate(0)[1]
+    node = cu.cuGraphAddEmptyNode(g, None, 0)[1]
+    arg = node if "Node" in call[7:11] else g
+    n = len(env.drv.error_log)
+    t0 = time.perf_counter()
+    got = raised(getattr(cu, call), arg, 2 ** 40)
+    assert time.perf_counter() - t0 < 1.0
+    assert got == ("MemoryError", "Failed to allocate length x size memory: 1099511627776x8")
+    assert len(env.drv.error_log) == n and cu.cuGraphGetNodes(g)[2] == 1
+    real = real_module()
+    rarg = real.CUgraphNode(0) if arg is node else real.CUgraph(0)
+    assert raised(getattr(real, call), rarg, 2 ** 40) == got
+
+
+def test_padding_is_cheap_and_keeps_the_count(env):
+    """A count above the real number pads with NULL handles and zero edge data and returns the real count."""
+    g = cu.cuGraphCreate(0)[1]
+    a = cu.cuGraphAddEmptyNode(g, None, 0)[1]
+    cu.cuGraphAddEmptyNode(g, [a], 1)
+    res, nodes, count = cu.cuGraphGetNodes(g, 100_000)
+    assert res == R.CUDA_SUCCESS and count == 2 and len(nodes) == 100_000 and int(nodes[-1]) == 0
+    res, frm, to, eds, count = cu.cuGraphGetEdges(g, 5)
+    assert count == 1 and len(eds) == 5 and eds[1] is not eds[2] and int(to[4]) == 0
+
+
+@pytest.mark.parametrize("call", ["cudaGraphGetNodes", "cudaGraphGetEdges"])
+def test_runtime_absurd_output_counts_raise_memory_error(env, call):
+    """The runtime face's graph queries raise the same MemoryError at once."""
+    from simcuda.bindings import runtime as rt
+    g = rt.cudaGraphCreate(0)[1]
+    assert raised(getattr(rt, call), g, 2 ** 40) == ("MemoryError",
+                                                     "Failed to allocate length x size memory: 1099511627776x8")

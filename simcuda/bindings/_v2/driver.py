@@ -352,15 +352,20 @@ def _handles(deps: Any, n: int) -> list[int]:
     Entries past the end of a sequence reach the core as NULL handles (INVALID_VALUE, spec 3.6) [I].
     """
     if deps is None or (isinstance(deps, int) and not deps):
-        return [0] * n
+        return [0] * min(n, 1)  # NULL with a count: the first entry is refused (INVALID_VALUE), whatever n is
     if isinstance(deps, int):
         return list((_ct.c_int64 * n).from_address(_readable(deps, 8 * n, f"dependencies ({n} handles)"))) if n else []
     vals = [_ip(int(x)) for x in deps][:n]
     return vals + [0] * min(1, n - len(vals))  # the first missing entry is already refused (INVALID_VALUE)
 
 
-def _edge_tuples(data: Any, n: int) -> list:
-    """Edge data for ``n`` dependencies: None/0 = zeros; an address; ``GraphEdgeData``; a structured array."""
+def _edge_tuples(data: Any, n: int, ndeps: int | None = None) -> list:
+    """Edge data for ``n`` dependencies: None/0 = zeros; an address; ``GraphEdgeData``; a structured array.
+
+    ``ndeps`` (the length of the decoded dependency list) bounds ``n``: the core never reads edge data past
+    the first dependency it refuses."""
+    if ndeps is not None:
+        n = min(n, ndeps)
     if data is None or (isinstance(data, int) and not data):
         return [(0, 0, 0)] * n
     if isinstance(data, GraphEdgeData):
@@ -567,8 +572,9 @@ def stream_begin_capture_to_graph(h_stream: Any, h_graph: Any, dependencies: Any
     """Begin capturing into ``h_graph`` after ``dependencies`` (an int address of int64 handles or a sequence
     of ints; ``dependency_data`` None, an address, ``GraphEdgeData`` or a structured array) (spec 3.2)."""
     n = _u(num_dependencies)
-    _drv().stream_begin_capture_to_graph(_ip(h_stream), _ip(h_graph), _handles(dependencies, n),
-                                         _edge_tuples(dependency_data, n), int(mode))
+    deps = _handles(dependencies, n)
+    _drv().stream_begin_capture_to_graph(_ip(h_stream), _ip(h_graph), deps,
+                                         _edge_tuples(dependency_data, n, len(deps)), int(mode))
 
 
 @_face
@@ -611,8 +617,9 @@ def stream_update_capture_dependencies_v2(h_stream: Any, dependencies: Any, depe
     """Add (0) or set (1) the stream's capture dependencies (spec 3.6); arguments as
     ``stream_begin_capture_to_graph``."""
     n = _u(num_dependencies)
-    _drv().stream_update_capture_dependencies(_ip(h_stream), _handles(dependencies, n),
-                                              _edge_tuples(dependency_data, n), _u(flags))
+    deps = _handles(dependencies, n)
+    _drv().stream_update_capture_dependencies(_ip(h_stream), deps, _edge_tuples(dependency_data, n, len(deps)),
+                                              _u(flags))
 
 
 @_face
@@ -1066,7 +1073,7 @@ def graph_node_get_dependent_nodes_v2(h_node: Any) -> tuple:
 
 def _pairs_v2(from_: Any, to: Any, edge_data: Any, n: int) -> tuple:
     froms, tos = _handles(from_, n), _handles(to, n)
-    eds = _edge_tuples(edge_data, n) if edge_data else []
+    eds = _edge_tuples(edge_data, n, max(len(froms), len(tos))) if edge_data else []
     return froms, tos, eds
 
 
