@@ -393,6 +393,10 @@ class Driver:
             raise DriverError(400, "the function handle is NULL" if not h else f"0x{h:x} is not a function handle")
         if f.module.unloaded:
             raise DriverError(400, f"function {f.name} belongs to an unloaded module")
+        m = f.module
+        if not m.is_library and m.ctx is not None and m.ctx.destroyed:
+            raise DriverError(201, f"function {f.name} belongs to a module of context 0x{m.ctx.handle:x}, which was "
+                                   "destroyed (cuCtxDestroy unloads its modules) [inferred code]")
         return f
 
     # -- work progression ---------------------------------------------------------------------
@@ -596,6 +600,9 @@ class Driver:
             900 during a capture that restricts this thread (spec 5.2) [I].
         """
         d = self._device(dev)
+        if flags & ~0xFF:
+            raise DriverError(1, f"cuCtxCreate flags 0x{flags:x} have bits outside CUctx_flags (CU_CTX_FLAGS_MASK "
+                                 "0xff)")
         if cig is not None:
             dtype, data = cig
             if exec_affinity:
@@ -609,7 +616,7 @@ class Driver:
                 attr = 135 if dtype == 1 else 138
                 raise DriverError(801, f"device {dev} does not support CIG contexts of data type {dtype} "
                                        f"(CUdevice_attribute {attr} is 0; spec 8.1)")
-            if flags & (0x10 | 0x20):
+            if flags & (0x20 | 0x40):
                 raise DriverError(801, "CU_CTX_COREDUMP_ENABLE / CU_CTX_USER_COREDUMP_ENABLE are not supported "
                                        "for CIG contexts (spec 8.1) [inferred code]")
             if not data:
@@ -812,8 +819,12 @@ class Driver:
 
     @entry
     def stream_attach_mem_async(self, h: int, dptr: int, length: int, flags: int) -> None:
-        """cuStreamAttachMemAsync. Errors: 801 on a capturing stream (invalidates, spec 3.8) [I]."""
+        """cuStreamAttachMemAsync. Errors: 1 ``flags`` not one of CU_MEM_ATTACH_GLOBAL (1), HOST (2), SINGLE (4);
+        801 on a capturing stream (invalidates, spec 3.8) [I]."""
         s = self._stream(h)
+        if flags not in (1, 2, 4):
+            raise DriverError(1, f"cuStreamAttachMemAsync flags {flags} must be one of CU_MEM_ATTACH_GLOBAL (1), "
+                                 "CU_MEM_ATTACH_HOST (2), CU_MEM_ATTACH_SINGLE (4)")
         cap.enqueue(self, s, cap.Op("attach_mem", "cuStreamAttachMemAsync", {"dptr": dptr}, None))
 
     # ------------------------------------------------------------------ capture control
@@ -1025,10 +1036,13 @@ class Driver:
                                  f"{ctx.device.spec.total_mem} bytes ({self.memory.in_use} in use)")
 
     @entry
-    def mem_alloc(self, size: int, call: str = "cuMemAlloc", managed: bool = False) -> int:
-        """cuMemAlloc / cuMemAllocManaged. Errors: 201 no context; 1 size 0; 2 out of memory; 900 (spec 5.2)."""
+    def mem_alloc(self, size: int, call: str = "cuMemAlloc", managed: bool = False, flags: int = 1) -> int:
+        """cuMemAlloc / cuMemAllocManaged. Errors: 201 no context; 1 size 0, or managed ``flags`` other than
+        CU_MEM_ATTACH_GLOBAL (1) / CU_MEM_ATTACH_HOST (2); 2 out of memory; 900 (spec 5.2)."""
         t = self._thread()
         ctx = self._ctx_current(t)
+        if managed and flags not in (1, 2):
+            raise DriverError(1, f"{call} flags {flags} must be CU_MEM_ATTACH_GLOBAL (1) or CU_MEM_ATTACH_HOST (2)")
         self._check_alloc_size(int(size), ctx)
         cap.check_unsafe(self, t, call)
         return self.memory.reserve(int(size), KIND_MANAGED if managed else KIND_DEVICE, ctx).start
@@ -1071,7 +1085,7 @@ class Driver:
         self.memory.free(a)
 
     @entry
-    def mem_alloc_host(self, size: int, call: str = "cuMemAllocHost") -> int:
+    def mem_alloc_host(self, size: int, call: str = "cuMemAllocHost", flags: int = 0) -> int:
         """cuMemAllocHost / cuMemHostAlloc: real, page-locked-in-name host memory; returns its address.
 
         Errors: 201 no context; 1 size 0; 900 (spec 5.2); 2 OUT_OF_MEMORY for more than the machine's
@@ -1081,6 +1095,9 @@ class Driver:
         self._ctx_current(t)
         if size <= 0:
             raise DriverError(1, f"host allocation size {size} must be positive")
+        if flags & ~0x7:
+            raise DriverError(1, f"{call} flags 0x{flags:x} have bits outside CU_MEMHOSTALLOC_PORTABLE (1), "
+                                 "DEVICEMAP (2) and WRITECOMBINED (4)")
         cap.check_unsafe(self, t, call)
         limit = hostmem.physical_memory()
         if limit and size > limit:
@@ -1106,6 +1123,14 @@ class Driver:
         """cuMemHostRegister / cuMemHostUnregister (bookkeeping only). 900 by spec 5.2."""
         t = self._thread()
         self._ctx_current(t)
+        if not unregister:
+            if not ptr:
+                raise DriverError(1, "cuMemHostRegister: the host pointer is NULL")
+            if size <= 0:
+                raise DriverError(1, f"cuMemHostRegister: bytesize {size} must be positive")
+            if flags & ~0xF:
+                raise DriverError(1, f"cuMemHostRegister flags 0x{flags:x} have bits outside CU_MEMHOSTREGISTER_"
+                                     "PORTABLE (1), DEVICEMAP (2), IOMEMORY (4) and READ_ONLY (8)")
         cap.check_unsafe(self, t, "cuMemHostUnregister" if unregister else "cuMemHostRegister")
         if unregister:
             if self.memory.registered.pop(int(ptr), None) is None:
@@ -1250,21 +1275,31 @@ class Driver:
         m.handle = self._handle(m)
         return m.handle
 
-    @entry
-    def module_unload(self, h: int) -> None:
-        """cuModuleUnload. Errors: 400 bad handle; 900 (spec 5.2: unloads during capture break it)."""
+    def _module(self, h: int) -> Module:
+        """A loaded module. Errors: 400 bad handle; 201 INVALID_CONTEXT for a module (not a library) whose context
+        was destroyed: cuCtxDestroy unloads the context's modules, and INVALID_CONTEXT is the code the module
+        calls document (CONTEXT_IS_DESTROYED is not in their Returns lists) [inferred]."""
         m = self._objs.get(h) if h else None
         if not isinstance(m, Module) or m.unloaded:
             raise DriverError(400, "not a loaded module handle")
+        if not m.is_library and m.ctx is not None and m.ctx.destroyed:
+            raise DriverError(201, f"module 0x{h:x} belonged to context 0x{m.ctx.handle:x}, which was destroyed "
+                                   "(cuCtxDestroy unloads a context's modules) [inferred code]")
+        return m
+
+    @entry
+    def module_unload(self, h: int) -> None:
+        """cuModuleUnload. Errors: 400 bad handle; 201 its context was destroyed [I]; 900 (spec 5.2: unloads
+        during capture break it)."""
+        m = self._module(h)
         cap.check_unsafe(self, self._thread(), "cuModuleUnload")
         m.unloaded = True
 
     @entry
     def module_get_function(self, h: int, name: str) -> int:
-        """cuModuleGetFunction. Errors: 400 bad module; 500 NOT_FOUND unknown entry name."""
-        m = self._objs.get(h) if h else None
-        if not isinstance(m, Module) or m.unloaded:
-            raise DriverError(400, "not a loaded module handle")
+        """cuModuleGetFunction. Errors: 400 bad module; 201 a module of a destroyed context [I]; 500 NOT_FOUND
+        unknown entry name."""
+        m = self._module(h)
         f = m.functions.get(name)
         if f is None:
             if name not in m.entries:
@@ -1280,7 +1315,9 @@ class Driver:
         """cuLibraryLoadData / cuLibraryLoadFromFile: a context-independent library (simulated as a module of
         the current context). Errors: 201 no context; 200 unrecognisable image; 900 by spec 5.2 (library
         loads are potentially unsafe [I])."""
-        return self.module_load_data(image, call)
+        h = self.module_load_data(image, call)
+        self._objs[h].is_library = True
+        return h
 
     @entry
     def library_unload(self, h: int) -> None:
@@ -1375,6 +1412,93 @@ class Driver:
             out.append(struct.unpack(fmt, ctypes.string_at(addr, size))[0] if addr else 0)
         return out
 
+    def _func_device(self, f: Function) -> Device:
+        ctx = f.module.ctx
+        return ctx.device if ctx is not None else self.devices[0]
+
+    def _max_dynamic_shared(self, f: Function) -> int:
+        """The dynamic shared memory a launch of ``f`` may ask for: the function attribute once set
+        (cuFuncSetAttribute), else the device's default per-block limit (static shared memory is 0 here)."""
+        if f.max_dynamic_shared is not None:
+            return f.max_dynamic_shared
+        return self._func_device(f).launch_limits()[7]  # MAX_SHARED_MEMORY_PER_BLOCK
+
+    def _check_launch(self, f: Function, grid: tuple, block: tuple, shmem: int, what: str) -> None:
+        """The launch limits of ``f``'s device (cuLaunchKernel's INVALID_VALUE cases): no zero dimension; block
+        dimensions and thread count within MAX_BLOCK_DIM_X/Y/Z and MAX_THREADS_PER_BLOCK; grid dimensions
+        within MAX_GRID_DIM_X/Y/Z; ``sharedMemBytes`` within the function's dynamic shared memory limit
+        (CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, by default the device's 48 KiB per block; opt in
+        to more with cuFuncSetAttribute up to MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)."""
+        if 0 in grid or 0 in block:
+            raise DriverError(1, f"{what} dimensions grid={grid} block={block} contain a zero")
+        lim = self._func_device(f).launch_limits()  # block x/y/z, grid x/y/z, threads, shared, opt-in
+        for i, axis in enumerate("xyz"):
+            if block[i] > lim[i]:
+                raise DriverError(1, f"{what} blockDim.{axis} {block[i]} exceeds the device's MAX_BLOCK_DIM_"
+                                     f"{axis.upper()} ({lim[i]})")
+        if block[0] * block[1] * block[2] > lim[6]:
+            raise DriverError(1, f"{what} block {block} has {block[0] * block[1] * block[2]} threads; the device "
+                                 f"allows MAX_THREADS_PER_BLOCK ({lim[6]})")
+        for i, axis in enumerate("xyz"):
+            if grid[i] > lim[3 + i]:
+                raise DriverError(1, f"{what} gridDim.{axis} {grid[i]} exceeds the device's MAX_GRID_DIM_"
+                                     f"{axis.upper()} ({lim[3 + i]})")
+        cap_ = self._max_dynamic_shared(f)
+        if shmem > cap_:
+            raise DriverError(1, f"{what} of {f.name} asks for {shmem} bytes of dynamic shared memory; the limit is "
+                                 f"{cap_} (CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES; raise it with "
+                                 "cuFuncSetAttribute up to the device's MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)")
+
+    @entry
+    def func_set_attribute(self, h: int, attrib: int, value: int) -> None:
+        """cuFuncSetAttribute: MAX_DYNAMIC_SHARED_SIZE_BYTES (8; 0 to the device's MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)
+        and PREFERRED_SHARED_MEMORY_CARVEOUT (9; -1 to 100) are simulated.
+
+        Errors: 400 bad function; 1 a value out of range, or an attribute that is read-only (0-7, 10, 16,
+        17) or not a CUfunction_attribute; 801 the cluster attributes (11-15), not simulated.
+        """
+        f = self._function(h)
+        if attrib == 8:
+            top = self._func_device(f).launch_limits()[8]  # MAX_SHARED_MEMORY_PER_BLOCK_OPTIN
+            if not 0 <= value <= top:
+                raise DriverError(1, f"cuFuncSetAttribute: MAX_DYNAMIC_SHARED_SIZE_BYTES {value} is outside 0..{top} "
+                                     "(the device's MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)")
+            f.max_dynamic_shared = value
+        elif attrib == 9:
+            if not -1 <= value <= 100:
+                raise DriverError(1, f"cuFuncSetAttribute: PREFERRED_SHARED_MEMORY_CARVEOUT {value} is outside "
+                                     "-1..100")
+            f.carveout = value
+        elif 11 <= attrib <= 15:
+            raise DriverError(801, f"cuFuncSetAttribute: cluster attribute {attrib} is not simulated")
+        else:
+            raise DriverError(1, f"cuFuncSetAttribute: attribute {attrib} cannot be set (read-only or not a "
+                                 "CUfunction_attribute)")
+
+    @entry
+    def func_get_attribute(self, attrib: int, h: int) -> int:
+        """cuFuncGetAttribute: MAX_THREADS_PER_BLOCK, the sizes (0: the simulator has no device code), PTX and
+        binary versions (the device's compute capability), MAX_DYNAMIC_SHARED_SIZE_BYTES and the carveout.
+
+        Errors: 400 bad function; 1 not a CUfunction_attribute; 801 other attributes (not simulated).
+        """
+        f = self._function(h)
+        spec = self._func_device(f).spec
+        if attrib == 0:
+            return self._func_device(f).launch_limits()[6]
+        if attrib in (1, 2, 3, 4, 7):
+            return 0
+        if attrib in (5, 6):
+            major, minor = spec.compute_capability
+            return major * 10 + minor
+        if attrib == 8:
+            return self._max_dynamic_shared(f)
+        if attrib == 9:
+            return f.carveout
+        if 10 <= attrib <= 17:
+            raise DriverError(801, f"cuFuncGetAttribute: attribute {attrib} is not simulated")
+        raise DriverError(1, f"cuFuncGetAttribute: {attrib} is not a CUfunction_attribute")
+
     @entry
     def launch_kernel(self, hfunc: int, grid: tuple, block: tuple, shmem: int, h: int, args: list,
                       call: str = "cuLaunchKernel") -> None:
@@ -1384,10 +1508,13 @@ class Driver:
         """
         f = self._function(hfunc)
         s = self._stream(h)
-        if 0 in grid or 0 in block:
-            raise DriverError(1, f"launch dimensions grid={grid} block={block} contain a zero")
-        if block[0] * block[1] * block[2] > 1024 or block[2] > 64:
-            raise DriverError(1, f"block {block} exceeds 1024 threads (or z > 64)")
+        m = f.module
+        if not m.is_library and m.ctx is not None and m.ctx is not s.ctx:
+            raise DriverError(400, f"{call}: function {f.name} belongs to a module of context 0x{m.ctx.handle:x} but "
+                                   f"{s.label()} to context 0x{s.ctx.handle:x}; a module's functions are valid only "
+                                   "in its own context [inferred: INVALID_HANDLE, the launch's code for a function "
+                                   "handle it cannot use]")
+        self._check_launch(f, grid, block, shmem, "launch")
         params = {"name": f.name, "func": f, "grid": grid, "block": block, "shmem": int(shmem), "args": args,
                   "priority": s.priority, "cooperative": call == "cuLaunchCooperativeKernel"}
         self.stats["kernel_launches"] += 1
@@ -1474,10 +1601,7 @@ class Driver:
             raise DriverError(bad_function_code, "the kernel node's function is NULL" if not hfunc else
                               f"0x{hfunc:x} is not the handle of a function of a loaded module")
         grid, block = tuple(int(v) for v in grid), tuple(int(v) for v in block)
-        if 0 in grid or 0 in block:
-            raise DriverError(1, f"kernel node dimensions grid={grid} block={block} contain a zero")
-        if block[0] * block[1] * block[2] > 1024 or block[2] > 64:
-            raise DriverError(1, f"kernel node block {block} exceeds 1024 threads (or z > 64)")
+        self._check_launch(f, grid, block, int(shmem), "kernel node")
         return {"name": f.name, "func": f, "grid": grid, "block": block, "shmem": int(shmem), "args": list(args),
                 "priority": 0, "cooperative": False}
 
@@ -1495,6 +1619,10 @@ class Driver:
             check_copy(self.memory, spec)
             return spec
         if ntype == gr.MEMSET:
+            if spec.width == 0 or spec.height == 0:
+                raise DriverError(1, f"memset node of width {spec.width} and height {spec.height}: zero-sized memsets "
+                                     "are not supported (cuGraphExecMemsetNodeSetParams: 'Zero sized operations are "
+                                     "not supported') [inferred for node creation]")
             check_memset(self.memory, spec)
             return spec
         if ntype == gr.HOST:

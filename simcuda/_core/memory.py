@@ -268,12 +268,13 @@ def do_copy(mem: MemorySpace, p: CopyParams) -> None:
 class MemsetParams:
     """A 1D/2D memset: ``value`` repeated ``width`` elements of ``element_size`` bytes per row."""
 
-    __slots__ = ("dst", "pitch", "value", "element_size", "width", "height")
+    __slots__ = ("dst", "pitch", "value", "element_size", "width", "height", "given_pitch")
 
     def __init__(self, dst: int, value: int, element_size: int, width: int, height: int = 1,
                  pitch: int = 0) -> None:
         self.dst, self.value, self.element_size = int(dst), int(value), int(element_size)
         self.width, self.height = int(width), int(height)
+        self.given_pitch = int(pitch)  # as the caller gave it (0 for 1D calls)
         self.pitch = int(pitch) or self.width * self.element_size
 
     def describe(self) -> str:
@@ -287,6 +288,9 @@ def check_memset(mem: MemorySpace, p: MemsetParams) -> None:
         raise DriverError(1, f"memset value {p.value} does not fit in {p.element_size} bytes")
     if p.dst % p.element_size:
         raise DriverError(1, f"memset destination 0x{p.dst:x} is not aligned to {p.element_size} bytes")
+    if p.height > 1 and p.given_pitch < p.width * p.element_size:
+        raise DriverError(1, f"2D memset pitch {p.given_pitch} bytes is smaller than a row ({p.width} elements of "
+                             f"{p.element_size} bytes): rows would overlap")
     n = (p.height - 1) * p.pitch + p.width * p.element_size if p.height else 0
     if n:
         a = mem.find(p.dst)

@@ -22,13 +22,22 @@ CAPTURED = "CAPTURED"
 class Device:
     """A simulated device: its ordinal, its :class:`DeviceSpec`, and its primary context (refcounted)."""
 
-    __slots__ = ("ordinal", "spec", "primary", "primary_refs")
+    __slots__ = ("ordinal", "spec", "primary", "primary_refs", "_limits")
 
     def __init__(self, ordinal: int, spec: Any) -> None:
         self.ordinal = ordinal
         self.spec = spec
         self.primary: Context | None = None
         self.primary_refs = 0
+        self._limits: tuple | None = None
+
+    def launch_limits(self) -> tuple:
+        """``(block x, y, z, grid x, y, z, threads per block, shared per block, shared opt-in)`` from the
+        device attributes (computed once: the spec is frozen)."""
+        if self._limits is None:
+            from .device_attrs import attribute_value
+            self._limits = tuple(attribute_value(self.spec, a) for a in (2, 3, 4, 5, 6, 7, 1, 8, 97))
+        return self._limits
 
 
 class Context:
@@ -123,7 +132,7 @@ class Event:
 class Module:
     """A loaded module or library: entry names with parameter C types, and the functions handed out."""
 
-    __slots__ = ("handle", "ctx", "entries", "functions", "unloaded", "source")
+    __slots__ = ("handle", "ctx", "entries", "functions", "unloaded", "source", "is_library")
 
     def __init__(self, handle: int, ctx: Context, entries: dict[str, list[str]], source: str | None) -> None:
         self.handle = handle
@@ -132,18 +141,21 @@ class Module:
         self.functions: dict[str, Function] = {}
         self.unloaded = False
         self.source = source
+        self.is_library = False  # cuLibraryLoad*: context-independent, unlike a module
 
 
 class Function:
     """A kernel function of a module: its entry name and parameter C types (``[]`` when unknown)."""
 
-    __slots__ = ("handle", "module", "name", "param_types")
+    __slots__ = ("handle", "module", "name", "param_types", "max_dynamic_shared", "carveout")
 
     def __init__(self, handle: int, module: Module, name: str, param_types: list[str]) -> None:
         self.handle = handle
         self.module = module
         self.name = name
         self.param_types = param_types
+        self.max_dynamic_shared: int | None = None  # CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES once set
+        self.carveout = -1  # CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT (-1: no preference)
 
 
 class ThreadState:

@@ -444,7 +444,7 @@ def cuStreamCreate(Flags: Any) -> tuple:
 @_face
 def cuStreamCreateWithPriority(flags: Any, priority: Any) -> tuple:
     """Create a stream with a priority (clamped to the device range [-5, 0]). Errors as ``cuStreamCreate``."""
-    return (_SUCCESS, _mk_stream(_drv().stream_create(_u(flags), _T.to_int(priority))))
+    return (_SUCCESS, _mk_stream(_drv().stream_create(_u(flags), _i(priority))))
 
 
 @_face
@@ -761,12 +761,11 @@ def cuMemAllocPitch(WidthInBytes: Any, Height: Any, ElementSizeBytes: Any) -> tu
 
 @_face
 def cuMemAllocManaged(bytesize: Any, flags: Any) -> tuple:
-    """Managed allocation (simulated as device memory). Errors as ``cuMemAlloc``.
-
-    Fidelity: ``flags`` (``CU_MEM_ATTACH_GLOBAL``/``HOST``) are accepted and not checked.
+    """Managed allocation (simulated as device memory). Errors as ``cuMemAlloc``, plus INVALID_VALUE for
+    ``flags`` other than ``CU_MEM_ATTACH_GLOBAL`` (1) or ``CU_MEM_ATTACH_HOST`` (2).
     """
-    _u(flags)
-    return (_SUCCESS, _mk_dptr(_drv().mem_alloc(_size(bytesize), "cuMemAllocManaged", managed=True)))
+    return (_SUCCESS, _mk_dptr(_drv().mem_alloc(_size(bytesize), "cuMemAllocManaged", managed=True,
+                                                flags=_u(flags))))
 
 
 @_face
@@ -788,9 +787,9 @@ def cuMemAllocHost(bytesize: Any) -> tuple:
 
 @_face
 def cuMemHostAlloc(bytesize: Any, Flags: Any) -> tuple:
-    """As ``cuMemAllocHost`` (``CU_MEMHOSTALLOC_*`` flags accepted, not simulated)."""
-    _u(Flags)
-    return (_SUCCESS, _drv().mem_alloc_host(_size(bytesize), "cuMemHostAlloc"))
+    """As ``cuMemAllocHost``; ``CU_MEMHOSTALLOC_*`` flags are checked (INVALID_VALUE for other bits) and
+    otherwise have no effect."""
+    return (_SUCCESS, _drv().mem_alloc_host(_size(bytesize), "cuMemHostAlloc", _u(Flags)))
 
 
 @_face
@@ -803,7 +802,8 @@ def cuMemFreeHost(p: Any) -> tuple:
 
 @_face
 def cuMemHostRegister(p: Any, bytesize: Any, Flags: Any) -> tuple:
-    """Page-lock host memory (bookkeeping only). Errors: HOST_MEMORY_ALREADY_REGISTERED (712); 900 (spec 5.2)."""
+    """Page-lock host memory (bookkeeping only). Errors: INVALID_VALUE NULL pointer, size 0, flag bits outside
+    ``CU_MEMHOSTREGISTER_*``; HOST_MEMORY_ALREADY_REGISTERED (712); 900 (spec 5.2)."""
     _drv().mem_host_register(_T.void_ptr(p), _size(bytesize), _u(Flags))
     return _OK
 
@@ -1157,6 +1157,29 @@ def cuModuleGetFunction(hmod: Any, name: Any) -> tuple:
 
 
 @_face
+def cuFuncSetAttribute(hfunc: Any, attrib: Any, value: Any) -> tuple:
+    """Set a function attribute. Simulated: ``CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES`` (the dynamic
+    shared memory later launches may ask for: up to the device's ``MAX_SHARED_MEMORY_PER_BLOCK_OPTIN``) and
+    ``CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT`` (-1 to 100).
+
+    Errors: INVALID_HANDLE bad function; INVALID_VALUE a value out of range or a read-only attribute;
+    NOT_SUPPORTED the cluster attributes (not simulated).
+    """
+    a = _T.c_enum(attrib, "attrib", "CUfunction_attribute_enum")
+    _drv().func_set_attribute(_h(hfunc, _CUfunction), a, _i(value))
+    return _OK
+
+
+@_face
+def cuFuncGetAttribute(attrib: Any, hfunc: Any) -> tuple:
+    """A function attribute (``int``): ``MAX_THREADS_PER_BLOCK`` (the device's), sizes and registers (0: no
+    device code is simulated), PTX/binary version (the compute capability), ``MAX_DYNAMIC_SHARED_SIZE_BYTES``
+    (48 KiB until raised) and the carveout. Errors: INVALID_HANDLE; NOT_SUPPORTED other attributes."""
+    a = _T.c_enum(attrib, "attrib", "CUfunction_attribute_enum")
+    return (_SUCCESS, _drv().func_get_attribute(a, _h(hfunc, _CUfunction)))
+
+
+@_face
 def cuFuncGetName(hfunc: Any) -> tuple:
     """The kernel's entry name as ``bytes``. Errors: INVALID_HANDLE."""
     return (_SUCCESS, _drv().func_get_name(_h(hfunc, _CUfunction)).encode())
@@ -1181,15 +1204,15 @@ def cuLaunchKernel(f: Any, gridDimX: Any, gridDimY: Any, gridDimZ: Any, blockDim
     """
     hf = f if type(f) is int and 0 <= f < _U64 else _h(f, _CUfunction)
     hs = hStream if type(hStream) is int and 0 <= hStream < _U64 else _h(hStream, _CUstream)
-    if type(extra) is not int:
-        if not isinstance(extra, int):
-            raise TypeError("an integer is required")
     try:
-        if (gridDimX | gridDimY | gridDimZ | blockDimX | blockDimY | blockDimZ | sharedMemBytes) < 0:
-            raise OverflowError("can't convert negative value to unsigned int")
+        v = gridDimX | gridDimY | gridDimZ | blockDimX | blockDimY | blockDimZ | sharedMemBytes
     except TypeError:
+        v = -1
+    if v < 0 or v >> 32:  # not plain unsigned ints: convert each as the wrapper does (OverflowError texts)
         gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes = map(
             _u, (gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes))
+    if type(extra) is not int or extra < 0 or extra >> 64:
+        extra = _u(extra, 64, "unsigned PY_LONG_LONG")
     d = _st._current
     if d is None or d.per_thread_mode is None:
         d = _drv()

@@ -402,3 +402,173 @@ def test_runtime_absurd_output_counts_raise_memory_error(env, call):
     g = rt.cudaGraphCreate(0)[1]
     assert raised(getattr(rt, call), g, 2 ** 40) == ("MemoryError",
                                                      "Failed to allocate length x size memory: 1099511627776x8")
+
+
+# =========================================================================== 4. refusals the real driver makes
+def launch(e, grid=(1, 1, 1), block=(1, 1, 1), shmem=0, s=None):
+    return cu.cuLaunchKernel(e.f, *grid, *block, shmem, e.s if s is None else s, None, 0)
+
+
+def test_grid_dimension_of_2_32_raises_overflow_error(env):
+    """A grid dimension of 2**32 raises the wrapper's OverflowError and launches nothing."""
+    n = len(env.drv.launch_log)
+    assert raised(launch, env, (2 ** 32, 1, 1)) == ("OverflowError", "value too large to convert to unsigned int")
+    assert len(env.drv.launch_log) == n
+    real = real_module()
+    assert raised(real.cuLaunchKernel, real.CUfunction(0), 2 ** 32, 1, 1, 1, 1, 1, 0, real.CUstream(0), None, 0) == \
+        ("OverflowError", "value too large to convert to unsigned int")
+
+
+@pytest.mark.parametrize("grid, block, shmem, text", [
+    ((2 ** 31, 1, 1), (1, 1, 1), 0, "MAX_GRID_DIM_X"),
+    ((1, 65536, 1), (1, 1, 1), 0, "MAX_GRID_DIM_Y"),
+    ((1, 1, 65536), (1, 1, 1), 0, "MAX_GRID_DIM_Z"),
+    ((1, 1, 1), (1025, 1, 1), 0, "MAX_BLOCK_DIM_X"),
+    ((1, 1, 1), (1, 1, 65), 0, "MAX_BLOCK_DIM_Z"),
+    ((1, 1, 1), (32, 32, 2), 0, "MAX_THREADS_PER_BLOCK"),
+    ((1, 1, 1), (1, 1, 1), 49153, "MAX_DYNAMIC_SHARED_SIZE_BYTES"),
+])
+def test_launch_beyond_the_device_limits_is_invalid_value(env, grid, block, shmem, text):
+    """Launches beyond the device attributes' limits are INVALID_VALUE, recorded, and run nothing."""
+    n = len(env.drv.launch_log)
+    assert launch(env, grid, block, shmem) == (INVALID,)
+    assert text in simcuda.last_error().why
+    assert len(env.drv.launch_log) == n
+    g = cu.cuGraphCreate(0)[1]
+    p = cu.CUDA_KERNEL_NODE_PARAMS()
+    p.func = env.f
+    p.gridDimX, p.gridDimY, p.gridDimZ = grid
+    p.blockDimX, p.blockDimY, p.blockDimZ = block
+    p.sharedMemBytes = shmem
+    assert cu.cuGraphAddKernelNode(g, None, 0, p) == (INVALID, None)
+    assert cu.cuGraphGetNodes(g)[2] == 0
+
+
+def test_launch_limits_follow_the_device_spec(drv):
+    """The limits are read from the device attributes (DeviceSpec.attributes overrides them)."""
+    d = simcuda.Driver(devices=[simcuda.DeviceSpec(attributes={6: 100})])  # MAX_GRID_DIM_Y
+    old = simcuda.use(d)
+    try:
+        cu.cuInit(0)
+        cu.cuCtxCreate(None, 0, 0)
+        f = cu.cuModuleGetFunction(cu.cuModuleLoadData(PTX)[1], b"k")[1]
+        assert cu.cuLaunchKernel(f, 1, 100, 1, 1, 1, 1, 0, 0, None, 0) == OK
+        assert cu.cuLaunchKernel(f, 1, 101, 1, 1, 1, 1, 0, 0, None, 0) == (INVALID,)
+    finally:
+        simcuda.use(old)
+
+
+def test_dynamic_shared_memory_opt_in(env):
+    """cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES) raises the launch limit up to the opt-in maximum."""
+    A = cu.CUfunction_attribute
+    assert cu.cuFuncGetAttribute(A.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, env.f) == (R.CUDA_SUCCESS, 49152)
+    assert launch(env, shmem=100_000) == (INVALID,)
+    assert cu.cuFuncSetAttribute(env.f, A.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, 100_000) == OK
+    assert launch(env, shmem=100_000) == OK
+    assert launch(env, shmem=100_001) == (INVALID,)
+    assert cu.cuFuncSetAttribute(env.f, A.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, 232449) == (INVALID,)
+    assert cu.cuFuncGetAttribute(A.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, env.f)[1] == 100_000
+    assert cu.cuFuncSetAttribute(env.f, A.CU_FUNC_ATTRIBUTE_NUM_REGS, 1) == (INVALID,)
+
+
+def test_stream_priority_beyond_64_bits_raises_overflow_error(env):
+    """cuStreamCreateWithPriority(0, 2**64) raises the wrapper's OverflowError and creates no stream."""
+    n = len(env.drv._objs)
+    same_as_real(cu.cuStreamCreateWithPriority, "cuStreamCreateWithPriority", 0, 2 ** 64,
+                 expect=("OverflowError", "Python int too large to convert to C long"))
+    assert raised(cu.cuStreamCreateWithPriority, 0, 2 ** 31) == ("OverflowError", "value too large to convert to int")
+    assert len(env.drv._objs) == n
+
+
+@pytest.mark.parametrize("size, flags, text", [(0, 0, "bytesize 0"), (16, 0x10, "flags 0x10"),
+                                               (16, 0x80000000, "flags 0x80000000")])
+def test_host_register_size_0_and_unknown_flags_are_invalid_value(env, size, flags, text):
+    """cuMemHostRegister with size 0 or unknown flag bits is INVALID_VALUE and registers nothing."""
+    buf = ctypes.create_string_buffer(16)
+    assert cu.cuMemHostRegister(ctypes.addressof(buf), size, flags) == (INVALID,)
+    assert text in simcuda.last_error().why and env.drv.memory.registered == {}
+
+
+@pytest.mark.parametrize("call, args, text", [
+    ("cuCtxCreate", (None, 0x100, 0), "CUctx_flags"),
+    ("cuMemHostAlloc", (16, 0x8), "CU_MEMHOSTALLOC"),
+    ("cuMemAllocManaged", (16, 0), "CU_MEM_ATTACH_GLOBAL"),
+    ("cuMemAllocManaged", (16, 4), "CU_MEM_ATTACH_GLOBAL"),
+])
+def test_unknown_flag_bits_are_invalid_value(env, call, args, text):
+    """Flags outside the call's enumeration are INVALID_VALUE, allocate nothing and change no context stack."""
+    n, mem, ctx = len(env.drv._objs), env.drv.memory.in_use, cu.cuCtxGetCurrent()[1]
+    res = getattr(cu, call)(*args)
+    assert res[0] == INVALID and text in simcuda.last_error().why
+    assert len(env.drv._objs) == n and env.drv.memory.in_use == mem and cu.cuCtxGetCurrent()[1] == ctx
+
+
+@pytest.mark.parametrize("flags", [0, 3, 8])
+def test_attach_mem_async_flags_must_be_one_attach_flag(env, flags):
+    """cuStreamAttachMemAsync flags outside {GLOBAL, HOST, SINGLE} are INVALID_VALUE; a valid one succeeds."""
+    m = cu.cuMemAllocManaged(64, 1)[1]
+    n = len(env.drv.launch_log)
+    assert cu.cuStreamAttachMemAsync(env.s, m, 0, flags) == (INVALID,)
+    assert len(env.drv.launch_log) == n
+    assert cu.cuStreamAttachMemAsync(env.s, m, 0, cu.CUmemAttach_flags.CU_MEM_ATTACH_SINGLE) == OK
+
+
+def test_coredump_flags_of_a_cig_context_use_the_real_bit_values(env):
+    """CIG contexts refuse CU_CTX_COREDUMP_ENABLE (0x20) / USER_COREDUMP_ENABLE (0x40), not LMEM_RESIZE_TO_MAX (0x10)."""
+    p = cu.CUctxCreateParams()
+    c = cu.CUctxCigParam()
+    c.sharedDataType = 1
+    c.sharedData = 0x1000
+    p.cigParams = [c]
+    assert cu.cuCtxCreate(p, 0x20, 0)[0] == R.CUDA_ERROR_NOT_SUPPORTED
+    assert cu.cuCtxCreate(p, 0x40, 0)[0] == R.CUDA_ERROR_NOT_SUPPORTED
+    assert cu.cuCtxCreate(p, 0x10, 0)[0] == R.CUDA_SUCCESS
+
+
+def test_memset_2d_pitch_smaller_than_a_row_is_invalid_value(env):
+    """cuMemsetD2D8 with dstPitch below the row width (rows would overlap) is INVALID_VALUE and writes nothing."""
+    assert cu.cuMemsetD2D8(env.d, 4, 0xAB, 8, 2) == (INVALID,)
+    assert "pitch 4" in simcuda.last_error().why
+    assert cu.cuMemsetD2D32(env.d, 0, 1, 2, 2) == (INVALID,)
+    assert device_bytes(env) == bytes(16)
+    assert cu.cuMemsetD2D8(env.d, 8, 0xAB, 8, 2) == OK
+    assert device_bytes(env) == b"\xab" * 16
+
+
+@pytest.mark.parametrize("width, height", [(0, 1), (4, 0)])
+def test_zero_sized_memset_node_is_invalid_value(env, width, height):
+    """A memset node of width 0 or height 0 is INVALID_VALUE [inferred from the exec setter's rule]; no node is added."""
+    g = cu.cuGraphCreate(0)[1]
+    m = cu.CUDA_MEMSET_NODE_PARAMS()
+    m.dst, m.elementSize, m.width, m.height, m.pitch = env.d, 1, width, height, 16
+    assert cu.cuGraphAddMemsetNode(g, None, 0, m, env.ctx) == (INVALID, None)
+    assert "zero-sized" in simcuda.last_error().why and cu.cuGraphGetNodes(g)[2] == 0
+
+
+def test_module_of_a_destroyed_context_is_invalid_context(env):
+    """After cuCtxDestroy (no context current) the context's module is gone: INVALID_CONTEXT [inferred]."""
+    assert cu.cuCtxDestroy(env.ctx) == OK
+    assert cu.cuCtxGetCurrent()[1] == cu.CUcontext(0)
+    assert cu.cuModuleGetFunction(env.mod, b"k") == (R.CUDA_ERROR_INVALID_CONTEXT, None)
+    assert "destroyed" in simcuda.last_error().why and "[inferred code]" in simcuda.last_error().why
+    assert cu.cuModuleUnload(env.mod) == (R.CUDA_ERROR_INVALID_CONTEXT,)
+    assert cu.cuFuncGetName(env.f) == (R.CUDA_ERROR_INVALID_CONTEXT, None)
+
+
+def test_library_outlives_the_context(env):
+    """A library is context-independent: its kernels stay reachable after the context that loaded it is destroyed."""
+    lib = cu.cuLibraryLoadData(PTX, None, None, 0, None, None, 0)[1]
+    assert cu.cuCtxDestroy(env.ctx) == OK
+    assert cu.cuLibraryGetKernel(lib, b"k")[0] == R.CUDA_SUCCESS
+
+
+def test_function_of_another_context_is_invalid_handle(env):
+    """Launching context 1's function on a context-2 stream is INVALID_HANDLE [inferred]; nothing runs."""
+    cu.cuCtxCreate(None, 0, 0)
+    s2 = cu.cuStreamCreate(0)[1]
+    n = len(env.drv.launch_log)
+    assert launch(env, s=s2) == (R.CUDA_ERROR_INVALID_HANDLE,)
+    assert "valid only in its own context" in simcuda.last_error().why
+    assert launch(env, s=0) == (R.CUDA_ERROR_INVALID_HANDLE,)  # the NULL stream of context 2
+    assert len(env.drv.launch_log) == n
+    assert launch(env) == OK  # its own context's stream

@@ -1,0 +1,108 @@
+"""Core rules behind the bad-input fixes (tests/faces/test_bad_input.py): each refusal is a DriverError with a
+``why``, recorded as the thread's last error, and the state is unchanged."""
+from __future__ import annotations
+
+import pytest
+
+from simcuda import Driver, DriverError, DeviceSpec
+
+SRC = b'extern "C" __global__ void k(int n) {}'
+
+
+@pytest.fixture
+def d():
+    """An initialised driver with a context ``d.ctx``, a function ``d.f`` and a stream ``d.s``."""
+    drv = Driver()
+    drv.init(0)
+    drv.ctx = drv.ctx_create(0, 0)
+    drv.mod = drv.module_load_data(SRC)
+    drv.f = drv.module_get_function(drv.mod, "k")
+    drv.s = drv.stream_create(0)
+    return drv
+
+
+def refused(d, code, fn, *args, **kw):
+    """Call ``fn``; assert it raises ``code``, that the error is the last error and logged; return the why."""
+    with pytest.raises(DriverError) as ei:
+        fn(*args, **kw)
+    assert int(ei.value.code) == code
+    assert d.last_error() is ei.value and d.error_log[-1].why == ei.value.why
+    return ei.value.why
+
+
+def test_remove_dependencies_of_another_graphs_nodes(d):
+    """graph_remove_dependencies refuses nodes of another graph (INVALID_VALUE), leaving the edge."""
+    g, g2 = d.graph_create(0), d.graph_create(0)
+    a = d.graph_add_empty_node(g, [])
+    b = d.graph_add_empty_node(g, [a])
+    refused(d, 1, d.graph_remove_dependencies, g2, [a], [b], [])
+    assert len(d.graph_get_edges(g)) == 1
+
+
+def test_host_allocation_beyond_physical_memory_is_out_of_memory(d):
+    """mem_alloc_host beyond physical memory is OUT_OF_MEMORY, allocating nothing."""
+    why = refused(d, 2, d.mem_alloc_host, 2 ** 63)
+    assert "physical memory" in why and d.memory.host == {}
+
+
+@pytest.mark.parametrize("grid, block, shmem", [((2 ** 31, 1, 1), (1, 1, 1), 0), ((1, 1, 1), (2048, 1, 1), 0),
+                                                ((1, 1, 1), (1, 1, 1), 49153)])
+def test_launch_limits(d, grid, block, shmem):
+    """launch_kernel checks the device's grid, block and dynamic shared memory limits (INVALID_VALUE)."""
+    n = d.stats["kernel_launches"]
+    refused(d, 1, d.launch_kernel, d.f, grid, block, shmem, d.s, [0])
+    assert d.stats["kernel_launches"] == n and d.launch_log == []
+
+
+def test_function_attribute_raises_the_shared_memory_limit(d):
+    """func_set_attribute(8) lets launches use more dynamic shared memory, up to the opt-in limit."""
+    d.func_set_attribute(d.f, 8, 65536)
+    d.launch_kernel(d.f, (1, 1, 1), (1, 1, 1), 65536, d.s, [0])
+    refused(d, 1, d.func_set_attribute, d.f, 8, 10 ** 9)
+    assert d.func_get_attribute(8, d.f) == 65536
+
+
+def test_launch_limits_come_from_the_device_spec():
+    """A device with other attributes has other limits."""
+    drv = Driver(devices=[DeviceSpec(attributes={1: 256})])  # MAX_THREADS_PER_BLOCK
+    drv.init(0)
+    drv.ctx_create(0, 0)
+    f = drv.module_get_function(drv.module_load_data(SRC), "k")
+    drv.launch_kernel(f, (1, 1, 1), (256, 1, 1), 0, 0, [0])
+    refused(drv, 1, drv.launch_kernel, f, (1, 1, 1), (257, 1, 1), 0, 0, [0])
+
+
+def test_cross_context_launch_is_invalid_handle(d):
+    """A function of context 1 launched on a stream of context 2 is INVALID_HANDLE [inferred]."""
+    d.ctx_create(0, 0)
+    s2 = d.stream_create(0)
+    why = refused(d, 400, d.launch_kernel, d.f, (1, 1, 1), (1, 1, 1), 0, s2, [0])
+    assert "[inferred" in why and d.launch_log == []
+
+
+def test_module_of_destroyed_context(d):
+    """After ctx_destroy the context's module and functions answer INVALID_CONTEXT [inferred]."""
+    d.ctx_destroy(d.ctx)
+    refused(d, 201, d.module_get_function, d.mod, "k")
+    refused(d, 201, d.func_get_name, d.f)
+
+
+@pytest.mark.parametrize("call, args", [
+    ("ctx_create", (0x100, 0)),
+    ("mem_alloc_host", (16, "cuMemHostAlloc", 8)),
+    ("mem_host_register", (0x1000, 0, 0)),
+    ("mem_host_register", (0x1000, 16, 0x10)),
+])
+def test_flag_and_size_checks(d, call, args):
+    """Unknown flag bits and size 0 are INVALID_VALUE and change nothing."""
+    n = len(d._objs)
+    refused(d, 1, getattr(d, call), *args)
+    assert len(d._objs) == n and d.memory.registered == {} and d.memory.host == {}
+
+
+def test_attach_mem_flags(d):
+    """stream_attach_mem_async takes exactly one of GLOBAL, HOST, SINGLE."""
+    m = d.mem_alloc(64, "cuMemAllocManaged", managed=True)
+    refused(d, 1, d.stream_attach_mem_async, d.s, m, 0, 0)
+    refused(d, 1, d.mem_alloc, 64, "cuMemAllocManaged", True, 4)
+    d.stream_attach_mem_async(d.s, m, 0, 4)
