@@ -8,7 +8,11 @@ per-call ``why`` sentences are written where the rule is applied, and always nam
 """
 from __future__ import annotations
 
+from enum import IntEnum
+
 from .._generated.driver_enums import CUresult
+
+_CURESULT_VALUES = frozenset(int(c) for c in CUresult)
 
 __all__ = ["CUresult", "DriverError", "MEANINGS", "explain"]
 
@@ -27,7 +31,9 @@ class DriverError(Exception):
     __slots__ = ("code", "why")
 
     def __init__(self, code: int, why: str) -> None:
-        self.code = CUresult(code)
+        # a runtime-only refusal (a cudaError_t with no CUresult twin, e.g. cudaErrorInvalidMemcpyDirection)
+        # keeps its cudaError_t member, so last_error() and the error log can record it too
+        self.code = code if isinstance(code, IntEnum) and int(code) not in _CURESULT_VALUES else CUresult(code)
         self.why = why
         super().__init__(f"{self.code.name} ({int(self.code)}): {why}")
 

@@ -38,7 +38,6 @@ import threading
 import weakref
 from typing import Any, Optional  # noqa: F401  (the real module exports both names)
 
-from .._core.driver import ErrorRecord
 from .._core.errors import DriverError as _DriverError
 from .._core.memory import DEVICE as _DEV
 from .._core.memory import HOST as _HOST
@@ -460,8 +459,7 @@ def _rt(needs: str = "ctx", nouts: int | None = None) -> Any:
                 err = CURESULT_TO_CUDA_ERROR[int(e.code)]
             except _RtError as e:
                 err = e.err
-                if len(d.error_log) < 100_000:
-                    d.error_log.append(ErrorRecord(fn.__name__, int(err), e.why, threading.current_thread().name))
+                d.refuse(fn.__name__, err, e.why)  # the core's bookkeeping: last_error() and error_log agree
             _record(d, err)
             return (err, *nones)
         sig, outs = _OUTPUTS[fn.__name__]

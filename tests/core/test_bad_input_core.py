@@ -106,3 +106,12 @@ def test_attach_mem_flags(d):
     refused(d, 1, d.stream_attach_mem_async, d.s, m, 0, 0)
     refused(d, 1, d.mem_alloc, 64, "cuMemAllocManaged", True, 4)
     d.stream_attach_mem_async(d.s, m, 0, 4)
+
+
+def test_refuse_keeps_a_runtime_only_code(d):
+    """refuse() with a cudaError_t that has no CUresult twin records that member (last error and log agree)."""
+    from simcuda.bindings.runtime import cudaError_t
+    e = d.refuse("cudaMemcpy", cudaError_t.cudaErrorInvalidMemcpyDirection, "kind 99")
+    assert e.code is cudaError_t.cudaErrorInvalidMemcpyDirection and d.last_error() is e
+    assert (d.error_log[-1].call, d.error_log[-1].code) == ("cudaMemcpy", 21)
+    assert int(DriverError(1, "x").code) == 1 and type(DriverError(cudaError_t(1), "x").code).__name__ == "CUresult"

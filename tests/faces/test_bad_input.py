@@ -572,3 +572,28 @@ def test_function_of_another_context_is_invalid_handle(env):
     assert launch(env, s=0) == (R.CUDA_ERROR_INVALID_HANDLE,)  # the NULL stream of context 2
     assert len(env.drv.launch_log) == n
     assert launch(env) == OK  # its own context's stream
+
+
+# =========================================================================== 5. last_error after runtime refusals
+@pytest.mark.parametrize("call, args, code", [
+    ("cudaMemcpy", lambda d, h: (d, h, 16, 99), 21),
+    ("cudaMemcpyAsync", lambda d, h: (d, h, 16, 99, 0), 21),
+    ("cudaMemcpy2D", lambda d, h: (d, 4, h, 16, 8, 2, 1), 12),
+])
+def test_runtime_only_refusal_sets_last_error(drv, call, args, code):
+    """A runtime-only refusal (no CUresult twin) is simcuda.last_error() and the last error_log entry, with its why."""
+    from simcuda.bindings import runtime as rt
+    d = rt.cudaMalloc(64)[1]
+    rt.cudaMemset(d, 0, 64)
+    cu.cuMemAlloc(0)  # an earlier, different failure that must not stay "last"
+    h = bytearray(b"x" * 16)
+    res = getattr(rt, call)(*args(d, h))
+    assert int(res[0]) == code
+    e = simcuda.last_error()
+    assert int(e.code) == code and e.code.name == rt.cudaError_t(code).name and call in e.why
+    rec = drv.error_log[-1]
+    assert (rec.call, rec.code, rec.why) == (call, code, e.why)
+    assert rt.cudaGetLastError() == (rt.cudaError_t(code),)
+    out = bytearray(16)
+    rt.cudaMemcpy(out, d, 16, 2)
+    assert out == bytes(16)
