@@ -2471,12 +2471,23 @@ class Driver:
         return e
 
     @entry
-    def graph_debug_dot_print(self, hgraph: int, path: str, flags: int) -> None:
+    def graph_debug_dot_print(self, hgraph: int, path: Any, flags: int) -> None:
         """cuGraphDebugDotPrint: write the DOT text of spec 9.1 (see ``graph.dot_text``) to ``path``.
 
-        Errors: 1 INVALID_VALUE bad graph or empty path; 304 OPERATING_SYSTEM when the file cannot be written.
+        Args: ``path``: a ``str``, ``bytes`` (a file-system path), ``None`` (NULL) or the ``int`` address of a
+        NUL-terminated path (read only where readable, :mod:`hostmem`).
+        Errors: 1 INVALID_VALUE bad graph, NULL, unreadable or empty path; 304 OPERATING_SYSTEM when the file
+        cannot be written.
         """
         g = self._graph(hgraph)
+        if path is None:
+            raise DriverError(1, "the DOT path is NULL")
+        if isinstance(path, int):
+            path = hostmem.read_c_string(self.memory, path, "the DOT path") if path else None
+            if path is None:
+                raise DriverError(1, "the DOT path is NULL")
+        if isinstance(path, (bytes, bytearray)):
+            path = os.fsdecode(bytes(path))
         if not path:
             raise DriverError(1, "the DOT path is empty")
         text = gr.dot_text(g, int(flags))

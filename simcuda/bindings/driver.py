@@ -196,11 +196,11 @@ def _struct_arg(x: Any, cls_name: str, arg: str) -> Any:
 
 
 def _bytes_arg(x: Any) -> bytes:
-    """A ``char*`` argument: ``bytes``-like only (``str`` raises ``TypeError: expected bytes, str found``)."""
+    """A ``char*`` argument as Cython converts it: ``bytes`` or ``bytearray`` only (``str``, ``None`` and
+    ``memoryview`` raise ``TypeError: expected bytes, str found``); the driver reads it as a C string, so
+    it ends at the first NUL byte."""
     if isinstance(x, (bytes, bytearray)):
-        return bytes(x)
-    if x is None:
-        return b""
+        return bytes(x).split(b"\0", 1)[0]
     raise TypeError(f"expected bytes, {type(x).__name__} found")
 
 

@@ -115,3 +115,15 @@ def test_refuse_keeps_a_runtime_only_code(d):
     assert e.code is cudaError_t.cudaErrorInvalidMemcpyDirection and d.last_error() is e
     assert (d.error_log[-1].call, d.error_log[-1].code) == ("cudaMemcpy", 21)
     assert int(DriverError(1, "x").code) == 1 and type(DriverError(cudaError_t(1), "x").code).__name__ == "CUresult"
+
+
+def test_dot_print_paths(d, tmp_path):
+    """graph_debug_dot_print takes str, bytes, None (NULL: INVALID_VALUE) or a readable C-string address."""
+    import ctypes
+    g = d.graph_create(0)
+    refused(d, 1, d.graph_debug_dot_print, g, None, 0)
+    refused(d, 1, d.graph_debug_dot_print, g, 0xDEADBEEF000, 0)
+    buf = ctypes.create_string_buffer(str(tmp_path / "a.dot").encode())
+    d.graph_debug_dot_print(g, ctypes.addressof(buf), 0)
+    d.graph_debug_dot_print(g, str(tmp_path / "b.dot").encode(), 0)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.dot", "b.dot"]

@@ -597,3 +597,88 @@ def test_runtime_only_refusal_sets_last_error(drv, call, args, code):
     out = bytearray(16)
     rt.cudaMemcpy(out, d, 16, 2)
     assert out == bytes(16)
+
+
+# =========================================================================== 6. the _v2 face
+@pytest.fixture
+def v2(env):
+    """The simulated ``cuda.bindings._v2.driver`` on the env's driver, and a graph ``v2.g`` (int handle)."""
+    from simcuda.bindings._v2 import driver as m
+    m.g = int(cu.cuGraphCreate(0)[1])
+    return m
+
+
+@pytest.mark.parametrize("path", [1.5, [1], "object", "/tmp/simcuda-should-not-exist.dot",
+                                  "non-contiguous"])
+def test_v2_dot_path_of_a_wrong_kind_raises_value_error(v2, path, tmp_path, monkeypatch):
+    """graph_debug_dot_print with a float, list, object, str or a non-contiguous buffer raises the real ValueError
+    and writes no file."""
+    import numpy as np
+    monkeypatch.chdir(tmp_path)
+    p = object() if path == "object" else np.zeros((2, 2))[:, 0] if path == "non-contiguous" else path
+    got = raised(v2.graph_debug_dot_print, v2.g, p, 0)
+    assert got == ("ValueError", "buf must be None, a Python int representing the pointer address to a valid "
+                                 "buffer, or a contiguous buffer (a ctypes object, NumPy array, bytes, ...), of size -1")
+    assert list(tmp_path.iterdir()) == []
+    import os
+    assert not os.path.exists("/tmp/simcuda-should-not-exist.dot")
+    real = real_module("cuda.bindings._v2.driver")
+    assert raised(real.graph_debug_dot_print, 1, p, 0) == got
+
+
+def test_v2_dot_path_none_is_invalid_value(v2, tmp_path, monkeypatch):
+    """graph_debug_dot_print(g, None, 0) is INVALID_VALUE (NULL path): no file named 'None' is written."""
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(v2.InvalidValueError):
+        v2.graph_debug_dot_print(v2.g, None, 0)
+    assert "NULL" in simcuda.last_error().why and list(tmp_path.iterdir()) == []
+
+
+def test_v2_dot_path_int_is_the_address_of_the_path(v2, tmp_path):
+    """An int path is the address of a NUL-terminated path (the real pointer form); a garbage one is INVALID_VALUE."""
+    target = tmp_path / "g.dot"
+    buf = ctypes.create_string_buffer(str(target).encode())
+    v2.graph_debug_dot_print(v2.g, ctypes.addressof(buf), 0)
+    assert target.read_text().startswith("digraph")
+    with pytest.raises(v2.InvalidValueError):
+        v2.graph_debug_dot_print(v2.g, GARBAGE, 0)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["g.dot"]
+
+
+def test_v2_dot_path_buffers(v2, tmp_path):
+    """bytes, bytearray and numpy buffers give the path up to their first NUL."""
+    import numpy as np
+    for i, make in enumerate((bytes, bytearray, lambda b: np.frombuffer(b, dtype=np.uint8))):
+        target = tmp_path / f"g{i}.dot"
+        v2.graph_debug_dot_print(v2.g, make(str(target).encode() + b"\0junk"), 0)
+        assert target.exists()
+    assert len(list(tmp_path.iterdir())) == 3
+
+
+@pytest.mark.parametrize("call, args, expect", [
+    ("device_get", ("abc",), ("TypeError", "an integer is required")),
+    ("device_get", (2 ** 63,), ("OverflowError", "Python int too large to convert to C long")),
+    ("device_get_name", (-1, 0), ("ValueError", "negative count")),
+    ("device_get_name", (2 ** 40, 0), ("OverflowError", "value too large to convert to int")),
+    ("get_error_name", ("abc",), ("TypeError", "an integer is required")),
+    ("init", (-1,), ("OverflowError", "can't convert negative value to unsigned int")),
+    ("init", (2 ** 32,), ("OverflowError", "value too large to convert to unsigned int")),
+    ("mem_free_v2", (-1,), ("OverflowError", "can't convert negative value to uint64_t")),
+    ("stream_synchronize", (1.5,), ("TypeError", "an integer is required")),
+    ("stream_synchronize", (2 ** 63,), ("OverflowError", "Python int too large to convert to C ssize_t")),
+])
+def test_v2_argument_conversion_matches_the_real_module(v2, call, args, expect):
+    """Typed _v2 parameters convert as the real Cython signatures do (class and text), before the body runs."""
+    n = len(env_log := v2._drv().error_log)
+    same_as_real(getattr(v2, call), call, *args, expect=expect, module="cuda.bindings._v2.driver")
+    assert len(env_log) == n
+
+
+@pytest.mark.parametrize("call, args", [("init", (1.5,)), ("mem_free_v2", (1.5,)), ("device_get", (1.5,))])
+def test_v2_float_arguments_are_truncated_like_the_real(v2, call, args):
+    """Where the real converts a float through __int__ (1.5 -> 1), the simulated call reaches the driver and
+    answers its code (INVALID_VALUE / INVALID_DEVICE) instead of raising TypeError."""
+    with pytest.raises(v2.DriverError) as ei:
+        getattr(v2, call)(*args)
+    assert ei.value.status in (1, 101)
+    assert raised(getattr(real_module("cuda.bindings._v2.driver"), call), *args) == ("driver", "")

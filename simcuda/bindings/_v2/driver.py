@@ -38,6 +38,7 @@ from ..._generated.driver_enums import CUresult as _CUresult
 from ..._generated.driver_outputs import ERROR_STRINGS as _ERROR_STRINGS
 from ..._generated.driver_outputs import V2_FUNCTIONS as _V2_FUNCTIONS
 from .. import _kernel_params as _KP
+from .. import _driver_types as _T
 from .._driver_types import buffer_address as _buffer_address
 from .._driver_types import check_void_ptr_obj as _host_obj
 
@@ -104,13 +105,59 @@ def _api_name(name: str) -> str:
     return "cu" + "".join(w[:1].upper() + w[1:] for w in base.split("_")) + (f"_v{ver}" if ver else "")
 
 
+def _ip_arg(x: Any) -> int:
+    """``intptr_t`` as Cython converts it: an ``int`` only (``__int__`` and ``__index__`` objects raise
+    ``TypeError: an integer is required``), ``OverflowError`` outside the C ``ssize_t`` range."""
+    if type(x) is not int:
+        if not isinstance(x, int):
+            raise TypeError("an integer is required")
+        x = int(x)
+    if not -(1 << 63) <= x < 1 << 63:
+        raise OverflowError("Python int too large to convert to C ssize_t")
+    return x
+
+
+#: C parameter type of the real signatures -> the conversion the real wrapper applies first
+_CONVERT = {
+    "intptr_t": _ip_arg,
+    "int": lambda x: _T.c_int(x, 32, "int"),
+    "unsigned int": lambda x: _T.c_uint(x, 32, "unsigned int"),
+    "unsigned char": lambda x: _T.c_uint(x, 8, "unsigned char"),
+    "size_t": lambda x: _T.c_uint(x, 64, "size_t"),
+    "uint64_t": lambda x: _T.c_uint(x, 64, "uint64_t"),
+    "unsigned long long": lambda x: _T.c_uint(x, 64, "unsigned long long"),
+}
+
+
+def _converters(name: str) -> list:
+    """``(parameter name, conversion or None)`` in order, from the real signature of ``name``."""
+    sig = _V2_FUNCTIONS.get(name, "")
+    inner = sig[sig.find("(") + 1:sig.rfind(")")] if "(" in sig else ""
+    out = []
+    for part in inner.split(","):
+        words = part.split()
+        if not words:
+            continue
+        out.append((words[-1], _CONVERT.get(" ".join(words[:-1]))))
+    return out
+
+
 def _face(fn: Any) -> Any:
-    """Raise the typed exception for a core ``DriverError``; prefix the real signature to the docstring."""
+    """Convert the typed arguments as the real wrapper does (all of them, in order, before the body runs);
+    raise the typed exception for a core ``DriverError``; prefix the real signature to the docstring."""
     api = _api_name(fn.__name__)
+    convs = _converters(fn.__name__)
+    index = {n: c for n, c in convs}
 
     @_functools.wraps(fn)
     def face(*args: Any, **kwargs: Any) -> Any:
         _CALL.name = api
+        if convs:
+            args = tuple(c(a) if c is not None else a for (_, c), a in zip(convs, args)) + args[len(convs):]
+            for k, v in kwargs.items():
+                c = index.get(k)
+                if c is not None:
+                    kwargs[k] = c(v)
         try:
             return fn(*args, **kwargs)
         except _CoreError as e:
@@ -130,15 +177,9 @@ def _ip(x: Any) -> int:
 
 
 def _u(x: Any) -> int:
-    """An unsigned C integer argument (``__index__`` objects accepted)."""
-    if type(x) is not int:
-        try:
-            x = x.__index__()
-        except AttributeError:
-            raise TypeError("an integer is required") from None
-    if x < 0:
-        raise OverflowError("can't convert negative value to unsigned int")
-    return x
+    """An unsigned C integer (``_face`` has already converted the typed parameters; this serves values taken
+    from structs and the like): ``__int__`` objects accepted as Cython does, negative ones refused."""
+    return x if type(x) is int and x >= 0 else _T.c_uint(x, 64, "unsigned long long")
 
 
 def _refuse(call: str, code: int, why: str) -> None:
@@ -345,6 +386,26 @@ class HostNodeParams_v1(_CStruct):
     _names = {"fn": "fn", "user_data": "userData"}
 
 
+_BUF_ERR = ("buf must be None, a Python int representing the pointer address to a valid buffer, or a contiguous "
+            "buffer (a ctypes object, NumPy array, bytes, ...), of size -1")
+
+
+def _path_buf(path: Any) -> Any:
+    """A ``path`` converted as the real ``get_buffer_pointer(path, -1)``: None, an int address (``intptr_t``:
+    the core reads the C string there), or the bytes of a contiguous buffer up to the first NUL."""
+    if path is None:
+        return None
+    if isinstance(path, int):
+        return _ip_arg(path)
+    try:
+        mv = memoryview(path)
+    except TypeError:
+        raise ValueError(_BUF_ERR) from None
+    if not mv.c_contiguous:
+        raise ValueError(_BUF_ERR)
+    return mv.tobytes().split(b"\0", 1)[0]
+
+
 # ================================================================================ argument decoding
 def _handles(deps: Any, n: int) -> list[int]:
     """Node handles: an int address of ``n`` int64 values, or a sequence of ints (numpy arrays too).
@@ -433,8 +494,14 @@ def device_get_count() -> int:
 
 @_face
 def device_get_name(len: Any, dev: Any) -> bytes:  # noqa: A002  (the real parameter name)
-    """The device name as ``bytes`` (at most ``len - 1`` characters)."""
-    return _drv().device_get_name(int(dev)).encode()[:max(int(len) - 1, 0)]
+    """The device name as ``bytes`` (at most ``len - 1`` characters). A negative ``len`` raises
+    ``ValueError: negative count`` as the real wrapper does when it sizes its buffer; 0 is INVALID_VALUE."""
+    if len < 0:
+        raise ValueError("negative count")
+    name = _drv().device_get_name(dev).encode()
+    if len == 0:
+        _refuse("cuDeviceGetName", 1, "cuDeviceGetName: length 0 must be positive")
+    return name[:len - 1]
 
 
 @_face
@@ -965,9 +1032,11 @@ def graph_exec_update_v2(h_graph_exec: Any, h_graph: Any) -> GraphExecUpdateResu
 
 @_face
 def graph_debug_dot_print(h_graph: Any, path: Any, flags: Any) -> None:
-    """Write the graph as DOT (``path``: str or bytes)."""
-    p = path.decode() if isinstance(path, (bytes, bytearray)) else str(path)
-    _drv().graph_debug_dot_print(_ip(h_graph), p, _u(flags))
+    """Write the graph as DOT. ``path`` as the real wrapper takes a buffer: ``None`` (NULL: INVALID_VALUE), an
+    ``int`` address of a NUL-terminated path (read only where readable), or a contiguous buffer holding the
+    path (``bytes``, ``bytearray``, a numpy or ctypes array; read up to its first NUL). Anything else (a
+    ``str`` too) raises the real ``ValueError: buf must be None, a Python int ...``."""
+    _drv().graph_debug_dot_print(h_graph, _path_buf(path), flags)
 
 
 
