@@ -321,6 +321,43 @@ def unjoined(seq: CaptureSequence) -> str:
     return ""
 
 
+# -- 3.2 / 3.5 / 9: what may be done with the graph of a live capture -------------------------------
+#: use of a graph -> why it is refused while the graph is the target of a live capture, or None when allowed.
+#: Spec 3.5: "everything is allowed except destroying the graph and removing nodes"; spec 3.2: the graph
+#: cannot be instantiated until the capture ends. Uses that only read the graph (clone, a copy into a
+#: child-graph node, queries) and edits that add to it stay allowed.
+CAPTURE_TARGET_USES: dict[str, str | None] = {
+    "read": None,  # cuGraphClone, cuGraphAddChildGraphNode (CLONE), cuGraphNodeSetParams of a GRAPH node
+    "destroy": "it cannot be destroyed before the capture ends (spec 3.5, 9)",
+    "remove node": "nodes cannot be removed during capture (spec 3.5)",
+    "instantiate": "it cannot be instantiated before the capture ends (spec 3.2, 9) [inferred code]",
+    # an exec update (whole graph, or one child-graph node) freezes the graph's current contents into an
+    # exec, exactly as instantiation does, so it is refused for the same reason [inferred]
+    "update from": ("an exec cannot be updated from it before the capture ends: an update freezes the graph "
+                    "into an exec as instantiation does (spec 3.2) [inferred]"),
+    # moving the graph into a node (CU_GRAPH_CHILD_GRAPH_OWNERSHIP_MOVE) hands its ownership to the node,
+    # which ends it as a graph of its own, as destroying it would (spec 3.5) [inferred]
+    "move": "it cannot be moved into a child-graph node before the capture ends (spec 3.5) [inferred]",
+}
+
+
+def capture_target_refusal(graph: Any, use: str) -> DriverError | None:
+    """INVALID_VALUE for ``use`` (a key of :data:`CAPTURE_TARGET_USES`) of ``graph`` while it is the target of a
+    live (ACTIVE or INVALIDATED) capture; None when the use is allowed or no capture targets the graph."""
+    seq = graph.capture_target_of
+    why = CAPTURE_TARGET_USES[use]
+    if seq is None or why is None:
+        return None
+    return _err(1, f"graph {graph.gid} is the target of {seq.label()}; {why}")
+
+
+def check_capture_target(graph: Any, use: str) -> None:
+    """Raise :func:`capture_target_refusal` when there is one."""
+    e = capture_target_refusal(graph, use)
+    if e is not None:
+        raise e
+
+
 # -- 3.4 / 3.5: status queries -------------------------------------------------------------------
 def status_of(stream: Any) -> int:
     seq = stream.capture

@@ -1560,9 +1560,7 @@ class Driver:
         Fidelity: execs made from the graph stay usable (they hold frozen copies), as on NVIDIA.
         """
         g = self._graph(h)
-        if g.capture_target_of is not None:
-            raise DriverError(1, f"graph {g.gid} is the target of {g.capture_target_of.label()}; it cannot be "
-                                 "destroyed before the capture ends (spec 3.5, 9)")
+        cap.check_capture_target(g, "destroy")
         if g.owner_node is not None:
             raise DriverError(1, f"graph {g.gid} is owned by child-graph node {g.owner_node.local_id} of graph "
                                  f"{g.owner_node.graph.gid} and cannot be destroyed directly")
@@ -1852,8 +1850,7 @@ class Driver:
 
     def _child_for(self, hchild: int, parent: gr.Graph, move: bool) -> gr.Graph:
         child = self._graph(hchild)
-        if child.capture_target_of is not None:
-            raise DriverError(1, f"graph {child.gid} is the target of {child.capture_target_of.label()}")
+        cap.check_capture_target(child, "move" if move else "read")
         if child.owner_node is not None:
             raise DriverError(1, f"graph {child.gid} is owned by a child-graph node; it cannot be added to another "
                                  "parent")
@@ -1879,7 +1876,8 @@ class Driver:
         the graph itself is moved into the node and its handle becomes owned by it. Allowed on a capture
         graph during capture (spec 4.6).
         Errors: 1 INVALID_VALUE bad graphs/dependencies; ``child`` holds CONDITIONAL nodes, or MEM_ALLOC /
-        MEM_FREE nodes without ``move``; ``child`` is a capture target or already owned by a node.
+        MEM_FREE nodes without ``move``; ``child`` is a capture target moved with ``move`` (a copy of a capture
+        graph is a read and allowed: ``capture.CAPTURE_TARGET_USES``) or already owned by a node.
         """
         g = self._graph(hgraph)
         pairs = self._deps_of(g, deps, eds)
@@ -2004,9 +2002,7 @@ class Driver:
         """
         n = self._node(hnode)
         g = n.graph
-        if g.capture_target_of is not None:
-            raise DriverError(1, f"node {n.local_id} belongs to graph {g.gid}, the target of "
-                                 f"{g.capture_target_of.label()}; nodes cannot be removed during capture (spec 3.5)")
+        cap.check_capture_target(g, "remove node")
         if g.has_type(gr.MEM_ALLOC, gr.MEM_FREE):
             raise DriverError(1, f"graph {g.gid} has memory allocation/free nodes; its nodes cannot be destroyed")
         for e in list(n.ins) + list(n.outs):
@@ -2128,6 +2124,7 @@ class Driver:
                                    "changed in an exec")
         if ntype == gr.GRAPH:
             child = self._graph(int(spec))
+            cap.check_capture_target(child, "update from")
             try:
                 body = gr.plan_update(old.child, child, self.memory.find, x.flags)
             except gr.UpdateFailure as f:
@@ -2235,10 +2232,9 @@ class Driver:
         if flags & ~0xF:
             raise self._inst_error(gr.INST_ERROR, None, f"instantiate flags 0x{flags:x} have bits outside "
                                                         "CUgraphInstantiate_flags")
-        if g.capture_target_of is not None:
-            raise self._inst_error(gr.INST_ERROR, None, f"graph {g.gid} is the target of "
-                                                        f"{g.capture_target_of.label()}; it cannot be instantiated "
-                                                        "before the capture ends (spec 9) [inferred code]")
+        refusal = cap.capture_target_refusal(g, "instantiate")
+        if refusal is not None:
+            raise self._inst_error(gr.INST_ERROR, None, refusal.why)
         if g.moved:
             raise self._inst_error(gr.INST_ERROR, None, f"graph {g.gid} was moved into a child-graph node and "
                                                         "cannot be instantiated on its own")
@@ -2429,14 +2425,14 @@ class Driver:
         Returns: ``(CU_GRAPH_EXEC_UPDATE_SUCCESS, 0, 0)``.
         Errors: 910 GRAPH_EXEC_UPDATE_FAILURE, with ``update_info = (result, error node, error-from node)``
         on the error and a ``why`` naming the result; the exec is unchanged. 1 INVALID_VALUE for a bad
-        exec or graph, a capture target, or a graph moved into a child-graph node (result ERROR).
+        exec or graph, a capture target (an update freezes the graph as instantiation does, spec 3.2 [I];
+        ``capture.CAPTURE_TARGET_USES``), or a graph moved into a child-graph node (result ERROR).
         FUNCTION_CHANGED (4) is for drivers before 11.2 and never returned.
         """
         try:
             x = self._exec(hexec)
             g = self._graph(hgraph)
-            if g.capture_target_of is not None:
-                raise DriverError(1, f"graph {g.gid} is the target of {g.capture_target_of.label()}")
+            cap.check_capture_target(g, "update from")
             if g.moved:
                 raise DriverError(1, f"graph {g.gid} was moved into a child-graph node and cannot be used to update "
                                      "an exec")

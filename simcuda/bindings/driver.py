@@ -1884,7 +1884,8 @@ def cuGraphAddNode_v3(hGraph: Any, dependencies: Any, dependencyData: Any, numDe
 
 @_face
 def cuGraphAddChildGraphNode(hGraph: Any, dependencies: Any, numDependencies: Any, childGraph: Any) -> tuple:
-    """Add a GRAPH node holding a **clone** of ``childGraph`` (spec 4.6, 9); allowed on a capture graph.
+    """Add a GRAPH node holding a **clone** of ``childGraph`` (spec 4.6, 9); allowed on a capture graph, and
+    with a capture graph as ``childGraph`` (cloning only reads it, spec 3.5).
 
     Errors: INVALID_VALUE bad graphs/dependencies, or a child with MEM_ALLOC/MEM_FREE/CONDITIONAL nodes.
     """
@@ -2572,7 +2573,8 @@ def cuGraphExecUpdate(hGraphExec: Any, hGraph: Any) -> tuple:
     the real wrapper (spec 11.1, C-138); the driver's result (TOPOLOGY_CHANGED, NODE_TYPE_CHANGED,
     UNSUPPORTED_FUNCTION_CHANGE, PARAMETERS_CHANGED, ATTRIBUTES_CHANGED, NOT_SUPPORTED) and error nodes are
     named in ``simcuda.last_error().why`` and kept in ``simcuda.last_error().update_info``. The exec is
-    unchanged on failure.
+    unchanged on failure. Updating from the graph of a live capture is INVALID_VALUE: an update freezes the
+    graph into the exec as instantiation does, which spec 3.2 rules out until the capture ends [inferred].
     """
     result, enode, efrom = _drv().graph_exec_update(_h(hGraphExec, _CUgraphExec), _h(hGraph, _CUgraph))
     info = _CUgraphExecUpdateResultInfo()

@@ -127,3 +127,19 @@ def test_dot_print_paths(d, tmp_path):
     d.graph_debug_dot_print(g, ctypes.addressof(buf), 0)
     d.graph_debug_dot_print(g, str(tmp_path / "b.dot").encode(), 0)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.dot", "b.dot"]
+
+
+def test_capture_target_uses_table(d):
+    """capture.capture_target_refusal allows reads and refuses destroy, node removal, instantiate, update, move."""
+    from simcuda._core import capture as cap
+    d.stream_begin_capture(d.s, 0)
+    g = d._objs[d.stream_get_capture_info(d.s)[2]]
+    assert cap.capture_target_refusal(g, "read") is None
+    for use in ("destroy", "remove node", "instantiate", "update from", "move"):
+        e = cap.capture_target_refusal(g, use)
+        assert int(e.code) == 1 and f"graph {g.gid} is the target of capture" in e.why
+    x = d.graph_instantiate(d.graph_create(0), 0)
+    refused(d, 1, d.graph_exec_update, x, g.handle)
+    clone = d.graph_clone(g.handle)
+    d.stream_end_capture(d.s)
+    assert cap.capture_target_refusal(g, "instantiate") is None and d.graph_get_nodes(clone) == []

@@ -682,3 +682,78 @@ def test_v2_float_arguments_are_truncated_like_the_real(v2, call, args):
         getattr(v2, call)(*args)
     assert ei.value.status in (1, 101)
     assert raised(getattr(real_module("cuda.bindings._v2.driver"), call), *args) == ("driver", "")
+
+
+# =========================================================================== 8. the graph of a live capture
+@pytest.fixture
+def capturing(env):
+    """``env`` with stream ``s`` capturing into graph ``cg`` (one captured memset), and an exec ``x`` of a
+    one-node graph of the same shape."""
+    assert cu.cuStreamBeginCapture(env.s, 0) == OK
+    assert cu.cuMemsetD8Async(env.d, 1, 4, env.s) == OK
+    env.cg = cu.cuStreamGetCaptureInfo(env.s)[3]
+    g = cu.cuGraphCreate(0)[1]
+    m = cu.CUDA_MEMSET_NODE_PARAMS()
+    m.dst, m.elementSize, m.width, m.height, m.value = env.d, 1, 4, 1, 2
+    cu.cuGraphAddMemsetNode(g, None, 0, m, env.ctx)
+    env.x = cu.cuGraphInstantiate(g, 0)[1]
+    return env
+
+
+def test_exec_update_from_a_capture_graph_is_invalid_value(capturing):
+    """cuGraphExecUpdate from the graph of a live capture is INVALID_VALUE [inferred]; the exec and capture are unchanged."""
+    e = capturing
+    assert cu.cuGraphExecUpdate(e.x, e.cg) == (INVALID, None)
+    why = simcuda.last_error().why
+    assert "as instantiation does" in why and "[inferred]" in why
+    assert cu.cuStreamGetCaptureInfo(e.s)[1] == cu.CUstreamCaptureStatus.CU_STREAM_CAPTURE_STATUS_ACTIVE
+    assert simcuda.last_error().code == INVALID  # the refusal invalidated nothing
+
+
+def test_exec_update_from_a_capture_graph_leaves_everything(capturing):
+    """The refused update changes neither the exec (it still sets value 2) nor the capture (it ends with its node)."""
+    e = capturing
+    assert cu.cuGraphExecUpdate(e.x, e.cg) == (INVALID, None)
+    g = cu.cuStreamEndCapture(e.s)[1]
+    assert cu.cuGraphGetNodes(g)[2] == 1
+    assert cu.cuGraphLaunch(e.x, e.s) == OK and cu.cuStreamSynchronize(e.s) == OK
+    assert device_bytes(e, 4) == b"\x02" * 4
+    assert cu.cuGraphExecUpdate(e.x, g)[0] == R.CUDA_SUCCESS  # after EndCapture the update is allowed
+
+
+def test_clone_and_child_copy_of_a_capture_graph_are_allowed(capturing):
+    """Reading a capture graph stays allowed: cuGraphClone and cuGraphAddChildGraphNode (a clone) succeed."""
+    e = capturing
+    assert cu.cuGraphClone(e.cg)[0] == R.CUDA_SUCCESS
+    parent = cu.cuGraphCreate(0)[1]
+    res, node = cu.cuGraphAddChildGraphNode(parent, None, 0, e.cg)
+    assert res == R.CUDA_SUCCESS
+    assert cu.cuGraphGetNodes(cu.cuGraphChildGraphNodeGetGraph(node)[1])[2] == 1
+    assert cu.cuStreamEndCapture(e.s)[0] == R.CUDA_SUCCESS
+
+
+def test_moving_a_capture_graph_into_a_node_is_invalid_value(capturing):
+    """cuGraphAddNode with a GRAPH node that MOVEs the capture graph is INVALID_VALUE [inferred]; nothing is added."""
+    e = capturing
+    parent = cu.cuGraphCreate(0)[1]
+    p = cu.CUgraphNodeParams()
+    p.type = cu.CUgraphNodeType.CU_GRAPH_NODE_TYPE_GRAPH
+    p.graph.graph = e.cg
+    p.graph.ownership = cu.CUgraphChildGraphNodeOwnership.CU_GRAPH_CHILD_GRAPH_OWNERSHIP_MOVE
+    assert cu.cuGraphAddNode(parent, None, None, 0, p) == (INVALID, None)
+    assert "moved into a child-graph node" in simcuda.last_error().why
+    assert cu.cuGraphGetNodes(parent)[2] == 0 and cu.cuStreamEndCapture(e.s)[0] == R.CUDA_SUCCESS
+
+
+def test_exec_child_graph_update_from_a_capture_graph_is_invalid_value(capturing):
+    """cuGraphExecChildGraphNodeSetParams with a capture graph is INVALID_VALUE like a whole-graph update."""
+    e = capturing
+    child = cu.cuGraphCreate(0)[1]
+    m = cu.CUDA_MEMSET_NODE_PARAMS()
+    m.dst, m.elementSize, m.width, m.height = e.d, 1, 4, 1
+    cu.cuGraphAddMemsetNode(child, None, 0, m, e.ctx)
+    parent = cu.cuGraphCreate(0)[1]
+    node = cu.cuGraphAddChildGraphNode(parent, None, 0, child)[1]
+    x = cu.cuGraphInstantiate(parent, 0)[1]
+    assert cu.cuGraphExecChildGraphNodeSetParams(x, node, e.cg) == (INVALID,)
+    assert "as instantiation does" in simcuda.last_error().why
