@@ -1,6 +1,6 @@
 """Generate ``simcuda/_generated/driver_outputs.py`` from the real cuda-bindings wheel.
 
-It writes four tables that the driver faces need and that must never be typed by hand:
+It writes five tables that the driver faces need and that must never be typed by hand:
 
 * ``OUTPUTS``: for every ``cu*`` function of ``cuda.bindings.driver``, the signature line and the
   output slots read from the numpydoc ``Returns`` section of the real docstring (the first entry
@@ -11,6 +11,8 @@ It writes four tables that the driver faces need and that must never be typed by
   without it, ``struct`` with its field names, ``opaque`` otherwise) and, for wrappers, the C
   value width in bits and signedness (probed with values that overflow).
 * ``ERROR_STRINGS``: the text of each ``CUresult`` member's docstring (``cuGetErrorString``).
+* ``PARAMS``: for every ``cu*`` function, its parameters with the type text of the Parameters section
+  (which arguments are handles, lists or buffers: the faces convert them in the real wrapper's order).
 * ``V2_FUNCTIONS``: every function of ``cuda.bindings._v2.driver`` with its signature line.
 
 Usage: ``python3 tools/gen_driver_outputs.py`` (needs the cuda-bindings 13.5.x wheel; it
@@ -48,6 +50,28 @@ def outputs(doc: str) -> list[tuple[str, str]]:
             out.append((m.group(1), _clean(m.group(2))))
         elif text == "CUresult":
             out.append(("CUresult", "CUresult"))
+    return out
+
+
+def parameters(doc: str) -> list[tuple[str, str]]:
+    """``[(name, type text)]`` of the Parameters section, in order (``hStream : CUstream or cudaStream_t``)."""
+    lines = doc.splitlines()
+    try:
+        start = next(i for i, ln in enumerate(lines) if ln.strip() == "Parameters"
+                     and i + 1 < len(lines) and set(lines[i + 1].strip()) == {"-"})
+    except StopIteration:
+        return []
+    indent = len(lines[start]) - len(lines[start].lstrip())
+    out: list[tuple[str, str]] = []
+    for ln in lines[start + 2:]:
+        if not ln.strip() or len(ln) - len(ln.lstrip()) != indent:
+            continue
+        text = ln.strip()
+        if text in ("Returns", "See Also", "Notes") or set(text) == {"-"}:
+            break
+        m = _ENTRY.match(text)
+        if m:
+            out.append((m.group(1), _clean(m.group(2))))
     return out
 
 
@@ -109,6 +133,7 @@ def main() -> int:
     import cuda.bindings.driver as real
 
     rows = []
+    params: dict[str, tuple] = {}
     for name in sorted(n for n in dir(real) if n.startswith("cu") and callable(getattr(real, n))
                        and not isinstance(getattr(real, n), type)):
         fn = getattr(real, name)
@@ -119,6 +144,7 @@ def main() -> int:
             print(f"warning: {name}: no CUresult in Returns; assuming no outputs", file=sys.stderr)
             outs = [("CUresult", "CUresult")]
         rows.append((name, sig, tuple(outs[1:])))
+        params[name] = tuple(parameters(doc))
     classes = _classes(real)
     errors = {int(m): " ".join((m.__doc__ or "").split()) for m in real.CUresult}
     import cuda.bindings._v2.driver as v2
@@ -145,6 +171,12 @@ def main() -> int:
         fh.write("ERROR_STRINGS = {\n")
         for code, text in sorted(errors.items()):
             fh.write(f"    {code}: {text!r},\n")
+        fh.write("}\n\n")
+        fh.write("#: function -> ((parameter, type text of the Parameters section), ...), in signature order; the\n"
+                 "#: faces read from it which arguments are handles, lists and buffers (argument conversion order)\n")
+        fh.write("PARAMS = {\n")
+        for name, _sig, _outs in rows:
+            fh.write(f"    {name!r}: {params[name]!r},\n")
         fh.write("}\n\n")
         fh.write("#: every function of cuda.bindings._v2.driver -> its signature line\n")
         fh.write("V2_FUNCTIONS = {\n")

@@ -1429,9 +1429,16 @@ class Driver:
         within MAX_GRID_DIM_X/Y/Z; ``sharedMemBytes`` within the function's dynamic shared memory limit
         (CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, by default the device's 48 KiB per block; opt in
         to more with cuFuncSetAttribute up to MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)."""
+        m = f.module
+        lim = (m.ctx.device if m.ctx is not None else self.devices[0]).launch_limits()
+        bx, by, bz = block
+        gx, gy, gz = grid
+        if (0 < bx <= lim[0] and 0 < by <= lim[1] and 0 < bz <= lim[2] and bx * by * bz <= lim[6]
+                and 0 < gx <= lim[3] and 0 < gy <= lim[4] and 0 < gz <= lim[5]
+                and shmem <= (lim[7] if f.max_dynamic_shared is None else f.max_dynamic_shared)):
+            return  # the common case, in one test; the checks below say what is wrong
         if 0 in grid or 0 in block:
             raise DriverError(1, f"{what} dimensions grid={grid} block={block} contain a zero")
-        lim = self._func_device(f).launch_limits()  # block x/y/z, grid x/y/z, threads, shared, opt-in
         for i, axis in enumerate("xyz"):
             if block[i] > lim[i]:
                 raise DriverError(1, f"{what} blockDim.{axis} {block[i]} exceeds the device's MAX_BLOCK_DIM_"

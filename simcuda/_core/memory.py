@@ -301,6 +301,8 @@ def check_memset(mem: MemorySpace, p: MemsetParams) -> None:
 
 
 def do_memset(mem: MemorySpace, p: MemsetParams) -> None:
+    if p.width == 0 or p.height == 0:  # nothing to write (check_memset checked nothing either)
+        return
     row = p.value.to_bytes(p.element_size, "little") * p.width
     for y in range(p.height):
         if not row:

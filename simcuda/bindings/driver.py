@@ -18,6 +18,7 @@ Mirrors: ``cuda.bindings.driver`` of cuda-bindings 13.5.0 (CUDA 13.x driver API)
 """
 from __future__ import annotations
 
+import enum as _enum
 import functools
 import os
 from typing import Any, Optional  # noqa: F401  (the real module exports both names)
@@ -31,6 +32,7 @@ from .._core.memory import MemsetParams as _MemsetParams
 from .._generated import driver_enums as _E
 from .._generated.driver_outputs import ERROR_STRINGS as _ERROR_STRINGS
 from .._generated.driver_outputs import OUTPUTS as _OUTPUTS
+from .._generated.driver_outputs import PARAMS as _PARAMS
 from . import _driver_types as _T
 from . import _kernel_params as _KP
 
@@ -68,6 +70,8 @@ def sizeof(objType: Any) -> int:
     """Mirrors ``cuda.bindings.driver.sizeof``: bytes of a struct type. Only ``CUgraphEdgeData`` is known."""
     if isinstance(objType, type) and issubclass(objType, _CUgraphEdgeData):
         return 8
+    if not isinstance(objType, type):
+        raise TypeError(f"Unknown type: {objType}")
     raise TypeError(f"simcuda: sizeof({getattr(objType, '__name__', objType)}) is not simulated")
 
 
@@ -89,12 +93,147 @@ def _header(name: str) -> str:
             f"Returns ``({shape}{',' if not outs else ''})``; on any error ``({nones}{',' if not outs else ''})``.\n\n")
 
 
+def _split_params(sig: str) -> list[tuple[str, str, str]]:
+    """``[(name, C type, annotation)]`` of a signature line such as ``f(hStream, size_t n, x: Optional[X])``."""
+    inner = sig[sig.find("(") + 1:sig.rfind(")")]
+    parts, depth, cur = [], 0, ""
+    for ch in inner:
+        if ch in "[(":
+            depth += 1
+        elif ch in "])":
+            depth -= 1
+        if ch == "," and depth == 0:
+            parts.append(cur)
+            cur = ""
+        else:
+            cur += ch
+    if cur.strip():
+        parts.append(cur)
+    out = []
+    for p in parts:
+        head, _, ann = p.partition(":")
+        words = head.replace("*", " * ").split()
+        out.append((words[-1], " ".join(words[:-1]), ann.strip()))
+    return out
+
+
+_C_INT = {"size_t": (64, "size_t"), "unsigned int": (32, "unsigned int"), "unsigned char": (8, "unsigned char"),
+          "unsigned short": (16, "unsigned short"), "unsigned long long": (64, "unsigned PY_LONG_LONG"),
+          "void_ptr": (64, "unsigned PY_LONG_LONG")}
+
+
+def _entry_conv(ctype: str, ann: str, name: str) -> Any:
+    """The conversion Cython applies to a typed parameter at function entry, or None for untyped ones."""
+    if ctype in _C_INT:
+        bits, cname = _C_INT[ctype]
+        return lambda x: x if type(x) is int and 0 <= x and not x >> bits else _T.c_uint(x, bits, cname)
+    if ctype == "int":
+        return lambda x: x if type(x) is int and -0x80000000 <= x <= 0x7FFFFFFF else _T.c_int(x)
+    if ctype == "char *":
+        return _bytes_arg
+    if ctype and isinstance(globals().get(ctype), type) and issubclass(globals()[ctype], _T.Struct):
+        return lambda x: _struct_arg(x, ctype, name)
+    if not ctype and ann and not ann.startswith("Optional") and ann in _E.__all_enums__:
+        def not_none(x: Any) -> Any:
+            if x is None:
+                raise TypeError(f"Argument '{name}' must not be None")
+            return x
+        return not_none
+    return None
+
+
+def _tp_name(t: type) -> str:
+    """The type name CPython prints for ``t`` in conversion errors: the module-qualified name for the binding's
+    own classes (``cuda.bindings.driver.CUstream``, as the real extension types print), else ``__name__``."""
+    if t.__module__ in (_T._FACE, "simcuda.bindings.runtime"):
+        return f"{t.__module__.replace('simcuda.', 'cuda.')}.{t.__name__}"
+    if t.__module__ not in ("builtins", "__main__") and t.__module__.startswith("cuda.bindings"):
+        return f"{t.__module__}.{t.__name__}"
+    return t.__name__
+
+
+def _list_check(cls: type, name: str) -> Any:
+    """The real wrapper's first step for a ``list[X]`` parameter: every item an ``X`` (any iterable; a
+    non-iterable raises ``TypeError: 'int' object is not iterable``); lists of enums check their items too
+    (the real message has no trailing comma there)."""
+    comma = "" if issubclass(cls, _enum.Enum) else ","
+
+    def check(x: Any) -> Any:
+        if x is not None and not all(isinstance(i, cls) for i in x):
+            raise TypeError(f"Argument '{name}' is not instance of type (expected tuple[cydriver.{cls.__name__}{comma}] "
+                            f"or list[cydriver.{cls.__name__}{comma}]")
+        return x
+    return check
+
+
+def _sized(x: Any) -> Any:
+    """A ``list[Any]`` parameter (option values): the wrapper takes its ``len()`` (TypeError: object of type
+    'int' has no len())."""
+    if x is not None:
+        len(x)
+    return x
+
+
+def _handle_check(cls: type) -> Any:
+    lo, hi = cls._lo, cls._hi
+
+    def check(x: Any) -> Any:
+        if not (type(x) is int and lo <= x <= hi) and x is not None and not isinstance(x, cls):
+            cls(x)  # TypeError / OverflowError / ValueError exactly as the wrapper's constructor
+        return x
+    return check
+
+
+def _conversion_plan(name: str) -> tuple:
+    """The order in which the real wrapper converts ``name``'s arguments (read from its signature and its
+    docstring's Parameters): typed parameters at entry (C integers, ``char*``, struct types, enums that
+    must not be None), in order; then, in the body, ``list[X]`` parameters and handles together, in
+    reverse order (the generated wrappers emit those blocks last parameter first). Buffers, enums' values
+    and ``kernelParams`` are left to the function body, which converts them afterwards. Returns
+    ``(index, name, check)`` triples; empty when nothing needs a check."""
+    sig = _OUTPUTS[name][0]
+    params = _split_params(sig)
+    docs = dict(_PARAMS.get(name, ()))
+    entry, body, later = [], [], []
+    for i, (pname, ctype, ann) in enumerate(params):
+        conv = _entry_conv(ctype, ann, pname)
+        if conv is not None:
+            entry.append((i, pname, conv))
+            continue
+        dtype = docs.get(pname, docs.get(pname.rstrip("_"), ""))
+        if dtype.startswith("list["):
+            cls = globals().get(dtype[5:-1])
+            if isinstance(cls, type) and issubclass(cls, (_T.Wrapper, _T.Struct, _enum.Enum)):
+                body.append((i, pname, _list_check(cls, pname)))
+            elif dtype == "list[Any]":  # option values: sized after the typed lists, in order
+                later.append((i, pname, _sized))
+            continue
+        cls = globals().get(dtype.split(" or ")[0])
+        if isinstance(cls, type) and issubclass(cls, _T.Wrapper):
+            body.append((i, pname, _handle_check(cls)))
+    return tuple(entry + body[::-1] + later)
+
+
+def _convert_args(plan: tuple, args: tuple, kwargs: dict) -> tuple:
+    args = list(args)
+    for i, pname, conv in plan:
+        if i < len(args):
+            args[i] = conv(args[i])
+        elif pname in kwargs:
+            kwargs[pname] = conv(kwargs[pname])
+    return tuple(args)
+
+
 def _face(fn: Any) -> Any:
-    """Turn a ``DriverError`` raised by ``fn`` into ``(CUresult, None, ...)`` of the real length."""
+    """Convert the arguments in the real wrapper's order (:func:`_conversion_plan`), then turn a
+    ``DriverError`` raised by ``fn`` into ``(CUresult, None, ...)`` of the real length."""
     nones = (None,) * len(_OUTPUTS[fn.__name__][1])
+    plan = _conversion_plan(fn.__name__)
 
     @functools.wraps(fn)
     def face(*args: Any, **kwargs: Any) -> Any:
+        if plan:
+            args = _convert_args(plan, args, kwargs)
         try:
             return fn(*args, **kwargs)
         except _DriverError as e:
@@ -114,7 +253,7 @@ _U64 = 1 << 64
 
 def _h(x: Any, cls: type) -> int:
     """A handle argument: ``None``, an ``int``, or the wrapper (anything with ``__int__`` goes through ``cls``)."""
-    if type(x) is int and 0 <= x < _U64:
+    if type(x) is int and 0 <= x <= cls._hi:
         return x
     if x is None:
         return 0
@@ -142,11 +281,13 @@ def _i(x: Any) -> int:
 
 
 def _node_list(x: Any, arg: str, cls: type = None) -> list:
-    """A ``list``/``tuple`` of ``CUgraphNode`` (ints are refused inside lists, as in the real wrapper)."""
+    """A sequence of ``CUgraphNode`` (any iterable, as the real check is ``all(isinstance(...) for ...)``;
+    ints are refused inside it, and a non-iterable raises ``TypeError: 'int' object is not iterable``)."""
     if x is None:
         return []
     cls = cls or _CUgraphNode
-    if not all(isinstance(n, cls) for n in x) or not isinstance(x, (list, tuple)):
+    x = list(x)
+    if not all(isinstance(n, cls) for n in x):
         raise TypeError(f"Argument '{arg}' is not instance of type (expected tuple[cydriver.{cls.__name__},] or "
                         f"list[cydriver.{cls.__name__},]")
     return [int(n) for n in x]
@@ -155,7 +296,8 @@ def _node_list(x: Any, arg: str, cls: type = None) -> list:
 def _edge_list(x: Any, arg: str) -> list:
     if x is None:
         return []
-    if not all(isinstance(e, _CUgraphEdgeData) for e in x) or not isinstance(x, (list, tuple)):
+    x = list(x)
+    if not all(isinstance(e, _CUgraphEdgeData) for e in x):
         raise TypeError(f"Argument '{arg}' is not instance of type (expected tuple[cydriver.CUgraphEdgeData,] or "
                         "list[cydriver.CUgraphEdgeData,]")
     return [(e.from_port, e.to_port, e.type) for e in x]
@@ -190,8 +332,7 @@ def _struct_arg(x: Any, cls_name: str, arg: str) -> Any:
     subclass); anything else raises the wrapper's ``TypeError`` (a parent class such as ``..._v2`` too)."""
     if x is None or isinstance(x, globals()[cls_name]):
         return x
-    t = type(x)
-    got = t.__name__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__name__}"
+    got = _tp_name(type(x))
     raise TypeError(f"Argument '{arg}' has incorrect type (expected cuda.bindings.driver.{cls_name}, got {got})")
 
 
@@ -201,7 +342,7 @@ def _bytes_arg(x: Any) -> bytes:
     it ends at the first NUL byte."""
     if isinstance(x, (bytes, bytearray)):
         return bytes(x).split(b"\0", 1)[0]
-    raise TypeError(f"expected bytes, {type(x).__name__} found")
+    raise TypeError(f"expected bytes, {_tp_name(type(x))} found")
 
 
 def _not_simulated(name: str, nouts: int) -> Any:
@@ -244,8 +385,9 @@ def cuGetErrorName(error: Any) -> tuple:
 
     Errors: INVALID_VALUE for a value that is not a ``CUresult``.
     """
+    v = _T.c_enum(error, "error", "cudaError_enum")
     try:
-        member = CUresult(_T.to_int(error))
+        member = CUresult(v)
     except ValueError:
         raise _drv().refuse("cuGetErrorName", 1, f"{error!r} is not a CUresult value") from None
     return (_SUCCESS, member.name.encode())
@@ -258,8 +400,9 @@ def cuGetErrorString(error: Any) -> tuple:
     Fidelity: the text is the code's documentation sentence from the cuda-bindings docstring (spec 10),
     not the shorter string of the real ``libcuda``. Errors: INVALID_VALUE for an unknown value.
     """
+    v = _T.c_enum(error, "error", "cudaError_enum")
     try:
-        member = CUresult(_T.to_int(error))
+        member = CUresult(v)
     except ValueError:
         raise _drv().refuse("cuGetErrorString", 1, f"{error!r} is not a CUresult value") from None
     return (_SUCCESS, _ERROR_STRINGS.get(int(member), member.name).encode())
@@ -269,7 +412,7 @@ def cuGetErrorString(error: Any) -> tuple:
 @_face
 def cuDeviceGet(ordinal: Any) -> tuple:
     """The device with this ordinal. Errors: INVALID_DEVICE (101) out of range; NOT_INITIALIZED."""
-    return (_SUCCESS, _CUdevice(_drv().device_get(_T.to_int(ordinal))))
+    return (_SUCCESS, _CUdevice(_drv().device_get(_i(ordinal))))
 
 
 @_face
@@ -294,7 +437,8 @@ def cuDeviceGetName(length: Any, dev: Any) -> tuple:
 @_face
 def cuDeviceGetAttribute(attrib: Any, dev: Any) -> tuple:
     """A ``CUdevice_attribute`` value (``int``). Errors: INVALID_DEVICE; INVALID_VALUE unknown attribute."""
-    return (_SUCCESS, _drv().device_get_attribute(_T.to_int(attrib), _h(dev, _CUdevice)))
+    return (_SUCCESS, _drv().device_get_attribute(_T.c_enum(attrib, "attrib", "CUdevice_attribute_enum"),
+                                                  _h(dev, _CUdevice)))
 
 
 @_face
@@ -509,9 +653,9 @@ def cuStreamWaitEvent(hStream: Any, hEvent: Any, Flags: Any) -> tuple:
     event; INVALID_HANDLE bad event; 906 legacy stream; 902 MERGE (both invalidated); 905 ISOLATION
     (invalidates); 901 on an invalidated capture.
     """
+    fl = Flags if type(Flags) is int and 0 <= Flags <= 0xFFFFFFFF else _u(Flags)  # typed: converted at entry
+    he = hEvent if type(hEvent) is int and 0 <= hEvent < _U64 else _h(hEvent, _CUevent)  # handles: last first
     hs = hStream if type(hStream) is int and 0 <= hStream < _U64 else _h(hStream, _CUstream)
-    he = hEvent if type(hEvent) is int and 0 <= hEvent < _U64 else _h(hEvent, _CUevent)
-    fl = Flags if type(Flags) is int else _u(Flags)
     try:
         _drv().stream_wait_event(hs, he, fl)
     except _DriverError as e:
@@ -551,7 +695,7 @@ def cuStreamBeginCapture(hStream: Any, mode: Any) -> tuple:
     Errors, in order: 900 legacy stream (or 0 in legacy mode); INVALID_VALUE mode not 0-2;
     ILLEGAL_STATE (401) stream already in a capture; 900 stream in CIG capture.
     """
-    _drv().stream_begin_capture(_h(hStream, _CUstream), int(mode))
+    _drv().stream_begin_capture(_h(hStream, _CUstream), _T.c_enum(mode, "mode", "CUstreamCaptureMode_enum"))
     return _OK
 
 
@@ -573,7 +717,7 @@ def cuStreamBeginCaptureToGraph(hStream: Any, hGraph: Any, dependencies: Any, de
     if n > len(deps):
         raise RuntimeError(f"List is too small: {len(deps)} < {n}")
     _drv().stream_begin_capture_to_graph(_h(hStream, _CUstream), _h(hGraph, _CUgraph), deps[:n],
-                                         _eds_for(eds, n), int(mode))
+                                         _eds_for(eds, n), _T.c_enum(mode, "mode", "CUstreamCaptureMode_enum"))
     return _OK
 
 
@@ -642,7 +786,8 @@ def cuThreadExchangeStreamCaptureMode(mode: Any) -> tuple:
 
     Errors: INVALID_VALUE for a mode outside 0-2 (the mode is unchanged).
     """
-    return (_SUCCESS, CUstreamCaptureMode(_drv().thread_exchange_stream_capture_mode(int(mode))))  # noqa: F821
+    m = _T.c_enum(mode, "mode", "CUstreamCaptureMode_enum")
+    return (_SUCCESS, CUstreamCaptureMode(_drv().thread_exchange_stream_capture_mode(m)))  # noqa: F821
 
 
 @_face
@@ -694,8 +839,8 @@ def cuEventRecord(hEvent: Any, hStream: Any) -> tuple:
     Errors, in order: INVALID_HANDLE bad event or other context; 906 legacy stream under a blocking
     capture (invalidating); 901 invalidated capture.
     """
+    hs = hStream if type(hStream) is int and 0 <= hStream < _U64 else _h(hStream, _CUstream)  # last first
     he = hEvent if type(hEvent) is int and 0 <= hEvent < _U64 else _h(hEvent, _CUevent)
-    hs = hStream if type(hStream) is int and 0 <= hStream < _U64 else _h(hStream, _CUstream)
     try:
         _drv().event_record(he, hs)
     except _DriverError as e:
@@ -878,9 +1023,12 @@ def cuMemcpyHtoD(dstDevice: Any, srcHost: Any, ByteCount: Any) -> tuple:
 def cuMemcpyHtoDAsync(dstDevice: Any, srcHost: Any, ByteCount: Any, hStream: Any) -> tuple:
     """Asynchronous host-to-device copy: a MEMCPY node during capture that reads the host buffer when the
     graph runs, not now (spec 3.8, 3.10). Errors: INVALID_VALUE bad range; stream capture rules."""
+    n = _size(ByteCount)  # typed: converted at entry; then the handles, last first; then the buffer
+    hs = _h(hStream, _CUstream)
+    dst = _h(dstDevice, _CUdeviceptr)
     try:
-        p = _CopyParams(_HOST, _host(srcHost), _DEV, _h(dstDevice, _CUdeviceptr), _size(ByteCount))
-        _drv().memcpy(p, _h(hStream, _CUstream), "cuMemcpyHtoDAsync")
+        p = _CopyParams(_HOST, _host(srcHost), _DEV, dst, n)
+        _drv().memcpy(p, hs, "cuMemcpyHtoDAsync")
     except _DriverError as e:
         return (e.code,)
     return _OK
@@ -1115,8 +1263,20 @@ def cuModuleLoadData(image: Any) -> tuple:
 
 @_face
 def cuModuleLoadDataEx(image: Any, numOptions: Any, options: Any, optionValues: Any) -> tuple:
-    """As ``cuModuleLoadData``; JIT options are accepted and ignored."""
+    """As ``cuModuleLoadData``; JIT options are checked like the wrapper checks them (``options`` a list of
+    ``CUjit_option``, both lists at least ``numOptions`` long: ``RuntimeError: List is too small``) and
+    otherwise ignored."""
+    _options(options, optionValues, numOptions)
     return (_SUCCESS, _CUmodule._mk(_drv().module_load_data(_image(image), "cuModuleLoadDataEx")))
+
+
+def _options(options: Any, values: Any, n: Any) -> None:
+    """The wrapper's length checks of an option list and its value list (items were checked by the plan)."""
+    n = _u(n)
+    for lst in (options, values):
+        have = 0 if lst is None else len(list(lst))
+        if n > have:
+            raise RuntimeError(f"List is too small: {have} < {n}")
 
 
 @_face
@@ -1202,9 +1362,7 @@ def cuLaunchKernel(f: Any, gridDimX: Any, gridDimY: Any, gridDimZ: Any, blockDim
     Errors: INVALID_HANDLE bad function; INVALID_VALUE zero or oversized dimensions, or ``extra`` set
     together with ``kernelParams``; NOT_SUPPORTED ``extra`` alone (not simulated); stream capture rules.
     """
-    hf = f if type(f) is int and 0 <= f < _U64 else _h(f, _CUfunction)
-    hs = hStream if type(hStream) is int and 0 <= hStream < _U64 else _h(hStream, _CUstream)
-    try:
+    try:  # typed parameters first (Cython converts them at entry), then the handles, last first
         v = gridDimX | gridDimY | gridDimZ | blockDimX | blockDimY | blockDimZ | sharedMemBytes
     except TypeError:
         v = -1
@@ -1213,6 +1371,8 @@ def cuLaunchKernel(f: Any, gridDimX: Any, gridDimY: Any, gridDimZ: Any, blockDim
             _u, (gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes))
     if type(extra) is not int or extra < 0 or extra >> 64:
         extra = _u(extra, 64, "unsigned PY_LONG_LONG")
+    hs = hStream if type(hStream) is int and 0 <= hStream < _U64 else _h(hStream, _CUstream)
+    hf = f if type(f) is int and 0 <= f < _U64 else _h(f, _CUfunction)
     d = _st._current
     if d is None or d.per_thread_mode is None:
         d = _drv()
@@ -1255,8 +1415,8 @@ def cuLaunchKernelEx(config: Any, f: Any, kernelParams: Any, extra: Any) -> tupl
     INVALID_VALUE for a NULL config.
     """
     _struct_arg(config, "CUlaunchConfig", "config")
-    if not isinstance(extra, int):
-        raise TypeError("an integer is required")
+    extra = _u(extra, 64, "unsigned PY_LONG_LONG")
+    _KP.check_form(kernelParams)  # converted before the driver sees the NULL config
     d = _drv()
     if config is None:
         raise d.refuse("cuLaunchKernelEx", 1, "cuLaunchKernelEx: config is NULL")
@@ -2248,7 +2408,7 @@ def cuGraphExecGetId(hGraphExec: Any) -> tuple:
 def _stream_value(name: str, stream: Any, addr: Any, value: Any, flags: Any, op: int, bits: int) -> tuple:
     hs = _h(stream, _CUstream)
     a = _h(addr, _CUdeviceptr)
-    v = _u(value, bits, f"uint{bits}_t")
+    v = _h(value, globals()[f"cuuint{bits}_t"])  # a cuuint32_t/cuuint64_t argument: None is 0
     _drv().stream_batch_mem_op(hs, [(op, a, v, _u(flags))], 0, name)
     return _OK
 
@@ -2507,7 +2667,7 @@ def cuGraphInstantiate(hGraph: Any, flags: Any) -> tuple:
     kernel/memcpy/memset node, other node types, pageable host copies or several contexts (C-143); a cycle.
     ``cuGraphInstantiateWithParams`` also reports the ``CUgraphInstantiateResult`` and error node.
     """
-    return (_SUCCESS, _mk_exec(_drv().graph_instantiate(_h(hGraph, _CUgraph), _u(flags, 64, "unsigned long long"))))
+    return (_SUCCESS, _mk_exec(_drv().graph_instantiate(_h(hGraph, _CUgraph), _u(flags, 64, "unsigned PY_LONG_LONG"))))
 
 
 @_face
@@ -2608,6 +2768,8 @@ def cuLibraryLoadData(code: Any, jitOptions: Any, jitOptionsValues: Any, numJitO
     Errors: INVALID_CONTEXT; INVALID_IMAGE (200); 900 during a restricting capture (spec 5.2) [I].
     Fidelity: the simulator ties the library to the current context (the real one is context-independent).
     """
+    _options(libraryOptions, libraryOptionValues, numLibraryOptions)
+    _options(jitOptions, jitOptionsValues, numJitOptions)
     return (_SUCCESS, _CUlibrary._mk(_drv().library_load_data(_image(code))))
 
 
@@ -2615,6 +2777,8 @@ def cuLibraryLoadData(code: Any, jitOptions: Any, jitOptionsValues: Any, numJitO
 def cuLibraryLoadFromFile(fileName: Any, jitOptions: Any, jitOptionsValues: Any, numJitOptions: Any,
                           libraryOptions: Any, libraryOptionValues: Any, numLibraryOptions: Any) -> tuple:
     """Load a library file (``bytes`` path). Errors: FILE_NOT_FOUND (301); otherwise as ``cuLibraryLoadData``."""
+    _options(libraryOptions, libraryOptionValues, numLibraryOptions)
+    _options(jitOptions, jitOptionsValues, numJitOptions)
     path = os.fsdecode(_bytes_arg(fileName))
     d = _drv()
     try:

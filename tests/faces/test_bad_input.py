@@ -757,3 +757,39 @@ def test_exec_child_graph_update_from_a_capture_graph_is_invalid_value(capturing
     x = cu.cuGraphInstantiate(parent, 0)[1]
     assert cu.cuGraphExecChildGraphNodeSetParams(x, node, e.cg) == (INVALID,)
     assert "as instantiation does" in simcuda.last_error().why
+
+
+# =========================================================================== 7. argument conversion as the real wrapper
+@pytest.mark.parametrize("call, args, expect", [
+    ("cuStreamSynchronize", (2 ** 64,), ("OverflowError", "Python int too large to convert to C unsigned long")),
+    ("cuGraphDestroy", (2 ** 64,), ("OverflowError", "Python int too large to convert to C unsigned long")),
+    ("cuModuleLoad", (None,), ("TypeError", "expected bytes, NoneType found")),
+    ("cuGraphDebugDotPrint", (0, None, 0), ("TypeError", "expected bytes, NoneType found")),
+    ("cuStreamBeginCapture", (0, 2 ** 63), ("OverflowError", "Python int too large to convert to C long")),
+    ("cuStreamBeginCapture", (0, None), ("TypeError", "Argument 'mode' must not be None")),
+    ("cuDeviceGet", (2 ** 63,), ("OverflowError", "Python int too large to convert to C long")),
+    ("cuStreamWaitEvent", (0, 0, -1), ("OverflowError", "can't convert negative value to unsigned int")),
+    ("cuGetErrorName", ("abc",), ("ValueError", "invalid literal for int() with base 10: 'abc'")),
+    ("cuDeviceGetAttribute", ("abc", 0), ("ValueError", "invalid literal for int() with base 10: 'abc'")),
+    ("cuGraphAddKernelNode", ("abc", None, 0, None), ("TypeError", "an integer is required")),
+    ("cuGraphAddKernelNode", (None, [1], 0, "abc"), ("TypeError", "Argument 'nodeParams' has incorrect type "
+                                                     "(expected cuda.bindings.driver.CUDA_KERNEL_NODE_PARAMS, got str)")),
+    ("cuLaunchKernelEx", (None, "abc", None, 0), ("TypeError", "an integer is required")),
+    ("cuMemcpy2DAsync", (None, "abc"), ("TypeError", "an integer is required")),
+    ("cuLibraryLoadFromFile", (b"/x", None, None, "abc", None, None, 0), ("TypeError", "an integer is required")),
+    ("cuModuleLoadDataEx", (PTX, 2, None, None), ("RuntimeError", "List is too small: 0 < 2")),
+    ("cuMemcpyHtoDAsync", (-1, 0, 0, "abc"), ("TypeError", "an integer is required")),  # the stream first
+    ("cuEventRecord", ("abc", -1), ("OverflowError", "can't convert negative value to unsigned PY_LONG_LONG")),
+])
+def test_argument_conversion_and_its_order_match_the_real_wrapper(env, call, args, expect):
+    """Out-of-range, None and wrong-type arguments raise exactly what the real wrapper raises, converted in its
+    order (typed parameters first, then lists and handles last to first), before any NULL-struct code."""
+    n = len(env.drv.error_log)
+    same_as_real(getattr(cu, call), call, *args, expect=expect)
+    assert len(env.drv.error_log) == n
+
+
+def test_float_host_address_converts_like_the_real_helper(env):
+    """``srcHost=1.5`` converts to address 1 as in the real helper, then the driver refuses it (INVALID_VALUE)."""
+    assert cu.cuMemcpyHtoD(env.d, 1.5, 16) == (INVALID,)
+    assert raised(real_module().cuMemcpyHtoD, real_module().CUdeviceptr(0), 1.5, 16) == ("driver", "")

@@ -1,0 +1,79 @@
+"""Slow: every simulated function of the tuple face, one bad argument at a time, against the real wheel.
+
+For each function a baseline of arguments that the real wrapper converts without complaint is found
+(it then fails with ``DynamicLibNotFoundError``: "reached the driver"); then each argument in turn is
+replaced by a bad value (negative, too wide, float, str, None, object, list, bytes, a wrapper of
+another kind, NaN). The simulated call must raise the same exception class with the same text, or
+reach its driver too (return a tuple). Run with ``SIMCUDA_FUZZ=1 python3 -m pytest -m slow``;
+skipped otherwise, and where cuda-bindings 13.5 is not installed.
+"""
+from __future__ import annotations
+
+import os
+import re
+
+import pytest
+
+import simcuda
+from simcuda.bindings import driver as cu
+
+pytestmark = [pytest.mark.slow,
+              pytest.mark.skipif(os.environ.get("SIMCUDA_FUZZ") != "1", reason="slow fuzz: set SIMCUDA_FUZZ=1")]
+
+BAD = ["-1", "2**31", "2**32", "2**63", "2**64", "-2**63-1", "1.5", "'abc'", "None", "object()", "[1]", "b'x'",
+       "bytearray(8)", "'1'", "M.CUstream(3)", "M.CUdeviceptr(0)", "float('nan')"]
+CANDIDATES = ["0", "None", "[]", "b'x'", "1", "M.CUstream(0)"]
+
+
+def outcome(fn, args):
+    """``('driver',)`` when the call got past argument conversion, else ``(class name, normalised text)``."""
+    try:
+        fn(*args)
+    except Exception as e:  # noqa: BLE001
+        if type(e).__name__ == "DynamicLibNotFoundError":
+            return ("driver",)
+        msg = str(e).replace("simcuda.bindings.driver.", "cuda.bindings.driver.")
+        msg = re.sub(r"'(cuda\.bindings\.driver\.)?(\w+)' object is not iterable", r"'\2' object is not iterable", msg)
+        msg = re.sub(r" at 0x[0-9a-f]+", "", msg)
+        return (type(e).__name__, msg)
+    return ("driver",)
+
+
+def simulated_names():
+    from simcuda._generated.driver_outputs import OUTPUTS
+    return [n for n in OUTPUTS if not getattr(getattr(cu, n), "__simcuda_stub__", False)]
+
+
+@pytest.mark.parametrize("name", simulated_names())
+def test_bad_arguments_convert_like_the_real_wrapper(name, monkeypatch):
+    """Each bad argument raises what the real wrapper raises, or reaches the simulated driver."""
+    real = pytest.importorskip("cuda.bindings.driver")
+    from simcuda._generated.driver_outputs import OUTPUTS
+    from simcuda.bindings.driver import _split_params
+    monkeypatch.delenv("CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM", raising=False)
+    d = simcuda.Driver()
+    old = simcuda.use(d)
+    try:
+        cu.cuInit(0)
+        cu.cuCtxCreate(None, 0, 0)
+        n = len(_split_params(OUTPUTS[name][0]))
+        rns, sns = {"M": real}, {"M": cu}
+        base = ["0"] * n
+        for _ in range(2):
+            for i in range(n):
+                for c in CANDIDATES:
+                    trial = base[:i] + [c] + base[i + 1:]
+                    if outcome(getattr(real, name), [eval(a, rns) for a in trial]) == ("driver",):  # noqa: S307
+                        base = trial
+                        break
+        bad = []
+        for i in range(n):
+            for b in BAD:
+                trial = base[:i] + [b] + base[i + 1:]
+                want = outcome(getattr(real, name), [eval(a, rns) for a in trial])  # noqa: S307
+                got = outcome(getattr(cu, name), [eval(a, sns) for a in trial])  # noqa: S307
+                if want != got:
+                    bad.append(f"{name}({', '.join(trial)}): simulated {got}, real {want}")
+        assert not bad, "\n".join(bad)
+    finally:
+        simcuda.use(old)
