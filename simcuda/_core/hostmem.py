@@ -132,7 +132,7 @@ def problem(mem: Any, addr: int, nbytes: int, perm: str) -> str | None:
     """Why ``nbytes`` at host address ``addr`` cannot be accessed with ``perm`` (``'r'``, ``'w'``, ``'x'``),
     or None when they can (or when the platform cannot tell: then the address is trusted)."""
     if addr <= 0 or addr + nbytes > 1 << 64:
-        return f"0x{addr:x} is not a host address" if addr > 0 else "the host address is NULL"
+        return "the host address is NULL" if addr == 0 else f"{addr:#x} is not a host address"
     if perm != "x" and _in_own_allocation(mem, addr, nbytes):
         return None
     ok = MAPS.covers(addr, nbytes, perm)

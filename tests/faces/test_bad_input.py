@@ -793,3 +793,32 @@ def test_float_host_address_converts_like_the_real_helper(env):
     """``srcHost=1.5`` converts to address 1 as in the real helper, then the driver refuses it (INVALID_VALUE)."""
     assert cu.cuMemcpyHtoD(env.d, 1.5, 16) == (INVALID,)
     assert raised(real_module().cuMemcpyHtoD, real_module().CUdeviceptr(0), 1.5, 16) == ("driver", "")
+
+
+@pytest.mark.parametrize("call, args, expect", [
+    ("graph_add_empty_node", ("G", None, 0), ("TypeError", "an integer is required")),
+    ("graph_add_empty_node", ("G", 1.5, 1), ("TypeError", "an integer is required")),
+    ("graph_add_empty_node", ("G", ["a"], 1), ("TypeError", "an integer is required")),
+    ("module_get_function", (0, "k"), ("ValueError", "buf must be None, a Python int representing the pointer "
+                                       "address to a valid buffer, or a contiguous buffer (a ctypes object, NumPy "
+                                       "array, bytes, ...), of size -1")),
+    ("memcpy_dtoh_v2", (b"12345678", 0, 8), ("ValueError", "buf must be None, a Python int representing the pointer "
+                                             "address to a valid buffer, or a contiguous writable buffer (a ctypes "
+                                             "object, NumPy array, bytes, ...), of size -1")),
+    ("ctx_create_v4", ("abc", 0, 0), ("ValueError", "invalid literal for int() with base 10: 'abc'")),
+    ("graph_instantiate_with_params", (2 ** 63, 0), ("OverflowError", "Python int too large to convert to C ssize_t")),
+])
+def test_v2_untyped_parameters_convert_like_the_real_module(v2, call, args, expect):
+    """_v2 dependencies (an address or ints), buffers (get_buffer_pointer) and struct pointers (int()) convert as
+    the real module does: None is no dependency list, a str is no buffer, and nothing is created."""
+    args = tuple(v2.g if a == "G" else a for a in args)
+    n = cu.cuGraphGetNodes(v2.g)[2]
+    same_as_real(getattr(v2, call), call, *args, expect=expect, module="cuda.bindings._v2.driver")
+    assert cu.cuGraphGetNodes(v2.g)[2] == n
+
+
+def test_v2_negative_host_address_is_invalid_value(v2, env):
+    """A negative int host address passes the _v2 conversion (intptr_t), then fails as a host address."""
+    with pytest.raises(v2.InvalidValueError):
+        v2.memcpy_htod_v2(int(env.d), -1, 8)
+    assert "not a host address" in simcuda.last_error().why and device_bytes(env) == bytes(16)

@@ -1,4 +1,4 @@
-"""Slow: every simulated function of the tuple face, one bad argument at a time, against the real wheel.
+"""Slow: every simulated function of the tuple and ``_v2`` faces, one bad argument at a time, against the real wheel.
 
 For each function a baseline of arguments that the real wrapper converts without complaint is found
 (it then fails with ``DynamicLibNotFoundError``: "reached the driver"); then each argument in turn is
@@ -27,12 +27,13 @@ CANDIDATES = ["0", "None", "[]", "b'x'", "1", "M.CUstream(0)"]
 
 def outcome(fn, args):
     """``('driver',)`` when the call got past argument conversion, else ``(class name, normalised text)``."""
+    from simcuda.bindings._v2 import driver as v2
     try:
         fn(*args)
     except Exception as e:  # noqa: BLE001
-        if type(e).__name__ == "DynamicLibNotFoundError":
+        if type(e).__name__ == "DynamicLibNotFoundError" or isinstance(e, v2.DriverError):
             return ("driver",)
-        msg = str(e).replace("simcuda.bindings.driver.", "cuda.bindings.driver.")
+        msg = str(e).replace("simcuda.bindings.", "cuda.bindings.")
         msg = re.sub(r"'(cuda\.bindings\.driver\.)?(\w+)' object is not iterable", r"'\2' object is not iterable", msg)
         msg = re.sub(r" at 0x[0-9a-f]+", "", msg)
         return (type(e).__name__, msg)
@@ -44,11 +45,21 @@ def simulated_names():
     return [n for n in OUTPUTS if not getattr(getattr(cu, n), "__simcuda_stub__", False)]
 
 
-@pytest.mark.parametrize("name", simulated_names())
-def test_bad_arguments_convert_like_the_real_wrapper(name, monkeypatch):
+def simulated_v2_names():
+    from simcuda._generated.driver_outputs import V2_FUNCTIONS
+    from simcuda.bindings._v2 import driver as v2
+    return [n for n in V2_FUNCTIONS if not getattr(getattr(v2, n), "__simcuda_stub__", False)]
+
+
+@pytest.mark.parametrize("face, name", [("driver", n) for n in simulated_names()]
+                         + [("_v2", n) for n in simulated_v2_names()])
+def test_bad_arguments_convert_like_the_real_wrapper(face, name, monkeypatch):
     """Each bad argument raises what the real wrapper raises, or reaches the simulated driver."""
-    real = pytest.importorskip("cuda.bindings.driver")
-    from simcuda._generated.driver_outputs import OUTPUTS
+    import importlib
+    real = pytest.importorskip("cuda.bindings.driver" if face == "driver" else "cuda.bindings._v2.driver")
+    rcu = importlib.import_module("cuda.bindings.driver")
+    sim = importlib.import_module("simcuda.bindings.driver" if face == "driver" else "simcuda.bindings._v2.driver")
+    from simcuda._generated.driver_outputs import OUTPUTS, V2_FUNCTIONS
     from simcuda.bindings.driver import _split_params
     monkeypatch.delenv("CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM", raising=False)
     d = simcuda.Driver()
@@ -56,8 +67,9 @@ def test_bad_arguments_convert_like_the_real_wrapper(name, monkeypatch):
     try:
         cu.cuInit(0)
         cu.cuCtxCreate(None, 0, 0)
-        n = len(_split_params(OUTPUTS[name][0]))
-        rns, sns = {"M": real}, {"M": cu}
+        sig = OUTPUTS[name][0] if face == "driver" else V2_FUNCTIONS[name].split(" -> ")[0]
+        n = len(_split_params(sig))
+        rns, sns = {"M": rcu}, {"M": cu}
         base = ["0"] * n
         for _ in range(2):
             for i in range(n):
@@ -71,7 +83,7 @@ def test_bad_arguments_convert_like_the_real_wrapper(name, monkeypatch):
             for b in BAD:
                 trial = base[:i] + [b] + base[i + 1:]
                 want = outcome(getattr(real, name), [eval(a, rns) for a in trial])  # noqa: S307
-                got = outcome(getattr(cu, name), [eval(a, sns) for a in trial])  # noqa: S307
+                got = outcome(getattr(sim, name), [eval(a, sns) for a in trial])  # noqa: S307
                 if want != got:
                     bad.append(f"{name}({', '.join(trial)}): simulated {got}, real {want}")
         assert not bad, "\n".join(bad)

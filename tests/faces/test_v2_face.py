@@ -38,7 +38,7 @@ def env(drv):
     e.d = drv
     e.s1, e.s2 = v2.stream_create(0), v2.stream_create(0)
     e.ev = v2.event_create(0)
-    e.k = v2.module_get_function(v2.module_load_data(PTX), "k")
+    e.k = v2.module_get_function(v2.module_load_data(PTX), b"k")
     return e
 
 
@@ -167,7 +167,7 @@ def test_update_dependencies_accepts_addresses(env):
     k(env, env.s1)
     a = int(v2.stream_get_capture_info_v3(env.s1)[3][0])
     g = v2.stream_get_capture_info_v3(env.s1)[2]
-    b = v2.graph_add_empty_node(g, None, 0)
+    b = v2.graph_add_empty_node(g, 0, 0)
     arr = (ctypes.c_int64 * 2)(a, b)
     v2.stream_update_capture_dependencies_v2(env.s1, ctypes.addressof(arr), 0, 2, 1)
     assert v2.stream_get_capture_info_v3(env.s1)[3].tolist() == [a, b]
@@ -198,11 +198,11 @@ def test_graph_queries_return_memoryviews(env):
 def test_graph_exec_update_raises(env):
     """graph_exec_update_v2 returns the result info, or raises GraphExecUpdateFailureError (910)."""
     g = v2.graph_create(0)
-    v2.graph_add_empty_node(g, None, 0)
+    v2.graph_add_empty_node(g, 0, 0)
     x = v2.graph_instantiate_with_flags(g, 0)
     g2 = v2.graph_clone(g)
     assert v2.graph_exec_update_v2(x, g2).result == 0
-    v2.graph_add_empty_node(g2, None, 0)
+    v2.graph_add_empty_node(g2, 0, 0)
     with pytest.raises(v2.GraphExecUpdateFailureError) as err:
         v2.graph_exec_update_v2(x, g2)
     assert err.value.status == 910 and "TOPOLOGY_CHANGED" in err.value.why
@@ -235,7 +235,7 @@ def test_cig_struct_helpers(drv):
 def test_begin_capture_to_graph_with_edge_data(env):
     """stream_begin_capture_to_graph takes int handles and GraphEdgeData; end returns the same graph."""
     g = v2.graph_create(0)
-    a = v2.graph_add_empty_node(g, None, 0)
+    a = v2.graph_add_empty_node(g, 0, 0)
     v2.stream_begin_capture_to_graph(env.s1, g, [a], None, 1, 0)
     k(env, env.s1)
     assert v2.stream_end_capture(env.s1) == g

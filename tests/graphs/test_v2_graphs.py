@@ -19,7 +19,7 @@ def test_instantiate_with_params_writes_the_struct(env):
     assert v2.graph_exec_get_flags(x) == 0 and v2.graph_exec_get_id(x) > 0
     hp = v2.HostNodeParams_v1()
     hp.fn = env.host_fn(lambda _u: None)
-    host = v2.graph_add_host_node(g, None, 0, hp.ptr)
+    host = v2.graph_add_host_node(g, 0, 0, hp.ptr)
     p.flags_ = int(cu.CUgraphInstantiate_flags.CUDA_GRAPH_INSTANTIATE_FLAG_DEVICE_LAUNCH)
     with pytest.raises(v2.InvalidValueError):
         v2.graph_instantiate_with_params(g, p)
@@ -32,7 +32,7 @@ def test_host_event_and_memory_nodes(env):
     calls = []
     hp = v2.HostNodeParams_v1()
     hp.fn = env.host_fn(lambda _u: calls.append(1))
-    h = v2.graph_add_host_node(g, None, 0, hp)
+    h = v2.graph_add_host_node(g, 0, 0, hp)
     assert v2.graph_host_node_get_params(h).fn == hp.fn
     r = v2.graph_add_event_record_node(g, [h], 1, int(env.e1))
     v2.graph_event_record_node_set_event(r, int(env.e2))
@@ -61,8 +61,8 @@ def test_host_event_and_memory_nodes(env):
 def test_edges_clone_enable_and_child(env):
     """Edge edits with edge data, clone lookup, enabled state and the child graph of a GRAPH node."""
     g = v2.graph_create(0)
-    a = v2.graph_add_empty_node(g, None, 0)
-    b = v2.graph_add_empty_node(g, None, 0)
+    a = v2.graph_add_empty_node(g, 0, 0)
+    b = v2.graph_add_empty_node(g, 0, 0)
     ed = v2.GraphEdgeData()
     ed.type = 1
     v2.graph_add_dependencies_v2(g, [a], [b], ed.ptr, 1)
@@ -93,7 +93,7 @@ def test_helpers_of_the_wrong_kind_raise_type_error(env):
     """Passing one struct helper where another is expected raises TypeError, before the driver."""
     g = v2.graph_create(0)
     with pytest.raises(TypeError):
-        v2.graph_add_host_node(g, None, 0, v2.GraphInstantiateParams())
+        v2.graph_add_host_node(g, 0, 0, v2.GraphInstantiateParams())
     with pytest.raises(TypeError):
         v2.graph_instantiate_with_params(g, v2.HostNodeParams_v1())
     with pytest.raises(v2.InvalidValueError):

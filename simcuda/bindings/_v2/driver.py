@@ -40,7 +40,6 @@ from ..._generated.driver_outputs import V2_FUNCTIONS as _V2_FUNCTIONS
 from .. import _kernel_params as _KP
 from .. import _driver_types as _T
 from .._driver_types import buffer_address as _buffer_address
-from .._driver_types import check_void_ptr_obj as _host_obj
 
 globals().update(_E2.__all_enums__)
 globals().update(_E2.__int_constants__)
@@ -125,7 +124,7 @@ _CONVERT = {
     "unsigned char": lambda x: _T.c_uint(x, 8, "unsigned char"),
     "size_t": lambda x: _T.c_uint(x, 64, "size_t"),
     "uint64_t": lambda x: _T.c_uint(x, 64, "uint64_t"),
-    "unsigned long long": lambda x: _T.c_uint(x, 64, "unsigned long long"),
+    "unsigned long long": lambda x: _T.c_uint(x, 64, "unsigned PY_LONG_LONG"),
 }
 
 
@@ -390,20 +389,37 @@ _BUF_ERR = ("buf must be None, a Python int representing the pointer address to 
             "buffer (a ctypes object, NumPy array, bytes, ...), of size -1")
 
 
-def _path_buf(path: Any) -> Any:
-    """A ``path`` converted as the real ``get_buffer_pointer(path, -1)``: None, an int address (``intptr_t``:
-    the core reads the C string there), or the bytes of a contiguous buffer up to the first NUL."""
-    if path is None:
+def _buf(x: Any, writable: bool = False) -> Any:
+    """A ``void*`` converted as the real ``get_buffer_pointer(x, size)``: ``None`` (NULL), an ``int`` address
+    (``intptr_t``: a negative one passes, then fails as a host address), or a contiguous (writable, for a
+    destination) buffer, kept as the object; anything else raises the real ``ValueError: buf must be ...``."""
+    if x is None:
         return None
-    if isinstance(path, int):
-        return _ip_arg(path)
+    if isinstance(x, int):
+        return _ip_arg(x)
+    err = _BUF_ERR.replace("contiguous buffer", "contiguous writable buffer") if writable else _BUF_ERR
     try:
-        mv = memoryview(path)
+        mv = memoryview(x)
     except TypeError:
-        raise ValueError(_BUF_ERR) from None
-    if not mv.c_contiguous:
-        raise ValueError(_BUF_ERR)
-    return mv.tobytes().split(b"\0", 1)[0]
+        raise ValueError(err) from None
+    if not mv.c_contiguous or (writable and mv.readonly):
+        raise ValueError(err)
+    return x
+
+
+def _path_buf(path: Any) -> Any:
+    """A ``char*`` given as a buffer (:func:`_buf`): None, an int address (the core reads the C string
+    there), or the bytes of a contiguous buffer up to the first NUL."""
+    x = _buf(path)
+    if x is None or isinstance(x, int):
+        return x
+    return memoryview(x).tobytes().split(b"\0", 1)[0]
+
+
+def _int_ptr(x: Any) -> int:
+    """A struct pointer given as an object: Python's ``int(x)`` (``ValueError`` for ``'abc'``, ``TypeError``
+    for an object or a list, as in the real module), then the ``intptr_t`` range."""
+    return _ip_arg(x if type(x) is int else int(x))
 
 
 # ================================================================================ argument decoding
@@ -412,11 +428,16 @@ def _handles(deps: Any, n: int) -> list[int]:
 
     Entries past the end of a sequence reach the core as NULL handles (INVALID_VALUE, spec 3.6) [I].
     """
-    if deps is None or (isinstance(deps, int) and not deps):
-        return [0] * min(n, 1)  # NULL with a count: the first entry is refused (INVALID_VALUE), whatever n is
-    if isinstance(deps, int):
+    if isinstance(deps, int):  # an address of n int64 handles (0: NULL)
+        deps = _ip_arg(deps)
+        if not deps:
+            return [0] * min(n, 1)  # NULL with a count: the first entry is refused (INVALID_VALUE), whatever n is
         return list((_ct.c_int64 * n).from_address(_readable(deps, 8 * n, f"dependencies ({n} handles)"))) if n else []
-    vals = [_ip(int(x)) for x in deps][:n]
+    try:
+        items = iter(deps)
+    except TypeError:  # None, a float, a wrapper object: the real tries the int path and fails there
+        raise TypeError("an integer is required") from None
+    vals = [_ip_arg(x) for x in items][:n]
     return vals + [0] * min(1, n - len(vals))  # the first missing entry is already refused (INVALID_VALUE)
 
 
@@ -431,10 +452,11 @@ def _edge_tuples(data: Any, n: int, ndeps: int | None = None) -> list:
         return [(0, 0, 0)] * n
     if isinstance(data, GraphEdgeData):
         arr = data._data
-    elif isinstance(data, int):
+    else:  # anything else is an address, through int() as in the real module
+        data = _int_ptr(data)
+        if not data:
+            return [(0, 0, 0)] * n
         arr = GraphEdgeData.from_ptr(_readable(data, 8 * n, f"edge data ({n} structs)"), max(n, 1))._data if n else []
-    else:
-        arr = data
     out = [(int(r["from_port"]), int(r["to_port"]), int(r["type"])) for r in arr][:n]
     return out + [None] * min(1, n - len(out))  # the first missing entry is already refused
 
@@ -444,7 +466,7 @@ def _struct_at(addr_or_obj: Any, layout: Any) -> Any:
         return None
     if isinstance(addr_or_obj, _CStruct):
         return addr_or_obj._c
-    a = _ip(addr_or_obj)
+    a = _int_ptr(addr_or_obj)
     return layout.from_address(_readable(a, _ct.sizeof(layout), f"struct {layout.__name__.lstrip('_C')}")) if a else None
 
 
@@ -772,8 +794,9 @@ def mem_alloc_host_v2(bytesize: Any) -> int:
 
 @_face
 def mem_free_host(p: Any) -> None:
-    """Free host memory from ``mem_alloc_host_v2``."""
-    _drv().mem_free_host(_ip(p))
+    """Free host memory from ``mem_alloc_host_v2`` (``p``: an address or a writable buffer, as the real takes it)."""
+    x = _buf(p, writable=True)
+    _drv().mem_free_host(0 if x is None else x if isinstance(x, int) else _buffer_address(x)[0])
 
 
 @_face
@@ -791,13 +814,13 @@ def mem_free_async(dptr: Any, h_stream: Any) -> None:
 @_face
 def memcpy_htod_v2(dst_device: Any, src_host: Any, byte_count: Any) -> None:
     """Synchronous host-to-device copy (``src_host``: address or buffer)."""
-    _drv().memcpy(_CopyParams(_HOST, _host_obj(src_host), _DEV, _ip(dst_device), _u(byte_count)), None, "cuMemcpyHtoD")
+    _drv().memcpy(_CopyParams(_HOST, _buf(src_host), _DEV, _ip(dst_device), _u(byte_count)), None, "cuMemcpyHtoD")
 
 
 @_face
 def memcpy_dtoh_v2(dst_host: Any, src_device: Any, byte_count: Any) -> None:
     """Synchronous device-to-host copy (``dst_host``: address or writable buffer)."""
-    _drv().memcpy(_CopyParams(_DEV, _ip(src_device), _HOST, _host_obj(dst_host), _u(byte_count)), None, "cuMemcpyDtoH")
+    _drv().memcpy(_CopyParams(_DEV, _ip(src_device), _HOST, _buf(dst_host, True), _u(byte_count)), None, "cuMemcpyDtoH")
 
 
 @_face
@@ -809,14 +832,14 @@ def memcpy_dtod_v2(dst_device: Any, src_device: Any, byte_count: Any) -> None:
 @_face
 def memcpy_htod_async_v2(dst_device: Any, src_host: Any, byte_count: Any, h_stream: Any) -> None:
     """Asynchronous host-to-device copy (a MEMCPY node during capture, reading the host at replay)."""
-    _drv().memcpy(_CopyParams(_HOST, _host_obj(src_host), _DEV, _ip(dst_device), _u(byte_count)), _ip(h_stream),
+    _drv().memcpy(_CopyParams(_HOST, _buf(src_host), _DEV, _ip(dst_device), _u(byte_count)), _ip(h_stream),
                   "cuMemcpyHtoDAsync")
 
 
 @_face
 def memcpy_dtoh_async_v2(dst_host: Any, src_device: Any, byte_count: Any, h_stream: Any) -> None:
     """Asynchronous device-to-host copy (a MEMCPY node during capture)."""
-    _drv().memcpy(_CopyParams(_DEV, _ip(src_device), _HOST, _host_obj(dst_host), _u(byte_count)), _ip(h_stream),
+    _drv().memcpy(_CopyParams(_DEV, _ip(src_device), _HOST, _buf(dst_host, True), _u(byte_count)), _ip(h_stream),
                   "cuMemcpyDtoHAsync")
 
 
@@ -850,11 +873,8 @@ def memset_d32_async(dst_device: Any, ui: Any, n: Any, h_stream: Any) -> None:
 
 # ================================================================================ modules and launches
 def _image(image: Any) -> Any:
-    if isinstance(image, int):  # the core reads the NUL-terminated text only where it is readable
-        return image if image else b""
-    if isinstance(image, str):
-        return image.encode()
-    return _host_obj(image)
+    x = _buf(image)  # an int address (the core reads the text there, only where readable); a str raises
+    return b"" if x is None or x == 0 else x
 
 
 @_face
@@ -871,9 +891,18 @@ def module_unload(hmod: Any) -> None:
 
 @_face
 def module_get_function(hmod: Any, name: Any) -> int:
-    """A kernel handle by entry name (``str`` or ``bytes``). Raises NotFoundError for an unknown name."""
-    n = name.decode() if isinstance(name, (bytes, bytearray)) else str(name)
-    return _drv().module_get_function(_ip(hmod), n)
+    """A kernel handle by entry name: a buffer holding it (``bytes``...), the int address of the C string, or
+    ``None`` (NULL: InvalidValueError); a ``str`` raises the real ``ValueError``. Raises NotFoundError for an
+    unknown name."""
+    n = _path_buf(name)
+    d = _drv()
+    if n is None:
+        _refuse("cuModuleGetFunction", 1, "cuModuleGetFunction: the name is NULL")
+    if isinstance(n, int):
+        n = _hostmem.read_c_string(d.memory, n, "cuModuleGetFunction name") if n > 0 else None
+        if n is None:
+            _refuse("cuModuleGetFunction", 1, "cuModuleGetFunction: the name is not a host address")
+    return d.module_get_function(hmod, n.decode("utf-8", "replace"))
 
 
 @_face
@@ -889,9 +918,17 @@ def launch_kernel(f: Any, grid_dim_x: Any, grid_dim_y: Any, grid_dim_z: Any, blo
     array, a buffer of addresses, or ``(values, types)`` as in the tuple face; ``extra`` must be 0."""
     hf = _ip(f)
     d = _drv()
+    kp = kernel_params
+    try:
+        if isinstance(kp, int):  # an intptr_t address (a negative one fails as a host address)
+            kp = _ip_arg(kp)
+            args = d.decode_kernel_args(hf, kp, "cuLaunchKernel") if kp else []
+        else:
+            args = _KP.kernel_args(d, hf, kp, "cuLaunchKernel")
+    except TypeError as e:  # the _v2 helper spells its message correctly
+        raise TypeError(str(e).replace("implimenting", "implementing")) from None
     if _ip(extra):
-        _refuse("launch_kernel", 801, "launch_kernel: arguments through 'extra' are not simulated")
-    args = _KP.kernel_args(d, hf, kernel_params, "cuLaunchKernel")
+        _refuse("cuLaunchKernel", 801, "cuLaunchKernel: arguments through 'extra' are not simulated")
     d.launch_kernel(hf, (_u(grid_dim_x), _u(grid_dim_y), _u(grid_dim_z)),
                     (_u(block_dim_x), _u(block_dim_y), _u(block_dim_z)), _u(shared_mem_bytes), _ip(h_stream), args)
 
@@ -1068,8 +1105,9 @@ def graph_add_host_node(h_graph: Any, dependencies: Any, num_dependencies: Any, 
     """Add a HOST node from a ``CUDA_HOST_NODE_PARAMS`` address (or a ``HostNodeParams_v1``); the function
     runs on every launch (spec 3.9)."""
     n = _u(num_dependencies)
+    deps = _handles(dependencies, n)
     c = _host_params(node_params)
-    return _drv().graph_add_host_node(_ip(h_graph), _handles(dependencies, n), c.fn or 0, c.userData or 0)
+    return _drv().graph_add_host_node(_ip(h_graph), deps, c.fn or 0, c.userData or 0)
 
 
 @_face
@@ -1257,13 +1295,14 @@ def graph_instantiate_with_params(h_graph: Any, instantiate_params: Any) -> int:
     ``GraphInstantiateParams``); ``result_out`` and ``h_err_node_out`` are written into it, on failure too
     (ERROR, INVALID_STRUCTURE, NODE_OPERATION_NOT_SUPPORTED, MULTIPLE_CTXS_NOT_SUPPORTED and the node).
     """
+    h_graph = _ip_arg(h_graph)  # intptr_t: converted at entry, as _face does for the other functions
     if isinstance(instantiate_params, _CStruct) and not isinstance(instantiate_params, GraphInstantiateParams):
         raise TypeError("instantiate_params must be a GraphInstantiateParams or an address, not "
                         f"{type(instantiate_params).__name__}")
     c = _struct_at(instantiate_params, _CInstantiateParams)
     try:
         if c is None:
-            raise _drv().refuse("graph_instantiate_with_params", 1, "instantiate_params is NULL")
+            raise _drv().refuse("cuGraphInstantiateWithParams", 1, "instantiate_params is NULL")
         x = _drv().graph_instantiate_with_params(_ip(h_graph), int(c.flags), int(c.hUploadStream))
     except _CoreError as e:
         if c is not None:
