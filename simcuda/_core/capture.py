@@ -239,12 +239,14 @@ def end(drv: Any, stream: Any, thread: Any) -> Any:
     if seq is None:
         raise _err(401, f"cuStreamEndCapture: {stream.label()} is not capturing (spec 3.3 row 2)")
     if seq.origin is not stream:
+        seq_was = seq.label()  # the status before this call, for the why
         eff = invalidate(seq, "cuStreamEndCapture on a forked member")
-        raise _err(903, f"cuStreamEndCapture: {stream.label()} is a forked member of {seq.label()}, not its "
+        raise _err(903, f"cuStreamEndCapture: {stream.label()} is a forked member of {seq_was}, not its "
                         f"origin (spec 3.3 row 3); {eff}. End the capture on {seq.origin.label()}")
     if seq.mode != RELAXED and thread.tid != seq.begin_thread:
+        seq_was = seq.label()  # the status before this call, for the why
         eff = invalidate(seq, "cuStreamEndCapture from the wrong thread")
-        raise _err(908, f"cuStreamEndCapture from thread {thread.name}: {seq.label()} was begun in "
+        raise _err(908, f"cuStreamEndCapture from thread {thread.name}: {seq_was} was begun in "
                         f"{MODE_NAMES[seq.mode]} mode and must be ended by its begin thread "
                         f"(spec 3.3 row 4); {eff} [inferred]; thread {seq.begin_thread_name} must still end it")
     if seq.status == INVALIDATED:
@@ -462,8 +464,9 @@ def enqueue(drv: Any, stream: Any, op: Op) -> Any:
             if op.kind == "graph_launch" and drv.options.graph_launch_in_capture == "child-node":
                 return add_node(drv, stream, GRAPH, {"graph": op.params})
             code, why = refused
+            seq_was = seq.label()  # the status before this call, for the why
             eff = invalidate(seq, op.call)
-            raise _err(code, f"{op.call} on {stream.label()} of {seq.label()}: {why}; {eff}")
+            raise _err(code, f"{op.call} on {stream.label()} of {seq_was}: {why}; {eff}")
         return add_node(drv, stream, op.node_type, op.params)
     drv._submit(stream, op)
     return None
@@ -544,8 +547,9 @@ def wait_event(drv: Any, stream: Any, event: Any, flags: int) -> None:
     if stream.is_legacy:
         check_legacy_use(drv, stream, call)
         if eseq is not None:
+            eseq_was = eseq.label()  # the status before this call, for the why
             eff = invalidate(eseq, "cuStreamWaitEvent on the legacy stream")
-            raise _err(906, f"{call}: {stream.label()} would wait on {event.label()}, captured by {eseq.label()}; "
+            raise _err(906, f"{call}: {stream.label()} would wait on {event.label()}, captured by {eseq_was}; "
                             f"the legacy stream can never join a capture (spec 4.1 row 3) [inferred]; {eff}")
     # row 4: EXTERNAL outside capture
     if flags == 1 and seq is None:
@@ -580,13 +584,16 @@ def wait_event(drv: Any, stream: Any, event: Any, flags: int) -> None:
                 have.add(id(n))
         return
     if eseq is not None:  # row 9: merge
+        seq_was = seq.label()  # the status before this call, for the why
         e1 = invalidate(seq, "cuStreamWaitEvent merging two captures")
+        eseq_was = eseq.label()  # the status before this call, for the why
         e2 = invalidate(eseq, "cuStreamWaitEvent merging two captures")
-        raise _err(902, f"{call}: {stream.label()} of {seq.label()} would wait on {event.label()} captured by "
-                        f"{eseq.label()}; two capture sequences cannot merge (spec 4.1 row 9); {e1}; {e2}")
+        raise _err(902, f"{call}: {stream.label()} of {seq_was} would wait on {event.label()} captured by "
+                        f"{eseq_was}; two capture sequences cannot merge (spec 4.1 row 9); {e1}; {e2}")
     if es == RECORDED:  # row 10: isolation
+        seq_was = seq.label()  # the status before this call, for the why
         eff = invalidate(seq, "cuStreamWaitEvent on uncaptured work")
-        raise _err(905, f"{call}: {stream.label()} of {seq.label()} would wait on {event.label()}, which was "
+        raise _err(905, f"{call}: {stream.label()} of {seq_was} would wait on {event.label()}, which was "
                         "recorded outside any capture; a capture cannot depend on uncaptured work (spec 4.1 "
                         f"row 10); {eff}. Use CU_EVENT_WAIT_EXTERNAL for a wait node, or wait before the capture")
     # row 11: never recorded
@@ -604,8 +611,9 @@ def check_stream_sync(drv: Any, stream: Any, thread: Any, call: str) -> None:
         if seq.status == INVALIDATED:
             raise _err(901, f"{call}: {stream.label()} belongs to capture {seq.id}, already invalidated by "
                             f"{seq.invalidated_by} (spec 5.3) [inferred]")
+        seq_was = seq.label()  # the status before this call, for the why
         eff = invalidate(seq, call)
-        raise _err(900, f"{call} on {stream.label()}, a stream of {seq.label()}: a capturing stream cannot be "
+        raise _err(900, f"{call} on {stream.label()}, a stream of {seq_was}: a capturing stream cannot be "
                         f"synchronised or queried in any mode, RELAXED included (spec 5.3); {eff}")
     check_unsafe(drv, thread, call)
 
@@ -614,8 +622,9 @@ def check_event_host_wait(drv: Any, event: Any, thread: Any, call: str) -> None:
     """cuEventQuery / cuEventSynchronize (spec 5.3 row 907, 5.2)."""
     if event.state == CAPTURED:
         seq = event.capture
+        seq_was = seq.label()  # the status before this call, for the why
         eff = invalidate(seq, call)
-        raise _err(907, f"{call}: {event.label()} was last recorded in {seq.label()}; such an event cannot be "
+        raise _err(907, f"{call}: {event.label()} was last recorded in {seq_was}; such an event cannot be "
                         f"queried or waited on by the host in any mode (spec 5.3); {eff}")
     if event.state == RECORDED:
         check_unsafe(drv, thread, call)
@@ -637,9 +646,10 @@ def check_synchronous_call(drv: Any, stream: Any, thread: Any, call: str) -> Non
             if seq.status == INVALIDATED:
                 raise _err(901, f"{call} would run on {stream.label()}, whose capture {seq.id} was invalidated by "
                                 f"{seq.invalidated_by} (spec 6.1, 5.3) [inferred]")
+            seq_was = seq.label()  # the status before this call, for the why
             eff = invalidate(seq, call)
             raise _err(900, f"{call} is synchronous and would run on {stream.label()}, which is capturing in "
-                            f"{seq.label()}: a synchronous call on a capturing stream is refused in every mode "
+                            f"{seq_was}: a synchronous call on a capturing stream is refused in every mode "
                             f"(spec 6.1, 5.3) [inferred]; {eff}")
     check_unsafe(drv, thread, call)
 
@@ -652,8 +662,9 @@ def check_elapsed_time_events(events: Any) -> None:
     for e in events:
         if e.state == CAPTURED:
             seq = e.capture
+            seq_was = seq.label()  # the status before this call, for the why
             eff = invalidate(seq, "cuEventElapsedTime")
-            raise _err(907, f"cuEventElapsedTime: {e.label()} was last recorded in {seq.label()}; its time is not "
+            raise _err(907, f"cuEventElapsedTime: {e.label()} was last recorded in {seq_was}; its time is not "
                             f"known to the host (spec 5.3) [inferred]; {eff}")
 
 
@@ -670,8 +681,9 @@ def check_ctx_sync(drv: Any, ctx: Any, call: str) -> None:
     """cuCtxSynchronize and friends: 900 while any stream of ``ctx`` captures (spec 5.3)."""
     bad = [s for s in drv._live_captures.values() if any(m.ctx is ctx for m in s.members)]
     if bad:
+        labels = "; ".join(s.label() for s in bad)
         effects = "; ".join(invalidate(s, call) for s in bad)
-        raise _err(900, f"{call}: context 0x{ctx.handle:x} has streams in " + "; ".join(s.label() for s in bad)
+        raise _err(900, f"{call}: context 0x{ctx.handle:x} has streams in {labels}"
                    + f"; a context holding a capturing stream cannot be synchronised from any thread in any mode "
                      f"(spec 5.3); {effects}")
 
@@ -682,8 +694,9 @@ def check_ctx_event(drv: Any, ctx: Any, event: Any, call: str, wait: bool) -> No
     if wait and event.state == CAPTURED and event.capture not in bad:
         bad.append(event.capture)
     if bad:
+        labels = "; ".join(s.label() for s in bad)
         effects = "; ".join(invalidate(s, call) for s in bad)
-        raise _err(900, f"{call}: conflicts with " + "; ".join(s.label() for s in bad) + f" (spec 5.3); {effects}")
+        raise _err(900, f"{call}: conflicts with {labels} (spec 5.3); {effects}")
 
 
 # -- stream destruction during capture (spec 2.1, C-153/C-154) --------------------------------------

@@ -286,3 +286,13 @@ def test_new_thread_with_recycled_ident_starts_global_without_context():
     assert seen == [G, 201] * 30
     if len(idents) == 30:
         pytest.skip("this platform did not recycle a thread ident, so the reuse path was not exercised")
+
+
+def test_why_reports_the_status_before_the_invalidating_call(env):
+    """The why of an invalidating call describes the capture as it was (ACTIVE), then says it is now invalidated."""
+    d = env.d
+    d.stream_begin_capture(env.s1, G)
+    with pytest.raises(DriverError) as ei:
+        d.stream_synchronize(env.s1)
+    assert "ACTIVE" in ei.value.why and "now invalidated" in ei.value.why
+    assert "INVALIDATED)" not in ei.value.why
