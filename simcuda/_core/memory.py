@@ -60,8 +60,12 @@ class MemorySpace:
         """Create an allocation of ``size`` bytes at a fresh aligned address."""
         start = self._next
         span = max(size, 1)
+        try:
+            alloc = Allocation(start, size, kind, ctx)
+        except (MemoryError, OverflowError):
+            raise DriverError(2, f"the host running the simulator cannot back {size} bytes of simulated device "
+                                 "memory (each device allocation is a real zeroed buffer)") from None
         self._next = start + ((span + ALIGN - 1) // ALIGN) * ALIGN + ALIGN  # guard gap
-        alloc = Allocation(start, size, kind, ctx)
         self._starts.append(start)
         self._allocs.append(alloc)
         if kind != KIND_GRAPH:

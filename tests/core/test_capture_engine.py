@@ -296,3 +296,18 @@ def test_why_reports_the_status_before_the_invalidating_call(env):
         d.stream_synchronize(env.s1)
     assert "ACTIVE" in ei.value.why and "now invalidated" in ei.value.why
     assert "INVALIDATED)" not in ei.value.why
+
+
+def test_device_allocation_larger_than_the_host_can_back_is_out_of_memory():
+    """cuMemAlloc of more than the host can hold gives OUT_OF_MEMORY (2), not a Python MemoryError."""
+    import resource
+    d = Driver()
+    d.init(0)
+    d.ctx_create(0, 0)
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    resource.setrlimit(resource.RLIMIT_AS, (8 * 1024 ** 3, hard))
+    try:
+        assert code(d.mem_alloc, 60 * 1024 ** 3) == 2
+    finally:
+        resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
+    assert d.mem_get_info()[0] == d.mem_get_info()[1]
