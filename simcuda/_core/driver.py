@@ -2377,7 +2377,11 @@ class Driver:
                 self._log({"source": "graph", "kind": gr.TYPE_KEYWORDS.get(node.type, str(node.type)),
                            "detail": _node_detail(node), "stream": s.handle, "exec_handle": x.handle,
                            "launch": n, "graph_id": node.gid, "node": node.local_id, "note": note})
-            gr.run_frozen(self, body, log)
+            try:
+                gr.run_frozen(self, body, log)
+            except MemoryError:
+                raise DriverError(2, "the host running the simulator cannot back a graph allocation mapped by "
+                                     "this replay") from None
             return ""
         x.pending += 1
         x.shared = True
