@@ -15,26 +15,14 @@ import sys
 import time
 from unittest import mock
 
-sys.path.insert(0, __file__.rsplit("/benchmarks/", 1)[0])
+sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parent))
 
-import simcuda  # noqa: E402
-from simcuda.bindings import driver as cu  # noqa: E402
-
-PTX = b""".version 8.5
-.target sm_90
-.address_size 64
-.visible .entry k()
-{ ret; }
-"""
+from _setup import cu, fresh_driver  # noqa: E402
 
 
 def setup() -> tuple:
-    simcuda.use(simcuda.Driver())
-    cu.cuInit(0)
-    _, ctx = cu.cuCtxCreate(None, 0, 0)
-    _, mod = cu.cuModuleLoadData(PTX)
-    _, f = cu.cuModuleGetFunction(mod, b"k")
-    return ctx, f
+    """A fresh driver with a context and kernel ``k``: ``(ctx, function)``."""
+    return fresh_driver()
 
 
 def per_launch_us(n: int, chunk: int = 1000) -> tuple[float, float]:

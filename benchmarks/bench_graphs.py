@@ -18,26 +18,14 @@ import gc
 import sys
 import time
 
-sys.path.insert(0, __file__.rsplit("/benchmarks/", 1)[0])
+sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parent))
 
-import simcuda  # noqa: E402
-from simcuda.bindings import driver as cu  # noqa: E402
-
-PTX = b""".version 8.5
-.target sm_90
-.address_size 64
-.visible .entry k()
-{ ret; }
-"""
+from _setup import cu, fresh_driver, simcuda  # noqa: E402
 
 
 def setup() -> object:
     """A fresh driver with a context and the kernel ``k``; returns the function handle."""
-    simcuda.use(simcuda.Driver())
-    cu.cuInit(0)
-    cu.cuCtxCreate(None, 0, 0)
-    _, mod = cu.cuModuleLoadData(PTX)
-    return cu.cuModuleGetFunction(mod, b"k")[1]
+    return fresh_driver()[1]
 
 
 def chain(n: int) -> tuple:
