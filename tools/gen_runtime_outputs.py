@@ -23,7 +23,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from gen_driver_outputs import _classes, outputs  # noqa: E402
+from gen_driver_outputs import _classes, outputs, parameters  # noqa: E402
 
 OUT = Path(__file__).resolve().parent.parent / "simcuda" / "_generated" / "runtime_outputs.py"
 
@@ -33,6 +33,7 @@ def main() -> int:
     import cuda.bindings.runtime as real
 
     rows = []
+    params: dict[str, tuple] = {}
     for name in sorted(n for n in dir(real) if (n.startswith("cuda") or n.startswith("make_cuda"))
                        and callable(getattr(real, n)) and not isinstance(getattr(real, n), type)):
         doc = inspect.cleandoc(getattr(real, name).__doc__ or "")
@@ -41,6 +42,7 @@ def main() -> int:
         if outs and outs[0][0] == "cudaError_t":  # the status line has no "name :" form; drop it if parsed
             outs = outs[1:]
         rows.append((name, sig, tuple(outs)))
+        params[name] = tuple(parameters(doc))
     classes = _classes(real)
     ext = {}
     for name in classes:
@@ -80,6 +82,10 @@ def main() -> int:
         fh.write("}\n\n#: cudaError_t value -> cudaGetErrorString text\nERROR_STRINGS = {\n")
         for code, text in sorted(errors.items()):
             fh.write(f"    {code}: {text!r},\n")
+        fh.write("}\n\n#: function -> ((parameter, type text of the Parameters section), ...) (argument conversion "
+                 "order)\nPARAMS = {\n")
+        for name, _sig, _outs in rows:
+            fh.write(f"    {name!r}: {params[name]!r},\n")
         fh.write("}\n\n#: cudaDeviceProp fields in declaration order: (name, kind)\nDEVICE_PROP = (\n")
         for f in fields:
             fh.write(f"    {f!r},\n")

@@ -111,6 +111,15 @@ def physical_memory() -> int:
         return 0
 
 
+def available_memory() -> int:
+    """Bytes of physical memory available now (0 when the platform cannot tell)."""
+    import os
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_AVPHYS_PAGES")
+    except (AttributeError, ValueError, OSError):
+        return 0
+
+
 #: the process-wide table (mappings belong to the process, not to one driver)
 MAPS = ProcessMaps()
 

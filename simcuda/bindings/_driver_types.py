@@ -95,12 +95,14 @@ def c_enum(x: Any, arg: str, cname: str) -> int:
 
 def check_calloc(n: int, itemsize: int = 8) -> None:
     """The real wrappers ``calloc(n, itemsize)`` an output array before calling the driver and raise
-    ``MemoryError: Failed to allocate length x size memory: NxS`` when that fails. The simulator raises
-    it when the array would exceed this machine's physical memory (where Linux's default overcommit
-    refuses such a request) [inferred threshold]; below that the call goes on, as on the real binding."""
-    from .._core.hostmem import physical_memory
-    limit = physical_memory()
-    if n * itemsize > (limit or 1 << 47):
+    ``MemoryError: Failed to allocate length x size memory: NxS`` when that fails; after the call they build
+    a Python list of ``n`` objects, which for a huge ``n`` exhausts the machine (the process is killed).
+    The simulator raises that MemoryError at once when the output list (8 bytes an entry: the padding
+    shares one object) would take more than half of the memory available now [inferred threshold]; below
+    that the call goes on, as on the real binding."""
+    from .._core.hostmem import available_memory
+    limit = available_memory() // 2
+    if n * itemsize > (limit or 1 << 40):
         raise MemoryError(f"Failed to allocate length x size memory: {n}x{itemsize}")
 
 

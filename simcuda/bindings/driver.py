@@ -122,7 +122,7 @@ _C_INT = {"size_t": (64, "size_t"), "unsigned int": (32, "unsigned int"), "unsig
           "void_ptr": (64, "unsigned PY_LONG_LONG")}
 
 
-def _entry_conv(ctype: str, ann: str, name: str) -> Any:
+def _entry_conv(ctype: str, ann: str, name: str, ns: dict, struct_arg: Any) -> Any:
     """The conversion Cython applies to a typed parameter at function entry, or None for untyped ones."""
     if ctype in _C_INT:
         bits, cname = _C_INT[ctype]
@@ -131,9 +131,11 @@ def _entry_conv(ctype: str, ann: str, name: str) -> Any:
         return lambda x: x if type(x) is int and -0x80000000 <= x <= 0x7FFFFFFF else _T.c_int(x)
     if ctype == "char *":
         return _bytes_arg
-    if ctype and isinstance(globals().get(ctype), type) and issubclass(globals()[ctype], _T.Struct):
-        return lambda x: _struct_arg(x, ctype, name)
-    if not ctype and ann and not ann.startswith("Optional") and ann in _E.__all_enums__:
+    cls = ns.get(ctype) if ctype else None
+    if isinstance(cls, type) and not issubclass(cls, (_T.Wrapper, _enum.Enum)) and hasattr(cls, "_fields"):
+        return lambda x: struct_arg(x, ctype, name)
+    if not ctype and ann and not ann.startswith("Optional") and isinstance(ns.get(ann), type) \
+            and issubclass(ns[ann], _enum.Enum):
         def not_none(x: Any) -> Any:
             if x is None:
                 raise TypeError(f"Argument '{name}' must not be None")
@@ -152,16 +154,28 @@ def _tp_name(t: type) -> str:
     return t.__name__
 
 
-def _list_check(cls: type, name: str) -> Any:
+def _list_message(name: str, cls: type, runtime: bool) -> str:
+    if runtime:
+        if cls.__name__ == "cudaGraphNode_t":
+            return (f"Argument '{name}' is not instance of type (expected tuple[cyruntime.cudaGraphNode_t,driver.CUgraphNode]"
+                    " or list[cyruntime.cudaGraphNode_t,driver.CUgraphNode]")
+        return (f"Argument '{name}' is not instance of type (expected tuple[cyruntime.{cls.__name__},] or "
+                f"list[cyruntime.{cls.__name__},]")
+    comma = "" if issubclass(cls, _enum.Enum) else ","
+    return (f"Argument '{name}' is not instance of type (expected tuple[cydriver.{cls.__name__}{comma}] or "
+            f"list[cydriver.{cls.__name__}{comma}]")
+
+
+def _list_check(cls: type, name: str, runtime: bool = False) -> Any:
     """The real wrapper's first step for a ``list[X]`` parameter: every item an ``X`` (any iterable; a
     non-iterable raises ``TypeError: 'int' object is not iterable``); lists of enums check their items too
-    (the real message has no trailing comma there)."""
-    comma = "" if issubclass(cls, _enum.Enum) else ","
+    (the real message has no trailing comma there). The runtime's node lists take driver nodes too."""
+    ok: Any = (cls, _CUgraphNode) if runtime and cls.__name__ == "cudaGraphNode_t" else cls
+    msg = _list_message(name, cls, runtime)
 
     def check(x: Any) -> Any:
-        if x is not None and not all(isinstance(i, cls) for i in x):
-            raise TypeError(f"Argument '{name}' is not instance of type (expected tuple[cydriver.{cls.__name__}{comma}] "
-                            f"or list[cydriver.{cls.__name__}{comma}]")
+        if x is not None and not all(isinstance(i, ok) for i in x):
+            raise TypeError(msg)
         return x
     return check
 
@@ -184,33 +198,40 @@ def _handle_check(cls: type) -> Any:
     return check
 
 
-def _conversion_plan(name: str) -> tuple:
+def _conversion_plan(name: str, outputs: dict = None, params: dict = None, ns: dict = None,
+                     struct_arg: Any = None, runtime: bool = False) -> tuple:
     """The order in which the real wrapper converts ``name``'s arguments (read from its signature and its
     docstring's Parameters): typed parameters at entry (C integers, ``char*``, struct types, enums that
     must not be None), in order; then, in the body, ``list[X]`` parameters and handles together, in
-    reverse order (the generated wrappers emit those blocks last parameter first). Buffers, enums' values
-    and ``kernelParams`` are left to the function body, which converts them afterwards. Returns
-    ``(index, name, check)`` triples; empty when nothing needs a check."""
-    sig = _OUTPUTS[name][0]
-    params = _split_params(sig)
-    docs = dict(_PARAMS.get(name, ()))
+    reverse order (the generated wrappers emit those blocks last parameter first); then option-value lists.
+    Buffers, enums' values and ``kernelParams`` are left to the function body, which converts them
+    afterwards. Returns ``(index, name, check)`` triples. The runtime face passes its own tables."""
+    outputs, params, ns = outputs or _OUTPUTS, params or _PARAMS, ns or globals()
+    struct_arg = struct_arg or _struct_arg
+    sig = _split_params(outputs[name][0])
+    doc_list = params.get(name, ())
+    docs = dict(doc_list)
     entry, body, later = [], [], []
-    for i, (pname, ctype, ann) in enumerate(params):
-        conv = _entry_conv(ctype, ann, pname)
+    for i, (pname, ctype, ann) in enumerate(sig):
+        conv = _entry_conv(ctype, ann, pname, ns, struct_arg)
         if conv is not None:
             entry.append((i, pname, conv))
             continue
         dtype = docs.get(pname, docs.get(pname.rstrip("_"), ""))
+        if not dtype and len(doc_list) == len(sig):  # the docstring names it differently (graph / hGraph)
+            dtype = doc_list[i][1]
         if dtype.startswith("list["):
-            cls = globals().get(dtype[5:-1])
-            if isinstance(cls, type) and issubclass(cls, (_T.Wrapper, _T.Struct, _enum.Enum)):
-                body.append((i, pname, _list_check(cls, pname)))
+            cls = ns.get(dtype[5:-1])
+            if isinstance(cls, type) and (issubclass(cls, (_T.Wrapper, _enum.Enum)) or hasattr(cls, "_fields")):
+                body.append((i, pname, _list_check(cls, pname, runtime)))
             elif dtype == "list[Any]":  # option values: sized after the typed lists, in order
                 later.append((i, pname, _sized))
             continue
-        cls = globals().get(dtype.split(" or ")[0])
-        if isinstance(cls, type) and issubclass(cls, _T.Wrapper):
-            body.append((i, pname, _handle_check(cls)))
+        for cand in dtype.split(" or "):
+            cls = ns.get(cand)
+            if isinstance(cls, type) and issubclass(cls, _T.Wrapper):
+                body.append((i, pname, _handle_check(cls)))
+                break
     return tuple(entry + body[::-1] + later)
 
 

@@ -49,6 +49,7 @@ from .._generated.runtime_outputs import CLASSES as _CLASSES
 from .._generated.runtime_outputs import DEVICE_PROP as _DEVICE_PROP
 from .._generated.runtime_outputs import ERROR_STRINGS as _ERROR_STRINGS
 from .._generated.runtime_outputs import OUTPUTS as _OUTPUTS
+from .._generated.runtime_outputs import PARAMS as _PARAMS
 from . import _driver_types as _T
 from . import _kernel_params as _KP
 from . import driver as _D
@@ -381,6 +382,8 @@ def sizeof(objType: Any) -> int:
     """Mirrors ``cuda.bindings.runtime.sizeof``: bytes of a struct type. Only ``cudaGraphEdgeData`` is known."""
     if isinstance(objType, type) and issubclass(objType, _RCLS["cudaGraphEdgeData_st"]):
         return 8
+    if not isinstance(objType, type):
+        raise TypeError(f"Unknown type: {objType}")
     raise TypeError(f"simcuda: sizeof({getattr(objType, '__name__', objType)}) is not simulated")
 
 
@@ -446,8 +449,14 @@ def _rt(needs: str = "ctx", nouts: int | None = None) -> Any:
         n = len(_OUTPUTS[fn.__name__][1]) if nouts is None else nouts
         nones = (None,) * n
 
+        plan: list = []
+
         @functools.wraps(fn)
         def face(*args: Any, **kwargs: Any) -> Any:
+            if not plan:  # built on first use: the classes it reads exist by then
+                plan.append(_D._conversion_plan(fn.__name__, _OUTPUTS, _PARAMS, globals(), _struct_type, True))
+            if plan[0]:
+                args = _D._convert_args(plan[0], args, kwargs)
             d = _D._drv()
             try:
                 if needs == "ctx":
@@ -490,9 +499,11 @@ _DEPS_ERR = ("Argument '{}' is not instance of type (expected tuple[cyruntime.cu
 
 
 def _node_list(x: Any, arg: str) -> list[int]:
+    """Any iterable of node handles (``TypeError: 'int' object is not iterable`` otherwise, as the real check)."""
     if x is None:
         return []
-    if not isinstance(x, (list, tuple)) or not all(isinstance(n, _CUgraphNode) for n in x):
+    x = list(x)
+    if not all(isinstance(n, _CUgraphNode) for n in x):
         raise TypeError(_DEPS_ERR.format(arg))
     return [int(n) for n in x]
 
@@ -509,7 +520,8 @@ def _edge_list(x: Any, arg: str) -> list[tuple]:
     if x is None:
         return []
     ok = (_RCLS["cudaGraphEdgeData_st"], _CUgraphEdgeData)
-    if not isinstance(x, (list, tuple)) or not all(isinstance(e, ok) for e in x):
+    x = list(x)
+    if not all(isinstance(e, ok) for e in x):
         raise TypeError(f"Argument '{arg}' is not instance of type (expected tuple[cyruntime.cudaGraphEdgeData,] or "
                         "list[cyruntime.cudaGraphEdgeData,]")
     return [(int(e.from_port), int(e.to_port), int(e.type)) for e in x]
@@ -543,7 +555,7 @@ _KIND_SIDES = {0: (_HOST, _HOST), 1: (_HOST, _DEV), 2: (_DEV, _HOST), 3: (_DEV, 
 
 
 def _kind(kind: Any, call: str) -> tuple:
-    k = _T.to_int(kind)
+    k = _T.c_enum(kind, "kind", "enum cudaMemcpyKind")
     sides = _KIND_SIDES.get(k)
     if sides is None:
         raise _RtError(21, f"{call}: kind {k} is not a cudaMemcpyKind (0-4)")
@@ -667,7 +679,8 @@ def cudaDeviceGetAttribute(attr: Any, device: Any) -> tuple:
 
     Errors: cudaErrorInvalidDevice; cudaErrorInvalidValue for an unknown attribute.
     """
-    return (_SUCCESS, _drv().device_get_attribute(_T.to_int(attr), _T.to_int(device)))
+    a = _T.c_enum(attr, "attr", "enum cudaDeviceAttr")
+    return (_SUCCESS, _drv().device_get_attribute(a, _T.c_int(device)))
 
 
 _PROP_ATTRS = {  # cudaDeviceProp field -> cudaDeviceAttr name(s), where the name is not derived from the field
@@ -1060,7 +1073,7 @@ def cudaStreamCreateWithFlags(flags: Any) -> tuple:
 @_rt()
 def cudaStreamCreateWithPriority(flags: Any, priority: Any) -> tuple:
     """Create a stream with a priority (clamped to [-5, 0]). Errors: cudaErrorInvalidValue bad flags."""
-    return (_SUCCESS, _mk_stream(_drv().stream_create(_u(flags), _T.to_int(priority))))
+    return (_SUCCESS, _mk_stream(_drv().stream_create(_u(flags), _T.c_int(priority))))
 
 
 @_rt()
@@ -1217,7 +1230,7 @@ def cudaStreamBeginCapture(stream: Any, mode: Any) -> tuple:
     Errors, in order: 900 on the legacy stream; cudaErrorInvalidValue mode outside 0-2;
     cudaErrorIllegalState (401) already capturing; 900 in CIG capture.
     """
-    _drv().stream_begin_capture(_h(stream, _cudaStream_t), _T.to_int(mode))
+    _drv().stream_begin_capture(_h(stream, _cudaStream_t), _T.c_enum(mode, "mode", "enum cudaStreamCaptureMode"))
     return _OK
 
 
@@ -1229,7 +1242,8 @@ def cudaStreamBeginCaptureToGraph(stream: Any, graph: Any, dependencies: Any, de
     deps = _deps(dependencies, numDependencies, "dependencies")
     eds = _edge_list(dependencyData, "dependencyData")
     _drv().stream_begin_capture_to_graph(_h(stream, _cudaStream_t), _h(graph, _cudaGraph_t), deps,
-                                         _D._eds_for(eds, len(deps)), _T.to_int(mode))
+                                         _D._eds_for(eds, len(deps)),
+                                         _T.c_enum(mode, "mode", "enum cudaStreamCaptureMode"))
     return _OK
 
 
@@ -1283,7 +1297,8 @@ def cudaThreadExchangeStreamCaptureMode(mode: Any) -> tuple:
     """
     d = _drv()
     _init(d)
-    return (_SUCCESS, cudaStreamCaptureMode(d.thread_exchange_stream_capture_mode(_T.to_int(mode))))  # noqa: F821
+    m = _T.c_enum(mode, "mode", "enum cudaStreamCaptureMode")
+    return (_SUCCESS, cudaStreamCaptureMode(d.thread_exchange_stream_capture_mode(m)))  # noqa: F821
 
 
 # =========================================================================== host functions
@@ -1323,6 +1338,14 @@ def cudaGraphDestroy(graph: Any) -> tuple:
     graph owned by a node."""
     _drv().graph_destroy(_h(graph, _cudaGraph_t))
     return _OK
+
+
+def _struct_type(p: Any, cls_name: str, arg: str) -> Any:
+    """The entry check of a struct parameter: ``None`` or an instance, else the wrapper's TypeError."""
+    if p is not None and not isinstance(p, _RCLS[cls_name]):
+        raise TypeError(f"Argument '{arg}' has incorrect type (expected cuda.bindings.runtime.{cls_name}, "
+                        f"got {_D._tp_name(type(p))})")
+    return p
 
 
 def _struct_arg(p: Any, cls_name: str, arg: str, call: str) -> Any:
@@ -1375,8 +1398,11 @@ def cudaGraphAddMemcpyNode(graph: Any, pDependencies: Any, numDependencies: Any,
 @_rt()
 def cudaGraphAddMemcpyNode1D(graph: Any, pDependencies: Any, numDependencies: Any, dst: Any, src: Any, count: Any,
                              kind: Any) -> tuple:
-    """Add a 1D MEMCPY node of ``count`` bytes (arguments as :func:`cudaMemcpy`)."""
-    deps = _deps(pDependencies, numDependencies)
+    """Add a 1D MEMCPY node of ``count`` bytes (arguments as :func:`cudaMemcpy`). This wrapper does not check
+    ``numDependencies`` against the list: a larger count reaches the driver as a NULL entry (INVALID_VALUE)."""
+    deps = _node_list(pDependencies, "pDependencies")
+    n = _size(numDependencies)
+    deps = deps[:n] + [0] if n > len(deps) else deps[:n]
     d = _drv()
     p = _copy_params(d, _ptr(dst), _ptr(src), kind, "cudaGraphAddMemcpyNode1D", width=_size(count))
     return (_SUCCESS, _mk_node(d.graph_add_memcpy_node(_h(graph, _cudaGraph_t), deps, p)))

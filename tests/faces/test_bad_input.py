@@ -822,3 +822,30 @@ def test_v2_negative_host_address_is_invalid_value(v2, env):
     with pytest.raises(v2.InvalidValueError):
         v2.memcpy_htod_v2(int(env.d), -1, 8)
     assert "not a host address" in simcuda.last_error().why and device_bytes(env) == bytes(16)
+
+
+@pytest.mark.parametrize("call, args, expect", [
+    ("cudaStreamSynchronize", (2 ** 64,), ("OverflowError", "Python int too large to convert to C unsigned long")),
+    ("cudaDeviceGetAttribute", ("abc", 0), ("ValueError", "invalid literal for int() with base 10: 'abc'")),
+    ("cudaDeviceGetAttribute", (None, 0), ("TypeError", "Argument 'attr' must not be None")),
+    ("cudaDeviceGetAttribute", (1, 2 ** 31), ("OverflowError", "value too large to convert to int")),
+    ("cudaGraphAddEmptyNode", (None, 5, 0), ("TypeError", "'int' object is not iterable")),
+    ("cudaGraphInstantiateWithParams", ("abc", None), ("TypeError", "an integer is required")),
+    ("cudaMemcpy", (0, 0, 0, None), ("TypeError", "Argument 'kind' must not be None")),
+])
+def test_runtime_argument_conversion_matches_the_real_module(drv, call, args, expect):
+    """The runtime face converts arguments in the real wrapper's order and with its exceptions."""
+    from simcuda.bindings import runtime as rt
+    n = len(drv.error_log)
+    same_as_real(getattr(rt, call), call, *args, expect=expect, module="cuda.bindings.runtime")
+    assert len(drv.error_log) == n
+
+
+def test_runtime_memcpy_kind_string_goes_through_int(drv):
+    """``kind='1'`` is converted by int() as in the real wrapper (cudaMemcpyHostToDevice), not refused."""
+    from simcuda.bindings import runtime as rt
+    d = rt.cudaMalloc(16)[1]
+    assert rt.cudaMemcpy(d, b"x" * 16, 16, "1") == (rt.cudaError_t.cudaSuccess,)
+    out = bytearray(16)
+    rt.cudaMemcpy(out, d, 16, 2)
+    assert out == b"x" * 16

@@ -1,4 +1,5 @@
-"""Slow: every simulated function of the tuple and ``_v2`` faces, one bad argument at a time, against the real wheel.
+"""Slow: every simulated function of the driver, ``_v2`` and runtime faces, one bad argument at a time, against the
+real wheel.
 
 For each function a baseline of arguments that the real wrapper converts without complaint is found
 (it then fails with ``DynamicLibNotFoundError``: "reached the driver"); then each argument in turn is
@@ -51,15 +52,24 @@ def simulated_v2_names():
     return [n for n in V2_FUNCTIONS if not getattr(getattr(v2, n), "__simcuda_stub__", False)]
 
 
+def simulated_runtime_names():
+    from simcuda._generated.runtime_outputs import OUTPUTS
+    from simcuda.bindings import runtime as rt
+    return [n for n in OUTPUTS if n.startswith("cuda") and not getattr(getattr(rt, n), "__simcuda_stub__", False)]
+
+
 @pytest.mark.parametrize("face, name", [("driver", n) for n in simulated_names()]
-                         + [("_v2", n) for n in simulated_v2_names()])
+                         + [("_v2", n) for n in simulated_v2_names()]
+                         + [("runtime", n) for n in simulated_runtime_names()])
 def test_bad_arguments_convert_like_the_real_wrapper(face, name, monkeypatch):
     """Each bad argument raises what the real wrapper raises, or reaches the simulated driver."""
     import importlib
-    real = pytest.importorskip("cuda.bindings.driver" if face == "driver" else "cuda.bindings._v2.driver")
+    mod = {"driver": "cuda.bindings.driver", "_v2": "cuda.bindings._v2.driver", "runtime": "cuda.bindings.runtime"}[face]
+    real = pytest.importorskip(mod)
     rcu = importlib.import_module("cuda.bindings.driver")
-    sim = importlib.import_module("simcuda.bindings.driver" if face == "driver" else "simcuda.bindings._v2.driver")
+    sim = importlib.import_module("sim" + mod)
     from simcuda._generated.driver_outputs import OUTPUTS, V2_FUNCTIONS
+    from simcuda._generated.runtime_outputs import OUTPUTS as RT_OUTPUTS
     from simcuda.bindings.driver import _split_params
     monkeypatch.delenv("CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM", raising=False)
     d = simcuda.Driver()
@@ -67,7 +77,8 @@ def test_bad_arguments_convert_like_the_real_wrapper(face, name, monkeypatch):
     try:
         cu.cuInit(0)
         cu.cuCtxCreate(None, 0, 0)
-        sig = OUTPUTS[name][0] if face == "driver" else V2_FUNCTIONS[name].split(" -> ")[0]
+        sig = {"driver": lambda: OUTPUTS[name][0], "_v2": lambda: V2_FUNCTIONS[name].split(" -> ")[0],
+               "runtime": lambda: RT_OUTPUTS[name][0]}[face]()
         n = len(_split_params(sig))
         rns, sns = {"M": rcu}, {"M": cu}
         base = ["0"] * n
@@ -84,6 +95,8 @@ def test_bad_arguments_convert_like_the_real_wrapper(face, name, monkeypatch):
                 trial = base[:i] + [b] + base[i + 1:]
                 want = outcome(getattr(real, name), [eval(a, rns) for a in trial])  # noqa: S307
                 got = outcome(getattr(sim, name), [eval(a, sns) for a in trial])  # noqa: S307
+                if got[0] == "MemoryError" and want == ("driver",):
+                    continue  # an output array too large for this machine: refused at once (check_calloc) [I]
                 if want != got:
                     bad.append(f"{name}({', '.join(trial)}): simulated {got}, real {want}")
         assert not bad, "\n".join(bad)
