@@ -236,13 +236,20 @@ def _conversion_plan(name: str, outputs: dict = None, params: dict = None, ns: d
 
 
 def _convert_args(plan: tuple, args: tuple, kwargs: dict) -> tuple:
-    args = list(args)
+    """Apply a :func:`_conversion_plan`; the arguments come back converted where a conversion changed them."""
+    n = len(args)
+    out = None
     for i, pname, conv in plan:
-        if i < len(args):
-            args[i] = conv(args[i])
+        if i < n:
+            v = args[i]
+            w = conv(v)
+            if w is not v:
+                if out is None:
+                    out = list(args)
+                out[i] = w
         elif pname in kwargs:
             kwargs[pname] = conv(kwargs[pname])
-    return tuple(args)
+    return args if out is None else tuple(out)
 
 
 def _face(fn: Any) -> Any:
