@@ -819,10 +819,13 @@ class Driver:
 
     @entry
     def stream_attach_mem_async(self, h: int, dptr: int, length: int, flags: int) -> None:
-        """cuStreamAttachMemAsync. Errors: 1 ``flags`` not one of CU_MEM_ATTACH_GLOBAL (1), HOST (2), SINGLE (4);
-        801 on a capturing stream (invalidates, spec 3.8) [I]."""
+        """cuStreamAttachMemAsync. Errors: 1 ``flags`` other than 0 or one of CU_MEM_ATTACH_GLOBAL (1), HOST (2),
+        SINGLE (4); 801 on a capturing stream (invalidates, spec 3.8) [I].
+
+        Fidelity: ``flags`` 0 is accepted (as the default attachment) because the spec's case C-075 calls
+        ``cuStreamAttachMemAsync(s, managed, 0, 0)`` and expects the capture rule's 801 [I]."""
         s = self._stream(h)
-        if flags not in (1, 2, 4):
+        if flags not in (0, 1, 2, 4):
             raise DriverError(1, f"cuStreamAttachMemAsync flags {flags} must be one of CU_MEM_ATTACH_GLOBAL (1), "
                                  "CU_MEM_ATTACH_HOST (2), CU_MEM_ATTACH_SINGLE (4)")
         cap.enqueue(self, s, cap.Op("attach_mem", "cuStreamAttachMemAsync", {"dptr": dptr}, None))

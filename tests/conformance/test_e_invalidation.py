@@ -101,7 +101,7 @@ def test_c075_stream_attach_mem_async_during_capture(cu):
     d = cu.drv
     managed = cu.ok(d.cuMemAllocManaged(64, d.CUmemAttach_flags.CU_MEM_ATTACH_GLOBAL))
     cu.ok(cu.begin(cu.s1, cu.G))
-    cu.err(d.cuStreamAttachMemAsync(cu.s1, managed, 0, d.CUmemAttach_flags.CU_MEM_ATTACH_SINGLE), 801)
+    cu.err(d.cuStreamAttachMemAsync(cu.s1, managed, 0, 0), 801)
     cu.iscap(cu.s1, cu.INVALIDATED)
     cu.err(cu.end(cu.s1), 901)
     cu.iscap(cu.s1, cu.NONE)
