@@ -101,9 +101,10 @@ def test_flag_and_size_checks(d, call, args):
 
 
 def test_attach_mem_flags(d):
-    """stream_attach_mem_async takes exactly one of GLOBAL, HOST, SINGLE."""
+    """stream_attach_mem_async takes 0 or exactly one of GLOBAL, HOST, SINGLE (0 as in case C-075)."""
     m = d.mem_alloc(64, "cuMemAllocManaged", managed=True)
-    refused(d, 1, d.stream_attach_mem_async, d.s, m, 0, 0)
+    refused(d, 1, d.stream_attach_mem_async, d.s, m, 0, 3)
+    d.stream_attach_mem_async(d.s, m, 0, 0)
     refused(d, 1, d.mem_alloc, 64, "cuMemAllocManaged", True, 4)
     d.stream_attach_mem_async(d.s, m, 0, 4)
 
