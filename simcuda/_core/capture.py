@@ -83,6 +83,7 @@ class CaptureSequence:
         self.invalidated_by = ""
 
     def label(self) -> str:
+        """How ``why`` texts name the capture: id, origin, mode, begin thread and status."""
         return (f"capture {self.id} (origin {self.origin.label()}, begun {MODE_NAMES[self.mode]} on thread "
                 f"{self.begin_thread_name}, {STATUS_NAMES[self.status]})")
 
@@ -188,6 +189,7 @@ def _check_mode(mode: int) -> None:
 
 
 def check_edge_data(eds: list[tuple[int, int, int]], what: str) -> None:
+    """Edge data given to capture calls: ``to_port`` 0 and a known dependency type (spec 3.2, 3.6 row 6)."""
     for i, ed in enumerate(eds):
         if ed is None:
             raise _err(1, f"{what}[{i}] is missing: the edge-data list is shorter than numDependencies, so the "
@@ -362,6 +364,7 @@ def check_capture_target(graph: Any, use: str) -> None:
 
 # -- 3.4 / 3.5: status queries -------------------------------------------------------------------
 def status_of(stream: Any) -> int:
+    """The ``CUstreamCaptureStatus`` a stream reports (spec 2.2): NONE, or its sequence's status."""
     seq = stream.capture
     return NONE if seq is None else seq.status
 
@@ -701,6 +704,8 @@ def check_ctx_event(drv: Any, ctx: Any, event: Any, call: str, wait: bool) -> No
 
 # -- stream destruction during capture (spec 2.1, C-153/C-154) --------------------------------------
 def on_stream_destroyed(drv: Any, stream: Any) -> None:
+    """cuStreamDestroy during a capture [I]: the origin terminates it (graph discarded, C-154); a member
+    leaves it and invalidates it (C-153)."""
     seq = stream.capture
     if seq is None:
         return

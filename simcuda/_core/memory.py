@@ -286,6 +286,7 @@ class MemsetParams:
 
 
 def check_memset(mem: MemorySpace, p: MemsetParams) -> None:
+    """Validate a memset's element size, value, alignment and device range now (INVALID_VALUE otherwise)."""
     if p.element_size not in (1, 2, 4):
         raise DriverError(1, f"memset element size {p.element_size} is not 1, 2 or 4")
     if p.value < 0 or p.value >= 1 << (8 * p.element_size):
@@ -305,6 +306,7 @@ def check_memset(mem: MemorySpace, p: MemsetParams) -> None:
 
 
 def do_memset(mem: MemorySpace, p: MemsetParams) -> None:
+    """Write the memset's value into simulated device memory now."""
     if p.width == 0 or p.height == 0:  # nothing to write (check_memset checked nothing either)
         return
     row = p.value.to_bytes(p.element_size, "little") * p.width
