@@ -496,6 +496,20 @@ def add_node(drv: Any, stream: Any, ntype: int, params: Any) -> Any:
     return node
 
 
+#: node types a graph launched onto a CIG stream may not hold (spec 8.3)
+FORBIDDEN_IN_CIG_GRAPH_LAUNCH = (HOST, MEM_ALLOC, MEM_FREE, BATCH_MEM_OP)
+
+
+def check_graph_launch_on_cig(stream: Any, node_types: Any) -> None:
+    """``cuGraphLaunch`` onto a CIG-capturing stream of a graph holding a node the CIG list forbids: 900
+    (cuGraphLaunch's Returns list has no 801) [I] (spec 8.3); the CIG capture goes on."""
+    for t in node_types:
+        if t in FORBIDDEN_IN_CIG_GRAPH_LAUNCH:
+            name = {HOST: "HOST", MEM_ALLOC: "MEM_ALLOC", MEM_FREE: "MEM_FREE", BATCH_MEM_OP: "BATCH_MEM_OP"}[t]
+            raise _err(900, f"cuGraphLaunch onto {stream.label()} (CIG capture): the graph holds a {name} node, "
+                            "which CIG streams forbid (spec 8.3) [inferred code]; the CIG capture goes on")
+
+
 # -- 4.2: event record ---------------------------------------------------------------------------
 def record_event(drv: Any, event: Any, stream: Any, flags: int, call: str) -> None:
     """cuEventRecord / cuEventRecordWithFlags after rows 1-2 (handles, flags) of spec 4.2."""

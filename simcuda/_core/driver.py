@@ -2340,12 +2340,7 @@ class Driver:
         s = self._stream(h)
         body = x.body
         if s.cig is not None:
-            bad = next((n for n in _walk_body(body) if n.type in (gr.HOST, gr.MEM_ALLOC, gr.MEM_FREE,
-                                                                 gr.BATCH_MEM_OP)), None)
-            if bad is not None:
-                raise DriverError(900, f"cuGraphLaunch onto {s.label()} (CIG capture): the graph holds a "
-                                       f"{gr.TYPE_KEYWORDS[bad.type]} node, which CIG streams forbid (spec 8.3) "
-                                       "[inferred code]")
+            cap.check_graph_launch_on_cig(s, (n.type for n in _walk_body(body)))
         seq = s.capture
         if seq is not None and seq.status == cap.ACTIVE and s.cig is None and \
                 self.options.graph_launch_in_capture == "child-node":
