@@ -298,6 +298,9 @@ class _Missing:
 
 _MISSING = _Missing()
 
+_CLS: dict[str, type] = {}
+_FACE = "simcuda.bindings.driver"  # where the classes are published (pickle finds them there)
+
 
 class Struct:
     """Base of the simulated parameter structs: typed fields, no keyword construction.
@@ -305,14 +308,31 @@ class Struct:
     Subclasses list ``_fields`` as ``(name, kind, arg)`` in C declaration order. Kinds:
     ``u``/``i`` (unsigned/signed integer of ``arg`` bits), ``f`` (float), ``h`` (a wrapper class
     name), ``e`` (an enum class name; stored as int, read back as the enum), ``p`` (``void*``:
-    keeps the object, reads back its address), ``x`` (``void_ptr``: int only), ``kp`` (kernel
-    parameters: any form ``cuLaunchKernel`` takes), ``s`` (a nested struct class name), ``l`` (a
-    list of struct class name), ``any`` (placeholder: any value).
+    keeps the object, reads back its address), ``fp`` (``void*`` that also takes handle objects
+    such as ``CUfunction``), ``x`` (``void_ptr``: int only), ``kp`` (kernel parameters: any form
+    ``cuLaunchKernel`` takes), ``s`` (a nested struct class name), ``l`` (a list of struct class
+    name), ``dim`` (a ``dim3`` component: unsigned 32 bits, starts at 1), ``raw`` (any value,
+    starts at ``arg`` or ``arg()``), ``name`` (``bytes``, printed decoded), ``hex`` (``bytes``
+    printed in hex), ``any`` (placeholder: any value).
+
+    The face a struct belongs to is given by class attributes, which a face's own base (the
+    runtime's) overrides: ``_enums`` (the module holding the enum classes), ``_classes`` (the face's
+    classes by name), ``_specs`` (field tables of the structs the simulator reads), ``_face`` (the
+    module the classes are published in), ``_placeholder`` (the ``(kind, arg)`` of a placeholder
+    struct's fields), ``_placeholder_note`` (the docstring note of a placeholder struct) and
+    ``_str_kinds`` (kinds printed with ``str`` rather than ``repr``).
     """
 
     __slots__ = ("_d", "_keep")
     _fields: tuple = ()
     _kinds: dict = {}
+    _enums: Any = _E
+    _classes: dict = _CLS
+    _specs: dict = {}  # set to SPECS below
+    _face = _FACE
+    _placeholder: tuple = ("any", None)
+    _placeholder_note = "Placeholder: the simulator does not read this struct; its fields accept any value."
+    _str_kinds: frozenset = frozenset()
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         if kwargs:
@@ -323,7 +343,8 @@ class Struct:
             raise TypeError(f"simcuda: {type(self).__name__}(_ptr) over existing memory is not simulated; "
                             "create the struct and assign its fields")
         object.__setattr__(self, "_keep", None)
-        object.__setattr__(self, "_d", {name: _default(kind, arg) for name, kind, arg in self._fields})
+        classes = self._classes
+        object.__setattr__(self, "_d", {name: _default(kind, arg, classes) for name, kind, arg in self._fields})
 
     def __getattr__(self, name: str) -> Any:
         try:
@@ -335,8 +356,8 @@ class Struct:
         kind, arg = self._kinds[name]
         v = d[name]
         if kind == "e":
-            return getattr(_E, arg)(v)  # ValueError for a value outside the enum, like the real getter
-        if kind == "p":
+            return getattr(self._enums, arg)(v)  # ValueError for a value outside the enum, like the real getter
+        if kind in ("p", "fp"):
             return v if isinstance(v, int) else (void_ptr(v) if v is not None else 0)
         if kind == "kp":
             return _kernel_params_address(self, v)
@@ -346,7 +367,12 @@ class Struct:
         spec = self._kinds.get(name)
         if spec is None:
             raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
-        self._d[name] = _convert(spec[0], spec[1], value)
+        self._d[name] = self._convert(name, spec[0], spec[1], value)
+
+    @classmethod
+    def _convert(cls, field: str, kind: str, arg: Any, value: Any) -> Any:
+        """``value`` converted for field ``field`` of kind ``kind`` (the real setter's checks and errors)."""
+        return _convert(kind, arg, value, cls._classes)
 
     def __dir__(self) -> list:
         return sorted(set(object.__dir__(self)) | {f for f, _, _ in self._fields})
@@ -357,7 +383,7 @@ class Struct:
 
     def getPtr(self) -> int:
         """Address of a C image of the struct (only for structs with a known layout)."""
-        layout = _LAYOUTS.get(type(self)._root)
+        layout = _LAYOUTS.get(getattr(type(self), "_root", None))
         if layout is None:
             raise NotImplementedError(f"simcuda: getPtr() of {type(self).__name__} is not simulated")
         c = layout(self)
@@ -375,24 +401,35 @@ class Struct:
             if kind == "s":
                 lines.append(f"{name} :")
                 lines.extend("    " + ln for ln in repr(v).splitlines())
-            elif kind == "p":
+            elif kind in ("p", "fp"):
                 lines.append(f"{name} : 0x{v:x}")
+            elif kind == "name":
+                text = v.split(b"\0")[0].decode("utf-8", "replace")
+                lines.append(f"{name} : {text}")
+            elif kind == "hex":
+                lines.append(f"{name} : {v.hex()}")
+            elif kind in self._str_kinds:
+                lines.append(f"{name} : {v}")
             else:
                 lines.append(f"{name} : {v!r}")
         return "\n".join(lines)
 
 
-def _default(kind: str, arg: Any) -> Any:
+def _default(kind: str, arg: Any, classes: dict = _CLS) -> Any:
     if kind == "h":
-        return _CLS[arg]._mk(0)
+        return classes[arg]._mk(0)
     if kind == "s":
-        return _CLS[arg]()
+        return classes[arg]()
     if kind == "l":
         return []
     if kind == "f":
         return 0.0
-    if kind == "kp":
-        return 0
+    if kind == "dim":
+        return 1
+    if kind in ("name", "hex"):
+        return bytes(arg or 0)
+    if kind == "raw":
+        return arg() if callable(arg) else arg
     return 0
 
 
@@ -400,19 +437,25 @@ _UNAMES = {8: "unsigned char", 16: "unsigned short", 32: "unsigned int", 64: "si
 _INAMES = {8: "signed char", 16: "short", 32: "int", 64: "long"}
 
 
-def _convert(kind: str, arg: Any, value: Any) -> Any:
+def _convert(kind: str, arg: Any, value: Any, classes: dict = _CLS) -> Any:
     if kind == "u":
         return c_uint(value, arg, _UNAMES.get(arg, "unsigned int"))
     if kind == "i":
         return c_int(value, arg, _INAMES.get(arg, "int"))
     if kind == "h":
-        cls = _CLS[arg]
+        cls = classes[arg]
         if isinstance(value, cls):
             return value
         return cls(0 if value is None else value)
     if kind == "e":
         return to_int(value)
     if kind == "p":
+        return check_void_ptr_obj(value)
+    if kind == "fp":
+        if value is None or isinstance(value, int):
+            return int(value or 0)
+        if hasattr(type(value), "__index__") or isinstance(value, Wrapper):
+            return int(value)
         return check_void_ptr_obj(value)
     if kind == "x":
         if not isinstance(value, int):
@@ -425,14 +468,14 @@ def _convert(kind: str, arg: Any, value: Any) -> Any:
     if kind == "f":
         return float(value)
     if kind == "s":
-        cls = _CLS[arg]
+        cls = classes[arg]
         if not isinstance(value, cls):
             raise TypeError(f"Argument has incorrect type (expected cuda.bindings.driver.{arg}, "
                             f"got {type(value).__name__})")
         return value
     if kind == "l":
         n = len(value)  # TypeError "object of type ... has no len()" like the real setter
-        cls = _CLS[arg]
+        cls = classes[arg]
         if not all(isinstance(x, cls) for x in value):
             raise TypeError(f"Argument is not instance of type (expected tuple[cydriver.{arg},] or "
                             f"list[cydriver.{arg},]")
@@ -590,23 +633,28 @@ SPECS.update({
         ("asBytes", "any", None)],
 })
 
-_CLS: dict[str, type] = {}
-_FACE = "simcuda.bindings.driver"  # where the classes are published (pickle finds them there)
+Struct._specs = SPECS
 
 
-def _struct_class(name: str, bases: tuple, fields: tuple) -> type:
+def struct_class(name: str, bases: tuple, fields: tuple, base: type = Struct) -> type:
+    """The struct class ``name`` of the face whose struct base is ``base``: its fields from
+    ``base._specs`` (looked up by the root of ``bases``, then by ``name``), else placeholder fields
+    ``fields`` of kind ``base._placeholder``; derived from the face's class of ``bases[0]`` when that
+    exists, else from ``base``."""
+    classes, specs = base._classes, base._specs
     root = bases[-1] if bases else name
-    spec = SPECS.get(root)
-    if spec is None:
-        spec = [(f, "any", None) for f in fields]
-    parent = _CLS[bases[0]] if bases else Struct
-    doc = (f"{name}()\n\nSimulated ``cuda.bindings.driver.{name}``: create it with no arguments (keywords raise "
-           "TypeError, as in the real binding), then assign fields: "
+    spec = specs.get(root) or specs.get(name)
+    placeholder = spec is None
+    if placeholder:
+        spec = [(f, *base._placeholder) for f in fields]
+    parent = classes[bases[0]] if bases and bases[0] in classes else base
+    doc = (f"{name}()\n\nSimulated ``cuda.{base._face.split('.', 1)[1]}.{name}``: create it with no arguments "
+           "(keywords raise TypeError, as in the real binding), then assign fields: "
            + ", ".join(f"``{f}``" for f, _, _ in spec) + ".")
-    if root not in SPECS:
-        doc += "\n\nPlaceholder: the simulator does not read this struct; its fields accept any value."
+    if placeholder:
+        doc += "\n\n" + base._placeholder_note
     ns = {"__slots__": (), "__doc__": doc, "_fields": tuple(spec), "_kinds": {f: (k, a) for f, k, a in spec},
-          "_root": root, "__module__": _FACE}
+          "_root": root, "__module__": base._face}
     return type(name, (parent,), ns)
 
 
@@ -618,35 +666,95 @@ class _Placeholder:
             raise TypeError(f"__cinit__() got an unexpected keyword argument '{next(iter(kwargs))}'")
 
 
+def _driver_handle(name: str, kind: str, detail: tuple, drv_base: str) -> type:
+    return _wrapper_class(name, kind, *detail)
+
+
+def build_face_classes(table: dict, base: type = Struct, handle: Any = _driver_handle, first: tuple = ()) -> dict:
+    """Create every class of a face's generated class table ``table`` (``name -> (bases, kind,
+    detail[, driver base])``) into ``base._classes`` and return them, keyed by name.
+
+    Wrapper kinds (and entries with a driver base) derive from the class of their first base when
+    there is one, else come from ``handle(name, kind, detail, driver_base)``; structs (kind
+    ``struct`` or a name in ``base._specs``) come from :func:`struct_class`, those named in ``first``
+    first; the rest are placeholders. Every class is published in module ``base._face``.
+    """
+    classes, face = base._classes, base._face
+    order = sorted(table, key=lambda n: (len(table[n][0]), n))
+    for name in order:
+        bases, kind, detail = table[name][:3]
+        drv = table[name][3] if len(table[name]) > 3 else ""
+        if kind in ("ptr", "value", "callback") or drv:
+            if bases and bases[0] in classes:
+                parent = classes[bases[0]]
+                classes[name] = type(name, (parent,), {"__slots__": (), "__doc__": parent.__doc__, "__module__": face})
+            else:
+                classes[name] = handle(name, kind, detail, drv)
+    # structs: nested ones first (a struct's fields may name another struct)
+    pending = [n for n in order if n not in classes and (table[n][1] == "struct" or n in base._specs)]
+    pending.sort(key=lambda n: (n not in first, len(table[n][0]), n))
+    for name in pending:
+        bases, _kind, detail = table[name][:3]
+        classes[name] = struct_class(name, bases, detail, base)
+    for name in order:
+        if name not in classes:
+            bases = table[name][0]
+            parent = classes.get(bases[0], _Placeholder) if bases else _Placeholder
+            classes[name] = type(name, (parent,), {"__doc__": f"{name}: placeholder for the real class (not simulated).",
+                                                   "__module__": face})
+    return dict(classes)
+
+
 def build_classes() -> dict[str, type]:
-    """Create every class of the real module (wrappers, structs, placeholders), keyed by name."""
+    """Create every class of the real driver module (wrappers, structs, placeholders), keyed by name."""
     if _CLS:
         return dict(_CLS)
+    build_face_classes(CLASSES)
     # the nested union of CUexecAffinityParam.param (real name: anon_union4)
-    order = sorted(CLASSES, key=lambda n: (len(CLASSES[n][0]), n))
-    for name in order:
-        bases, kind, detail = CLASSES[name]
-        if kind in ("ptr", "value", "callback"):
-            parent = _CLS.get(bases[0]) if bases else None
-            _CLS[name] = type(name, (parent,), {"__slots__": (), "__doc__": parent.__doc__, "__module__": _FACE}) \
-                if parent else \
-                _wrapper_class(name, kind, *detail)
-    for name in order:
-        bases, kind, detail = CLASSES[name]
-        if (kind == "struct" or name in SPECS) and name not in _CLS:
-            if name == "CUexecAffinityParam_st":
-                _CLS["_ExecAffinityUnion"] = _struct_class("anon_union4", (), ())
-                _CLS["_ExecAffinityUnion"]._fields = (("smCount", "s", "CUexecAffinitySmCount"),)
-                _CLS["_ExecAffinityUnion"]._kinds = {"smCount": ("s", "CUexecAffinitySmCount")}
-            _CLS[name] = _struct_class(name, bases, detail)
-    for name in order:
-        bases, kind, detail = CLASSES[name]
-        if name not in _CLS:
-            parent = _CLS.get(bases[0], _Placeholder) if bases else _Placeholder
-            _CLS[name] = type(name, (parent,), {"__doc__": f"{name}: placeholder for the real class (not simulated).",
-                                                "__module__": _FACE})
+    _CLS["_ExecAffinityUnion"] = struct_class("anon_union4", (), ())
+    _CLS["_ExecAffinityUnion"]._fields = (("smCount", "s", "CUexecAffinitySmCount"),)
+    _CLS["_ExecAffinityUnion"]._kinds = {"smCount": ("s", "CUexecAffinitySmCount")}
     _LAYOUTS["CUgraphEdgeData_st"] = _edge_layout
     return dict(_CLS)
+
+
+def struct_sizeof(objType: Any, edge: type) -> int:
+    """``sizeof(objType)`` of a face: 8 for the graph edge struct ``edge`` and its subclasses; ``TypeError``
+    for anything else (``Unknown type`` for a non-type, "not simulated" for other types)."""
+    if isinstance(objType, type) and issubclass(objType, edge):
+        return 8
+    if not isinstance(objType, type):
+        raise TypeError(f"Unknown type: {objType}")
+    raise TypeError(f"simcuda: sizeof({getattr(objType, '__name__', objType)}) is not simulated")
+
+
+def not_simulated_stub(name: str, nouts: int, sig: str, face: str, err_name: str, fail: Any) -> Any:
+    """The stub of a real function ``name`` (signature ``sig``, ``nouts`` outputs) that face ``face``
+    does not simulate: it calls ``fail(name, why)``, which records the refusal and returns the error
+    code, and returns ``(code, None, ...)``. ``err_name`` names that code in the docstring."""
+    nones = (None,) * nouts
+    why = f"{name} is not simulated by simcuda; it always returns {err_name} (see docs/supported-api.md)"
+
+    def stub(*args: Any, **kwargs: Any) -> tuple:
+        return (fail(name, why), *nones)
+    stub.__name__ = stub.__qualname__ = name
+    stub.__module__ = face
+    stub.__doc__ = (f"Not simulated: mirrors ``{sig}`` of cuda.{face.split('.', 1)[1]} 13.5 by name and output count "
+                    f"only.\n\nAlways returns ``({err_name}{', None' * nouts})`` and records a ``why`` "
+                    "(``simcuda.last_error()``).")
+    stub.__simcuda_stub__ = True  # type: ignore[attr-defined]
+    return stub
+
+
+def install_stubs(g: dict, outputs: dict, face: str, err_name: str, fail: Any) -> list[str]:
+    """Put a :func:`not_simulated_stub` into namespace ``g`` for every function of ``outputs`` (``name ->
+    (signature, outputs)``) that ``g`` lacks; returns their names."""
+    made = []
+    for name, (sig, outs) in outputs.items():
+        if name not in g:
+            g[name] = not_simulated_stub(name, len(outs), sig, face, err_name, fail)
+            made.append(name)
+    return made
 
 
 def is_enum_member(x: Any) -> bool:

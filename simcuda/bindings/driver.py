@@ -68,11 +68,7 @@ _mk_node, _mk_exec, _mk_ctx, _mk_dptr = _CUgraphNode._mk, _CUgraphExec._mk, _CUc
 
 def sizeof(objType: Any) -> int:
     """Mirrors ``cuda.bindings.driver.sizeof``: bytes of a struct type. Only ``CUgraphEdgeData`` is known."""
-    if isinstance(objType, type) and issubclass(objType, _CUgraphEdgeData):
-        return 8
-    if not isinstance(objType, type):
-        raise TypeError(f"Unknown type: {objType}")
-    raise TypeError(f"simcuda: sizeof({getattr(objType, '__name__', objType)}) is not simulated")
+    return _T.struct_sizeof(objType, _CUgraphEdgeData)
 
 
 # ------------------------------------------------------------------------------ plumbing
@@ -371,22 +367,6 @@ def _bytes_arg(x: Any) -> bytes:
     if isinstance(x, (bytes, bytearray)):
         return bytes(x).split(b"\0", 1)[0]
     raise TypeError(f"expected bytes, {_tp_name(type(x))} found")
-
-
-def _not_simulated(name: str, nouts: int) -> Any:
-    nones = (None,) * nouts
-    sig = _OUTPUTS[name][0]
-
-    def stub(*args: Any, **kwargs: Any) -> tuple:
-        e = _drv().refuse(name, 801, f"{name} is not simulated by simcuda; it always returns "
-                                     "CUDA_ERROR_NOT_SUPPORTED (see docs/supported-api.md)")
-        return (e.code, *nones)
-    stub.__name__ = stub.__qualname__ = name
-    stub.__doc__ = (f"Not simulated: mirrors ``{sig}`` of cuda.bindings.driver 13.5 by name and output count only.\n\n"
-                    f"Always returns ``(CUDA_ERROR_NOT_SUPPORTED{', None' * nouts})`` and records a ``why`` "
-                    "(``simcuda.last_error()``).")
-    stub.__simcuda_stub__ = True  # type: ignore[attr-defined]
-    return stub
 
 
 # =========================================================================== init, version, errors
@@ -2875,15 +2855,10 @@ def cuDevicePrimaryCtxReset(dev: Any) -> tuple:
     return _OK
 
 
-def _install_stubs() -> list[str]:
-    g = globals()
-    made = []
-    for name, (_sig, outs) in _OUTPUTS.items():
-        if name not in g:
-            g[name] = _not_simulated(name, len(outs))
-            made.append(name)
-    return made
+def _refuse_not_simulated(name: str, why: str) -> Any:
+    return _drv().refuse(name, 801, why).code
 
 
 #: real functions this face does not simulate (each returns CUDA_ERROR_NOT_SUPPORTED)
-_NOT_SIMULATED: tuple = tuple(_install_stubs())
+_NOT_SIMULATED: tuple = tuple(_T.install_stubs(globals(), _OUTPUTS, __name__, "CUDA_ERROR_NOT_SUPPORTED",
+                                               _refuse_not_simulated))

@@ -128,142 +128,47 @@ def _handle_class(name: str, kind: str, detail: tuple, drv_base: str) -> type:
     return cls
 
 
-class _RStruct:
-    """Base of the simulated runtime structs: typed fields, no keyword construction, the real ``repr``.
+class _RStruct(_T.Struct):
+    """Base of the simulated runtime structs: the driver face's :class:`~simcuda.bindings._driver_types.Struct`
+    (typed fields, no keyword construction, the real ``repr``) with the runtime's enums, classes and field
+    tables, and the runtime setter's integer checks and texts.
 
-    ``_fields`` lists ``(name, kind, arg)`` in C declaration order. Kinds: ``u``/``i`` (unsigned /
-    signed integer of ``arg`` bits), ``p`` (``void*``: keeps the object given, reads back its
-    address), ``fp`` (``void*`` that also takes handle objects such as ``CUfunction``), ``h`` (a
-    handle class name), ``e`` (an enum class name), ``s`` (a nested struct class name), ``kp``
-    (kernel parameters, any form ``cuLaunchKernel`` takes), ``x`` (``void**`` given as ``int``),
-    ``raw`` (any value, printed as ``repr``), ``name`` (``bytes``, printed decoded), ``hex``
-    (``bytes`` printed in hex).
+    ``_fields`` lists ``(name, kind, arg)`` in C declaration order. Kinds used: ``u``/``i`` (unsigned /
+    signed integer of ``arg`` bits), ``dim`` (a ``dim3`` component), ``p`` (``void*``: keeps the object
+    given, reads back its address), ``fp`` (``void*`` that also takes handle objects such as
+    ``CUfunction``), ``h`` (a handle class name), ``e`` (an enum class name), ``s`` (a nested struct class
+    name), ``kp`` (kernel parameters, any form ``cuLaunchKernel`` takes), ``x`` (``void**`` given as
+    ``int``), ``raw`` (any value, printed as ``repr``), ``name`` (``bytes``, printed decoded), ``hex``
+    (``bytes`` printed in hex). ``getPtr()`` is not simulated (``NotImplementedError``).
     """
 
-    __slots__ = ("_d", "_keep")
-    _fields: tuple = ()
-    _kinds: dict = {}
+    __slots__ = ()
+    _enums = _E
+    _classes = _RCLS
+    _face = __name__
+    _placeholder = ("raw", 0)
+    _placeholder_note = "Placeholder: the simulator does not read this struct; its fields accept any value and start at 0."
+    _str_kinds = frozenset({"u", "i", "dim", "x", "kp"})
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        if kwargs:
-            raise TypeError(f"__cinit__() got an unexpected keyword argument '{next(iter(kwargs))}'")
-        if len(args) > 1:
-            raise TypeError(f"__cinit__() takes at most 1 positional argument ({len(args)} given)")
-        if args and _T.to_int(args[0]):
-            raise TypeError(f"simcuda: {type(self).__name__}(_ptr) over existing memory is not simulated; "
-                            "create the struct and assign its fields")
-        object.__setattr__(self, "_keep", None)
-        object.__setattr__(self, "_d", {n: _default(k, a) for n, k, a in self._fields})
-
-    def __getattr__(self, name: str) -> Any:
-        try:
-            d = object.__getattribute__(self, "_d")
-        except AttributeError:
-            raise AttributeError(name) from None
-        if name not in d:
-            raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
-        kind, arg = self._kinds[name]
-        v = d[name]
-        if kind == "e":
-            return getattr(_E, arg)(v)
-        if kind in ("p", "fp"):
-            return v if isinstance(v, int) else (_T.void_ptr(v) if v is not None else 0)
-        if kind == "kp":
-            return _T._kernel_params_address(self, v) if v is not None else 0
-        return v
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        spec = self._kinds.get(name)
-        if spec is None:
-            raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
-        self._d[name] = _convert(name, spec[0], spec[1], value)
-
-    def _raw(self, name: str) -> Any:
-        """The stored value (host objects kept as given; enums as ``int``)."""
-        return self._d[name]
-
-    def __dir__(self) -> list:
-        return sorted(set(object.__dir__(self)) | {n for n, _, _ in self._fields})
-
-    def getPtr(self) -> int:
-        """Not simulated: the simulator keeps no C image of runtime structs (raises ``NotImplementedError``)."""
-        raise NotImplementedError(f"simcuda: getPtr() of {type(self).__name__} is not simulated")
-
-    def __repr__(self) -> str:
-        lines = []
-        for name, kind, _arg in self._fields:
-            try:
-                v = getattr(self, name)
-            except ValueError:
-                lines.append(f"{name} : <ValueError>")
-                continue
-            if kind == "s":
-                lines.append(f"{name} :")
-                lines.extend("    " + ln for ln in repr(v).splitlines())
-            elif kind in ("p", "fp"):
-                lines.append(f"{name} : 0x{v:x}")
-            elif kind == "name":
-                text = v.split(b"\0")[0].decode("utf-8", "replace")
-                lines.append(f"{name} : {text}")
-            elif kind == "hex":
-                lines.append(f"{name} : {v.hex()}")
-            else:
-                lines.append(f"{name} : {v!r}" if kind in ("h", "e", "raw") else f"{name} : {v}")
-        return "\n".join(lines)
-
-
-def _default(kind: str, arg: Any) -> Any:
-    if kind == "h":
-        return _RCLS[arg]._mk(0)
-    if kind == "s":
-        return _RCLS[arg]()
-    if kind == "dim":
-        return 1
-    if kind in ("name", "hex"):
-        return bytes(arg or 0)
-    if kind == "raw":
-        return arg() if callable(arg) else arg
-    return 0
-
-
-def _convert(field: str, kind: str, arg: Any, value: Any) -> Any:
-    if kind in ("u", "i", "dim"):
-        bits = 32 if kind == "dim" else arg
-        v = _T.to_int(value)
-        lo, hi = (0, 2 ** bits - 1) if kind != "i" else (-(2 ** (bits - 1)), 2 ** (bits - 1) - 1)
-        if v < lo:
-            raise OverflowError("can't convert negative value to unsigned int")
-        if v > hi:
-            raise OverflowError("value too large to convert")
-        return v
-    if kind == "p":
-        return _T.check_void_ptr_obj(value)
-    if kind == "fp":
-        if value is None or isinstance(value, int):
-            return int(value or 0)
-        if hasattr(type(value), "__index__") or isinstance(value, _T.Wrapper):
-            return int(value)
-        return _T.check_void_ptr_obj(value)
-    if kind == "h":
-        cls = _RCLS[arg]
-        if isinstance(value, cls):
+    @classmethod
+    def _convert(cls, field: str, kind: str, arg: Any, value: Any) -> Any:
+        """``value`` converted for field ``field``: the runtime's integer range texts and struct type error,
+        else as the driver face converts it."""
+        if kind in ("u", "i", "dim"):
+            bits = 32 if kind == "dim" else arg
+            v = _T.to_int(value)
+            lo, hi = (0, 2 ** bits - 1) if kind != "i" else (-(2 ** (bits - 1)), 2 ** (bits - 1) - 1)
+            if v < lo:
+                raise OverflowError("can't convert negative value to unsigned int")
+            if v > hi:
+                raise OverflowError("value too large to convert")
+            return v
+        if kind == "s":
+            if not isinstance(value, cls._classes[arg]):
+                raise TypeError(f"Argument '{field}' has incorrect type (expected cuda.bindings.runtime.{arg}, "
+                                f"got {type(value).__name__})")
             return value
-        return cls(0 if value is None else value)
-    if kind == "e":
-        return _T.to_int(value)
-    if kind == "s":
-        cls = _RCLS[arg]
-        if not isinstance(value, cls):
-            raise TypeError(f"Argument '{field}' has incorrect type (expected cuda.bindings.runtime.{arg}, "
-                            f"got {type(value).__name__})")
-        return value
-    if kind == "kp":
-        return 0 if value is None else value
-    if kind == "x":
-        if not isinstance(value, int):
-            raise TypeError("an integer is required")
-        return int(value)
-    return value
+        return super()._convert(field, kind, arg, value)
 
 
 _U8, _U32, _U64 = ("u", 8), ("u", 32), ("u", 64)
@@ -312,57 +217,12 @@ def _prop_fields() -> list:
 
 
 _SPECS["cudaDeviceProp"] = _prop_fields()
+_RStruct._specs = _SPECS
 
 
-def _struct_class(name: str, bases: tuple, fields: tuple) -> type:
-    root = bases[-1] if bases else name
-    spec = _SPECS.get(root) or _SPECS.get(name)
-    parent = _RCLS[bases[0]] if bases and bases[0] in _RCLS else _RStruct
-    placeholder = spec is None
-    if placeholder:
-        spec = [(f, "raw", 0) for f in fields]
-    doc = (f"{name}()\n\nSimulated ``cuda.bindings.runtime.{name}``: create it with no arguments (keywords raise "
-           "TypeError, as in the real binding), then assign fields: " + ", ".join(f"``{f}``" for f, _, _ in spec) + ".")
-    if placeholder:
-        doc += "\n\nPlaceholder: the simulator does not read this struct; its fields accept any value and start at 0."
-    ns = {"__slots__": (), "__doc__": doc, "_fields": tuple(spec), "_kinds": {f: (k, a) for f, k, a in spec}}
-    return type(name, (parent,), ns)
-
-
-class _Placeholder:
-    """Base of real classes the simulator has no use for (opaque helpers)."""
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        if kwargs:
-            raise TypeError(f"__cinit__() got an unexpected keyword argument '{next(iter(kwargs))}'")
-
-
-def _build_classes() -> dict[str, type]:
-    order = sorted(_CLASSES, key=lambda n: (len(_CLASSES[n][0]), n))
-    for name in order:
-        bases, kind, detail, drv = _CLASSES[name]
-        if kind in ("ptr", "value", "callback") or drv:
-            if bases and bases[0] in _RCLS:
-                parent = _RCLS[bases[0]]
-                _RCLS[name] = type(name, (parent,), {"__slots__": (), "__doc__": parent.__doc__})
-            else:
-                _RCLS[name] = _handle_class(name, kind, detail if kind != "struct" and detail else (64, False), drv)
-    # structs: nested ones first (a struct's fields may name another struct)
-    pending = [n for n in order if n not in _RCLS and _CLASSES[n][1] == "struct"]
-    pending.sort(key=lambda n: (n not in ("dim3", "cudaPos", "cudaExtent", "cudaPitchedPtr", "CUuuid_st",
-                                         "cudaUUID_t"), len(_CLASSES[n][0]), n))
-    for name in pending:
-        bases, _kind, detail, _drv = _CLASSES[name]
-        _RCLS[name] = _struct_class(name, bases, detail)
-    for name in order:
-        if name not in _RCLS:
-            bases = _CLASSES[name][0]
-            parent = _RCLS.get(bases[0], _Placeholder) if bases else _Placeholder
-            _RCLS[name] = type(name, (parent,), {"__doc__": f"{name}: placeholder for the real class (not simulated)."})
-    return dict(_RCLS)
-
-
-globals().update(_build_classes())
+globals().update(_T.build_face_classes(_CLASSES, _RStruct, _handle_class,
+                                       first=("dim3", "cudaPos", "cudaExtent", "cudaPitchedPtr", "CUuuid_st",
+                                              "cudaUUID_t")))
 
 _cudaStream_t = _RCLS["cudaStream_t"]
 _cudaEvent_t = _RCLS["cudaEvent_t"]
@@ -380,11 +240,7 @@ _mk_node, _mk_exec = _cudaGraphNode_t._mk, _cudaGraphExec_t._mk
 
 def sizeof(objType: Any) -> int:
     """Mirrors ``cuda.bindings.runtime.sizeof``: bytes of a struct type. Only ``cudaGraphEdgeData`` is known."""
-    if isinstance(objType, type) and issubclass(objType, _RCLS["cudaGraphEdgeData_st"]):
-        return 8
-    if not isinstance(objType, type):
-        raise TypeError(f"Unknown type: {objType}")
-    raise TypeError(f"simcuda: sizeof({getattr(objType, '__name__', objType)}) is not simulated")
+    return _T.struct_sizeof(objType, _RCLS["cudaGraphEdgeData_st"])
 
 
 # =========================================================================== runtime state
@@ -1712,34 +1568,14 @@ def make_cudaPitchedPtr(d: Any, p: Any, xsz: Any, ysz: Any) -> Any:
 
 
 # =========================================================================== the rest: not simulated
-def _not_simulated(name: str, nouts: int) -> Any:
-    nones = (None,) * nouts
-    sig = _OUTPUTS[name][0]
-
-    def stub(*args: Any, **kwargs: Any) -> tuple:
-        d = _drv()
-        d.refuse(name, 801, f"{name} is not simulated by simcuda; it always returns cudaErrorNotSupported "
-                            "(see docs/supported-api.md)")
-        err = cudaError_t.cudaErrorNotSupported
-        _record(d, err)
-        return (err, *nones)
-    stub.__name__ = stub.__qualname__ = name
-    stub.__doc__ = (f"Not simulated: mirrors ``{sig}`` of cuda.bindings.runtime 13.5 by name and output count only.\n\n"
-                    f"Always returns ``(cudaErrorNotSupported{', None' * nouts})`` and records a ``why`` "
-                    "(``simcuda.last_error()``).")
-    stub.__simcuda_stub__ = True  # type: ignore[attr-defined]
-    return stub
-
-
-def _install_stubs() -> list[str]:
-    g = globals()
-    made = []
-    for name, (_sig, outs) in _OUTPUTS.items():
-        if name not in g:
-            g[name] = _not_simulated(name, len(outs))
-            made.append(name)
-    return made
+def _refuse_not_simulated(name: str, why: str) -> cudaError_t:
+    d = _drv()
+    d.refuse(name, 801, why)
+    err = cudaError_t.cudaErrorNotSupported
+    _record(d, err)
+    return err
 
 
 #: real functions this face does not simulate (each returns cudaErrorNotSupported)
-_NOT_SIMULATED: tuple = tuple(_install_stubs())
+_NOT_SIMULATED: tuple = tuple(_T.install_stubs(globals(), _OUTPUTS, __name__, "cudaErrorNotSupported",
+                                               _refuse_not_simulated))
