@@ -55,16 +55,6 @@ def same_as_real(sim_fn, real_name: str, *args, expect=None, real_args=None, mod
     return got
 
 
-@pytest.fixture
-def drv(monkeypatch):
-    """A fresh simulated driver installed as the current one."""
-    monkeypatch.delenv("CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM", raising=False)
-    d = simcuda.Driver()
-    old = simcuda.use(d)
-    yield d
-    simcuda.use(old)
-
-
 class Env:
     """The setup of the review: a context, a stream, 64 bytes of device memory, a module with ``k``."""
 

@@ -35,15 +35,6 @@ def ok(res):
     return None if len(res) == 1 else res[1] if len(res) == 2 else res[1:]
 
 
-@pytest.fixture
-def drv():
-    """A fresh simulated driver (nvrtc programs belong to the current driver)."""
-    d = simcuda.Driver()
-    old = simcuda.use(d)
-    yield d
-    simcuda.use(old)
-
-
 def compile_(src=SRC, opts=(b"--gpu-architecture=sm_90",), name=b"prog.cu"):
     """Create and compile a program; return it and the compile result."""
     prog = ok(nv.nvrtcCreateProgram(src, name, 0, None, None))

@@ -39,16 +39,6 @@ def real_runtime():
     return real
 
 
-@pytest.fixture
-def drv(monkeypatch):
-    """A fresh simulated driver installed as the current one (legacy default-stream mode)."""
-    monkeypatch.delenv("CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM", raising=False)
-    d = simcuda.Driver()
-    old = simcuda.use(d)
-    yield d
-    simcuda.use(old)
-
-
 def kernel(name=b"fill"):
     """A ``CUfunction`` from ``SRC`` loaded through the driver face (the runtime made a context current)."""
     ok(rt.cudaFree(0))

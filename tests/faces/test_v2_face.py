@@ -18,15 +18,11 @@ PTX = b'extern "C" __global__ void k() {}'
 
 
 @pytest.fixture
-def drv(monkeypatch):
-    """A fresh simulated driver installed as the current one, initialised, with a current context."""
-    monkeypatch.delenv("CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM", raising=False)
-    d = simcuda.Driver()
-    old = simcuda.use(d)
+def drv(drv):
+    """The shared fresh driver (tests/faces/conftest.py), initialised, with a current context."""
     v2.init(0)
     v2.ctx_create_v4(None, 0, 0)
-    yield d
-    simcuda.use(old)
+    return drv
 
 
 @pytest.fixture
