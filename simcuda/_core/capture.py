@@ -29,7 +29,7 @@ from typing import Any, Callable
 
 from .errors import DriverError
 from .graph import (BATCH_MEM_OP, EVENT_RECORD, GRAPH, HOST, KERNEL, MEM_ALLOC, MEM_FREE, MEMCPY,
-                    MEMSET, WAIT_EVENT, ZERO_ED, add_edge, is_full)
+                    MEMSET, TYPE_KEYWORDS, WAIT_EVENT, ZERO_ED, add_edge, is_full)
 from .objects import CAPTURED, EMPTY, RECORDED
 
 # -- statuses (CUstreamCaptureStatus values) ---------------------------------------------------
@@ -505,8 +505,8 @@ def check_graph_launch_on_cig(stream: Any, node_types: Any) -> None:
     (cuGraphLaunch's Returns list has no 801) [I] (spec 8.3); the CIG capture goes on."""
     for t in node_types:
         if t in FORBIDDEN_IN_CIG_GRAPH_LAUNCH:
-            name = {HOST: "HOST", MEM_ALLOC: "MEM_ALLOC", MEM_FREE: "MEM_FREE", BATCH_MEM_OP: "BATCH_MEM_OP"}[t]
-            raise _err(900, f"cuGraphLaunch onto {stream.label()} (CIG capture): the graph holds a {name} node, "
+            raise _err(900, f"cuGraphLaunch onto {stream.label()} (CIG capture): the graph holds a "
+                            f"{TYPE_KEYWORDS[t]} node, "
                             "which CIG streams forbid (spec 8.3) [inferred code]; the CIG capture goes on")
 
 
