@@ -685,13 +685,27 @@ def check_elapsed_time_events(events: Any) -> None:
                             f"known to the host (spec 5.3) [inferred]; {eff}")
 
 
-def check_free_async_in_capture(seq: CaptureSequence, dptr: int, is_graph_allocation: bool) -> None:
-    """``cuMemFreeAsync`` during capture frees only graph allocations (spec 3.8); otherwise
-    INVALID_VALUE and the capture stays ACTIVE [I: code and no invalidation, C-059]."""
+def capturing_into(stream: Any) -> CaptureSequence | None:
+    """The ACTIVE sequence a stream operation on ``stream`` would add a node to, or None (an idle,
+    invalidated, legacy or CIG stream: :func:`enqueue` decides those)."""
+    seq = stream.capture
+    if seq is None or seq.status != ACTIVE or stream.cig is not None or stream.is_legacy:
+        return None
+    return seq
+
+
+def check_free_async_in_capture(seq: CaptureSequence, dptr: int, is_graph_allocation: bool,
+                                free_node: Any = None) -> None:
+    """``cuMemFreeAsync`` during capture frees only graph allocations (spec 3.8), and each only once;
+    otherwise INVALID_VALUE and the capture stays ACTIVE [I: code and no invalidation, C-059]."""
     if not is_graph_allocation:
         raise _err(1, f"cuMemFreeAsync during {seq.label()}: 0x{dptr:x} is not a graph allocation (made by "
                       "cuMemAllocAsync in a capture or a MEM_ALLOC node) (spec 3.8) [inferred code]; the capture "
                       "is unchanged")
+    if free_node is not None and not free_node.destroyed:
+        raise _err(1, f"cuMemFreeAsync during {seq.label()}: graph allocation 0x{dptr:x} is already freed by node "
+                      f"{free_node.local_id} of graph {free_node.graph.gid}; an allocation can be freed only once "
+                      "(cuGraphAddMemFreeNode)")
 
 
 def check_ctx_sync(drv: Any, ctx: Any, call: str) -> None:

@@ -1214,7 +1214,7 @@ class Driver:
         ctx = s.ctx
         if size <= 0:
             raise DriverError(1, f"allocation size {size} must be positive")
-        if s.capture is not None and s.capture.status == cap.ACTIVE and s.cig is None and not s.is_legacy:
+        if cap.capturing_into(s) is not None:
             a = self.memory.reserve(int(size), KIND_GRAPH, ctx)
             node = cap.enqueue(self, s, cap.Op("mem_alloc", "cuMemAllocAsync",
                                                {"alloc": a, "size": int(size), "device": ctx.device.ordinal,
@@ -1237,12 +1237,8 @@ class Driver:
         if a is None or a.start != int(dptr):
             raise DriverError(1, f"0x{int(dptr):x} is not the start of a live allocation")
         seq = s.capture
-        if seq is not None and seq.status == cap.ACTIVE and s.cig is None:
-            cap.check_free_async_in_capture(seq, int(dptr), a.kind == KIND_GRAPH)
-            if a.free_node is not None and not a.free_node.destroyed:
-                raise DriverError(1, f"cuMemFreeAsync during {seq.label()}: graph allocation 0x{a.start:x} is "
-                                     f"already freed by node {a.free_node.local_id} of graph {a.free_node.graph.gid}; "
-                                     "an allocation can be freed only once (cuGraphAddMemFreeNode)")
+        if cap.capturing_into(s) is not None:
+            cap.check_free_async_in_capture(seq, int(dptr), a.kind == KIND_GRAPH, a.free_node)
             a.free_node = cap.enqueue(self, s, cap.Op("mem_free", "cuMemFreeAsync", {"dptr": int(dptr)}, None))
             return
         if a.kind == KIND_GRAPH and s.cig is None and seq is None:
@@ -2342,8 +2338,7 @@ class Driver:
         if s.cig is not None:
             cap.check_graph_launch_on_cig(s, (n.type for n in _walk_body(body)))
         seq = s.capture
-        if seq is not None and seq.status == cap.ACTIVE and s.cig is None and \
-                self.options.graph_launch_in_capture == "child-node":
+        if cap.capturing_into(s) is not None and self.options.graph_launch_in_capture == "child-node":
             if any(n.type in (gr.MEM_ALLOC, gr.MEM_FREE) for n in _walk_body(body)):
                 raise DriverError(1, f"exec 0x{x.handle:x} holds memory allocation/free nodes; it cannot be nested "
                                      "as a child-graph node of a capture [inferred]")
