@@ -823,7 +823,21 @@ def _memset_params(drv: Driver, ctx: int, size: int, value: int) -> MemsetParams
 
 
 # ================================================================================== Device / Context / Stream
-class Device:
+class _OnDriver:
+    """What the oxicuda objects share: the driver they act on."""
+
+    __slots__ = ("_driver",)
+    _driver: Driver | None
+
+    @property
+    def driver(self) -> Driver:
+        """The simulated driver this object acts on: the one given when it was made, else the current
+        one at each call (after ``simcuda.use()`` or ``simcuda.reset()`` a handle of the earlier driver is
+        refused by the new one, as an invalid handle, with a ``why`` naming the driver it came from)."""
+        return self._driver if self._driver is not None else _state.current()
+
+
+class Device(_OnDriver):
     """A CUDA device by ordinal (a minimal oxicuda ``Device``).
 
     Mirrors: ``oxicuda_driver::Device``: ``get``, ``count``, ``name``, ``total_memory``.
@@ -835,11 +849,11 @@ class Device:
         driver: the simulated driver (default: the current one, ``simcuda.current_driver()``).
     """
 
-    __slots__ = ("_ordinal", "driver")
+    __slots__ = ("_ordinal",)
 
     def __init__(self, ordinal: int, driver: Driver | None = None) -> None:
         self._ordinal = int(ordinal)
-        self.driver = driver if driver is not None else _state.current()
+        self._driver = driver
 
     @classmethod
     def get(cls, ordinal: int = 0) -> "Device":
@@ -847,7 +861,7 @@ class Device:
         drv = _state.current()
         _try_driver(drv)
         with _translated():
-            return cls(drv.device_get(_check_uint(ordinal, _U32, "ordinal")), drv)
+            return cls(drv.device_get(_check_uint(ordinal, _U32, "ordinal")))
 
     @staticmethod
     def count() -> int:
@@ -877,7 +891,7 @@ class Device:
         return f"<simcuda.capture.Device {self._ordinal}>"
 
 
-class Context:
+class Context(_OnDriver):
     """A CUDA context handle (a minimal oxicuda ``Context``).
 
     Mirrors: ``oxicuda_driver::Context`` (``new``, ``set_current``, ``synchronize``, ``raw``) and
@@ -891,11 +905,11 @@ class Context:
     lives until the driver does (or until ``driver.ctx_destroy(ctx.raw())``).
     """
 
-    __slots__ = ("_handle", "driver")
+    __slots__ = ("_handle",)
 
     def __init__(self, handle: int, driver: Driver | None = None) -> None:
         self._handle = int(handle)
-        self.driver = driver if driver is not None else _state.current()
+        self._driver = driver
 
     @classmethod
     def new(cls, device: Device) -> "Context":
@@ -906,7 +920,7 @@ class Context:
         drv = device.driver
         _try_driver(drv)
         with _translated():
-            return cls(drv.ctx_create(0, device.ordinal()), drv)
+            return cls(drv.ctx_create(0, device.ordinal()), device._driver)
 
     @classmethod
     def primary(cls, device: Device | None = None) -> "Context":
@@ -917,7 +931,8 @@ class Context:
         drv = device.driver if device is not None else _state.current()
         _try_driver(drv)
         with _translated():
-            return cls(drv.device_primary_ctx_retain(device.ordinal() if device is not None else 0), drv)
+            return cls(drv.device_primary_ctx_retain(device.ordinal() if device is not None else 0),
+                       device._driver if device is not None else None)
 
     def raw(self) -> int:
         """The ``CUcontext`` handle (``int``)."""
@@ -937,7 +952,7 @@ class Context:
         return f"<simcuda.capture.Context 0x{self._handle:x}>"
 
 
-class Stream:
+class Stream(_OnDriver):
     """A CUDA stream for this face (a minimal oxicuda ``Stream``).
 
     Mirrors: ``oxicuda_driver::Stream``: ``new`` (always ``CU_STREAM_NON_BLOCKING``),
@@ -950,13 +965,13 @@ class Stream:
         driver: the simulated driver (default: the current one).
     """
 
-    __slots__ = ("_handle", "driver", "_ctx")
+    __slots__ = ("_handle", "_ctx")
 
     def __init__(self, handle: int, driver: Driver | None = None) -> None:
         if isinstance(handle, bool) or not isinstance(handle, int):
             raise TypeError(f"a stream handle must be an int, not {type(handle).__name__}")
         self._handle = handle
-        self.driver = driver if driver is not None else _state.current()
+        self._driver = driver
         self._ctx = 0
 
     @classmethod
@@ -971,6 +986,7 @@ class Stream:
         Errors: ``NotInitialized`` on a driver that is unavailable; any other driver error as its variant.
         """
         drv = ctx.driver if ctx is not None else _state.current()
+        bound = ctx._driver if ctx is not None else None
         _try_driver(drv)
         with _translated():
             if ctx is None:
@@ -982,7 +998,7 @@ class Stream:
                 hctx = ctx.raw()
             with _in_context(drv, hctx):
                 h = drv.stream_create(_STREAM_NON_BLOCKING)
-        s = cls(h, drv)
+        s = cls(h, bound)
         s._ctx = hctx
         return s
 

@@ -21,7 +21,7 @@ import attrs
 
 from . import capture as cap
 from . import graph as gr
-from . import hostmem
+from . import hostmem, process
 from .errors import DriverError
 from .memory import (DEVICE, HOST, KIND_DEVICE, KIND_GRAPH, KIND_MANAGED, CopyParams, MemorySpace,
                      MemsetParams, check_copy, check_memset, do_copy, do_memset)
@@ -31,8 +31,7 @@ from .objects import (CAPTURED, EMPTY, LEGACY, PER_THREAD, RECORDED, USER, CigRe
 
 CU_STREAM_LEGACY = 1
 CU_STREAM_PER_THREAD = 2
-HANDLE_BASE = 0x5A5A_0000_1000
-HANDLE_STEP = 0x40
+HANDLE_STEP = process.HANDLE_STEP
 DRIVER_VERSION = 13050  # CUDA 13.5
 
 
@@ -72,11 +71,22 @@ class Options:
         cig_end_any_thread: allow ``cuStreamEndCaptureToCig`` from another thread (spec 8.4, off).
         per_thread_default_stream: ``None`` reads ``CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM``
             when the face first needs the driver (spec 6.1); ``True``/``False`` force the mode.
+        host_memory_budget: bytes that the device, managed and mapped graph allocations of all the
+            process's drivers may hold together before an allocation of this driver fails with
+            ``CUDA_ERROR_OUT_OF_MEMORY`` (2), so that touching simulated memory cannot exhaust the host.
+            ``None``: three quarters of the memory available when the driver is made. Counted on
+            allocated bytes, touched or not (an untouched allocation costs no memory, but could).
     """
 
     graph_launch_in_capture: str = "reject"
     cig_end_any_thread: bool = False
     per_thread_default_stream: Any = None
+    host_memory_budget: int | None = attrs.field(default=None)
+
+    @host_memory_budget.validator
+    def _check_budget(self, _attr: Any, value: Any) -> None:
+        if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 0):
+            raise ValueError(f"host_memory_budget must be None or a non-negative int of bytes, got {value!r}")
 
 
 @attrs.frozen
@@ -142,6 +152,9 @@ class KernelLaunch:
         dt = np.dtype(dtype)
         return np.frombuffer(self.view(ptr, dt.itemsize * count), dtype=dt)
 
+
+#: op kinds whose work calls user code (run with the lock released, their stream marked busy)
+_USER_CODE_OPS = frozenset({"host", "callback", "kernel", "graph_launch"})
 
 #: kernels registered with ``simcuda.kernel``: name -> Python function(launch)
 KERNELS: dict[str, Callable[[KernelLaunch], Any]] = {}
@@ -226,7 +239,8 @@ class Driver:
         self.progression = progression
         self.options = options or Options()
         self.devices = [Device(i, s) for i, s in enumerate(devices or [DeviceSpec()])]
-        self.memory = MemorySpace()
+        self.serial = process.register_driver(self)
+        self.memory = MemorySpace(self.serial, self.options.host_memory_budget, self._lock)
         self.launch_log: list[LaunchRecord] = []
         self.error_log: list[ErrorRecord] = []
         self.kernels: dict[str, Callable[[KernelLaunch], Any]] = {}
@@ -235,7 +249,7 @@ class Driver:
         self._initialized = False
         self._closed = False
         self._objs: dict[int, Any] = {}
-        self._next_h = HANDLE_BASE
+        self._next_h = process.handle_base(self.serial)
         self._threads: dict[int, ThreadState] = {}
         self._thread_serial = 0
         self._live_captures: dict[int, cap.CaptureSequence] = {}
@@ -246,6 +260,8 @@ class Driver:
         self._clock_ms = 0.0
         self._ticket = 0
         self._queue: list[tuple[int, Stream, Any]] = []
+        self._idle = threading.Condition(self._lock)  # notified when user code or a drain finishes
+        self._draining = 0  # the thread running queued work (manual progression), 0 when none
         self.per_thread_mode: bool | None = self.options.per_thread_default_stream
         self._all_graphs: list[gr.Graph] = []
 
@@ -255,6 +271,10 @@ class Driver:
         self._next_h += HANDLE_STEP
         self._objs[h] = obj
         return h
+
+    def _foreign(self, h: Any) -> str:
+        """A ``why`` suffix naming the driver a handle value came from, when it is another one's (else "")."""
+        return process.foreign(process.handle_owner(h), self.serial, "handle")
 
     def _thread(self) -> ThreadState:
         """This thread's state. Python reuses thread idents, so the state remembers its thread object:
@@ -338,7 +358,7 @@ class Driver:
         s = self._objs.get(h)
         if not isinstance(s, Stream):
             raise DriverError(400, f"0x{h:x} is not a stream handle (never created by this driver) "
-                                   "[inferred: NVIDIA documents this as undefined behaviour]")
+                                   "[inferred: NVIDIA documents this as undefined behaviour]" + self._foreign(h))
         if s.destroyed:
             raise DriverError(709, f"stream 0x{h:x} was destroyed (spec 3 preamble; observed on NVIDIA)")
         if s.ctx.destroyed:
@@ -348,7 +368,8 @@ class Driver:
     def _event(self, h: int) -> Event:
         e = self._objs.get(h) if h else None
         if not isinstance(e, Event):
-            raise DriverError(400, f"0x{h:x} is not an event handle" if h else "the event handle is NULL")
+            raise DriverError(400, f"0x{h:x} is not an event handle{self._foreign(h)}" if h else
+                              "the event handle is NULL")
         if e.destroyed:
             raise DriverError(400, f"event 0x{h:x} was destroyed")
         return e
@@ -357,27 +378,28 @@ class Driver:
         g = self._objs.get(h) if h else None
         if not isinstance(g, gr.Graph) or g.destroyed:
             raise DriverError(1, "the graph handle is NULL" if not h else
-                              f"0x{h:x} is not a live graph (never created, or destroyed)")
+                              f"0x{h:x} is not a live graph (never created, or destroyed){self._foreign(h)}")
         return g
 
     def _node(self, h: int, what: str = "node") -> gr.Node:
         n = self._objs.get(h) if h else None
         if not isinstance(n, gr.Node) or n.destroyed:
             raise DriverError(1, f"the {what} handle is NULL" if not h else
-                              f"0x{h:x} is not a live graph node (never created, or destroyed)")
+                              f"0x{h:x} is not a live graph node (never created, or destroyed){self._foreign(h)}")
         return n
 
     def _exec(self, h: int) -> gr.GraphExec:
         x = self._objs.get(h) if h else None
         if not isinstance(x, gr.GraphExec) or x.destroyed:
             raise DriverError(1 if not h else 400, "the graph exec handle is NULL" if not h else
-                              f"0x{h:x} is not a live graph exec (never created, or destroyed)")
+                              f"0x{h:x} is not a live graph exec (never created, or destroyed){self._foreign(h)}")
         return x
 
     def _context(self, h: int) -> Context:
         c = self._objs.get(h) if h else None
         if not isinstance(c, Context):
-            raise DriverError(201, "the context handle is NULL" if not h else f"0x{h:x} is not a context handle")
+            raise DriverError(201, "the context handle is NULL" if not h else
+                              f"0x{h:x} is not a context handle{self._foreign(h)}")
         if c.destroyed:
             raise DriverError(709, f"context 0x{h:x} was destroyed")
         return c
@@ -390,7 +412,8 @@ class Driver:
     def _function(self, h: int) -> Function:
         f = self._objs.get(h) if h else None
         if not isinstance(f, Function):
-            raise DriverError(400, "the function handle is NULL" if not h else f"0x{h:x} is not a function handle")
+            raise DriverError(400, "the function handle is NULL" if not h else
+                              f"0x{h:x} is not a function handle{self._foreign(h)}")
         if f.module.unloaded:
             raise DriverError(400, f"function {f.name} belongs to an unloaded module")
         m = f.module
@@ -403,10 +426,31 @@ class Driver:
     def _log(self, rec: dict) -> None:
         self.launch_log.append(LaunchRecord(seq=len(self.launch_log), **rec))
 
+    # User code (host functions, host nodes, Python kernels) runs without the driver lock, as on a
+    # thread of the driver's own: other threads may call the driver meanwhile. Stream order still
+    # holds: while user code of a stream's work runs (``Stream.busy``), work enqueued on that stream
+    # by other threads waits in ``Stream.deferred`` (immediate progression) or in the queue (manual),
+    # a synchronising call from another thread waits for it (``_wait_idle``), and queries say NOT_READY.
+    # A replay keeps its exec body (never mutated once shared) and its exec alive until it finishes.
+    def _unlocked(self, fn: Callable, *args: Any) -> Any:
+        """Call ``fn(*args)`` with the driver lock released (all levels), then take it back."""
+        lock = self._lock
+        try:
+            state = lock._release_save()  # type: ignore[attr-defined]  # what threading.Condition uses
+        except RuntimeError:  # not held: called outside an entry
+            return fn(*args)
+        try:
+            return fn(*args)
+        finally:
+            lock._acquire_restore(state)  # type: ignore[attr-defined]
+
     def _submit(self, stream: Stream, op: cap.Op) -> None:
-        """Run ``op`` on an uncaptured stream (now, or when the stream progresses)."""
+        """Run ``op`` on an uncaptured stream (now, after the user code its stream runs, or when it progresses)."""
         runner = op.run
         if self.progression == "immediate":
+            if stream.busy:
+                stream.deferred.append(op)
+                return
             self._execute(stream, op, runner)
         else:
             self._ticket += 1
@@ -415,16 +459,64 @@ class Driver:
 
     def _execute(self, stream: Stream, op: cap.Op, runner: Callable | None) -> None:
         self._clock_ms += 0.001
-        note = runner() if runner is not None else ""
+        if runner is None:
+            note = ""
+        elif op.kind in _USER_CODE_OPS:
+            note = self._run_user_op(stream, runner)
+        else:
+            note = runner()
         if op.kind not in ("event_record", "graph_launch", "wait"):
             self._log({"source": "stream", "kind": op.kind.upper(), "detail": cap._op_label(op),
                        "stream": stream.handle, "note": note or ""})
+        if stream.deferred and not stream.busy:
+            self._run_deferred(stream)
+
+    def _run_user_op(self, stream: Stream, runner: Callable) -> Any:
+        """Run an op that calls user code with ``stream`` marked busy (see the comment above)."""
+        me = threading.get_ident()
+        outer = stream.busy_thread
+        stream.busy += 1
+        stream.busy_thread = me
+        done = False
+        try:
+            note = runner()
+            done = True
+            return note
+        finally:
+            stream.busy -= 1
+            stream.busy_thread = outer if stream.busy else 0
+            if not stream.busy:
+                if not done and stream.deferred:
+                    self._run_deferred(stream)
+                self._idle.notify_all()
+
+    def _run_deferred(self, stream: Stream) -> None:
+        """Run the ops other threads enqueued on ``stream`` while its user code ran, in enqueue order."""
+        while stream.deferred and not stream.busy:
+            op = stream.deferred.pop(0)
+            self._execute(stream, op, op.run)
+        self._idle.notify_all()
+
+    def _wait_idle(self, streams: Any) -> None:
+        """Block until no stream of ``streams`` runs user code on another thread (cuStreamSynchronize and the
+        like wait for a running host function, as the real driver does)."""
+        me = threading.get_ident()
+        while any(s.busy and s.busy_thread != me for s in streams):
+            self._idle.wait()
 
     def _drain(self, upto: int | None = None) -> None:
-        while self._queue and (upto is None or self._queue[0][0] <= upto):
-            ticket, stream, (op, runner) = self._queue.pop(0)
-            stream.pending.remove(ticket)
-            self._execute(stream, op, runner)
+        me = threading.get_ident()
+        while self._draining not in (0, me):  # another thread runs queued work (its user code may be unlocked)
+            self._idle.wait()
+        outer, self._draining = self._draining, me
+        try:
+            while self._queue and (upto is None or self._queue[0][0] <= upto):
+                ticket, stream, (op, runner) = self._queue.pop(0)
+                stream.pending.remove(ticket)
+                self._execute(stream, op, runner)
+        finally:
+            self._draining = outer
+            self._idle.notify_all()
 
     def advance(self) -> None:
         """Run every pending piece of work, in enqueue order (manual progression only).
@@ -441,7 +533,8 @@ class Driver:
     def _record_uncaptured(self, event: Event, stream: Stream) -> None:
         event.state = RECORDED
         event.capture = None
-        if self.progression == "immediate" or not stream.pending and not (stream.is_legacy and self._queue):
+        if not stream.busy and (self.progression == "immediate"
+                                or not stream.pending and not (stream.is_legacy and self._queue)):
             event.time_ms = self._clock_ms
             event.pending_on = None
         else:
@@ -470,7 +563,7 @@ class Driver:
         if fn is None:
             return "recorded only (no Python kernel registered)"
         launch = KernelLaunch(self, p["name"], p["grid"], p["block"], p["shmem"], p["args"])
-        fn(launch)
+        self._unlocked(fn, launch)
         return "ran Python kernel"
 
     def _check_host_fn(self, fn: Any, what: str) -> None:
@@ -481,14 +574,15 @@ class Driver:
     def _call_host_fn(self, fn: Any, user_data: Any, callback_args: tuple | None = None) -> None:
         self._check_host_fn(fn, "host function")  # it may have been unmapped since it was enqueued
         t = self._thread()
-        t.in_host_fn += 1
+        if isinstance(fn, int) and callback_args is not None:
+            call, args = gr.STREAM_CALLBACK_TYPE(fn), (callback_args[0], callback_args[1], user_data or None)
+        elif isinstance(fn, int):
+            call, args = gr.HOST_FN_TYPE(fn), (user_data or None,)
+        else:
+            call, args = fn, (user_data,)
+        t.in_host_fn += 1  # calls from the host function are refused (800, spec 3.9)
         try:
-            if isinstance(fn, int) and callback_args is not None:
-                gr.STREAM_CALLBACK_TYPE(fn)(callback_args[0], callback_args[1], user_data if user_data else None)
-            elif isinstance(fn, int):
-                gr.HOST_FN_TYPE(fn)(user_data if user_data else None)
-            else:
-                fn(user_data)
+            self._unlocked(call, *args)
         finally:
             t.in_host_fn -= 1
 
@@ -523,9 +617,15 @@ class Driver:
         return e
 
     def close(self) -> None:
-        """Simulate driver shutdown: every later call returns CUDA_ERROR_DEINITIALIZED (4)."""
+        """Simulate driver shutdown: every later call returns CUDA_ERROR_DEINITIALIZED (4).
+
+        The driver's device memory goes with it: its pages are dropped and its addresses stay reserved
+        (never reused by a later driver, and recognised as this one's in ``why`` texts). Host code must
+        not touch managed memory of a closed driver, as after the real driver's shutdown.
+        """
         with self._lock:
             self._closed = True
+            self.memory.retire()
 
     @entry
     def device_get_count(self) -> int:
@@ -695,6 +795,7 @@ class Driver:
         """cuCtxSynchronize. Errors: 201; 900 while any stream of the context is in a capture (spec 5.3)."""
         ctx = self._ctx_current()
         cap.check_ctx_sync(self, ctx, "cuCtxSynchronize")
+        self._wait_idle(self._ctx_streams(ctx))
         self._drain()
 
     @entry
@@ -754,6 +855,8 @@ class Driver:
         t = self._thread()
         s = self._stream(h, t)
         cap.check_stream_sync(self, s, t, "cuStreamQuery")
+        if s.busy or s.deferred:
+            raise DriverError(600, f"{s.label()} is running a host function or Python kernel (on another thread)")
         if s.pending or (s.is_legacy and self._queue_blocking(s)):
             raise DriverError(600, f"{s.label()} still has pending work (manual progression)")
 
@@ -767,9 +870,18 @@ class Driver:
         s = self._stream(h, t)
         cap.check_stream_sync(self, s, t, "cuStreamSynchronize")
         if s.is_legacy:
+            self._wait_idle(self._ctx_streams(s.ctx))
             self._drain()
         else:
+            self._wait_idle((s,))
             self._stream_drain(s)
+
+    def _ctx_streams(self, ctx: Context) -> list[Stream]:
+        """Every stream of ``ctx``: its user streams, per-thread streams and legacy stream."""
+        out = list(ctx.streams) + list(ctx.per_thread.values())
+        if ctx.legacy is not None:
+            out.append(ctx.legacy)
+        return out
 
     @entry
     def stream_get_ctx(self, h: int) -> int:
@@ -1009,6 +1121,8 @@ class Driver:
         e = self._event(h)
         cap.check_event_host_wait(self, e, self._thread(), "cuEventSynchronize")
         if e.state == RECORDED and e.pending_on is not None:
+            self._wait_idle((e.pending_on,))
+        if e.state == RECORDED and e.pending_on is not None:
             self._drain(e.pending_ticket)
 
     @entry
@@ -1075,7 +1189,8 @@ class Driver:
             return
         a = self.memory.find(int(dptr))
         if a is None or a.start != int(dptr):
-            raise DriverError(1, f"0x{int(dptr):x} is not the start of a live device allocation")
+            raise DriverError(1, f"0x{int(dptr):x} is not the start of a live device allocation"
+                              + self.memory.missing(int(dptr)))
         if a.kind == KIND_GRAPH:
             if a.outstanding is None:
                 raise DriverError(1, f"0x{int(dptr):x} is owned by a graph (MEM_ALLOC node) and no launch has left it "
@@ -1083,7 +1198,7 @@ class Driver:
                                      "(field case C31)")
             self._drain()  # a launch left it allocated: cuMemFree frees it (cuGraphAddMemAllocNode)
             a.outstanding = None
-            a.buf = None
+            self.memory.unmap(a)
             return
         self.memory.free(a)
 
@@ -1155,12 +1270,16 @@ class Driver:
         """cuMemGetAddressRange: ``(base, size)``. Errors: 1 not a device address."""
         a = self.memory.find(int(dptr))
         if a is None:
-            raise DriverError(1, f"0x{int(dptr):x} is not inside a live device allocation")
+            raise DriverError(1, f"0x{int(dptr):x} is not inside a live device allocation"
+                              + self.memory.missing(int(dptr)))
         return a.start, a.size
 
     def is_device_pointer(self, ptr: Any) -> bool:
-        """True when ``ptr`` is an int inside a live simulated device allocation."""
-        return isinstance(ptr, int) and self.memory.find(ptr) is not None
+        """True when ``ptr`` is an int inside a live simulated device allocation (read under the lock)."""
+        if not isinstance(ptr, int):
+            return False
+        with self._lock:
+            return self.memory.find(ptr) is not None
 
     def _sync_stream(self, t: ThreadState, call: str) -> Stream:
         """The stream a synchronous copy/set runs on (legacy, or the caller's per-thread stream, spec 6.1),
@@ -1181,6 +1300,7 @@ class Driver:
             self._ctx_current(t)
             check_copy(self.memory, p)  # argument checks come before the stream rules (spec 3 preamble)
             s = self._sync_stream(t, call)
+            self._wait_idle(self._ctx_streams(s.ctx))
             self._drain()
             do_copy(self.memory, p)
             self._clock_ms += 0.001
@@ -1198,6 +1318,7 @@ class Driver:
             self._ctx_current(t)
             check_memset(self.memory, p)  # argument checks come before the stream rules (spec 3 preamble)
             s = self._sync_stream(t, call)
+            self._wait_idle(self._ctx_streams(s.ctx))
             self._drain()
             do_memset(self.memory, p)
             self._clock_ms += 0.001
@@ -1235,7 +1356,8 @@ class Driver:
         s = self._stream(h)
         a = self.memory.find(int(dptr))
         if a is None or a.start != int(dptr):
-            raise DriverError(1, f"0x{int(dptr):x} is not the start of a live allocation")
+            raise DriverError(1, f"0x{int(dptr):x} is not the start of a live allocation"
+                              + self.memory.missing(int(dptr)))
         seq = s.capture
         if cap.capturing_into(s) is not None:
             cap.check_free_async_in_capture(seq, int(dptr), a.kind == KIND_GRAPH, a.free_node)
@@ -1249,7 +1371,7 @@ class Driver:
                                      "left it unfreed (it exists only while the graph runs; field case C31)")
 
             def run_free() -> str:
-                a.buf = None
+                self.memory.unmap(a)
                 return ""
             cap.enqueue(self, s, cap.Op("mem_free", "cuMemFreeAsync", {"dptr": int(dptr)}, run_free))
             a.outstanding = None
@@ -2306,8 +2428,10 @@ class Driver:
     def graph_exec_destroy(self, hexec: int) -> None:
         """cuGraphExecDestroy. Errors: 1/400 bad exec; 900 by spec 5.2 during a restricting capture (C-175).
 
-        Fidelity: launches still pending (manual progression) run to completion, as NVIDIA frees a
-        running exec when it finishes. Graph allocations the exec left unfreed stay allocated.
+        Fidelity: launches still pending (manual progression) or running (another thread destroys the
+        exec while a host node or Python kernel of its replay runs) run to completion with the body they
+        started with, as NVIDIA frees an exec in flight when it finishes; the handle is refused at once.
+        Graph allocations the exec left unfreed stay allocated.
         """
         x = self._exec(hexec)
         cap.check_unsafe(self, self._thread(), "cuGraphExecDestroy")
@@ -2359,9 +2483,16 @@ class Driver:
         def run() -> str:
             started.append(1)
             x.pending -= 1
+            x.running += 1
+            try:
+                return replay()
+            finally:
+                x.running -= 1
+
+        def replay() -> str:
             if x.flags & 1:
                 for a in allocs:  # AUTO_FREE_ON_LAUNCH: as though cuMemFreeAsync ran before this launch
-                    a.buf = None
+                    self.memory.unmap(a)
             x.launches += 1
             n = x.launches
             self.stats["graph_launches"] += 1

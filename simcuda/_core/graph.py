@@ -457,10 +457,13 @@ class GraphExec:
         flags: the instantiate flags (``CUgraphInstantiate_flags``).
         launches: launches that have run.
         pending: launches enqueued and not yet run (manual progression).
-        shared: the current body is referenced by a pending launch (copy it before a change).
+        running: replays running now (user code of a replay runs without the driver lock, so another
+            thread may change or destroy the exec meanwhile: the replay keeps the body it started with).
+        shared: the current body is referenced by a pending or running launch (copy it before a change).
     """
 
-    __slots__ = ("handle", "graph", "gid", "exec_id", "flags", "body", "destroyed", "launches", "pending", "shared")
+    __slots__ = ("handle", "graph", "gid", "exec_id", "flags", "body", "destroyed", "launches", "pending",
+                 "running", "shared")
 
     def __init__(self, handle: int, graph: Graph, flags: int, body: Frozen, exec_id: int = 0) -> None:
         self.handle = handle
@@ -472,6 +475,7 @@ class GraphExec:
         self.destroyed = False
         self.launches = 0
         self.pending = 0
+        self.running = 0
         self.shared = False
 
     @property
@@ -482,7 +486,7 @@ class GraphExec:
     def writable_body(self) -> Frozen:
         """The body, copied first when a pending launch still holds it (launches see the state
         at their enqueue; cuGraphExec*SetParams: "already enqueued launches are not affected")."""
-        if self.shared and self.pending:
+        if self.shared and (self.pending or self.running):
             self.body = self.body.copy()
         self.shared = False
         return self.body
@@ -519,13 +523,12 @@ def run_frozen(drv: Any, body: Frozen, log: Callable[[ExecNode, str], None]) -> 
             note = "event wait (nothing to wait for in replay order)"
         elif t == MEM_ALLOC:
             a = p["alloc"]
-            if a.buf is None:
-                a.buf = bytearray(a.size)  # MemoryError: the driver turns it into OUT_OF_MEMORY
+            mem.map(a)  # MemoryError past the host budget: the driver turns it into OUT_OF_MEMORY
             note = f"mapped 0x{a.start:x} ({a.size} bytes)"
         elif t == MEM_FREE:
             a = mem.find(p["dptr"])
             if a is not None:
-                a.buf = None
+                mem.unmap(a)
             note = f"unmapped 0x{p['dptr']:x}"
         elif t == BATCH_MEM_OP:
             note = run_mem_ops(mem, p["ops"])

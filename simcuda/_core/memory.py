@@ -1,10 +1,14 @@
 """Simulated device memory and host-buffer access.
 
-One flat device address space per :class:`~simcuda._core.driver.Driver`. Each allocation is a
-``bytearray`` at a fake, aligned address that is never reused; an interior pointer is found
-by bisecting the sorted allocation starts. Host memory handed to copies may be an ``int``
-address of real memory, a ``ctypes`` object, or any object with the buffer protocol (numpy
-arrays), which are the kinds the real bindings accept.
+One device address space per :class:`~simcuda._core.driver.Driver`, in the lazily backed
+mappings of :mod:`simcuda._core.process`: an allocation is a page-aligned range of real process
+memory at an address that no other driver, earlier or later, ever gets; its pages cost memory only
+once touched. Device, managed and (while mapped) graph-owned memory are all readable and writable
+through their addresses, so a host write to managed memory through ``ctypes`` and a Python kernel's
+``launch.array`` see the same bytes as copies. An interior pointer is found by bisecting the sorted
+allocation starts. Host memory handed to copies may be an ``int`` address of real memory, a
+``ctypes`` object, or any object with the buffer protocol (numpy arrays), which are the kinds the
+real bindings accept.
 
 Nothing here knows about capture: copies and sets are plain functions that the driver calls
 when work actually runs (at once, when a stream progresses, or when a graph replays).
@@ -13,13 +17,13 @@ from __future__ import annotations
 
 import bisect
 import ctypes
+import threading
+import weakref
 from typing import Any
 
-from . import hostmem
+from . import hostmem, process
 from .errors import DriverError
 
-DEVICE_BASE = 0x7F3A_0000_0000
-ALIGN = 512
 HOST_ALIGN = 64
 
 KIND_DEVICE = "device"
@@ -28,53 +32,135 @@ KIND_GRAPH = "graph"  # reserved by a MEM_ALLOC node; backed only while mapped
 
 
 class Allocation:
-    """One device allocation (or a graph-owned reservation)."""
+    """One device allocation (or a graph-owned reservation): ``size`` bytes at ``start``.
 
-    __slots__ = ("start", "size", "buf", "kind", "ctx", "freed", "graph_node", "free_node", "outstanding")
+    ``span`` is the page-rounded address space it holds; ``mapped`` is True while its pages are
+    accessible (always for device and managed memory until freed; for a graph allocation only
+    between its MEM_ALLOC and MEM_FREE while a launch has it).
+    """
 
-    def __init__(self, start: int, size: int, kind: str, ctx: Any) -> None:
+    __slots__ = ("start", "size", "span", "kind", "ctx", "freed", "mapped", "graph_node", "free_node",
+                 "outstanding")
+
+    def __init__(self, start: int, size: int, span: int, kind: str, ctx: Any) -> None:
         self.start = start
         self.size = size
+        self.span = span
         self.kind = kind
         self.ctx = ctx
         self.freed = False
+        self.mapped = False
         self.graph_node = None  # graph allocations: the MEM_ALLOC node that owns the address
         self.free_node = None  # graph allocations: the MEM_FREE node (of any graph) that frees it
         self.outstanding = None  # graph allocations: the exec whose launch allocated it, until freed
-        self.buf: bytearray | None = bytearray(size) if kind != KIND_GRAPH else None
+
+
+class _Ledger:
+    """What a driver's memory holds of the process (its chunks, its counted bytes), for retirement."""
+
+    __slots__ = ("chunks", "committed", "retired")
+
+    def __init__(self) -> None:
+        self.chunks: list[process.Chunk] = []
+        self.committed = 0
+        self.retired = False
+
+
+def _retire(ledger: _Ledger) -> None:
+    if not ledger.retired:
+        ledger.retired = True
+        process.SPACE.retire(ledger.chunks, ledger.committed)
 
 
 class MemorySpace:
-    """The simulated unified address space of one driver."""
+    """The simulated unified address space of one driver.
 
-    def __init__(self) -> None:
+    Args:
+        serial: the driver's serial (:func:`simcuda._core.process.register_driver`).
+        budget: host budget in bytes: allocations of all drivers together may hold at most this many
+            bytes; the allocation that would pass it fails with OUT_OF_MEMORY (2).
+        lock: the driver's lock, taken by lookups that may run outside a driver entry (Python kernels).
+    """
+
+    def __init__(self, serial: int = 0, budget: int | None = None, lock: Any = None) -> None:
+        self.serial = serial
+        self.budget = default_host_budget() if budget is None else budget
+        self._lock = lock if lock is not None else threading.RLock()
         self._starts: list[int] = []
         self._allocs: list[Allocation] = []
-        self._next = DEVICE_BASE
+        self._ledger = _Ledger()
         self.in_use = 0
         self.host: dict[int, Any] = {}  # address -> ctypes buffer kept alive (pinned host memory)
         self.registered: dict[int, int] = {}  # host address -> size (cuMemHostRegister)
+        self._finalizer = weakref.finalize(self, _retire, self._ledger)
 
     # -- device allocations ------------------------------------------------------------------
     def reserve(self, size: int, kind: str, ctx: Any) -> Allocation:
-        """Create an allocation of ``size`` bytes at a fresh aligned address."""
-        start = self._next
-        span = max(size, 1)
+        """Create an allocation of ``size`` bytes at a fresh page-aligned address, mapped unless ``kind``
+        is KIND_GRAPH (graph memory is mapped by :meth:`map`).
+
+        Errors: OUT_OF_MEMORY (2) when the host budget would be passed or the process cannot get the
+        address space.
+        """
+        span = (max(size, 1) + process.PAGE - 1) // process.PAGE * process.PAGE
+        with self._lock:
+            chunks = self._ledger.chunks
+            c = chunks[-1] if chunks else None
+            if c is None or c.top + span > c.end:
+                try:
+                    c = process.SPACE.take(span, self.serial)
+                except (MemoryError, OverflowError) as e:
+                    raise DriverError(2, f"the host running the simulator cannot reserve {size} bytes of "
+                                         f"simulated device address space ({e})") from None
+                chunks.append(c)
+            alloc = Allocation(c.top, size, span, kind, ctx)
+            if kind != KIND_GRAPH:
+                self._map(alloc)
+            c.top += span
+            self._allocs.append(alloc)  # before its start: a lock-free bisect never indexes past the list
+            self._starts.append(alloc.start)
+            if kind != KIND_GRAPH:
+                self.in_use += size
+            return alloc
+
+    def _map(self, a: Allocation) -> None:
+        if not process.SPACE.charge(a.size, self.budget):
+            raise DriverError(2, f"allocating {a.size} bytes would pass the simulator's host budget of "
+                                 f"{self.budget} bytes ({process.SPACE.committed} bytes are allocated by the "
+                                 "drivers of this process; Options(host_memory_budget=...) sets it)")
         try:
-            alloc = Allocation(start, size, kind, ctx)
-        except (MemoryError, OverflowError):
-            raise DriverError(2, f"the host running the simulator cannot back {size} bytes of simulated device "
-                                 "memory (each device allocation is a real zeroed buffer)") from None
-        self._next = start + ((span + ALIGN - 1) // ALIGN) * ALIGN + ALIGN  # guard gap
-        self._starts.append(start)
-        self._allocs.append(alloc)
-        if kind != KIND_GRAPH:
-            self.in_use += size
-        return alloc
+            process.SPACE.commit(a.start, a.span)
+        except MemoryError as e:
+            process.SPACE.refund(a.size)
+            raise DriverError(2, f"the host running the simulator cannot map {a.size} bytes ({e})") from None
+        self._ledger.committed += a.size
+        a.mapped = True
+
+    def _unmap(self, a: Allocation) -> None:
+        if a.mapped:
+            a.mapped = False
+            process.SPACE.decommit(a.start, a.span)
+            process.SPACE.refund(a.size)
+            self._ledger.committed -= a.size
+
+    def map(self, a: Allocation) -> None:
+        """Map a graph allocation for a launch (fresh zeroed pages). Raises ``MemoryError`` past the budget."""
+        with self._lock:
+            if not a.mapped:
+                try:
+                    self._map(a)
+                except DriverError as e:
+                    raise MemoryError(e.why) from None
+
+    def unmap(self, a: Allocation) -> None:
+        """Unmap a graph allocation (its MEM_FREE ran, or it was freed in stream order): pages dropped."""
+        with self._lock:
+            self._unmap(a)
 
     def find(self, addr: int) -> Allocation | None:
         """Return the live allocation containing ``addr`` (graph reservations included)."""
-        i = bisect.bisect_right(self._starts, addr) - 1
+        starts = self._starts
+        i = bisect.bisect_right(starts, addr) - 1
         if i < 0:
             return None
         a = self._allocs[i]
@@ -82,33 +168,54 @@ class MemorySpace:
             return None
         return a
 
-    def is_device_address(self, addr: int) -> bool:
-        """True when ``addr`` lies in the simulated device range (live or not)."""
-        return DEVICE_BASE <= addr < self._next
+    def owns(self, addr: int) -> bool:
+        """True when ``addr`` lies in this driver's address space (a live allocation or not)."""
+        return process.SPACE.owner(addr) == self.serial
+
+    def missing(self, addr: int) -> str:
+        """A ``why`` suffix for an address that is no live allocation here: names the driver it came from."""
+        return process.foreign(process.SPACE.owner(int(addr)), self.serial, "device address")
 
     def free(self, alloc: Allocation) -> None:
-        alloc.freed = True
-        if alloc.kind != KIND_GRAPH:
-            self.in_use -= alloc.size
-        alloc.buf = None
+        """Free a device or managed allocation (or release a graph reservation): its pages are dropped,
+        its address stays reserved and is never handed out again."""
+        with self._lock:
+            if alloc.freed:
+                return
+            alloc.freed = True
+            if alloc.kind != KIND_GRAPH:
+                self.in_use -= alloc.size
+            self._unmap(alloc)
+
+    def retire(self) -> None:
+        """The driver is closed: drop every page it holds (addresses stay reserved, never reused)."""
+        with self._lock:
+            for a in self._allocs:
+                a.mapped = False
+            self._finalizer()
 
     def device_view(self, addr: int, nbytes: int, what: str = "pointer") -> memoryview:
         """A writable view of ``nbytes`` device bytes at ``addr``.
 
         Errors: ``CUDA_ERROR_INVALID_VALUE`` when the range is not inside one live, mapped allocation.
         """
-        a = self.find(int(addr))
-        if a is None:
-            raise DriverError(1, f"{what} 0x{int(addr):x} is not inside any live device allocation")
-        if a.buf is None:
-            raise DriverError(1, f"{what} 0x{int(addr):x} belongs to a graph allocation that is not "
-                                 "mapped now (graph-owned memory exists only between its MEM_ALLOC and "
-                                 "MEM_FREE nodes while the graph runs; spec field case C31)")
-        off = int(addr) - a.start
-        if nbytes < 0 or off + nbytes > a.size:
-            raise DriverError(1, f"{what} range 0x{int(addr):x}+{nbytes} bytes runs past the end of its "
-                                 f"allocation (0x{a.start:x}, {a.size} bytes)")
-        return memoryview(a.buf)[off:off + nbytes]
+        addr = int(addr)
+        with self._lock:
+            a = self.find(addr)
+            if a is None:
+                raise DriverError(1, f"{what} 0x{addr:x} is not inside any live device allocation"
+                                     + self.missing(addr))
+            if not a.mapped:
+                raise DriverError(1, f"{what} 0x{addr:x} belongs to a graph allocation that is not "
+                                     "mapped now (graph-owned memory exists only between its MEM_ALLOC and "
+                                     "MEM_FREE nodes while the graph runs; spec field case C31)")
+            off = addr - a.start
+            if nbytes < 0 or off + nbytes > a.size:
+                raise DriverError(1, f"{what} range 0x{addr:x}+{nbytes} bytes runs past the end of its "
+                                     f"allocation (0x{a.start:x}, {a.size} bytes)")
+            if nbytes == 0:
+                return memoryview(bytearray(0))
+            return memoryview((ctypes.c_char * nbytes).from_address(addr)).cast("B")
 
     # -- pinned host memory -----------------------------------------------------------------
     def alloc_host(self, size: int) -> int:
@@ -237,7 +344,8 @@ def check_copy(mem: MemorySpace, p: CopyParams) -> None:
             first, n = p.span(side)
             a = mem.find(int(obj))
             if a is None:
-                raise DriverError(1, f"copy {side} 0x{int(obj):x} is not inside any live device allocation")
+                raise DriverError(1, f"copy {side} 0x{int(obj):x} is not inside any live device allocation"
+                                     + mem.missing(int(obj)))
             if int(obj) + first + n > a.start + a.size:
                 raise DriverError(1, f"copy {side} range runs past the end of its allocation "
                                      f"(0x{a.start:x}, {a.size} bytes)")
@@ -300,7 +408,8 @@ def check_memset(mem: MemorySpace, p: MemsetParams) -> None:
     if n:
         a = mem.find(p.dst)
         if a is None:
-            raise DriverError(1, f"memset destination 0x{p.dst:x} is not inside any live device allocation")
+            raise DriverError(1, f"memset destination 0x{p.dst:x} is not inside any live device allocation"
+                                 + mem.missing(p.dst))
         if p.dst + n > a.start + a.size:
             raise DriverError(1, f"memset range runs past the end of its allocation (0x{a.start:x}, {a.size} bytes)")
 
@@ -315,3 +424,9 @@ def do_memset(mem: MemorySpace, p: MemsetParams) -> None:
             break
         view = mem.device_view(p.dst + y * p.pitch, len(row), "memset destination")
         view[:] = row
+
+
+def default_host_budget() -> int:
+    """The default host budget: three quarters of the memory available now (16 GiB when unknown)."""
+    avail = hostmem.available_memory() or hostmem.physical_memory()
+    return avail * 3 // 4 if avail else 16 << 30

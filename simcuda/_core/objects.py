@@ -69,7 +69,7 @@ class Stream:
     dependency set, CIG record, and pending work (manual progression)."""
 
     __slots__ = ("handle", "ctx", "flags", "priority", "kind", "owner", "destroyed", "capture", "deps",
-                 "cig", "stream_id", "pending", "last_done")
+                 "cig", "stream_id", "pending", "last_done", "busy", "busy_thread", "deferred")
 
     def __init__(self, handle: int, ctx: Context, flags: int, priority: int, kind: str,
                  stream_id: int, owner: int | None = None) -> None:
@@ -86,6 +86,9 @@ class Stream:
         self.cig = None  # CigRecord or None
         self.pending: list[Any] = []  # work not yet run (manual progression)
         self.last_done = 0
+        self.busy = 0  # > 0 while user code of this stream's work runs outside the driver lock
+        self.busy_thread = 0  # the thread running it
+        self.deferred: list[Any] = []  # ops enqueued meanwhile (immediate progression): run after it, in order
 
     @property
     def blocking(self) -> bool:

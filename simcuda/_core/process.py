@@ -1,0 +1,243 @@
+"""What is process-wide: driver serials, handle ranges, and the simulated device address space.
+
+Every :class:`~simcuda._core.driver.Driver` is an ordinary object, but handles and device
+addresses are plain integers that outlive it: a test keeps a stream from an earlier driver, a
+program keeps a pointer across ``simcuda.reset()``. So that such a value is *recognised* rather
+than silently reaching a live object of the next driver, the two number spaces are shared by the
+whole process and only ever move forward:
+
+* **Handles.** Driver number ``k`` (its *serial*, 0 for the first driver of the process) hands out
+  handles from ``HANDLE_BASE + k * HANDLE_SPAN`` on, in steps of ``HANDLE_STEP``. :func:`handle_owner`
+  tells which driver a handle value came from.
+* **Device addresses.** Each driver takes address space for its device allocations in *chunks*
+  (:class:`Chunk`), as its allocations need it, never its device's whole size up front. A chunk is
+  an anonymous private mapping reserved with no access (``PROT_NONE``, ``MAP_NORESERVE``) at a
+  process-wide cursor that only moves forward (from ``ADDRESS_HINT``, far from where Linux places
+  ordinary mappings). An allocation makes its pages readable and writable; the kernel backs a page
+  with memory only once it is touched, so an untouched allocation costs no memory. A freed
+  allocation, and every chunk of a driver that is closed or garbage-collected, is made
+  inaccessible again and its pages are dropped, but the address range stays *reserved*: the kernel
+  never hands it out again, so an earlier driver's address is never reused and
+  :func:`address_owner` still names its driver.
+* **Host budget.** The bytes of live allocations of all drivers are counted (:data:`SPACE`
+  ``.committed``) against each driver's host budget (``Options.host_memory_budget``), so touching
+  every allocated byte cannot exhaust the machine: the allocation that would pass the budget fails
+  with ``CUDA_ERROR_OUT_OF_MEMORY`` first.
+
+On a platform without ``mmap`` in its C library (Windows) a chunk is an ordinary zeroed ``ctypes``
+buffer (committed at once, and released when its driver goes) and addresses are wherever the
+allocator puts them; the rules above then hold only while the buffer lives. This is a fidelity
+note, not a supported configuration: the project is tested on Linux.
+"""
+from __future__ import annotations
+
+import bisect
+import ctypes
+import ctypes.util
+import errno
+import mmap as _mmap
+import threading
+import weakref
+from typing import Any
+
+HANDLE_BASE = 0x5A5A_0000_1000
+HANDLE_STEP = 0x40
+HANDLE_SPAN = 1 << 32  # handle values per driver (2**26 handles at HANDLE_STEP)
+
+PAGE = _mmap.PAGESIZE
+ADDRESS_HINT = 0x2000_0000_0000  # 32 TiB: above the brk heap and PIE images, below Linux's mmap area
+CHUNK_MIN = 64 << 20  # address space a driver takes at a time (more for a larger allocation)
+CHUNK_ALIGN = 2 << 20
+
+_PROT_NONE, _PROT_RW = 0, _mmap.PROT_READ | _mmap.PROT_WRITE
+_MAP_PRIVATE = getattr(_mmap, "MAP_PRIVATE", 2)
+_MAP_ANONYMOUS = getattr(_mmap, "MAP_ANONYMOUS", getattr(_mmap, "MAP_ANON", 0x20))
+_MAP_NORESERVE = getattr(_mmap, "MAP_NORESERVE", 0)
+_MAP_FIXED = 0x10
+_MAP_FIXED_NOREPLACE = 0x100000  # Linux 4.17+; an older kernel ignores it and treats the address as a hint
+_MAP_FAILED = ctypes.c_void_p(-1).value
+
+
+def _libc() -> Any:
+    name = ctypes.util.find_library("c")
+    try:
+        lib = ctypes.CDLL(name, use_errno=True)
+        mm = lib.mmap
+    except (OSError, AttributeError, TypeError):
+        return None
+    mm.restype = ctypes.c_void_p
+    mm.argtypes = (ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long)
+    lib.mprotect.restype = ctypes.c_int
+    lib.mprotect.argtypes = (ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int)
+    return lib
+
+
+_LIBC = _libc()
+_LINUX = __import__("sys").platform.startswith("linux")
+
+
+def _round_up(n: int, to: int) -> int:
+    return (n + to - 1) // to * to
+
+
+class Chunk:
+    """A range of reserved address space owned by one driver: ``[start, end)``; ``top`` is the next free byte."""
+
+    __slots__ = ("start", "end", "top", "owner", "buffer")
+
+    def __init__(self, start: int, end: int, owner: int, buffer: Any = None) -> None:
+        self.start, self.end, self.top, self.owner, self.buffer = start, end, start, owner, buffer
+
+
+class AddressSpace:
+    """The process's simulated device address space (one instance: :data:`SPACE`).
+
+    Thread-safe: every method takes its own lock (never the lock of a driver).
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self.cursor = ADDRESS_HINT
+        self._starts: list[int] = []
+        self._chunks: list[Chunk] = []
+        self.committed = 0  # bytes of live allocations of every driver (the host budget counts these)
+
+    # -- chunks ------------------------------------------------------------------------------
+    def take(self, size: int, owner: int) -> Chunk:
+        """Reserve a new chunk of at least ``size`` bytes for driver ``owner`` (no access, no memory yet).
+
+        Raises ``MemoryError`` when the process cannot reserve that much address space.
+        """
+        span = _round_up(max(size, CHUNK_MIN), CHUNK_ALIGN)
+        with self._lock:
+            start, buffer = self._reserve(span)
+            self.cursor = max(self.cursor, start + span)
+            chunk = Chunk(start, start + span, owner, buffer)
+            i = bisect.bisect_left(self._starts, start)
+            self._starts.insert(i, start)
+            self._chunks.insert(i, chunk)
+            return chunk
+
+    def _reserve(self, span: int) -> tuple[int, Any]:
+        if _LIBC is None:  # no mmap: a committed buffer (see the module docstring)
+            buf = (ctypes.c_char * span)()
+            return ctypes.addressof(buf), buf
+        flags = _MAP_PRIVATE | _MAP_ANONYMOUS | _MAP_NORESERVE
+        if _LINUX:  # at the cursor exactly, stepping past ranges something else holds
+            for _ in range(64):
+                addr = _LIBC.mmap(self.cursor, span, _PROT_NONE, flags | _MAP_FIXED_NOREPLACE, -1, 0)
+                if addr not in (None, _MAP_FAILED):
+                    return int(addr), None
+                if ctypes.get_errno() != errno.EEXIST:
+                    break
+                self.cursor += span
+        addr = _LIBC.mmap(self.cursor, span, _PROT_NONE, flags, -1, 0)  # the cursor as a hint
+        if addr not in (None, _MAP_FAILED):
+            return int(addr), None  # wherever the kernel put it, the range is never handed out again
+        raise MemoryError(f"the process cannot reserve {span} bytes of address space "
+                          f"(errno {ctypes.get_errno()})")
+
+    def owner(self, addr: int) -> int | None:
+        """The serial of the driver whose chunk holds ``addr``, or None when no driver's does."""
+        with self._lock:
+            i = bisect.bisect_right(self._starts, addr) - 1
+            if i >= 0 and addr < self._chunks[i].end:
+                return self._chunks[i].owner
+            return None
+
+    # -- pages -------------------------------------------------------------------------------
+    @staticmethod
+    def commit(addr: int, size: int) -> None:
+        """Make ``[addr, addr + size)`` (page-aligned) readable and writable; pages are backed when touched.
+
+        Raises ``MemoryError`` when the kernel refuses (too many mappings, for instance).
+        """
+        if _LIBC is not None and size and _LIBC.mprotect(addr, size, _PROT_RW) != 0:
+            raise MemoryError(f"mprotect of 0x{addr:x}+{size} failed (errno {ctypes.get_errno()})")
+
+    @staticmethod
+    def decommit(addr: int, size: int) -> None:
+        """Drop the pages of ``[addr, addr + size)`` and make the range inaccessible; it stays reserved."""
+        if not size:
+            return
+        if _LIBC is None:
+            ctypes.memset(addr, 0, size)
+            return
+        flags = _MAP_PRIVATE | _MAP_ANONYMOUS | _MAP_NORESERVE | _MAP_FIXED
+        _LIBC.mmap(addr, size, _PROT_NONE, flags, -1, 0)  # replaces the pages with fresh untouched ones
+
+    def retire(self, chunks: list[Chunk], committed: int) -> None:
+        """A driver is gone: drop the pages of its chunks (kept reserved) and its bytes from the count."""
+        for c in chunks:
+            self.decommit(c.start, c.top - c.start)
+            c.buffer = None
+        with self._lock:
+            self.committed -= committed
+
+    def charge(self, size: int, budget: int) -> bool:
+        """Count ``size`` more live bytes unless that passes ``budget``; False (nothing counted) when it would."""
+        with self._lock:
+            if self.committed + size > budget:
+                return False
+            self.committed += size
+            return True
+
+    def refund(self, size: int) -> None:
+        """Count ``size`` fewer live bytes (an allocation was freed or unmapped)."""
+        with self._lock:
+            self.committed -= size
+
+
+#: the process's address space
+SPACE = AddressSpace()
+
+
+# -- drivers ---------------------------------------------------------------------------------
+_drivers_lock = threading.Lock()
+_drivers: list[Any] = []  # serial -> weakref to the Driver
+
+
+def register_driver(driver: Any) -> int:
+    """Give ``driver`` the next serial (its handle range and its name in ``why`` texts)."""
+    with _drivers_lock:
+        _drivers.append(weakref.ref(driver))
+        return len(_drivers) - 1
+
+
+def handle_base(serial: int) -> int:
+    """The first handle value of driver ``serial``."""
+    return HANDLE_BASE + serial * HANDLE_SPAN
+
+
+def handle_owner(h: int) -> int | None:
+    """The serial of the driver whose handle range holds ``h``, or None."""
+    if not isinstance(h, int) or h < HANDLE_BASE:
+        return None
+    serial = (h - HANDLE_BASE) // HANDLE_SPAN
+    return serial if serial < len(_drivers) else None
+
+
+def describe_driver(serial: int) -> str:
+    """How ``why`` texts name driver ``serial``: ``driver #3 (closed)``, ``driver #2 (garbage-collected)``..."""
+    d = _drivers[serial]() if 0 <= serial < len(_drivers) else None
+    if d is None:
+        state = "no longer exists"
+    elif getattr(d, "_closed", False):
+        state = "closed"
+    else:
+        state = "still alive"
+    return f"simcuda driver #{serial} ({state})"
+
+
+def foreign(serial: int | None, own: int, what: str) -> str:
+    """A ``why`` suffix for a value of another driver, or ``""`` when ``serial`` is None or ``own``.
+
+    ``what`` names the value ("handle", "address"). Handles and addresses never cross drivers: each
+    driver has its own range, so a value kept from an earlier driver (``simcuda.reset()``,
+    ``simcuda.use()``, an earlier test) is refused as the real driver refuses an invalid one.
+    """
+    if serial is None or serial == own:
+        return ""
+    return (f"; it is a {what} of {describe_driver(serial)}, not of this one (simcuda driver #{own}): handles and "
+            "device addresses never cross drivers, so one kept from an earlier driver (simcuda.reset(), "
+            "simcuda.use(), an earlier test) is invalid here")
