@@ -227,7 +227,18 @@ class Driver:
         options: :class:`Options` for the spec's open choices.
 
     The object is ordinary: tests may create as many as they like. The faces act on the
-    current default driver (``simcuda.use``, ``simcuda.reset``).
+    current default driver (``simcuda.use``, ``simcuda.reset``). Each driver has its own range of
+    handles and of device addresses (:mod:`simcuda._core.process`): a value of another driver is
+    refused as an invalid one, with a ``why`` naming the driver it came from.
+
+    Threads: every entry takes the driver's lock, except while user code runs (host functions,
+    host nodes, Python kernels), which runs with the lock released as on a driver thread; other
+    threads' work on the same stream waits behind it and their synchronising calls wait for it.
+    Fidelity notes: under ``progression="manual"`` queued work runs in one global enqueue order, so
+    a synchronisation from another thread while a host function of queued work runs waits for that
+    host function even on an unrelated stream (a host function that waits for such a call would
+    deadlock here, not on a GPU); and the legacy stream's implicit synchronisation with blocking
+    streams does not wait for a host function running on one of them.
     """
 
     def __init__(self, devices: list[DeviceSpec] | None = None, available: bool = True,
