@@ -733,8 +733,10 @@ class Driver:
     def stream_destroy(self, h: int) -> None:
         """cuStreamDestroy. Errors: 400 garbage; 709 destroyed; 1 for the legacy/per-thread handles.
 
-        During a capture (spec 2.1, C-153/C-154) [I]: destroying the origin terminates the capture and
-        discards its graph; destroying a member invalidates the capture.
+        During a capture (spec 2.1, 2.2, C-153, C-153b, C-154): destroying the origin terminates the
+        capture and discards its graph [I]; destroying a member that is not the origin leaves the
+        capture's status as it was (the stream leaves it, its nodes stay) [O]; unjoined work of that
+        member still makes the end 904 [I]. The rule is :func:`capture.on_stream_destroyed`.
         """
         if h in (0, CU_STREAM_LEGACY, CU_STREAM_PER_THREAD):
             self._stream(h)
@@ -1356,7 +1358,7 @@ class Driver:
         """cuDevicePrimaryCtxReset: destroy the primary context's streams and memory bookkeeping.
 
         Errors: 101 bad device; 900 by spec 5.2 (potentially unsafe [I]). Captures with streams in it
-        behave as when those streams are destroyed (origin: terminated; member: invalidated).
+        behave as when those streams are destroyed (origin: terminated; member: leaves the capture, 2.2).
         """
         d = self._device(dev)
         t = self._thread()

@@ -601,8 +601,15 @@ def cuStreamCreateWithPriority(flags: Any, priority: Any) -> tuple:
 
 @_face
 def cuStreamDestroy(hStream: Any) -> tuple:
-    """Destroy a stream. During a capture (spec 2.1, C-153/C-154) [I]: destroying the origin terminates
-    the capture and discards its graph; destroying a member invalidates it.
+    """Destroy a stream.
+
+    Mirrors ``cuda.bindings.driver.cuStreamDestroy(hStream)``; returns ``(CUresult,)``.
+
+    Fidelity: during a capture (spec 2.1, 2.2, C-153, C-153b, C-154): destroying the origin terminates
+    the capture and discards its graph [I]; destroying a member that is not the origin succeeds and
+    leaves the capture's status as it was: the stream leaves the sequence and the nodes it captured
+    stay in the graph [O: cuda.core's GraphBuilder.join]. Work of that member that was never joined
+    still makes the end UNJOINED (904) [I, spec 4.4].
 
     Errors: INVALID_HANDLE (garbage); CONTEXT_IS_DESTROYED (destroyed); INVALID_VALUE for the
     legacy/per-thread handles.

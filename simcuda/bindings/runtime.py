@@ -935,7 +935,9 @@ def cudaStreamCreateWithPriority(flags: Any, priority: Any) -> tuple:
 @_rt()
 def cudaStreamDestroy(stream: Any) -> tuple:
     """Destroy a stream (pending work still runs). During a capture: destroying the origin ends the capture
-    without a graph; destroying a member invalidates it [I]. Errors: cudaErrorInvalidResourceHandle (400),
+    without a graph [I]; destroying a member that is not the origin leaves the capture as it was, the
+    stream leaves it and its nodes stay (spec 2.2, C-153b); unjoined work of it still makes the end
+    unjoined [I]. Errors: cudaErrorInvalidResourceHandle (400),
     cudaErrorContextIsDestroyed (709), cudaErrorInvalidValue for the default-stream handles."""
     _drv().stream_destroy(_h(stream, _cudaStream_t))
     return _OK
