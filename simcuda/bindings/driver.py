@@ -1017,11 +1017,22 @@ def cuMemcpy(dst: Any, src: Any, ByteCount: Any) -> tuple:
 @_face
 def cuMemcpyAsync(dst: Any, src: Any, ByteCount: Any, hStream: Any) -> tuple:
     """Asynchronous unified copy: a MEMCPY node during capture (spec 3.8); the source is read when the
-    work runs (spec 3.10). Errors: INVALID_VALUE bad ranges; stream capture rules."""
+    work runs (spec 3.10).
+
+    Mirrors ``cuda.bindings.driver.cuMemcpyAsync(dst, src, ByteCount, hStream)``; returns ``(CUresult,)``.
+
+    Fidelity: each address is resolved by the core when the call is made (inside a live simulated
+    allocation: device, else host), and that decides how the bytes move, at once or at replay. A
+    captured node records ``CU_MEMORYTYPE_UNIFIED`` for both sides, as ``cuGraphMemcpyNodeGetParams``
+    shows (spec 16, 9) [O: cuda-python issue 2649]; the explicit HtoD/DtoH/DtoD copies keep their typed
+    sides.
+
+    Errors: INVALID_VALUE bad ranges; the stream's capture rules (spec 3.8).
+    """
     d = _drv()
     a, b = _h(dst, _CUdeviceptr), _h(src, _CUdeviceptr)
-    return _copy(d, _CopyParams(_kind_of(d, b), b, _kind_of(d, a), a, _size(ByteCount)), _h(hStream, _CUstream),
-                 "cuMemcpyAsync")
+    return _copy(d, _CopyParams(_kind_of(d, b), b, _kind_of(d, a), a, _size(ByteCount), src_unified=True,
+                                dst_unified=True), _h(hStream, _CUstream), "cuMemcpyAsync")
 
 
 @_face
@@ -1080,16 +1091,16 @@ def cuMemcpyDtoDAsync(dstDevice: Any, srcDevice: Any, ByteCount: Any, hStream: A
 _MT_HOST, _MT_DEVICE, _MT_ARRAY, _MT_UNIFIED = 1, 2, 3, 4
 
 
-def _side(d: Any, st: Any, pre: str, call: str) -> tuple[str, Any]:
-    """(kind, address-or-host-object) of one side of a CUDA_MEMCPY2D/3D."""
+def _side(d: Any, st: Any, pre: str, call: str) -> tuple[str, Any, bool]:
+    """(kind, address-or-host-object, unified) of one side of a CUDA_MEMCPY2D/3D."""
     mt = st._raw(pre + "MemoryType")
     if mt == _MT_HOST:
-        return _HOST, st._raw(pre + "Host")
+        return _HOST, st._raw(pre + "Host"), False
     if mt == _MT_DEVICE:
-        return _DEV, int(st._raw(pre + "Device"))
+        return _DEV, int(st._raw(pre + "Device")), False
     if mt == _MT_UNIFIED:
         a = int(st._raw(pre + "Device"))
-        return _kind_of(d, a), a
+        return _kind_of(d, a), a, True
     if mt == _MT_ARRAY:
         raise d.refuse(call, 801, f"{call}: CUDA arrays ({pre}MemoryType CU_MEMORYTYPE_ARRAY) are not simulated")
     raise d.refuse(call, 1, f"{call}: {pre}MemoryType {mt} is not a CUmemorytype (1 host, 2 device, 3 array, "
@@ -1098,15 +1109,15 @@ def _side(d: Any, st: Any, pre: str, call: str) -> tuple[str, Any]:
 
 def _copy_struct(d: Any, p: Any, call: str, three_d: bool) -> _CopyParams:
     _struct_arg(p, "CUDA_MEMCPY3D" if three_d else "CUDA_MEMCPY2D", "pCopy")
-    sk, so = _side(d, p, "src", call)
-    dk, do = _side(d, p, "dst", call)
+    sk, so, su = _side(d, p, "src", call)
+    dk, do, du = _side(d, p, "dst", call)
     g = p._d
     if three_d:
         return _CopyParams(sk, so, dk, do, g["WidthInBytes"], g["Height"], g["Depth"], g["srcPitch"], g["srcHeight"],
                            g["dstPitch"], g["dstHeight"], g["srcXInBytes"], g["srcY"], g["srcZ"], g["dstXInBytes"],
-                           g["dstY"], g["dstZ"])
+                           g["dstY"], g["dstZ"], src_unified=su, dst_unified=du)
     return _CopyParams(sk, so, dk, do, g["WidthInBytes"], g["Height"], 1, g["srcPitch"], 0, g["dstPitch"], 0,
-                       g["srcXInBytes"], g["srcY"], 0, g["dstXInBytes"], g["dstY"], 0)
+                       g["srcXInBytes"], g["srcY"], 0, g["dstXInBytes"], g["dstY"], 0, src_unified=su, dst_unified=du)
 
 
 def _pcopy_none(pCopy: Any, call: str) -> None:
@@ -1550,13 +1561,16 @@ def _memcpy_from(d: Any, st: Any, call: str) -> _CopyParams:
 
 
 def _memcpy_struct(p: _CopyParams) -> Any:
-    """A ``CUDA_MEMCPY3D`` describing core copy parameters (host sides keep the object they were given)."""
+    """A ``CUDA_MEMCPY3D`` describing core copy parameters (host sides keep the object they were given;
+    a unified side, spec 16, reports ``CU_MEMORYTYPE_UNIFIED`` with its address in ``*Device``)."""
     st = globals()["CUDA_MEMCPY3D"]()
     g = st._d
     for pre, kind, obj, x, y, z, pitch, height in (
             ("src", p.src_kind, p.src, p.src_x, p.src_y, p.src_z, p.src_pitch, p.src_height),
             ("dst", p.dst_kind, p.dst, p.dst_x, p.dst_y, p.dst_z, p.dst_pitch, p.dst_height)):
-        if kind == _HOST:
+        if p.memory_type(pre) == _MT_UNIFIED:
+            g[pre + "MemoryType"], g[pre + "Device"] = _MT_UNIFIED, _mk_dptr(int(obj))
+        elif kind == _HOST:
             g[pre + "MemoryType"], g[pre + "Host"] = _MT_HOST, obj
         else:
             g[pre + "MemoryType"], g[pre + "Device"] = _MT_DEVICE, _mk_dptr(int(obj))
@@ -2137,7 +2151,17 @@ def cuGraphKernelNodeSetParams(hNode: Any, nodeParams: Any) -> tuple:
 
 @_face
 def cuGraphMemcpyNodeGetParams(hNode: Any) -> tuple:
-    """A memcpy node's ``CUDA_MEMCPY3D`` (host sides are the objects given). Errors: INVALID_VALUE."""
+    """A memcpy node's ``CUDA_MEMCPY3D`` (host sides are the objects given).
+
+    Mirrors ``cuda.bindings.driver.cuGraphMemcpyNodeGetParams(hNode)``; returns
+    ``(CUresult, CUDA_MEMCPY3D)``.
+
+    Fidelity: each side's ``*MemoryType`` is the one the copy was made with: HOST/DEVICE for typed
+    copies, ``CU_MEMORYTYPE_UNIFIED`` (address in ``*Device``) for a captured ``cuMemcpyAsync`` and for
+    a side set as UNIFIED (spec 16, 9).
+
+    Errors: INVALID_VALUE bad node or not a MEMCPY node.
+    """
     return (_SUCCESS, _memcpy_struct(_node_params(hNode, _NT_MEMCPY)))
 
 
