@@ -2417,8 +2417,10 @@ class Driver:
         """cuGraphExecUpdate: give an exec the parameters of a graph of the same topology (spec 9).
 
         Pairing (Programming Guide, "Whole Graph Update"): nodes by creation order, dependencies by edge
-        order. Checks, in the docstring's order: TOPOLOGY_CHANGED (2) when node counts differ (error node
-        NULL), the graph has more exit nodes (error node one of them), a node's dependency count differs or
+        order. Checks, in the docstring's order: NOT_SUPPORTED (6) when the graphs created different numbers
+        of nodes, destroyed ones included (error node NULL; spec 16 [I] from NVIDIA observations, against the
+        docstring's TOPOLOGY_CHANGED); TOPOLOGY_CHANGED (2) when the created counts match but the live node
+        counts differ (error node NULL), the graph has more exit nodes (error node one of them), a node's dependency count differs or
         a dependency differs (error node the node, error-from node the dependency); NODE_TYPE_CHANGED (3)
         (error node from ``hgraph``); per node the "Graph Update Limitations": UNSUPPORTED_FUNCTION_CHANGE
         (7) for a kernel function of another context, PARAMETERS_CHANGED (5) for memcpy/memset memory

@@ -2774,6 +2774,10 @@ def cuGraphExecUpdate(hGraphExec: Any, hGraph: Any) -> tuple:
     named in ``simcuda.last_error().why`` and kept in ``simcuda.last_error().update_info``. The exec is
     unchanged on failure. Updating from the graph of a live capture is INVALID_VALUE: an update freezes the
     graph into the exec as instantiation does, which spec 3.2 rules out until the capture ends [inferred].
+
+    Fidelity (spec 16, 9) [I]: when the two graphs created different numbers of nodes (destroyed ones
+    included) the result is NOT_SUPPORTED with a NULL error node, as observed on NVIDIA; the same
+    created count with different live nodes is TOPOLOGY_CHANGED. The rule is ``graph.plan_update``.
     """
     result, enode, efrom = _drv().graph_exec_update(_h(hGraphExec, _CUgraphExec), _h(hGraph, _CUgraph))
     info = _CUgraphExecUpdateResultInfo()

@@ -1519,6 +1519,7 @@ def cudaGraphExecUpdate(hGraphExec: Any, hGraph: Any) -> tuple:
 
     On failure (cudaErrorGraphExecUpdateFailure, 910) the info slot is ``None`` like every output on
     error; the reason (TOPOLOGY_CHANGED, NODE_TYPE_CHANGED...) is in ``simcuda.last_error().why``.
+    Graphs that created different numbers of nodes give NOT_SUPPORTED (spec 16) [I].
     """
     result, enode, efrom = _drv().graph_exec_update(_h(hGraphExec, _cudaGraphExec_t), _h(hGraph, _cudaGraph_t))
     info = _RCLS["cudaGraphExecUpdateResultInfo"]()
