@@ -374,6 +374,15 @@ class Driver:
                               f"0x{h:x} is not a live graph exec (never created, or destroyed)")
         return x
 
+    def _exec_to_run(self, h: int, call: str) -> gr.GraphExec:
+        """The exec of ``cuGraphLaunch`` / ``cuGraphUpload``: a destroyed exec is INVALID_VALUE there
+        (spec 16, 9) [O/H: hip-tests, shared expectation]; otherwise as :meth:`_exec` (1 NULL, 400 garbage)."""
+        x = self._objs.get(h) if h else None
+        if isinstance(x, gr.GraphExec) and x.destroyed:
+            raise DriverError(1, f"{call}: graph exec 0x{h:x} was destroyed; launching or uploading a destroyed exec "
+                                 "is CUDA_ERROR_INVALID_VALUE (spec 16, 9)")
+        return self._exec(h)
+
     def _context(self, h: int) -> Context:
         c = self._objs.get(h) if h else None
         if not isinstance(c, Context):
@@ -2199,13 +2208,18 @@ class Driver:
         DEVICE_LAUNCH 4, USE_NODE_PRIORITY 8).
         Returns: the exec handle.
         Errors (all 1 INVALID_VALUE; :meth:`graph_instantiate_with_params` also reports the
-        ``CUgraphInstantiateResult`` and error node): unknown flag bits; a capture target (spec 9) [I];
+        ``CUgraphInstantiateResult`` and error node): UPLOAD (2), which needs the params form and its
+        upload stream (spec 16, 9) [H/D]; unknown flag bits; a capture target (spec 9) [I];
         a graph moved into a child-graph node; MEM_ALLOC/MEM_FREE nodes while an exec of the graph
         exists (C-141); DEVICE_LAUNCH with AUTO_FREE_ON_LAUNCH, with a graph without kernel, memcpy or
         memset nodes, with other node types, with copies of pageable host memory, or with nodes of
         several contexts (C-143); a cycle (INVALID_STRUCTURE).
         """
         g = self._graph(hgraph)
+        if int(flags) & gr.INSTANTIATE_UPLOAD:
+            raise DriverError(1, f"cuGraphInstantiate of graph {g.gid} with CUDA_GRAPH_INSTANTIATE_FLAG_UPLOAD: that "
+                                 "flag needs an upload stream, which only cuGraphInstantiateWithParams takes "
+                                 "(spec 16, 9); no exec was made")
         return self._instantiate(g, int(flags)).handle
 
     @entry
@@ -2221,7 +2235,7 @@ class Driver:
         try:
             g = self._graph(hgraph)
             s = None
-            if flags & 2:
+            if flags & gr.INSTANTIATE_UPLOAD:
                 s = self._stream(hupload)
                 self._upload_checks(s)
             return self._instantiate(g, int(flags)).handle
@@ -2327,14 +2341,14 @@ class Driver:
         Graph allocations: a launch maps the exec's MEM_ALLOC addresses (when its nodes run); those not
         freed in the graph stay allocated until cuMemFreeAsync, cuMemFree, a free node of another graph,
         or (AUTO_FREE_ON_LAUNCH) the next launch.
-        Errors: 1/400 bad exec; 1 INVALID_VALUE when allocations of an earlier launch are unfreed and
-        the exec was instantiated without AUTO_FREE_ON_LAUNCH (C-142); 900 into a capturing stream,
+        Errors: 1 NULL or destroyed exec (spec 16, 9), 400 garbage handle; 1 INVALID_VALUE when allocations
+        of an earlier launch are unfreed and the exec was instantiated without AUTO_FREE_ON_LAUNCH (C-142); 900 into a capturing stream,
         invalidating the capture (spec 3.8), unless ``Options(graph_launch_in_capture="child-node")``,
         which adds a GRAPH node holding a copy of the exec's graph as instantiated (1 for an exec with
         memory nodes [I]); 900 onto a CIG stream for graphs with HOST, memory or batch nodes (spec 8.3);
         906/901 by the stream rules.
         """
-        x = self._exec(hexec)
+        x = self._exec_to_run(hexec, "cuGraphLaunch")
         s = self._stream(h)
         body = x.body
         if s.cig is not None:
@@ -2406,10 +2420,10 @@ class Driver:
     def graph_upload(self, hexec: int, h: int) -> None:
         """cuGraphUpload: nothing to upload in a simulator; checks the handles and the stream rules.
 
-        Errors: 1/400 bad exec; stream errors; 906 on the legacy stream while a blocking stream captures;
-        901 on a stream of an invalidated capture.
+        Errors: 1 NULL or destroyed exec (spec 16, 9), 400 garbage handle; stream errors; 906 on the legacy
+        stream while a blocking stream captures; 901 on a stream of an invalidated capture.
         """
-        self._exec(hexec)
+        self._exec_to_run(hexec, "cuGraphUpload")
         self._upload_checks(self._stream(h))
 
     @entry
@@ -2420,8 +2434,8 @@ class Driver:
         order. Checks, in the docstring's order: NOT_SUPPORTED (6) when the graphs created different numbers
         of nodes, destroyed ones included (error node NULL; spec 16 [I] from NVIDIA observations, against the
         docstring's TOPOLOGY_CHANGED); TOPOLOGY_CHANGED (2) when the created counts match but the live node
-        counts differ (error node NULL), the graph has more exit nodes (error node one of them), a node's dependency count differs or
-        a dependency differs (error node the node, error-from node the dependency); NODE_TYPE_CHANGED (3)
+        counts differ (error node NULL), the graph has more exit nodes (error node one of them), a node's
+        dependency count differs or a dependency differs (error node the node, error-from node the dependency); NODE_TYPE_CHANGED (3)
         (error node from ``hgraph``); per node the "Graph Update Limitations": UNSUPPORTED_FUNCTION_CHANGE
         (7) for a kernel function of another context, PARAMETERS_CHANGED (5) for memcpy/memset memory
         kind, context or multi-dimensional geometry changes, a changed number of external semaphores or

@@ -2701,7 +2701,10 @@ def cuGraphInstantiate(hGraph: Any, flags: Any) -> tuple:
     """Freeze a graph into an executable graph. Args: ``flags``: ``CUgraphInstantiate_flags`` bits (13.x takes
     them; the argument is required, as in the wrapper: one argument raises ``TypeError``).
 
-    Errors (INVALID_VALUE): unknown flag bits; a capture target [I]; a graph moved into a child-graph node;
+    Mirrors ``cuda.bindings.driver.cuGraphInstantiate(hGraph, flags)``; returns ``(CUresult, CUgraphExec)``.
+
+    Errors (INVALID_VALUE): ``CUDA_GRAPH_INSTANTIATE_FLAG_UPLOAD``, which needs the params form and its
+    upload stream (spec 16, 9) [H/D]; unknown flag bits; a capture target [I]; a graph moved into a child-graph node;
     memory nodes while an exec of the graph exists (C-141); DEVICE_LAUNCH with AUTO_FREE_ON_LAUNCH, with no
     kernel/memcpy/memset node, other node types, pageable host copies or several contexts (C-143); a cycle.
     ``cuGraphInstantiateWithParams`` also reports the ``CUgraphInstantiateResult`` and error node.
@@ -2739,7 +2742,10 @@ def cuGraphInstantiateWithParams(hGraph: Any, instantiateParams: Any) -> tuple:
 def cuGraphLaunch(hGraphExec: Any, hStream: Any) -> tuple:
     """Run an executable graph on a stream (replays nodes in topological order, creation order breaking ties).
 
-    Errors: INVALID_VALUE/INVALID_HANDLE bad exec; INVALID_VALUE unfreed graph allocations without
+    Mirrors ``cuda.bindings.driver.cuGraphLaunch(hGraphExec, hStream)``; returns ``(CUresult,)``.
+
+    Errors: INVALID_VALUE for a NULL or destroyed exec (spec 16, 9), INVALID_HANDLE for a handle that never
+    named an exec; INVALID_VALUE unfreed graph allocations without
     AUTO_FREE_ON_LAUNCH; 900 into a capturing stream, invalidating it (spec 3.8) unless
     ``Options(graph_launch_in_capture="child-node")``; 906/901 by the stream rules.
     """
@@ -2749,7 +2755,14 @@ def cuGraphLaunch(hGraphExec: Any, hStream: Any) -> tuple:
 
 @_face
 def cuGraphUpload(hGraphExec: Any, hStream: Any) -> tuple:
-    """Nothing to upload in a simulator: checks the handles and the stream rules (906 legacy, 901)."""
+    """Nothing to upload in a simulator: checks the handles and the stream rules (906 legacy, 901).
+
+    Mirrors ``cuda.bindings.driver.cuGraphUpload(hGraphExec, hStream)``; returns ``(CUresult,)``.
+
+    Errors: INVALID_VALUE for a NULL or destroyed exec (spec 16, 9), INVALID_HANDLE for a handle that never
+    named an exec; the stream's preamble errors; 906 on the legacy stream under a blocking capture; 901 on
+    a stream of an invalidated capture.
+    """
     _drv().graph_upload(_h(hGraphExec, _CUgraphExec), _h(hStream, _CUstream))
     return _OK
 
