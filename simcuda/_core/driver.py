@@ -423,7 +423,10 @@ class Driver:
             self._queue.append((self._ticket, stream, (op, runner)))
 
     def _execute(self, stream: Stream, op: cap.Op, runner: Callable | None) -> None:
-        self._clock_ms += 0.001
+        """Run one eager stream operation; it advances the simulated clock by one tick unless it is an
+        event record or a graph launch (whose replayed nodes tick instead) (spec 16) [I]."""
+        if op.kind not in gr.CLOCK_FREE_OPS:
+            self._clock_ms += gr.TICK_MS
         note = runner() if runner is not None else ""
         if op.kind not in ("event_record", "graph_launch", "wait"):
             self._log({"source": "stream", "kind": op.kind.upper(), "detail": cap._op_label(op),
@@ -448,6 +451,8 @@ class Driver:
             self._drain(stream.pending[-1])
 
     def _record_uncaptured(self, event: Event, stream: Stream) -> None:
+        """An eager cuEventRecord: the event's time is the simulated clock when the record completes (at
+        once, or when the stream's earlier work has run); the record itself does not tick (spec 16) [I]."""
         event.state = RECORDED
         event.capture = None
         if self.progression == "immediate" or not stream.pending and not (stream.is_legacy and self._queue):
@@ -1026,6 +1031,13 @@ class Driver:
     def event_elapsed_time(self, h0: int, h1: int) -> float:
         """cuEventElapsedTime: milliseconds of simulated time between two completed events.
 
+        Simulated time (spec 16, 2.4, 9) [I]: the clock advances by ``graph.TICK_MS`` (0.001 ms) for every
+        operation that runs: each eager stream operation except event records and the graph launch itself,
+        and each node a replay runs (a child graph's nodes one by one; EVENT_RECORD nodes do not tick). An
+        event's time is the clock when its record runs, so the result is ``0.001 * (operations run between
+        the two records)``: positive around a replay that ran work, 0.0 when nothing ran between them, and
+        negative when ``h1`` was recorded first.
+        Returns: a ``float`` (milliseconds).
         Errors: 400 never-recorded event or DISABLE_TIMING; 907 captured event (invalidates, spec 5.3) [I];
         600 NOT_READY when either is pending.
         """
@@ -1194,7 +1206,7 @@ class Driver:
             s = self._sync_stream(t, call)
             self._drain()
             do_copy(self.memory, p)
-            self._clock_ms += 0.001
+            self._clock_ms += gr.TICK_MS  # one operation ran (spec 16)
             self._log({"source": "stream", "kind": "MEMCPY", "detail": p.describe(), "stream": s.handle})
             return
         s = self._stream(h, t)
@@ -1211,7 +1223,7 @@ class Driver:
             s = self._sync_stream(t, call)
             self._drain()
             do_memset(self.memory, p)
-            self._clock_ms += 0.001
+            self._clock_ms += gr.TICK_MS  # one operation ran (spec 16)
             self._log({"source": "stream", "kind": "MEMSET", "detail": p.describe(), "stream": s.handle})
             return
         s = self._stream(h, t)

@@ -493,14 +493,35 @@ class GraphExec:
         return self.body
 
 
+# -------------------------------------------------------------------------- simulated time
+#: one tick of the simulated clock in milliseconds (spec 16, 2.4, 9) [I]: the clock advances by one tick for
+#: every operation that runs, eager or replayed; wall-clock time never enters (the simulator is deterministic)
+TICK_MS = 0.001
+#: eager stream operations that do not advance the clock: an event record reads it (so two records with
+#: nothing between them are 0 ms apart), and a graph launch advances it through the nodes its replay runs
+#: (spec 16) [I]
+CLOCK_FREE_OPS = frozenset({"event_record", "graph_launch"})
+#: node types whose replay does not advance the clock: EVENT_RECORD reads it, and a child-graph node
+#: advances it through its own nodes, one by one (spec 16) [I]
+CLOCK_FREE_NODES = (EVENT_RECORD, GRAPH)
+
+
 # -------------------------------------------------------------------------- replay
 def run_frozen(drv: Any, body: Frozen, log: Callable[[ExecNode, str], None]) -> None:
-    """Replay ``body`` in order against the driver's memory (spec 9, replay semantics)."""
+    """Replay ``body`` in order against the driver's memory (spec 9, replay semantics).
+
+    Simulated time (spec 16) [I]: every node the replay runs advances the driver's clock by
+    :data:`TICK_MS` before it acts (a disabled node too: it runs as an empty node), except those of
+    :data:`CLOCK_FREE_NODES`: an EVENT_RECORD node stamps its event with the clock when the replay
+    reaches it, and a child graph's nodes count one by one.
+    """
     mem = drv.memory
     for x in body.order:
         t = x.type
         p = x.params
         note = ""
+        if t not in CLOCK_FREE_NODES:
+            drv._clock_ms += TICK_MS
         if not x.enabled:
             log(x, "disabled (cuGraphNodeSetEnabled): runs as an empty node")
             continue

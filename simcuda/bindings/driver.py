@@ -892,7 +892,15 @@ def cuEventSynchronize(hEvent: Any) -> tuple:
 
 @_face
 def cuEventElapsedTime(hStart: Any, hEnd: Any) -> tuple:
-    """Milliseconds (``float``) of simulated time between two completed events (each op adds 0.001 ms).
+    """Milliseconds (``float``) of simulated time between two completed events.
+
+    Mirrors ``cuda.bindings.driver.cuEventElapsedTime(hStart, hEnd)``; returns ``(CUresult, float)``.
+
+    Fidelity (spec 16) [I]: the simulated clock advances 0.001 ms for every operation that runs (each
+    eager stream operation, each node a graph replay runs, a child graph's nodes one by one; event
+    records and the launch itself do not tick), and an event's time is the clock when its record runs
+    (an EVENT_RECORD node when the replay reaches it). Around a replay of N nodes: N * 0.001 ms; with
+    nothing between the records: 0.0.
 
     Errors: INVALID_HANDLE never recorded or DISABLE_TIMING; 907 captured event (invalidates) [I];
     NOT_READY when pending.

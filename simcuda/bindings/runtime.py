@@ -1068,8 +1068,10 @@ def cudaEventSynchronize(event: Any) -> tuple:
 
 @_rt()
 def cudaEventElapsedTime(start: Any, end: Any) -> tuple:
-    """Milliseconds (``float``) of simulated time between two completed events (about 0.001 ms per piece
-    of work). Errors: 400 never recorded or timing disabled; 600 pending; 907 captured (invalidates) [I]."""
+    """Milliseconds (``float``) of simulated time between two completed events: 0.001 ms per operation run
+    between the two records (eager operations and replayed graph nodes, spec 16) [I].
+
+    Errors: 400 never recorded or timing disabled; 600 pending; 907 captured (invalidates) [I]."""
     return (_SUCCESS, _drv().event_elapsed_time(_h(start, _cudaEvent_t), _h(end, _cudaEvent_t)))
 
 
