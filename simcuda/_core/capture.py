@@ -277,7 +277,11 @@ def end(drv: Any, stream: Any, thread: Any) -> Any:
 
 
 def unjoined(seq: CaptureSequence) -> str:
-    """The unjoined rule of spec 4.4, in time linear in the graph. Returns '' when joined."""
+    """The unjoined rule of spec 4.4, in time linear in the graph. Returns '' when joined.
+
+    Part (a) also reads the deps that members destroyed during the capture had then
+    (``seq.departed``, spec 2.2) [I]; part (b) reads live members only (docs/spec-proposals.md P-1).
+    """
     origin = seq.origin
     # (b) dangling non-full half-edges on any member, the origin included
     for m in seq.members:

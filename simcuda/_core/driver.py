@@ -2354,8 +2354,8 @@ class Driver:
         freed in the graph stay allocated until cuMemFreeAsync, cuMemFree, a free node of another graph,
         or (AUTO_FREE_ON_LAUNCH) the next launch.
         Errors: 1 NULL or destroyed exec (spec 16, 9), 400 garbage handle; 1 INVALID_VALUE when allocations
-        of an earlier launch are unfreed and the exec was instantiated without AUTO_FREE_ON_LAUNCH (C-142); 900 into a capturing stream,
-        invalidating the capture (spec 3.8), unless ``Options(graph_launch_in_capture="child-node")``,
+        of an earlier launch are unfreed and the exec was instantiated without AUTO_FREE_ON_LAUNCH (C-142);
+        900 into a capturing stream, invalidating the capture (spec 3.8), unless ``Options(graph_launch_in_capture="child-node")``,
         which adds a GRAPH node holding a copy of the exec's graph as instantiated (1 for an exec with
         memory nodes [I]); 900 onto a CIG stream for graphs with HOST, memory or batch nodes (spec 8.3);
         906/901 by the stream rules.
@@ -2447,8 +2447,8 @@ class Driver:
         of nodes, destroyed ones included (error node NULL; spec 16 [I] from NVIDIA observations, against the
         docstring's TOPOLOGY_CHANGED); TOPOLOGY_CHANGED (2) when the created counts match but the live node
         counts differ (error node NULL), the graph has more exit nodes (error node one of them), a node's
-        dependency count differs or a dependency differs (error node the node, error-from node the dependency); NODE_TYPE_CHANGED (3)
-        (error node from ``hgraph``); per node the "Graph Update Limitations": UNSUPPORTED_FUNCTION_CHANGE
+        dependency count differs or a dependency differs (error node the node, error-from node the
+        dependency); NODE_TYPE_CHANGED (3) (error node from ``hgraph``); per node the "Graph Update Limitations": UNSUPPORTED_FUNCTION_CHANGE
         (7) for a kernel function of another context, PARAMETERS_CHANGED (5) for memcpy/memset memory
         kind, context or multi-dimensional geometry changes, a changed number of external semaphores or
         batch-op shape, ATTRIBUTES_CHANGED (8) for a priority change under USE_NODE_PRIORITY [I code];
