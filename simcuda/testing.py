@@ -148,9 +148,19 @@ class CaptureMachine(RuleBasedStateMachine):
     @precondition(lambda self: True)
     @rule(s=consumes(streams))
     def destroy(self, s: Any) -> None:
-        """Destroy a stream (origin: terminates its capture; member: invalidates it)."""
+        """Destroy a stream: the origin terminates its capture (every member NONE); a member that is not
+        the origin leaves its capture, whose status is unchanged (spec 2.1, 2.2)."""
+        seq = self.sim._stream(int(s)).capture
+        before = None if seq is None else seq.status
         err, = self.cu.cuStreamDestroy(s)
         assert int(err) == 0
+        if seq is None:
+            return
+        assert all(m.handle != int(s) for m in seq.members), "a destroyed stream leaves its capture"
+        if seq.origin.handle == int(s):
+            assert seq.members == [] and seq.id not in self.sim._live_captures
+        else:
+            assert seq.status == before, "destroying a member does not change its capture's status"
 
     @invariant()
     def a_stream_belongs_to_at_most_one_capture(self) -> None:

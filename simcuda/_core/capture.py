@@ -56,7 +56,10 @@ TRANSITIONS: list[tuple[str, str, str, str]] = [
     ("INVALIDATED", "EndCapture(origin, right thread)", "TERMINATED", "901, NULL graph"),
     ("ACTIVE", "origin stream destroyed", "TERMINATED", "(graph discarded)"),
     ("INVALIDATED", "origin stream destroyed", "TERMINATED", "(graph discarded)"),
-    ("ACTIVE", "member stream destroyed", "INVALIDATED", "(cuStreamDestroy succeeds)"),
+    ("ACTIVE", "member stream (not the origin) destroyed: it leaves the sequence, its nodes stay (2.2)", "ACTIVE",
+     "(cuStreamDestroy succeeds)"),
+    ("INVALIDATED", "member stream (not the origin) destroyed: it leaves the sequence (2.2)", "INVALIDATED",
+     "(cuStreamDestroy succeeds)"),
 ]
 
 
@@ -64,7 +67,7 @@ class CaptureSequence:
     """One ``cuStreamBeginCapture*`` (spec section 1)."""
 
     __slots__ = ("id", "origin", "begin_thread", "begin_thread_name", "mode", "graph", "user_owned",
-                 "status", "members", "captured", "removed", "ctx", "events", "invalidated_by")
+                 "status", "members", "captured", "removed", "ctx", "events", "invalidated_by", "departed")
 
     def __init__(self, sid: int, origin: Any, thread: Any, mode: int, graph: Any, user_owned: bool) -> None:
         self.id = sid
@@ -81,6 +84,8 @@ class CaptureSequence:
         self.ctx = origin.ctx
         self.events: list[Any] = []  # events currently CAPTURED by this sequence
         self.invalidated_by = ""
+        # members destroyed during the capture: (label, deps at destroy); 4.4 (a) still counts them (2.2) [I]
+        self.departed: list[tuple[str, list[Any]]] = []
 
     def label(self) -> str:
         """How ``why`` texts name the capture: id, origin, mode, begin thread and status."""
@@ -272,7 +277,11 @@ def end(drv: Any, stream: Any, thread: Any) -> Any:
 
 
 def unjoined(seq: CaptureSequence) -> str:
-    """The unjoined rule of spec 4.4, in time linear in the graph. Returns '' when joined."""
+    """The unjoined rule of spec 4.4, in time linear in the graph. Returns '' when joined.
+
+    Part (a) also reads the deps that members destroyed during the capture had then
+    (``seq.departed``, spec 2.2) [I]; part (b) reads live members only (docs/spec-proposals.md P-1).
+    """
     origin = seq.origin
     # (b) dangling non-full half-edges on any member, the origin included
     for m in seq.members:
@@ -280,15 +289,15 @@ def unjoined(seq: CaptureSequence) -> str:
             if not is_full(ed):
                 return (f"{m.label()} still holds a non-full (programmatic or port {ed[0]}) half-edge from "
                         f"node {n.local_id}, which can never be dropped at the end of capture")
-    # (a) captured, never-removed work on other members not reached from the origin's deps
+    # (a) captured, never-removed work on other members not reached from the origin's deps; a member
+    # destroyed during the capture still counts with the deps it had then (spec 2.2, C-153) [I]
     candidates = []
-    for m in seq.members:
-        if m is origin:
-            continue
-        for n, _ed in m.deps:
+    tips = [(m.label(), m.deps) for m in seq.members if m is not origin] + seq.departed
+    for who, deps in tips:
+        for n, _ed in deps:
             k = id(n)
             if k in seq.captured and k not in seq.removed:
-                candidates.append((m, n))
+                candidates.append((who, n))
     if not candidates:
         return ""
     anc: set[int] = set()
@@ -318,9 +327,9 @@ def unjoined(seq: CaptureSequence) -> str:
             stack.extend(e.src for e in n.ins if is_full(e.ed))
             stack.extend(removed_in.get(k, ()))
         anc = anc2
-    for m, n in candidates:
+    for who, n in candidates:
         if id(n) not in anc:
-            return (f"node {n.local_id} ({n.describe()}) captured on {m.label()} is not an ancestor of the "
+            return (f"node {n.local_id} ({n.describe()}) captured on {who} is not an ancestor of the "
                     "origin's current work")
     return ""
 
@@ -732,8 +741,18 @@ def check_ctx_event(drv: Any, ctx: Any, event: Any, call: str, wait: bool) -> No
 
 # -- stream destruction during capture (spec 2.1, C-153/C-154) --------------------------------------
 def on_stream_destroyed(drv: Any, stream: Any) -> None:
-    """cuStreamDestroy during a capture [I]: the origin terminates it (graph discarded, C-154); a member
-    leaves it and invalidates it (C-153)."""
+    """cuStreamDestroy (or a context teardown) of a stream that belongs to a capture (spec 2.1, 2.2, 5.2).
+
+    * The origin: the capture is TERMINATED and its internal graph discarded; every other member goes
+      back to NONE (C-154) [I].
+    * A member that is not the origin: the capture keeps its status (an ACTIVE one stays ACTIVE, an
+      INVALIDATED one stays INVALIDATED); the stream leaves the sequence and the nodes it captured stay
+      in the graph (C-153, C-153b) [O: cuda.core's ``GraphBuilder.join`` does this on NVIDIA hardware].
+      Its dependency set at that moment is kept in ``seq.departed``, so work it captured and nobody
+      joined still makes the end UNJOINED (904) by part (a) of the rule of 4.4 [I, spec 2.2]. Part (b)
+      (a dangling non-full half-edge) is not applied to a destroyed member: nothing can consume its
+      half-edges any more [I, docs/spec-proposals.md].
+    """
     seq = stream.capture
     if seq is None:
         return
@@ -741,6 +760,7 @@ def on_stream_destroyed(drv: Any, stream: Any) -> None:
         terminate(drv, seq, discard_graph=True)  # [I]
     else:
         seq.members.remove(stream)
+        if stream.deps:
+            seq.departed.append((f"{stream.label()} (destroyed during the capture)", list(stream.deps)))
         stream.capture = None
         stream.deps = []
-        invalidate(seq, f"cuStreamDestroy of member {stream.label()}")  # [I]

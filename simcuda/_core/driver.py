@@ -406,6 +406,15 @@ class Driver:
                               f"0x{h:x} is not a live graph exec (never created, or destroyed){self._foreign(h)}")
         return x
 
+    def _exec_to_run(self, h: int, call: str) -> gr.GraphExec:
+        """The exec of ``cuGraphLaunch`` / ``cuGraphUpload``: a destroyed exec is INVALID_VALUE there
+        (spec 16, 9) [O/H: hip-tests, shared expectation]; otherwise as :meth:`_exec` (1 NULL, 400 garbage)."""
+        x = self._objs.get(h) if h else None
+        if isinstance(x, gr.GraphExec) and x.destroyed:
+            raise DriverError(1, f"{call}: graph exec 0x{h:x} was destroyed; launching or uploading a destroyed exec "
+                                 "is CUDA_ERROR_INVALID_VALUE (spec 16, 9)")
+        return self._exec(h)
+
     def _context(self, h: int) -> Context:
         c = self._objs.get(h) if h else None
         if not isinstance(c, Context):
@@ -469,7 +478,10 @@ class Driver:
             self._queue.append((self._ticket, stream, (op, runner)))
 
     def _execute(self, stream: Stream, op: cap.Op, runner: Callable | None) -> None:
-        self._clock_ms += 0.001
+        """Run one eager stream operation; it advances the simulated clock by one tick unless it is an
+        event record or a graph launch (whose replayed nodes tick instead) (spec 16) [I]."""
+        if op.kind not in gr.CLOCK_FREE_OPS:
+            self._clock_ms += gr.TICK_MS
         if runner is None:
             note = ""
         elif op.kind in _USER_CODE_OPS:
@@ -542,6 +554,8 @@ class Driver:
             self._drain(stream.pending[-1])
 
     def _record_uncaptured(self, event: Event, stream: Stream) -> None:
+        """An eager cuEventRecord: the event's time is the simulated clock when the record completes (at
+        once, or when the stream's earlier work has run); the record itself does not tick (spec 16) [I]."""
         event.state = RECORDED
         event.capture = None
         if not stream.busy and (self.progression == "immediate"
@@ -845,8 +859,10 @@ class Driver:
     def stream_destroy(self, h: int) -> None:
         """cuStreamDestroy. Errors: 400 garbage; 709 destroyed; 1 for the legacy/per-thread handles.
 
-        During a capture (spec 2.1, C-153/C-154) [I]: destroying the origin terminates the capture and
-        discards its graph; destroying a member invalidates the capture.
+        During a capture (spec 2.1, 2.2, C-153, C-153b, C-154): destroying the origin terminates the
+        capture and discards its graph [I]; destroying a member that is not the origin leaves the
+        capture's status as it was (the stream leaves it, its nodes stay) [O]; unjoined work of that
+        member still makes the end 904 [I]. The rule is :func:`capture.on_stream_destroyed`.
         """
         if h in (0, CU_STREAM_LEGACY, CU_STREAM_PER_THREAD):
             self._stream(h)
@@ -1140,6 +1156,13 @@ class Driver:
     def event_elapsed_time(self, h0: int, h1: int) -> float:
         """cuEventElapsedTime: milliseconds of simulated time between two completed events.
 
+        Simulated time (spec 16, 2.4, 9) [I]: the clock advances by ``graph.TICK_MS`` (0.001 ms) for every
+        operation that runs: each eager stream operation except event records and the graph launch itself,
+        and each node a replay runs (a child graph's nodes one by one; EVENT_RECORD nodes do not tick). An
+        event's time is the clock when its record runs, so the result is ``0.001 * (operations run between
+        the two records)``: positive around a replay that ran work, 0.0 when nothing ran between them, and
+        negative when ``h1`` was recorded first.
+        Returns: a ``float`` (milliseconds).
         Errors: 400 never-recorded event or DISABLE_TIMING; 907 captured event (invalidates, spec 5.3) [I];
         600 NOT_READY when either is pending.
         """
@@ -1314,7 +1337,7 @@ class Driver:
             self._wait_idle(self._ctx_streams(s.ctx))
             self._drain()
             do_copy(self.memory, p)
-            self._clock_ms += 0.001
+            self._clock_ms += gr.TICK_MS  # one operation ran (spec 16)
             self._log({"source": "stream", "kind": "MEMCPY", "detail": p.describe(), "stream": s.handle})
             return
         s = self._stream(h, t)
@@ -1332,7 +1355,7 @@ class Driver:
             self._wait_idle(self._ctx_streams(s.ctx))
             self._drain()
             do_memset(self.memory, p)
-            self._clock_ms += 0.001
+            self._clock_ms += gr.TICK_MS  # one operation ran (spec 16)
             self._log({"source": "stream", "kind": "MEMSET", "detail": p.describe(), "stream": s.handle})
             return
         s = self._stream(h, t)
@@ -1489,7 +1512,7 @@ class Driver:
         """cuDevicePrimaryCtxReset: destroy the primary context's streams and memory bookkeeping.
 
         Errors: 101 bad device; 900 by spec 5.2 (potentially unsafe [I]). Captures with streams in it
-        behave as when those streams are destroyed (origin: terminated; member: invalidated).
+        behave as when those streams are destroyed (origin: terminated; member: leaves the capture, 2.2).
         """
         d = self._device(dev)
         t = self._thread()
@@ -2330,13 +2353,18 @@ class Driver:
         DEVICE_LAUNCH 4, USE_NODE_PRIORITY 8).
         Returns: the exec handle.
         Errors (all 1 INVALID_VALUE; :meth:`graph_instantiate_with_params` also reports the
-        ``CUgraphInstantiateResult`` and error node): unknown flag bits; a capture target (spec 9) [I];
+        ``CUgraphInstantiateResult`` and error node): UPLOAD (2), which needs the params form and its
+        upload stream (spec 16, 9) [H/D]; unknown flag bits; a capture target (spec 9) [I];
         a graph moved into a child-graph node; MEM_ALLOC/MEM_FREE nodes while an exec of the graph
         exists (C-141); DEVICE_LAUNCH with AUTO_FREE_ON_LAUNCH, with a graph without kernel, memcpy or
         memset nodes, with other node types, with copies of pageable host memory, or with nodes of
         several contexts (C-143); a cycle (INVALID_STRUCTURE).
         """
         g = self._graph(hgraph)
+        if int(flags) & gr.INSTANTIATE_UPLOAD:
+            raise DriverError(1, f"cuGraphInstantiate of graph {g.gid} with CUDA_GRAPH_INSTANTIATE_FLAG_UPLOAD: that "
+                                 "flag needs an upload stream, which only cuGraphInstantiateWithParams takes "
+                                 "(spec 16, 9); no exec was made")
         return self._instantiate(g, int(flags)).handle
 
     @entry
@@ -2352,7 +2380,7 @@ class Driver:
         try:
             g = self._graph(hgraph)
             s = None
-            if flags & 2:
+            if flags & gr.INSTANTIATE_UPLOAD:
                 s = self._stream(hupload)
                 self._upload_checks(s)
             return self._instantiate(g, int(flags)).handle
@@ -2460,14 +2488,14 @@ class Driver:
         Graph allocations: a launch maps the exec's MEM_ALLOC addresses (when its nodes run); those not
         freed in the graph stay allocated until cuMemFreeAsync, cuMemFree, a free node of another graph,
         or (AUTO_FREE_ON_LAUNCH) the next launch.
-        Errors: 1/400 bad exec; 1 INVALID_VALUE when allocations of an earlier launch are unfreed and
-        the exec was instantiated without AUTO_FREE_ON_LAUNCH (C-142); 900 into a capturing stream,
-        invalidating the capture (spec 3.8), unless ``Options(graph_launch_in_capture="child-node")``,
+        Errors: 1 NULL or destroyed exec (spec 16, 9), 400 garbage handle; 1 INVALID_VALUE when allocations
+        of an earlier launch are unfreed and the exec was instantiated without AUTO_FREE_ON_LAUNCH (C-142);
+        900 into a capturing stream, invalidating the capture (spec 3.8), unless ``Options(graph_launch_in_capture="child-node")``,
         which adds a GRAPH node holding a copy of the exec's graph as instantiated (1 for an exec with
         memory nodes [I]); 900 onto a CIG stream for graphs with HOST, memory or batch nodes (spec 8.3);
         906/901 by the stream rules.
         """
-        x = self._exec(hexec)
+        x = self._exec_to_run(hexec, "cuGraphLaunch")
         s = self._stream(h)
         body = x.body
         if s.cig is not None:
@@ -2546,10 +2574,10 @@ class Driver:
     def graph_upload(self, hexec: int, h: int) -> None:
         """cuGraphUpload: nothing to upload in a simulator; checks the handles and the stream rules.
 
-        Errors: 1/400 bad exec; stream errors; 906 on the legacy stream while a blocking stream captures;
-        901 on a stream of an invalidated capture.
+        Errors: 1 NULL or destroyed exec (spec 16, 9), 400 garbage handle; stream errors; 906 on the legacy
+        stream while a blocking stream captures; 901 on a stream of an invalidated capture.
         """
-        self._exec(hexec)
+        self._exec_to_run(hexec, "cuGraphUpload")
         self._upload_checks(self._stream(h))
 
     @entry
@@ -2557,10 +2585,12 @@ class Driver:
         """cuGraphExecUpdate: give an exec the parameters of a graph of the same topology (spec 9).
 
         Pairing (Programming Guide, "Whole Graph Update"): nodes by creation order, dependencies by edge
-        order. Checks, in the docstring's order: TOPOLOGY_CHANGED (2) when node counts differ (error node
-        NULL), the graph has more exit nodes (error node one of them), a node's dependency count differs or
-        a dependency differs (error node the node, error-from node the dependency); NODE_TYPE_CHANGED (3)
-        (error node from ``hgraph``); per node the "Graph Update Limitations": UNSUPPORTED_FUNCTION_CHANGE
+        order. Checks, in the docstring's order: NOT_SUPPORTED (6) when the graphs created different numbers
+        of nodes, destroyed ones included (error node NULL; spec 16 [I] from NVIDIA observations, against the
+        docstring's TOPOLOGY_CHANGED); TOPOLOGY_CHANGED (2) when the created counts match but the live node
+        counts differ (error node NULL), the graph has more exit nodes (error node one of them), a node's
+        dependency count differs or a dependency differs (error node the node, error-from node the
+        dependency); NODE_TYPE_CHANGED (3) (error node from ``hgraph``); per node the "Graph Update Limitations": UNSUPPORTED_FUNCTION_CHANGE
         (7) for a kernel function of another context, PARAMETERS_CHANGED (5) for memcpy/memset memory
         kind, context or multi-dimensional geometry changes, a changed number of external semaphores or
         batch-op shape, ATTRIBUTES_CHANGED (8) for a priority change under USE_NODE_PRIORITY [I code];

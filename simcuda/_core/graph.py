@@ -72,6 +72,8 @@ UPDATE_NAMES = {0: "SUCCESS", 1: "ERROR", 2: "TOPOLOGY_CHANGED", 3: "NODE_TYPE_C
 # CUgraphInstantiateResult
 INST_SUCCESS, INST_ERROR, INST_INVALID_STRUCTURE, INST_NODE_OPERATION_NOT_SUPPORTED = 0, 1, 2, 3
 INST_MULTIPLE_CTXS_NOT_SUPPORTED = 4
+# CUgraphInstantiate_flags that the rules name
+INSTANTIATE_UPLOAD = 2  # CUDA_GRAPH_INSTANTIATE_FLAG_UPLOAD: the params form only (spec 16, 9)
 
 # CUstreamBatchMemOpType
 MEMOP_WAIT_VALUE_32, MEMOP_WRITE_VALUE_32, MEMOP_FLUSH_REMOTE_WRITES = 1, 2, 3
@@ -341,17 +343,20 @@ class Frozen:
         topology: :class:`Topology` of the instantiated graph (creation order).
         exits: number of nodes without dependents.
         index: ``id(origin node)`` -> position in ``order``.
+        created: how many nodes the graph had created when it was frozen, destroyed ones included
+            (``Graph.next_local``: the count behind the creation-order pairing of an update, spec 16).
     """
 
-    __slots__ = ("gid", "order", "creation", "topology", "exits", "index", "_mem")
+    __slots__ = ("gid", "order", "creation", "topology", "exits", "index", "_mem", "created")
 
     def __init__(self, gid: int, order: list[ExecNode], creation: list[int], topology: "Topology",
-                 exits: int) -> None:
+                 exits: int, created: int | None = None) -> None:
         self.gid = gid
         self.order = order
         self.creation = creation
         self.topology = topology
         self.exits = exits
+        self.created = len(creation) if created is None else created
         self.index = {id(x.origin): i for i, x in enumerate(order)}
         self._mem: tuple[list, list] | None = None
 
@@ -361,8 +366,8 @@ class Frozen:
         Per-node changes never touch MEM_ALLOC / MEM_FREE parameters, so the memory lists are shared.
         """
         f = Frozen.__new__(Frozen)
-        f.gid, f.order, f.creation, f.topology, f.exits, f.index, f._mem = \
-            self.gid, list(self.order), self.creation, self.topology, self.exits, self.index, self._mem
+        f.gid, f.order, f.creation, f.topology, f.exits, f.index, f._mem, f.created = \
+            self.gid, list(self.order), self.creation, self.topology, self.exits, self.index, self._mem, self.created
         return f
 
     def _memory(self) -> tuple[list, list]:
@@ -446,7 +451,7 @@ def freeze(graph: Graph) -> Frozen:
         where = {id(n): i for i, n in enumerate(order)}
         creation = [where[id(n)] for n in live]
     topo, exits = signature(live)
-    return Frozen(graph.gid, xs, creation, topo, exits)
+    return Frozen(graph.gid, xs, creation, topo, exits, graph.next_local)
 
 
 class GraphExec:
@@ -492,14 +497,35 @@ class GraphExec:
         return self.body
 
 
+# -------------------------------------------------------------------------- simulated time
+#: one tick of the simulated clock in milliseconds (spec 16, 2.4, 9) [I]: the clock advances by one tick for
+#: every operation that runs, eager or replayed; wall-clock time never enters (the simulator is deterministic)
+TICK_MS = 0.001
+#: eager stream operations that do not advance the clock: an event record reads it (so two records with
+#: nothing between them are 0 ms apart), and a graph launch advances it through the nodes its replay runs
+#: (spec 16) [I]
+CLOCK_FREE_OPS = frozenset({"event_record", "graph_launch"})
+#: node types whose replay does not advance the clock: EVENT_RECORD reads it, and a child-graph node
+#: advances it through its own nodes, one by one (spec 16) [I]
+CLOCK_FREE_NODES = (EVENT_RECORD, GRAPH)
+
+
 # -------------------------------------------------------------------------- replay
 def run_frozen(drv: Any, body: Frozen, log: Callable[[ExecNode, str], None]) -> None:
-    """Replay ``body`` in order against the driver's memory (spec 9, replay semantics)."""
+    """Replay ``body`` in order against the driver's memory (spec 9, replay semantics).
+
+    Simulated time (spec 16) [I]: every node the replay runs advances the driver's clock by
+    :data:`TICK_MS` before it acts (a disabled node too: it runs as an empty node), except those of
+    :data:`CLOCK_FREE_NODES`: an EVENT_RECORD node stamps its event with the clock when the replay
+    reaches it, and a child graph's nodes count one by one.
+    """
     mem = drv.memory
     for x in body.order:
         t = x.type
         p = x.params
         note = ""
+        if t not in CLOCK_FREE_NODES:
+            drv._clock_ms += TICK_MS
         if not x.enabled:
             log(x, "disabled (cuGraphNodeSetEnabled): runs as an empty node")
             continue
@@ -736,11 +762,27 @@ def plan_update(old: Frozen, g: Graph, resolve: Callable[[int], Any], flags: int
     Graph Update"); the checks follow the order of the cuGraphExecUpdate docstring: node count,
     exit nodes, dependency counts, dependencies, then node types and parameters. Paired nodes keep
     the exec's identity (``origin``) and enabled state; parameters come from ``g``.
+
+    Node counts (spec 16, 9) [I]: when ``g`` has created a different number of nodes than the exec's
+    graph had when it was instantiated (destroyed nodes included: ``Graph.next_local`` against
+    ``Frozen.created``, the count behind the creation-order pairing), the result is NOT_SUPPORTED (6)
+    with a NULL error node [O: hip-tests ``Unit_hipGraphExecUpdate_Negative_Functional_CountDiffer_1/_2``,
+    NVIDIA expectations (b)-(d)]; the same created count with a different number of live nodes is
+    TOPOLOGY_CHANGED (2), error node NULL [O: (a), shared]. The cuGraphExecUpdate docstring says
+    TOPOLOGY_CHANGED for any count difference [D]; the simulator follows the observations. The rule
+    applies to child graphs (recursively) and to cuGraphExecChildGraphNodeSetParams as well [I].
     """
+    if g.next_local != old.created:
+        raise UpdateFailure(UPD_NOT_SUPPORTED, None,
+                            f"graph {g.gid} has created {g.next_local} nodes (destroyed ones included) but the "
+                            f"exec's graph had created {old.created}; nodes are paired by creation order, so "
+                            "graphs that created different numbers of nodes cannot be paired (spec 16, 9) "
+                            "[inferred from observations on NVIDIA]")
     live = g.live_nodes()
     if len(live) != len(old.creation):
         raise UpdateFailure(UPD_TOPOLOGY_CHANGED, None,
-                            f"graph {g.gid} has {len(live)} nodes but the exec was made from {len(old.creation)}")
+                            f"graph {g.gid} has {len(live)} live nodes but the exec was made from "
+                            f"{len(old.creation)}, out of the same number of created nodes (spec 16 (a), 9)")
     topo, exits = signature(live)
     if exits > old.exits:
         old_exit = set(range(len(live))) - set(old.topology.src)
@@ -784,7 +826,7 @@ def plan_update(old: Frozen, g: Graph, resolve: Callable[[int], Any], flags: int
                 raise UpdateFailure(prob[0], n, f"node {n.local_id} of graph {g.gid} "
                                                 f"({TYPE_KEYWORDS[n.type]}): {prob[1]}")
         order[pos] = x.evolve(params=n.params, child=child)
-    f = Frozen(old.gid, order, old.creation, old.topology, old.exits)
+    f = Frozen(old.gid, order, old.creation, old.topology, old.exits, old.created)
     f.index = old.index
     return f
 

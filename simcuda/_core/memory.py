@@ -284,17 +284,24 @@ class CopyParams:
     ``src``/``dst`` are device addresses (``int``) when their kind is DEVICE, or host objects
     (int address, ctypes object, buffer) when HOST. Offsets and pitches are in bytes; ``width``
     is in bytes, ``height`` in rows, ``depth`` in slices.
+
+    ``src_unified``/``dst_unified`` say that a side was given as a unified address
+    (``CU_MEMORYTYPE_UNIFIED``, as ``cuMemcpyAsync`` gives both, spec 16 / 9): the node's params then
+    report that memory type, while ``*_kind`` (resolved when the copy was made: DEVICE inside a live
+    allocation, else HOST) decides how the bytes move.
     """
 
     __slots__ = ("src_kind", "src", "src_x", "src_y", "src_z", "src_pitch", "src_height",
                  "dst_kind", "dst", "dst_x", "dst_y", "dst_z", "dst_pitch", "dst_height",
-                 "width", "height", "depth")
+                 "width", "height", "depth", "src_unified", "dst_unified")
 
     def __init__(self, src_kind: str, src: Any, dst_kind: str, dst: Any, width: int,
                  height: int = 1, depth: int = 1, src_pitch: int = 0, src_height: int = 0,
                  dst_pitch: int = 0, dst_height: int = 0, src_x: int = 0, src_y: int = 0,
-                 src_z: int = 0, dst_x: int = 0, dst_y: int = 0, dst_z: int = 0) -> None:
+                 src_z: int = 0, dst_x: int = 0, dst_y: int = 0, dst_z: int = 0,
+                 src_unified: bool = False, dst_unified: bool = False) -> None:
         self.src_kind, self.src, self.dst_kind, self.dst = src_kind, src, dst_kind, dst
+        self.src_unified, self.dst_unified = bool(src_unified), bool(dst_unified)
         self.width, self.height, self.depth = int(width), int(height), int(depth)
         self.src_pitch = int(src_pitch) or self.width
         self.dst_pitch = int(dst_pitch) or self.width
@@ -323,6 +330,13 @@ class CopyParams:
 
     def describe(self) -> str:
         return f"{self.direction} {self.nbytes} bytes"
+
+    def memory_type(self, side: str) -> int:
+        """The ``CUmemorytype`` of ``side`` ('src' or 'dst') as the node's params report it:
+        ``CU_MEMORYTYPE_UNIFIED`` (4) for a unified side, else HOST (1) or DEVICE (2) (spec 16, 9)."""
+        if self.src_unified if side == "src" else self.dst_unified:
+            return 4
+        return 1 if (self.src_kind if side == "src" else self.dst_kind) == HOST else 2
 
 
 def _side_view(mem: MemorySpace, kind: str, obj: Any, first: int, n: int, writable: bool, what: str) -> memoryview:

@@ -601,8 +601,15 @@ def cuStreamCreateWithPriority(flags: Any, priority: Any) -> tuple:
 
 @_face
 def cuStreamDestroy(hStream: Any) -> tuple:
-    """Destroy a stream. During a capture (spec 2.1, C-153/C-154) [I]: destroying the origin terminates
-    the capture and discards its graph; destroying a member invalidates it.
+    """Destroy a stream.
+
+    Mirrors ``cuda.bindings.driver.cuStreamDestroy(hStream)``; returns ``(CUresult,)``.
+
+    Fidelity: during a capture (spec 2.1, 2.2, C-153, C-153b, C-154): destroying the origin terminates
+    the capture and discards its graph [I]; destroying a member that is not the origin succeeds and
+    leaves the capture's status as it was: the stream leaves the sequence and the nodes it captured
+    stay in the graph [O: cuda.core's GraphBuilder.join]. Work of that member that was never joined
+    still makes the end UNJOINED (904) [I, spec 4.4].
 
     Errors: INVALID_HANDLE (garbage); CONTEXT_IS_DESTROYED (destroyed); INVALID_VALUE for the
     legacy/per-thread handles.
@@ -885,7 +892,15 @@ def cuEventSynchronize(hEvent: Any) -> tuple:
 
 @_face
 def cuEventElapsedTime(hStart: Any, hEnd: Any) -> tuple:
-    """Milliseconds (``float``) of simulated time between two completed events (each op adds 0.001 ms).
+    """Milliseconds (``float``) of simulated time between two completed events.
+
+    Mirrors ``cuda.bindings.driver.cuEventElapsedTime(hStart, hEnd)``; returns ``(CUresult, float)``.
+
+    Fidelity (spec 16) [I]: the simulated clock advances 0.001 ms for every operation that runs (each
+    eager stream operation, each node a graph replay runs, a child graph's nodes one by one; event
+    records and the launch itself do not tick), and an event's time is the clock when its record runs
+    (an EVENT_RECORD node when the replay reaches it). Around a replay of N nodes: N * 0.001 ms; with
+    nothing between the records: 0.0.
 
     Errors: INVALID_HANDLE never recorded or DISABLE_TIMING; 907 captured event (invalidates) [I];
     NOT_READY when pending.
@@ -1010,11 +1025,22 @@ def cuMemcpy(dst: Any, src: Any, ByteCount: Any) -> tuple:
 @_face
 def cuMemcpyAsync(dst: Any, src: Any, ByteCount: Any, hStream: Any) -> tuple:
     """Asynchronous unified copy: a MEMCPY node during capture (spec 3.8); the source is read when the
-    work runs (spec 3.10). Errors: INVALID_VALUE bad ranges; stream capture rules."""
+    work runs (spec 3.10).
+
+    Mirrors ``cuda.bindings.driver.cuMemcpyAsync(dst, src, ByteCount, hStream)``; returns ``(CUresult,)``.
+
+    Fidelity: each address is resolved by the core when the call is made (inside a live simulated
+    allocation: device, else host), and that decides how the bytes move, at once or at replay. A
+    captured node records ``CU_MEMORYTYPE_UNIFIED`` for both sides, as ``cuGraphMemcpyNodeGetParams``
+    shows (spec 16, 9) [O: cuda-python issue 2649]; the explicit HtoD/DtoH/DtoD copies keep their typed
+    sides.
+
+    Errors: INVALID_VALUE bad ranges; the stream's capture rules (spec 3.8).
+    """
     d = _drv()
     a, b = _h(dst, _CUdeviceptr), _h(src, _CUdeviceptr)
-    return _copy(d, _CopyParams(_kind_of(d, b), b, _kind_of(d, a), a, _size(ByteCount)), _h(hStream, _CUstream),
-                 "cuMemcpyAsync")
+    return _copy(d, _CopyParams(_kind_of(d, b), b, _kind_of(d, a), a, _size(ByteCount), src_unified=True,
+                                dst_unified=True), _h(hStream, _CUstream), "cuMemcpyAsync")
 
 
 @_face
@@ -1073,16 +1099,16 @@ def cuMemcpyDtoDAsync(dstDevice: Any, srcDevice: Any, ByteCount: Any, hStream: A
 _MT_HOST, _MT_DEVICE, _MT_ARRAY, _MT_UNIFIED = 1, 2, 3, 4
 
 
-def _side(d: Any, st: Any, pre: str, call: str) -> tuple[str, Any]:
-    """(kind, address-or-host-object) of one side of a CUDA_MEMCPY2D/3D."""
+def _side(d: Any, st: Any, pre: str, call: str) -> tuple[str, Any, bool]:
+    """(kind, address-or-host-object, unified) of one side of a CUDA_MEMCPY2D/3D."""
     mt = st._raw(pre + "MemoryType")
     if mt == _MT_HOST:
-        return _HOST, st._raw(pre + "Host")
+        return _HOST, st._raw(pre + "Host"), False
     if mt == _MT_DEVICE:
-        return _DEV, int(st._raw(pre + "Device"))
+        return _DEV, int(st._raw(pre + "Device")), False
     if mt == _MT_UNIFIED:
         a = int(st._raw(pre + "Device"))
-        return _kind_of(d, a), a
+        return _kind_of(d, a), a, True
     if mt == _MT_ARRAY:
         raise d.refuse(call, 801, f"{call}: CUDA arrays ({pre}MemoryType CU_MEMORYTYPE_ARRAY) are not simulated")
     raise d.refuse(call, 1, f"{call}: {pre}MemoryType {mt} is not a CUmemorytype (1 host, 2 device, 3 array, "
@@ -1091,15 +1117,15 @@ def _side(d: Any, st: Any, pre: str, call: str) -> tuple[str, Any]:
 
 def _copy_struct(d: Any, p: Any, call: str, three_d: bool) -> _CopyParams:
     _struct_arg(p, "CUDA_MEMCPY3D" if three_d else "CUDA_MEMCPY2D", "pCopy")
-    sk, so = _side(d, p, "src", call)
-    dk, do = _side(d, p, "dst", call)
+    sk, so, su = _side(d, p, "src", call)
+    dk, do, du = _side(d, p, "dst", call)
     g = p._d
     if three_d:
         return _CopyParams(sk, so, dk, do, g["WidthInBytes"], g["Height"], g["Depth"], g["srcPitch"], g["srcHeight"],
                            g["dstPitch"], g["dstHeight"], g["srcXInBytes"], g["srcY"], g["srcZ"], g["dstXInBytes"],
-                           g["dstY"], g["dstZ"])
+                           g["dstY"], g["dstZ"], src_unified=su, dst_unified=du)
     return _CopyParams(sk, so, dk, do, g["WidthInBytes"], g["Height"], 1, g["srcPitch"], 0, g["dstPitch"], 0,
-                       g["srcXInBytes"], g["srcY"], 0, g["dstXInBytes"], g["dstY"], 0)
+                       g["srcXInBytes"], g["srcY"], 0, g["dstXInBytes"], g["dstY"], 0, src_unified=su, dst_unified=du)
 
 
 def _pcopy_none(pCopy: Any, call: str) -> None:
@@ -1543,13 +1569,16 @@ def _memcpy_from(d: Any, st: Any, call: str) -> _CopyParams:
 
 
 def _memcpy_struct(p: _CopyParams) -> Any:
-    """A ``CUDA_MEMCPY3D`` describing core copy parameters (host sides keep the object they were given)."""
+    """A ``CUDA_MEMCPY3D`` describing core copy parameters (host sides keep the object they were given;
+    a unified side, spec 16, reports ``CU_MEMORYTYPE_UNIFIED`` with its address in ``*Device``)."""
     st = globals()["CUDA_MEMCPY3D"]()
     g = st._d
     for pre, kind, obj, x, y, z, pitch, height in (
             ("src", p.src_kind, p.src, p.src_x, p.src_y, p.src_z, p.src_pitch, p.src_height),
             ("dst", p.dst_kind, p.dst, p.dst_x, p.dst_y, p.dst_z, p.dst_pitch, p.dst_height)):
-        if kind == _HOST:
+        if p.memory_type(pre) == _MT_UNIFIED:
+            g[pre + "MemoryType"], g[pre + "Device"] = _MT_UNIFIED, _mk_dptr(int(obj))
+        elif kind == _HOST:
             g[pre + "MemoryType"], g[pre + "Host"] = _MT_HOST, obj
         else:
             g[pre + "MemoryType"], g[pre + "Device"] = _MT_DEVICE, _mk_dptr(int(obj))
@@ -2130,7 +2159,17 @@ def cuGraphKernelNodeSetParams(hNode: Any, nodeParams: Any) -> tuple:
 
 @_face
 def cuGraphMemcpyNodeGetParams(hNode: Any) -> tuple:
-    """A memcpy node's ``CUDA_MEMCPY3D`` (host sides are the objects given). Errors: INVALID_VALUE."""
+    """A memcpy node's ``CUDA_MEMCPY3D`` (host sides are the objects given).
+
+    Mirrors ``cuda.bindings.driver.cuGraphMemcpyNodeGetParams(hNode)``; returns
+    ``(CUresult, CUDA_MEMCPY3D)``.
+
+    Fidelity: each side's ``*MemoryType`` is the one the copy was made with: HOST/DEVICE for typed
+    copies, ``CU_MEMORYTYPE_UNIFIED`` (address in ``*Device``) for a captured ``cuMemcpyAsync`` and for
+    a side set as UNIFIED (spec 16, 9).
+
+    Errors: INVALID_VALUE bad node or not a MEMCPY node.
+    """
     return (_SUCCESS, _memcpy_struct(_node_params(hNode, _NT_MEMCPY)))
 
 
@@ -2670,7 +2709,10 @@ def cuGraphInstantiate(hGraph: Any, flags: Any) -> tuple:
     """Freeze a graph into an executable graph. Args: ``flags``: ``CUgraphInstantiate_flags`` bits (13.x takes
     them; the argument is required, as in the wrapper: one argument raises ``TypeError``).
 
-    Errors (INVALID_VALUE): unknown flag bits; a capture target [I]; a graph moved into a child-graph node;
+    Mirrors ``cuda.bindings.driver.cuGraphInstantiate(hGraph, flags)``; returns ``(CUresult, CUgraphExec)``.
+
+    Errors (INVALID_VALUE): ``CUDA_GRAPH_INSTANTIATE_FLAG_UPLOAD``, which needs the params form and its
+    upload stream (spec 16, 9) [H/D]; unknown flag bits; a capture target [I]; a graph moved into a child-graph node;
     memory nodes while an exec of the graph exists (C-141); DEVICE_LAUNCH with AUTO_FREE_ON_LAUNCH, with no
     kernel/memcpy/memset node, other node types, pageable host copies or several contexts (C-143); a cycle.
     ``cuGraphInstantiateWithParams`` also reports the ``CUgraphInstantiateResult`` and error node.
@@ -2708,7 +2750,10 @@ def cuGraphInstantiateWithParams(hGraph: Any, instantiateParams: Any) -> tuple:
 def cuGraphLaunch(hGraphExec: Any, hStream: Any) -> tuple:
     """Run an executable graph on a stream (replays nodes in topological order, creation order breaking ties).
 
-    Errors: INVALID_VALUE/INVALID_HANDLE bad exec; INVALID_VALUE unfreed graph allocations without
+    Mirrors ``cuda.bindings.driver.cuGraphLaunch(hGraphExec, hStream)``; returns ``(CUresult,)``.
+
+    Errors: INVALID_VALUE for a NULL or destroyed exec (spec 16, 9), INVALID_HANDLE for a handle that never
+    named an exec; INVALID_VALUE unfreed graph allocations without
     AUTO_FREE_ON_LAUNCH; 900 into a capturing stream, invalidating it (spec 3.8) unless
     ``Options(graph_launch_in_capture="child-node")``; 906/901 by the stream rules.
     """
@@ -2718,7 +2763,14 @@ def cuGraphLaunch(hGraphExec: Any, hStream: Any) -> tuple:
 
 @_face
 def cuGraphUpload(hGraphExec: Any, hStream: Any) -> tuple:
-    """Nothing to upload in a simulator: checks the handles and the stream rules (906 legacy, 901)."""
+    """Nothing to upload in a simulator: checks the handles and the stream rules (906 legacy, 901).
+
+    Mirrors ``cuda.bindings.driver.cuGraphUpload(hGraphExec, hStream)``; returns ``(CUresult,)``.
+
+    Errors: INVALID_VALUE for a NULL or destroyed exec (spec 16, 9), INVALID_HANDLE for a handle that never
+    named an exec; the stream's preamble errors; 906 on the legacy stream under a blocking capture; 901 on
+    a stream of an invalidated capture.
+    """
     _drv().graph_upload(_h(hGraphExec, _CUgraphExec), _h(hStream, _CUstream))
     return _OK
 
@@ -2743,6 +2795,10 @@ def cuGraphExecUpdate(hGraphExec: Any, hGraph: Any) -> tuple:
     named in ``simcuda.last_error().why`` and kept in ``simcuda.last_error().update_info``. The exec is
     unchanged on failure. Updating from the graph of a live capture is INVALID_VALUE: an update freezes the
     graph into the exec as instantiation does, which spec 3.2 rules out until the capture ends [inferred].
+
+    Fidelity (spec 16, 9) [I]: when the two graphs created different numbers of nodes (destroyed ones
+    included) the result is NOT_SUPPORTED with a NULL error node, as observed on NVIDIA; the same
+    created count with different live nodes is TOPOLOGY_CHANGED. The rule is ``graph.plan_update``.
     """
     result, enode, efrom = _drv().graph_exec_update(_h(hGraphExec, _CUgraphExec), _h(hGraph, _CUgraph))
     info = _CUgraphExecUpdateResultInfo()

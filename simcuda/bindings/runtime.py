@@ -935,7 +935,9 @@ def cudaStreamCreateWithPriority(flags: Any, priority: Any) -> tuple:
 @_rt()
 def cudaStreamDestroy(stream: Any) -> tuple:
     """Destroy a stream (pending work still runs). During a capture: destroying the origin ends the capture
-    without a graph; destroying a member invalidates it [I]. Errors: cudaErrorInvalidResourceHandle (400),
+    without a graph [I]; destroying a member that is not the origin leaves the capture as it was, the
+    stream leaves it and its nodes stay (spec 2.2, C-153b); unjoined work of it still makes the end
+    unjoined [I]. Errors: cudaErrorInvalidResourceHandle (400),
     cudaErrorContextIsDestroyed (709), cudaErrorInvalidValue for the default-stream handles."""
     _drv().stream_destroy(_h(stream, _cudaStream_t))
     return _OK
@@ -1066,8 +1068,10 @@ def cudaEventSynchronize(event: Any) -> tuple:
 
 @_rt()
 def cudaEventElapsedTime(start: Any, end: Any) -> tuple:
-    """Milliseconds (``float``) of simulated time between two completed events (about 0.001 ms per piece
-    of work). Errors: 400 never recorded or timing disabled; 600 pending; 907 captured (invalidates) [I]."""
+    """Milliseconds (``float``) of simulated time between two completed events: 0.001 ms per operation run
+    between the two records (eager operations and replayed graph nodes, spec 16) [I].
+
+    Errors: 400 never recorded or timing disabled; 600 pending; 907 captured (invalidates) [I]."""
     return (_SUCCESS, _drv().event_elapsed_time(_h(start, _cudaEvent_t), _h(end, _cudaEvent_t)))
 
 
@@ -1452,8 +1456,12 @@ def cudaGraphClone(originalGraph: Any) -> tuple:
 def cudaGraphInstantiate(graph: Any, flags: Any) -> tuple:
     """Freeze a graph into a ``cudaGraphExec_t``. ``flags``: ``cudaGraphInstantiateFlags`` bits.
 
-    Errors (cudaErrorInvalidValue): a capture target [I]; memory nodes with a live exec;
-    DEVICE_LAUNCH with AUTO_FREE_ON_LAUNCH, an empty graph or unsupported nodes; unknown bits; a cycle.
+    Mirrors ``cuda.bindings.runtime.cudaGraphInstantiate(graph, flags)``; returns
+    ``(cudaError_t, cudaGraphExec_t)``.
+
+    Errors (cudaErrorInvalidValue): ``cudaGraphInstantiateFlagUpload`` (it needs the params form and its
+    upload stream, spec 16, 9); a capture target [I]; memory nodes with a live exec; DEVICE_LAUNCH with
+    AUTO_FREE_ON_LAUNCH, an empty graph or unsupported nodes; unknown bits; a cycle.
     """
     return (_SUCCESS, _mk_exec(_drv().graph_instantiate(_h(graph, _cudaGraph_t),
                                                        _u(flags, 64, "unsigned PY_LONG_LONG"))))
@@ -1461,7 +1469,8 @@ def cudaGraphInstantiate(graph: Any, flags: Any) -> tuple:
 
 @_rt()
 def cudaGraphInstantiateWithFlags(graph: Any, flags: Any) -> tuple:
-    """As :func:`cudaGraphInstantiate`."""
+    """As :func:`cudaGraphInstantiate` (``cudaGraphInstantiateFlagUpload`` is cudaErrorInvalidValue here too,
+    spec 16, 9)."""
     return (_SUCCESS, _mk_exec(_drv().graph_instantiate(_h(graph, _cudaGraph_t),
                                                        _u(flags, 64, "unsigned PY_LONG_LONG"))))
 
@@ -1469,17 +1478,25 @@ def cudaGraphInstantiateWithFlags(graph: Any, flags: Any) -> tuple:
 @_rt()
 def cudaGraphInstantiateWithParams(graph: Any, instantiateParams: Any) -> tuple:
     """Instantiate from ``cudaGraphInstantiateParams`` (``flags``, ``uploadStream`` with the UPLOAD flag);
-    writes ``result_out`` and ``errNode_out`` into the struct. Errors as :func:`cudaGraphInstantiate`."""
+    writes ``result_out`` and ``errNode_out`` into the struct.
+
+    Mirrors ``cuda.bindings.runtime.cudaGraphInstantiateWithParams(graph, instantiateParams)``; returns
+    ``(cudaError_t, cudaGraphExec_t)``.
+
+    Errors as :func:`cudaGraphInstantiate`, except that ``cudaGraphInstantiateFlagUpload`` is accepted
+    here (spec 16, 9): the upload stream is checked first (the stream rules of cudaGraphUpload), so a
+    failure makes no exec. On failure ``result_out`` is the ``cudaGraphInstantiateResult`` and
+    ``errNode_out`` the error node, as the core reports them.
+    """
     p = _struct_arg(instantiateParams, "cudaGraphInstantiateParams", "instantiateParams",
                     "cudaGraphInstantiateWithParams")
     d = _drv()
     flags = int(p.flags)
     try:
-        x = d.graph_instantiate(_h(graph, _cudaGraph_t), flags)
-        if flags & 2:
-            d.graph_upload(x, int(p.uploadStream))
-    except _DriverError:
-        p._d["result_out"] = 1
+        x = d.graph_instantiate_with_params(_h(graph, _cudaGraph_t), flags, int(p.uploadStream))
+    except _DriverError as e:
+        p._d["result_out"] = getattr(e, "instantiate_result", 1)
+        p._d["errNode_out"] = _mk_node(getattr(e, "err_node", 0))
         raise
     p._d["result_out"] = 0
     p._d["errNode_out"] = _mk_node(0)
@@ -1490,8 +1507,9 @@ def cudaGraphInstantiateWithParams(graph: Any, instantiateParams: Any) -> tuple:
 def cudaGraphLaunch(graphExec: Any, stream: Any) -> tuple:
     """Run an executable graph on ``stream`` (nodes replay in topological order against simulated memory).
 
-    Errors: cudaErrorInvalidValue/cudaErrorInvalidResourceHandle bad exec; 900 into a capturing stream
-    (invalidates, spec 3.8); 906/901 by the stream rules.
+    Errors: cudaErrorInvalidValue for a NULL or destroyed exec (spec 16, 9), cudaErrorInvalidResourceHandle
+    for a handle that never named one; 900 into a capturing stream (invalidates, spec 3.8); 906/901 by the
+    stream rules.
     """
     _drv().graph_launch(_h(graphExec, _cudaGraphExec_t), _h(stream, _cudaStream_t))
     return _OK
@@ -1499,7 +1517,11 @@ def cudaGraphLaunch(graphExec: Any, stream: Any) -> tuple:
 
 @_rt()
 def cudaGraphUpload(graphExec: Any, stream: Any) -> tuple:
-    """Nothing to upload in a simulator: checks the handles and the stream rules."""
+    """Nothing to upload in a simulator: checks the handles and the stream rules.
+
+    Errors: cudaErrorInvalidValue for a NULL or destroyed exec (spec 16, 9), cudaErrorInvalidResourceHandle
+    for a handle that never named one; 906/901 by the stream rules.
+    """
     _drv().graph_upload(_h(graphExec, _cudaGraphExec_t), _h(stream, _cudaStream_t))
     return _OK
 
@@ -1517,6 +1539,7 @@ def cudaGraphExecUpdate(hGraphExec: Any, hGraph: Any) -> tuple:
 
     On failure (cudaErrorGraphExecUpdateFailure, 910) the info slot is ``None`` like every output on
     error; the reason (TOPOLOGY_CHANGED, NODE_TYPE_CHANGED...) is in ``simcuda.last_error().why``.
+    Graphs that created different numbers of nodes give NOT_SUPPORTED (spec 16) [I].
     """
     result, enode, efrom = _drv().graph_exec_update(_h(hGraphExec, _cudaGraphExec_t), _h(hGraph, _cudaGraph_t))
     info = _RCLS["cudaGraphExecUpdateResultInfo"]()

@@ -49,7 +49,7 @@ def test_c151_waiting_on_a_destroyed_event(cu):
 
 @pytest.mark.inferred
 def test_c153_destroying_a_forked_member_during_capture(cu):
-    """Destroying a forked member succeeds and invalidates the capture, which then ends with 901."""
+    """Destroying an unjoined forked member succeeds, the capture stays ACTIVE, and its end is 904 UNJOINED."""
     d = cu.drv
     cu.ok(cu.begin(cu.s1, cu.G))
     cu.ok(cu.rec(cu.e1, cu.s1))
@@ -57,9 +57,33 @@ def test_c153_destroying_a_forked_member_during_capture(cu):
     cu.ok(cu.K(cu.s2))                      # B
     cu.ok(d.cuStreamDestroy(cu.s2))
     cu.forget(cu.s2)
-    cu.iscap(cu.s1, cu.INVALIDATED)
-    cu.err(cu.end(cu.s1), 901)
+    cu.iscap(cu.s1, cu.ACTIVE)
+    st, _cid, g, deps, _eds, n = cu.info(cu.s1)
+    assert st == cu.ACTIVE and n == 0 and list(deps) == []
+    assert cu.types(g) == [cu.KERNEL], "the destroyed member's node B stays in the capture graph"
+    res = cu.end(cu.s1)
+    cu.err(res, 904)
+    assert res[1] is None
     cu.iscap(cu.s1, cu.NONE)
+
+
+def test_c153b_destroying_a_joined_member_during_capture(cu):
+    """Destroying a member after it was joined (cuda.core's join) keeps the capture ACTIVE and it ends with B -> C."""
+    d = cu.drv
+    cu.ok(cu.begin(cu.s1, cu.G))
+    cu.ok(cu.rec(cu.e1, cu.s1))
+    cu.ok(cu.wait(cu.s2, cu.e1))
+    cu.ok(cu.K(cu.s2))                      # B
+    cu.ok(cu.rec(cu.e2, cu.s2))
+    cu.ok(cu.wait(cu.s1, cu.e2))
+    cu.ok(d.cuStreamDestroy(cu.s2))
+    cu.forget(cu.s2)
+    cu.iscap(cu.s1, cu.ACTIVE)
+    cu.ok(cu.K(cu.s1))                      # C
+    g = cu.end_ok(cu.s1)
+    cu.iscap(cu.s1, cu.NONE)
+    assert cu.shape(g) == ([cu.KERNEL, cu.KERNEL], [(0, 1)])
+    cu.defer(lambda: d.cuGraphDestroy(g))
 
 
 @pytest.mark.inferred

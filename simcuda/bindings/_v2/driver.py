@@ -1019,19 +1019,21 @@ def graph_clone(original_graph: Any) -> int:
 
 @_face
 def graph_instantiate_with_flags(h_graph: Any, flags: Any) -> int:
-    """Instantiate; returns the exec handle (spec 9)."""
+    """Instantiate; returns the exec handle (spec 9). ``GRAPH_INSTANTIATE_FLAG_UPLOAD`` raises InvalidValueError:
+    it needs ``graph_instantiate_with_params`` and its upload stream (spec 16, 9)."""
     return _drv().graph_instantiate(_ip(h_graph), _u(flags))
 
 
 @_face
 def graph_launch(h_graph_exec: Any, h_stream: Any) -> None:
-    """Run an exec on a stream (900 into a capturing stream, spec 3.8)."""
+    """Run an exec on a stream (900 into a capturing stream, spec 3.8); a destroyed exec raises
+    InvalidValueError (spec 16, 9)."""
     _drv().graph_launch(_ip(h_graph_exec), _ip(h_stream))
 
 
 @_face
 def graph_upload(h_graph_exec: Any, h_stream: Any) -> None:
-    """Checks handles and stream rules; nothing to upload."""
+    """Checks handles and stream rules; nothing to upload. A destroyed exec raises InvalidValueError (spec 16, 9)."""
     _drv().graph_upload(_ip(h_graph_exec), _ip(h_stream))
 
 
