@@ -1955,47 +1955,66 @@ class Driver:
     def graph_add_dependencies(self, hgraph: int, froms: list[int], tos: list[int], eds: list[tuple]) -> None:
         """cuGraphAddDependencies: add edges ``froms[i] -> tos[i]`` with edge data ``eds`` (empty: zero).
 
-        Errors: 1 INVALID_VALUE a node outside the graph or NULL, a self edge, an edge that already
-        exists (also twice in one call) (spec 9), bad edge data.
+        Args:
+            hgraph: the graph handle.
+            froms, tos: node handles, paired by position (``zip``: the shorter list decides).
+            eds: ``(from_port, to_port, type)`` per edge, or empty for all-zero edge data.
+
+        The edges are appended in the given order, after the graph's existing edges (``cuGraphGetEdges``
+        returns creation order, spec 4.5). Each edge costs O(1) whatever the graph's shape: duplicates are
+        found in the graph's pair index (:func:`graph.pair_index`) and in a dict of the call's own edges.
+        Errors: 1 INVALID_VALUE (checked edge by edge, the first failing edge named): a node handle NULL,
+        destroyed or outside the graph, a self edge, an edge between two nodes that already have one
+        (whatever its edge data) or one listed twice in this call (spec 9); then bad edge data (a missing
+        entry, ``to_port`` not 0, an unknown type). A refused call adds no edge.
         """
         g = self._graph(hgraph)
-        pairs = []
+        index = gr.pair_index(g)
+        new: dict[tuple[gr.Node, gr.Node], None] = {}  # insertion-ordered: the edges of this call
         for i, (a, b) in enumerate(zip(froms, tos)):
             na, nb = self._node(a, "from"), self._node(b, "to")
             if na.graph is not g or nb.graph is not g:
                 raise DriverError(1, f"edge {i}: both nodes must belong to graph {g.gid}")
             if na is nb:
                 raise DriverError(1, f"edge {i}: a node cannot depend on itself")
-            if any(e.dst is nb for e in na.outs) or any(p[0] is na and p[1] is nb for p in pairs):
+            key = (na, nb)
+            if key in index or key in new:
                 raise DriverError(1, f"edge {i}: node {na.local_id} -> node {nb.local_id} already exists")
-            pairs.append((na, nb))
-        eds = eds or [gr.ZERO_ED] * len(pairs)
+            new[key] = None
+        eds = eds or [gr.ZERO_ED] * len(new)
         cap.check_edge_data([None if ed is None else (0, ed[1], ed[2]) for ed in eds], "edgeData")
-        for (na, nb), ed in zip(pairs, eds):
-            gr.add_edge(g, na, nb, tuple(ed))
+        for key, ed in zip(new, eds):
+            gr.add_edge(g, key[0], key[1], tuple(ed), key)
 
     @entry
     def graph_remove_dependencies(self, hgraph: int, froms: list[int], tos: list[int], eds: list[tuple]) -> None:
         """cuGraphRemoveDependencies: remove edges (remembered for the unjoined rule, spec 4.4).
 
-        Errors: 1 INVALID_VALUE an edge that does not exist with that edge data, or a graph with
-        allocation/free nodes (spec 9).
+        Args:
+            hgraph: the graph handle.
+            froms, tos: node handles, paired by position.
+            eds: the edge data each edge must have, or empty for all-zero edge data.
+
+        Each edge is found in O(1) (the graph's pair index) and removed in O(1), whatever the graph's shape.
+        Errors: 1 INVALID_VALUE a graph with allocation/free nodes (spec 9); then, edge by edge, a node
+        handle NULL, destroyed or outside the graph, no edge between the two nodes with that edge data, or
+        an edge listed twice in this call. A refused call removes nothing.
         """
         g = self._graph(hgraph)
         if g.has_type(gr.MEM_ALLOC, gr.MEM_FREE):
             raise DriverError(1, f"graph {g.gid} has memory allocation/free nodes; its edges cannot be removed")
-        found = []
+        found: dict[gr.Edge, None] = {}  # insertion-ordered set: removal order
         for i, (a, b) in enumerate(zip(froms, tos)):
             na, nb = self._node(a, "from"), self._node(b, "to")
             if na.graph is not g or nb.graph is not g:
                 raise DriverError(1, f"edge {i}: both nodes must belong to graph {g.gid} (node {na.local_id} is in "
                                      f"graph {na.graph.gid}, node {nb.local_id} in graph {nb.graph.gid})")
             ed = eds[i] if eds else gr.ZERO_ED
-            match = next((e for e in na.outs if e.dst is nb and e.ed == tuple(ed)), None)
+            match = gr.find_edge(g, na, nb, tuple(ed))
             if match is None or match in found:
                 raise DriverError(1, f"edge {i}: there is no edge node {na.local_id} -> node {nb.local_id} with that "
                                      "edge data")
-            found.append(match)
+            found[match] = None
         for e in found:
             gr.remove_edge(g, e)
 
@@ -2003,6 +2022,9 @@ class Driver:
     def graph_destroy_node(self, hnode: int) -> None:
         """cuGraphDestroyNode: remove a node and its edges.
 
+        Time linear in the node's own edges (plus its child graph, for a GRAPH node): the edges leave the
+        graph's edge set, pair index and the neighbours' edge lists in O(1) each; edges removed earlier
+        that touch the node stop counting in ``Graph.removed_edges``.
         Errors: 1 INVALID_VALUE bad node; its graph is a capture target (spec 3.5, C-109) or holds
         allocation/free nodes (spec 9).
         """
@@ -2011,9 +2033,7 @@ class Driver:
         cap.check_capture_target(g, "remove node")
         if g.has_type(gr.MEM_ALLOC, gr.MEM_FREE):
             raise DriverError(1, f"graph {g.gid} has memory allocation/free nodes; its nodes cannot be destroyed")
-        for e in list(n.ins) + list(n.outs):
-            gr.remove_edge(g, e)
-        g.removed_edges = [e for e in g.removed_edges if e.src is not n and e.dst is not n]
+        gr.detach_node(g, n)
         g.drop_node(n)
         if n.type == gr.GRAPH:
             self._discard_graph(n.params["graph"])

@@ -11,6 +11,27 @@ creation index in its graph [O]. Edges carry edge data as a tuple ``(from_port, 
 ``ZERO_ED`` is an ordinary full dependency. Each graph counts its live nodes per type, so the
 questions the rules ask ("does it hold MEM_ALLOC nodes?") cost O(1).
 
+Edges cost O(1) each to add, find and remove, whatever the graph's shape (chain, fan-out, fan-in):
+
+* ``Graph.edges`` is an insertion-ordered set (a dict ``Edge -> None``): creation order for
+  ``cuGraphGetEdges`` (spec 4.5), O(1) removal.
+* ``Node.ins`` / ``Node.outs`` hold the node's edges in edge order. They are plain lists (cheap for
+  the one or two edges most nodes have); the first removal from one longer than ``_SMALL`` turns it
+  into an insertion-ordered dict, so removing from a 100k fan-out is O(1) per edge too. Readers only
+  iterate them, take ``len`` or test emptiness, which both forms support.
+* ``Graph.pairs`` maps ``(src node, dst node)`` to the edge between them, for the duplicate checks of
+  ``cuGraphAddDependencies`` and the look-ups of ``cuGraphRemoveDependencies``. It is built on first
+  use (:func:`pair_index`, linear once) and kept up to date afterwards, so graphs nobody edits that
+  way (captures, clones) never pay its memory. The driver refuses a second edge between the same two
+  nodes, but a capture whose dependency list names a node twice (``cuStreamUpdateCaptureDependencies``
+  SET, ``cuStreamBeginCaptureToGraph``) still gives its next node two edges from it; the index then
+  holds the first and ``Graph.n_dup`` counts the others, so look-ups stay exact in that rare case.
+
+Every walk over nested child graphs (discard, deep type checks, freeze, replay, clone, exec update,
+DOT) is iterative, with an explicit stack, so nesting depth is limited only by memory, never by
+Python's recursion limit; each visits graphs and nodes in the order the recursive definition would
+(the same handles, graph ids, log order, DOT text and first error).
+
 Node parameters, per ``type`` (never mutated once stored; a set-params call stores a new object):
 
 * KERNEL: dict ``name, func (Function), grid, block, shmem, args, priority, cooperative``;
@@ -112,8 +133,8 @@ class Node:
         self.local_id = local_id
         self.type = ntype
         self.params = params
-        self.ins: list[Edge] = []
-        self.outs: list[Edge] = []
+        self.ins: list[Edge] | dict[Edge, None] = []  # edge order; see the module docstring
+        self.outs: list[Edge] | dict[Edge, None] = []
         self.destroyed = False
 
     def describe(self) -> str:
@@ -155,17 +176,23 @@ def copy_params(ntype: int, p: Any) -> Any:
 
 
 class Graph:
-    """A graph (``CUgraph``): nodes and edges in creation order, plus what the rules read."""
+    """A graph (``CUgraph``): nodes and edges in creation order, plus what the rules read.
 
-    __slots__ = ("handle", "gid", "nodes", "edges", "removed_edges", "capture_target_of", "live_execs",
-                 "destroyed", "owner_node", "ctx", "next_local", "type_counts", "n_live", "clone_map", "moved")
+    ``removed_edges`` lists, in removal order, the edges removed by ``cuGraphRemoveDependencies``
+    whose two nodes are both still alive (spec 4.4: they still count for the unjoined rule); edges
+    cut by ``cuGraphDestroyNode`` are not remembered.
+    """
+
+    __slots__ = ("handle", "gid", "nodes", "edges", "_removed", "capture_target_of", "live_execs",
+                 "destroyed", "owner_node", "ctx", "next_local", "type_counts", "n_live", "clone_map", "moved",
+                 "pairs", "n_dup")
 
     def __init__(self, handle: int, gid: int, ctx: Any = None) -> None:
         self.handle = handle
         self.gid = gid
         self.nodes: list[Node] = []
         self.edges: dict[Edge, None] = {}  # insertion-ordered set: O(1) removal
-        self.removed_edges: list[Edge] = []
+        self._removed: list[Edge] = []
         self.capture_target_of = None
         self.live_execs = 0
         self.destroyed = False
@@ -176,6 +203,19 @@ class Graph:
         self.n_live = 0
         self.clone_map: dict[int, Node] | None = None  # original node handle -> node (cuGraphClone)
         self.moved = False  # moved into a child-graph node (CU_GRAPH_CHILD_GRAPH_OWNERSHIP_MOVE)
+        self.pairs: dict[tuple[Node, Node], Edge] | None = None  # built on first use: pair_index()
+        self.n_dup = 0  # live edges whose (src, dst) pair already had an edge (capture only)
+
+    @property
+    def removed_edges(self) -> list[Edge]:
+        """Edges removed by graph edits whose nodes are both alive, in removal order (spec 4.4).
+
+        Linear in the edges ever removed; entries whose node was destroyed since are dropped for good.
+        """
+        kept = [e for e in self._removed if not (e.src.destroyed or e.dst.destroyed)]
+        if len(kept) != len(self._removed):
+            self._removed = kept
+        return list(kept)
 
     def add_node(self, n: Node) -> None:
         """Append ``n`` (creation order) and count it."""
@@ -201,13 +241,15 @@ class Graph:
         return any(c.get(t, 0) for t in types)
 
     def has_type_deep(self, *types: int) -> bool:
-        """As :meth:`has_type`, looking into child graphs too."""
-        if self.has_type(*types):
-            return True
-        if not self.type_counts.get(GRAPH, 0):
-            return False
-        return any(n.params["graph"].has_type_deep(*types) for n in self.nodes
-                   if n.type == GRAPH and not n.destroyed)
+        """As :meth:`has_type`, looking into child graphs too (iteratively, any nesting depth)."""
+        stack = [self]
+        while stack:
+            g = stack.pop()
+            if g.has_type(*types):
+                return True
+            if g.type_counts.get(GRAPH, 0):
+                stack.extend(n.params["graph"] for n in g.nodes if n.type == GRAPH and not n.destroyed)
+        return False
 
     def first_of(self, *types: int) -> Node | None:
         """The first live node (creation order) of one of ``types``, looking into child graphs."""
@@ -221,21 +263,109 @@ class Graph:
         return None
 
 
-def add_edge(graph: Graph, src: Node, dst: Node, ed: tuple[int, int, int] = ZERO_ED) -> Edge:
-    """Add ``src -> dst`` (no checks: the caller has made them)."""
+#: ``Node.ins`` / ``Node.outs`` lists longer than this become dicts on their first removal
+_SMALL = 16
+
+
+def add_edge(graph: Graph, src: Node, dst: Node, ed: tuple[int, int, int] = ZERO_ED,
+             key: tuple[Node, Node] | None = None) -> Edge:
+    """Add ``src -> dst`` (no checks: the caller has made them) in O(1).
+
+    ``key`` may pass a ready ``(src, dst)`` tuple for the pair index (saves making another).
+    """
     e = Edge(src, dst, ed)
     graph.edges[e] = None
-    src.outs.append(e)
-    dst.ins.append(e)
+    pairs = graph.pairs
+    if pairs is not None:
+        if pairs.setdefault(key or (src, dst), e) is not e:
+            graph.n_dup += 1
+    try:
+        src.outs.append(e)
+    except AttributeError:  # a dict (see the module docstring)
+        src.outs[e] = None
+    try:
+        dst.ins.append(e)
+    except AttributeError:
+        dst.ins[e] = None
     return e
 
 
-def remove_edge(graph: Graph, e: Edge) -> None:
-    """Remove ``e`` and remember it (spec 4.4: removed edges still count for the unjoined rule)."""
+def pair_index(graph: Graph) -> dict[tuple[Node, Node], Edge]:
+    """``(src, dst) -> edge`` of ``graph`` (the first edge of a pair, edge order), built once in
+    O(edges) on first use and kept up to date by :func:`add_edge` / :func:`remove_edge`."""
+    pairs = graph.pairs
+    if pairs is None:
+        pairs = {}
+        dup = 0
+        for e in graph.edges:
+            if pairs.setdefault((e.src, e.dst), e) is not e:
+                dup += 1
+        graph.pairs, graph.n_dup = pairs, dup
+    return pairs
+
+
+def find_edge(graph: Graph, src: Node, dst: Node, ed: tuple[int, int, int] | None = None) -> Edge | None:
+    """The first edge ``src -> dst`` (in ``src``'s edge order), with edge data ``ed`` when given; O(1)
+    (O(out-degree of ``src``) only in a graph holding duplicate pairs, see the module docstring)."""
+    e = pair_index(graph).get((src, dst))
+    if e is None or ed is None or e.ed == ed:
+        return e
+    if graph.n_dup:
+        return next((x for x in src.outs if x.dst is dst and x.ed == ed), None)
+    return None
+
+
+def _unlink(node: Node, attr: str, e: Edge) -> None:
+    """Remove ``e`` from ``node.ins`` or ``node.outs`` (``attr``) in O(1) (amortised)."""
+    c = getattr(node, attr)
+    if c.__class__ is list:
+        if len(c) <= _SMALL:
+            c.remove(e)
+            return
+        c = dict.fromkeys(c)
+        setattr(node, attr, c)
+    del c[e]
+
+
+def _unindex(graph: Graph, e: Edge) -> None:
+    """Drop ``e`` from the pair index (when built), promoting a duplicate of its pair if there is one."""
+    pairs = graph.pairs
+    if pairs is None:
+        return
+    key = (e.src, e.dst)
+    if pairs.get(key) is not e:
+        graph.n_dup -= 1  # e was a duplicate
+        return
+    nxt = next((x for x in e.src.outs if x.dst is e.dst and x is not e), None) if graph.n_dup else None
+    if nxt is None:
+        del pairs[key]
+    else:
+        pairs[key] = nxt
+        graph.n_dup -= 1
+
+
+def remove_edge(graph: Graph, e: Edge, remember: bool = True) -> None:
+    """Remove ``e`` in O(1); with ``remember``, keep it in ``removed_edges`` (spec 4.4: removed edges still
+    count for the unjoined rule)."""
     del graph.edges[e]
-    e.src.outs.remove(e)
-    e.dst.ins.remove(e)
-    graph.removed_edges.append(e)
+    _unindex(graph, e)
+    _unlink(e.src, "outs", e)
+    _unlink(e.dst, "ins", e)
+    if remember:
+        graph._removed.append(e)
+
+
+def detach_node(graph: Graph, n: Node) -> None:
+    """Remove every edge of ``n`` (not remembered in ``removed_edges``), in time linear in its edges."""
+    for e in n.ins:
+        del graph.edges[e]
+        _unindex(graph, e)
+        _unlink(e.src, "outs", e)
+    for e in n.outs:
+        del graph.edges[e]
+        _unindex(graph, e)
+        _unlink(e.dst, "ins", e)
+    n.ins, n.outs = [], []
 
 
 class GraphCycle(Exception):
@@ -756,7 +886,7 @@ def plan_update(old: Frozen, g: Graph, resolve: Callable[[int], Any], flags: int
                                 f"node in the exec {len(old_deps)}")
         for j, (a, b) in enumerate(zip(new_deps, old_deps)):
             if a != b:
-                src = n.ins[j].src
+                src = list(n.ins)[j].src
                 raise UpdateFailure(UPD_TOPOLOGY_CHANGED, n,
                                     f"dependency {j} of node {n.local_id} (node {src.local_id}"
                                     f"{'' if a[1] == ZERO_ED else ' with edge data ' + str(a[1])}) does not match "
