@@ -288,11 +288,15 @@ class Driver:
         return n
 
     def _discard_graph(self, g: gr.Graph) -> None:
-        g.destroyed = True
-        for n in g.nodes:
-            n.destroyed = True
-            if n.type == gr.GRAPH:
-                self._discard_graph(n.params["graph"])
+        """Mark ``g``, its nodes and every graph nested in them destroyed (iterative: any depth)."""
+        stack = [g]
+        while stack:
+            g = stack.pop()
+            g.destroyed = True
+            for n in g.nodes:
+                n.destroyed = True
+                if n.type == gr.GRAPH and not n.params["graph"].destroyed:
+                    stack.append(n.params["graph"])
 
     def _ctx_current(self, t: ThreadState | None = None) -> Context:
         t = t or self._thread()
@@ -2599,19 +2603,13 @@ _INST_NAMES = {0: "SUCCESS", 1: "ERROR", 2: "INVALID_STRUCTURE", 3: "NODE_OPERAT
 
 
 def _walk(g: gr.Graph) -> Any:
-    """Live nodes of ``g`` and of its child graphs, depth first, creation order."""
-    for n in g.live_nodes():
-        yield n
-        if n.type == gr.GRAPH:
-            yield from _walk(n.params["graph"])
+    """Live nodes of ``g`` and of its child graphs, depth first, creation order (iterative: any depth)."""
+    return gr.walk_graph(g)
 
 
 def _walk_body(body: gr.Frozen) -> Any:
-    """Exec nodes of a frozen body and of its child bodies."""
-    for x in body.order:
-        yield x
-        if x.type == gr.GRAPH:
-            yield from _walk_body(x.child)
+    """Exec nodes of a frozen body and of its child bodies, depth first (iterative: any depth)."""
+    return gr.walk_body(body)
 
 
 def _ancestors(nodes: list[gr.Node]) -> set[int]:

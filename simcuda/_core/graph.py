@@ -499,15 +499,12 @@ class Frozen:
         if self._mem is None:
             allocs: list[Any] = []
             frees: list[int] = []
-            for x in self.order:
-                if x.type == MEM_ALLOC:
-                    allocs.append(x.params["alloc"])
-                elif x.type == MEM_FREE:
-                    frees.append(x.params["dptr"])
-                elif x.type == GRAPH:
-                    a, f = x.child._memory()
-                    allocs.extend(a)
-                    frees.extend(f)
+            if not self.order or any(x.type in (MEM_ALLOC, MEM_FREE, GRAPH) for x in self.order):
+                for x in walk_body(self):
+                    if x.type == MEM_ALLOC:
+                        allocs.append(x.params["alloc"])
+                    elif x.type == MEM_FREE:
+                        frees.append(x.params["dptr"])
             self._mem = (allocs, frees)
         return self._mem
 
@@ -521,7 +518,35 @@ class Frozen:
 
     def count(self) -> int:
         """Number of nodes, child bodies included."""
-        return sum(1 + (x.child.count() if x.type == GRAPH else 0) for x in self.order)
+        return sum(1 for _ in walk_body(self))
+
+
+def walk_body(body: Frozen) -> Any:
+    """Exec nodes of ``body`` and of its child bodies, depth first (each GRAPH node, then its child's
+    nodes, then the next node), replay order; iterative, any nesting depth."""
+    stack = [iter(body.order)]
+    while stack:
+        for x in stack[-1]:
+            yield x
+            if x.type == GRAPH:
+                stack.append(iter(x.child.order))
+                break
+        else:
+            stack.pop()
+
+
+def walk_graph(g: Graph) -> Any:
+    """Live nodes of ``g`` and of its child graphs, depth first (each GRAPH node, then its child's nodes,
+    then the next node), creation order; iterative, any nesting depth."""
+    stack = [iter(g.live_nodes())]
+    while stack:
+        for n in stack[-1]:
+            yield n
+            if n.type == GRAPH:
+                stack.append(iter(n.params["graph"].live_nodes()))
+                break
+        else:
+            stack.pop()
 
 
 class Topology:
@@ -561,22 +586,35 @@ def signature(live: list[Node]) -> tuple[Topology, int]:
 
 
 def freeze(graph: Graph) -> Frozen:
-    """Freeze ``graph`` (child graphs recursively). Raises :class:`GraphCycle`."""
-    live = graph.live_nodes()
-    order = topo_order(live)
-    if order is None:
-        raise GraphCycle(_cycle_node(live))
-    xs = []
-    for n in order:
-        child = freeze(n.params["graph"]) if n.type == GRAPH else None
-        xs.append(ExecNode(n, n.params, child))  # shared: stored parameters are never mutated
-    if order is live or len(order) == len(live) and all(a is b for a, b in zip(order, live)):
-        creation = list(range(len(xs)))
-    else:
-        where = {id(n): i for i, n in enumerate(order)}
-        creation = [where[id(n)] for n in live]
-    topo, exits = signature(live)
-    return Frozen(graph.gid, xs, creation, topo, exits)
+    """Freeze ``graph`` and its child graphs, at any nesting depth. Raises :class:`GraphCycle`.
+
+    Two iterative passes: the graphs are sorted in the order a recursive freeze meets them (a graph,
+    then the child graphs of its nodes in replay order, each before the next), so the cycle reported
+    is the same; the bodies are then built children first.
+    """
+    sorted_graphs: list[tuple[Graph, list[Node], list[Node]]] = []
+    stack = [graph]
+    while stack:
+        g = stack.pop()
+        live = g.live_nodes()
+        order = topo_order(live)
+        if order is None:
+            raise GraphCycle(_cycle_node(live))
+        sorted_graphs.append((g, live, order))
+        if g.type_counts.get(GRAPH, 0):
+            stack.extend(reversed([n.params["graph"] for n in order if n.type == GRAPH]))
+    bodies: dict[int, Frozen] = {}
+    for g, live, order in reversed(sorted_graphs):
+        xs = [ExecNode(n, n.params, bodies.pop(id(n.params["graph"])) if n.type == GRAPH else None)
+              for n in order]  # parameters shared: stored parameters are never mutated
+        if order is live or len(order) == len(live) and all(a is b for a, b in zip(order, live)):
+            creation = list(range(len(xs)))
+        else:
+            where = {id(n): i for i, n in enumerate(order)}
+            creation = [where[id(n)] for n in live]
+        topo, exits = signature(live)
+        bodies[id(g)] = Frozen(g.gid, xs, creation, topo, exits)
+    return bodies[id(graph)]
 
 
 class GraphExec:
@@ -620,54 +658,67 @@ class GraphExec:
 
 # -------------------------------------------------------------------------- replay
 def run_frozen(drv: Any, body: Frozen, log: Callable[[ExecNode, str], None]) -> None:
-    """Replay ``body`` in order against the driver's memory (spec 9, replay semantics)."""
+    """Replay ``body`` in order against the driver's memory (spec 9, replay semantics).
+
+    A GRAPH node logs "child graph ... begins", replays its child body in place, then logs "... ends";
+    the walk is iterative (a stack of bodies), so any nesting depth replays.
+    """
     mem = drv.memory
-    for x in body.order:
-        t = x.type
-        p = x.params
-        note = ""
-        if not x.enabled:
-            log(x, "disabled (cuGraphNodeSetEnabled): runs as an empty node")
-            continue
-        if t == KERNEL:
-            note = drv._run_kernel(p)
-        elif t == MEMCPY:
-            do_copy(mem, p)
-        elif t == MEMSET:
-            do_memset(mem, p)
-        elif t == HOST:
-            drv._call_host_fn(p["fn"], p["user_data"])
-            note = "called host function"
-        elif t == GRAPH:
-            log(x, f"child graph graph_{x.child.gid} begins")
-            run_frozen(drv, x.child, log)
-            note = f"child graph graph_{x.child.gid} ends"
-        elif t == EVENT_RECORD:
-            drv._complete_event(p["event"])
-            note = "event recorded"
-        elif t == WAIT_EVENT:
-            note = "event wait (nothing to wait for in replay order)"
-        elif t == MEM_ALLOC:
-            a = p["alloc"]
-            if a.buf is None:
-                a.buf = bytearray(a.size)  # MemoryError: the driver turns it into OUT_OF_MEMORY
-            note = f"mapped 0x{a.start:x} ({a.size} bytes)"
-        elif t == MEM_FREE:
-            a = mem.find(p["dptr"])
-            if a is not None:
-                a.buf = None
-            note = f"unmapped 0x{p['dptr']:x}"
-        elif t == BATCH_MEM_OP:
-            note = run_mem_ops(mem, p["ops"])
-        elif t in (EXT_SEMAS_SIGNAL, EXT_SEMAS_WAIT):
-            what = "signal" if t == EXT_SEMAS_SIGNAL else "wait"
-            note = (f"no-op: external semaphores are not simulated ({what} of {len(p['sems'])} semaphore(s) "
-                    "recorded with their parameters only)")
-        elif t == EMPTY:
-            pass
+    stack = [iter(body.order)]
+    owners: list[ExecNode | None] = [None]
+    while stack:
+        for x in stack[-1]:
+            t = x.type
+            p = x.params
+            note = ""
+            if not x.enabled:
+                log(x, "disabled (cuGraphNodeSetEnabled): runs as an empty node")
+                continue
+            if t == KERNEL:
+                note = drv._run_kernel(p)
+            elif t == MEMCPY:
+                do_copy(mem, p)
+            elif t == MEMSET:
+                do_memset(mem, p)
+            elif t == HOST:
+                drv._call_host_fn(p["fn"], p["user_data"])
+                note = "called host function"
+            elif t == GRAPH:
+                log(x, f"child graph graph_{x.child.gid} begins")
+                stack.append(iter(x.child.order))
+                owners.append(x)
+                break  # the child's nodes next; its "ends" record when its body is done
+            elif t == EVENT_RECORD:
+                drv._complete_event(p["event"])
+                note = "event recorded"
+            elif t == WAIT_EVENT:
+                note = "event wait (nothing to wait for in replay order)"
+            elif t == MEM_ALLOC:
+                a = p["alloc"]
+                if a.buf is None:
+                    a.buf = bytearray(a.size)  # MemoryError: the driver turns it into OUT_OF_MEMORY
+                note = f"mapped 0x{a.start:x} ({a.size} bytes)"
+            elif t == MEM_FREE:
+                a = mem.find(p["dptr"])
+                if a is not None:
+                    a.buf = None
+                note = f"unmapped 0x{p['dptr']:x}"
+            elif t == BATCH_MEM_OP:
+                note = run_mem_ops(mem, p["ops"])
+            elif t in (EXT_SEMAS_SIGNAL, EXT_SEMAS_WAIT):
+                what = "signal" if t == EXT_SEMAS_SIGNAL else "wait"
+                note = (f"no-op: external semaphores are not simulated ({what} of {len(p['sems'])} semaphore(s) "
+                        "recorded with their parameters only)")
+            elif t == EMPTY:
+                pass
+            else:
+                note = "recorded only (not simulated)"
+            log(x, note)
         else:
-            note = "recorded only (not simulated)"
-        log(x, note)
+            stack.pop()
+            owner = owners.pop()
+            if owner is not None:
+                log(owner, f"child graph graph_{owner.child.gid} ends")
 
 
 def run_mem_ops(mem: Any, ops: tuple) -> str:
@@ -712,43 +763,83 @@ def wait_condition(cur: int, value: int, cond: int, nbytes: int) -> bool:
 def clone_graph(drv: Any, g: Graph) -> Graph:
     """Deep copy of ``g`` (child graphs included); local ids restart at 0 in creation order.
 
-    The copy's ``clone_map`` maps each original node's handle to its copy (``cuGraphNodeFindInClone``).
-    The caller has refused graphs with MEM_ALLOC, MEM_FREE or CONDITIONAL nodes.
+    The copy's ``clone_map`` maps each original node's handle to its copy (``cuGraphNodeFindInClone``);
+    nested copies get one too. The caller has refused graphs with MEM_ALLOC, MEM_FREE or CONDITIONAL nodes.
+    Iterative (a stack of graphs being copied), so any nesting depth is copied; handles and graph ids
+    are handed out in the order a recursive copy would use: a graph, then, node by node, the copy of a
+    child graph before the GRAPH node holding it.
     """
-    new = drv._new_graph(g.ctx)
-    mapping: dict[int, Node] = {}
-    for n in g.nodes:
-        if n.destroyed:
-            continue
-        params = copy_params(n.type, n.params)
-        if n.type == GRAPH:
-            params["graph"] = clone_graph(drv, params["graph"])
-        m = drv._new_node(new, n.type, params)
-        if n.type == GRAPH:
-            params["graph"].owner_node = m
-        mapping[id(n)] = m
-    for e in g.edges:
-        add_edge(new, mapping[id(e.src)], mapping[id(e.dst)], e.ed)
-    new.clone_map = {n.handle: mapping[id(n)] for n in g.nodes if not n.destroyed}
-    return new
+    # frame: [original, copy, iterator over the original's nodes, id(node) -> copy, GRAPH node waiting, its params]
+    frames: list[list[Any]] = [[g, drv._new_graph(g.ctx), iter(g.nodes), {}, None, None]]
+    done: Graph | None = None  # the copy just finished, for the GRAPH node its parent frame waits on
+    while frames:
+        fr = frames[-1]
+        orig, new, it, mapping = fr[0], fr[1], fr[2], fr[3]
+        if done is not None:
+            n, params = fr[4], fr[5]
+            params["graph"] = done
+            m = drv._new_node(new, n.type, params)
+            done.owner_node = m
+            mapping[id(n)] = m
+            done = None
+        for n in it:
+            if n.destroyed:
+                continue
+            params = copy_params(n.type, n.params)
+            if n.type == GRAPH:
+                child = params["graph"]
+                fr[4], fr[5] = n, params
+                frames.append([child, drv._new_graph(child.ctx), iter(child.nodes), {}, None, None])
+                break
+            mapping[id(n)] = drv._new_node(new, n.type, params)
+        else:
+            for e in orig.edges:
+                add_edge(new, mapping[id(e.src)], mapping[id(e.dst)], e.ed)
+            new.clone_map = {n.handle: mapping[id(n)] for n in orig.nodes if not n.destroyed}
+            frames.pop()
+            done = new
+    assert done is not None
+    return done
 
 
 def graph_from_frozen(drv: Any, body: Frozen, ctx: Any) -> Graph:
-    """A new graph with the nodes and parameters of an executable body (creation order kept)."""
-    g = drv._new_graph(ctx)
-    made: list[Node] = []
-    for i, pos in enumerate(body.creation):
-        x = body.order[pos]
-        params = copy_params(x.type, x.params)
-        if x.type == GRAPH:
-            params["graph"] = graph_from_frozen(drv, x.child, ctx)
-        m = drv._new_node(g, EMPTY if not x.enabled else x.type, {} if not x.enabled else params)
-        if x.type == GRAPH and x.enabled:
-            params["graph"].owner_node = m
-        made.append(m)
-        for src, ed in body.topology.deps(i):
-            add_edge(g, made[src], m, ed)
-    return g
+    """A new graph with the nodes and parameters of an executable body (creation order kept).
+
+    A disabled node becomes an EMPTY node. Iterative, any nesting depth; handles and graph ids in the
+    order of a recursive build (a graph, then, node by node, a child graph before the GRAPH node
+    holding it). Edges are added once every node of the graph exists, node by node in creation order
+    and, per node, in its edge order (so edges from a later node to an earlier one work too).
+    """
+    # frame: [body, graph, iterator over creation positions, nodes made, GRAPH exec node waiting, its params]
+    frames: list[list[Any]] = [[body, drv._new_graph(ctx), iter(body.creation), [], None, None]]
+    done: Graph | None = None
+    while frames:
+        fr = frames[-1]
+        b, g, it, made = fr[0], fr[1], fr[2], fr[3]
+        if done is not None:
+            x, params = fr[4], fr[5]
+            params["graph"] = done
+            m = drv._new_node(g, GRAPH, params)
+            done.owner_node = m
+            made.append(m)
+            done = None
+        for pos in it:
+            x = b.order[pos]
+            params = copy_params(x.type, x.params)
+            if x.type == GRAPH and x.enabled:
+                fr[4], fr[5] = x, params
+                frames.append([x.child, drv._new_graph(ctx), iter(x.child.creation), [], None, None])
+                break
+            made.append(drv._new_node(g, EMPTY if not x.enabled else x.type, {} if not x.enabled else params))
+        else:
+            topo = b.topology
+            for i, m in enumerate(made):
+                for src, ed in topo.deps(i):
+                    add_edge(g, made[src], m, ed)
+            frames.pop()
+            done = g
+    assert done is not None
+    return done
 
 
 # -------------------------------------------------------------------------- exec update
@@ -856,14 +947,8 @@ def _geometry(p: Any) -> tuple:
             p.src_z, p.dst_x, p.dst_y, p.dst_z)
 
 
-def plan_update(old: Frozen, g: Graph, resolve: Callable[[int], Any], flags: int) -> Frozen:
-    """The body an exec would have after ``cuGraphExecUpdate(exec, g)``; raises :class:`UpdateFailure`.
-
-    Nodes are paired by creation order and dependencies by edge order (Programming Guide, "Whole
-    Graph Update"); the checks follow the order of the cuGraphExecUpdate docstring: node count,
-    exit nodes, dependency counts, dependencies, then node types and parameters. Paired nodes keep
-    the exec's identity (``origin``) and enabled state; parameters come from ``g``.
-    """
+def _check_update_shape(old: Frozen, g: Graph) -> list[Node]:
+    """The whole-graph checks of :func:`plan_update` for one graph (not its children); returns its live nodes."""
     live = g.live_nodes()
     if len(live) != len(old.creation):
         raise UpdateFailure(UPD_TOPOLOGY_CHANGED, None,
@@ -898,22 +983,52 @@ def plan_update(old: Frozen, g: Graph, resolve: Callable[[int], Any], flags: int
             raise UpdateFailure(UPD_NODE_TYPE_CHANGED, n,
                                 f"node {n.local_id} of graph {g.gid} is {TYPE_KEYWORDS.get(n.type)} but its paired "
                                 f"node in the exec is {TYPE_KEYWORDS.get(t_old)}")
-    order = list(old.order)
-    for i, n in enumerate(live):
-        pos = old.creation[i]
-        x = old.order[pos]
-        child = None
-        if n.type == GRAPH:
-            child = plan_update(x.child, n.params["graph"], resolve, flags)
-        else:
+    return live
+
+
+def plan_update(old: Frozen, g: Graph, resolve: Callable[[int], Any], flags: int) -> Frozen:
+    """The body an exec would have after ``cuGraphExecUpdate(exec, g)``; raises :class:`UpdateFailure`.
+
+    Nodes are paired by creation order and dependencies by edge order (Programming Guide, "Whole
+    Graph Update"); the checks follow the order of the cuGraphExecUpdate docstring: node count,
+    exit nodes, dependency counts, dependencies, then node types and parameters. Paired nodes keep
+    the exec's identity (``origin``) and enabled state; parameters come from ``g``. A child graph is
+    checked, as a graph of its own, when its GRAPH node's turn comes (so the first failure reported is
+    the one a recursive check meets first); the walk is iterative, any nesting depth.
+    """
+    # frame: [old body, graph, live nodes, iterator over (creation index, node), new order, GRAPH node waiting]
+    frames: list[list[Any]] = [[old, g, _check_update_shape(old, g), None, list(old.order), None]]
+    frames[0][3] = iter(enumerate(frames[0][2]))
+    done: Frozen | None = None  # the child body just planned, for the GRAPH node its parent waits on
+    while frames:
+        fr = frames[-1]
+        body, graph, order, it = fr[0], fr[1], fr[4], fr[3]
+        if done is not None:
+            i, n = fr[5]
+            pos = body.creation[i]
+            order[pos] = body.order[pos].evolve(params=n.params, child=done)
+            done = None
+        for i, n in it:
+            pos = body.creation[i]
+            x = body.order[pos]
+            if n.type == GRAPH:
+                child_g = n.params["graph"]
+                fr[5] = (i, n)
+                live = _check_update_shape(x.child, child_g)
+                frames.append([x.child, child_g, live, iter(enumerate(live)), list(x.child.order), None])
+                break
             prob = param_change_problem(n.type, x.params, n.params, resolve, flags)
             if prob is not None:
-                raise UpdateFailure(prob[0], n, f"node {n.local_id} of graph {g.gid} "
+                raise UpdateFailure(prob[0], n, f"node {n.local_id} of graph {graph.gid} "
                                                 f"({TYPE_KEYWORDS[n.type]}): {prob[1]}")
-        order[pos] = x.evolve(params=n.params, child=child)
-    f = Frozen(old.gid, order, old.creation, old.topology, old.exits)
-    f.index = old.index
-    return f
+            order[pos] = x.evolve(params=n.params, child=None)
+        else:
+            f = Frozen(body.gid, order, body.creation, body.topology, body.exits)
+            f.index = body.index
+            frames.pop()
+            done = f
+    assert done is not None
+    return done
 
 
 # -------------------------------------------------------------------------- DOT (spec 9.1)
@@ -970,7 +1085,9 @@ def dot_text(g: Graph, flags: int = 0) -> str:
     if flags & DOT_VERBOSE:
         flags |= DOT_ALL
     lines = ["digraph dot {"]
-    _dot_cluster(g, flags, lines)
+    stack = [g]  # pre-order, iteratively: a cluster, then its children's clusters (each with theirs) in node order
+    while stack:
+        stack.extend(reversed(_dot_cluster(stack.pop(), flags, lines)))
     lines.append("}")
     return "\n".join(lines) + "\n"
 
@@ -1073,7 +1190,8 @@ def _dot_node(n: Node, gid: int, flags: int, topo_id: dict[int, int]) -> str:
     return f'"{name}"[style="{style}" shape="record" label="{label}"];'
 
 
-def _dot_cluster(g: Graph, flags: int, lines: list[str]) -> None:
+def _dot_cluster(g: Graph, flags: int, lines: list[str]) -> list[Graph]:
+    """Append the cluster of ``g`` (its nodes and edges) to ``lines``; return its child graphs, node order."""
     gid = g.gid
     lines.append(f"subgraph cluster_{gid} {{")
     lines.append(f'label="graph_{gid}" graph[style="dashed"];')
@@ -1099,6 +1217,5 @@ def _dot_cluster(g: Graph, flags: int, lines: list[str]) -> None:
         suffix = f" [{' '.join(attrs)}]" if attrs else ""
         lines.append(f'"graph_{gid}_node_{e.src.local_id}" -> "graph_{gid}_node_{e.dst.local_id}"{suffix};')
     lines.append("}")
-    for c in children:
-        _dot_cluster(c, flags, lines)
+    return children
 
