@@ -192,3 +192,26 @@ def test_pair_index_with_a_captured_duplicate_dependency(d):
     assert edges(d, g) == [] and d._graph(g).n_dup == 0
     d.graph_add_dependencies(g, [a], [k], [])
     assert edges(d, g) == [(a, k, gr.ZERO_ED)]
+
+
+def test_exec_with_a_backward_edge_launched_into_a_capture_as_a_child_node():
+    """With graph_launch_in_capture="child-node", an exec whose graph has an edge from a later node to an earlier one is copied with that edge."""
+    from simcuda import Options
+    d = Driver(options=Options(graph_launch_in_capture="child-node"))
+    d.init(0)
+    d.ctx_create(0, 0)
+    g = d.graph_create(0)
+    a, b, c = empties(d, g, 3)
+    d.graph_add_dependencies(g, [c, b], [a, c], [])  # b -> c -> a: creation order is not topological
+    x = d.graph_instantiate(g, 0)
+    s = d.stream_create(0)
+    d.stream_begin_capture(s, 0)
+    d.graph_launch(x, s)
+    cg = d.stream_end_capture(s)
+    (node,) = d.graph_get_nodes(cg)
+    child = d.graph_child_graph_node_get_graph(node)
+    ca, cb, cc = d.graph_get_nodes(child)
+    assert edges(d, child) == [(cc, ca, gr.ZERO_ED), (cb, cc, gr.ZERO_ED)]  # node by node, creation order
+    d.launch_log.clear()
+    d.graph_launch(d.graph_instantiate(cg, 0), d.stream_create(0))
+    assert [r.node for r in d.launch_log if r.kind == "EMPTY"] == [1, 2, 0]
