@@ -15,7 +15,9 @@ import os
 import struct
 import threading
 import weakref
-from typing import Any, Callable
+from collections.abc import Sequence
+from itertools import islice
+from typing import Any, Callable, Iterator
 
 import attrs
 
@@ -61,6 +63,20 @@ class DeviceSpec:
     attributes: dict = attrs.field(factory=dict)
 
 
+def _check_launch_log_limit(_inst: Any, _attr: Any, value: Any) -> None:
+    """attrs validator of ``Options.launch_log_limit``: ``None`` or an ``int`` >= 0 (not a ``bool``)."""
+    if value is None:
+        return
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"launch_log_limit must be an int >= 0 or None, got {type(value).__name__} {value!r}")
+    if value < 0:
+        raise ValueError(f"launch_log_limit must be >= 0 (0 turns the launch log off) or None, got {value}")
+
+
+#: the default bound of ``driver.launch_log`` (records); about 160 MB of records at most
+DEFAULT_LAUNCH_LOG_LIMIT = 1_000_000
+
+
 @attrs.frozen
 class Options:
     """Simulator choices that the spec leaves open (each is a documented fidelity choice).
@@ -72,11 +88,19 @@ class Options:
         cig_end_any_thread: allow ``cuStreamEndCaptureToCig`` from another thread (spec 8.4, off).
         per_thread_default_stream: ``None`` reads ``CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM``
             when the face first needs the driver (spec 6.1); ``True``/``False`` force the mode.
+        launch_log_limit: how many :class:`LaunchRecord` the driver's :class:`LaunchLog` keeps: the most
+            recent ``launch_log_limit`` (default 1,000,000); ``0`` keeps none (the log is off, only its
+            count goes on); ``None`` keeps every record (memory grows with the work run). The log is the
+            simulator's own; nothing in CUDA corresponds to it.
+
+    Errors: ``TypeError`` for a ``launch_log_limit`` that is neither ``None`` nor an ``int`` (a ``bool``
+    included), ``ValueError`` for a negative one.
     """
 
     graph_launch_in_capture: str = "reject"
     cig_end_any_thread: bool = False
     per_thread_default_stream: Any = None
+    launch_log_limit: int | None = attrs.field(default=DEFAULT_LAUNCH_LOG_LIMIT, validator=_check_launch_log_limit)
 
 
 @attrs.frozen
@@ -84,7 +108,9 @@ class LaunchRecord:
     """One unit of work that ran (``driver.launch_log``).
 
     Attributes:
-        seq: 0-based position in the log.
+        seq: 0-based number of the record among all the records the driver made since it was created
+            or its log was last cleared, dropped ones included (:class:`LaunchLog`), so with a bounded
+            log ``launch_log[0].seq`` is how many older records were dropped.
         source: ``"stream"`` (ordinary stream work) or ``"graph"`` (a node replayed by cuGraphLaunch).
         kind: ``KERNEL``, ``MEMCPY``, ``MEMSET``, ``HOST``, ... (graph node type keyword) or the op kind.
         detail: kernel name, copy direction and size, and the like.
@@ -106,6 +132,92 @@ class LaunchRecord:
     graph_id: int = 0
     node: int = -1
     note: str = ""
+
+
+class LaunchLog(Sequence):
+    """``driver.launch_log``: a :class:`LaunchRecord` per unit of work that ran, oldest first, bounded.
+
+    A read-only sequence (``len``, indexing and slicing, iteration, ``==`` with a list or tuple of
+    records, ``clear()``). It keeps the **most recent** ``limit`` records (``Options.launch_log_limit``,
+    default 1,000,000): once full, each new record drops the oldest one (a ring buffer, O(1) per
+    record), so ``log[-1]`` is always the latest work. ``limit`` 0 keeps nothing (the off switch: no
+    record is even built); ``None`` keeps everything.
+
+    Every record made counts, kept or not: :attr:`total` is the number made since the driver was
+    created or :meth:`clear` was last called, which is also the next record's ``seq``; :attr:`dropped`
+    is ``total - len(log)``. ``clear()`` empties the log and restarts the count (and ``seq``) at 0.
+
+    Fidelity: nothing in CUDA corresponds to the log; it is the simulator's account of what ran.
+    """
+
+    __slots__ = ("_buf", "_start", "limit", "total")
+    __hash__ = None  # type: ignore[assignment]  # mutable, compares by value
+
+    def __init__(self, limit: int | None = DEFAULT_LAUNCH_LOG_LIMIT) -> None:
+        _check_launch_log_limit(None, None, limit)
+        self._buf: list[LaunchRecord] = []
+        self._start = 0  # index in _buf of the oldest record once the buffer is full
+        self.limit = limit
+        self.total = 0
+
+    @property
+    def dropped(self) -> int:
+        """Records made since the last :meth:`clear` that the bound dropped (or the off switch never kept)."""
+        return self.total - len(self._buf)
+
+    def append(self, rec: LaunchRecord) -> None:
+        """Keep ``rec`` (dropping the oldest record when the log is full) and count it.
+
+        The driver calls this with the record numbered ``seq == self.total``; the record is stored as given.
+        """
+        self.total += 1
+        limit = self.limit
+        buf = self._buf
+        if limit is None or len(buf) < limit:
+            buf.append(rec)
+        elif limit:
+            buf[self._start] = rec
+            self._start = (self._start + 1) % limit
+
+    def clear(self) -> None:
+        """Drop every record and restart the count: the next record has ``seq`` 0."""
+        self._buf = []
+        self._start = 0
+        self.total = 0
+
+    def __len__(self) -> int:
+        return len(self._buf)
+
+    def __getitem__(self, i: Any) -> Any:
+        buf, start = self._buf, self._start
+        if isinstance(i, slice):
+            if not start:
+                return buf[i]
+            return list(self)[i]
+        n = len(buf)
+        if i < 0:
+            i += n
+        if not 0 <= i < n:
+            raise IndexError("launch log index out of range")
+        return buf[(start + i) % n] if start else buf[i]
+
+    def __iter__(self) -> Iterator[LaunchRecord]:
+        buf, start = self._buf, self._start
+        if not start:
+            return iter(buf)
+        return iter(list(islice(buf, start, None)) + buf[:start])
+
+    def __reversed__(self) -> Iterator[LaunchRecord]:
+        return reversed(list(self))
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, (LaunchLog, list, tuple)):
+            return len(self) == len(other) and all(a == b for a, b in zip(self, other))
+        return NotImplemented
+
+    def __repr__(self) -> str:
+        return (f"LaunchLog({len(self)} records kept of {self.total}, limit "
+                f"{'none' if self.limit is None else f'{self.limit:,}'})")
 
 
 @attrs.frozen
@@ -213,6 +325,10 @@ class Driver:
             ``"manual"`` (work stays pending, queries return NOT_READY, until :meth:`advance`).
         options: :class:`Options` for the spec's open choices.
 
+    Attributes:
+        launch_log: a :class:`LaunchLog` of the work that ran, bounded by ``Options.launch_log_limit``.
+        error_log: an :class:`ErrorRecord` per refused call (the first 100,000).
+
     The object is ordinary: tests may create as many as they like. The faces act on the
     current default driver (``simcuda.use``, ``simcuda.reset``).
     """
@@ -227,7 +343,7 @@ class Driver:
         self.options = options or Options()
         self.devices = [Device(i, s) for i, s in enumerate(devices or [DeviceSpec()])]
         self.memory = MemorySpace()
-        self.launch_log: list[LaunchRecord] = []
+        self.launch_log = LaunchLog(self.options.launch_log_limit)
         self.error_log: list[ErrorRecord] = []
         self.kernels: dict[str, Callable[[KernelLaunch], Any]] = {}
         self.stats = {"captures_begun": 0, "captures_ended": 0, "graph_launches": 0, "kernel_launches": 0}
@@ -405,7 +521,12 @@ class Driver:
 
     # -- work progression ---------------------------------------------------------------------
     def _log(self, rec: dict) -> None:
-        self.launch_log.append(LaunchRecord(seq=len(self.launch_log), **rec))
+        """Add a :class:`LaunchRecord` made of ``rec`` to :attr:`launch_log` (counted even when not kept)."""
+        log = self.launch_log
+        if log.limit == 0:
+            log.total += 1
+            return
+        log.append(LaunchRecord(seq=log.total, **rec))
 
     def _submit(self, stream: Stream, op: cap.Op) -> None:
         """Run ``op`` on an uncaptured stream (now, or when the stream progresses)."""
@@ -2390,10 +2511,17 @@ class Driver:
             n = x.launches
             self.stats["graph_launches"] += 1
 
-            def log(node: gr.ExecNode, note: str) -> None:
-                self._log({"source": "graph", "kind": gr.TYPE_KEYWORDS.get(node.type, str(node.type)),
-                           "detail": _node_detail(node), "stream": s.handle, "exec_handle": x.handle,
-                           "launch": n, "graph_id": node.gid, "node": node.local_id, "note": note})
+            launch_log, sh, xh, kinds = self.launch_log, s.handle, x.handle, gr.TYPE_KEYWORDS
+
+            def log(node: gr.ExecNode, note: str) -> None:  # one LaunchRecord per replayed node (see _log)
+                if launch_log.limit == 0:
+                    launch_log.total += 1
+                    return
+                detail = node.detail
+                if detail is None:  # computed once per exec node: records of every launch share it
+                    detail = node.detail = _node_detail(node)
+                launch_log.append(LaunchRecord(launch_log.total, "graph", kinds.get(node.type) or str(node.type),
+                                               detail, sh, xh, n, node.gid, node.local_id, note))
             try:
                 gr.run_frozen(self, body, log)
             except MemoryError:

@@ -441,10 +441,12 @@ class ExecNode:
 
     ``origin`` is the node of the instantiated graph that per-node calls name (``cuGraphExec*SetParams``,
     ``cuGraphNodeSetEnabled``); it stays the same after ``cuGraphExecUpdate``. ``child`` is the
-    :class:`Frozen` body of a GRAPH node.
+    :class:`Frozen` body of a GRAPH node. ``detail`` caches the launch log's description of the node
+    (a pure function of type and parameters, filled on first replay and shared by the records of
+    every launch).
     """
 
-    __slots__ = ("origin", "local_id", "type", "params", "child", "enabled", "gid")
+    __slots__ = ("origin", "local_id", "type", "params", "child", "enabled", "gid", "detail")
 
     def __init__(self, origin: Node, params: Any, child: "Frozen | None", enabled: bool = True) -> None:
         self.origin = origin
@@ -454,6 +456,7 @@ class ExecNode:
         self.params = params
         self.child = child
         self.enabled = enabled
+        self.detail: str | None = None
 
     def evolve(self, **changes: Any) -> "ExecNode":
         """A copy with some of ``params``, ``child``, ``enabled`` replaced."""
