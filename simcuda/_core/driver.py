@@ -328,6 +328,15 @@ class Driver:
     Attributes:
         launch_log: a :class:`LaunchLog` of the work that ran, bounded by ``Options.launch_log_limit``.
         error_log: an :class:`ErrorRecord` per refused call (the first 100,000).
+        stats: counters that change only when the counted thing happens, never on a refused call:
+            ``captures_begun`` (a cuStreamBeginCapture* that succeeded), ``captures_ended`` (a capture
+            that ended: a cuStreamEndCapture that returned its graph, and also one answering 901 or 904,
+            since that call ends the capture too, spec 3.3), ``graph_launches`` (cuGraphLaunch replays
+            that ran: in manual progression when they run, never for a launch refused with 906, 901 or
+            900, nor one recorded into a CIG command list or added to a capture as a child-graph node),
+            ``kernel_launches`` (cuLaunchKernel-family calls the stream took: run, captured or recorded
+            into a CIG command list; not the ones refused, e.g. 906 on the legacy stream or 901 in an
+            invalidated capture).
 
     The object is ordinary: tests may create as many as they like. The faces act on the
     current default driver (``simcuda.use``, ``simcuda.reset``).
@@ -1648,8 +1657,8 @@ class Driver:
         self._check_launch(f, grid, block, shmem, "launch")
         params = {"name": f.name, "func": f, "grid": grid, "block": block, "shmem": int(shmem), "args": args,
                   "priority": s.priority, "cooperative": call == "cuLaunchCooperativeKernel"}
-        self.stats["kernel_launches"] += 1
         cap.enqueue(self, s, cap.Op("kernel", call, params, lambda: self._run_kernel(params)))
+        self.stats["kernel_launches"] += 1  # only a launch the stream took (captured, recorded or run)
 
     @entry
     def launch_host_func(self, h: int, fn: Any, user_data: Any, sync_mode: int | None = None) -> None:
