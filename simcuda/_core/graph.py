@@ -217,6 +217,11 @@ class Graph:
             self._removed = kept
         return list(kept)
 
+    @removed_edges.setter
+    def removed_edges(self, edges: list[Edge]) -> None:
+        """Replace the remembered removed edges (in removal order)."""
+        self._removed = list(edges)
+
     def add_node(self, n: Node) -> None:
         """Append ``n`` (creation order) and count it."""
         self.nodes.append(n)
