@@ -507,7 +507,7 @@ class Frozen:
         if self._mem is None:
             allocs: list[Any] = []
             frees: list[int] = []
-            if not self.order or any(x.type in (MEM_ALLOC, MEM_FREE, GRAPH) for x in self.order):
+            if any(x.type in (MEM_ALLOC, MEM_FREE, GRAPH) for x in self.order):  # else none to find
                 for x in walk_body(self):
                     if x.type == MEM_ALLOC:
                         allocs.append(x.params["alloc"])
