@@ -15,7 +15,9 @@ import os
 import struct
 import threading
 import weakref
-from typing import Any, Callable
+from collections.abc import Sequence
+from itertools import islice
+from typing import Any, Callable, Iterator
 
 import attrs
 
@@ -60,6 +62,20 @@ class DeviceSpec:
     attributes: dict = attrs.field(factory=dict)
 
 
+def _check_launch_log_limit(_inst: Any, _attr: Any, value: Any) -> None:
+    """attrs validator of ``Options.launch_log_limit``: ``None`` or an ``int`` >= 0 (not a ``bool``)."""
+    if value is None:
+        return
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"launch_log_limit must be an int >= 0 or None, got {type(value).__name__} {value!r}")
+    if value < 0:
+        raise ValueError(f"launch_log_limit must be >= 0 (0 turns the launch log off) or None, got {value}")
+
+
+#: the default bound of ``driver.launch_log`` (records); about 160 MB of records at most
+DEFAULT_LAUNCH_LOG_LIMIT = 1_000_000
+
+
 @attrs.frozen
 class Options:
     """Simulator choices that the spec leaves open (each is a documented fidelity choice).
@@ -76,11 +92,19 @@ class Options:
             ``CUDA_ERROR_OUT_OF_MEMORY`` (2), so that touching simulated memory cannot exhaust the host.
             ``None``: three quarters of the memory available when the driver is made. Counted on
             allocated bytes, touched or not (an untouched allocation costs no memory, but could).
+        launch_log_limit: how many :class:`LaunchRecord` the driver's :class:`LaunchLog` keeps: the most
+            recent ``launch_log_limit`` (default 1,000,000); ``0`` keeps none (the log is off, only its
+            count goes on); ``None`` keeps every record (memory grows with the work run). The log is the
+            simulator's own; nothing in CUDA corresponds to it.
+
+    Errors: ``TypeError`` for a ``launch_log_limit`` that is neither ``None`` nor an ``int`` (a ``bool``
+    included), ``ValueError`` for a negative one.
     """
 
     graph_launch_in_capture: str = "reject"
     cig_end_any_thread: bool = False
     per_thread_default_stream: Any = None
+    launch_log_limit: int | None = attrs.field(default=DEFAULT_LAUNCH_LOG_LIMIT, validator=_check_launch_log_limit)
     host_memory_budget: int | None = attrs.field(default=None)
 
     @host_memory_budget.validator
@@ -94,7 +118,9 @@ class LaunchRecord:
     """One unit of work that ran (``driver.launch_log``).
 
     Attributes:
-        seq: 0-based position in the log.
+        seq: 0-based number of the record among all the records the driver made since it was created
+            or its log was last cleared, dropped ones included (:class:`LaunchLog`), so with a bounded
+            log ``launch_log[0].seq`` is how many older records were dropped.
         source: ``"stream"`` (ordinary stream work) or ``"graph"`` (a node replayed by cuGraphLaunch).
         kind: ``KERNEL``, ``MEMCPY``, ``MEMSET``, ``HOST``, ... (graph node type keyword) or the op kind.
         detail: kernel name, copy direction and size, and the like.
@@ -116,6 +142,92 @@ class LaunchRecord:
     graph_id: int = 0
     node: int = -1
     note: str = ""
+
+
+class LaunchLog(Sequence):
+    """``driver.launch_log``: a :class:`LaunchRecord` per unit of work that ran, oldest first, bounded.
+
+    A read-only sequence (``len``, indexing and slicing, iteration, ``==`` with a list or tuple of
+    records, ``clear()``). It keeps the **most recent** ``limit`` records (``Options.launch_log_limit``,
+    default 1,000,000): once full, each new record drops the oldest one (a ring buffer, O(1) per
+    record), so ``log[-1]`` is always the latest work. ``limit`` 0 keeps nothing (the off switch: no
+    record is even built); ``None`` keeps everything.
+
+    Every record made counts, kept or not: :attr:`total` is the number made since the driver was
+    created or :meth:`clear` was last called, which is also the next record's ``seq``; :attr:`dropped`
+    is ``total - len(log)``. ``clear()`` empties the log and restarts the count (and ``seq``) at 0.
+
+    Fidelity: nothing in CUDA corresponds to the log; it is the simulator's account of what ran.
+    """
+
+    __slots__ = ("_buf", "_start", "limit", "total")
+    __hash__ = None  # type: ignore[assignment]  # mutable, compares by value
+
+    def __init__(self, limit: int | None = DEFAULT_LAUNCH_LOG_LIMIT) -> None:
+        _check_launch_log_limit(None, None, limit)
+        self._buf: list[LaunchRecord] = []
+        self._start = 0  # index in _buf of the oldest record once the buffer is full
+        self.limit = limit
+        self.total = 0
+
+    @property
+    def dropped(self) -> int:
+        """Records made since the last :meth:`clear` that the bound dropped (or the off switch never kept)."""
+        return self.total - len(self._buf)
+
+    def append(self, rec: LaunchRecord) -> None:
+        """Keep ``rec`` (dropping the oldest record when the log is full) and count it.
+
+        The driver calls this with the record numbered ``seq == self.total``; the record is stored as given.
+        """
+        self.total += 1
+        limit = self.limit
+        buf = self._buf
+        if limit is None or len(buf) < limit:
+            buf.append(rec)
+        elif limit:
+            buf[self._start] = rec
+            self._start = (self._start + 1) % limit
+
+    def clear(self) -> None:
+        """Drop every record and restart the count: the next record has ``seq`` 0."""
+        self._buf = []
+        self._start = 0
+        self.total = 0
+
+    def __len__(self) -> int:
+        return len(self._buf)
+
+    def __getitem__(self, i: Any) -> Any:
+        buf, start = self._buf, self._start
+        if isinstance(i, slice):
+            if not start:
+                return buf[i]
+            return list(self)[i]
+        n = len(buf)
+        if i < 0:
+            i += n
+        if not 0 <= i < n:
+            raise IndexError("launch log index out of range")
+        return buf[(start + i) % n] if start else buf[i]
+
+    def __iter__(self) -> Iterator[LaunchRecord]:
+        buf, start = self._buf, self._start
+        if not start:
+            return iter(buf)
+        return iter(list(islice(buf, start, None)) + buf[:start])
+
+    def __reversed__(self) -> Iterator[LaunchRecord]:
+        return reversed(list(self))
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, (LaunchLog, list, tuple)):
+            return len(self) == len(other) and all(a == b for a, b in zip(self, other))
+        return NotImplemented
+
+    def __repr__(self) -> str:
+        return (f"LaunchLog({len(self)} records kept of {self.total}, limit "
+                f"{'none' if self.limit is None else f'{self.limit:,}'})")
 
 
 @attrs.frozen
@@ -226,6 +338,19 @@ class Driver:
             ``"manual"`` (work stays pending, queries return NOT_READY, until :meth:`advance`).
         options: :class:`Options` for the spec's open choices.
 
+    Attributes:
+        launch_log: a :class:`LaunchLog` of the work that ran, bounded by ``Options.launch_log_limit``.
+        error_log: an :class:`ErrorRecord` per refused call (the first 100,000).
+        stats: counters that change only when the counted thing happens, never on a refused call:
+            ``captures_begun`` (a cuStreamBeginCapture* that succeeded), ``captures_ended`` (a capture
+            that ended: a cuStreamEndCapture that returned its graph, and also one answering 901 or 904,
+            since that call ends the capture too, spec 3.3), ``graph_launches`` (cuGraphLaunch replays
+            that ran: in manual progression when they run, never for a launch refused with 906, 901 or
+            900, nor one recorded into a CIG command list or added to a capture as a child-graph node),
+            ``kernel_launches`` (cuLaunchKernel-family calls the stream took: run, captured or recorded
+            into a CIG command list; not the ones refused, e.g. 906 on the legacy stream or 901 in an
+            invalidated capture).
+
     The object is ordinary: tests may create as many as they like. The faces act on the
     current default driver (``simcuda.use``, ``simcuda.reset``). Each driver has its own range of
     handles and of device addresses (:mod:`simcuda._core.process`): a value of another driver is
@@ -252,7 +377,7 @@ class Driver:
         self.devices = [Device(i, s) for i, s in enumerate(devices or [DeviceSpec()])]
         self.serial = process.register_driver(self)
         self.memory = MemorySpace(self.serial, self.options.host_memory_budget, self._lock)
-        self.launch_log: list[LaunchRecord] = []
+        self.launch_log = LaunchLog(self.options.launch_log_limit)
         self.error_log: list[ErrorRecord] = []
         self.kernels: dict[str, Callable[[KernelLaunch], Any]] = {}
         self.stats = {"captures_begun": 0, "captures_ended": 0, "graph_launches": 0, "kernel_launches": 0}
@@ -319,11 +444,15 @@ class Driver:
         return n
 
     def _discard_graph(self, g: gr.Graph) -> None:
-        g.destroyed = True
-        for n in g.nodes:
-            n.destroyed = True
-            if n.type == gr.GRAPH:
-                self._discard_graph(n.params["graph"])
+        """Mark ``g``, its nodes and every graph nested in them destroyed (iterative: any depth)."""
+        stack = [g]
+        while stack:
+            g = stack.pop()
+            g.destroyed = True
+            for n in g.nodes:
+                n.destroyed = True
+                if n.type == gr.GRAPH and not n.params["graph"].destroyed:
+                    stack.append(n.params["graph"])
 
     def _ctx_current(self, t: ThreadState | None = None) -> Context:
         t = t or self._thread()
@@ -444,7 +573,12 @@ class Driver:
 
     # -- work progression ---------------------------------------------------------------------
     def _log(self, rec: dict) -> None:
-        self.launch_log.append(LaunchRecord(seq=len(self.launch_log), **rec))
+        """Add a :class:`LaunchRecord` made of ``rec`` to :attr:`launch_log` (counted even when not kept)."""
+        log = self.launch_log
+        if log.limit == 0:
+            log.total += 1
+            return
+        log.append(LaunchRecord(seq=log.total, **rec))
 
     # User code (host functions, host nodes, Python kernels) runs without the driver lock, as on a
     # thread of the driver's own: other threads may call the driver meanwhile. Stream order still
@@ -1679,8 +1813,8 @@ class Driver:
         self._check_launch(f, grid, block, shmem, "launch")
         params = {"name": f.name, "func": f, "grid": grid, "block": block, "shmem": int(shmem), "args": args,
                   "priority": s.priority, "cooperative": call == "cuLaunchCooperativeKernel"}
-        self.stats["kernel_launches"] += 1
         cap.enqueue(self, s, cap.Op("kernel", call, params, lambda: self._run_kernel(params)))
+        self.stats["kernel_launches"] += 1  # only a launch the stream took (captured, recorded or run)
 
     @entry
     def launch_host_func(self, h: int, fn: Any, user_data: Any, sync_mode: int | None = None) -> None:
@@ -2111,47 +2245,66 @@ class Driver:
     def graph_add_dependencies(self, hgraph: int, froms: list[int], tos: list[int], eds: list[tuple]) -> None:
         """cuGraphAddDependencies: add edges ``froms[i] -> tos[i]`` with edge data ``eds`` (empty: zero).
 
-        Errors: 1 INVALID_VALUE a node outside the graph or NULL, a self edge, an edge that already
-        exists (also twice in one call) (spec 9), bad edge data.
+        Args:
+            hgraph: the graph handle.
+            froms, tos: node handles, paired by position (``zip``: the shorter list decides).
+            eds: ``(from_port, to_port, type)`` per edge, or empty for all-zero edge data.
+
+        The edges are appended in the given order, after the graph's existing edges (``cuGraphGetEdges``
+        returns creation order, spec 4.5). Each edge costs O(1) whatever the graph's shape: duplicates are
+        found in the graph's pair index (:func:`graph.pair_index`) and in a dict of the call's own edges.
+        Errors: 1 INVALID_VALUE (checked edge by edge, the first failing edge named): a node handle NULL,
+        destroyed or outside the graph, a self edge, an edge between two nodes that already have one
+        (whatever its edge data) or one listed twice in this call (spec 9); then bad edge data (a missing
+        entry, ``to_port`` not 0, an unknown type). A refused call adds no edge.
         """
         g = self._graph(hgraph)
-        pairs = []
+        index = gr.pair_index(g)
+        new: dict[tuple[gr.Node, gr.Node], None] = {}  # insertion-ordered: the edges of this call
         for i, (a, b) in enumerate(zip(froms, tos)):
             na, nb = self._node(a, "from"), self._node(b, "to")
             if na.graph is not g or nb.graph is not g:
                 raise DriverError(1, f"edge {i}: both nodes must belong to graph {g.gid}")
             if na is nb:
                 raise DriverError(1, f"edge {i}: a node cannot depend on itself")
-            if any(e.dst is nb for e in na.outs) or any(p[0] is na and p[1] is nb for p in pairs):
+            key = (na, nb)
+            if key in index or key in new:
                 raise DriverError(1, f"edge {i}: node {na.local_id} -> node {nb.local_id} already exists")
-            pairs.append((na, nb))
-        eds = eds or [gr.ZERO_ED] * len(pairs)
+            new[key] = None
+        eds = eds or [gr.ZERO_ED] * len(new)
         cap.check_edge_data([None if ed is None else (0, ed[1], ed[2]) for ed in eds], "edgeData")
-        for (na, nb), ed in zip(pairs, eds):
-            gr.add_edge(g, na, nb, tuple(ed))
+        for key, ed in zip(new, eds):
+            gr.add_edge(g, key[0], key[1], tuple(ed), key)
 
     @entry
     def graph_remove_dependencies(self, hgraph: int, froms: list[int], tos: list[int], eds: list[tuple]) -> None:
         """cuGraphRemoveDependencies: remove edges (remembered for the unjoined rule, spec 4.4).
 
-        Errors: 1 INVALID_VALUE an edge that does not exist with that edge data, or a graph with
-        allocation/free nodes (spec 9).
+        Args:
+            hgraph: the graph handle.
+            froms, tos: node handles, paired by position.
+            eds: the edge data each edge must have, or empty for all-zero edge data.
+
+        Each edge is found in O(1) (the graph's pair index) and removed in O(1), whatever the graph's shape.
+        Errors: 1 INVALID_VALUE a graph with allocation/free nodes (spec 9); then, edge by edge, a node
+        handle NULL, destroyed or outside the graph, no edge between the two nodes with that edge data, or
+        an edge listed twice in this call. A refused call removes nothing.
         """
         g = self._graph(hgraph)
         if g.has_type(gr.MEM_ALLOC, gr.MEM_FREE):
             raise DriverError(1, f"graph {g.gid} has memory allocation/free nodes; its edges cannot be removed")
-        found = []
+        found: dict[gr.Edge, None] = {}  # insertion-ordered set: removal order
         for i, (a, b) in enumerate(zip(froms, tos)):
             na, nb = self._node(a, "from"), self._node(b, "to")
             if na.graph is not g or nb.graph is not g:
                 raise DriverError(1, f"edge {i}: both nodes must belong to graph {g.gid} (node {na.local_id} is in "
                                      f"graph {na.graph.gid}, node {nb.local_id} in graph {nb.graph.gid})")
             ed = eds[i] if eds else gr.ZERO_ED
-            match = next((e for e in na.outs if e.dst is nb and e.ed == tuple(ed)), None)
+            match = gr.find_edge(g, na, nb, tuple(ed))
             if match is None or match in found:
                 raise DriverError(1, f"edge {i}: there is no edge node {na.local_id} -> node {nb.local_id} with that "
                                      "edge data")
-            found.append(match)
+            found[match] = None
         for e in found:
             gr.remove_edge(g, e)
 
@@ -2159,6 +2312,9 @@ class Driver:
     def graph_destroy_node(self, hnode: int) -> None:
         """cuGraphDestroyNode: remove a node and its edges.
 
+        Time linear in the node's own edges (plus its child graph, for a GRAPH node): the edges leave the
+        graph's edge set, pair index and the neighbours' edge lists in O(1) each; edges removed earlier
+        that touch the node stop counting in ``Graph.removed_edges``.
         Errors: 1 INVALID_VALUE bad node; its graph is a capture target (spec 3.5, C-109) or holds
         allocation/free nodes (spec 9).
         """
@@ -2167,9 +2323,7 @@ class Driver:
         cap.check_capture_target(g, "remove node")
         if g.has_type(gr.MEM_ALLOC, gr.MEM_FREE):
             raise DriverError(1, f"graph {g.gid} has memory allocation/free nodes; its nodes cannot be destroyed")
-        for e in list(n.ins) + list(n.outs):
-            gr.remove_edge(g, e)
-        g.removed_edges = [e for e in g.removed_edges if e.src is not n and e.dst is not n]
+        gr.detach_node(g, n)
         g.drop_node(n)
         if n.type == gr.GRAPH:
             self._discard_graph(n.params["graph"])
@@ -2536,10 +2690,17 @@ class Driver:
             n = x.launches
             self.stats["graph_launches"] += 1
 
-            def log(node: gr.ExecNode, note: str) -> None:
-                self._log({"source": "graph", "kind": gr.TYPE_KEYWORDS.get(node.type, str(node.type)),
-                           "detail": _node_detail(node), "stream": s.handle, "exec_handle": x.handle,
-                           "launch": n, "graph_id": node.gid, "node": node.local_id, "note": note})
+            launch_log, sh, xh, kinds = self.launch_log, s.handle, x.handle, gr.TYPE_KEYWORDS
+
+            def log(node: gr.ExecNode, note: str) -> None:  # one LaunchRecord per replayed node (see _log)
+                if launch_log.limit == 0:
+                    launch_log.total += 1
+                    return
+                detail = node.detail
+                if detail is None:  # computed once per exec node: records of every launch share it
+                    detail = node.detail = _node_detail(node)
+                launch_log.append(LaunchRecord(launch_log.total, "graph", kinds.get(node.type) or str(node.type),
+                                               detail, sh, xh, n, node.gid, node.local_id, note))
             try:
                 gr.run_frozen(self, body, log)
             except MemoryError:
@@ -2751,19 +2912,13 @@ _INST_NAMES = {0: "SUCCESS", 1: "ERROR", 2: "INVALID_STRUCTURE", 3: "NODE_OPERAT
 
 
 def _walk(g: gr.Graph) -> Any:
-    """Live nodes of ``g`` and of its child graphs, depth first, creation order."""
-    for n in g.live_nodes():
-        yield n
-        if n.type == gr.GRAPH:
-            yield from _walk(n.params["graph"])
+    """Live nodes of ``g`` and of its child graphs, depth first, creation order (iterative: any depth)."""
+    return gr.walk_graph(g)
 
 
 def _walk_body(body: gr.Frozen) -> Any:
-    """Exec nodes of a frozen body and of its child bodies."""
-    for x in body.order:
-        yield x
-        if x.type == gr.GRAPH:
-            yield from _walk_body(x.child)
+    """Exec nodes of a frozen body and of its child bodies, depth first (iterative: any depth)."""
+    return gr.walk_body(body)
 
 
 def _ancestors(nodes: list[gr.Node]) -> set[int]:

@@ -11,6 +11,27 @@ creation index in its graph [O]. Edges carry edge data as a tuple ``(from_port, 
 ``ZERO_ED`` is an ordinary full dependency. Each graph counts its live nodes per type, so the
 questions the rules ask ("does it hold MEM_ALLOC nodes?") cost O(1).
 
+Edges cost O(1) each to add, find and remove, whatever the graph's shape (chain, fan-out, fan-in):
+
+* ``Graph.edges`` is an insertion-ordered set (a dict ``Edge -> None``): creation order for
+  ``cuGraphGetEdges`` (spec 4.5), O(1) removal.
+* ``Node.ins`` / ``Node.outs`` hold the node's edges in edge order. They are plain lists (cheap for
+  the one or two edges most nodes have); the first removal from one longer than ``_SMALL`` turns it
+  into an insertion-ordered dict, so removing from a 100k fan-out is O(1) per edge too. Readers only
+  iterate them, take ``len`` or test emptiness, which both forms support.
+* ``Graph.pairs`` maps ``(src node, dst node)`` to the edge between them, for the duplicate checks of
+  ``cuGraphAddDependencies`` and the look-ups of ``cuGraphRemoveDependencies``. It is built on first
+  use (:func:`pair_index`, linear once) and kept up to date afterwards, so graphs nobody edits that
+  way (captures, clones) never pay its memory. The driver refuses a second edge between the same two
+  nodes, but a capture whose dependency list names a node twice (``cuStreamUpdateCaptureDependencies``
+  SET, ``cuStreamBeginCaptureToGraph``) still gives its next node two edges from it; the index then
+  holds the first and ``Graph.n_dup`` counts the others, so look-ups stay exact in that rare case.
+
+Every walk over nested child graphs (discard, deep type checks, freeze, replay, clone, exec update,
+DOT) is iterative, with an explicit stack, so nesting depth is limited only by memory, never by
+Python's recursion limit; each visits graphs and nodes in the order the recursive definition would
+(the same handles, graph ids, log order, DOT text and first error).
+
 Node parameters, per ``type`` (never mutated once stored; a set-params call stores a new object):
 
 * KERNEL: dict ``name, func (Function), grid, block, shmem, args, priority, cooperative``;
@@ -114,8 +135,8 @@ class Node:
         self.local_id = local_id
         self.type = ntype
         self.params = params
-        self.ins: list[Edge] = []
-        self.outs: list[Edge] = []
+        self.ins: list[Edge] | dict[Edge, None] = []  # edge order; see the module docstring
+        self.outs: list[Edge] | dict[Edge, None] = []
         self.destroyed = False
 
     def describe(self) -> str:
@@ -157,17 +178,23 @@ def copy_params(ntype: int, p: Any) -> Any:
 
 
 class Graph:
-    """A graph (``CUgraph``): nodes and edges in creation order, plus what the rules read."""
+    """A graph (``CUgraph``): nodes and edges in creation order, plus what the rules read.
 
-    __slots__ = ("handle", "gid", "nodes", "edges", "removed_edges", "capture_target_of", "live_execs",
-                 "destroyed", "owner_node", "ctx", "next_local", "type_counts", "n_live", "clone_map", "moved")
+    ``removed_edges`` lists, in removal order, the edges removed by ``cuGraphRemoveDependencies``
+    whose two nodes are both still alive (spec 4.4: they still count for the unjoined rule); edges
+    cut by ``cuGraphDestroyNode`` are not remembered.
+    """
+
+    __slots__ = ("handle", "gid", "nodes", "edges", "_removed", "capture_target_of", "live_execs",
+                 "destroyed", "owner_node", "ctx", "next_local", "type_counts", "n_live", "clone_map", "moved",
+                 "pairs", "n_dup")
 
     def __init__(self, handle: int, gid: int, ctx: Any = None) -> None:
         self.handle = handle
         self.gid = gid
         self.nodes: list[Node] = []
         self.edges: dict[Edge, None] = {}  # insertion-ordered set: O(1) removal
-        self.removed_edges: list[Edge] = []
+        self._removed: list[Edge] = []
         self.capture_target_of = None
         self.live_execs = 0
         self.destroyed = False
@@ -178,6 +205,24 @@ class Graph:
         self.n_live = 0
         self.clone_map: dict[int, Node] | None = None  # original node handle -> node (cuGraphClone)
         self.moved = False  # moved into a child-graph node (CU_GRAPH_CHILD_GRAPH_OWNERSHIP_MOVE)
+        self.pairs: dict[tuple[Node, Node], Edge] | None = None  # built on first use: pair_index()
+        self.n_dup = 0  # live edges whose (src, dst) pair already had an edge (capture only)
+
+    @property
+    def removed_edges(self) -> list[Edge]:
+        """Edges removed by graph edits whose nodes are both alive, in removal order (spec 4.4).
+
+        Linear in the edges ever removed; entries whose node was destroyed since are dropped for good.
+        """
+        kept = [e for e in self._removed if not (e.src.destroyed or e.dst.destroyed)]
+        if len(kept) != len(self._removed):
+            self._removed = kept
+        return list(kept)
+
+    @removed_edges.setter
+    def removed_edges(self, edges: list[Edge]) -> None:
+        """Replace the remembered removed edges (in removal order)."""
+        self._removed = list(edges)
 
     def add_node(self, n: Node) -> None:
         """Append ``n`` (creation order) and count it."""
@@ -203,13 +248,15 @@ class Graph:
         return any(c.get(t, 0) for t in types)
 
     def has_type_deep(self, *types: int) -> bool:
-        """As :meth:`has_type`, looking into child graphs too."""
-        if self.has_type(*types):
-            return True
-        if not self.type_counts.get(GRAPH, 0):
-            return False
-        return any(n.params["graph"].has_type_deep(*types) for n in self.nodes
-                   if n.type == GRAPH and not n.destroyed)
+        """As :meth:`has_type`, looking into child graphs too (iteratively, any nesting depth)."""
+        stack = [self]
+        while stack:
+            g = stack.pop()
+            if g.has_type(*types):
+                return True
+            if g.type_counts.get(GRAPH, 0):
+                stack.extend(n.params["graph"] for n in g.nodes if n.type == GRAPH and not n.destroyed)
+        return False
 
     def first_of(self, *types: int) -> Node | None:
         """The first live node (creation order) of one of ``types``, looking into child graphs."""
@@ -223,21 +270,109 @@ class Graph:
         return None
 
 
-def add_edge(graph: Graph, src: Node, dst: Node, ed: tuple[int, int, int] = ZERO_ED) -> Edge:
-    """Add ``src -> dst`` (no checks: the caller has made them)."""
+#: ``Node.ins`` / ``Node.outs`` lists longer than this become dicts on their first removal
+_SMALL = 16
+
+
+def add_edge(graph: Graph, src: Node, dst: Node, ed: tuple[int, int, int] = ZERO_ED,
+             key: tuple[Node, Node] | None = None) -> Edge:
+    """Add ``src -> dst`` (no checks: the caller has made them) in O(1).
+
+    ``key`` may pass a ready ``(src, dst)`` tuple for the pair index (saves making another).
+    """
     e = Edge(src, dst, ed)
     graph.edges[e] = None
-    src.outs.append(e)
-    dst.ins.append(e)
+    pairs = graph.pairs
+    if pairs is not None:
+        if pairs.setdefault(key or (src, dst), e) is not e:
+            graph.n_dup += 1
+    try:
+        src.outs.append(e)
+    except AttributeError:  # a dict (see the module docstring)
+        src.outs[e] = None
+    try:
+        dst.ins.append(e)
+    except AttributeError:
+        dst.ins[e] = None
     return e
 
 
-def remove_edge(graph: Graph, e: Edge) -> None:
-    """Remove ``e`` and remember it (spec 4.4: removed edges still count for the unjoined rule)."""
+def pair_index(graph: Graph) -> dict[tuple[Node, Node], Edge]:
+    """``(src, dst) -> edge`` of ``graph`` (the first edge of a pair, edge order), built once in
+    O(edges) on first use and kept up to date by :func:`add_edge` / :func:`remove_edge`."""
+    pairs = graph.pairs
+    if pairs is None:
+        pairs = {}
+        dup = 0
+        for e in graph.edges:
+            if pairs.setdefault((e.src, e.dst), e) is not e:
+                dup += 1
+        graph.pairs, graph.n_dup = pairs, dup
+    return pairs
+
+
+def find_edge(graph: Graph, src: Node, dst: Node, ed: tuple[int, int, int] | None = None) -> Edge | None:
+    """The first edge ``src -> dst`` (in ``src``'s edge order), with edge data ``ed`` when given; O(1)
+    (O(out-degree of ``src``) only in a graph holding duplicate pairs, see the module docstring)."""
+    e = pair_index(graph).get((src, dst))
+    if e is None or ed is None or e.ed == ed:
+        return e
+    if graph.n_dup:
+        return next((x for x in src.outs if x.dst is dst and x.ed == ed), None)
+    return None
+
+
+def _unlink(node: Node, attr: str, e: Edge) -> None:
+    """Remove ``e`` from ``node.ins`` or ``node.outs`` (``attr``) in O(1) (amortised)."""
+    c = getattr(node, attr)
+    if c.__class__ is list:
+        if len(c) <= _SMALL:
+            c.remove(e)
+            return
+        c = dict.fromkeys(c)
+        setattr(node, attr, c)
+    del c[e]
+
+
+def _unindex(graph: Graph, e: Edge) -> None:
+    """Drop ``e`` from the pair index (when built), promoting a duplicate of its pair if there is one."""
+    pairs = graph.pairs
+    if pairs is None:
+        return
+    key = (e.src, e.dst)
+    if pairs.get(key) is not e:
+        graph.n_dup -= 1  # e was a duplicate
+        return
+    nxt = next((x for x in e.src.outs if x.dst is e.dst and x is not e), None) if graph.n_dup else None
+    if nxt is None:
+        del pairs[key]
+    else:
+        pairs[key] = nxt
+        graph.n_dup -= 1
+
+
+def remove_edge(graph: Graph, e: Edge, remember: bool = True) -> None:
+    """Remove ``e`` in O(1); with ``remember``, keep it in ``removed_edges`` (spec 4.4: removed edges still
+    count for the unjoined rule)."""
     del graph.edges[e]
-    e.src.outs.remove(e)
-    e.dst.ins.remove(e)
-    graph.removed_edges.append(e)
+    _unindex(graph, e)
+    _unlink(e.src, "outs", e)
+    _unlink(e.dst, "ins", e)
+    if remember:
+        graph._removed.append(e)
+
+
+def detach_node(graph: Graph, n: Node) -> None:
+    """Remove every edge of ``n`` (not remembered in ``removed_edges``), in time linear in its edges."""
+    for e in n.ins:
+        del graph.edges[e]
+        _unindex(graph, e)
+        _unlink(e.src, "outs", e)
+    for e in n.outs:
+        del graph.edges[e]
+        _unindex(graph, e)
+        _unlink(e.dst, "ins", e)
+    n.ins, n.outs = [], []
 
 
 class GraphCycle(Exception):
@@ -313,10 +448,12 @@ class ExecNode:
 
     ``origin`` is the node of the instantiated graph that per-node calls name (``cuGraphExec*SetParams``,
     ``cuGraphNodeSetEnabled``); it stays the same after ``cuGraphExecUpdate``. ``child`` is the
-    :class:`Frozen` body of a GRAPH node.
+    :class:`Frozen` body of a GRAPH node. ``detail`` caches the launch log's description of the node
+    (a pure function of type and parameters, filled on first replay and shared by the records of
+    every launch).
     """
 
-    __slots__ = ("origin", "local_id", "type", "params", "child", "enabled", "gid")
+    __slots__ = ("origin", "local_id", "type", "params", "child", "enabled", "gid", "detail")
 
     def __init__(self, origin: Node, params: Any, child: "Frozen | None", enabled: bool = True) -> None:
         self.origin = origin
@@ -326,6 +463,7 @@ class ExecNode:
         self.params = params
         self.child = child
         self.enabled = enabled
+        self.detail: str | None = None
 
     def evolve(self, **changes: Any) -> "ExecNode":
         """A copy with some of ``params``, ``child``, ``enabled`` replaced."""
@@ -374,15 +512,12 @@ class Frozen:
         if self._mem is None:
             allocs: list[Any] = []
             frees: list[int] = []
-            for x in self.order:
-                if x.type == MEM_ALLOC:
-                    allocs.append(x.params["alloc"])
-                elif x.type == MEM_FREE:
-                    frees.append(x.params["dptr"])
-                elif x.type == GRAPH:
-                    a, f = x.child._memory()
-                    allocs.extend(a)
-                    frees.extend(f)
+            if any(x.type in (MEM_ALLOC, MEM_FREE, GRAPH) for x in self.order):  # else none to find
+                for x in walk_body(self):
+                    if x.type == MEM_ALLOC:
+                        allocs.append(x.params["alloc"])
+                    elif x.type == MEM_FREE:
+                        frees.append(x.params["dptr"])
             self._mem = (allocs, frees)
         return self._mem
 
@@ -396,7 +531,35 @@ class Frozen:
 
     def count(self) -> int:
         """Number of nodes, child bodies included."""
-        return sum(1 + (x.child.count() if x.type == GRAPH else 0) for x in self.order)
+        return sum(1 for _ in walk_body(self))
+
+
+def walk_body(body: Frozen) -> Any:
+    """Exec nodes of ``body`` and of its child bodies, depth first (each GRAPH node, then its child's
+    nodes, then the next node), replay order; iterative, any nesting depth."""
+    stack = [iter(body.order)]
+    while stack:
+        for x in stack[-1]:
+            yield x
+            if x.type == GRAPH:
+                stack.append(iter(x.child.order))
+                break
+        else:
+            stack.pop()
+
+
+def walk_graph(g: Graph) -> Any:
+    """Live nodes of ``g`` and of its child graphs, depth first (each GRAPH node, then its child's nodes,
+    then the next node), creation order; iterative, any nesting depth."""
+    stack = [iter(g.live_nodes())]
+    while stack:
+        for n in stack[-1]:
+            yield n
+            if n.type == GRAPH:
+                stack.append(iter(n.params["graph"].live_nodes()))
+                break
+        else:
+            stack.pop()
 
 
 class Topology:
@@ -436,22 +599,35 @@ def signature(live: list[Node]) -> tuple[Topology, int]:
 
 
 def freeze(graph: Graph) -> Frozen:
-    """Freeze ``graph`` (child graphs recursively). Raises :class:`GraphCycle`."""
-    live = graph.live_nodes()
-    order = topo_order(live)
-    if order is None:
-        raise GraphCycle(_cycle_node(live))
-    xs = []
-    for n in order:
-        child = freeze(n.params["graph"]) if n.type == GRAPH else None
-        xs.append(ExecNode(n, n.params, child))  # shared: stored parameters are never mutated
-    if order is live or len(order) == len(live) and all(a is b for a, b in zip(order, live)):
-        creation = list(range(len(xs)))
-    else:
-        where = {id(n): i for i, n in enumerate(order)}
-        creation = [where[id(n)] for n in live]
-    topo, exits = signature(live)
-    return Frozen(graph.gid, xs, creation, topo, exits, graph.next_local)
+    """Freeze ``graph`` and its child graphs, at any nesting depth. Raises :class:`GraphCycle`.
+
+    Two iterative passes: the graphs are sorted in the order a recursive freeze meets them (a graph,
+    then the child graphs of its nodes in replay order, each before the next), so the cycle reported
+    is the same; the bodies are then built children first.
+    """
+    sorted_graphs: list[tuple[Graph, list[Node], list[Node]]] = []
+    stack = [graph]
+    while stack:
+        g = stack.pop()
+        live = g.live_nodes()
+        order = topo_order(live)
+        if order is None:
+            raise GraphCycle(_cycle_node(live))
+        sorted_graphs.append((g, live, order))
+        if g.type_counts.get(GRAPH, 0):
+            stack.extend(reversed([n.params["graph"] for n in order if n.type == GRAPH]))
+    bodies: dict[int, Frozen] = {}
+    for g, live, order in reversed(sorted_graphs):
+        xs = [ExecNode(n, n.params, bodies.pop(id(n.params["graph"])) if n.type == GRAPH else None)
+              for n in order]  # parameters shared: stored parameters are never mutated
+        if order is live or len(order) == len(live) and all(a is b for a, b in zip(order, live)):
+            creation = list(range(len(xs)))
+        else:
+            where = {id(n): i for i, n in enumerate(order)}
+            creation = [where[id(n)] for n in live]
+        topo, exits = signature(live)
+        bodies[id(g)] = Frozen(g.gid, xs, creation, topo, exits, g.next_local)
+    return bodies[id(graph)]
 
 
 class GraphExec:
@@ -518,55 +694,67 @@ def run_frozen(drv: Any, body: Frozen, log: Callable[[ExecNode, str], None]) -> 
     :data:`TICK_MS` before it acts (a disabled node too: it runs as an empty node), except those of
     :data:`CLOCK_FREE_NODES`: an EVENT_RECORD node stamps its event with the clock when the replay
     reaches it, and a child graph's nodes count one by one.
+
+    A GRAPH node logs "child graph ... begins", replays its child body in place, then logs "... ends";
+    the walk is iterative (a stack of bodies), so any nesting depth replays.
     """
     mem = drv.memory
-    for x in body.order:
-        t = x.type
-        p = x.params
-        note = ""
-        if t not in CLOCK_FREE_NODES:
-            drv._clock_ms += TICK_MS
-        if not x.enabled:
-            log(x, "disabled (cuGraphNodeSetEnabled): runs as an empty node")
-            continue
-        if t == KERNEL:
-            note = drv._run_kernel(p)
-        elif t == MEMCPY:
-            do_copy(mem, p)
-        elif t == MEMSET:
-            do_memset(mem, p)
-        elif t == HOST:
-            drv._call_host_fn(p["fn"], p["user_data"])
-            note = "called host function"
-        elif t == GRAPH:
-            log(x, f"child graph graph_{x.child.gid} begins")
-            run_frozen(drv, x.child, log)
-            note = f"child graph graph_{x.child.gid} ends"
-        elif t == EVENT_RECORD:
-            drv._complete_event(p["event"])
-            note = "event recorded"
-        elif t == WAIT_EVENT:
-            note = "event wait (nothing to wait for in replay order)"
-        elif t == MEM_ALLOC:
-            a = p["alloc"]
-            mem.map(a)  # MemoryError past the host budget: the driver turns it into OUT_OF_MEMORY
-            note = f"mapped 0x{a.start:x} ({a.size} bytes)"
-        elif t == MEM_FREE:
-            a = mem.find(p["dptr"])
-            if a is not None:
-                mem.unmap(a)
-            note = f"unmapped 0x{p['dptr']:x}"
-        elif t == BATCH_MEM_OP:
-            note = run_mem_ops(mem, p["ops"])
-        elif t in (EXT_SEMAS_SIGNAL, EXT_SEMAS_WAIT):
-            what = "signal" if t == EXT_SEMAS_SIGNAL else "wait"
-            note = (f"no-op: external semaphores are not simulated ({what} of {len(p['sems'])} semaphore(s) "
-                    "recorded with their parameters only)")
-        elif t == EMPTY:
-            pass
+    stack = [iter(body.order)]
+    owners: list[ExecNode | None] = [None]
+    while stack:
+        for x in stack[-1]:
+            t = x.type
+            p = x.params
+            note = ""
+            if t not in CLOCK_FREE_NODES:
+                drv._clock_ms += TICK_MS
+            if not x.enabled:
+                log(x, "disabled (cuGraphNodeSetEnabled): runs as an empty node")
+                continue
+            if t == KERNEL:
+                note = drv._run_kernel(p)
+            elif t == MEMCPY:
+                do_copy(mem, p)
+            elif t == MEMSET:
+                do_memset(mem, p)
+            elif t == HOST:
+                drv._call_host_fn(p["fn"], p["user_data"])
+                note = "called host function"
+            elif t == GRAPH:
+                log(x, f"child graph graph_{x.child.gid} begins")
+                stack.append(iter(x.child.order))
+                owners.append(x)
+                break  # the child's nodes next; its "ends" record when its body is done
+            elif t == EVENT_RECORD:
+                drv._complete_event(p["event"])
+                note = "event recorded"
+            elif t == WAIT_EVENT:
+                note = "event wait (nothing to wait for in replay order)"
+            elif t == MEM_ALLOC:
+                a = p["alloc"]
+                mem.map(a)  # MemoryError past the host budget: the driver turns it into OUT_OF_MEMORY
+                note = f"mapped 0x{a.start:x} ({a.size} bytes)"
+            elif t == MEM_FREE:
+                a = mem.find(p["dptr"])
+                if a is not None:
+                    mem.unmap(a)
+                note = f"unmapped 0x{p['dptr']:x}"
+            elif t == BATCH_MEM_OP:
+                note = run_mem_ops(mem, p["ops"])
+            elif t in (EXT_SEMAS_SIGNAL, EXT_SEMAS_WAIT):
+                what = "signal" if t == EXT_SEMAS_SIGNAL else "wait"
+                note = (f"no-op: external semaphores are not simulated ({what} of {len(p['sems'])} semaphore(s) "
+                        "recorded with their parameters only)")
+            elif t == EMPTY:
+                pass
+            else:
+                note = "recorded only (not simulated)"
+            log(x, note)
         else:
-            note = "recorded only (not simulated)"
-        log(x, note)
+            stack.pop()
+            owner = owners.pop()
+            if owner is not None:
+                log(owner, f"child graph graph_{owner.child.gid} ends")
 
 
 def run_mem_ops(mem: Any, ops: tuple) -> str:
@@ -611,43 +799,83 @@ def wait_condition(cur: int, value: int, cond: int, nbytes: int) -> bool:
 def clone_graph(drv: Any, g: Graph) -> Graph:
     """Deep copy of ``g`` (child graphs included); local ids restart at 0 in creation order.
 
-    The copy's ``clone_map`` maps each original node's handle to its copy (``cuGraphNodeFindInClone``).
-    The caller has refused graphs with MEM_ALLOC, MEM_FREE or CONDITIONAL nodes.
+    The copy's ``clone_map`` maps each original node's handle to its copy (``cuGraphNodeFindInClone``);
+    nested copies get one too. The caller has refused graphs with MEM_ALLOC, MEM_FREE or CONDITIONAL nodes.
+    Iterative (a stack of graphs being copied), so any nesting depth is copied; handles and graph ids
+    are handed out in the order a recursive copy would use: a graph, then, node by node, the copy of a
+    child graph before the GRAPH node holding it.
     """
-    new = drv._new_graph(g.ctx)
-    mapping: dict[int, Node] = {}
-    for n in g.nodes:
-        if n.destroyed:
-            continue
-        params = copy_params(n.type, n.params)
-        if n.type == GRAPH:
-            params["graph"] = clone_graph(drv, params["graph"])
-        m = drv._new_node(new, n.type, params)
-        if n.type == GRAPH:
-            params["graph"].owner_node = m
-        mapping[id(n)] = m
-    for e in g.edges:
-        add_edge(new, mapping[id(e.src)], mapping[id(e.dst)], e.ed)
-    new.clone_map = {n.handle: mapping[id(n)] for n in g.nodes if not n.destroyed}
-    return new
+    # frame: [original, copy, iterator over the original's nodes, id(node) -> copy, GRAPH node waiting, its params]
+    frames: list[list[Any]] = [[g, drv._new_graph(g.ctx), iter(g.nodes), {}, None, None]]
+    done: Graph | None = None  # the copy just finished, for the GRAPH node its parent frame waits on
+    while frames:
+        fr = frames[-1]
+        orig, new, it, mapping = fr[0], fr[1], fr[2], fr[3]
+        if done is not None:
+            n, params = fr[4], fr[5]
+            params["graph"] = done
+            m = drv._new_node(new, n.type, params)
+            done.owner_node = m
+            mapping[id(n)] = m
+            done = None
+        for n in it:
+            if n.destroyed:
+                continue
+            params = copy_params(n.type, n.params)
+            if n.type == GRAPH:
+                child = params["graph"]
+                fr[4], fr[5] = n, params
+                frames.append([child, drv._new_graph(child.ctx), iter(child.nodes), {}, None, None])
+                break
+            mapping[id(n)] = drv._new_node(new, n.type, params)
+        else:
+            for e in orig.edges:
+                add_edge(new, mapping[id(e.src)], mapping[id(e.dst)], e.ed)
+            new.clone_map = {n.handle: mapping[id(n)] for n in orig.nodes if not n.destroyed}
+            frames.pop()
+            done = new
+    assert done is not None
+    return done
 
 
 def graph_from_frozen(drv: Any, body: Frozen, ctx: Any) -> Graph:
-    """A new graph with the nodes and parameters of an executable body (creation order kept)."""
-    g = drv._new_graph(ctx)
-    made: list[Node] = []
-    for i, pos in enumerate(body.creation):
-        x = body.order[pos]
-        params = copy_params(x.type, x.params)
-        if x.type == GRAPH:
-            params["graph"] = graph_from_frozen(drv, x.child, ctx)
-        m = drv._new_node(g, EMPTY if not x.enabled else x.type, {} if not x.enabled else params)
-        if x.type == GRAPH and x.enabled:
-            params["graph"].owner_node = m
-        made.append(m)
-        for src, ed in body.topology.deps(i):
-            add_edge(g, made[src], m, ed)
-    return g
+    """A new graph with the nodes and parameters of an executable body (creation order kept).
+
+    A disabled node becomes an EMPTY node. Iterative, any nesting depth; handles and graph ids in the
+    order of a recursive build (a graph, then, node by node, a child graph before the GRAPH node
+    holding it). Edges are added once every node of the graph exists, node by node in creation order
+    and, per node, in its edge order (so edges from a later node to an earlier one work too).
+    """
+    # frame: [body, graph, iterator over creation positions, nodes made, GRAPH exec node waiting, its params]
+    frames: list[list[Any]] = [[body, drv._new_graph(ctx), iter(body.creation), [], None, None]]
+    done: Graph | None = None
+    while frames:
+        fr = frames[-1]
+        b, g, it, made = fr[0], fr[1], fr[2], fr[3]
+        if done is not None:
+            x, params = fr[4], fr[5]
+            params["graph"] = done
+            m = drv._new_node(g, GRAPH, params)
+            done.owner_node = m
+            made.append(m)
+            done = None
+        for pos in it:
+            x = b.order[pos]
+            params = copy_params(x.type, x.params)
+            if x.type == GRAPH and x.enabled:
+                fr[4], fr[5] = x, params
+                frames.append([x.child, drv._new_graph(ctx), iter(x.child.creation), [], None, None])
+                break
+            made.append(drv._new_node(g, EMPTY if not x.enabled else x.type, {} if not x.enabled else params))
+        else:
+            topo = b.topology
+            for i, m in enumerate(made):
+                for src, ed in topo.deps(i):
+                    add_edge(g, made[src], m, ed)
+            frames.pop()
+            done = g
+    assert done is not None
+    return done
 
 
 # -------------------------------------------------------------------------- exec update
@@ -755,13 +983,8 @@ def _geometry(p: Any) -> tuple:
             p.src_z, p.dst_x, p.dst_y, p.dst_z)
 
 
-def plan_update(old: Frozen, g: Graph, resolve: Callable[[int], Any], flags: int) -> Frozen:
-    """The body an exec would have after ``cuGraphExecUpdate(exec, g)``; raises :class:`UpdateFailure`.
-
-    Nodes are paired by creation order and dependencies by edge order (Programming Guide, "Whole
-    Graph Update"); the checks follow the order of the cuGraphExecUpdate docstring: node count,
-    exit nodes, dependency counts, dependencies, then node types and parameters. Paired nodes keep
-    the exec's identity (``origin``) and enabled state; parameters come from ``g``.
+def _check_update_shape(old: Frozen, g: Graph) -> list[Node]:
+    """The whole-graph checks of :func:`plan_update` for one graph (not its children); returns its live nodes.
 
     Node counts (spec 16, 9) [I]: when ``g`` has created a different number of nodes than the exec's
     graph had when it was instantiated (destroyed nodes included: ``Graph.next_local`` against
@@ -801,7 +1024,7 @@ def plan_update(old: Frozen, g: Graph, resolve: Callable[[int], Any], flags: int
                                 f"node in the exec {len(old_deps)}")
         for j, (a, b) in enumerate(zip(new_deps, old_deps)):
             if a != b:
-                src = n.ins[j].src
+                src = list(n.ins)[j].src
                 raise UpdateFailure(UPD_TOPOLOGY_CHANGED, n,
                                     f"dependency {j} of node {n.local_id} (node {src.local_id}"
                                     f"{'' if a[1] == ZERO_ED else ' with edge data ' + str(a[1])}) does not match "
@@ -813,22 +1036,52 @@ def plan_update(old: Frozen, g: Graph, resolve: Callable[[int], Any], flags: int
             raise UpdateFailure(UPD_NODE_TYPE_CHANGED, n,
                                 f"node {n.local_id} of graph {g.gid} is {TYPE_KEYWORDS.get(n.type)} but its paired "
                                 f"node in the exec is {TYPE_KEYWORDS.get(t_old)}")
-    order = list(old.order)
-    for i, n in enumerate(live):
-        pos = old.creation[i]
-        x = old.order[pos]
-        child = None
-        if n.type == GRAPH:
-            child = plan_update(x.child, n.params["graph"], resolve, flags)
-        else:
+    return live
+
+
+def plan_update(old: Frozen, g: Graph, resolve: Callable[[int], Any], flags: int) -> Frozen:
+    """The body an exec would have after ``cuGraphExecUpdate(exec, g)``; raises :class:`UpdateFailure`.
+
+    Nodes are paired by creation order and dependencies by edge order (Programming Guide, "Whole
+    Graph Update"); the checks follow the order of the cuGraphExecUpdate docstring: node count,
+    exit nodes, dependency counts, dependencies, then node types and parameters. Paired nodes keep
+    the exec's identity (``origin``) and enabled state; parameters come from ``g``. A child graph is
+    checked, as a graph of its own, when its GRAPH node's turn comes (so the first failure reported is
+    the one a recursive check meets first); the walk is iterative, any nesting depth.
+    """
+    # frame: [old body, graph, live nodes, iterator over (creation index, node), new order, GRAPH node waiting]
+    frames: list[list[Any]] = [[old, g, _check_update_shape(old, g), None, list(old.order), None]]
+    frames[0][3] = iter(enumerate(frames[0][2]))
+    done: Frozen | None = None  # the child body just planned, for the GRAPH node its parent waits on
+    while frames:
+        fr = frames[-1]
+        body, graph, order, it = fr[0], fr[1], fr[4], fr[3]
+        if done is not None:
+            i, n = fr[5]
+            pos = body.creation[i]
+            order[pos] = body.order[pos].evolve(params=n.params, child=done)
+            done = None
+        for i, n in it:
+            pos = body.creation[i]
+            x = body.order[pos]
+            if n.type == GRAPH:
+                child_g = n.params["graph"]
+                fr[5] = (i, n)
+                live = _check_update_shape(x.child, child_g)
+                frames.append([x.child, child_g, live, iter(enumerate(live)), list(x.child.order), None])
+                break
             prob = param_change_problem(n.type, x.params, n.params, resolve, flags)
             if prob is not None:
-                raise UpdateFailure(prob[0], n, f"node {n.local_id} of graph {g.gid} "
+                raise UpdateFailure(prob[0], n, f"node {n.local_id} of graph {graph.gid} "
                                                 f"({TYPE_KEYWORDS[n.type]}): {prob[1]}")
-        order[pos] = x.evolve(params=n.params, child=child)
-    f = Frozen(old.gid, order, old.creation, old.topology, old.exits, old.created)
-    f.index = old.index
-    return f
+            order[pos] = x.evolve(params=n.params, child=None)
+        else:
+            f = Frozen(body.gid, order, body.creation, body.topology, body.exits, body.created)
+            f.index = body.index
+            frames.pop()
+            done = f
+    assert done is not None
+    return done
 
 
 # -------------------------------------------------------------------------- DOT (spec 9.1)
@@ -885,7 +1138,9 @@ def dot_text(g: Graph, flags: int = 0) -> str:
     if flags & DOT_VERBOSE:
         flags |= DOT_ALL
     lines = ["digraph dot {"]
-    _dot_cluster(g, flags, lines)
+    stack = [g]  # pre-order, iteratively: a cluster, then its children's clusters (each with theirs) in node order
+    while stack:
+        stack.extend(reversed(_dot_cluster(stack.pop(), flags, lines)))
     lines.append("}")
     return "\n".join(lines) + "\n"
 
@@ -988,7 +1243,8 @@ def _dot_node(n: Node, gid: int, flags: int, topo_id: dict[int, int]) -> str:
     return f'"{name}"[style="{style}" shape="record" label="{label}"];'
 
 
-def _dot_cluster(g: Graph, flags: int, lines: list[str]) -> None:
+def _dot_cluster(g: Graph, flags: int, lines: list[str]) -> list[Graph]:
+    """Append the cluster of ``g`` (its nodes and edges) to ``lines``; return its child graphs, node order."""
     gid = g.gid
     lines.append(f"subgraph cluster_{gid} {{")
     lines.append(f'label="graph_{gid}" graph[style="dashed"];')
@@ -1014,6 +1270,5 @@ def _dot_cluster(g: Graph, flags: int, lines: list[str]) -> None:
         suffix = f" [{' '.join(attrs)}]" if attrs else ""
         lines.append(f'"graph_{gid}_node_{e.src.local_id}" -> "graph_{gid}_node_{e.dst.local_id}"{suffix};')
     lines.append("}")
-    for c in children:
-        _dot_cluster(c, flags, lines)
+    return children
 
