@@ -1272,3 +1272,24 @@ def _dot_cluster(g: Graph, flags: int, lines: list[str]) -> list[Graph]:
     lines.append("}")
     return children
 
+
+def ancestors(nodes: list[Node]) -> set[int]:
+    """``id()`` of ``nodes`` and of every node they depend on, transitively."""
+    seen: set[int] = set()
+    stack = list(nodes)
+    while stack:
+        n = stack.pop()
+        if id(n) in seen:
+            continue
+        seen.add(id(n))
+        stack.extend(e.src for e in n.ins)
+    return seen
+
+
+def owns(child: Graph, g: Graph) -> bool:
+    """True when ``g`` is (transitively) embedded in ``child``."""
+    while g.owner_node is not None:
+        g = g.owner_node.graph
+        if g is child:
+            return True
+    return False

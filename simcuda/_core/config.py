@@ -1,0 +1,82 @@
+"""Configuration records of a simulated driver: the devices it has and the open choices of the spec."""
+from __future__ import annotations
+
+from typing import Any
+
+import attrs
+
+
+@attrs.frozen
+class DeviceSpec:
+    """Configuration of one simulated device.
+
+    Attributes:
+        name: the marketing name ``cuDeviceGetName`` returns.
+        compute_capability: ``(major, minor)``.
+        total_mem: bytes of device memory (allocations beyond it fail with OUT_OF_MEMORY).
+        multiprocessors: SM count.
+        cig_d3d12, cig_vulkan: CIG context support (attributes 135 and 138).
+        cig_d3d12_streams, cig_vulkan_streams: CIG stream support (attributes 151 and 159).
+        attributes: overrides for any ``CUdevice_attribute`` value (int -> int).
+    """
+
+    name: str = "NVIDIA H100 80GB HBM3 (simulated)"
+    compute_capability: tuple = (9, 0)
+    total_mem: int = 80 * 1024 ** 3
+    multiprocessors: int = 132
+    cig_d3d12: bool = True
+    cig_vulkan: bool = True
+    cig_d3d12_streams: bool = True
+    cig_vulkan_streams: bool = True
+    attributes: dict = attrs.field(factory=dict)
+
+
+def _check_launch_log_limit(_inst: Any, _attr: Any, value: Any) -> None:
+    """attrs validator of ``Options.launch_log_limit``: ``None`` or an ``int`` >= 0 (not a ``bool``)."""
+    if value is None:
+        return
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"launch_log_limit must be an int >= 0 or None, got {type(value).__name__} {value!r}")
+    if value < 0:
+        raise ValueError(f"launch_log_limit must be >= 0 (0 turns the launch log off) or None, got {value}")
+
+
+#: the default bound of ``driver.launch_log`` (records); about 160 MB of records at most
+DEFAULT_LAUNCH_LOG_LIMIT = 1_000_000
+
+
+@attrs.frozen
+class Options:
+    """Simulator choices that the spec leaves open (each is a documented fidelity choice).
+
+    Attributes:
+        graph_launch_in_capture: ``"reject"`` (default: 900 and invalidation, spec 3.8) or
+            ``"child-node"`` (the opt-in: the launch adds a GRAPH node holding a copy of the exec as
+            instantiated, or as updated since) [inferred].
+        cig_end_any_thread: allow ``cuStreamEndCaptureToCig`` from another thread (spec 8.4, off).
+        per_thread_default_stream: ``None`` reads ``CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM``
+            when the face first needs the driver (spec 6.1); ``True``/``False`` force the mode.
+        host_memory_budget: bytes that the device, managed and mapped graph allocations of all the
+            process's drivers may hold together before an allocation of this driver fails with
+            ``CUDA_ERROR_OUT_OF_MEMORY`` (2), so that touching simulated memory cannot exhaust the host.
+            ``None``: three quarters of the memory available when the driver is made. Counted on
+            allocated bytes, touched or not (an untouched allocation costs no memory, but could).
+        launch_log_limit: how many :class:`LaunchRecord` the driver's :class:`LaunchLog` keeps: the most
+            recent ``launch_log_limit`` (default 1,000,000); ``0`` keeps none (the log is off, only its
+            count goes on); ``None`` keeps every record (memory grows with the work run). The log is the
+            simulator's own; nothing in CUDA corresponds to it.
+
+    Errors: ``TypeError`` for a ``launch_log_limit`` that is neither ``None`` nor an ``int`` (a ``bool``
+    included), ``ValueError`` for a negative one.
+    """
+
+    graph_launch_in_capture: str = "reject"
+    cig_end_any_thread: bool = False
+    per_thread_default_stream: Any = None
+    launch_log_limit: int | None = attrs.field(default=DEFAULT_LAUNCH_LOG_LIMIT, validator=_check_launch_log_limit)
+    host_memory_budget: int | None = attrs.field(default=None)
+
+    @host_memory_budget.validator
+    def _check_budget(self, _attr: Any, value: Any) -> None:
+        if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 0):
+            raise ValueError(f"host_memory_budget must be None or a non-negative int of bytes, got {value!r}")

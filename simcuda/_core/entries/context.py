@@ -1,0 +1,236 @@
+"""Init, devices, primary contexts and contexts (spec 1, 3 preamble, 5.3, 8.1)."""
+from __future__ import annotations
+
+from .. import capture as cap
+from ..errors import DriverError
+from ..objects import Context
+from ..state import DRIVER_VERSION, entry
+from ..work import Work
+
+
+class Contexts(Work):
+    """Init, devices, primary contexts and contexts of the simulated driver. Entries: ``cuInit``, ``cuDriverGetVersion``, ``cuDevice*``, ``cuDevicePrimaryCtx*``, ``cuCtx*``."""
+    # ------------------------------------------------------------------ init, devices
+    @entry
+    def init(self, flags: int = 0) -> None:
+        """cuInit. Errors: 1 for flags != 0; 100 when the driver is unavailable."""
+        if flags != 0:
+            raise DriverError(1, f"cuInit flags must be 0, got {flags}")
+        if not self.available:
+            raise DriverError(100, "the simulated machine has no CUDA-capable device (Driver(available=False))")
+        self._initialized = True
+
+    @entry
+    def driver_get_version(self) -> int:
+        """cuDriverGetVersion: 13050 (CUDA 13.5)."""
+        return DRIVER_VERSION
+
+    @entry
+    def device_get_count(self) -> int:
+        """cuDeviceGetCount."""
+        return len(self.devices)
+
+    @entry
+    def device_get(self, ordinal: int) -> int:
+        """cuDeviceGet. Errors: 101 for an ordinal out of range."""
+        return self._device(ordinal).ordinal
+
+    @entry
+    def device_get_name(self, dev: int) -> str:
+        """cuDeviceGetName."""
+        return self._device(dev).spec.name
+
+    @entry
+    def device_total_mem(self, dev: int) -> int:
+        """cuDeviceTotalMem: bytes."""
+        return self._device(dev).spec.total_mem
+
+    @entry
+    def device_get_attribute(self, attrib: int, dev: int) -> int:
+        """cuDeviceGetAttribute. Errors: 101 bad device; 1 attribute not a CUdevice_attribute value."""
+        from ..device_attrs import attribute_value
+        d = self._device(dev)
+        return attribute_value(d.spec, int(attrib))
+
+    @entry
+    def device_primary_ctx_retain(self, dev: int) -> int:
+        """cuDevicePrimaryCtxRetain: the device's primary context (created on first retain)."""
+        d = self._device(dev)
+        if d.primary is None or d.primary.destroyed:
+            self._ctx_counter += 1
+            c = Context(0, d, 0, self._ctx_counter, is_primary=True)
+            c.handle = self._handle(c)
+            d.primary = c
+        d.primary_refs += 1
+        return d.primary.handle
+
+    @entry
+    def device_primary_ctx_release(self, dev: int) -> None:
+        """cuDevicePrimaryCtxRelease. Errors: 101; 709 when not retained.
+
+        Fidelity: the context object stays usable after the last release (the real driver frees its
+        resources); the simulator only counts references [I].
+        """
+        d = self._device(dev)
+        if d.primary_refs <= 0:
+            raise DriverError(709, f"the primary context of device {dev} is not retained")
+        d.primary_refs -= 1
+
+    @entry
+    def device_primary_ctx_get_state(self, dev: int) -> tuple[int, int]:
+        """cuDevicePrimaryCtxGetState: ``(flags, active)``."""
+        d = self._device(dev)
+        return (d.primary.flags if d.primary else 0, int(d.primary_refs > 0))
+
+    # ------------------------------------------------------------------ contexts
+    @entry
+    def ctx_create(self, flags: int, dev: int, cig: tuple[int, int] | None = None,
+                   exec_affinity: bool = False, cig_params_null: bool = False) -> int:
+        """cuCtxCreate (13.x shape): create a context on ``dev`` and push it on this thread.
+
+        Args:
+            flags: ``CUctx_flags`` bits.
+            dev: device ordinal.
+            cig: ``(sharedDataType, sharedData)`` for a CIG context (spec 8.1), else ``None``.
+            exec_affinity: whether execution-affinity parameters were given too.
+        Errors: 101 bad device; 1 both exec-affinity and CIG parameters [I], an unknown CIG data type;
+            801 the device lacks CIG support for that type, or coredump flags with CIG [I];
+            900 during a capture that restricts this thread (spec 5.2) [I].
+        """
+        d = self._device(dev)
+        if flags & ~0xFF:
+            raise DriverError(1, f"cuCtxCreate flags 0x{flags:x} have bits outside CUctx_flags (CU_CTX_FLAGS_MASK "
+                                 "0xff)")
+        if cig is not None:
+            dtype, data = cig
+            if exec_affinity:
+                raise DriverError(1, "CUctxCreateParams sets both execAffinityParams and cigParams "
+                                     "(undefined behaviour in CUDA; the simulator refuses it, spec 8.1) [inferred]")
+            if dtype not in (1, 2):
+                raise DriverError(1, f"CUctxCigParam.sharedDataType {dtype} is not a CUcigDataType (1 D3D12 "
+                                     "command queue, 2 NV blob)")
+            supported = d.spec.cig_d3d12 if dtype == 1 else d.spec.cig_vulkan
+            if not supported:
+                attr = 135 if dtype == 1 else 138
+                raise DriverError(801, f"device {dev} does not support CIG contexts of data type {dtype} "
+                                       f"(CUdevice_attribute {attr} is 0; spec 8.1)")
+            if flags & (0x20 | 0x40):
+                raise DriverError(801, "CU_CTX_COREDUMP_ENABLE / CU_CTX_USER_COREDUMP_ENABLE are not supported "
+                                       "for CIG contexts (spec 8.1) [inferred code]")
+            if not data:
+                raise DriverError(1, "CUctxCigParam.sharedData is NULL")
+        t = self._thread()
+        cap.check_unsafe(self, t, "cuCtxCreate")
+        self._ctx_counter += 1
+        c = Context(0, d, flags, self._ctx_counter)
+        c.handle = self._handle(c)
+        if cig is not None:
+            c.is_cig, c.cig_data_type, c.cig_data = True, cig[0], cig[1]
+        t.ctx_stack.append(c)
+        return c.handle
+
+    @entry
+    def ctx_destroy(self, h: int) -> None:
+        """cuCtxDestroy. Errors: 201 bad handle; 709 already destroyed; 900 during a restricting capture [I].
+
+        Destroys the context's streams; captures with members there behave as if those streams were
+        destroyed (spec 5.2). The context is removed from the calling thread's stack.
+        """
+        c = self._context(h)
+        t = self._thread()
+        cap.check_unsafe(self, t, "cuCtxDestroy")
+        for s in list(c.streams) + list(c.per_thread.values()):
+            cap.on_stream_destroyed(self, s)
+            s.destroyed = True
+        c.destroyed = True
+        t.ctx_stack[:] = [x for x in t.ctx_stack if x is not c]
+
+    @entry
+    def ctx_set_current(self, h: int) -> None:
+        """cuCtxSetCurrent: replace the top of this thread's stack (0 clears it). Errors: 201, 709."""
+        t = self._thread()
+        if not h:
+            if t.ctx_stack:
+                t.ctx_stack.pop()
+            return
+        c = self._context(h)
+        if t.ctx_stack:
+            t.ctx_stack[-1] = c
+        else:
+            t.ctx_stack.append(c)
+
+    @entry
+    def ctx_get_current(self) -> int:
+        """cuCtxGetCurrent: the handle, or 0 when none."""
+        c = self._thread().current
+        return c.handle if c is not None else 0
+
+    @entry
+    def ctx_push_current(self, h: int) -> None:
+        """cuCtxPushCurrent. Errors: 201, 709."""
+        self._thread().ctx_stack.append(self._context(h))
+
+    @entry
+    def ctx_pop_current(self) -> int:
+        """cuCtxPopCurrent: returns the popped handle. Errors: 201 when the stack is empty."""
+        t = self._thread()
+        if not t.ctx_stack:
+            raise DriverError(201, f"thread {t.name} has no current context to pop")
+        return t.ctx_stack.pop().handle
+
+    @entry
+    def ctx_get_device(self) -> int:
+        """cuCtxGetDevice: ordinal of the current context's device. Errors: 201."""
+        return self._ctx_current().device.ordinal
+
+    @entry
+    def ctx_get_id(self, h: int) -> int:
+        """cuCtxGetId."""
+        return (self._context(h) if h else self._ctx_current()).ctx_id
+
+    @entry
+    def ctx_synchronize(self) -> None:
+        """cuCtxSynchronize. Errors: 201; 900 while any stream of the context is in a capture (spec 5.3)."""
+        ctx = self._ctx_current()
+        cap.check_ctx_sync(self, ctx, "cuCtxSynchronize")
+        self._wait_idle(self._ctx_streams(ctx))
+        self._drain()
+
+    @entry
+    def ctx_record_event(self, hctx: int, hevent: int) -> None:
+        """cuCtxRecordEvent. Errors: 201/709 context; 400 event; 900 while the context captures (5.3)."""
+        ctx = self._context(hctx)
+        ev = self._event(hevent)
+        cap.check_ctx_event(self, ctx, ev, "cuCtxRecordEvent", wait=False)
+        cap._uncapture_event(ev)
+        self._drain()
+        self._complete_event(ev)
+
+    @entry
+    def ctx_wait_event(self, hctx: int, hevent: int) -> None:
+        """cuCtxWaitEvent. Errors: 201/709; 400; 900 while the context captures or the event is captured."""
+        ctx = self._context(hctx)
+        ev = self._event(hevent)
+        cap.check_ctx_event(self, ctx, ev, "cuCtxWaitEvent", wait=True)
+
+    @entry
+    def device_primary_ctx_reset(self, dev: int) -> None:
+        """cuDevicePrimaryCtxReset: destroy the primary context's streams and memory bookkeeping.
+
+        Errors: 101 bad device; 900 by spec 5.2 (potentially unsafe [I]). Captures with streams in it
+        behave as when those streams are destroyed (origin: terminated; member: leaves the capture, 2.2).
+        """
+        d = self._device(dev)
+        t = self._thread()
+        cap.check_unsafe(self, t, "cuDevicePrimaryCtxReset")
+        c = d.primary
+        if c is None:
+            return
+        for s in list(c.streams) + list(c.per_thread.values()):
+            cap.on_stream_destroyed(self, s)
+            s.destroyed = True
+        c.streams.clear()
+        c.per_thread.clear()
+        for a in list(self.memory._allocs):
+            if a.ctx is c and not a.freed:
+                self.memory.free(a)

@@ -1,0 +1,85 @@
+"""Events: record, wait, query, timing (spec 2.4, 4.1, 4.2, 5.3)."""
+from __future__ import annotations
+
+from .. import capture as cap
+from ..errors import DriverError
+from ..objects import EMPTY, RECORDED, Event
+from ..state import entry
+from ..work import Work
+
+
+class Events(Work):
+    """Events: record, wait, query, timing of the simulated driver. Entries: ``cuEvent*``."""
+    # ------------------------------------------------------------------ events
+    @entry
+    def event_create(self, flags: int) -> int:
+        """cuEventCreate. Errors: 201 no context; 1 unknown flag bits."""
+        ctx = self._ctx_current()
+        if flags & ~0x7:
+            raise DriverError(1, f"event flags 0x{flags:x} have bits outside CUevent_flags")
+        e = Event(0, ctx, flags)
+        e.handle = self._handle(e)
+        return e.handle
+
+    @entry
+    def event_destroy(self, h: int) -> None:
+        """cuEventDestroy. Errors: 400. Destroying a captured event leaves the capture graph as it is."""
+        e = self._event(h)
+        cap._uncapture_event(e)
+        e.destroyed = True
+
+    @entry
+    def event_record(self, hevent: int, h: int, flags: int = 0, call: str = "cuEventRecord") -> None:
+        """cuEventRecord / cuEventRecordWithFlags: spec 4.2 rows in order."""
+        s = self._stream(h)
+        e = self._event(hevent)
+        if e.ctx is not s.ctx:
+            raise DriverError(400, f"{call}: {e.label()} belongs to context 0x{e.ctx.handle:x} but {s.label()} to "
+                                   f"context 0x{s.ctx.handle:x} (spec 4.2 row 1)")
+        if flags not in (0, 1):
+            raise DriverError(1, f"{call}: flags {flags} are not 0 or CU_EVENT_RECORD_EXTERNAL (1) (spec 4.2 row 2)")
+        cap.record_event(self, e, s, flags, call)
+
+    @entry
+    def event_query(self, h: int) -> None:
+        """cuEventQuery: 907 for a captured event (invalidates), 900 by spec 5.2, 600 NOT_READY when pending."""
+        e = self._event(h)
+        cap.check_event_host_wait(self, e, self._thread(), "cuEventQuery")
+        if e.state == RECORDED and e.pending_on is not None:
+            raise DriverError(600, f"{e.label()} has not completed yet (manual progression)")
+
+    @entry
+    def event_synchronize(self, h: int) -> None:
+        """cuEventSynchronize: as cuEventQuery, then runs the work before the event."""
+        e = self._event(h)
+        cap.check_event_host_wait(self, e, self._thread(), "cuEventSynchronize")
+        if e.state == RECORDED and e.pending_on is not None:
+            self._wait_idle((e.pending_on,))
+        if e.state == RECORDED and e.pending_on is not None:
+            self._drain(e.pending_ticket)
+
+    @entry
+    def event_elapsed_time(self, h0: int, h1: int) -> float:
+        """cuEventElapsedTime: milliseconds of simulated time between two completed events.
+
+        Simulated time (spec 16, 2.4, 9) [I]: the clock advances by ``graph.TICK_MS`` (0.001 ms) for every
+        operation that runs: each eager stream operation except event records and the graph launch itself,
+        and each node a replay runs (a child graph's nodes one by one; EVENT_RECORD nodes do not tick). An
+        event's time is the clock when its record runs, so the result is ``0.001 * (operations run between
+        the two records)``: positive around a replay that ran work, 0.0 when nothing ran between them, and
+        negative when ``h1`` was recorded first.
+        Returns: a ``float`` (milliseconds).
+        Errors: 400 never-recorded event or DISABLE_TIMING; 907 captured event (invalidates, spec 5.3) [I];
+        600 NOT_READY when either is pending.
+        """
+        e0, e1 = self._event(h0), self._event(h1)
+        for e in (e0, e1):
+            if e.state == EMPTY:
+                raise DriverError(400, f"{e.label()} was never recorded")
+        cap.check_elapsed_time_events((e0, e1))
+        for e in (e0, e1):
+            if e.flags & 2:
+                raise DriverError(400, f"{e.label()} was created with CU_EVENT_DISABLE_TIMING")
+            if e.time_ms is None:
+                raise DriverError(600, f"{e.label()} has not completed yet")
+        return float(e1.time_ms - e0.time_ms)

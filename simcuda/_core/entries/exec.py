@@ -1,0 +1,421 @@
+"""Executable graphs: instantiate, launch, upload, update, per-node exec params (spec 3.8, 9)."""
+from __future__ import annotations
+
+from typing import Any
+
+from .. import capture as cap
+from .. import graph as gr
+from ..errors import DriverError
+from ..logs import LaunchRecord
+from ..memory import HOST, KIND_GRAPH
+from ..objects import Stream
+from ..state import entry
+from ..work import Work
+
+_INST_NAMES = {0: "SUCCESS", 1: "ERROR", 2: "INVALID_STRUCTURE", 3: "NODE_OPERATION_NOT_SUPPORTED",
+               4: "MULTIPLE_CTXS_NOT_SUPPORTED", 5: "CONDITIONAL_HANDLE_UNUSED"}
+
+
+def _node_detail(x: gr.ExecNode) -> str:
+    """The launch log's ``detail`` for a replayed node."""
+    p = x.params
+    if x.type == gr.KERNEL:
+        return f"{p['name']}<<<{p['grid']},{p['block']},{p['shmem']}>>>"
+    return gr.describe(x.type, p)
+
+
+class Execs(Work):
+    """Executable graphs: instantiate, launch, upload, update, per-node exec params of the simulated driver. Entries: ``cuGraphInstantiate*``, ``cuGraphLaunch``, ``cuGraphUpload``, ``cuGraphExecUpdate``, ``cuGraphExec*SetParams``, ``cuGraphNodeSet/GetEnabled``, ``cuGraphExecDestroy``."""
+    @entry
+    def graph_exec_node_set_params(self, hexec: int, hnode: int, ntype: int, spec: Any) -> None:
+        """cuGraphExecNodeSetParams and the per-kind exec setters (cuGraphExecKernelNodeSetParams, ...).
+
+        Changes the node in the exec only (future launches; launches already enqueued keep what they
+        had), as though ``hnode`` had held ``spec`` at instantiation. The limits are those of the
+        docstrings and the Programming Guide's "Graph Update Limitations": a kernel's function cannot
+        move to another context; memcpy memory types and allocation kinds/contexts cannot change, and
+        only 1D copies may change geometry; memset destinations must stay the same kind of allocation,
+        2D memsets may change only address and value, 1D ones not their height; zero-sized copies and
+        sets are refused; the number of external semaphores and the shape of batch mem ops are fixed;
+        GRAPH: ``spec`` is a graph of the same topology (checked like cuGraphExecUpdate, recursively).
+        Errors: 1 INVALID_VALUE bad exec or node, a node not in the graph the exec was made from (or
+        destroyed since), a type mismatch, bad parameters, or a change beyond those limits; 801 for
+        MEM_ALLOC / MEM_FREE nodes [I code].
+        """
+        x = self._exec(hexec)
+        n = self._node(hnode)
+        pos = x.body.index.get(id(n))
+        if pos is None:
+            raise DriverError(1, f"node {n.local_id} of graph {n.graph.gid} is not a node of graph {x.gid}, from "
+                                 f"which exec 0x{x.handle:x} was instantiated")
+        old = x.body.order[pos]
+        if n.type != ntype:
+            raise DriverError(1, f"node {n.local_id} is {gr.TYPE_KEYWORDS.get(n.type)}, not "
+                                 f"{gr.TYPE_KEYWORDS.get(ntype)}")
+        if ntype in (gr.MEM_ALLOC, gr.MEM_FREE):
+            raise DriverError(801, f"node {n.local_id} is {gr.TYPE_KEYWORDS[ntype]}: its parameters cannot be "
+                                   "changed in an exec")
+        if ntype == gr.GRAPH:
+            child = self._graph(int(spec))
+            cap.check_capture_target(child, "update from")
+            try:
+                body = gr.plan_update(old.child, child, self.memory.find, x.flags)
+            except gr.UpdateFailure as f:
+                raise DriverError(1, f"cuGraphExecChildGraphNodeSetParams: graph {child.gid} does not match the "
+                                     f"child graph of node {n.local_id}: {f.why} "
+                                     f"({gr.UPDATE_NAMES[f.result]})") from None
+            x.writable_body().order[pos] = old.evolve(child=body)
+            return
+        params = self._build(ntype, spec, 1)
+        prob = gr.param_change_problem(ntype, old.params, params, self.memory.find, x.flags, per_node=True)
+        if prob is not None:
+            raise DriverError(1, f"node {n.local_id} ({gr.TYPE_KEYWORDS[ntype]}) of exec 0x{x.handle:x}: {prob[1]}")
+        x.writable_body().order[pos] = old.evolve(params=params)
+
+    def _exec_node(self, hexec: int, hnode: int) -> tuple[gr.GraphExec, int, gr.ExecNode]:
+        x = self._exec(hexec)
+        n = self._node(hnode)
+        pos = x.body.index.get(id(n))
+        if pos is None:
+            raise DriverError(1, f"node {n.local_id} of graph {n.graph.gid} is not a node of graph {x.gid}, from "
+                                 f"which exec 0x{x.handle:x} was instantiated")
+        return x, pos, x.body.order[pos]
+
+    @entry
+    def graph_node_set_enabled(self, hexec: int, hnode: int, enabled: int) -> None:
+        """cuGraphNodeSetEnabled: enable (``enabled`` != 0) or disable a node in an exec.
+
+        A disabled node runs as an empty node; its parameters are kept, and updates made while it is
+        disabled apply once it is enabled again (Programming Guide, "Individual node enable").
+        Errors: 1 INVALID_VALUE bad exec or node, a node not in the exec's graph, or a node that is not
+        KERNEL, MEMCPY or MEMSET.
+        """
+        x, pos, old = self._exec_node(hexec, hnode)
+        if old.type not in gr.ENABLE_TYPES:
+            raise DriverError(1, f"node {old.local_id} is {gr.TYPE_KEYWORDS[old.type]}; only kernel, memcpy and "
+                                 "memset nodes can be enabled or disabled")
+        x.writable_body().order[pos] = old.evolve(enabled=bool(enabled))
+
+    @entry
+    def graph_node_get_enabled(self, hexec: int, hnode: int) -> int:
+        """cuGraphNodeGetEnabled: 1 when the node is enabled in the exec, else 0. Errors as SetEnabled."""
+        x, pos, old = self._exec_node(hexec, hnode)
+        if old.type not in gr.ENABLE_TYPES:
+            raise DriverError(1, f"node {old.local_id} is {gr.TYPE_KEYWORDS[old.type]}; only kernel, memcpy and "
+                                 "memset nodes have an enabled state")
+        return int(old.enabled)
+
+    @entry
+    def graph_exec_get_flags(self, hexec: int) -> int:
+        """cuGraphExecGetFlags: the instantiate flags, without UPLOAD (it does not shape the exec). Errors: 1."""
+        return self._exec(hexec).flags & ~2
+
+    @entry
+    def graph_exec_get_id(self, hexec: int) -> int:
+        """cuGraphExecGetId: the exec's id (unique among graph and exec ids of this driver) [I]. Errors: 1."""
+        return self._exec(hexec).exec_id
+
+    # -- instantiate, launch, update -----------------------------------------------------------
+    @entry
+    def graph_instantiate(self, hgraph: int, flags: int) -> int:
+        """cuGraphInstantiate (13.x takes flags) / cuGraphInstantiateWithFlags: freeze a graph into an exec.
+
+        Args: ``flags``: ``CUgraphInstantiate_flags`` bits (AUTO_FREE_ON_LAUNCH 1, UPLOAD 2,
+        DEVICE_LAUNCH 4, USE_NODE_PRIORITY 8).
+        Returns: the exec handle.
+        Errors (all 1 INVALID_VALUE; :meth:`graph_instantiate_with_params` also reports the
+        ``CUgraphInstantiateResult`` and error node): UPLOAD (2), which needs the params form and its
+        upload stream (spec 16, 9) [H/D]; unknown flag bits; a capture target (spec 9) [I];
+        a graph moved into a child-graph node; MEM_ALLOC/MEM_FREE nodes while an exec of the graph
+        exists (C-141); DEVICE_LAUNCH with AUTO_FREE_ON_LAUNCH, with a graph without kernel, memcpy or
+        memset nodes, with other node types, with copies of pageable host memory, or with nodes of
+        several contexts (C-143); a cycle (INVALID_STRUCTURE).
+        """
+        g = self._graph(hgraph)
+        if int(flags) & gr.INSTANTIATE_UPLOAD:
+            raise DriverError(1, f"cuGraphInstantiate of graph {g.gid} with CUDA_GRAPH_INSTANTIATE_FLAG_UPLOAD: that "
+                                 "flag needs an upload stream, which only cuGraphInstantiateWithParams takes "
+                                 "(spec 16, 9); no exec was made")
+        return self._instantiate(g, int(flags)).handle
+
+    @entry
+    def graph_instantiate_with_params(self, hgraph: int, flags: int, hupload: int = 0) -> int:
+        """cuGraphInstantiateWithParams: as :meth:`graph_instantiate`, plus UPLOAD into ``hupload``.
+
+        Returns: the exec handle (``CUgraphInstantiateResult`` SUCCESS, error node NULL).
+        Errors: as :meth:`graph_instantiate`; the raised ``DriverError`` carries ``instantiate_result``
+        (ERROR 1, INVALID_STRUCTURE 2, NODE_OPERATION_NOT_SUPPORTED 3, MULTIPLE_CTXS_NOT_SUPPORTED 4) and
+        ``err_node`` (a node handle or 0), which the faces write into ``result_out`` / ``hErrNode_out``.
+        With UPLOAD the stream is checked first (stream rules of cuGraphUpload), so a failure makes no exec.
+        """
+        try:
+            g = self._graph(hgraph)
+            s = None
+            if flags & gr.INSTANTIATE_UPLOAD:
+                s = self._stream(hupload)
+                self._upload_checks(s)
+            return self._instantiate(g, int(flags)).handle
+        except DriverError as e:
+            if not hasattr(e, "instantiate_result"):
+                e.instantiate_result, e.err_node = gr.INST_ERROR, 0
+            raise
+
+    def _inst_error(self, result: int, node: gr.Node | None, why: str) -> DriverError:
+        e = DriverError(1, f"{why} (CUgraphInstantiateResult {_INST_NAMES[result]}"
+                           f"{'' if node is None else f', error node {node.local_id} of graph {node.graph.gid}'})")
+        e.instantiate_result, e.err_node = result, (node.handle if node is not None else 0)
+        return e
+
+    def _instantiate(self, g: gr.Graph, flags: int) -> gr.GraphExec:
+        if flags & ~0xF:
+            raise self._inst_error(gr.INST_ERROR, None, f"instantiate flags 0x{flags:x} have bits outside "
+                                                        "CUgraphInstantiate_flags")
+        refusal = cap.capture_target_refusal(g, "instantiate")
+        if refusal is not None:
+            raise self._inst_error(gr.INST_ERROR, None, refusal.why)
+        if g.moved:
+            raise self._inst_error(gr.INST_ERROR, None, f"graph {g.gid} was moved into a child-graph node and "
+                                                        "cannot be instantiated on its own")
+        if g.live_execs > 0 and g.has_type_deep(gr.MEM_ALLOC, gr.MEM_FREE):
+            raise self._inst_error(gr.INST_ERROR, None, f"graph {g.gid} has memory allocation/free nodes and an "
+                                                        "exec of it still exists; only one may exist at a time "
+                                                        "(spec 9, C-141)")
+        if flags & 4:
+            self._device_launch_checks(g, flags)
+        try:
+            body = gr.freeze(g)
+        except gr.GraphCycle as c:
+            raise self._inst_error(gr.INST_INVALID_STRUCTURE, c.node, f"graph {c.node.graph.gid} has a cycle "
+                                                                      f"through node {c.node.local_id}") from None
+        self._graph_counter += 1
+        x = gr.GraphExec(0, g, flags, body, self._graph_counter)
+        x.handle = self._handle(x)
+        g.live_execs += 1
+        return x
+
+    def _device_launch_checks(self, g: gr.Graph, flags: int) -> None:
+        """The DEVICE_LAUNCH restrictions of cuGraphInstantiate (C-143)."""
+        if flags & 1:
+            raise self._inst_error(gr.INST_ERROR, None, "CUDA_GRAPH_INSTANTIATE_FLAG_DEVICE_LAUNCH cannot be "
+                                                        "combined with AUTO_FREE_ON_LAUNCH (spec 9)")
+        nodes = list(gr.walk_graph(g))
+        if not any(n.type in (gr.KERNEL, gr.MEMCPY, gr.MEMSET) for n in nodes):
+            raise self._inst_error(gr.INST_ERROR, None, f"a DEVICE_LAUNCH graph cannot be empty: graph {g.gid} has "
+                                                        "no kernel, memcpy or memset node (spec 9)")
+        ctxs: dict[int, gr.Node] = {}
+        for n in nodes:
+            if n.type not in gr.DEVICE_LAUNCH_TYPES:
+                raise self._inst_error(gr.INST_NODE_OPERATION_NOT_SUPPORTED, n,
+                                       f"node {n.local_id} ({gr.TYPE_KEYWORDS[n.type]}) is not allowed in a "
+                                       "DEVICE_LAUNCH graph (kernel, memcpy, memset and child graph nodes only)")
+            node_ctxs = []
+            if n.type == gr.KERNEL:
+                node_ctxs.append(n.params["func"].module.ctx)
+            elif n.type == gr.MEMCPY:
+                p = n.params
+                for kind, obj in ((p.src_kind, p.src), (p.dst_kind, p.dst)):
+                    if kind == HOST:
+                        if not (isinstance(obj, int) and obj in self.memory.host):
+                            raise self._inst_error(gr.INST_NODE_OPERATION_NOT_SUPPORTED, n,
+                                                   f"memcpy node {n.local_id} copies pageable host memory; a "
+                                                   "DEVICE_LAUNCH graph may copy only device or pinned host memory")
+                    else:
+                        a = self.memory.find(int(obj))
+                        if a is not None and a.ctx is not None:
+                            node_ctxs.append(a.ctx)
+            elif n.type == gr.MEMSET:
+                a = self.memory.find(n.params.dst)
+                if a is not None and a.ctx is not None:
+                    node_ctxs.append(a.ctx)
+            for c in node_ctxs:
+                ctxs.setdefault(id(c), n)
+                if len(ctxs) > 1:
+                    raise self._inst_error(gr.INST_MULTIPLE_CTXS_NOT_SUPPORTED, n,
+                                           f"node {n.local_id} uses another context than the rest of the graph; a "
+                                           "DEVICE_LAUNCH graph's nodes must reside on a single context")
+
+    @entry
+    def graph_exec_destroy(self, hexec: int) -> None:
+        """cuGraphExecDestroy. Errors: 1/400 bad exec; 900 by spec 5.2 during a restricting capture (C-175).
+
+        Fidelity: launches still pending (manual progression) or running (another thread destroys the
+        exec while a host node or Python kernel of its replay runs) run to completion with the body they
+        started with, as NVIDIA frees an exec in flight when it finishes; the handle is refused at once.
+        Graph allocations the exec left unfreed stay allocated.
+        """
+        x = self._exec(hexec)
+        cap.check_unsafe(self, self._thread(), "cuGraphExecDestroy")
+        x.destroyed = True
+        x.graph.live_execs -= 1
+
+    @entry
+    def graph_launch(self, hexec: int, h: int) -> None:
+        """cuGraphLaunch: replay the exec on stream ``h`` (spec 9, 3.8).
+
+        Each launch is ordered behind earlier work in the stream and earlier launches of the exec: with
+        ``Driver(progression="manual")`` it stays pending until :meth:`advance` or a synchronisation,
+        and ``launch_log`` follows that order. The launch runs the exec as it was when the launch was
+        enqueued. Replay: nodes in topological order, creation order breaking ties; see ``run_frozen``.
+        Graph allocations: a launch maps the exec's MEM_ALLOC addresses (when its nodes run); those not
+        freed in the graph stay allocated until cuMemFreeAsync, cuMemFree, a free node of another graph,
+        or (AUTO_FREE_ON_LAUNCH) the next launch.
+        Errors: 1 NULL or destroyed exec (spec 16, 9), 400 garbage handle; 1 INVALID_VALUE when allocations
+        of an earlier launch are unfreed and the exec was instantiated without AUTO_FREE_ON_LAUNCH (C-142);
+        900 into a capturing stream, invalidating the capture (spec 3.8), unless ``Options(graph_launch_in_capture="child-node")``,
+        which adds a GRAPH node holding a copy of the exec's graph as instantiated (1 for an exec with
+        memory nodes [I]); 900 onto a CIG stream for graphs with HOST, memory or batch nodes (spec 8.3);
+        906/901 by the stream rules.
+        """
+        x = self._exec_to_run(hexec, "cuGraphLaunch")
+        s = self._stream(h)
+        body = x.body
+        if s.cig is not None:
+            cap.check_graph_launch_on_cig(s, (n.type for n in gr.walk_body(body)))
+        seq = s.capture
+        if cap.capturing_into(s) is not None and self.options.graph_launch_in_capture == "child-node":
+            if any(n.type in (gr.MEM_ALLOC, gr.MEM_FREE) for n in gr.walk_body(body)):
+                raise DriverError(1, f"exec 0x{x.handle:x} holds memory allocation/free nodes; it cannot be nested "
+                                     "as a child-graph node of a capture [inferred]")
+            child = gr.graph_from_frozen(self, body, s.ctx)
+            node = cap.enqueue(self, s, cap.Op("graph_launch", "cuGraphLaunch", child, None))
+            child.owner_node = node
+            return
+        allocs = body.allocs()
+        frees = body.frees()
+        if seq is None and s.cig is None and allocs and not x.flags & 1:
+            left = [a for a in allocs if a.outstanding is not None]
+            if left:
+                raise DriverError(1, f"exec 0x{x.handle:x} still has {len(left)} graph allocation(s) from an earlier "
+                                     f"launch that were never freed (0x{left[0].start:x}...); free them or "
+                                     "instantiate with CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH (spec 9, C-142)")
+        started: list[int] = []
+
+        def run() -> str:
+            started.append(1)
+            x.pending -= 1
+            x.running += 1
+            try:
+                return replay()
+            finally:
+                x.running -= 1
+
+        def replay() -> str:
+            if x.flags & 1:
+                for a in allocs:  # AUTO_FREE_ON_LAUNCH: as though cuMemFreeAsync ran before this launch
+                    self.memory.unmap(a)
+            x.launches += 1
+            n = x.launches
+            self.stats["graph_launches"] += 1
+
+            launch_log, sh, xh, kinds = self.launch_log, s.handle, x.handle, gr.TYPE_KEYWORDS
+
+            def log(node: gr.ExecNode, note: str) -> None:  # one LaunchRecord per replayed node (see _log)
+                if launch_log.limit == 0:
+                    launch_log.total += 1
+                    return
+                detail = node.detail
+                if detail is None:  # computed once per exec node: records of every launch share it
+                    detail = node.detail = _node_detail(node)
+                launch_log.append(LaunchRecord(launch_log.total, "graph", kinds.get(node.type) or str(node.type),
+                                               detail, sh, xh, n, node.gid, node.local_id, note))
+            try:
+                gr.run_frozen(self, body, log)
+            except MemoryError:
+                raise DriverError(2, "the host running the simulator cannot back a graph allocation mapped by "
+                                     "this replay") from None
+            return ""
+        x.pending += 1
+        x.shared = True
+        try:
+            cap.enqueue(self, s, cap.Op("graph_launch", "cuGraphLaunch", x.graph, run))
+        except DriverError:
+            if not started:
+                x.pending -= 1
+            raise
+        if s.cig is not None:  # recorded into the CIG command list, never run here (spec 8.3)
+            if not started:
+                x.pending -= 1
+            return
+        for a in allocs:
+            a.outstanding = x
+        for d in frees:
+            a = self.memory.find(d)
+            if a is not None and a.kind == KIND_GRAPH:
+                a.outstanding = None
+
+    def _upload_checks(self, s: Stream) -> None:
+        cap.check_legacy_use(self, s, "cuGraphUpload")
+        if s.capture is not None and s.capture.status == cap.INVALIDATED:
+            raise DriverError(901, f"{s.label()} belongs to an invalidated capture")
+
+    @entry
+    def graph_upload(self, hexec: int, h: int) -> None:
+        """cuGraphUpload: nothing to upload in a simulator; checks the handles and the stream rules.
+
+        Errors: 1 NULL or destroyed exec (spec 16, 9), 400 garbage handle; stream errors; 906 on the legacy
+        stream while a blocking stream captures; 901 on a stream of an invalidated capture.
+        """
+        self._exec_to_run(hexec, "cuGraphUpload")
+        self._upload_checks(self._stream(h))
+
+    @entry
+    def graph_exec_update(self, hexec: int, hgraph: int) -> tuple[int, int, int]:
+        """cuGraphExecUpdate: give an exec the parameters of a graph of the same topology (spec 9).
+
+        Pairing (Programming Guide, "Whole Graph Update"): nodes by creation order, dependencies by edge
+        order. Checks, in the docstring's order: NOT_SUPPORTED (6) when the graphs created different numbers
+        of nodes, destroyed ones included (error node NULL; spec 16 [I] from NVIDIA observations, against the
+        docstring's TOPOLOGY_CHANGED); TOPOLOGY_CHANGED (2) when the created counts match but the live node
+        counts differ (error node NULL), the graph has more exit nodes (error node one of them), a node's
+        dependency count differs or a dependency differs (error node the node, error-from node the
+        dependency); NODE_TYPE_CHANGED (3) (error node from ``hgraph``); per node the "Graph Update Limitations": UNSUPPORTED_FUNCTION_CHANGE
+        (7) for a kernel function of another context, PARAMETERS_CHANGED (5) for memcpy/memset memory
+        kind, context or multi-dimensional geometry changes, a changed number of external semaphores or
+        batch-op shape, ATTRIBUTES_CHANGED (8) for a priority change under USE_NODE_PRIORITY [I code];
+        NOT_SUPPORTED (6) when the graph has memory nodes and another exec of it exists. Child graphs are
+        checked recursively. Host and event nodes may change freely. On success every node takes the
+        graph's parameters (enabled states are kept; nodes keep their identity for per-node calls).
+
+        Returns: ``(CU_GRAPH_EXEC_UPDATE_SUCCESS, 0, 0)``.
+        Errors: 910 GRAPH_EXEC_UPDATE_FAILURE, with ``update_info = (result, error node, error-from node)``
+        on the error and a ``why`` naming the result; the exec is unchanged. 1 INVALID_VALUE for a bad
+        exec or graph, a capture target (an update freezes the graph as instantiation does, spec 3.2 [I];
+        ``capture.CAPTURE_TARGET_USES``), or a graph moved into a child-graph node (result ERROR).
+        FUNCTION_CHANGED (4) is for drivers before 11.2 and never returned.
+        """
+        try:
+            x = self._exec(hexec)
+            g = self._graph(hgraph)
+            cap.check_capture_target(g, "update from")
+            if g.moved:
+                raise DriverError(1, f"graph {g.gid} was moved into a child-graph node and cannot be used to update "
+                                     "an exec")
+        except DriverError as e:
+            e.update_info = (gr.UPD_ERROR, 0, 0)
+            raise
+        others = g.live_execs - (1 if x.graph is g else 0)
+        if others > 0 and g.has_type_deep(gr.MEM_ALLOC, gr.MEM_FREE):
+            mn = g.first_of(gr.MEM_ALLOC, gr.MEM_FREE)
+            raise self._update_error(x, gr.UpdateFailure(
+                gr.UPD_NOT_SUPPORTED, mn, f"graph {g.gid} holds memory nodes and is instantiated as another exec; "
+                                          "it cannot be used to update this one (Graph Update Limitations)"))
+        try:
+            body = gr.plan_update(x.body, g, self.memory.find, x.flags)
+        except gr.UpdateFailure as f:
+            raise self._update_error(x, f) from None
+        x.body = body
+        x.shared = False
+        return (gr.UPD_SUCCESS, 0, 0)
+
+    def _update_error(self, x: gr.GraphExec, f: gr.UpdateFailure) -> DriverError:
+        name = gr.UPDATE_NAMES[f.result]
+        enode = f.node.handle if f.node is not None else 0
+        efrom = f.from_node.handle if f.from_node is not None else 0
+        why = (f"cuGraphExecUpdate of exec 0x{x.handle:x}: result CU_GRAPH_EXEC_UPDATE_ERROR_{name} ({f.result}); "
+               f"{f.why}; error node "
+               + (f"0x{enode:x} (node {f.node.local_id} of graph {f.node.graph.gid})" if enode else "NULL")
+               + (f", error-from node 0x{efrom:x} (node {f.from_node.local_id})" if efrom else "")
+               + "; the exec is unchanged")
+        e = DriverError(910, why)
+        e.update_info = (f.result, enode, efrom)
+        return e

@@ -1,0 +1,641 @@
+"""Graphs: creation, nodes of every kind, edges, queries, clone, params, DOT (spec 4.5, 9, 9.1)."""
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from .. import capture as cap
+from .. import graph as gr
+from .. import hostmem
+from ..errors import DriverError
+from ..memory import KIND_GRAPH, CopyParams, MemsetParams, check_copy, check_memset
+from ..objects import Event, Function
+from ..state import entry
+from ..work import Work
+
+
+class Graphs(Work):
+    """Graphs: creation, nodes of every kind, edges, queries, clone, params, DOT of the simulated driver. Entries: ``cuGraphCreate``/``Destroy``, ``cuGraphAdd*Node``, ``cuGraph*Dependencies``, ``cuGraphGet*``, ``cuGraphNode*``, ``cuGraphClone``, ``cuGraphDebugDotPrint``."""
+    # ------------------------------------------------------------------ graphs
+    # Graph entry points (spec 9). In every call the handles are checked first, then the arguments,
+    # then the state rules; nothing changes until every check has passed (a rejected call changes
+    # nothing). Codes come from each call's documented Returns list (INVALID_VALUE for almost all).
+    @entry
+    def graph_create(self, flags: int) -> int:
+        """cuGraphCreate: a new, empty graph (owned by the caller's current context, if any).
+
+        Args:
+            flags: must be 0.
+        Returns: the graph handle (``int``).
+        Errors: 1 INVALID_VALUE when ``flags`` != 0 (spec 9).
+        """
+        if flags != 0:
+            raise DriverError(1, f"cuGraphCreate flags must be 0, got {flags} (spec 9)")
+        return self._new_graph(self._thread().current).handle
+
+    @entry
+    def graph_destroy(self, h: int) -> None:
+        """cuGraphDestroy: destroy a graph and its nodes (child graphs included).
+
+        Errors: 1 INVALID_VALUE for a NULL or destroyed graph, a graph that is the target of a
+        capture (spec 3.5, 9) [I], or a graph owned by a child-graph node (cloned into it, or moved
+        there with ``CU_GRAPH_CHILD_GRAPH_OWNERSHIP_MOVE``).
+        Fidelity: execs made from the graph stay usable (they hold frozen copies), as on NVIDIA.
+        """
+        g = self._graph(h)
+        cap.check_capture_target(g, "destroy")
+        if g.owner_node is not None:
+            raise DriverError(1, f"graph {g.gid} is owned by child-graph node {g.owner_node.local_id} of graph "
+                                 f"{g.owner_node.graph.gid} and cannot be destroyed directly")
+        self._discard_graph(g)
+
+    def _deps_of(self, g: gr.Graph, deps: list[int], eds: list | None) -> list[tuple[gr.Node, tuple]]:
+        """Dependencies of a node being added: live nodes of ``g``, no repeats, valid edge data (spec 9)."""
+        nodes: list[gr.Node] = []
+        seen: set[int] = set()
+        for i, d in enumerate(deps):
+            n = self._objs.get(d) if d else None
+            if not isinstance(n, gr.Node) or n.destroyed or n.graph is not g:
+                raise DriverError(1, f"dependencies[{i}] (0x{int(d or 0):x}) is not a live node of graph {g.gid}")
+            if id(n) in seen:
+                raise DriverError(1, f"dependencies[{i}] (node {n.local_id}) is listed twice; dependencies may not "
+                                     "have duplicate entries")
+            seen.add(id(n))
+            nodes.append(n)
+        if not eds:
+            return [(n, gr.ZERO_ED) for n in nodes]
+        eds = list(eds)[:len(nodes)]
+        eds += [None] * (len(nodes) - len(eds))
+        cap.check_edge_data(eds, "dependencyData")
+        return [(n, tuple(ed)) for n, ed in zip(nodes, eds)]
+
+    def _attach(self, g: gr.Graph, ntype: int, params: Any, pairs: list[tuple[gr.Node, tuple]]) -> gr.Node:
+        node = self._new_node(g, ntype, params)
+        for d, ed in pairs:
+            gr.add_edge(g, d, node, ed)
+        return node
+
+    def _kernel_spec(self, hfunc: int, grid: tuple, block: tuple, shmem: int, args: list,
+                     bad_function_code: int = 1) -> dict:
+        f = self._objs.get(hfunc) if hfunc else None
+        if not isinstance(f, Function) or f.module.unloaded:
+            raise DriverError(bad_function_code, "the kernel node's function is NULL" if not hfunc else
+                              f"0x{hfunc:x} is not the handle of a function of a loaded module")
+        grid, block = tuple(int(v) for v in grid), tuple(int(v) for v in block)
+        self._check_launch(f, grid, block, int(shmem), "kernel node")
+        return {"name": f.name, "func": f, "grid": grid, "block": block, "shmem": int(shmem), "args": list(args),
+                "priority": 0, "cooperative": False}
+
+    def _build(self, ntype: int, spec: Any, bad_handle_code: int = 1) -> Any:
+        """Validated node parameters of ``ntype`` from a face's ``spec`` (see the add/set entries).
+
+        GRAPH specs are handled by the callers (they clone or move a graph).
+        """
+        if ntype == gr.KERNEL:
+            p = self._kernel_spec(spec["hfunc"], spec["grid"], spec["block"], spec["shmem"], spec["args"],
+                                  bad_handle_code)
+            p["priority"] = int(spec.get("priority", 0))
+            return p
+        if ntype == gr.MEMCPY:
+            check_copy(self.memory, spec)
+            return spec
+        if ntype == gr.MEMSET:
+            if spec.width == 0 or spec.height == 0:
+                raise DriverError(1, f"memset node of width {spec.width} and height {spec.height}: zero-sized memsets "
+                                     "are not supported (cuGraphExecMemsetNodeSetParams: 'Zero sized operations are "
+                                     "not supported') [inferred for node creation]")
+            check_memset(self.memory, spec)
+            return spec
+        if ntype == gr.HOST:
+            if not spec["fn"]:
+                raise DriverError(1, "the host node's function is NULL")
+            self._check_host_fn(spec["fn"], "the host node's function")
+            if spec.get("sync_mode", 0) not in (0, 1):
+                raise DriverError(1, f"syncMode {spec['sync_mode']} is not a CUhostTaskSyncMode (0, 1) (spec 3.9)")
+            return {"fn": spec["fn"], "user_data": spec.get("user_data"), "sync_mode": spec.get("sync_mode", 0)}
+        if ntype in (gr.EVENT_RECORD, gr.WAIT_EVENT):
+            ev = self._objs.get(spec) if spec else None
+            if not isinstance(ev, Event) or ev.destroyed:
+                raise DriverError(bad_handle_code, "the node's event is NULL" if not spec else
+                                  f"0x{int(spec):x} is not a live event handle")
+            return {"event": ev}
+        if ntype == gr.EMPTY:
+            return {}
+        if ntype == gr.BATCH_MEM_OP:
+            return self._mem_ops_spec(spec["ops"], spec.get("flags", 0), spec.get("ctx", 0), "batch mem op node")
+        if ntype in (gr.EXT_SEMAS_SIGNAL, gr.EXT_SEMAS_WAIT):
+            sems = tuple(int(h) for h in spec["sems"])
+            values = tuple(tuple(v) for v in spec["values"])
+            if not sems:
+                raise DriverError(1, "an external semaphore node needs at least one semaphore (numExtSems 0)")
+            if any(h == 0 for h in sems):
+                raise DriverError(1, "an external semaphore handle is NULL")
+            if len(values) != len(sems):
+                raise DriverError(1, f"{len(sems)} semaphores but {len(values)} parameter structs")
+            return {"sems": sems, "values": values}
+        raise DriverError(801, f"nodes of type {gr.TYPE_KEYWORDS.get(ntype, ntype)} are not simulated")
+
+    def _mem_ops_spec(self, ops: list, flags: int, hctx: int, what: str) -> dict:
+        """Validated batch memory operations ``(operation, address, value, flags)`` (cuStreamBatchMemOp)."""
+        if flags != 0:
+            raise DriverError(1, f"{what}: flags must be 0 (reserved), got {flags}")
+        if len(ops) > 255:
+            raise DriverError(1, f"{what}: {len(ops)} operations; the count must be less than 256")
+        ctx = self._context(hctx) if hctx else self._thread().current
+        out = []
+        for i, (op, addr, value, fl) in enumerate(ops):
+            op, addr, value, fl = int(op), int(addr), int(value), int(fl)
+            if op not in gr.MEMOP_NAMES:
+                raise DriverError(1, f"{what}: operation {i} has unknown type {op} (CUstreamBatchMemOpType)")
+            if op in (gr.MEMOP_WAIT_VALUE_32, gr.MEMOP_WRITE_VALUE_32, gr.MEMOP_WAIT_VALUE_64,
+                      gr.MEMOP_WRITE_VALUE_64):
+                n = 4 if op in (gr.MEMOP_WAIT_VALUE_32, gr.MEMOP_WRITE_VALUE_32) else 8
+                a = self.memory.find(addr)
+                if a is None or addr + n > a.start + a.size:
+                    raise DriverError(1, f"{what}: operation {i} ({gr.MEMOP_NAMES[op]}) address 0x{addr:x} is not "
+                                         "inside a device allocation")
+                if addr % n:
+                    raise DriverError(1, f"{what}: operation {i} address 0x{addr:x} is not {n}-byte aligned")
+                if not 0 <= value < 1 << (8 * n):
+                    raise DriverError(1, f"{what}: operation {i} value {value} does not fit in {8 * n} bits")
+                if op in (gr.MEMOP_WAIT_VALUE_32, gr.MEMOP_WAIT_VALUE_64):
+                    if fl & ~(3 | gr.WAIT_VALUE_FLUSH):
+                        raise DriverError(1, f"{what}: operation {i} has unknown wait flags 0x{fl:x}")
+                elif fl not in (0, 1):
+                    raise DriverError(1, f"{what}: operation {i} has unknown write flags 0x{fl:x}")
+            out.append((op, addr, value, fl))
+        return {"ops": tuple(out), "flags": flags, "ctx": ctx}
+
+    def _add(self, hgraph: int, deps: list[int], eds: list | None, ntype: int, spec: Any) -> int:
+        g = self._graph(hgraph)
+        pairs = self._deps_of(g, deps, eds)
+        params = self._build(ntype, spec)
+        return self._attach(g, ntype, params, pairs).handle
+
+    @entry
+    def graph_add_kernel_node(self, hgraph: int, deps: list[int], hfunc: int, grid: tuple, block: tuple,
+                              shmem: int, args: list, eds: list | None = None) -> int:
+        """cuGraphAddKernelNode (and ``cuGraphAddNode`` for KERNEL): add a KERNEL node.
+
+        Args:
+            deps: dependency node handles (already cut to numDependencies); ``eds`` their edge data.
+            hfunc: a function handle; ``grid``/``block``: ``(x, y, z)``; ``shmem``: dynamic shared memory
+                in bytes; ``args``: the decoded argument values.
+        Returns: the node handle.
+        Errors: 1 INVALID_VALUE for a bad graph or dependency, a bad function (its Returns list has no
+        INVALID_HANDLE), a zero or oversized dimension.
+        """
+        return self._add(hgraph, deps, eds, gr.KERNEL, {"hfunc": hfunc, "grid": grid, "block": block,
+                                                         "shmem": shmem, "args": args})
+
+    @entry
+    def graph_add_memcpy_node(self, hgraph: int, deps: list[int], p: CopyParams, eds: list | None = None) -> int:
+        """cuGraphAddMemcpyNode: a MEMCPY node; host sides are read and written when the graph runs (3.10).
+
+        Errors: 1 INVALID_VALUE bad graph/dependencies, device ranges outside an allocation.
+        """
+        return self._add(hgraph, deps, eds, gr.MEMCPY, p)
+
+    @entry
+    def graph_add_memset_node(self, hgraph: int, deps: list[int], p: MemsetParams, eds: list | None = None) -> int:
+        """cuGraphAddMemsetNode: a MEMSET node. Errors: 1 bad graph/dependencies, range, element size."""
+        return self._add(hgraph, deps, eds, gr.MEMSET, p)
+
+    @entry
+    def graph_add_host_node(self, hgraph: int, deps: list[int], fn: Any, user_data: Any, sync_mode: int = 0,
+                            eds: list | None = None) -> int:
+        """cuGraphAddHostNode: a HOST node calling ``fn(user_data)`` on every launch (spec 3.9).
+
+        Args: ``fn`` an ``int`` function address (``void (*)(void*)``) or a Python callable (core use);
+        ``sync_mode`` a ``CUhostTaskSyncMode`` (0 or 1).
+        Errors: 1 INVALID_VALUE NULL function, bad sync mode, bad graph/dependencies.
+        """
+        return self._add(hgraph, deps, eds, gr.HOST, {"fn": fn, "user_data": user_data, "sync_mode": sync_mode})
+
+    @entry
+    def graph_add_empty_node(self, hgraph: int, deps: list[int], eds: list | None = None) -> int:
+        """cuGraphAddEmptyNode: an EMPTY node (a join point). Errors: 1 bad graph/dependencies."""
+        return self._add(hgraph, deps, eds, gr.EMPTY, None)
+
+    @entry
+    def graph_add_event_node(self, hgraph: int, deps: list[int], hevent: int, wait: bool,
+                             eds: list | None = None) -> int:
+        """cuGraphAddEventRecordNode / cuGraphAddEventWaitNode: an EVENT_RECORD or WAIT_EVENT node.
+
+        Replay: a record node completes the event; a wait node has nothing to wait for (replay runs
+        in one order). Errors: 1 INVALID_VALUE bad graph, dependencies or event (their Returns lists
+        have no INVALID_HANDLE).
+        """
+        return self._add(hgraph, deps, eds, gr.WAIT_EVENT if wait else gr.EVENT_RECORD, hevent)
+
+    @entry
+    def graph_add_batch_mem_op_node(self, hgraph: int, deps: list[int], ops: list, flags: int = 0, hctx: int = 0,
+                                    eds: list | None = None) -> int:
+        """cuGraphAddBatchMemOpNode: a BATCH_MEM_OP node.
+
+        Args: ``ops``: ``(CUstreamBatchMemOpType, device address, value, flags)`` tuples, fewer than 256;
+        ``flags`` must be 0; ``hctx`` a context handle or 0.
+        Replay: WRITE_VALUE operations store their value; WAIT_VALUE operations evaluate their
+        condition and note it (the simulator cannot block); barriers and flushes are no-ops.
+        Errors: 1 INVALID_VALUE bad graph/dependencies, unknown operation, address outside device
+        memory or misaligned, value too wide, unknown flags; 201/709 bad context.
+        """
+        return self._add(hgraph, deps, eds, gr.BATCH_MEM_OP, {"ops": ops, "flags": flags, "ctx": hctx})
+
+    @entry
+    def graph_add_ext_sem_node(self, hgraph: int, deps: list[int], sems: list[int], values: list[tuple],
+                               wait: bool, eds: list | None = None) -> int:
+        """cuGraphAddExternalSemaphoresSignalNode / WaitNode: an EXT_SEMAS_SIGNAL (8) / EXT_SEMAS_WAIT (9) node.
+
+        Args: ``sems``: ``CUexternalSemaphore`` handles; ``values``: per semaphore
+        ``(fence value, keyed-mutex key, timeout in ms, flags)``.
+        Fidelity: external semaphores cannot be imported in the simulator, so handles are recorded
+        without a check (only NULL is refused); replay is a no-op with a note in the launch log.
+        Errors: 1 INVALID_VALUE bad graph/dependencies, no semaphores, a NULL handle.
+        """
+        return self._add(hgraph, deps, eds, gr.EXT_SEMAS_WAIT if wait else gr.EXT_SEMAS_SIGNAL,
+                         {"sems": sems, "values": values})
+
+    @entry
+    def graph_add_mem_alloc_node(self, hgraph: int, deps: list[int], size: int, location: tuple = (1, 0),
+                                 alloc_type: int = 1, access: list | None = None,
+                                 eds: list | None = None) -> tuple[int, int]:
+        """cuGraphAddMemAllocNode: a MEM_ALLOC node owning a fixed virtual address.
+
+        Args:
+            size: bytes (> 0). ``location``: ``(CUmemLocationType, id)``; only DEVICE (1) on an existing
+            device is simulated. ``alloc_type``: ``CUmemAllocationType`` (PINNED 1). ``access``:
+            ``(location type, id, CUmemAccess_flags)`` for peer access descriptors.
+        Returns: ``(node handle, dptr)``. The address stays fixed across instantiations and launches; the
+        memory is mapped when the node runs and unmapped by a MEM_FREE node, cuMemFreeAsync or cuMemFree.
+        Errors: 1 INVALID_VALUE bad graph/dependencies, size 0, a location or allocation type other than
+        DEVICE/PINNED, an access descriptor naming an unknown device, or a graph owned by a child-graph node.
+        """
+        g = self._graph(hgraph)
+        pairs = self._deps_of(g, deps, eds)
+        if g.owner_node is not None:
+            raise DriverError(1, f"graph {g.gid} is owned by a child-graph node; allocation and free nodes cannot "
+                                 "be added to it")
+        if int(size) <= 0:
+            raise DriverError(1, f"allocation node bytesize {size} must be positive")
+        ltype, lid = location
+        if ltype != 1 or not 0 <= int(lid) < len(self.devices):
+            raise DriverError(1, f"allocation node location (type {ltype}, id {lid}) is not a device of this driver "
+                                 "(CU_MEM_LOCATION_TYPE_DEVICE with a valid ordinal) [inferred]")
+        if alloc_type != 1:
+            raise DriverError(1, f"allocation node allocType {alloc_type} is not CU_MEM_ALLOCATION_TYPE_PINNED (1)")
+        access = [tuple(int(v) for v in a) for a in (access or [])]
+        for i, (t, did, fl) in enumerate(access):
+            if t != 1 or not 0 <= did < len(self.devices) or fl not in (0, 1, 3):
+                raise DriverError(1, f"accessDescs[{i}] (location type {t}, id {did}, flags {fl}) is not valid")
+        ctx = self.devices[int(lid)].primary if g.ctx is None else g.ctx
+        a = self.memory.reserve(int(size), KIND_GRAPH, ctx)
+        node = self._attach(g, gr.MEM_ALLOC, {"alloc": a, "size": int(size), "device": int(lid), "access": access},
+                            pairs)
+        a.graph_node = node
+        return node.handle, a.start
+
+    def _graph_alloc_to_free(self, dptr: int, g: gr.Graph, pairs: list[tuple[gr.Node, tuple]] | None) -> Any:
+        """The graph allocation a new MEM_FREE node (in ``g``, after ``pairs``) frees (cuGraphAddMemFreeNode)."""
+        a = self.memory.find(int(dptr))
+        if a is None or a.kind != KIND_GRAPH or a.start != int(dptr):
+            raise DriverError(1, f"0x{int(dptr):x} is not an address returned by an allocation node (or "
+                                 "cuMemAllocAsync during capture); a free node can only free those")
+        if a.free_node is not None and not a.free_node.destroyed:
+            fg = a.free_node.graph
+            raise DriverError(1, f"allocation 0x{a.start:x} is already freed by node {a.free_node.local_id} of graph "
+                                 f"{fg.gid}; an allocation can be freed by only one free node")
+        own = a.graph_node.graph if a.graph_node is not None else None
+        if pairs is not None and own is g:
+            anc = gr.ancestors([n for n, _ in pairs])
+            if id(a.graph_node) not in anc:
+                raise DriverError(1, f"the free node of 0x{a.start:x} must be ordered after its allocation node "
+                                     f"{a.graph_node.local_id} in graph {g.gid} [inferred]")
+        return a
+
+    @entry
+    def graph_add_mem_free_node(self, hgraph: int, deps: list[int], dptr: int, eds: list | None = None) -> int:
+        """cuGraphAddMemFreeNode: a MEM_FREE node for a graph allocation.
+
+        Errors: 1 INVALID_VALUE bad graph/dependencies; an address not returned by an allocation node;
+        an allocation already freed by a free node (in this or another graph); in the owning graph, a
+        free node not ordered after the allocation node [I]; a graph owned by a child-graph node.
+        """
+        g = self._graph(hgraph)
+        pairs = self._deps_of(g, deps, eds)
+        if g.owner_node is not None:
+            raise DriverError(1, f"graph {g.gid} is owned by a child-graph node; allocation and free nodes cannot "
+                                 "be added to it")
+        a = self._graph_alloc_to_free(int(dptr), g, pairs)
+        node = self._attach(g, gr.MEM_FREE, {"dptr": a.start}, pairs)
+        a.free_node = node
+        return node.handle
+
+    def _child_for(self, hchild: int, parent: gr.Graph, move: bool) -> gr.Graph:
+        child = self._graph(hchild)
+        cap.check_capture_target(child, "move" if move else "read")
+        if child.owner_node is not None:
+            raise DriverError(1, f"graph {child.gid} is owned by a child-graph node; it cannot be added to another "
+                                 "parent")
+        if child.has_type_deep(gr.CONDITIONAL):
+            raise DriverError(1, f"graph {child.gid} holds conditional nodes and cannot be a child graph")
+        if not move and child.has_type_deep(gr.MEM_ALLOC, gr.MEM_FREE):
+            raise DriverError(1, f"graph {child.gid} holds memory allocation or free nodes; a child graph node can "
+                                 "hold it only with CU_GRAPH_CHILD_GRAPH_OWNERSHIP_MOVE (cuGraphAddNode)")
+        if move:
+            if child is parent or gr.owns(child, parent):
+                raise DriverError(1, f"graph {child.gid} cannot be moved into itself")
+            if child.live_execs:
+                raise DriverError(1, f"graph {child.gid} still has {child.live_execs} exec(s); it cannot be moved "
+                                     "into a node [inferred]")
+        return child
+
+    @entry
+    def graph_add_child_graph_node(self, hgraph: int, deps: list[int], hchild: int, eds: list | None = None,
+                                   move: bool = False) -> int:
+        """cuGraphAddChildGraphNode (and ``cuGraphAddNode`` for GRAPH): a GRAPH node embedding ``child``.
+
+        The child is **cloned** into the node [D]; with ``move`` (``CU_GRAPH_CHILD_GRAPH_OWNERSHIP_MOVE``)
+        the graph itself is moved into the node and its handle becomes owned by it. Allowed on a capture
+        graph during capture (spec 4.6).
+        Errors: 1 INVALID_VALUE bad graphs/dependencies; ``child`` holds CONDITIONAL nodes, or MEM_ALLOC /
+        MEM_FREE nodes without ``move``; ``child`` is a capture target moved with ``move`` (a copy of a capture
+        graph is a read and allowed: ``capture.CAPTURE_TARGET_USES``) or already owned by a node.
+        """
+        g = self._graph(hgraph)
+        pairs = self._deps_of(g, deps, eds)
+        child = self._child_for(hchild, g, move)
+        if not move:
+            child = gr.clone_graph(self, child)
+            child.clone_map = None
+        node = self._attach(g, gr.GRAPH, {"graph": child}, pairs)
+        child.owner_node = node
+        child.moved = move
+        return node.handle
+
+    @entry
+    def graph_child_graph_node_get_graph(self, hnode: int) -> int:
+        """cuGraphChildGraphNodeGetGraph: the embedded graph, owned by the node (not a copy).
+
+        Errors: 1 INVALID_VALUE bad node, or not a GRAPH node.
+        """
+        n = self._node(hnode)
+        if n.type != gr.GRAPH:
+            raise DriverError(1, f"node {n.local_id} of graph {n.graph.gid} is {gr.TYPE_KEYWORDS[n.type]}, not a "
+                                 "child-graph node")
+        return n.params["graph"].handle
+
+    @entry
+    def graph_get_nodes(self, hgraph: int) -> list[int]:
+        """cuGraphGetNodes: live node handles in creation order (spec 4.5) [I]. Errors: 1 bad graph."""
+        return [n.handle for n in self._graph(hgraph).live_nodes()]
+
+    @entry
+    def graph_get_root_nodes(self, hgraph: int) -> list[int]:
+        """cuGraphGetRootNodes: nodes with no dependency, creation order. Errors: 1 bad graph."""
+        return [n.handle for n in self._graph(hgraph).live_nodes() if not n.ins]
+
+    @entry
+    def graph_get_edges(self, hgraph: int) -> list[tuple[int, int, tuple]]:
+        """cuGraphGetEdges: ``(from, to, edge data)`` in creation order (spec 4.5). Errors: 1 bad graph."""
+        return [(e.src.handle, e.dst.handle, e.ed) for e in self._graph(hgraph).edges]
+
+    @entry
+    def graph_node_get_type(self, hnode: int) -> int:
+        """cuGraphNodeGetType: the ``CUgraphNodeType`` value. Errors: 1 bad node."""
+        return self._node(hnode).type
+
+    @entry
+    def graph_node_get_dependencies(self, hnode: int, dependents: bool = False) -> list[tuple[int, tuple]]:
+        """cuGraphNodeGetDependencies / DependentNodes: ``[(node, edge data)]`` in edge order. Errors: 1."""
+        n = self._node(hnode)
+        if dependents:
+            return [(e.dst.handle, e.ed) for e in n.outs]
+        return [(e.src.handle, e.ed) for e in n.ins]
+
+    @entry
+    def graph_node_get_containing_graph(self, hnode: int) -> int:
+        """cuGraphNodeGetContainingGraph. Errors: 1 bad node."""
+        return self._node(hnode).graph.handle
+
+    @entry
+    def graph_get_id(self, hgraph: int) -> int:
+        """cuGraphGetId: the graph's id, as in ``graph_<id>`` of DOT output (spec 9). Errors: 1."""
+        return self._graph(hgraph).gid
+
+    @entry
+    def graph_node_get_local_id(self, hnode: int) -> int:
+        """cuGraphNodeGetLocalId: 0-based creation index, as in ``node_<id>`` of DOT output. Errors: 1."""
+        return self._node(hnode).local_id
+
+    @entry
+    def graph_add_dependencies(self, hgraph: int, froms: list[int], tos: list[int], eds: list[tuple]) -> None:
+        """cuGraphAddDependencies: add edges ``froms[i] -> tos[i]`` with edge data ``eds`` (empty: zero).
+
+        Args:
+            hgraph: the graph handle.
+            froms, tos: node handles, paired by position (``zip``: the shorter list decides).
+            eds: ``(from_port, to_port, type)`` per edge, or empty for all-zero edge data.
+
+        The edges are appended in the given order, after the graph's existing edges (``cuGraphGetEdges``
+        returns creation order, spec 4.5). Each edge costs O(1) whatever the graph's shape: duplicates are
+        found in the graph's pair index (:func:`graph.pair_index`) and in a dict of the call's own edges.
+        Errors: 1 INVALID_VALUE (checked edge by edge, the first failing edge named): a node handle NULL,
+        destroyed or outside the graph, a self edge, an edge between two nodes that already have one
+        (whatever its edge data) or one listed twice in this call (spec 9); then bad edge data (a missing
+        entry, ``to_port`` not 0, an unknown type). A refused call adds no edge.
+        """
+        g = self._graph(hgraph)
+        index = gr.pair_index(g)
+        new: dict[tuple[gr.Node, gr.Node], None] = {}  # insertion-ordered: the edges of this call
+        for i, (a, b) in enumerate(zip(froms, tos)):
+            na, nb = self._node(a, "from"), self._node(b, "to")
+            if na.graph is not g or nb.graph is not g:
+                raise DriverError(1, f"edge {i}: both nodes must belong to graph {g.gid}")
+            if na is nb:
+                raise DriverError(1, f"edge {i}: a node cannot depend on itself")
+            key = (na, nb)
+            if key in index or key in new:
+                raise DriverError(1, f"edge {i}: node {na.local_id} -> node {nb.local_id} already exists")
+            new[key] = None
+        eds = eds or [gr.ZERO_ED] * len(new)
+        cap.check_edge_data([None if ed is None else (0, ed[1], ed[2]) for ed in eds], "edgeData")
+        for key, ed in zip(new, eds):
+            gr.add_edge(g, key[0], key[1], tuple(ed), key)
+
+    @entry
+    def graph_remove_dependencies(self, hgraph: int, froms: list[int], tos: list[int], eds: list[tuple]) -> None:
+        """cuGraphRemoveDependencies: remove edges (remembered for the unjoined rule, spec 4.4).
+
+        Args:
+            hgraph: the graph handle.
+            froms, tos: node handles, paired by position.
+            eds: the edge data each edge must have, or empty for all-zero edge data.
+
+        Each edge is found in O(1) (the graph's pair index) and removed in O(1), whatever the graph's shape.
+        Errors: 1 INVALID_VALUE a graph with allocation/free nodes (spec 9); then, edge by edge, a node
+        handle NULL, destroyed or outside the graph, no edge between the two nodes with that edge data, or
+        an edge listed twice in this call. A refused call removes nothing.
+        """
+        g = self._graph(hgraph)
+        if g.has_type(gr.MEM_ALLOC, gr.MEM_FREE):
+            raise DriverError(1, f"graph {g.gid} has memory allocation/free nodes; its edges cannot be removed")
+        found: dict[gr.Edge, None] = {}  # insertion-ordered set: removal order
+        for i, (a, b) in enumerate(zip(froms, tos)):
+            na, nb = self._node(a, "from"), self._node(b, "to")
+            if na.graph is not g or nb.graph is not g:
+                raise DriverError(1, f"edge {i}: both nodes must belong to graph {g.gid} (node {na.local_id} is in "
+                                     f"graph {na.graph.gid}, node {nb.local_id} in graph {nb.graph.gid})")
+            ed = eds[i] if eds else gr.ZERO_ED
+            match = gr.find_edge(g, na, nb, tuple(ed))
+            if match is None or match in found:
+                raise DriverError(1, f"edge {i}: there is no edge node {na.local_id} -> node {nb.local_id} with that "
+                                     "edge data")
+            found[match] = None
+        for e in found:
+            gr.remove_edge(g, e)
+
+    @entry
+    def graph_destroy_node(self, hnode: int) -> None:
+        """cuGraphDestroyNode: remove a node and its edges.
+
+        Time linear in the node's own edges (plus its child graph, for a GRAPH node): the edges leave the
+        graph's edge set, pair index and the neighbours' edge lists in O(1) each; edges removed earlier
+        that touch the node stop counting in ``Graph.removed_edges``.
+        Errors: 1 INVALID_VALUE bad node; its graph is a capture target (spec 3.5, C-109) or holds
+        allocation/free nodes (spec 9).
+        """
+        n = self._node(hnode)
+        g = n.graph
+        cap.check_capture_target(g, "remove node")
+        if g.has_type(gr.MEM_ALLOC, gr.MEM_FREE):
+            raise DriverError(1, f"graph {g.gid} has memory allocation/free nodes; its nodes cannot be destroyed")
+        gr.detach_node(g, n)
+        g.drop_node(n)
+        if n.type == gr.GRAPH:
+            self._discard_graph(n.params["graph"])
+
+    @entry
+    def graph_clone(self, hgraph: int) -> int:
+        """cuGraphClone: a deep copy (child graphs included), with parameters copied.
+
+        Returns: the new graph; ``cuGraphNodeFindInClone`` maps original nodes to their copies.
+        Errors: 1 INVALID_VALUE bad graph, or a graph holding MEM_ALLOC, MEM_FREE or CONDITIONAL nodes
+        (spec 9; cuGraphAddMemAllocNode: "the graph cannot be cloned").
+        """
+        g = self._graph(hgraph)
+        if g.has_type_deep(gr.MEM_ALLOC, gr.MEM_FREE, gr.CONDITIONAL):
+            raise DriverError(1, f"graph {g.gid} holds memory allocation/free or conditional nodes and cannot be "
+                                 "cloned (spec 9)")
+        return gr.clone_graph(self, g).handle
+
+    @entry
+    def graph_node_find_in_clone(self, horig: int, hclone: int) -> int:
+        """cuGraphNodeFindInClone: the node of a cloned graph that copies ``horig``.
+
+        Errors: 1 INVALID_VALUE bad handles; ``hclone`` was not made by cuGraphClone of the original's
+        graph, or the node was added after cloning; the copy has been destroyed.
+        """
+        orig = self._node(horig)
+        clone = self._graph(hclone)
+        m = (clone.clone_map or {}).get(orig.handle)
+        if m is None:
+            raise DriverError(1, f"graph {clone.gid} is not a clone (cuGraphClone) of graph {orig.graph.gid} made "
+                                 f"while node {orig.local_id} was in it")
+        if m.destroyed:
+            raise DriverError(1, f"the copy of node {orig.local_id} in graph {clone.gid} has been destroyed")
+        return m.handle
+
+    # -- node parameters ------------------------------------------------------------------------
+    def _typed_node(self, hnode: int, ntype: int | tuple) -> gr.Node:
+        n = self._node(hnode)
+        types = ntype if isinstance(ntype, tuple) else (ntype,)
+        if n.type not in types:
+            want = " or ".join(gr.TYPE_KEYWORDS.get(t, str(t)) for t in types)
+            raise DriverError(1, f"node {n.local_id} of graph {n.graph.gid} is {gr.TYPE_KEYWORDS.get(n.type)}, "
+                                 f"not {want}")
+        return n
+
+    @entry
+    def graph_node_get_params(self, hnode: int, ntype: int | None = None) -> tuple[int, Any]:
+        """cuGraphNodeGetParams and the per-kind getters (cuGraphKernelNodeGetParams, ...).
+
+        Args: ``ntype``: the type the per-kind getter expects (None: any).
+        Returns: ``(CUgraphNodeType, params)`` with ``params`` a copy in the form of :mod:`graph`'s
+        docstring (a GRAPH node's dict holds the embedded graph, not a copy).
+        Errors: 1 INVALID_VALUE bad node, or a node of another type.
+        """
+        n = self._node(hnode) if ntype is None else self._typed_node(hnode, ntype)
+        return n.type, gr.copy_params(n.type, n.params)
+
+    @entry
+    def graph_node_set_params(self, hnode: int, ntype: int, spec: Any) -> None:
+        """cuGraphNodeSetParams and the per-kind setters (cuGraphKernelNodeSetParams, cuGraphEventRecordNodeSetEvent...).
+
+        Args: ``spec`` as the matching add entry takes it (kernel: dict ``hfunc, grid, block, shmem, args``;
+        memcpy: CopyParams; memset: MemsetParams; host: dict ``fn, user_data, sync_mode``; events: the
+        event handle; GRAPH: a graph handle, cloned into the node; batch/ext-sem: as the add entries).
+        Execs already made from the graph are not affected.
+        Errors: 1 INVALID_VALUE bad node, type mismatch or bad parameters; 400 INVALID_HANDLE a bad
+        function or event (the per-kind setters list it); 801 NOT_SUPPORTED for MEM_ALLOC / MEM_FREE
+        nodes ("modifying parameters is not supported", cuGraphNodeSetParams) [I code].
+        """
+        n = self._typed_node(hnode, ntype)
+        if ntype in (gr.MEM_ALLOC, gr.MEM_FREE):
+            raise DriverError(801, f"node {n.local_id} is {gr.TYPE_KEYWORDS[ntype]}: modifying the parameters of "
+                                   "allocation and free nodes is not supported (cuGraphNodeSetParams)")
+        if ntype == gr.GRAPH:
+            child = self._child_for(int(spec), n.graph, False)
+            new = gr.clone_graph(self, child)
+            new.clone_map = None
+            old = n.params["graph"]
+            old.owner_node = None
+            self._discard_graph(old)
+            new.owner_node = n
+            n.params = {"graph": new}
+            return
+        n.params = self._build(ntype, spec, 400)
+
+    @entry
+    def graph_debug_dot_print(self, hgraph: int, path: Any, flags: int) -> None:
+        """cuGraphDebugDotPrint: write the DOT text of spec 9.1 (see ``graph.dot_text``) to ``path``.
+
+        Args: ``path``: a ``str``, ``bytes`` (a file-system path), ``None`` (NULL) or the ``int`` address of a
+        NUL-terminated path (read only where readable, :mod:`hostmem`).
+        Errors: 1 INVALID_VALUE bad graph, NULL, unreadable or empty path; 304 OPERATING_SYSTEM when the file
+        cannot be written.
+        """
+        g = self._graph(hgraph)
+        if path is None:
+            raise DriverError(1, "the DOT path is NULL")
+        if isinstance(path, int):
+            path = hostmem.read_c_string(self.memory, path, "the DOT path") if path else None
+            if path is None:
+                raise DriverError(1, "the DOT path is NULL")
+        if isinstance(path, (bytes, bytearray)):
+            path = os.fsdecode(bytes(path))
+        if not path:
+            raise DriverError(1, "the DOT path is empty")
+        text = gr.dot_text(g, int(flags))
+        try:
+            with open(path, "w", encoding="utf-8") as fh:
+                fh.write(text)
+        except OSError as e:
+            raise DriverError(304, f"could not write {path!r}: {e.strerror}") from None
+
+    def dot(self, hgraph: int, flags: int = 0) -> str:
+        """The DOT text ``cuGraphDebugDotPrint`` would write for graph handle ``hgraph`` (spec 9.1).
+
+        Args: ``flags``: ``CUgraphDebugDot_flags`` bits. Raises ``DriverError`` 1 for a bad graph.
+        """
+        with self._lock:
+            return gr.dot_text(self._graph(int(hgraph)), int(flags))
+
+    # ------------------------------------------------------------------ introspection helpers
+    def graphs_from_captures(self) -> list[gr.Graph]:
+        """Graphs returned by successful cuStreamEndCapture calls, in order (for summaries)."""
+        return list(self._captured_graphs)
+
+    def all_graphs(self) -> list[gr.Graph]:
+        """Every graph this driver created that is still alive (child graphs excluded)."""
+        return [g for g in self._all_graphs if not g.destroyed and g.owner_node is None]

@@ -1,0 +1,294 @@
+"""Memory: device, managed, pinned host and stream-ordered allocations, copies and sets, arrays (spec 3.8, 3.10, 5.2, 6)."""
+from __future__ import annotations
+
+from typing import Any
+
+from .. import capture as cap
+from .. import graph as gr
+from .. import hostmem
+from ..errors import DriverError
+from ..memory import (
+    KIND_DEVICE,
+    KIND_GRAPH,
+    KIND_MANAGED,
+    CopyParams,
+    MemsetParams,
+    check_copy,
+    check_memset,
+    do_copy,
+    do_memset,
+)
+from ..objects import Context, Stream, ThreadState
+from ..state import entry
+from ..work import Work
+
+
+class _Array:
+    """A CUDA array (cuArrayCreate): dimensions and format only; its contents are not simulated."""
+
+    __slots__ = ("ctx", "dims", "fmt", "channels", "destroyed")
+
+    def __init__(self, ctx: Context, dims: tuple, fmt: int, channels: int) -> None:
+        self.ctx, self.dims, self.fmt, self.channels, self.destroyed = ctx, dims, fmt, channels, False
+
+
+class Memory(Work):
+    """Memory: device, managed, pinned host and stream-ordered allocations, copies and sets, arrays of the simulated driver. Entries: ``cuMemAlloc*``, ``cuMemFree*``, ``cuMemHost*``, ``cuMemcpy*``, ``cuMemsetD*``, ``cuMemGetInfo``, ``cuMemGetAddressRange``, ``cuArrayCreate``/``Destroy``."""
+    # ------------------------------------------------------------------ memory
+    def _check_alloc_size(self, size: int, ctx: Context) -> None:
+        if size <= 0:
+            raise DriverError(1, f"allocation size {size} must be positive")
+        if self.memory.in_use + size > ctx.device.spec.total_mem:
+            raise DriverError(2, f"allocating {size} bytes would exceed the simulated device's "
+                                 f"{ctx.device.spec.total_mem} bytes ({self.memory.in_use} in use)")
+
+    @entry
+    def mem_alloc(self, size: int, call: str = "cuMemAlloc", managed: bool = False, flags: int = 1) -> int:
+        """cuMemAlloc / cuMemAllocManaged. Errors: 201 no context; 1 size 0, or managed ``flags`` other than
+        CU_MEM_ATTACH_GLOBAL (1) / CU_MEM_ATTACH_HOST (2); 2 out of memory; 900 (spec 5.2)."""
+        t = self._thread()
+        ctx = self._ctx_current(t)
+        if managed and flags not in (1, 2):
+            raise DriverError(1, f"{call} flags {flags} must be CU_MEM_ATTACH_GLOBAL (1) or CU_MEM_ATTACH_HOST (2)")
+        self._check_alloc_size(int(size), ctx)
+        cap.check_unsafe(self, t, call)
+        return self.memory.reserve(int(size), KIND_MANAGED if managed else KIND_DEVICE, ctx).start
+
+    @entry
+    def mem_alloc_pitch(self, width: int, height: int, element_size: int) -> tuple[int, int]:
+        """cuMemAllocPitch: ``(dptr, pitch)`` with rows padded to 512 bytes."""
+        t = self._thread()
+        ctx = self._ctx_current(t)
+        if element_size not in (4, 8, 16) or width <= 0 or height <= 0:
+            raise DriverError(1, "cuMemAllocPitch needs positive width/height and element size 4, 8 or 16")
+        pitch = (int(width) + 511) // 512 * 512
+        self._check_alloc_size(pitch * int(height), ctx)
+        cap.check_unsafe(self, t, "cuMemAllocPitch")
+        return self.memory.reserve(pitch * int(height), KIND_DEVICE, ctx).start, pitch
+
+    @entry
+    def mem_free(self, dptr: int, call: str = "cuMemFree") -> None:
+        """cuMemFree. Errors: 201 no context; 900 (spec 5.2); 1 not the start of a live allocation.
+
+        ``cuMemFree(0)`` succeeds and does nothing (field case C17 uses it as a probe).
+        """
+        t = self._thread()
+        self._ctx_current(t)
+        cap.check_unsafe(self, t, call)
+        if not dptr:
+            return
+        a = self.memory.find(int(dptr))
+        if a is None or a.start != int(dptr):
+            raise DriverError(1, f"0x{int(dptr):x} is not the start of a live device allocation"
+                              + self.memory.missing(int(dptr)))
+        if a.kind == KIND_GRAPH:
+            if a.outstanding is None:
+                raise DriverError(1, f"0x{int(dptr):x} is owned by a graph (MEM_ALLOC node) and no launch has left it "
+                                     "allocated; free it with a MEM_FREE node or cuMemFreeAsync in stream order "
+                                     "(field case C31)")
+            self._drain()  # a launch left it allocated: cuMemFree frees it (cuGraphAddMemAllocNode)
+            a.outstanding = None
+            self.memory.unmap(a)
+            return
+        self.memory.free(a)
+
+    @entry
+    def mem_alloc_host(self, size: int, call: str = "cuMemAllocHost", flags: int = 0) -> int:
+        """cuMemAllocHost / cuMemHostAlloc: real, page-locked-in-name host memory; returns its address.
+
+        Errors: 201 no context; 1 size 0; 900 (spec 5.2); 2 OUT_OF_MEMORY for more than the machine's
+        physical memory (page-locked memory cannot exceed it) or when the process cannot get the memory.
+        """
+        t = self._thread()
+        self._ctx_current(t)
+        if size <= 0:
+            raise DriverError(1, f"host allocation size {size} must be positive")
+        if flags & ~0x7:
+            raise DriverError(1, f"{call} flags 0x{flags:x} have bits outside CU_MEMHOSTALLOC_PORTABLE (1), "
+                                 "DEVICEMAP (2) and WRITECOMBINED (4)")
+        cap.check_unsafe(self, t, call)
+        limit = hostmem.physical_memory()
+        if limit and size > limit:
+            raise DriverError(2, f"{call} of {size} bytes: page-locked host memory cannot exceed this machine's "
+                                 f"{limit} bytes of physical memory")
+        try:
+            return self.memory.alloc_host(int(size))
+        except (MemoryError, OverflowError):
+            raise DriverError(2, f"{call} of {size} bytes: the process could not allocate that much host "
+                                 "memory") from None
+
+    @entry
+    def mem_free_host(self, ptr: int) -> None:
+        """cuMemFreeHost. Errors: 1 when ``ptr`` was not returned by cuMemAllocHost; 900 (spec 5.2)."""
+        t = self._thread()
+        self._ctx_current(t)
+        cap.check_unsafe(self, t, "cuMemFreeHost")
+        if not self.memory.free_host(int(ptr)):
+            raise DriverError(1, f"0x{int(ptr):x} was not allocated with cuMemAllocHost/cuMemHostAlloc")
+
+    @entry
+    def mem_host_register(self, ptr: int, size: int, flags: int, unregister: bool = False) -> None:
+        """cuMemHostRegister / cuMemHostUnregister (bookkeeping only). 900 by spec 5.2."""
+        t = self._thread()
+        self._ctx_current(t)
+        if not unregister:
+            if not ptr:
+                raise DriverError(1, "cuMemHostRegister: the host pointer is NULL")
+            if size <= 0:
+                raise DriverError(1, f"cuMemHostRegister: bytesize {size} must be positive")
+            if flags & ~0xF:
+                raise DriverError(1, f"cuMemHostRegister flags 0x{flags:x} have bits outside CU_MEMHOSTREGISTER_"
+                                     "PORTABLE (1), DEVICEMAP (2), IOMEMORY (4) and READ_ONLY (8)")
+        cap.check_unsafe(self, t, "cuMemHostUnregister" if unregister else "cuMemHostRegister")
+        if unregister:
+            if self.memory.registered.pop(int(ptr), None) is None:
+                raise DriverError(713, f"0x{int(ptr):x} is not registered")
+        else:
+            if int(ptr) in self.memory.registered:
+                raise DriverError(712, f"0x{int(ptr):x} is already registered")
+            self.memory.registered[int(ptr)] = int(size)
+
+    @entry
+    def mem_get_info(self) -> tuple[int, int]:
+        """cuMemGetInfo: ``(free, total)`` bytes."""
+        ctx = self._ctx_current()
+        total = ctx.device.spec.total_mem
+        return total - self.memory.in_use, total
+
+    @entry
+    def mem_get_address_range(self, dptr: int) -> tuple[int, int]:
+        """cuMemGetAddressRange: ``(base, size)``. Errors: 1 not a device address."""
+        a = self.memory.find(int(dptr))
+        if a is None:
+            raise DriverError(1, f"0x{int(dptr):x} is not inside a live device allocation"
+                              + self.memory.missing(int(dptr)))
+        return a.start, a.size
+
+    def is_device_pointer(self, ptr: Any) -> bool:
+        """True when ``ptr`` is an int inside a live simulated device allocation (read under the lock)."""
+        if not isinstance(ptr, int):
+            return False
+        with self._lock:
+            return self.memory.find(ptr) is not None
+
+    def _sync_stream(self, t: ThreadState, call: str) -> Stream:
+        """The stream a synchronous copy/set runs on (legacy, or the caller's per-thread stream, spec 6.1),
+        after the capture rules for synchronous calls (``capture.check_synchronous_call``)."""
+        ctx = self._ctx_current(t)
+        s = self._per_thread_of(ctx, t) if self._per_thread_mode() else self._legacy_of(ctx)
+        cap.check_synchronous_call(self, s, t, call)
+        return s
+
+    @entry
+    def memcpy(self, p: CopyParams, h: int | None, call: str) -> None:
+        """Every cuMemcpy* form. ``h`` None: synchronous (legacy or per-thread stream, spec 6).
+
+        Errors: 1 bad ranges; capture rules through the enqueue path (3.8) or the sync rules (6).
+        """
+        t = self._thread()
+        if h is None:
+            self._ctx_current(t)
+            check_copy(self.memory, p)  # argument checks come before the stream rules (spec 3 preamble)
+            s = self._sync_stream(t, call)
+            self._wait_idle(self._ctx_streams(s.ctx))
+            self._drain()
+            do_copy(self.memory, p)
+            self._clock_ms += gr.TICK_MS  # one operation ran (spec 16)
+            self._log({"source": "stream", "kind": "MEMCPY", "detail": p.describe(), "stream": s.handle})
+            return
+        s = self._stream(h, t)
+        check_copy(self.memory, p)
+        cap.enqueue(self, s, cap.Op("memcpy", call, p, lambda: do_copy(self.memory, p)))
+
+    @entry
+    def memset(self, p: MemsetParams, h: int | None, call: str) -> None:
+        """Every cuMemsetD* form. ``h`` None: synchronous. Errors: 1 bad range/value/alignment."""
+        t = self._thread()
+        if h is None:
+            self._ctx_current(t)
+            check_memset(self.memory, p)  # argument checks come before the stream rules (spec 3 preamble)
+            s = self._sync_stream(t, call)
+            self._wait_idle(self._ctx_streams(s.ctx))
+            self._drain()
+            do_memset(self.memory, p)
+            self._clock_ms += gr.TICK_MS  # one operation ran (spec 16)
+            self._log({"source": "stream", "kind": "MEMSET", "detail": p.describe(), "stream": s.handle})
+            return
+        s = self._stream(h, t)
+        check_memset(self.memory, p)
+        cap.enqueue(self, s, cap.Op("memset", call, p, lambda: do_memset(self.memory, p)))
+
+    @entry
+    def mem_alloc_async(self, size: int, h: int) -> int:
+        """cuMemAllocAsync: during capture a MEM_ALLOC node with a fixed graph-owned address (spec 3.8)."""
+        s = self._stream(h)
+        ctx = s.ctx
+        if size <= 0:
+            raise DriverError(1, f"allocation size {size} must be positive")
+        if cap.capturing_into(s) is not None:
+            a = self.memory.reserve(int(size), KIND_GRAPH, ctx)
+            node = cap.enqueue(self, s, cap.Op("mem_alloc", "cuMemAllocAsync",
+                                               {"alloc": a, "size": int(size), "device": ctx.device.ordinal,
+                                                "access": []}, None))
+            a.graph_node = node
+            return a.start
+        self._check_alloc_size(int(size), ctx)
+        params: dict = {"size": int(size)}
+        # route through the enqueue path first (CIG 801, invalidated 901, legacy 906), then allocate
+        cap.enqueue(self, s, cap.Op("mem_alloc", "cuMemAllocAsync", params, None))
+        a = self.memory.reserve(int(size), KIND_DEVICE, ctx)
+        params["alloc"] = a
+        return a.start
+
+    @entry
+    def mem_free_async(self, dptr: int, h: int) -> None:
+        """cuMemFreeAsync: during capture a MEM_FREE node; ``dptr`` must be a graph allocation (spec 3.8)."""
+        s = self._stream(h)
+        a = self.memory.find(int(dptr))
+        if a is None or a.start != int(dptr):
+            raise DriverError(1, f"0x{int(dptr):x} is not the start of a live allocation"
+                              + self.memory.missing(int(dptr)))
+        seq = s.capture
+        if cap.capturing_into(s) is not None:
+            cap.check_free_async_in_capture(seq, int(dptr), a.kind == KIND_GRAPH, a.free_node)
+            a.free_node = cap.enqueue(self, s, cap.Op("mem_free", "cuMemFreeAsync", {"dptr": int(dptr)}, None))
+            return
+        if a.kind == KIND_GRAPH and s.cig is None and seq is None:
+            # a graph allocation left allocated by a launch (cuGraphAddMemAllocNode: "can be freed by
+            # cuMemFreeAsync"); before any launch there is nothing to free (field case C31)
+            if a.outstanding is None:
+                raise DriverError(1, f"graph allocation 0x{a.start:x} is not allocated now: no launch of its graph "
+                                     "left it unfreed (it exists only while the graph runs; field case C31)")
+
+            def run_free() -> str:
+                self.memory.unmap(a)
+                return ""
+            cap.enqueue(self, s, cap.Op("mem_free", "cuMemFreeAsync", {"dptr": int(dptr)}, run_free))
+            a.outstanding = None
+            return
+        cap.enqueue(self, s, cap.Op("mem_free", "cuMemFreeAsync", {"dptr": int(dptr)},
+                                    lambda: self.memory.free(a) or ""))
+
+    @entry
+    def array_create(self, width: int, height: int, fmt: int, channels: int, depth: int = 0) -> int:
+        """cuArrayCreate / cuArray3DCreate (bookkeeping only: arrays hold no simulated data).
+
+        Errors: 201 no context; 1 zero width or channels not 1, 2 or 4; 900 by spec 5.2 (array creation is
+        potentially unsafe [H; I for CUDA]).
+        """
+        t = self._thread()
+        ctx = self._ctx_current(t)
+        if width <= 0 or channels not in (1, 2, 4):
+            raise DriverError(1, f"array width {width} must be positive and NumChannels {channels} 1, 2 or 4")
+        cap.check_unsafe(self, t, "cuArrayCreate")
+        arr = _Array(ctx, (int(width), int(height), int(depth)), int(fmt), int(channels))
+        return self._handle(arr)
+
+    @entry
+    def array_destroy(self, h: int) -> None:
+        """cuArrayDestroy. Errors: 400 bad handle; 900 by spec 5.2 [H; I]."""
+        arr = self._objs.get(h) if h else None
+        if not isinstance(arr, _Array) or arr.destroyed:
+            raise DriverError(400, "not a live array handle")
+        cap.check_unsafe(self, self._thread(), "cuArrayDestroy")
+        arr.destroyed = True

@@ -1,0 +1,228 @@
+"""Modules, libraries, functions and kernel launches (spec 3.8, 5.2)."""
+from __future__ import annotations
+
+import ctypes
+import struct
+from typing import Any
+
+from .. import capture as cap
+from .. import hostmem
+from ..errors import DriverError
+from ..module import parse_image, struct_format
+from ..objects import Device, Function, Module
+from ..state import entry
+from ..work import Work
+
+
+class Modules(Work):
+    """Modules, libraries, functions and kernel launches of the simulated driver. Entries: ``cuModule*``, ``cuLibrary*``, ``cuFunc*``, ``cuLaunchKernel``/``cuLaunchCooperativeKernel``."""
+    # ------------------------------------------------------------------ modules and launches
+    @entry
+    def module_load_data(self, image: Any, call: str = "cuModuleLoadData") -> int:
+        """cuModuleLoadData / cuModuleLoadDataEx / cuModuleLoadFatBinary / cuModuleLoad.
+
+        Errors: 201 no context; 200 unrecognisable image; 900 (spec 5.2).
+        """
+        t = self._thread()
+        ctx = self._ctx_current(t)
+        if isinstance(image, int):  # the address of NUL-terminated text (the real void* form)
+            image = hostmem.read_c_string(self.memory, image, f"{call} image") if image else b""
+        entries, source = parse_image(image)
+        cap.check_unsafe(self, t, call)
+        m = Module(0, ctx, entries, source)
+        m.handle = self._handle(m)
+        return m.handle
+
+    @entry
+    def module_unload(self, h: int) -> None:
+        """cuModuleUnload. Errors: 400 bad handle; 201 its context was destroyed [I]; 900 (spec 5.2: unloads
+        during capture break it)."""
+        m = self._module(h)
+        cap.check_unsafe(self, self._thread(), "cuModuleUnload")
+        m.unloaded = True
+
+    @entry
+    def module_get_function(self, h: int, name: str) -> int:
+        """cuModuleGetFunction. Errors: 400 bad module; 201 a module of a destroyed context [I]; 500 NOT_FOUND
+        unknown entry name."""
+        m = self._module(h)
+        f = m.functions.get(name)
+        if f is None:
+            if name not in m.entries:
+                known = ", ".join(sorted(m.entries)) or "none"
+                raise DriverError(500, f"module 0x{h:x} has no kernel entry named {name!r} (entries: {known})")
+            f = Function(0, m, name, m.entries[name])
+            f.handle = self._handle(f)
+            m.functions[name] = f
+        return f.handle
+
+    @entry
+    def library_load_data(self, image: Any, call: str = "cuLibraryLoadData") -> int:
+        """cuLibraryLoadData / cuLibraryLoadFromFile: a context-independent library (simulated as a module of
+        the current context). Errors: 201 no context; 200 unrecognisable image; 900 by spec 5.2 (library
+        loads are potentially unsafe [I])."""
+        h = self.module_load_data(image, call)
+        self._objs[h].is_library = True
+        return h
+
+    @entry
+    def library_unload(self, h: int) -> None:
+        """cuLibraryUnload. Errors: 400 bad handle; 900 by spec 5.2 [I]."""
+        m = self._objs.get(h) if h else None
+        if not isinstance(m, Module) or m.unloaded:
+            raise DriverError(400, "not a loaded library handle")
+        cap.check_unsafe(self, self._thread(), "cuLibraryUnload")
+        m.unloaded = True
+
+    @entry
+    def module_get_global(self, h: int, name: str) -> tuple[int, int]:
+        """cuModuleGetGlobal: globals are not simulated; 500 NOT_FOUND."""
+        raise DriverError(500, f"module globals are not simulated ({name!r})")
+
+    @entry
+    def func_get_name(self, h: int) -> str:
+        """cuFuncGetName."""
+        return self._function(h).name
+
+    @entry
+    def decode_kernel_args(self, f: Function | int, kernel_params: Any, call: str = "cuLaunchKernel") -> list:
+        """Decode an ``int`` address of a ``void**`` array using the kernel's parameter types.
+
+        ``f`` is a :class:`Function` or a function handle; an unknown handle decodes to ``[]``
+        (the launch itself then fails with INVALID_HANDLE). ``call`` names the entry point for the
+        error log. Errors: 1 INVALID_VALUE when the array or an argument it points to is not readable
+        memory of this process (:mod:`simcuda._core.hostmem`).
+        """
+        if not kernel_params:
+            return []
+        if not isinstance(f, Function):
+            f = self._objs.get(f)
+            if not isinstance(f, Function):
+                return []
+        out = []
+        n = len(f.param_types)
+        hostmem.check(self.memory, int(kernel_params), n * ctypes.sizeof(ctypes.c_void_p), "r",
+                      f"kernelParams of {f.name} ({n} argument pointer(s))")
+        ptrs = (ctypes.c_void_p * n).from_address(int(kernel_params))
+        for i, (ptype, addr) in enumerate(zip(f.param_types, ptrs)):
+            fmt = struct_format(ptype)
+            size = struct.calcsize(fmt)
+            if addr:
+                hostmem.check(self.memory, addr, size, "r", f"kernelParams[{i}] of {f.name} ({ptype})")
+            out.append(struct.unpack(fmt, ctypes.string_at(addr, size))[0] if addr else 0)
+        return out
+
+    def _func_device(self, f: Function) -> Device:
+        ctx = f.module.ctx
+        return ctx.device if ctx is not None else self.devices[0]
+
+    def _max_dynamic_shared(self, f: Function) -> int:
+        """The dynamic shared memory a launch of ``f`` may ask for: the function attribute once set
+        (cuFuncSetAttribute), else the device's default per-block limit (static shared memory is 0 here)."""
+        if f.max_dynamic_shared is not None:
+            return f.max_dynamic_shared
+        return self._func_device(f).launch_limits()[7]  # MAX_SHARED_MEMORY_PER_BLOCK
+
+    def _check_launch(self, f: Function, grid: tuple, block: tuple, shmem: int, what: str) -> None:
+        """The launch limits of ``f``'s device (cuLaunchKernel's INVALID_VALUE cases): no zero dimension; block
+        dimensions and thread count within MAX_BLOCK_DIM_X/Y/Z and MAX_THREADS_PER_BLOCK; grid dimensions
+        within MAX_GRID_DIM_X/Y/Z; ``sharedMemBytes`` within the function's dynamic shared memory limit
+        (CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, by default the device's 48 KiB per block; opt in
+        to more with cuFuncSetAttribute up to MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)."""
+        m = f.module
+        lim = (m.ctx.device if m.ctx is not None else self.devices[0]).launch_limits()
+        bx, by, bz = block
+        gx, gy, gz = grid
+        if (0 < bx <= lim[0] and 0 < by <= lim[1] and 0 < bz <= lim[2] and bx * by * bz <= lim[6]
+                and 0 < gx <= lim[3] and 0 < gy <= lim[4] and 0 < gz <= lim[5]
+                and shmem <= (lim[7] if f.max_dynamic_shared is None else f.max_dynamic_shared)):
+            return  # the common case, in one test; the checks below say what is wrong
+        if 0 in grid or 0 in block:
+            raise DriverError(1, f"{what} dimensions grid={grid} block={block} contain a zero")
+        for i, axis in enumerate("xyz"):
+            if block[i] > lim[i]:
+                raise DriverError(1, f"{what} blockDim.{axis} {block[i]} exceeds the device's MAX_BLOCK_DIM_"
+                                     f"{axis.upper()} ({lim[i]})")
+        if block[0] * block[1] * block[2] > lim[6]:
+            raise DriverError(1, f"{what} block {block} has {block[0] * block[1] * block[2]} threads; the device "
+                                 f"allows MAX_THREADS_PER_BLOCK ({lim[6]})")
+        for i, axis in enumerate("xyz"):
+            if grid[i] > lim[3 + i]:
+                raise DriverError(1, f"{what} gridDim.{axis} {grid[i]} exceeds the device's MAX_GRID_DIM_"
+                                     f"{axis.upper()} ({lim[3 + i]})")
+        cap_ = self._max_dynamic_shared(f)
+        if shmem > cap_:
+            raise DriverError(1, f"{what} of {f.name} asks for {shmem} bytes of dynamic shared memory; the limit is "
+                                 f"{cap_} (CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES; raise it with "
+                                 "cuFuncSetAttribute up to the device's MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)")
+
+    @entry
+    def func_set_attribute(self, h: int, attrib: int, value: int) -> None:
+        """cuFuncSetAttribute: MAX_DYNAMIC_SHARED_SIZE_BYTES (8; 0 to the device's MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)
+        and PREFERRED_SHARED_MEMORY_CARVEOUT (9; -1 to 100) are simulated.
+
+        Errors: 400 bad function; 1 a value out of range, or an attribute that is read-only (0-7, 10, 16,
+        17) or not a CUfunction_attribute; 801 the cluster attributes (11-15), not simulated.
+        """
+        f = self._function(h)
+        if attrib == 8:
+            top = self._func_device(f).launch_limits()[8]  # MAX_SHARED_MEMORY_PER_BLOCK_OPTIN
+            if not 0 <= value <= top:
+                raise DriverError(1, f"cuFuncSetAttribute: MAX_DYNAMIC_SHARED_SIZE_BYTES {value} is outside 0..{top} "
+                                     "(the device's MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)")
+            f.max_dynamic_shared = value
+        elif attrib == 9:
+            if not -1 <= value <= 100:
+                raise DriverError(1, f"cuFuncSetAttribute: PREFERRED_SHARED_MEMORY_CARVEOUT {value} is outside "
+                                     "-1..100")
+            f.carveout = value
+        elif 11 <= attrib <= 15:
+            raise DriverError(801, f"cuFuncSetAttribute: cluster attribute {attrib} is not simulated")
+        else:
+            raise DriverError(1, f"cuFuncSetAttribute: attribute {attrib} cannot be set (read-only or not a "
+                                 "CUfunction_attribute)")
+
+    @entry
+    def func_get_attribute(self, attrib: int, h: int) -> int:
+        """cuFuncGetAttribute: MAX_THREADS_PER_BLOCK, the sizes (0: the simulator has no device code), PTX and
+        binary versions (the device's compute capability), MAX_DYNAMIC_SHARED_SIZE_BYTES and the carveout.
+
+        Errors: 400 bad function; 1 not a CUfunction_attribute; 801 other attributes (not simulated).
+        """
+        f = self._function(h)
+        spec = self._func_device(f).spec
+        if attrib == 0:
+            return self._func_device(f).launch_limits()[6]
+        if attrib in (1, 2, 3, 4, 7):
+            return 0
+        if attrib in (5, 6):
+            major, minor = spec.compute_capability
+            return major * 10 + minor
+        if attrib == 8:
+            return self._max_dynamic_shared(f)
+        if attrib == 9:
+            return f.carveout
+        if 10 <= attrib <= 17:
+            raise DriverError(801, f"cuFuncGetAttribute: attribute {attrib} is not simulated")
+        raise DriverError(1, f"cuFuncGetAttribute: {attrib} is not a CUfunction_attribute")
+
+    @entry
+    def launch_kernel(self, hfunc: int, grid: tuple, block: tuple, shmem: int, h: int, args: list,
+                      call: str = "cuLaunchKernel") -> None:
+        """cuLaunchKernel (and Ex/Cooperative): a KERNEL node during capture, else runs/records now.
+
+        Errors: 400 bad function; 1 zero or oversized dimensions; capture rules via spec 3.8.
+        """
+        f = self._function(hfunc)
+        s = self._stream(h)
+        m = f.module
+        if not m.is_library and m.ctx is not None and m.ctx is not s.ctx:
+            raise DriverError(400, f"{call}: function {f.name} belongs to a module of context 0x{m.ctx.handle:x} but "
+                                   f"{s.label()} to context 0x{s.ctx.handle:x}; a module's functions are valid only "
+                                   "in its own context [inferred: INVALID_HANDLE, the launch's code for a function "
+                                   "handle it cannot use]")
+        self._check_launch(f, grid, block, shmem, "launch")
+        params = {"name": f.name, "func": f, "grid": grid, "block": block, "shmem": int(shmem), "args": args,
+                  "priority": s.priority, "cooperative": call == "cuLaunchCooperativeKernel"}
+        cap.enqueue(self, s, cap.Op("kernel", call, params, lambda: self._run_kernel(params)))
+        self.stats["kernel_launches"] += 1  # only a launch the stream took (captured, recorded or run)

@@ -1,0 +1,278 @@
+"""Streams, stream work and the capture control calls (spec 3, 4, 6)."""
+from __future__ import annotations
+
+from typing import Any
+
+from .. import capture as cap
+from .. import graph as gr
+from ..errors import DriverError
+from ..objects import USER, Stream
+from ..state import CU_STREAM_LEGACY, CU_STREAM_PER_THREAD, entry
+from ..work import Work
+
+
+class Streams(Work):
+    """Streams, stream work and the capture control calls of the simulated driver. Entries: ``cuStream*`` (capture begin, end, status, info, dependencies), ``cuLaunchHostFunc``, ``cuThreadExchangeStreamCaptureMode``."""
+    # ------------------------------------------------------------------ streams
+    @entry
+    def stream_create(self, flags: int, priority: int = 0) -> int:
+        """cuStreamCreate / cuStreamCreateWithPriority. Errors: 201 no context; 1 flags not 0/1.
+
+        Priority is clamped to the device range [-5, 0] as the real driver does.
+        """
+        ctx = self._ctx_current()
+        if flags not in (0, 1):
+            raise DriverError(1, f"stream flags {flags} are not CU_STREAM_DEFAULT (0) or CU_STREAM_NON_BLOCKING (1)")
+        s = Stream(0, ctx, flags, max(-5, min(0, int(priority))), USER, self._next_stream_id())
+        s.handle = self._handle(s)
+        ctx.streams.append(s)
+        return s.handle
+
+    @entry
+    def stream_destroy(self, h: int) -> None:
+        """cuStreamDestroy. Errors: 400 garbage; 709 destroyed; 1 for the legacy/per-thread handles.
+
+        During a capture (spec 2.1, 2.2, C-153, C-153b, C-154): destroying the origin terminates the
+        capture and discards its graph [I]; destroying a member that is not the origin leaves the
+        capture's status as it was (the stream leaves it, its nodes stay) [O]; unjoined work of that
+        member still makes the end 904 [I]. The rule is :func:`capture.on_stream_destroyed`.
+        """
+        if h in (0, CU_STREAM_LEGACY, CU_STREAM_PER_THREAD):
+            self._stream(h)
+            raise DriverError(1, "the legacy and per-thread default streams cannot be destroyed")
+        s = self._stream(h)
+        self._stream_drain(s)
+        cap.on_stream_destroyed(self, s)
+        s.destroyed = True
+        try:
+            s.ctx.streams.remove(s)
+        except ValueError:
+            pass
+
+    @entry
+    def stream_query(self, h: int) -> None:
+        """cuStreamQuery. Raises 600 NOT_READY when work is pending; capture rules of spec 6, 5.3, 5.2."""
+        t = self._thread()
+        s = self._stream(h, t)
+        cap.check_stream_sync(self, s, t, "cuStreamQuery")
+        if s.busy or s.deferred:
+            raise DriverError(600, f"{s.label()} is running a host function or Python kernel (on another thread)")
+        if s.pending or (s.is_legacy and self._queue_blocking(s)):
+            raise DriverError(600, f"{s.label()} still has pending work (manual progression)")
+
+    @entry
+    def stream_synchronize(self, h: int) -> None:
+        """cuStreamSynchronize. Capture rules of spec 6, 5.3, 5.2 in that order; runs pending work."""
+        t = self._thread()
+        s = self._stream(h, t)
+        cap.check_stream_sync(self, s, t, "cuStreamSynchronize")
+        if s.is_legacy:
+            self._wait_idle(self._ctx_streams(s.ctx))
+            self._drain()
+        else:
+            self._wait_idle((s,))
+            self._stream_drain(s)
+
+    @entry
+    def stream_get_ctx(self, h: int) -> int:
+        """cuStreamGetCtx."""
+        return self._stream(h).ctx.handle
+
+    @entry
+    def stream_get_id(self, h: int) -> int:
+        """cuStreamGetId (legacy stream: 0)."""
+        return self._stream(h).stream_id
+
+    @entry
+    def stream_get_flags(self, h: int) -> int:
+        """cuStreamGetFlags."""
+        return self._stream(h).flags
+
+    @entry
+    def stream_get_priority(self, h: int) -> int:
+        """cuStreamGetPriority."""
+        return self._stream(h).priority
+
+    @entry
+    def stream_wait_event(self, h: int, hevent: int, flags: int) -> None:
+        """cuStreamWaitEvent: spec 4.1 rows in order (fork, join, merge, isolation...)."""
+        t = self._thread()
+        s = self._stream(h, t)
+        ev = self._event(hevent)
+        if flags not in (0, 1):
+            raise DriverError(1, f"cuStreamWaitEvent flags {flags} are not 0 or CU_EVENT_WAIT_EXTERNAL (1) (spec 4.1 row 1)")
+        cap.wait_event(self, s, ev, flags)
+
+    @entry
+    def stream_add_callback(self, h: int, callback: Any, user_data: Any, flags: int) -> None:
+        """cuStreamAddCallback. Errors: 1 flags != 0; 801 on a capturing stream (invalidates, spec 3.8) [I]."""
+        s = self._stream(h)
+        if flags != 0:
+            raise DriverError(1, "cuStreamAddCallback flags must be 0")
+        if not callback:
+            raise DriverError(1, "cuStreamAddCallback: the callback is NULL")
+        self._check_host_fn(callback, "cuStreamAddCallback: the callback")
+
+        def run() -> str:
+            if isinstance(callback, int):  # CUstreamCallback: void (*)(CUstream, CUresult, void *userData)
+                self._call_host_fn(callback, user_data, (s.handle, 0))
+            return ""
+        cap.enqueue(self, s, cap.Op("callback", "cuStreamAddCallback", {"fn": callback}, run))
+
+    @entry
+    def stream_attach_mem_async(self, h: int, dptr: int, length: int, flags: int) -> None:
+        """cuStreamAttachMemAsync. Errors: 1 ``flags`` other than 0 or one of CU_MEM_ATTACH_GLOBAL (1), HOST (2),
+        SINGLE (4); 801 on a capturing stream (invalidates, spec 3.8) [I].
+
+        Fidelity: ``flags`` 0 is accepted (as the default attachment) because the spec's case C-075 calls
+        ``cuStreamAttachMemAsync(s, managed, 0, 0)`` and expects the capture rule's 801 [I]."""
+        s = self._stream(h)
+        if flags not in (0, 1, 2, 4):
+            raise DriverError(1, f"cuStreamAttachMemAsync flags {flags} must be one of CU_MEM_ATTACH_GLOBAL (1), "
+                                 "CU_MEM_ATTACH_HOST (2), CU_MEM_ATTACH_SINGLE (4)")
+        cap.enqueue(self, s, cap.Op("attach_mem", "cuStreamAttachMemAsync", {"dptr": dptr}, None))
+
+    # ------------------------------------------------------------------ capture control
+    @entry
+    def stream_begin_capture(self, h: int, mode: int) -> None:
+        """cuStreamBeginCapture: spec 3.1 (900 legacy, 1 mode, 401 already capturing, 900 CIG)."""
+        t = self._thread()
+        s = self._stream(h, t)
+        cap.begin(self, s, int(mode), t)
+
+    @entry
+    def stream_begin_capture_to_graph(self, h: int, hgraph: int, deps: list[int], eds: list[tuple],
+                                      mode: int) -> None:
+        """cuStreamBeginCaptureToGraph: spec 3.2. ``deps``/``eds`` are already cut to numDependencies."""
+        t = self._thread()
+        s = self._stream(h, t)
+        if s.is_legacy:
+            cap.begin(self, s, int(mode), t)
+        cap._check_mode(int(mode))
+        g = self._graph(hgraph)
+        nodes = []
+        for i, d in enumerate(deps):
+            n = self._objs.get(d) if d else None
+            if not isinstance(n, gr.Node) or n.destroyed or n.graph is not g:
+                raise DriverError(1, f"dependency {i} is not a node of graph {g.gid} (spec 3.2)")
+            nodes.append(n)
+        cap.check_edge_data(eds, "dependencyData")
+        cap.begin(self, s, int(mode), t, graph=g, deps=nodes, eds=eds)
+
+    @entry
+    def stream_end_capture(self, h: int) -> int:
+        """cuStreamEndCapture: spec 3.3. Returns the graph handle."""
+        t = self._thread()
+        s = self._stream(h, t)
+        return cap.end(self, s, t).handle
+
+    @entry
+    def stream_is_capturing(self, h: int) -> int:
+        """cuStreamIsCapturing: 0 NONE, 1 ACTIVE, 2 INVALIDATED; 906 on the legacy stream under a blocking
+        capture, without invalidating (spec 3.4)."""
+        s = self._stream(h)
+        cap.check_legacy_use(self, s, "cuStreamIsCapturing", invalidating=False)
+        return cap.status_of(s)
+
+    @entry
+    def stream_get_capture_info(self, h: int, edge_data: bool = True) -> tuple[int, int, int, list[int], list[tuple], int]:
+        """cuStreamGetCaptureInfo: ``(status, id, graph, deps, edge_data, n)`` (spec 3.5).
+
+        ``edge_data=False`` is the v2 ABI (deps asked for without edge data): 402 LOSSY_QUERY when a
+        current dependency has non-zero edge data (spec 3.5, C-110).
+        """
+        s = self._stream(h)
+        cap.check_legacy_use(self, s, "cuStreamGetCaptureInfo", invalidating=False)
+        seq = s.capture
+        if seq is None or seq.status != cap.ACTIVE:
+            return (cap.status_of(s), 0, 0, [], [], 0)
+        if not edge_data:
+            lossy = [n.local_id for n, ed in s.deps if tuple(ed) != gr.ZERO_ED]
+            if lossy:
+                raise DriverError(402, f"{s.label()} depends on node(s) {lossy} of graph {seq.graph.gid} with non-zero "
+                                       "edge data, which a query without edge data would drop (spec 3.5; use the "
+                                       "variant that returns edge data)")
+        return (cap.ACTIVE, seq.id, seq.graph.handle, [n.handle for n, _ in s.deps], [ed for _, ed in s.deps],
+                len(s.deps))
+
+    @entry
+    def stream_update_capture_dependencies(self, h: int, deps: list[int], eds: list[tuple], flags: int) -> None:
+        """cuStreamUpdateCaptureDependencies: spec 3.6 (after the face checked counts)."""
+        s = self._stream(h)
+        nodes = []
+        for d in deps:
+            n = self._objs.get(d) if d else None
+            nodes.append(n if isinstance(n, gr.Node) else None)
+        cap.update_deps(self, s, nodes, eds, int(flags))
+
+    @entry
+    def thread_exchange_stream_capture_mode(self, mode: int) -> int:
+        """cuThreadExchangeStreamCaptureMode: set this thread's mode, return the old one (spec 3.7)."""
+        cap._check_mode(int(mode))
+        t = self._thread()
+        old, t.mode = t.mode, int(mode)
+        return old
+
+    def capture_info(self, h: int) -> Any:
+        """A snapshot of the capture a stream belongs to (for tests and explanations), or None."""
+        with self._lock:
+            s = self._stream(h)
+            seq = s.capture
+            if seq is None:
+                return None
+            return {"id": seq.id, "status": cap.STATUS_NAMES[seq.status], "mode": cap.MODE_NAMES[seq.mode],
+                    "origin": seq.origin.handle, "begin_thread": seq.begin_thread_name,
+                    "members": [m.handle for m in seq.members], "graph": seq.graph.handle}
+
+    @entry
+    def launch_host_func(self, h: int, fn: Any, user_data: Any, sync_mode: int | None = None) -> None:
+        """cuLaunchHostFunc / cuLaunchHostFunc_v2: a HOST node during capture (spec 3.9)."""
+        s = self._stream(h)
+        if sync_mode is not None and sync_mode not in (0, 1):
+            raise DriverError(1, f"syncMode {sync_mode} is not a CUhostTaskSyncMode (0, 1) (spec 3.9) [inferred]")
+        if not fn:
+            raise DriverError(1, "the host function pointer is NULL")
+        self._check_host_fn(fn, "cuLaunchHostFunc: the host function")
+        params = {"fn": fn, "user_data": user_data, "sync_mode": sync_mode or 0}
+        cap.enqueue(self, s, cap.Op("host", "cuLaunchHostFunc", params,
+                                    lambda: self._call_host_fn(fn, user_data) or ""))
+
+    # -- stream work that makes BATCH_MEM_OP and EXT_SEMAS nodes during capture (spec 3.8) --------
+    @entry
+    def stream_batch_mem_op(self, h: int, ops: list, flags: int = 0, call: str = "cuStreamBatchMemOp") -> None:
+        """cuStreamBatchMemOp, cuStreamWaitValue32/64, cuStreamWriteValue32/64.
+
+        Args: ``ops``: ``(CUstreamBatchMemOpType, device address, value, flags)`` tuples (fewer than 256);
+        ``flags`` must be 0. During capture: a BATCH_MEM_OP node (spec 3.8; [D] for cuStreamBatchMemOp,
+        [I] for the WaitValue/WriteValue calls). Otherwise it runs in stream order: writes store their
+        value; a wait evaluates its condition and the launch log says whether it holds (the simulator
+        never blocks).
+        Errors: 1 INVALID_VALUE bad operation, address, alignment, value or flags; 801 on a CIG stream for
+        waits and batches (spec 8.3); stream capture rules (901, 906).
+        """
+        s = self._stream(h)
+        params = self._mem_ops_spec(ops, flags, 0, call)
+        kind = "batch_mem_op" if call == "cuStreamBatchMemOp" else (
+            "wait_value" if "Wait" in call else "write_value")
+        op = cap.Op(kind, call, params, lambda: gr.run_mem_ops(self.memory, params["ops"]))
+        op.node_type = gr.BATCH_MEM_OP
+        cap.enqueue(self, s, op)
+
+    @entry
+    def stream_ext_semaphores(self, h: int, sems: list[int], values: list[tuple], wait: bool) -> None:
+        """cuSignalExternalSemaphoresAsync / cuWaitExternalSemaphoresAsync.
+
+        During capture: an EXT_SEMAS_SIGNAL (8) / EXT_SEMAS_WAIT (9) node (spec 3.8). Otherwise a
+        no-op in stream order, noted in the launch log.
+        Fidelity: external semaphores cannot be imported in the simulator (cuImportExternalSemaphore is
+        not simulated), so handles are not checked beyond NULL.
+        Errors: 400 INVALID_HANDLE a NULL semaphore handle or no semaphores; stream capture rules.
+        """
+        s = self._stream(h)
+        if not sems or any(int(x) == 0 for x in sems):
+            raise DriverError(400, "a NULL external semaphore handle (or numExtSems 0)")
+        params = {"sems": tuple(int(x) for x in sems), "values": tuple(tuple(v) for v in values)}
+        call = "cuWaitExternalSemaphoresAsync" if wait else "cuSignalExternalSemaphoresAsync"
+        op = cap.Op("ext_wait" if wait else "ext_signal", call, params,
+                    lambda: f"no-op: external semaphores are not simulated ({len(params['sems'])} semaphore(s))")
+        cap.enqueue(self, s, op)

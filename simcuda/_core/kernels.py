@@ -1,0 +1,36 @@
+"""Python kernels: the process-wide registry and what a registered kernel receives."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Callable
+
+if TYPE_CHECKING:
+    from .driver import Driver
+
+
+class KernelLaunch:
+    """What a registered Python kernel receives (``simcuda.kernel``).
+
+    Attributes:
+        name: the kernel's entry name.
+        grid, block: ``(x, y, z)`` dimensions.
+        shared_mem: dynamic shared memory in bytes.
+        args: the decoded argument values (device pointers as ``int``).
+    """
+
+    def __init__(self, driver: Driver, name: str, grid: tuple, block: tuple, shared_mem: int, args: list) -> None:
+        self.driver, self.name, self.grid, self.block, self.shared_mem, self.args = \
+            driver, name, grid, block, shared_mem, args
+
+    def view(self, ptr: int, nbytes: int) -> memoryview:
+        """A writable byte view of ``nbytes`` of simulated device memory at ``ptr``."""
+        return self.driver.memory.device_view(int(ptr), nbytes, "kernel argument")
+
+    def array(self, ptr: int, dtype: Any, count: int) -> Any:
+        """A writable numpy array of ``count`` elements of ``dtype`` over device memory at ``ptr``."""
+        import numpy as np
+        dt = np.dtype(dtype)
+        return np.frombuffer(self.view(ptr, dt.itemsize * count), dtype=dt)
+
+
+#: kernels registered with ``simcuda.kernel``: name -> Python function(launch)
+KERNELS: dict[str, Callable[[KernelLaunch], Any]] = {}

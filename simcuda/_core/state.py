@@ -1,0 +1,358 @@
+"""The state of one simulated driver, and the entry decorator every driver entry point wears.
+
+``DriverState`` owns what every concept shares: the lock, the handle table (handles come from the
+driver's own range, :mod:`simcuda._core.process`), per-thread state, the counters that name
+captures, graphs and streams, the logs, and the *preamble* resolvers of spec section 3 that turn a
+handle into a live object or raise the code the real driver gives. The per-concept entry modules in
+:mod:`simcuda._core.entries` build on it; :class:`simcuda._core.driver.Driver` puts them together.
+"""
+from __future__ import annotations
+
+import functools
+import inspect
+import os
+import threading
+import weakref
+from typing import Any, Callable
+
+from . import capture as cap
+from . import graph as gr
+from . import process
+from .config import DeviceSpec, Options
+from .errors import DriverError
+from .kernels import KernelLaunch
+from .logs import ErrorRecord, LaunchLog, LaunchRecord
+from .memory import MemorySpace
+from .objects import LEGACY, PER_THREAD, Context, Device, Event, Function, Module, Stream, ThreadState
+
+CU_STREAM_LEGACY = 1
+CU_STREAM_PER_THREAD = 2
+HANDLE_STEP = process.HANDLE_STEP
+DRIVER_VERSION = 13050  # CUDA 13.5
+_NO_INIT_NEEDED = frozenset({"init", "driver_get_version"})
+
+
+def _c_name(method: str) -> str:
+    """The driver API name of a core method: ``stream_end_capture`` -> ``cuStreamEndCapture``."""
+    return "cu" + "".join(part[:1].upper() + part[1:] for part in method.split("_"))
+
+
+def entry(fn: Callable) -> Callable:
+    """Wrap a core entry point: lock, init check, host-function rule, error bookkeeping.
+
+    Errors are logged under the driver API name of the call (a ``call`` argument, when the method
+    serves several entry points, else the method's name in CUDA spelling).
+    """
+    name = fn.__name__
+    default_call = _c_name(name)
+    params = list(inspect.signature(fn).parameters)
+    call_pos = params.index("call") - 1 if "call" in params else -1  # minus ``self``
+    call_default = inspect.signature(fn).parameters["call"].default if call_pos >= 0 else default_call
+    needs_init = name not in _NO_INIT_NEEDED
+
+    @functools.wraps(fn)
+    def wrapper(self: DriverState, *args: Any, **kwargs: Any) -> Any:
+        with self._lock:
+            t = self._thread()
+            try:
+                if t.in_host_fn:
+                    raise DriverError(800, f"{_call_name(args, kwargs)} was called from inside a host function or "
+                                           "callback; the simulator refuses every CUDA call made there (spec 3.9) "
+                                           "[inferred]")
+                if needs_init:
+                    if self._closed:
+                        raise DriverError(4, "the simulated driver was closed (Driver.close), as during shutdown")
+                    if not self._initialized:
+                        raise DriverError(3, f"{_call_name(args, kwargs)}: cuInit has not been called" + (
+                            "" if self.available else " (the simulated machine has no usable driver)"))
+                return fn(self, *args, **kwargs)
+            except DriverError as e:
+                t.last_error = e
+                if len(self.error_log) < 100_000:
+                    self.error_log.append(ErrorRecord(_call_name(args, kwargs), int(e.code), e.why, t.name))
+                raise
+
+    def _call_name(args: tuple, kwargs: dict) -> str:
+        if call_pos < 0:
+            return default_call
+        c = kwargs.get("call")
+        if c is None:
+            c = args[call_pos] if len(args) > call_pos else call_default
+        return c if isinstance(c, str) else default_call
+    wrapper.__wrapped_entry__ = True  # type: ignore[attr-defined]
+    return wrapper
+
+
+class DriverState:
+    """One simulated driver's shared state: lock, handles, threads, counters, logs, and the handle resolvers."""
+    def __init__(self, devices: list[DeviceSpec] | None = None, available: bool = True,
+                 progression: str = "immediate", options: Options | None = None) -> None:
+        if progression not in ("immediate", "manual"):
+            raise ValueError("progression must be 'immediate' or 'manual'")
+        self._lock = threading.RLock()
+        self.available = available
+        self.progression = progression
+        self.options = options or Options()
+        self.devices = [Device(i, s) for i, s in enumerate(devices or [DeviceSpec()])]
+        self.serial = process.register_driver(self)
+        self.memory = MemorySpace(self.serial, self.options.host_memory_budget, self._lock)
+        self.launch_log = LaunchLog(self.options.launch_log_limit)
+        self.error_log: list[ErrorRecord] = []
+        self.kernels: dict[str, Callable[[KernelLaunch], Any]] = {}
+        self.stats = {"captures_begun": 0, "captures_ended": 0, "graph_launches": 0, "kernel_launches": 0}
+        self._captured_graphs: list[gr.Graph] = []
+        self._initialized = False
+        self._closed = False
+        self._objs: dict[int, Any] = {}
+        self._next_h = process.handle_base(self.serial)
+        self._threads: dict[int, ThreadState] = {}
+        self._thread_serial = 0
+        self._live_captures: dict[int, cap.CaptureSequence] = {}
+        self._capture_counter = 0
+        self._graph_counter = 0
+        self._ctx_counter = 0
+        self._stream_counter = 0
+        self._clock_ms = 0.0
+        self._ticket = 0
+        self._queue: list[tuple[int, Stream, Any]] = []
+        self._idle = threading.Condition(self._lock)  # notified when user code or a drain finishes
+        self._draining = 0  # the thread running queued work (manual progression), 0 when none
+        self.per_thread_mode: bool | None = self.options.per_thread_default_stream
+        self._all_graphs: list[gr.Graph] = []
+
+    # ------------------------------------------------------------------ internals
+    def _handle(self, obj: Any) -> int:
+        h = self._next_h
+        self._next_h += HANDLE_STEP
+        self._objs[h] = obj
+        return h
+
+    def _foreign(self, h: Any) -> str:
+        """A ``why`` suffix naming the driver a handle value came from, when it is another one's (else "")."""
+        return process.foreign(process.handle_owner(h), self.serial, "handle")
+
+    def _thread(self) -> ThreadState:
+        """This thread's state. Python reuses thread idents, so the state remembers its thread object:
+        a new thread with a recycled ident starts afresh (GLOBAL mode, no context; spec 1, 2.5), and
+        ``ThreadState.tid`` is a serial number that is never reused within the driver."""
+        ident = threading.get_ident()
+        t = self._threads.get(ident)
+        cur = threading.current_thread()
+        if t is None or t.thread_ref() is not cur:
+            self._thread_serial += 1
+            t = self._threads[ident] = ThreadState(self._thread_serial, cur.name)
+            t.thread_ref = weakref.ref(cur)
+        return t
+
+    def _next_capture_id(self) -> int:
+        self._capture_counter += 1
+        return self._capture_counter
+
+    def _new_graph(self, ctx: Any = None) -> gr.Graph:
+        self._graph_counter += 1
+        g = gr.Graph(0, self._graph_counter, ctx)
+        g.handle = self._handle(g)
+        self._all_graphs.append(g)
+        return g
+
+    def _new_node(self, graph: gr.Graph, ntype: int, params: Any) -> gr.Node:
+        n = gr.Node(0, graph, graph.next_local, ntype, params)
+        graph.next_local += 1
+        n.handle = self._handle(n)
+        graph.add_node(n)
+        return n
+
+    def _discard_graph(self, g: gr.Graph) -> None:
+        """Mark ``g``, its nodes and every graph nested in them destroyed (iterative: any depth)."""
+        stack = [g]
+        while stack:
+            g = stack.pop()
+            g.destroyed = True
+            for n in g.nodes:
+                n.destroyed = True
+                if n.type == gr.GRAPH and not n.params["graph"].destroyed:
+                    stack.append(n.params["graph"])
+
+    def _ctx_current(self, t: ThreadState | None = None) -> Context:
+        t = t or self._thread()
+        ctx = t.current
+        if ctx is None:
+            raise DriverError(201, f"thread {t.name} has no current context (cuCtxSetCurrent / cuCtxCreate / "
+                                   "cuDevicePrimaryCtxRetain first)")
+        if ctx.destroyed:
+            raise DriverError(709, f"the current context 0x{ctx.handle:x} of thread {t.name} was destroyed")
+        return ctx
+
+    def _per_thread_mode(self) -> bool:
+        if self.per_thread_mode is None:
+            raw = os.environ.get("CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM")
+            self.per_thread_mode = bool(int(raw)) if raw is not None else False  # ValueError like the binding
+        return self.per_thread_mode
+
+    def _legacy_of(self, ctx: Context) -> Stream:
+        if ctx.legacy is None:
+            ctx.legacy = Stream(CU_STREAM_LEGACY, ctx, 0, 0, LEGACY, 0)
+        return ctx.legacy
+
+    def _per_thread_of(self, ctx: Context, t: ThreadState) -> Stream:
+        s = ctx.per_thread.get(t.tid)
+        if s is None:
+            s = ctx.per_thread[t.tid] = Stream(CU_STREAM_PER_THREAD, ctx, 0, 0, PER_THREAD,
+                                               self._next_stream_id(), owner=t.tid)
+            s.owner = t.name  # type: ignore[assignment]
+        return s
+
+    def _next_stream_id(self) -> int:
+        self._stream_counter += 1
+        return self._stream_counter
+
+    def _stream(self, h: int, t: ThreadState | None = None) -> Stream:
+        """Resolve a stream handle with the preamble checks of spec section 3."""
+        if h == 0 or h == CU_STREAM_LEGACY or h == CU_STREAM_PER_THREAD:
+            t = t or self._thread()
+            ctx = self._ctx_current(t)
+            if h == CU_STREAM_PER_THREAD or (h == 0 and self._per_thread_mode()):
+                return self._per_thread_of(ctx, t)
+            return self._legacy_of(ctx)
+        s = self._objs.get(h)
+        if not isinstance(s, Stream):
+            raise DriverError(400, f"0x{h:x} is not a stream handle (never created by this driver) "
+                                   "[inferred: NVIDIA documents this as undefined behaviour]" + self._foreign(h))
+        if s.destroyed:
+            raise DriverError(709, f"stream 0x{h:x} was destroyed (spec 3 preamble; observed on NVIDIA)")
+        if s.ctx.destroyed:
+            raise DriverError(709, f"the context of stream 0x{h:x} was destroyed")
+        return s
+
+    def _event(self, h: int) -> Event:
+        e = self._objs.get(h) if h else None
+        if not isinstance(e, Event):
+            raise DriverError(400, f"0x{h:x} is not an event handle{self._foreign(h)}" if h else
+                              "the event handle is NULL")
+        if e.destroyed:
+            raise DriverError(400, f"event 0x{h:x} was destroyed")
+        return e
+
+    def _graph(self, h: int) -> gr.Graph:
+        g = self._objs.get(h) if h else None
+        if not isinstance(g, gr.Graph) or g.destroyed:
+            raise DriverError(1, "the graph handle is NULL" if not h else
+                              f"0x{h:x} is not a live graph (never created, or destroyed){self._foreign(h)}")
+        return g
+
+    def _node(self, h: int, what: str = "node") -> gr.Node:
+        n = self._objs.get(h) if h else None
+        if not isinstance(n, gr.Node) or n.destroyed:
+            raise DriverError(1, f"the {what} handle is NULL" if not h else
+                              f"0x{h:x} is not a live graph node (never created, or destroyed){self._foreign(h)}")
+        return n
+
+    def _exec(self, h: int) -> gr.GraphExec:
+        x = self._objs.get(h) if h else None
+        if not isinstance(x, gr.GraphExec) or x.destroyed:
+            raise DriverError(1 if not h else 400, "the graph exec handle is NULL" if not h else
+                              f"0x{h:x} is not a live graph exec (never created, or destroyed){self._foreign(h)}")
+        return x
+
+    def _exec_to_run(self, h: int, call: str) -> gr.GraphExec:
+        """The exec of ``cuGraphLaunch`` / ``cuGraphUpload``: a destroyed exec is INVALID_VALUE there
+        (spec 16, 9) [O/H: hip-tests, shared expectation]; otherwise as :meth:`_exec` (1 NULL, 400 garbage)."""
+        x = self._objs.get(h) if h else None
+        if isinstance(x, gr.GraphExec) and x.destroyed:
+            raise DriverError(1, f"{call}: graph exec 0x{h:x} was destroyed; launching or uploading a destroyed exec "
+                                 "is CUDA_ERROR_INVALID_VALUE (spec 16, 9)")
+        return self._exec(h)
+
+    def _context(self, h: int) -> Context:
+        c = self._objs.get(h) if h else None
+        if not isinstance(c, Context):
+            raise DriverError(201, "the context handle is NULL" if not h else
+                              f"0x{h:x} is not a context handle{self._foreign(h)}")
+        if c.destroyed:
+            raise DriverError(709, f"context 0x{h:x} was destroyed")
+        return c
+
+    def _device(self, dev: int) -> Device:
+        if not isinstance(dev, int) or not 0 <= dev < len(self.devices):
+            raise DriverError(101, f"device {dev} does not exist (this driver has {len(self.devices)} device(s))")
+        return self.devices[dev]
+
+    def _function(self, h: int) -> Function:
+        f = self._objs.get(h) if h else None
+        if not isinstance(f, Function):
+            raise DriverError(400, "the function handle is NULL" if not h else
+                              f"0x{h:x} is not a function handle{self._foreign(h)}")
+        if f.module.unloaded:
+            raise DriverError(400, f"function {f.name} belongs to an unloaded module")
+        m = f.module
+        if not m.is_library and m.ctx is not None and m.ctx.destroyed:
+            raise DriverError(201, f"function {f.name} belongs to a module of context 0x{m.ctx.handle:x}, which was "
+                                   "destroyed (cuCtxDestroy unloads its modules) [inferred code]")
+        return f
+
+    # -- work progression ---------------------------------------------------------------------
+    def _log(self, rec: dict) -> None:
+        """Add a :class:`LaunchRecord` made of ``rec`` to :attr:`launch_log` (counted even when not kept)."""
+        log = self.launch_log
+        if log.limit == 0:
+            log.total += 1
+            return
+        log.append(LaunchRecord(seq=log.total, **rec))
+
+    def refuse(self, call: str, code: int, why: str) -> DriverError:
+        """Build (and record, like any failed call) the error a face returns without a core rule.
+
+        For calls a face cannot hand to a rule: entry points that are not simulated (801), and
+        argument checks the real driver makes on structs the face unpacks. The error is stored as
+        the thread's :meth:`last_error` and in :attr:`error_log`; the caller returns or raises it.
+        """
+        e = DriverError(code, why)
+        with self._lock:
+            t = self._thread()
+            t.last_error = e
+            if len(self.error_log) < 100_000:
+                self.error_log.append(ErrorRecord(call, int(e.code), why, t.name))
+        return e
+
+    def close(self) -> None:
+        """Simulate driver shutdown: every later call returns CUDA_ERROR_DEINITIALIZED (4).
+
+        The driver's device memory goes with it: its pages are dropped and its addresses stay reserved
+        (never reused by a later driver, and recognised as this one's in ``why`` texts). Host code must
+        not touch managed memory of a closed driver, as after the real driver's shutdown.
+        """
+        with self._lock:
+            self._closed = True
+            self.memory.retire()
+
+    def _queue_blocking(self, legacy: Stream) -> bool:
+        return any(st.ctx is legacy.ctx and st.blocking for _, st, _ in self._queue)
+
+    def _ctx_streams(self, ctx: Context) -> list[Stream]:
+        """Every stream of ``ctx``: its user streams, per-thread streams and legacy stream."""
+        out = list(ctx.streams) + list(ctx.per_thread.values())
+        if ctx.legacy is not None:
+            out.append(ctx.legacy)
+        return out
+
+    def _module(self, h: int) -> Module:
+        """A loaded module. Errors: 400 bad handle; 201 INVALID_CONTEXT for a module (not a library) whose context
+        was destroyed: cuCtxDestroy unloads the context's modules, and INVALID_CONTEXT is the code the module
+        calls document (CONTEXT_IS_DESTROYED is not in their Returns lists) [inferred]."""
+        m = self._objs.get(h) if h else None
+        if not isinstance(m, Module) or m.unloaded:
+            raise DriverError(400, "not a loaded module handle")
+        if not m.is_library and m.ctx is not None and m.ctx.destroyed:
+            raise DriverError(201, f"module 0x{h:x} belonged to context 0x{m.ctx.handle:x}, which was destroyed "
+                                   "(cuCtxDestroy unloads a context's modules) [inferred code]")
+        return m
+
+    def thread_id(self) -> int:
+        """The calling thread's serial id in this driver (never reused, unlike Python thread idents)."""
+        with self._lock:
+            return self._thread().tid
+
+    def last_error(self) -> DriverError | None:
+        """The last failing core call's error on the calling thread (code and ``why``), or None."""
+        with self._lock:
+            return self._thread().last_error

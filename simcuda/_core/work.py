@@ -1,0 +1,190 @@
+"""How work runs: at once, queued (manual progression), or after the user code its stream runs.
+
+Eager stream work goes through :meth:`Work._submit` (the capture engine's ``enqueue`` calls it for
+work that is not captured). User code (host functions, host nodes, Python kernels) runs without the
+driver lock, as on a thread of the driver's own; the stream whose work runs it is *busy* meanwhile:
+work other threads enqueue on it waits behind it, queries say NOT_READY, and synchronising calls from
+other threads wait for it. See the ``Driver`` docstring for the fidelity notes.
+"""
+from __future__ import annotations
+
+import threading
+from typing import Any, Callable
+
+from . import capture as cap
+from . import graph as gr
+from . import hostmem
+from .kernels import KERNELS, KernelLaunch
+from .objects import RECORDED, Event, Stream
+from .state import DriverState
+
+#: op kinds whose work calls user code (run with the lock released, their stream marked busy)
+_USER_CODE_OPS = frozenset({"host", "callback", "kernel", "graph_launch"})
+
+
+class Work(DriverState):
+    """Progression of eager work and the running of user code (on top of :class:`DriverState`)."""
+    # User code (host functions, host nodes, Python kernels) runs without the driver lock, as on a
+    # thread of the driver's own: other threads may call the driver meanwhile. Stream order still
+    # holds: while user code of a stream's work runs (``Stream.busy``), work enqueued on that stream
+    # by other threads waits in ``Stream.deferred`` (immediate progression) or in the queue (manual),
+    # a synchronising call from another thread waits for it (``_wait_idle``), and queries say NOT_READY.
+    # A replay keeps its exec body (never mutated once shared) and its exec alive until it finishes.
+    def _unlocked(self, fn: Callable, *args: Any) -> Any:
+        """Call ``fn(*args)`` with the driver lock released (all levels), then take it back."""
+        lock = self._lock
+        try:
+            state = lock._release_save()  # type: ignore[attr-defined]  # what threading.Condition uses
+        except RuntimeError:  # not held: called outside an entry
+            return fn(*args)
+        try:
+            return fn(*args)
+        finally:
+            lock._acquire_restore(state)  # type: ignore[attr-defined]
+
+    def _submit(self, stream: Stream, op: cap.Op) -> None:
+        """Run ``op`` on an uncaptured stream (now, after the user code its stream runs, or when it progresses)."""
+        runner = op.run
+        if self.progression == "immediate":
+            if stream.busy:
+                stream.deferred.append(op)
+                return
+            self._execute(stream, op, runner)
+        else:
+            self._ticket += 1
+            stream.pending.append(self._ticket)
+            self._queue.append((self._ticket, stream, (op, runner)))
+
+    def _execute(self, stream: Stream, op: cap.Op, runner: Callable | None) -> None:
+        """Run one eager stream operation; it advances the simulated clock by one tick unless it is an
+        event record or a graph launch (whose replayed nodes tick instead) (spec 16) [I]."""
+        if op.kind not in gr.CLOCK_FREE_OPS:
+            self._clock_ms += gr.TICK_MS
+        if runner is None:
+            note = ""
+        elif op.kind in _USER_CODE_OPS:
+            note = self._run_user_op(stream, runner)
+        else:
+            note = runner()
+        if op.kind not in ("event_record", "graph_launch", "wait"):
+            self._log({"source": "stream", "kind": op.kind.upper(), "detail": cap._op_label(op),
+                       "stream": stream.handle, "note": note or ""})
+        if stream.deferred and not stream.busy:
+            self._run_deferred(stream)
+
+    def _run_user_op(self, stream: Stream, runner: Callable) -> Any:
+        """Run an op that calls user code with ``stream`` marked busy (see the comment above)."""
+        me = threading.get_ident()
+        outer = stream.busy_thread
+        stream.busy += 1
+        stream.busy_thread = me
+        done = False
+        try:
+            note = runner()
+            done = True
+            return note
+        finally:
+            stream.busy -= 1
+            stream.busy_thread = outer if stream.busy else 0
+            if not stream.busy:
+                if not done and stream.deferred:
+                    self._run_deferred(stream)
+                self._idle.notify_all()
+
+    def _run_deferred(self, stream: Stream) -> None:
+        """Run the ops other threads enqueued on ``stream`` while its user code ran, in enqueue order."""
+        while stream.deferred and not stream.busy:
+            op = stream.deferred.pop(0)
+            self._execute(stream, op, op.run)
+        self._idle.notify_all()
+
+    def _wait_idle(self, streams: Any) -> None:
+        """Block until no stream of ``streams`` runs user code on another thread (cuStreamSynchronize and the
+        like wait for a running host function, as the real driver does)."""
+        me = threading.get_ident()
+        while any(s.busy and s.busy_thread != me for s in streams):
+            self._idle.wait()
+
+    def _drain(self, upto: int | None = None) -> None:
+        me = threading.get_ident()
+        while self._draining not in (0, me):  # another thread runs queued work (its user code may be unlocked)
+            self._idle.wait()
+        outer, self._draining = self._draining, me
+        try:
+            while self._queue and (upto is None or self._queue[0][0] <= upto):
+                ticket, stream, (op, runner) = self._queue.pop(0)
+                stream.pending.remove(ticket)
+                self._execute(stream, op, runner)
+        finally:
+            self._draining = outer
+            self._idle.notify_all()
+
+    def advance(self) -> None:
+        """Run every pending piece of work, in enqueue order (manual progression only).
+
+        Mirrors: the GPU catching up. No effect in immediate mode.
+        """
+        with self._lock:
+            self._drain()
+
+    def _stream_drain(self, stream: Stream) -> None:
+        if stream.pending:
+            self._drain(stream.pending[-1])
+
+    def _record_uncaptured(self, event: Event, stream: Stream) -> None:
+        """An eager cuEventRecord: the event's time is the simulated clock when the record completes (at
+        once, or when the stream's earlier work has run); the record itself does not tick (spec 16) [I]."""
+        event.state = RECORDED
+        event.capture = None
+        if not stream.busy and (self.progression == "immediate"
+                                or not stream.pending and not (stream.is_legacy and self._queue)):
+            event.time_ms = self._clock_ms
+            event.pending_on = None
+        else:
+            event.time_ms = None
+            event.pending_on = stream
+
+            def complete() -> str:
+                event.time_ms = self._clock_ms
+                event.pending_on = None
+                return ""
+            op = cap.Op("event_record", "cuEventRecord", None, complete)
+            self._submit(stream, op)
+            event.pending_ticket = self._ticket
+
+    def _complete_event(self, event: Event) -> None:
+        if not event.destroyed:
+            event.state = RECORDED
+            event.capture = None
+            event.time_ms = self._clock_ms
+
+    def _wait_uncaptured(self, stream: Stream, event: Event) -> None:
+        return None  # enqueue order already runs the record first (single global queue)
+
+    def _run_kernel(self, p: dict) -> str:
+        fn = self.kernels.get(p["name"]) or KERNELS.get(p["name"])
+        if fn is None:
+            return "recorded only (no Python kernel registered)"
+        launch = KernelLaunch(self, p["name"], p["grid"], p["block"], p["shmem"], p["args"])
+        self._unlocked(fn, launch)
+        return "ran Python kernel"
+
+    def _check_host_fn(self, fn: Any, what: str) -> None:
+        """INVALID_VALUE unless an ``int`` function address lies in executable memory (:mod:`hostmem`)."""
+        if isinstance(fn, int) and fn:
+            hostmem.check(self.memory, fn, 1, "x", what)
+
+    def _call_host_fn(self, fn: Any, user_data: Any, callback_args: tuple | None = None) -> None:
+        self._check_host_fn(fn, "host function")  # it may have been unmapped since it was enqueued
+        t = self._thread()
+        if isinstance(fn, int) and callback_args is not None:
+            call, args = gr.STREAM_CALLBACK_TYPE(fn), (callback_args[0], callback_args[1], user_data or None)
+        elif isinstance(fn, int):
+            call, args = gr.HOST_FN_TYPE(fn), (user_data or None,)
+        else:
+            call, args = fn, (user_data,)
+        t.in_host_fn += 1  # calls from the host function are refused (800, spec 3.9)
+        try:
+            self._unlocked(call, *args)
+        finally:
+            t.in_host_fn -= 1
