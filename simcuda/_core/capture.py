@@ -29,8 +29,8 @@ from typing import Any, Callable
 
 from .errors import DriverError
 from .graph import (BATCH_MEM_OP, EVENT_RECORD, GRAPH, HOST, KERNEL, MEM_ALLOC, MEM_FREE, MEMCPY,
-                    MEMSET, TYPE_KEYWORDS, WAIT_EVENT, ZERO_ED, add_edge, is_full)
-from .objects import CAPTURED, EMPTY, RECORDED
+                    MEMSET, TYPE_KEYWORDS, WAIT_EVENT, ZERO_ED, add_edge, graph_from_frozen, is_full, walk_body)
+from .objects import CAPTURED, EMPTY, RECORDED, CigRecord
 
 # -- statuses (CUstreamCaptureStatus values) ---------------------------------------------------
 NONE, ACTIVE, INVALIDATED = 0, 1, 2
@@ -206,15 +206,28 @@ def check_edge_data(eds: list[tuple[int, int, int]], what: str) -> None:
             raise _err(1, f"{what}[{i}] has unknown dependency type {ed[2]} (CUgraphDependencyType is 0 or 1)")
 
 
-def begin(drv: Any, stream: Any, mode: int, thread: Any, graph: Any = None,
-          deps: list[Any] | None = None, eds: list[tuple[int, int, int]] | None = None) -> CaptureSequence:
-    """cuStreamBeginCapture / cuStreamBeginCaptureToGraph, rows in spec order (3.1, 3.2)."""
-    call = "cuStreamBeginCaptureToGraph" if graph is not None else "cuStreamBeginCapture"
+def check_begin_stream(stream: Any, mode: int, call: str) -> None:
+    """The first rows of 3.1 / 3.2, checked before the graph handle of BeginCaptureToGraph is resolved:
+    the legacy stream (900) and the mode (1)."""
     if stream.is_legacy:
         raise _err(900, f"{call}: {stream.label()} can never be captured (spec 3.1 row 1); capture a stream "
                         "made with cuStreamCreate instead. Nothing was invalidated")
     _check_mode(mode)
+
+
+def begin(drv: Any, stream: Any, mode: int, thread: Any, graph: Any = None,
+          deps: list[Any] | None = None, eds: list[tuple[int, int, int]] | None = None) -> CaptureSequence:
+    """cuStreamBeginCapture / cuStreamBeginCaptureToGraph, rows in spec order (3.1, 3.2).
+
+    ``deps`` (ToGraph) are the resolved dependency nodes, ``None`` where a handle named no node."""
+    call = "cuStreamBeginCaptureToGraph" if graph is not None else "cuStreamBeginCapture"
+    check_begin_stream(stream, mode, call)
     if graph is not None:
+        for i, n in enumerate(deps or ()):
+            if n is None or n.destroyed or n.graph is not graph:
+                raise _err(1, f"{call}: dependency {i} is not a node of graph {graph.gid} (NULL, destroyed, or of "
+                              "another graph) (spec 3.2)")
+        check_edge_data(eds or [], "dependencyData")
         if graph.capture_target_of is not None and graph.capture_target_of.status in LIVE:
             raise _err(401, f"{call}: graph {graph.gid} is already the target of "
                             f"{graph.capture_target_of.label()} (spec 3.2)")
@@ -378,6 +391,27 @@ def status_of(stream: Any) -> int:
     return NONE if seq is None else seq.status
 
 
+def capture_info(drv: Any, stream: Any, edge_data: bool) -> tuple[int, int, int, list[int], list[Any], int]:
+    """cuStreamGetCaptureInfo (spec 3.5): ``(status, id, graph handle, dep handles, edge data, count)``.
+
+    The legacy stream while a blocking stream captures: 906, nothing invalidated (spec 3.5, 6). Not
+    ACTIVE: the status and empty fields. ``edge_data=False`` (the query without edge data): 402
+    LOSSY_QUERY when a current dependency has non-zero edge data, which that query would drop (C-110).
+    """
+    check_legacy_use(drv, stream, "cuStreamGetCaptureInfo", invalidating=False)
+    seq = stream.capture
+    if seq is None or seq.status != ACTIVE:
+        return (status_of(stream), 0, 0, [], [], 0)
+    if not edge_data:
+        lossy = [n.local_id for n, ed in stream.deps if tuple(ed) != ZERO_ED]
+        if lossy:
+            raise _err(402, f"{stream.label()} depends on node(s) {lossy} of graph {seq.graph.gid} with non-zero "
+                            "edge data, which a query without edge data would drop (spec 3.5; use the variant "
+                            "that returns edge data)")
+    return (ACTIVE, seq.id, seq.graph.handle, [n.handle for n, _ in stream.deps], [ed for _, ed in stream.deps],
+            len(stream.deps))
+
+
 # -- 3.6: update dependencies --------------------------------------------------------------------
 def update_deps(drv: Any, stream: Any, nodes: list[Any], eds: list[tuple[int, int, int]], flags: int) -> None:
     """cuStreamUpdateCaptureDependencies after argument decoding (rows 1-8 of spec 3.6).
@@ -474,7 +508,7 @@ def enqueue(drv: Any, stream: Any, op: Op) -> Any:
         refused = REFUSED_IN_CAPTURE.get(op.kind)
         if refused is not None:
             if op.kind == "graph_launch" and drv.options.graph_launch_in_capture == "child-node":
-                return add_node(drv, stream, GRAPH, {"graph": op.params})
+                return _nest_exec(drv, stream, op.params)
             code, why = refused
             seq_was = seq.label()  # the status before this call, for the why
             eff = invalidate(seq, op.call)
@@ -482,6 +516,19 @@ def enqueue(drv: Any, stream: Any, op: Op) -> Any:
         return add_node(drv, stream, op.node_type, op.params)
     drv._submit(stream, op)
     return None
+
+
+def _nest_exec(drv: Any, stream: Any, x: Any) -> Any:
+    """``Options(graph_launch_in_capture="child-node")``: a cuGraphLaunch into a capture adds a GRAPH node
+    holding a copy of the exec's graph as instantiated (or updated since) [I]; an exec with memory
+    allocation or free nodes cannot be nested so: INVALID_VALUE, the capture unchanged [I]."""
+    if any(n.type in (MEM_ALLOC, MEM_FREE) for n in walk_body(x.body)):
+        raise _err(1, f"exec 0x{x.handle:x} holds memory allocation/free nodes; it cannot be nested as a "
+                      "child-graph node of a capture [inferred]")
+    child = graph_from_frozen(drv, x.body, stream.ctx)
+    node = add_node(drv, stream, GRAPH, {"graph": child})
+    child.owner_node = node
+    return node
 
 
 def _op_label(op: Op) -> str:
@@ -507,6 +554,17 @@ def add_node(drv: Any, stream: Any, ntype: int, params: Any) -> Any:
 
 #: node types a graph launched onto a CIG stream may not hold (spec 8.3)
 FORBIDDEN_IN_CIG_GRAPH_LAUNCH = (HOST, MEM_ALLOC, MEM_FREE, BATCH_MEM_OP)
+
+
+def check_upload(drv: Any, stream: Any) -> None:
+    """cuGraphUpload's stream rules (spec 3.8, 6): the legacy stream while a blocking stream captures is
+    906 and invalidates; a stream of an invalidated capture is 901. Into an ACTIVE capture or a CIG
+    capture an upload records nothing and succeeds (there is nothing to upload in a simulator)."""
+    check_legacy_use(drv, stream, "cuGraphUpload")
+    seq = stream.capture
+    if seq is not None and seq.status == INVALIDATED:
+        raise _err(901, f"cuGraphUpload: {stream.label()} belongs to capture {seq.id}, which was invalidated by "
+                        f"{seq.invalidated_by} (spec 3.8, 5.1)")
 
 
 def check_graph_launch_on_cig(stream: Any, node_types: Any) -> None:
@@ -737,6 +795,51 @@ def check_ctx_event(drv: Any, ctx: Any, event: Any, call: str, wait: bool) -> No
         labels = "; ".join(s.label() for s in bad)
         effects = "; ".join(invalidate(s, call) for s in bad)
         raise _err(900, f"{call}: conflicts with {labels} (spec 5.3); {effects}")
+
+
+# -- 8: CIG capture into a command list --------------------------------------------------------------
+def begin_cig(stream: Any, data_type: int | None, data: int, thread: Any) -> None:
+    """cuStreamBeginCaptureToCig, rows of spec 8.2 in order (``data_type`` None: NULL parameters).
+
+    Errors: 1 NULL parameters (row 1); 1 the legacy stream (row 2); 201 a context not made in CIG mode
+    (row 3); 801 a device without CIG stream support for that data type (row 4); 1 a data type that is not
+    the context's (row 5) [I]; 1 a stream already in CIG or graph capture (row 6).
+    """
+    if data_type is None:
+        raise _err(1, "CUstreamCigCaptureParams (or its streamCigParams) is NULL (spec 8.2 row 1)")
+    if stream.is_legacy:
+        raise _err(1, "CIG capture may not begin on the legacy stream (spec 8.2 row 2)")
+    ctx = stream.ctx
+    if not ctx.is_cig:
+        raise _err(201, f"{stream.label()} belongs to context 0x{ctx.handle:x}, which was not created in "
+                        "CIG mode (spec 8.2 row 3)")
+    spec = ctx.device.spec
+    if data_type in (1, 2) and not (spec.cig_d3d12_streams if data_type == 1 else spec.cig_vulkan_streams):
+        raise _err(801, f"device {ctx.device.ordinal} lacks CIG stream support for data type "
+                        f"{data_type} (attribute {151 if data_type == 1 else 159}; spec 8.2 row 4)")
+    if data_type not in (1, 2) or data_type != ctx.cig_data_type:
+        raise _err(1, f"stream CIG data type {data_type} does not match the context's CIG data type "
+                      f"{ctx.cig_data_type} (D3D12 list with D3D12 queue, Vulkan handle with NV blob; "
+                      "spec 8.2 row 5) [inferred]")
+    if stream.cig is not None or stream.capture is not None:
+        raise _err(1, f"{stream.label()} is already in CIG capture or graph capture (spec 8.2 row 6)")
+    stream.cig = CigRecord(thread.tid, data_type, data)
+
+
+def end_cig(stream: Any, thread: Any, any_thread: bool) -> list[tuple[str, str]]:
+    """cuStreamEndCaptureToCig (spec 8.4): the recorded op list; the stream leaves CIG capture.
+
+    Errors: 1 a stream not in CIG capture; 908 from another thread than the one that began it, unless
+    ``any_thread`` (``Options.cig_end_any_thread``) [I]: the CIG capture goes on.
+    """
+    cig = stream.cig
+    if cig is None:
+        raise _err(1, f"{stream.label()} is not in CIG capture (spec 8.4)")
+    if thread.tid != cig.begin_thread and not any_thread:
+        raise _err(908, f"cuStreamEndCaptureToCig from thread {thread.name}: the CIG capture of {stream.label()} "
+                        "was begun on another thread and goes on (spec 8.4) [inferred]")
+    stream.cig = None
+    return cig.ops
 
 
 # -- stream destruction during capture (spec 2.1, C-153/C-154) --------------------------------------

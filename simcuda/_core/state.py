@@ -247,6 +247,12 @@ class DriverState:
                               f"0x{h:x} is not a live graph node (never created, or destroyed){self._foreign(h)}")
         return n
 
+    def _graph_node_or_none(self, h: Any) -> gr.Node | None:
+        """The node a handle names (live or destroyed), or None: for rules that give their own code for a
+        handle that names no node (the capture engine's dependency checks, spec 3.2, 3.6)."""
+        n = self._objs.get(h) if h else None
+        return n if isinstance(n, gr.Node) else None
+
     def _exec(self, h: int) -> gr.GraphExec:
         x = self._objs.get(h) if h else None
         if not isinstance(x, gr.GraphExec) or x.destroyed:

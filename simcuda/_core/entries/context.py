@@ -9,7 +9,10 @@ from ..work import Work
 
 
 class Contexts(Work):
-    """Init, devices, primary contexts and contexts of the simulated driver. Entries: ``cuInit``, ``cuDriverGetVersion``, ``cuDevice*``, ``cuDevicePrimaryCtx*``, ``cuCtx*``."""
+    """Init, devices, primary contexts and contexts of the simulated driver.
+
+    Entries: ``cuInit``, ``cuDriverGetVersion``, ``cuDevice*``, ``cuDevicePrimaryCtx*``, ``cuCtx*``.
+    """
     # ------------------------------------------------------------------ init, devices
     @entry
     def init(self, flags: int = 0) -> None:

@@ -8,7 +8,6 @@ from .. import graph as gr
 from ..errors import DriverError
 from ..logs import LaunchRecord
 from ..memory import HOST, KIND_GRAPH
-from ..objects import Stream
 from ..state import entry
 from ..work import Work
 
@@ -25,7 +24,11 @@ def _node_detail(x: gr.ExecNode) -> str:
 
 
 class Execs(Work):
-    """Executable graphs: instantiate, launch, upload, update, per-node exec params of the simulated driver. Entries: ``cuGraphInstantiate*``, ``cuGraphLaunch``, ``cuGraphUpload``, ``cuGraphExecUpdate``, ``cuGraphExec*SetParams``, ``cuGraphNodeSet/GetEnabled``, ``cuGraphExecDestroy``."""
+    """Executable graphs: instantiate, launch, upload, update, per-node exec params of the simulated driver.
+
+    Entries: ``cuGraphInstantiate*``, ``cuGraphLaunch``, ``cuGraphUpload``, ``cuGraphExecUpdate``,
+    ``cuGraphExec*SetParams``, ``cuGraphNodeSet/GetEnabled``, ``cuGraphExecDestroy``.
+    """
     @entry
     def graph_exec_node_set_params(self, hexec: int, hnode: int, ntype: int, spec: Any) -> None:
         """cuGraphExecNodeSetParams and the per-kind exec setters (cuGraphExecKernelNodeSetParams, ...).
@@ -153,7 +156,7 @@ class Execs(Work):
             s = None
             if flags & gr.INSTANTIATE_UPLOAD:
                 s = self._stream(hupload)
-                self._upload_checks(s)
+                cap.check_upload(self, s)
             return self._instantiate(g, int(flags)).handle
         except DriverError as e:
             if not hasattr(e, "instantiate_result"):
@@ -272,14 +275,6 @@ class Execs(Work):
         if s.cig is not None:
             cap.check_graph_launch_on_cig(s, (n.type for n in gr.walk_body(body)))
         seq = s.capture
-        if cap.capturing_into(s) is not None and self.options.graph_launch_in_capture == "child-node":
-            if any(n.type in (gr.MEM_ALLOC, gr.MEM_FREE) for n in gr.walk_body(body)):
-                raise DriverError(1, f"exec 0x{x.handle:x} holds memory allocation/free nodes; it cannot be nested "
-                                     "as a child-graph node of a capture [inferred]")
-            child = gr.graph_from_frozen(self, body, s.ctx)
-            node = cap.enqueue(self, s, cap.Op("graph_launch", "cuGraphLaunch", child, None))
-            child.owner_node = node
-            return
         allocs = body.allocs()
         frees = body.frees()
         if seq is None and s.cig is None and allocs and not x.flags & 1:
@@ -327,13 +322,13 @@ class Execs(Work):
         x.pending += 1
         x.shared = True
         try:
-            cap.enqueue(self, s, cap.Op("graph_launch", "cuGraphLaunch", x.graph, run))
+            nested = cap.enqueue(self, s, cap.Op("graph_launch", "cuGraphLaunch", x, run))
         except DriverError:
             if not started:
                 x.pending -= 1
             raise
-        if s.cig is not None:  # recorded into the CIG command list, never run here (spec 8.3)
-            if not started:
+        if nested is not None or s.cig is not None:  # a child-graph node of a capture (Options), or recorded
+            if not started:                         # into the CIG command list: never run here (spec 8.3)
                 x.pending -= 1
             return
         for a in allocs:
@@ -343,11 +338,6 @@ class Execs(Work):
             if a is not None and a.kind == KIND_GRAPH:
                 a.outstanding = None
 
-    def _upload_checks(self, s: Stream) -> None:
-        cap.check_legacy_use(self, s, "cuGraphUpload")
-        if s.capture is not None and s.capture.status == cap.INVALIDATED:
-            raise DriverError(901, f"{s.label()} belongs to an invalidated capture")
-
     @entry
     def graph_upload(self, hexec: int, h: int) -> None:
         """cuGraphUpload: nothing to upload in a simulator; checks the handles and the stream rules.
@@ -356,7 +346,7 @@ class Execs(Work):
         stream while a blocking stream captures; 901 on a stream of an invalidated capture.
         """
         self._exec_to_run(hexec, "cuGraphUpload")
-        self._upload_checks(self._stream(h))
+        cap.check_upload(self, self._stream(h))
 
     @entry
     def graph_exec_update(self, hexec: int, hgraph: int) -> tuple[int, int, int]:

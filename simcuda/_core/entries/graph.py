@@ -15,7 +15,11 @@ from ..work import Work
 
 
 class Graphs(Work):
-    """Graphs: creation, nodes of every kind, edges, queries, clone, params, DOT of the simulated driver. Entries: ``cuGraphCreate``/``Destroy``, ``cuGraphAdd*Node``, ``cuGraph*Dependencies``, ``cuGraphGet*``, ``cuGraphNode*``, ``cuGraphClone``, ``cuGraphDebugDotPrint``."""
+    """Graphs: creation, nodes of every kind, edges, queries, clone, params, DOT of the simulated driver.
+
+    Entries: ``cuGraphCreate``/``Destroy``, ``cuGraphAdd*Node``, ``cuGraph*Dependencies``,
+    ``cuGraphGet*``, ``cuGraphNode*``, ``cuGraphClone``, ``cuGraphDebugDotPrint``.
+    """
     # ------------------------------------------------------------------ graphs
     # Graph entry points (spec 9). In every call the handles are checked first, then the arguments,
     # then the state rules; nothing changes until every check has passed (a rejected call changes

@@ -33,7 +33,11 @@ class _Array:
 
 
 class Memory(Work):
-    """Memory: device, managed, pinned host and stream-ordered allocations, copies and sets, arrays of the simulated driver. Entries: ``cuMemAlloc*``, ``cuMemFree*``, ``cuMemHost*``, ``cuMemcpy*``, ``cuMemsetD*``, ``cuMemGetInfo``, ``cuMemGetAddressRange``, ``cuArrayCreate``/``Destroy``."""
+    """Memory: device, managed, pinned host and stream-ordered allocations, copies and sets, arrays of the simulated driver.
+
+    Entries: ``cuMemAlloc*``, ``cuMemFree*``, ``cuMemHost*``, ``cuMemcpy*``, ``cuMemsetD*``,
+    ``cuMemGetInfo``, ``cuMemGetAddressRange``, ``cuArrayCreate``/``Destroy``.
+    """
     # ------------------------------------------------------------------ memory
     def _check_alloc_size(self, size: int, ctx: Context) -> None:
         if size <= 0:

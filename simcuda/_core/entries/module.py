@@ -15,7 +15,11 @@ from ..work import Work
 
 
 class Modules(Work):
-    """Modules, libraries, functions and kernel launches of the simulated driver. Entries: ``cuModule*``, ``cuLibrary*``, ``cuFunc*``, ``cuLaunchKernel``/``cuLaunchCooperativeKernel``."""
+    """Modules, libraries, functions and kernel launches of the simulated driver.
+
+    Entries: ``cuModule*``, ``cuLibrary*``, ``cuFunc*``,
+    ``cuLaunchKernel``/``cuLaunchCooperativeKernel``.
+    """
     # ------------------------------------------------------------------ modules and launches
     @entry
     def module_load_data(self, image: Any, call: str = "cuModuleLoadData") -> int:

@@ -12,7 +12,11 @@ from ..work import Work
 
 
 class Streams(Work):
-    """Streams, stream work and the capture control calls of the simulated driver. Entries: ``cuStream*`` (capture begin, end, status, info, dependencies), ``cuLaunchHostFunc``, ``cuThreadExchangeStreamCaptureMode``."""
+    """Streams, stream work and the capture control calls of the simulated driver.
+
+    Entries: ``cuStream*`` (capture begin, end, status, info, dependencies), ``cuLaunchHostFunc``,
+    ``cuThreadExchangeStreamCaptureMode``.
+    """
     # ------------------------------------------------------------------ streams
     @entry
     def stream_create(self, flags: int, priority: int = 0) -> int:
@@ -146,17 +150,9 @@ class Streams(Work):
         """cuStreamBeginCaptureToGraph: spec 3.2. ``deps``/``eds`` are already cut to numDependencies."""
         t = self._thread()
         s = self._stream(h, t)
-        if s.is_legacy:
-            cap.begin(self, s, int(mode), t)
-        cap._check_mode(int(mode))
+        cap.check_begin_stream(s, int(mode), "cuStreamBeginCaptureToGraph")
         g = self._graph(hgraph)
-        nodes = []
-        for i, d in enumerate(deps):
-            n = self._objs.get(d) if d else None
-            if not isinstance(n, gr.Node) or n.destroyed or n.graph is not g:
-                raise DriverError(1, f"dependency {i} is not a node of graph {g.gid} (spec 3.2)")
-            nodes.append(n)
-        cap.check_edge_data(eds, "dependencyData")
+        nodes = [self._graph_node_or_none(d) for d in deps]
         cap.begin(self, s, int(mode), t, graph=g, deps=nodes, eds=eds)
 
     @entry
@@ -181,29 +177,13 @@ class Streams(Work):
         ``edge_data=False`` is the v2 ABI (deps asked for without edge data): 402 LOSSY_QUERY when a
         current dependency has non-zero edge data (spec 3.5, C-110).
         """
-        s = self._stream(h)
-        cap.check_legacy_use(self, s, "cuStreamGetCaptureInfo", invalidating=False)
-        seq = s.capture
-        if seq is None or seq.status != cap.ACTIVE:
-            return (cap.status_of(s), 0, 0, [], [], 0)
-        if not edge_data:
-            lossy = [n.local_id for n, ed in s.deps if tuple(ed) != gr.ZERO_ED]
-            if lossy:
-                raise DriverError(402, f"{s.label()} depends on node(s) {lossy} of graph {seq.graph.gid} with non-zero "
-                                       "edge data, which a query without edge data would drop (spec 3.5; use the "
-                                       "variant that returns edge data)")
-        return (cap.ACTIVE, seq.id, seq.graph.handle, [n.handle for n, _ in s.deps], [ed for _, ed in s.deps],
-                len(s.deps))
+        return cap.capture_info(self, self._stream(h), edge_data)
 
     @entry
     def stream_update_capture_dependencies(self, h: int, deps: list[int], eds: list[tuple], flags: int) -> None:
         """cuStreamUpdateCaptureDependencies: spec 3.6 (after the face checked counts)."""
         s = self._stream(h)
-        nodes = []
-        for d in deps:
-            n = self._objs.get(d) if d else None
-            nodes.append(n if isinstance(n, gr.Node) else None)
-        cap.update_deps(self, s, nodes, eds, int(flags))
+        cap.update_deps(self, s, [self._graph_node_or_none(d) for d in deps], eds, int(flags))
 
     @entry
     def thread_exchange_stream_capture_mode(self, mode: int) -> int:
