@@ -7,7 +7,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_state_diagram_is_up_to_date():
-    """docs/capture-states.md equals what tools/gen_state_diagram.py renders from capture.TRANSITIONS."""
+    """docs/capture-states.md equals what tools/gen_state_diagram.py renders from capture.MACHINE."""
     r = subprocess.run([sys.executable, str(ROOT / "tools" / "gen_state_diagram.py"), "--check"],
                        capture_output=True, text=True)
     assert r.returncode == 0, r.stdout + r.stderr

@@ -20,12 +20,13 @@ without effect, or *invalidates* the whole sequence (5.1), which is sticky until
 Every stream operation funnels through :func:`enqueue`, which decides: run now, add a node to a
 capture, record into a CIG command list, or reject. New operations plug in there.
 
-The transitions of a sequence are listed in ``TRANSITIONS`` (spec 2.1); ``docs/capture-states.md``
-is generated from that table by ``tools/gen_state_diagram.py``.
+The transitions of a sequence are the table ``MACHINE`` (spec 2.1): (status, event) -> (next status,
+result). The engine executes it (:func:`step`), and ``docs/capture-states.md`` is generated from that
+same table by ``tools/gen_state_diagram.py``.
 """
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any, Callable, NamedTuple
 
 from .errors import DriverError
 from .graph import (BATCH_MEM_OP, EVENT_RECORD, GRAPH, HOST, KERNEL, MEM_ALLOC, MEM_FREE, MEMCPY,
@@ -43,24 +44,59 @@ MODE_NAMES = {GLOBAL: "GLOBAL", THREAD_LOCAL: "THREAD_LOCAL", RELAXED: "RELAXED"
 LIVE = (ACTIVE, INVALIDATED)  # begun and not yet ended (spec 5.2)
 
 # -- the state machine of a capture sequence (spec 2.1) ----------------------------------------
-#: (status, operation) -> (next status, result). Read top to bottom like the spec's diagram.
-TRANSITIONS: list[tuple[str, str, str, str]] = [
-    ("(none)", "cuStreamBeginCapture / cuStreamBeginCaptureToGraph on an idle stream", "ACTIVE", "SUCCESS"),
-    ("ACTIVE", "stream ops, event joins, UpdateCaptureDependencies", "ACTIVE", "SUCCESS"),
-    ("ACTIVE", "invalidating violation (5.1)", "INVALIDATED", "the violation's own code"),
-    ("ACTIVE", "EndCapture on a member that is not the origin (3.3 row 3)", "INVALIDATED", "903"),
-    ("ACTIVE", "EndCapture from the wrong thread, non-RELAXED (3.3 row 4)", "INVALIDATED", "908"),
-    ("ACTIVE", "EndCapture(origin, right thread), all joined", "TERMINATED", "SUCCESS + graph"),
-    ("ACTIVE", "EndCapture(origin, right thread), unjoined work (4.4)", "TERMINATED", "904, NULL graph"),
-    ("INVALIDATED", "further use of a member stream", "INVALIDATED", "901"),
-    ("INVALIDATED", "EndCapture(origin, right thread)", "TERMINATED", "901, NULL graph"),
-    ("ACTIVE", "origin stream destroyed", "TERMINATED", "(graph discarded)"),
-    ("INVALIDATED", "origin stream destroyed", "TERMINATED", "(graph discarded)"),
-    ("ACTIVE", "member stream (not the origin) destroyed: it leaves the sequence, its nodes stay (2.2)", "ACTIVE",
-     "(cuStreamDestroy succeeds)"),
-    ("INVALIDATED", "member stream (not the origin) destroyed: it leaves the sequence (2.2)", "INVALIDATED",
-     "(cuStreamDestroy succeeds)"),
-]
+# What can happen to a sequence (the events of the machine).
+BEGIN = "begin"  # cuStreamBeginCapture / cuStreamBeginCaptureToGraph on an idle stream
+USE = "use"  # a stream op, event record or wait, dependency update on a member stream
+VIOLATE = "violate"  # an invalidating violation (5.1, 5.2, 5.3, 6)
+END_ON_MEMBER = "end on member"  # cuStreamEndCapture on a member that is not the origin (3.3 row 3)
+END_WRONG_THREAD = "end from wrong thread"  # cuStreamEndCapture from another thread, non-RELAXED (3.3 row 4)
+END = "end"  # cuStreamEndCapture on the origin from the right thread, everything joined (3.3)
+END_UNJOINED = "end unjoined"  # the same with unjoined work (4.4)
+ORIGIN_DESTROYED = "origin destroyed"  # cuStreamDestroy of the origin (2.1, C-154) [I]
+MEMBER_DESTROYED = "member destroyed"  # cuStreamDestroy of another member (2.2, C-153, C-153b)
+
+
+class Transition(NamedTuple):
+    """One row of :data:`MACHINE`: the next status, the call's result, and the row in words."""
+
+    next: int
+    code: int | None  # the CUresult of the call; None: the violation's own code
+    what: str
+
+
+#: The capture state machine (spec 2.1), read by the engine: :func:`step` applies a row and returns
+#: its code, and ``docs/capture-states.md`` is generated from this same table. A pair that is not
+#: here cannot happen (a TERMINATED sequence has no streams left to act on).
+MACHINE: dict[tuple[int, str], Transition] = {
+    (NONE, BEGIN): Transition(ACTIVE, 0, "cuStreamBeginCapture / cuStreamBeginCaptureToGraph on an idle stream"),
+    (ACTIVE, USE): Transition(ACTIVE, 0, "stream ops, event records and joins, UpdateCaptureDependencies"),
+    (ACTIVE, VIOLATE): Transition(INVALIDATED, None, "invalidating violation (5.1)"),
+    (ACTIVE, END_ON_MEMBER): Transition(INVALIDATED, 903, "EndCapture on a member that is not the origin (3.3 row 3)"),
+    (ACTIVE, END_WRONG_THREAD): Transition(INVALIDATED, 908, "EndCapture from the wrong thread, non-RELAXED "
+                                                             "(3.3 row 4)"),
+    (ACTIVE, END): Transition(TERMINATED, 0, "EndCapture(origin, right thread), all joined: the graph"),
+    (ACTIVE, END_UNJOINED): Transition(TERMINATED, 904, "EndCapture(origin, right thread), unjoined work (4.4): "
+                                                        "NULL graph"),
+    (ACTIVE, ORIGIN_DESTROYED): Transition(TERMINATED, 0, "origin stream destroyed: the graph is discarded"),
+    (ACTIVE, MEMBER_DESTROYED): Transition(ACTIVE, 0, "member stream (not the origin) destroyed: it leaves the "
+                                                      "sequence, its nodes stay (2.2)"),
+    (INVALIDATED, USE): Transition(INVALIDATED, 901, "further use of a member stream"),
+    (INVALIDATED, VIOLATE): Transition(INVALIDATED, None, "a further violation: still invalidated"),
+    (INVALIDATED, END_ON_MEMBER): Transition(INVALIDATED, 903, "EndCapture on a member that is not the origin"),
+    (INVALIDATED, END_WRONG_THREAD): Transition(INVALIDATED, 908, "EndCapture from the wrong thread, non-RELAXED"),
+    (INVALIDATED, END): Transition(TERMINATED, 901, "EndCapture(origin, right thread): NULL graph"),
+    (INVALIDATED, ORIGIN_DESTROYED): Transition(TERMINATED, 0, "origin stream destroyed: the graph is discarded"),
+    (INVALIDATED, MEMBER_DESTROYED): Transition(INVALIDATED, 0, "member stream (not the origin) destroyed: it "
+                                                                "leaves the sequence (2.2)"),
+}
+
+
+def step(seq: CaptureSequence, event: str) -> int | None:
+    """Apply the row of :data:`MACHINE` for ``seq``'s status and ``event``: set the next status and return
+    the row's code (0 success, None the violation's own code, else the CUresult the call gives)."""
+    row = MACHINE[(seq.status, event)]
+    seq.status = row.next
+    return row.code
 
 
 class CaptureSequence:
@@ -77,7 +113,7 @@ class CaptureSequence:
         self.mode = mode
         self.graph = graph
         self.user_owned = user_owned
-        self.status = ACTIVE
+        self.status = NONE  # until step(BEGIN)
         self.members = [origin]
         self.captured: set[int] = set()  # id() of nodes created by stream operations
         self.removed: set[int] = set()  # id() of nodes dropped with SET (spec 4.4)
@@ -99,17 +135,35 @@ def _err(code: int, why: str) -> DriverError:
 
 # -- invalidation and termination (spec 5.1, 2.1) ----------------------------------------------
 def invalidate(seq: CaptureSequence, reason: str) -> str:
-    """Mark ``seq`` INVALIDATED (sticky). Returns a sentence for the caller's ``why``."""
-    if seq.status == ACTIVE:
-        seq.status = INVALIDATED
+    """Mark ``seq`` INVALIDATED (sticky: :data:`MACHINE`, VIOLATE). Returns a sentence for the caller's ``why``."""
+    return _apply(seq, VIOLATE, reason)[1]
+
+
+def _apply(seq: CaptureSequence, event: str, reason: str) -> tuple[int | None, str]:
+    """:func:`step` for an event that may invalidate: ``(code, sentence for the why)``; the first invalidation
+    remembers ``reason`` (the whys of later calls name it)."""
+    was = seq.status
+    code = step(seq, event)
+    if was == ACTIVE and seq.status == INVALIDATED:
         seq.invalidated_by = reason
-        return f"capture {seq.id} is now invalidated"
-    return f"capture {seq.id} was already invalidated"
+        return code, f"capture {seq.id} is now invalidated"
+    return code, f"capture {seq.id} was already invalidated"
+
+
+def refuse_use(seq: CaptureSequence | None, call: str, stream: Any, cite: str) -> None:
+    """A use of a member stream (:data:`MACHINE`, USE): 901 when its capture is INVALIDATED; ``cite`` is the
+    spec row the caller applies."""
+    if seq is None or seq.status == ACTIVE:  # the common case, without a table look-up
+        return
+    code = step(seq, USE)
+    if code:
+        raise _err(code, f"{call}: {stream.label()} belongs to capture {seq.id}, which was invalidated by "
+                         f"{seq.invalidated_by} ({cite}); end it on its origin to recover")
 
 
 def terminate(drv: Any, seq: CaptureSequence, discard_graph: bool) -> None:
-    """End ``seq``: every member back to NONE, captured events back to EMPTY [I] (spec 2.1, 2.4)."""
-    seq.status = TERMINATED
+    """Clean up after ``seq`` reached TERMINATED (:func:`step`): every member back to NONE, captured events
+    back to EMPTY [I] (spec 2.1, 2.4), the internal graph discarded when ``discard_graph``."""
     for s in seq.members:
         s.capture = None
         s.deps = []
@@ -242,6 +296,7 @@ def begin(drv: Any, stream: Any, mode: int, thread: Any, graph: Any = None,
     if graph is None:
         graph = drv._new_graph(stream.ctx)
     seq = CaptureSequence(drv._next_capture_id(), stream, thread, mode, graph, user_owned)
+    step(seq, BEGIN)
     graph.capture_target_of = seq
     stream.capture = seq
     stream.deps = list(zip(deps, eds)) if deps else []
@@ -260,28 +315,29 @@ def end(drv: Any, stream: Any, thread: Any) -> Any:
         raise _err(401, f"cuStreamEndCapture: {stream.label()} is not capturing (spec 3.3 row 2)")
     if seq.origin is not stream:
         seq_was = seq.label()  # the status before this call, for the why
-        eff = invalidate(seq, "cuStreamEndCapture on a forked member")
-        raise _err(903, f"cuStreamEndCapture: {stream.label()} is a forked member of {seq_was}, not its "
-                        f"origin (spec 3.3 row 3); {eff}. End the capture on {seq.origin.label()}")
+        code, eff = _apply(seq, END_ON_MEMBER, "cuStreamEndCapture on a forked member")
+        raise _err(code or 903, f"cuStreamEndCapture: {stream.label()} is a forked member of {seq_was}, not its "
+                                f"origin (spec 3.3 row 3); {eff}. End the capture on {seq.origin.label()}")
     if seq.mode != RELAXED and thread.tid != seq.begin_thread:
         seq_was = seq.label()  # the status before this call, for the why
-        eff = invalidate(seq, "cuStreamEndCapture from the wrong thread")
-        raise _err(908, f"cuStreamEndCapture from thread {thread.name}: {seq_was} was begun in "
-                        f"{MODE_NAMES[seq.mode]} mode and must be ended by its begin thread "
-                        f"(spec 3.3 row 4); {eff} [inferred]; thread {seq.begin_thread_name} must still end it")
-    if seq.status == INVALIDATED:
+        code, eff = _apply(seq, END_WRONG_THREAD, "cuStreamEndCapture from the wrong thread")
+        raise _err(code or 908, f"cuStreamEndCapture from thread {thread.name}: {seq_was} was begun in "
+                                f"{MODE_NAMES[seq.mode]} mode and must be ended by its begin thread "
+                                f"(spec 3.3 row 4); {eff} [inferred]; thread {seq.begin_thread_name} must still "
+                                "end it")
+    invalidated = seq.status == INVALIDATED
+    bad = "" if invalidated else unjoined(seq)
+    code = step(seq, END_UNJOINED if bad else END)  # INVALIDATED: 901; unjoined: 904; else 0
+    if code:
         terminate(drv, seq, discard_graph=True)
         drv.stats["captures_ended"] += 1
-        raise _err(901, f"cuStreamEndCapture: capture {seq.id} was invalidated earlier by "
-                        f"{seq.invalidated_by} (spec 3.3 row 5); it is now ended, no graph is returned, "
-                        "and every member stream is back to NONE")
-    bad = unjoined(seq)
-    if bad:
-        terminate(drv, seq, discard_graph=True)
-        drv.stats["captures_ended"] += 1
-        raise _err(904, f"cuStreamEndCapture: capture {seq.id} has unjoined work (spec 4.4): {bad}. Join every "
-                        "forked stream back into the origin (record an event on it and wait on that event from "
-                        "the origin) before ending. The capture is ended and no graph is returned")
+        if invalidated:
+            raise _err(code, f"cuStreamEndCapture: capture {seq.id} was invalidated earlier by "
+                             f"{seq.invalidated_by} (spec 3.3 row 5); it is now ended, no graph is returned, "
+                             "and every member stream is back to NONE")
+        raise _err(code, f"cuStreamEndCapture: capture {seq.id} has unjoined work (spec 4.4): {bad}. Join every "
+                         "forked stream back into the origin (record an event on it and wait on that event from "
+                         "the origin) before ending. The capture is ended and no graph is returned")
     graph = seq.graph
     terminate(drv, seq, discard_graph=False)
     drv.stats["captures_ended"] += 1
@@ -424,8 +480,7 @@ def update_deps(drv: Any, stream: Any, nodes: list[Any], eds: list[tuple[int, in
     seq = stream.capture
     if seq is None:
         raise _err(401, f"{call}: {stream.label()} is not capturing (spec 3.6 row 1)")
-    if seq.status == INVALIDATED:
-        raise _err(901, f"{call}: {seq.label()} was invalidated by {seq.invalidated_by} (spec 3.6 row 2) [inferred]")
+    refuse_use(seq, call, stream, "spec 3.6 row 2 [inferred]")
     if flags not in (0, 1):
         raise _err(1, f"{call}: flags {flags} is neither CU_STREAM_ADD_CAPTURE_DEPENDENCIES (0) nor "
                       "CU_STREAM_SET_CAPTURE_DEPENDENCIES (1) (spec 3.6 row 3); the capture is unchanged")
@@ -502,9 +557,7 @@ def enqueue(drv: Any, stream: Any, op: Op) -> Any:
             return None
     seq = stream.capture
     if seq is not None:
-        if seq.status == INVALIDATED:
-            raise _err(901, f"{op.call}: {stream.label()} belongs to capture {seq.id}, which was invalidated by "
-                            f"{seq.invalidated_by} (spec 3.8, 5.1); end it on its origin to recover")
+        refuse_use(seq, op.call, stream, "spec 3.8, 5.1")
         refused = REFUSED_IN_CAPTURE.get(op.kind)
         if refused is not None:
             if op.kind == "graph_launch" and drv.options.graph_launch_in_capture == "child-node":
@@ -561,10 +614,7 @@ def check_upload(drv: Any, stream: Any) -> None:
     906 and invalidates; a stream of an invalidated capture is 901. Into an ACTIVE capture or a CIG
     capture an upload records nothing and succeeds (there is nothing to upload in a simulator)."""
     check_legacy_use(drv, stream, "cuGraphUpload")
-    seq = stream.capture
-    if seq is not None and seq.status == INVALIDATED:
-        raise _err(901, f"cuGraphUpload: {stream.label()} belongs to capture {seq.id}, which was invalidated by "
-                        f"{seq.invalidated_by} (spec 3.8, 5.1)")
+    refuse_use(stream.capture, "cuGraphUpload", stream, "spec 3.8, 5.1")
 
 
 def check_graph_launch_on_cig(stream: Any, node_types: Any) -> None:
@@ -588,9 +638,7 @@ def record_event(drv: Any, event: Any, stream: Any, flags: int, call: str) -> No
         if flags == 1:
             add_node(drv, stream, EVENT_RECORD, {"event": event})
         return
-    if seq is not None:
-        raise _err(901, f"{call}: {stream.label()} belongs to capture {seq.id}, which was invalidated by "
-                        f"{seq.invalidated_by} (spec 4.2 row 5)")
+    refuse_use(seq, call, stream, "spec 4.2 row 5")
     if flags == 1:
         raise _err(1, f"{call}: CU_EVENT_RECORD_EXTERNAL is only valid on a capturing stream, and "
                       f"{stream.label()} is not capturing (spec 4.2 row 6)")
@@ -639,9 +687,7 @@ def wait_event(drv: Any, stream: Any, event: Any, flags: int) -> None:
     if flags == 1 and seq is None:
         raise _err(1, f"{call}: CU_EVENT_WAIT_EXTERNAL is only valid on a capturing stream, and {stream.label()} "
                       "is not capturing (spec 4.1 row 4)")
-    if seq is not None and seq.status == INVALIDATED:
-        raise _err(901, f"{call}: {stream.label()} belongs to capture {seq.id}, which was invalidated by "
-                        f"{seq.invalidated_by} (spec 4.1 row 12)")
+    refuse_use(seq, call, stream, "spec 4.1 row 12")
     if flags == 1:  # row 5
         add_node(drv, stream, WAIT_EVENT, {"event": event})
         return
@@ -692,9 +738,7 @@ def check_stream_sync(drv: Any, stream: Any, thread: Any, call: str) -> None:
         raise _err(900, f"{call} is not allowed on {stream.label()}, which is in CIG capture (spec 8.3)")
     seq = stream.capture
     if seq is not None:
-        if seq.status == INVALIDATED:
-            raise _err(901, f"{call}: {stream.label()} belongs to capture {seq.id}, already invalidated by "
-                            f"{seq.invalidated_by} (spec 5.3) [inferred]")
+        refuse_use(seq, call, stream, "spec 5.3 [inferred]")
         seq_was = seq.label()  # the status before this call, for the why
         eff = invalidate(seq, call)
         raise _err(900, f"{call} on {stream.label()}, a stream of {seq_was}: a capturing stream cannot be "
@@ -727,9 +771,7 @@ def check_synchronous_call(drv: Any, stream: Any, thread: Any, call: str) -> Non
     else:
         seq = stream.capture
         if seq is not None:
-            if seq.status == INVALIDATED:
-                raise _err(901, f"{call} would run on {stream.label()}, whose capture {seq.id} was invalidated by "
-                                f"{seq.invalidated_by} (spec 6.1, 5.3) [inferred]")
+            refuse_use(seq, call, stream, "spec 6.1, 5.3 [inferred]")
             seq_was = seq.label()  # the status before this call, for the why
             eff = invalidate(seq, call)
             raise _err(900, f"{call} is synchronous and would run on {stream.label()}, which is capturing in "
@@ -860,8 +902,10 @@ def on_stream_destroyed(drv: Any, stream: Any) -> None:
     if seq is None:
         return
     if seq.origin is stream:
+        step(seq, ORIGIN_DESTROYED)
         terminate(drv, seq, discard_graph=True)  # [I]
     else:
+        step(seq, MEMBER_DESTROYED)
         seq.members.remove(stream)
         if stream.deps:
             seq.departed.append((f"{stream.label()} (destroyed during the capture)", list(stream.deps)))

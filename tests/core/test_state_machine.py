@@ -1,0 +1,75 @@
+"""The capture state machine is a table the engine executes (``capture.MACHINE``, spec 2.1): changing a row
+changes what the driver does."""
+from __future__ import annotations
+
+import pytest
+
+from simcuda import Driver, DriverError
+from simcuda._core import capture as cap
+
+
+@pytest.fixture
+def d():
+    """An initialised driver with a context and two streams ``d.s1``/``d.s2``."""
+    drv = Driver()
+    drv.init(0)
+    drv.ctx_create(0, 0)
+    drv.s1, drv.s2 = drv.stream_create(1), drv.stream_create(1)
+    return drv
+
+
+def fork(d: Driver) -> None:
+    """Begin a GLOBAL capture on s1 and fork s2 into it."""
+    d.stream_begin_capture(d.s1, cap.GLOBAL)
+    e = d.event_create(0)
+    d.event_record(e, d.s1)
+    d.stream_wait_event(d.s2, e, 0)
+
+
+def test_every_live_status_answers_every_event():
+    """ACTIVE and INVALIDATED have a row for every event but BEGIN; only NONE begins; rows lead to known statuses."""
+    events = {cap.USE, cap.VIOLATE, cap.END_ON_MEMBER, cap.END_WRONG_THREAD, cap.END, cap.ORIGIN_DESTROYED,
+              cap.MEMBER_DESTROYED}
+    for status in (cap.ACTIVE, cap.INVALIDATED):
+        assert {e for (s, e) in cap.MACHINE if s == status} >= events
+    assert [s for (s, e) in cap.MACHINE if e == cap.BEGIN] == [cap.NONE]
+    assert {t.next for t in cap.MACHINE.values()} <= {cap.ACTIVE, cap.INVALIDATED, cap.TERMINATED}
+
+
+def test_a_changed_row_changes_the_code_of_a_use(d, monkeypatch):
+    """The 901 of a use of an invalidated capture comes from the table: a planted row answers its own code."""
+    fork(d)
+    with pytest.raises(DriverError) as ei:
+        d.stream_synchronize(d.s1)
+    assert int(ei.value.code) == 900 and d.stream_is_capturing(d.s2) == cap.INVALIDATED
+    with pytest.raises(DriverError) as ei:
+        d.event_record(d.event_create(0), d.s2)
+    assert int(ei.value.code) == 901
+    monkeypatch.setitem(cap.MACHINE, (cap.INVALIDATED, cap.USE), cap.Transition(cap.INVALIDATED, 999, "planted"))
+    with pytest.raises(DriverError) as ei:
+        d.event_record(d.event_create(0), d.s2)
+    assert int(ei.value.code) == 999
+    assert d.stream_is_capturing(d.s1) == cap.INVALIDATED
+
+
+def test_a_changed_row_changes_the_next_status(d, monkeypatch):
+    """Ending on a member invalidates because the table says so: a planted row that stays ACTIVE keeps it ACTIVE."""
+    monkeypatch.setitem(cap.MACHINE, (cap.ACTIVE, cap.END_ON_MEMBER), cap.Transition(cap.ACTIVE, 903, "planted"))
+    fork(d)
+    with pytest.raises(DriverError) as ei:
+        d.stream_end_capture(d.s2)
+    assert int(ei.value.code) == 903
+    assert d.stream_is_capturing(d.s1) == cap.ACTIVE and d.stream_is_capturing(d.s2) == cap.ACTIVE
+
+
+def test_end_codes_come_from_the_table(d, monkeypatch):
+    """EndCapture of an invalidated capture answers the END row's code, and still terminates it."""
+    monkeypatch.setitem(cap.MACHINE, (cap.INVALIDATED, cap.END), cap.Transition(cap.TERMINATED, 902, "planted"))
+    fork(d)
+    with pytest.raises(DriverError):
+        d.stream_synchronize(d.s2)
+    with pytest.raises(DriverError) as ei:
+        d.stream_end_capture(d.s1)
+    assert int(ei.value.code) == 902
+    assert d.stream_is_capturing(d.s1) == cap.NONE and d.stream_is_capturing(d.s2) == cap.NONE
+    assert not d._live_captures
