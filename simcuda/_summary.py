@@ -1,8 +1,8 @@
 """What ``simcuda run`` reports after a script: captures, graphs (with node counts and edges), launches.
 
-:class:`RecordingDriver` is an ordinary :class:`simcuda.Driver` that also remembers every graph
-the program built, even after the program destroys it (NVIDIA's samples destroy all their graphs
-before exiting): just before ``cuGraphDestroy`` / ``cudaGraphDestroy`` succeeds it keeps a
+:class:`Recorder` watches an ordinary :class:`simcuda.Driver` through its entry hooks and remembers
+every graph the program built, even after the program destroys it (NVIDIA's samples destroy all their
+graphs before exiting): just before ``cuGraphDestroy`` / ``cudaGraphDestroy`` succeeds it keeps a
 :class:`GraphRecord` snapshot. It knows how each graph was made (``cuGraphCreate``, stream
 capture, ``cuGraphClone``). Nothing here changes what the driver does.
 """
@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import weakref
 from collections import Counter
 from typing import Any, TextIO
 
@@ -22,7 +23,7 @@ from ._core.errors import DriverError
 from ._generated.driver_enums import CUresult
 from ._generated.runtime_enums import cudaError_t
 
-__all__ = ["GraphRecord", "RecordingDriver", "graph_records", "summary_text", "explain_text", "write_dots"]
+__all__ = ["GraphRecord", "Recorder", "RecordingDriver", "graph_records", "summary_text", "explain_text", "write_dots"]
 
 
 @attrs.frozen
@@ -62,51 +63,63 @@ def _snapshot(g: gr.Graph, origin: str, destroyed: bool) -> GraphRecord:
         dot=gr.dot_text(g, 0), destroyed=destroyed)
 
 
-class RecordingDriver(Driver):
-    """A :class:`simcuda.Driver` that keeps a :class:`GraphRecord` of each graph the program destroys.
+class Recorder:
+    """Remembers, for one driver, each graph the program destroys (a :class:`GraphRecord` snapshot taken just
+    before ``cuGraphDestroy`` succeeds) and which graphs are clones of which. It observes the driver through
+    :meth:`simcuda.Driver.add_hook` and changes nothing the driver does; used by ``simcuda run``.
 
-    Same arguments and behaviour as :class:`simcuda.Driver`; used by ``simcuda run``.
+    Attributes:
+        destroyed_graphs: the snapshots, in destroy order.
+        clone_of: clone graph id -> source graph id.
     """
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
+    def __init__(self) -> None:
         self.destroyed_graphs: list[GraphRecord] = []
-        self.clone_of: dict[int, int] = {}  # clone graph id -> source graph id
+        self.clone_of: dict[int, int] = {}
 
-    def graph_clone(self, hgraph: int) -> int:  # noqa: D102 - same contract as Driver.graph_clone
-        h = super().graph_clone(hgraph)
-        with self._lock:
-            self.clone_of[self._graph(h).gid] = self._graph(int(hgraph)).gid
-        return h
+    def attach(self, drv: Driver) -> Driver:
+        """Start recording ``drv`` (returns it); :func:`graph_records` then includes what it recorded."""
+        _RECORDERS[drv] = self
+        drv.add_hook("graph_clone", after=self._cloned)
+        drv.add_hook("graph_destroy", before=self._before_destroy, after=self._destroyed)
+        return drv
 
-    graph_clone.__doc__ = Driver.graph_clone.__doc__
+    def _cloned(self, drv: Driver, args: tuple, kwargs: dict, result: int, _token: Any) -> None:
+        self.clone_of[drv._graph(result).gid] = drv._graph(int(args[0])).gid
 
-    def graph_destroy(self, h: int) -> None:  # noqa: D102 - same contract as Driver.graph_destroy
-        with self._lock:
-            try:
-                g = self._graph(int(h))
-            except DriverError:
-                g = None
-            rec = _snapshot(g, self._origin(g), True) if g is not None and g.owner_node is None else None
-            super().graph_destroy(h)
-            if rec is not None:
-                self.destroyed_graphs.append(rec)
+    def _before_destroy(self, drv: Driver, args: tuple, kwargs: dict) -> GraphRecord | None:
+        try:
+            g = drv._graph(int(args[0]))
+        except (DriverError, TypeError, ValueError):
+            return None
+        return _snapshot(g, self._origin(drv, g), True) if g.owner_node is None else None
 
-    graph_destroy.__doc__ = Driver.graph_destroy.__doc__
+    def _destroyed(self, drv: Driver, args: tuple, kwargs: dict, result: None, rec: GraphRecord | None) -> None:
+        if rec is not None:
+            self.destroyed_graphs.append(rec)
 
-    def _origin(self, g: gr.Graph) -> str:
-        if any(c is g for c in self.graphs_from_captures()):
+    def _origin(self, drv: Driver, g: gr.Graph) -> str:
+        if any(c is g for c in drv.graphs_from_captures()):
             return "stream capture"
         src = self.clone_of.get(g.gid)
         return f"clone of graph {src}" if src is not None else "cuGraphCreate"
 
 
+_RECORDERS: weakref.WeakKeyDictionary[Driver, Recorder] = weakref.WeakKeyDictionary()
+
+
+def RecordingDriver(*args: Any, **kwargs: Any) -> Driver:  # noqa: N802 - kept under its earlier class name
+    """A fresh :class:`simcuda.Driver` (same arguments) with a :class:`Recorder` attached; used by ``simcuda run``."""
+    return Recorder().attach(Driver(*args, **kwargs))
+
+
 def graph_records(drv: Driver) -> list[GraphRecord]:
-    """Every top-level graph of ``drv``: destroyed ones (when it is a :class:`RecordingDriver`) and
+    """Every top-level graph of ``drv``: destroyed ones (when a :class:`Recorder` watches it) and
     live ones, ordered by graph id."""
-    recs = list(getattr(drv, "destroyed_graphs", []))
+    rec = _RECORDERS.get(drv)
+    recs = list(rec.destroyed_graphs) if rec is not None else []
     captured = drv.graphs_from_captures()
-    clone_of = getattr(drv, "clone_of", {})
+    clone_of = rec.clone_of if rec is not None else {}
     for g in drv.all_graphs():
         seq = g.capture_target_of
         if seq is not None:

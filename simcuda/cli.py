@@ -81,7 +81,7 @@ def run_script(script: str, args: Sequence[str] = (), *, kernels: Sequence[str] 
         args: its command-line arguments (``sys.argv[1:]``).
         kernels: files run first (inside the patch) to register kernels with :func:`simcuda.kernel`.
         per_thread: per-thread default stream mode.
-        driver: use this driver instead of a fresh :class:`simcuda._summary.RecordingDriver`.
+        driver: use this driver instead of a fresh one watched by a :class:`simcuda._summary.Recorder`.
 
     Returns:
         ``(exit code, driver)``: 0 on normal completion, the ``SystemExit`` status, or 1 after an

@@ -70,6 +70,16 @@ class Driver(Contexts, Streams, Cig, Events, Memory, Modules, Graphs, Execs):
     handles and of device addresses (:mod:`simcuda._core.process`): a value of another driver is
     refused as an invalid one, with a ``why`` naming the driver it came from.
 
+    Public surface (kept stable; everything with a leading underscore is internal): the entry methods
+    (one per driver call, ``stream_begin_capture`` for ``cuStreamBeginCapture``...; the faces call
+    them); ``stats`` (counters), ``launch_log`` (:class:`~simcuda._core.logs.LaunchLog`),
+    ``error_log`` (:class:`~simcuda._core.logs.ErrorRecord` list, capped at 100,000), ``kernels``
+    (per-driver Python kernels), ``options``, ``devices``, ``progression``, ``available``, ``serial``,
+    ``memory`` (the address space; ``memory.device_view``), and the helpers ``advance()``, ``close()``,
+    ``dot()``, ``capture_info()``, ``cig_ops()``, ``graphs_from_captures()``, ``all_graphs()``,
+    ``last_error()``, ``thread_id()``, ``is_device_pointer()``, ``refuse()`` and ``add_hook()`` (observe
+    an entry without subclassing; ``simcuda run``'s recorder uses it).
+
     Threads: every entry takes the driver's lock, except while user code runs (host functions,
     host nodes, Python kernels), which runs with the lock released as on a driver thread; other
     threads' work on the same stream waits behind it and their synchronising calls wait for it.

@@ -37,13 +37,24 @@ def _c_name(method: str) -> str:
     return "cu" + "".join(part[:1].upper() + part[1:] for part in method.split("_"))
 
 
-def entry(fn: Callable) -> Callable:
-    """Wrap a core entry point: lock, init check, host-function rule, error bookkeeping.
+#: every core entry point: method name -> the undecorated function (filled by :func:`entry`)
+ENTRIES: dict[str, Callable[..., Any]] = {}
 
-    Errors are logged under the driver API name of the call (a ``call`` argument, when the method
-    serves several entry points, else the method's name in CUDA spelling).
+#: a hook's ``before(driver, args, kwargs) -> token`` and ``after(driver, args, kwargs, result, token)``
+Hook = tuple[Callable[..., Any] | None, Callable[..., Any] | None]
+
+
+def entry(fn: Callable) -> Callable:
+    """Register and wrap a core entry point: lock, init check, host-function rule, hooks, error bookkeeping.
+
+    The wrapper takes the driver's lock for the whole call, refuses calls from a host function (800,
+    spec 3.9) and before ``cuInit`` (3) or after :meth:`DriverState.close` (4), runs the hooks added with
+    :meth:`DriverState.add_hook` (``after`` only when the call succeeds), and records a failure as the
+    thread's last error and in ``error_log``, under the driver API name of the call (a ``call``
+    argument, when the method serves several entry points, else the method's name in CUDA spelling).
     """
     name = fn.__name__
+    ENTRIES[name] = fn
     default_call = _c_name(name)
     params = list(inspect.signature(fn).parameters)
     call_pos = params.index("call") - 1 if "call" in params else -1  # minus ``self``
@@ -65,7 +76,15 @@ def entry(fn: Callable) -> Callable:
                     if not self._initialized:
                         raise DriverError(3, f"{_call_name(args, kwargs)}: cuInit has not been called" + (
                             "" if self.available else " (the simulated machine has no usable driver)"))
-                return fn(self, *args, **kwargs)
+                hooks = self._hooks.get(name) if self._hooks else None
+                if hooks is None:
+                    return fn(self, *args, **kwargs)
+                tokens = [before(self, args, kwargs) if before else None for before, _ in hooks]
+                result = fn(self, *args, **kwargs)
+                for (_, after), token in zip(hooks, tokens):
+                    if after:
+                        after(self, args, kwargs, result, token)
+                return result
             except DriverError as e:
                 t.last_error = e
                 if len(self.error_log) < 100_000:
@@ -90,6 +109,7 @@ class DriverState:
         if progression not in ("immediate", "manual"):
             raise ValueError("progression must be 'immediate' or 'manual'")
         self._lock = threading.RLock()
+        self._hooks: dict[str, list[Hook]] = {}
         self.available = available
         self.progression = progression
         self.options = options or Options()
@@ -121,6 +141,24 @@ class DriverState:
         self._all_graphs: list[gr.Graph] = []
 
     # ------------------------------------------------------------------ internals
+    def add_hook(self, name: str, before: Callable[..., Any] | None = None,
+                 after: Callable[..., Any] | None = None) -> None:
+        """Observe a core entry point (tools such as ``simcuda run``'s recorder, without subclassing).
+
+        Args:
+            name: the core method name (``"graph_destroy"``); a key of :data:`ENTRIES`.
+            before: ``before(driver, args, kwargs) -> token``, called under the lock after the preamble
+                (initialisation, host-function rule), before the entry's body.
+            after: ``after(driver, args, kwargs, result, token)``, called under the lock when the entry
+                succeeded, with the token ``before`` returned (None without one).
+
+        Raises ``ValueError`` for a name that is no entry. Hooks must not change the driver's state.
+        """
+        if name not in ENTRIES:
+            raise ValueError(f"{name!r} is not a core entry point of simcuda.Driver")
+        with self._lock:
+            self._hooks.setdefault(name, []).append((before, after))
+
     def _handle(self, obj: Any) -> int:
         h = self._next_h
         self._next_h += HANDLE_STEP
