@@ -11,3 +11,10 @@ def test_state_diagram_is_up_to_date():
     r = subprocess.run([sys.executable, str(ROOT / "tools" / "gen_state_diagram.py"), "--check"],
                        capture_output=True, text=True)
     assert r.returncode == 0, r.stdout + r.stderr
+
+
+def test_architecture_module_map_is_up_to_date():
+    """docs/architecture.md's module map equals what tools/gen_architecture.py renders from the docstrings."""
+    r = subprocess.run([sys.executable, str(ROOT / "tools" / "gen_architecture.py"), "--check"],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stdout + r.stderr
