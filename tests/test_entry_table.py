@@ -1,0 +1,49 @@
+"""The entry table (simcuda/_generated/entry_table.py) matches the installed cuda-bindings wheel."""
+import importlib.util
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from simcuda._generated.entry_table import ENTRIES
+from simcuda.bindings import driver as face
+
+ROOT = Path(__file__).resolve().parent.parent
+HAVE_WHEEL = importlib.util.find_spec("cuda.bindings") is not None
+
+
+@pytest.mark.skipif(not HAVE_WHEEL, reason="cuda-bindings is not installed (it is in the test extra)")
+def test_table_is_fresh_against_the_installed_wheel():
+    """tools/gen_entry_table.py --check: the table equals what the wheel's cydriver.pxd gives."""
+    r = subprocess.run([sys.executable, str(ROOT / "tools" / "gen_entry_table.py"), "--check"],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stdout + r.stderr
+
+
+def test_one_row_per_requested_pair_paired_by_position():
+    """526 (name, version) pairs, each once; 12 declared names differ from the requested ones."""
+    pairs = [(e.name, e.version) for e in ENTRIES]
+    assert len(pairs) == 526 and len(set(pairs)) == 526
+    renamed = {(e.name, e.version): e.declared for e in ENTRIES if e.name != e.declared}
+    assert len(renamed) == 12
+    assert renamed[("cuCtxCreate", 3020)] == "cuCtxCreate_v2"
+    assert renamed[("cuGraphInstantiateWithFlags", 11040)] == "cuGraphInstantiate"
+    assert {e.declared for e in ENTRIES if e.name == "cuCtxCreate"} == {"cuCtxCreate_v2", "cuCtxCreate_v3", "cuCtxCreate"}
+
+
+def test_outputs_are_the_parameters_the_wrapper_returns():
+    """An output is a C parameter the Python wrapper does not take: cuCtxCreate's pctx, cuStreamGetCaptureInfo's
+    six outputs; a variant without a wrapper inherits them by parameter name."""
+    by = {(e.name, e.version): e for e in ENTRIES}
+    outs = lambda e: [n for _t, n, d in e.params if d == "out"]  # noqa: E731
+    assert outs(by[("cuCtxCreate", 12050)]) == ["pctx"]
+    assert outs(by[("cuCtxCreate", 3020)]) == ["pctx"]
+    assert outs(by[("cuLaunchKernel", 4000)]) == []
+    assert len(outs(by[("cuStreamGetCaptureInfo", 12030)])) == 6
+
+
+def test_every_wrapped_entry_exists_in_the_tuple_face():
+    """Each declaration with a Python wrapper has a function of that name in simcuda.bindings.driver."""
+    missing = [e.python for e in ENTRIES if e.python and not callable(getattr(face, e.python, None))]
+    assert missing == []
