@@ -159,7 +159,7 @@ _USER_CODE_OPS = frozenset({"host", "callback", "kernel", "graph_launch"})
 #: kernels registered with ``simcuda.kernel``: name -> Python function(launch)
 KERNELS: dict[str, Callable[[KernelLaunch], Any]] = {}
 
-_NO_INIT_NEEDED = frozenset({"init", "driver_get_version"})
+_NO_INIT_NEEDED = frozenset({"init", "driver_get_version", "get_error_name", "get_error_string"})
 
 
 def _c_name(method: str) -> str:
@@ -627,11 +627,13 @@ class Driver:
         return DRIVER_VERSION
 
     def refuse(self, call: str, code: int, why: str) -> DriverError:
-        """Build (and record, like any failed call) the error a face returns without a core rule.
+        """Build (and record, like any failed call) an error whose code no core rule decides.
 
-        For calls a face cannot hand to a rule: entry points that are not simulated (801), and
-        argument checks the real driver makes on structs the face unpacks. The error is stored as
-        the thread's :meth:`last_error` and in :attr:`error_log`; the caller returns or raises it.
+        Only for runtime-only codes of rules only the runtime has (a ``cudaError_t`` with no ``CUresult``
+        twin: cudaErrorInvalidMemcpyDirection, cudaErrorInvalidPitchValue), and for :meth:`not_simulated`.
+        A face that finds a driver-level problem reports it to an entry (:meth:`require_arg` and the other
+        argument rules below), which decides the code. The error is stored as the thread's
+        :meth:`last_error` and in :attr:`error_log`; the caller returns or raises it.
         """
         e = DriverError(code, why)
         with self._lock:
@@ -640,6 +642,126 @@ class Driver:
             if len(self.error_log) < 100_000:
                 self.error_log.append(ErrorRecord(call, int(e.code), why, t.name))
         return e
+
+    def not_simulated(self, call: str, why: str) -> DriverError:
+        """Build (and record) the NOT_SUPPORTED (801) error of an entry point or feature the simulator does
+        not simulate; the caller returns or raises it. Like :meth:`refuse`, it needs no ``cuInit``: a stub
+        always answers 801 (docs/supported-api.md)."""
+        return self.refuse(call, 801, why)
+
+    # ------------------------------------------------------------------ argument rules the faces report
+    # A face unpacks what the core cannot see (parameter structs, argument forms, files); when what it
+    # finds breaks a rule of the call, it hands the fact to one of these entries and the core decides the
+    # code, so every face returns the same one ("faces translate, never decide", docs/architecture.md).
+    @entry
+    def get_error_name(self, code: int) -> str:
+        """cuGetErrorName: the ``CUresult`` name of ``code``. Errors: 1 for a value that is no ``CUresult``."""
+        from .errors import CUresult
+        try:
+            return CUresult(int(code)).name
+        except ValueError:
+            raise DriverError(1, f"cuGetErrorName: {code!r} is not a CUresult value") from None
+
+    @entry
+    def get_error_string(self, code: int) -> str:
+        """cuGetErrorString: the description of ``code`` (the cuda-bindings docstring sentence, spec 10).
+        Errors: 1 for a value that is no ``CUresult``."""
+        from .._generated.driver_outputs import ERROR_STRINGS
+        from .errors import CUresult
+        try:
+            member = CUresult(int(code))
+        except ValueError:
+            raise DriverError(1, f"cuGetErrorString: {code!r} is not a CUresult value") from None
+        return ERROR_STRINGS.get(int(member), member.name)
+
+    @entry
+    def require_arg(self, present: bool, arg: str, call: str) -> None:
+        """A required pointer argument (a parameter struct, a name, a config) that is NULL is INVALID_VALUE (1),
+        as every entry point's Returns list has it for a NULL required pointer."""
+        if not present:
+            raise DriverError(1, f"{call}: {arg} is NULL (a required pointer argument may not be NULL)")
+
+    @entry
+    def require_count(self, count: int, available: int, what: str, call: str) -> None:
+        """A count field larger than the array it counts (``accessDescCount``, ``count``, ``numExtSems``) is
+        INVALID_VALUE (1): the driver would read past the array [inferred]."""
+        if count > available:
+            raise DriverError(1, f"{call}: {what} {count} is larger than its array ({available} entries) "
+                                 "[inferred: INVALID_VALUE]")
+
+    @entry
+    def check_flags(self, flags: int, allowed: int, what: str, call: str) -> None:
+        """A flags argument with bits outside ``allowed`` is INVALID_VALUE (1), as the entry's Returns list has it."""
+        if flags & ~allowed:
+            raise DriverError(1, f"{call}: {what} 0x{flags:x} have bits outside 0x{allowed:x}")
+
+    @entry
+    def check_host_range(self, addr: int, nbytes: int, what: str, call: str) -> int:
+        """``addr`` when ``nbytes`` there are readable memory of this process (the face reads them: a
+        dependency array, edge data, a struct given by address); else INVALID_VALUE (1) (:mod:`hostmem`)."""
+        hostmem.check(self.memory, int(addr), int(nbytes), "r", f"{call}: {what}")
+        return int(addr)
+
+    @entry
+    def read_image_file(self, path: str, call: str = "cuModuleLoad") -> bytes:
+        """The bytes of a module or library file (cuModuleLoad, cuLibraryLoadFromFile). Errors: 301
+        FILE_NOT_FOUND when the file cannot be read, as those calls' Returns lists give it."""
+        try:
+            with open(path, "rb") as fh:
+                return fh.read()
+        except OSError as e:
+            raise DriverError(301, f"{call}: cannot read {path!r}: {e.strerror}") from None
+
+    @entry
+    def copy_memory_type(self, memory_type: int, side: str, call: str) -> str:
+        """The kind of one side of a CUDA_MEMCPY2D/3D from its ``CUmemorytype``: ``"host"`` (1), ``"device"`` (2)
+        or ``"unified"`` (4). Errors: 801 CU_MEMORYTYPE_ARRAY (3), CUDA arrays are not simulated; 1 any other
+        value (not a CUmemorytype)."""
+        kind = {1: HOST, 2: DEVICE, 4: "unified"}.get(memory_type)
+        if kind is not None:
+            return kind
+        if memory_type == 3:
+            raise DriverError(801, f"{call}: CUDA arrays ({side}MemoryType CU_MEMORYTYPE_ARRAY) are not simulated")
+        raise DriverError(1, f"{call}: {side}MemoryType {memory_type} is not a CUmemorytype (1 host, 2 device, "
+                             "3 array, 4 unified)")
+
+    @entry
+    def check_kernel_extra(self, params_given: bool, extra: int, call: str = "cuLaunchKernel") -> None:
+        """The ``extra`` argument of a launch or a kernel node. cuLaunchKernel's documentation: "The error
+        CUDA_ERROR_INVALID_VALUE will be returned if kernel parameters are specified with both kernelParams
+        and extra (i.e. both kernelParams and extra are non-NULL)": 1 when both are given. ``extra`` alone is
+        801: kernel arguments packed in a buffer (CU_LAUNCH_PARAM_BUFFER_POINTER) are not simulated."""
+        if not extra:
+            return
+        if params_given:
+            raise DriverError(1, f"{call}: kernelParams and extra are both non-NULL; kernel parameters may be "
+                                 "given through one of them only (cuLaunchKernel documentation)")
+        raise DriverError(801, f"{call}: kernel arguments through 'extra' (CU_LAUNCH_PARAM_BUFFER_POINTER) are not "
+                               "simulated; pass kernelParams")
+
+    @entry
+    def check_launch_attributes(self, ids: list[int], call: str = "cuLaunchKernelEx") -> None:
+        """The launch attributes of a CUlaunchConfig: IGNORE (0), COOPERATIVE (2) and PRIORITY (8) are
+        accepted (no effect); any other is 801, not simulated (spec 13.B)."""
+        for a in ids:
+            if a not in (0, 2, 8):
+                raise DriverError(801, f"{call}: launch attribute {a} is not simulated (spec 13.B)")
+
+    @entry
+    def check_node_type(self, ntype: int, call: str = "cuGraphAddNode") -> None:
+        """The ``type`` of a CUgraphNodeParams: the simulated node types are 0-12; CONDITIONAL (13) and the
+        types 14, 16, 17, 18 are 801, not simulated; any other value is 1, not a CUgraphNodeType."""
+        if 0 <= ntype <= 12:
+            return
+        if ntype in (13, 14, 16, 17, 18):
+            raise DriverError(801, f"{call}: node type {ntype} is not simulated")
+        raise DriverError(1, f"{call}: node type {ntype} is not a CUgraphNodeType")
+
+    @entry
+    def check_child_ownership(self, ownership: int, call: str = "cuGraphAddNode") -> None:
+        """The ``ownership`` of a child-graph CUgraphNodeParams: CLONE (0) or MOVE (1); anything else is 1."""
+        if ownership not in (0, 1):
+            raise DriverError(1, f"{call}: child graph ownership {ownership} is not CLONE (0) or MOVE (1)")
 
     def close(self) -> None:
         """Simulate driver shutdown: every later call returns CUDA_ERROR_DEINITIALIZED (4).
@@ -663,9 +785,13 @@ class Driver:
         return self._device(ordinal).ordinal
 
     @entry
-    def device_get_name(self, dev: int) -> str:
-        """cuDeviceGetName."""
-        return self._device(dev).spec.name
+    def device_get_name(self, dev: int, length: int | None = None) -> str:
+        """cuDeviceGetName. Errors: 101 bad device; 1 a ``length`` (the buffer size, when the face has one)
+        that is not positive."""
+        name = self._device(dev).spec.name
+        if length is not None and length <= 0:
+            raise DriverError(1, f"cuDeviceGetName: length {length} must be positive")
+        return name
 
     @entry
     def device_total_mem(self, dev: int) -> int:
@@ -1187,13 +1313,17 @@ class Driver:
                                  f"{ctx.device.spec.total_mem} bytes ({self.memory.in_use} in use)")
 
     @entry
-    def mem_alloc(self, size: int, call: str = "cuMemAlloc", managed: bool = False, flags: int = 1) -> int:
-        """cuMemAlloc / cuMemAllocManaged. Errors: 201 no context; 1 size 0, or managed ``flags`` other than
-        CU_MEM_ATTACH_GLOBAL (1) / CU_MEM_ATTACH_HOST (2); 2 out of memory; 900 (spec 5.2)."""
+    def mem_alloc(self, size: int, call: str = "cuMemAlloc", managed: bool = False, flags: int = 1,
+                  allow_zero: bool = False) -> int:
+        """cuMemAlloc / cuMemAllocManaged (and the runtime's cudaMalloc*). Errors: 201 no context; 1 size 0, or
+        managed ``flags`` other than CU_MEM_ATTACH_GLOBAL (1) / CU_MEM_ATTACH_HOST (2); 2 out of memory; 900
+        (spec 5.2). ``allow_zero``: size 0 succeeds with address 0 (the runtime's rule for cudaMalloc(0))."""
         t = self._thread()
         ctx = self._ctx_current(t)
         if managed and flags not in (1, 2):
             raise DriverError(1, f"{call} flags {flags} must be CU_MEM_ATTACH_GLOBAL (1) or CU_MEM_ATTACH_HOST (2)")
+        if allow_zero and size == 0:
+            return 0
         self._check_alloc_size(int(size), ctx)
         cap.check_unsafe(self, t, call)
         return self.memory.reserve(int(size), KIND_MANAGED if managed else KIND_DEVICE, ctx).start
@@ -1237,19 +1367,23 @@ class Driver:
         self.memory.free(a)
 
     @entry
-    def mem_alloc_host(self, size: int, call: str = "cuMemAllocHost", flags: int = 0) -> int:
-        """cuMemAllocHost / cuMemHostAlloc: real, page-locked-in-name host memory; returns its address.
+    def mem_alloc_host(self, size: int, call: str = "cuMemAllocHost", flags: int = 0, allow_zero: bool = False) -> int:
+        """cuMemAllocHost / cuMemHostAlloc (and cudaMallocHost / cudaHostAlloc): real, page-locked-in-name host
+        memory; returns its address.
 
-        Errors: 201 no context; 1 size 0; 900 (spec 5.2); 2 OUT_OF_MEMORY for more than the machine's
-        physical memory (page-locked memory cannot exceed it) or when the process cannot get the memory.
+        Errors: 201 no context; 1 flag bits outside PORTABLE/DEVICEMAP/WRITECOMBINED, size 0; 900 (spec 5.2);
+        2 OUT_OF_MEMORY for more than the machine's physical memory (page-locked memory cannot exceed it) or
+        when the process cannot get the memory. ``allow_zero``: size 0 gives address 0 (the runtime's rule).
         """
         t = self._thread()
         self._ctx_current(t)
-        if size <= 0:
-            raise DriverError(1, f"host allocation size {size} must be positive")
         if flags & ~0x7:
             raise DriverError(1, f"{call} flags 0x{flags:x} have bits outside CU_MEMHOSTALLOC_PORTABLE (1), "
                                  "DEVICEMAP (2) and WRITECOMBINED (4)")
+        if allow_zero and size == 0:
+            return 0
+        if size <= 0:
+            raise DriverError(1, f"host allocation size {size} must be positive")
         cap.check_unsafe(self, t, call)
         limit = hostmem.physical_memory()
         if limit and size > limit:
@@ -1451,9 +1585,17 @@ class Driver:
         m.unloaded = True
 
     @entry
-    def module_get_function(self, h: int, name: str) -> int:
-        """cuModuleGetFunction. Errors: 400 bad module; 201 a module of a destroyed context [I]; 500 NOT_FOUND
-        unknown entry name."""
+    def module_get_function(self, h: int, name: str | int | None) -> int:
+        """cuModuleGetFunction. ``name``: the entry name, or (as a face that takes a ``char*`` address passes it)
+        ``None`` for NULL or the ``int`` address of the C string (read only where readable, :mod:`hostmem`).
+
+        Errors, in order: 1 NULL or unreadable name; 400 bad module; 201 a module of a destroyed context [I];
+        500 NOT_FOUND unknown entry name."""
+        if name is None or isinstance(name, int):
+            if not name or name < 0:
+                raise DriverError(1, "cuModuleGetFunction: the name is NULL" if not name else
+                                  f"cuModuleGetFunction: the name {name:#x} is not a host address")
+            name = hostmem.read_c_string(self.memory, name, "cuModuleGetFunction name").decode("utf-8", "replace")
         m = self._module(h)
         f = m.functions.get(name)
         if f is None:

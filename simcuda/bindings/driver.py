@@ -30,7 +30,6 @@ from .._core.memory import HOST as _HOST
 from .._core.memory import CopyParams as _CopyParams
 from .._core.memory import MemsetParams as _MemsetParams
 from .._generated import driver_enums as _E
-from .._generated.driver_outputs import ERROR_STRINGS as _ERROR_STRINGS
 from .._generated.driver_outputs import OUTPUTS as _OUTPUTS
 from .._generated.driver_outputs import PARAMS as _PARAMS
 from . import _driver_types as _T
@@ -394,11 +393,7 @@ def cuGetErrorName(error: Any) -> tuple:
     Errors: INVALID_VALUE for a value that is not a ``CUresult``.
     """
     v = _T.c_enum(error, "error", "cudaError_enum")
-    try:
-        member = CUresult(v)
-    except ValueError:
-        raise _drv().refuse("cuGetErrorName", 1, f"{error!r} is not a CUresult value") from None
-    return (_SUCCESS, member.name.encode())
+    return (_SUCCESS, _drv().get_error_name(v).encode())
 
 
 @_face
@@ -409,11 +404,7 @@ def cuGetErrorString(error: Any) -> tuple:
     not the shorter string of the real ``libcuda``. Errors: INVALID_VALUE for an unknown value.
     """
     v = _T.c_enum(error, "error", "cudaError_enum")
-    try:
-        member = CUresult(v)
-    except ValueError:
-        raise _drv().refuse("cuGetErrorString", 1, f"{error!r} is not a CUresult value") from None
-    return (_SUCCESS, _ERROR_STRINGS.get(int(member), member.name).encode())
+    return (_SUCCESS, _drv().get_error_string(v).encode())
 
 
 # =========================================================================== devices
@@ -434,10 +425,7 @@ def cuDeviceGetName(length: Any, dev: Any) -> tuple:
     """The device name as ``bytes`` of exactly ``length`` bytes (NUL-terminated, then padding, as the real
     wrapper returns its buffer). Errors: INVALID_DEVICE; INVALID_VALUE for ``length`` <= 0."""
     n = _i(length)
-    d = _drv()
-    name = d.device_get_name(_h(dev, _CUdevice)).encode()
-    if n <= 0:
-        raise d.refuse("cuDeviceGetName", 1, f"length {n} must be positive")
+    name = _drv().device_get_name(_h(dev, _CUdevice), n).encode()
     name = name[:n - 1] + b"\0"
     return (_SUCCESS, name + b" " * (n - len(name)))
 
@@ -1097,22 +1085,20 @@ def cuMemcpyDtoDAsync(dstDevice: Any, srcDevice: Any, ByteCount: Any, hStream: A
 
 
 _MT_HOST, _MT_DEVICE, _MT_ARRAY, _MT_UNIFIED = 1, 2, 3, 4
+_SIDE_KINDS = {_MT_HOST: _HOST, _MT_DEVICE: _DEV}  # the common memory types, without a core call
 
 
 def _side(d: Any, st: Any, pre: str, call: str) -> tuple[str, Any, bool]:
-    """(kind, address-or-host-object, unified) of one side of a CUDA_MEMCPY2D/3D."""
+    """(kind, address-or-host-object, unified) of one side of a CUDA_MEMCPY2D/3D (the core reads the memory
+    type: :meth:`simcuda.Driver.copy_memory_type`)."""
     mt = st._raw(pre + "MemoryType")
-    if mt == _MT_HOST:
+    kind = _SIDE_KINDS.get(mt) or d.copy_memory_type(mt, pre, call)
+    if kind == _HOST:
         return _HOST, st._raw(pre + "Host"), False
-    if mt == _MT_DEVICE:
+    if kind == _DEV:
         return _DEV, int(st._raw(pre + "Device")), False
-    if mt == _MT_UNIFIED:
-        a = int(st._raw(pre + "Device"))
-        return _kind_of(d, a), a, True
-    if mt == _MT_ARRAY:
-        raise d.refuse(call, 801, f"{call}: CUDA arrays ({pre}MemoryType CU_MEMORYTYPE_ARRAY) are not simulated")
-    raise d.refuse(call, 1, f"{call}: {pre}MemoryType {mt} is not a CUmemorytype (1 host, 2 device, 3 array, "
-                            "4 unified)")
+    a = int(st._raw(pre + "Device"))
+    return _kind_of(d, a), a, True
 
 
 def _copy_struct(d: Any, p: Any, call: str, three_d: bool) -> _CopyParams:
@@ -1130,7 +1116,7 @@ def _copy_struct(d: Any, p: Any, call: str, three_d: bool) -> _CopyParams:
 
 def _pcopy_none(pCopy: Any, call: str) -> None:
     if pCopy is None:
-        raise _drv().refuse(call, 1, f"{call}: pCopy is NULL")
+        _drv().require_arg(False, "pCopy", call)
 
 
 @_face
@@ -1325,11 +1311,7 @@ def cuModuleLoad(fname: Any) -> tuple:
     otherwise as ``cuModuleLoadData``."""
     path = _bytes_arg(fname)
     d = _drv()
-    try:
-        with open(os.fsdecode(path), "rb") as fh:
-            data = fh.read()
-    except OSError as e:
-        raise d.refuse("cuModuleLoad", 301, f"cuModuleLoad: cannot read {path!r}: {e.strerror}") from None
+    data = d.read_image_file(os.fsdecode(path), "cuModuleLoad")
     return (_SUCCESS, _CUmodule._mk(d.module_load_data(data, "cuModuleLoad")))
 
 
@@ -1412,20 +1394,14 @@ def cuLaunchKernel(f: Any, gridDimX: Any, gridDimY: Any, gridDimZ: Any, blockDim
         d = _drv()
     try:
         if extra:
-            _extra_refused(d, "cuLaunchKernel", kernelParams)
+            _KP.check_form(kernelParams)  # the wrapper converts kernelParams before the driver sees extra
+            d.check_kernel_extra(_KP.given(kernelParams), extra, "cuLaunchKernel")
         args = _kernel_args(d, hf, kernelParams) if kernelParams is not None else []
         d.launch_kernel(hf, (gridDimX, gridDimY, gridDimZ), (blockDimX, blockDimY, blockDimZ), sharedMemBytes, hs,
                         args)
     except _DriverError as e:
         return (e.code,)
     return _OK
-
-
-def _extra_refused(d: Any, call: str, kp: Any) -> None:
-    if kp:
-        raise d.refuse(call, 1, f"{call}: kernelParams and extra may not both be given")
-    raise d.refuse(call, 801, f"{call}: kernel arguments through 'extra' (CU_LAUNCH_PARAM_BUFFER_POINTER) are not "
-                              "simulated; pass kernelParams")
 
 
 @_face
@@ -1452,16 +1428,11 @@ def cuLaunchKernelEx(config: Any, f: Any, kernelParams: Any, extra: Any) -> tupl
     extra = _u(extra, 64, "unsigned PY_LONG_LONG")
     _KP.check_form(kernelParams)  # converted before the driver sees the NULL config
     d = _drv()
-    if config is None:
-        raise d.refuse("cuLaunchKernelEx", 1, "cuLaunchKernelEx: config is NULL")
+    d.require_arg(config is not None, "config", "cuLaunchKernelEx")
     hf = _h(f, _CUfunction)
     c = config._d
-    for a in config.attrs[:c["numAttrs"]]:
-        if a._raw("id") not in (0, 2, 8):  # IGNORE, COOPERATIVE, PRIORITY
-            raise d.refuse("cuLaunchKernelEx", 801, f"cuLaunchKernelEx: launch attribute {a._raw('id')} is not "
-                                                    "simulated (spec 13.B)")
-    if extra:
-        _extra_refused(d, "cuLaunchKernelEx", kernelParams)
+    d.check_launch_attributes([a._raw("id") for a in config.attrs[:c["numAttrs"]]], "cuLaunchKernelEx")
+    d.check_kernel_extra(_KP.given(kernelParams), extra, "cuLaunchKernelEx")
     d.launch_kernel(hf, (c["gridDimX"], c["gridDimY"], c["gridDimZ"]), (c["blockDimX"], c["blockDimY"], c["blockDimZ"]),
                     c["sharedMemBytes"], int(c["hStream"]), _kernel_args(d, hf, kernelParams, "cuLaunchKernelEx"),
                     "cuLaunchKernelEx")
@@ -1506,7 +1477,7 @@ _NT_SIGNAL, _NT_EXT_WAIT, _NT_ALLOC, _NT_FREE, _NT_BATCH = 8, 9, 10, 11, 12
 
 def _null(d: Any, x: Any, call: str, arg: str) -> None:
     if x is None:
-        raise d.refuse(call, 1, f"{call}: {arg} is NULL")
+        d.require_arg(False, arg, call)
 
 
 def _kernel_spec(d: Any, st: Any, call: str) -> dict:
@@ -1514,7 +1485,7 @@ def _kernel_spec(d: Any, st: Any, call: str) -> dict:
     p = st._d
     hf = int(p["func"]) or int(p.get("kern", 0) or 0)
     if p["extra"]:
-        _extra_refused(d, call, p["kernelParams"])
+        d.check_kernel_extra(_KP.given(p["kernelParams"]), p["extra"], call)
     return {"hfunc": hf, "grid": (p["gridDimX"], p["gridDimY"], p["gridDimZ"]),
             "block": (p["blockDimX"], p["blockDimY"], p["blockDimZ"]), "shmem": p["sharedMemBytes"],
             "args": _kernel_args(d, hf, p["kernelParams"], call)}
@@ -1622,7 +1593,7 @@ def _alloc_from(d: Any, st: Any, call: str) -> dict:
     count = g["accessDescCount"]
     descs = list(g["accessDescs"])
     if count > len(descs):
-        raise d.refuse(call, 1, f"{call}: accessDescCount {count} is larger than the accessDescs list ({len(descs)})")
+        d.require_count(count, len(descs), "accessDescCount", call)
     access = [(a._d["location"]._d["type"], a._d["location"]._d["id"], a._d["flags"]) for a in descs[:count]]
     return {"size": g["bytesize"], "location": (loc["type"], loc["id"]), "alloc_type": pp["allocType"],
             "access": access}
@@ -1647,7 +1618,7 @@ def _alloc_struct(p: dict, cls_name: str = "CUDA_MEM_ALLOC_NODE_PARAMS") -> Any:
 def _mem_ops_from(d: Any, params: list, count: int, call: str) -> list:
     """``(operation, address, value, flags)`` tuples from ``CUstreamBatchMemOpParams`` (union read by type)."""
     if count > len(params):
-        raise d.refuse(call, 1, f"{call}: count {count} is larger than paramArray ({len(params)} entries)")
+        d.require_count(count, len(params), "count (of paramArray)", call)
     ops = []
     for i, u in enumerate(params[:count]):
         if not isinstance(u, globals()["CUstreamBatchMemOpParams_union"]):
@@ -1713,8 +1684,7 @@ def _ext_from(d: Any, st: Any, wait: bool, call: str) -> dict:
     n = g["numExtSems"]
     sems, params = list(g["extSemArray"]), list(g["paramsArray"])
     if n > len(sems) or n > len(params):
-        raise d.refuse(call, 1, f"{call}: numExtSems {n} is larger than extSemArray ({len(sems)}) or paramsArray "
-                                f"({len(params)})")
+        d.require_count(n, min(len(sems), len(params)), "numExtSems (of extSemArray and paramsArray)", call)
     values = []
     for sp in params[:n]:
         q = sp._d["params"]._d
@@ -1757,9 +1727,7 @@ def _gnp_spec(d: Any, np_: Any, call: str) -> tuple[int, Any]:
     """``(node type, core spec)`` from a ``CUgraphNodeParams`` (a tagged union read by ``type``)."""
     t = np_._d["type"]
     if t not in _GNP_FIELD:
-        raise d.refuse(call, 801 if t in (13, 14, 16, 17, 18) else 1,
-                       f"{call}: node type {t} is " + ("not simulated" if t in (13, 14, 16, 17, 18) else
-                                                       "not a CUgraphNodeType"))
+        d.check_node_type(t, call)
     f = _GNP_FIELD[t]
     m = np_._d[f] if f else None
     if t == _NT_KERNEL:
@@ -2039,8 +2007,7 @@ def _add_node(name: str, hGraph: Any, dependencies: Any, dependencyData: Any, nu
         h = d.graph_add_host_node(hg, deps, spec["fn"], spec["user_data"], spec["sync_mode"], eds)
     elif t == _NT_GRAPH:
         hchild, own = spec
-        if own not in (0, 1):
-            raise d.refuse(name, 1, f"{name}: child graph ownership {own} is not CLONE (0) or MOVE (1)")
+        d.check_child_ownership(own, name)
         h = d.graph_add_child_graph_node(hg, deps, hchild, eds, move=own == 1)
     elif t == _NT_EMPTY:
         h = d.graph_add_empty_node(hg, deps, eds)
@@ -2845,11 +2812,7 @@ def cuLibraryLoadFromFile(fileName: Any, jitOptions: Any, jitOptionsValues: Any,
     _options(jitOptions, jitOptionsValues, numJitOptions)
     path = os.fsdecode(_bytes_arg(fileName))
     d = _drv()
-    try:
-        with open(path, "rb") as fh:
-            data = fh.read()
-    except OSError as e:
-        raise d.refuse("cuLibraryLoadFromFile", 301, f"cannot read {path!r}: {e.strerror}") from None
+    data = d.read_image_file(path, "cuLibraryLoadFromFile")
     return (_SUCCESS, _CUlibrary._mk(d.library_load_data(data, "cuLibraryLoadFromFile")))
 
 
@@ -2890,7 +2853,7 @@ def cuArrayCreate(pAllocateArray: Any) -> tuple:
     """
     a = _struct_arg(pAllocateArray, "CUDA_ARRAY_DESCRIPTOR", "pAllocateArray")
     if a is None:
-        raise _drv().refuse("cuArrayCreate", 1, "pAllocateArray is NULL")
+        _drv().require_arg(False, "pAllocateArray", "cuArrayCreate")
     g = a._d
     h = _drv().array_create(g["Width"], g["Height"], g["Format"], g["NumChannels"])
     return (_SUCCESS, _CUarray._mk(h))
@@ -2912,7 +2875,7 @@ def cuDevicePrimaryCtxReset(dev: Any) -> tuple:
 
 
 def _refuse_not_simulated(name: str, why: str) -> Any:
-    return _drv().refuse(name, 801, why).code
+    return _drv().not_simulated(name, why).code
 
 
 #: real functions this face does not simulate (each returns CUDA_ERROR_NOT_SUPPORTED)
