@@ -121,7 +121,7 @@ def _entry_conv(ctype: str, ann: str, name: str, ns: dict, struct_arg: Any) -> A
     """The conversion Cython applies to a typed parameter at function entry, or None for untyped ones."""
     if ctype in _C_INT:
         bits, cname = _C_INT[ctype]
-        return lambda x: x if type(x) is int and 0 <= x and not x >> bits else _T.c_uint(x, bits, cname)
+        return lambda x: x if type(x) is int and x >= 0 and not x >> bits else _T.c_uint(x, bits, cname)
     if ctype == "int":
         return lambda x: x if type(x) is int and -0x80000000 <= x <= 0x7FFFFFFF else _T.c_int(x)
     if ctype == "char *":
@@ -152,8 +152,9 @@ def _tp_name(t: type) -> str:
 def _list_message(name: str, cls: type, runtime: bool) -> str:
     if runtime:
         if cls.__name__ == "cudaGraphNode_t":
-            return (f"Argument '{name}' is not instance of type (expected tuple[cyruntime.cudaGraphNode_t,driver.CUgraphNode]"
-                    " or list[cyruntime.cudaGraphNode_t,driver.CUgraphNode]")
+            return (f"Argument '{name}' is not instance of type (expected "
+                    "tuple[cyruntime.cudaGraphNode_t,driver.CUgraphNode] or "
+                    "list[cyruntime.cudaGraphNode_t,driver.CUgraphNode]")
         return (f"Argument '{name}' is not instance of type (expected tuple[cyruntime.{cls.__name__},] or "
                 f"list[cyruntime.{cls.__name__},]")
     comma = "" if issubclass(cls, _enum.Enum) else ","
@@ -193,7 +194,7 @@ def _handle_check(cls: type) -> Any:
     return check
 
 
-def _conversion_plan(name: str, outputs: dict = None, params: dict = None, ns: dict = None,
+def _conversion_plan(name: str, outputs: dict | None = None, params: dict | None = None, ns: dict | None = None,
                      struct_arg: Any = None, runtime: bool = False) -> tuple:
     """The order in which the real wrapper converts ``name``'s arguments (read from its signature and its
     docstring's Parameters): typed parameters at entry (C integers, ``char*``, struct types, enums that
@@ -287,7 +288,7 @@ def _h(x: Any, cls: type) -> int:
 
 def _u(x: Any, bits: int = 32, what: str = "unsigned int") -> int:
     """An unsigned C integer argument (OverflowError for a negative or too wide value, with the real texts)."""
-    if type(x) is int and 0 <= x and not x >> bits:
+    if type(x) is int and x >= 0 and not x >> bits:
         return x
     return _T.c_uint(x, bits, what)
 
@@ -303,7 +304,7 @@ def _i(x: Any) -> int:
     return _T.c_int(x)
 
 
-def _node_list(x: Any, arg: str, cls: type = None) -> list:
+def _node_list(x: Any, arg: str, cls: type | None = None) -> list:
     """A sequence of ``CUgraphNode`` (any iterable, as the real check is ``all(isinstance(...) for ...)``;
     ints are refused inside it, and a non-iterable raises ``TypeError: 'int' object is not iterable``)."""
     if x is None:
@@ -1411,8 +1412,8 @@ def cuLaunchCooperativeKernel(f: Any, gridDimX: Any, gridDimY: Any, gridDimZ: An
     hf, hs = _h(f, _CUfunction), _h(hStream, _CUstream)
     dims = tuple(map(_u, (gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes)))
     d = _drv()
-    d.launch_kernel(hf, dims[0:3], dims[3:6], dims[6], hs, _kernel_args(d, hf, kernelParams, "cuLaunchCooperativeKernel"),
-                    "cuLaunchCooperativeKernel")
+    args = _kernel_args(d, hf, kernelParams, "cuLaunchCooperativeKernel")
+    d.launch_kernel(hf, dims[0:3], dims[3:6], dims[6], hs, args, "cuLaunchCooperativeKernel")
     return _OK
 
 
@@ -1620,7 +1621,7 @@ def _mem_ops_from(d: Any, params: list, count: int, call: str) -> list:
     if count > len(params):
         d.require_count(count, len(params), "count (of paramArray)", call)
     ops = []
-    for i, u in enumerate(params[:count]):
+    for u in params[:count]:
         if not isinstance(u, globals()["CUstreamBatchMemOpParams_union"]):
             raise TypeError("Argument 'paramArray' is not instance of type (expected "
                             "tuple[cydriver.CUstreamBatchMemOpParams,] or list[cydriver.CUstreamBatchMemOpParams,]")
@@ -2083,7 +2084,7 @@ def _node_set(name: str, hNode: Any, nodeParams: Any) -> tuple:
     t, spec = _gnp_spec(d, nodeParams, name)
     if t == _NT_GRAPH:
         spec = spec[0]
-    elif t == _NT_ALLOC or t == _NT_FREE:
+    elif t in (_NT_ALLOC, _NT_FREE):
         spec = None  # refused by the core (not supported for memory nodes)
     d.graph_node_set_params(_h(hNode, _CUgraphNode), t, spec)
     return _OK
@@ -2168,7 +2169,8 @@ def cuGraphMemsetNodeSetParams(hNode: Any, nodeParams: Any) -> tuple:
 
 @_face
 def cuGraphHostNodeGetParams(hNode: Any) -> tuple:
-    """A host node's ``CUDA_HOST_NODE_PARAMS`` (``fn`` as ``CUhostFn``, ``userData`` as given). Errors: INVALID_VALUE."""
+    """A host node's ``CUDA_HOST_NODE_PARAMS`` (``fn`` as ``CUhostFn``, ``userData`` as given). Errors:
+    INVALID_VALUE."""
     return (_SUCCESS, _host_struct(_node_params(hNode, _NT_HOST)))
 
 
@@ -2244,7 +2246,8 @@ def cuGraphExternalSemaphoresSignalNodeGetParams(hNode: Any) -> tuple:
 def cuGraphExternalSemaphoresSignalNodeSetParams(hNode: Any, nodeParams: Any) -> tuple:
     """Set an EXT_SEMAS_SIGNAL node's semaphores and parameters. Errors: INVALID_VALUE."""
     _struct_arg(nodeParams, "CUDA_EXT_SEM_SIGNAL_NODE_PARAMS", "nodeParams")
-    return _node_set_typed(hNode, _NT_SIGNAL, _ext_spec(_drv(), nodeParams, False, "cuGraphExternalSemaphoresSignalNodeSetParams"))
+    spec = _ext_spec(_drv(), nodeParams, False, "cuGraphExternalSemaphoresSignalNodeSetParams")
+    return _node_set_typed(hNode, _NT_SIGNAL, spec)
 
 
 @_face
@@ -2257,7 +2260,8 @@ def cuGraphExternalSemaphoresWaitNodeGetParams(hNode: Any) -> tuple:
 def cuGraphExternalSemaphoresWaitNodeSetParams(hNode: Any, nodeParams: Any) -> tuple:
     """Set an EXT_SEMAS_WAIT node's semaphores and parameters. Errors: INVALID_VALUE."""
     _struct_arg(nodeParams, "CUDA_EXT_SEM_WAIT_NODE_PARAMS", "nodeParams")
-    return _node_set_typed(hNode, _NT_EXT_WAIT, _ext_spec(_drv(), nodeParams, True, "cuGraphExternalSemaphoresWaitNodeSetParams"))
+    spec = _ext_spec(_drv(), nodeParams, True, "cuGraphExternalSemaphoresWaitNodeSetParams")
+    return _node_set_typed(hNode, _NT_EXT_WAIT, spec)
 
 
 # -- per-node changes of an executable graph -------------------------------------------------------
@@ -2636,7 +2640,7 @@ def _capture_deps(deps: list, eds: list, n: int) -> tuple[list, list]:
     not check the count, and entries past the list reach the driver as garbage handles, the first of which
     is refused (spec 3.6 row 5); one NULL entry stands for all of them, whatever the count."""
     eds = _eds_for(eds, n, len(deps))
-    return (deps[:n] + [0] if n > len(deps) else deps[:n]), eds
+    return ([*deps[:n], 0] if n > len(deps) else deps[:n]), eds
 
 
 @_face

@@ -150,7 +150,8 @@ class _RStruct(_T.Struct):
     _classes = _RCLS
     _face = __name__
     _placeholder = ("raw", 0)
-    _placeholder_note = "Placeholder: the simulator does not read this struct; its fields accept any value and start at 0."
+    _placeholder_note = ("Placeholder: the simulator does not read this struct; its fields accept any value and start "
+                         "at 0.")
     _str_kinds = frozenset({"u", "i", "dim", "x", "kp"})
 
     @classmethod
@@ -259,7 +260,7 @@ class _RtState:
         self.last: dict[int, cudaError_t] = {}
 
 
-_STATES: "weakref.WeakKeyDictionary[Any, _RtState]" = weakref.WeakKeyDictionary()
+_STATES: weakref.WeakKeyDictionary[Any, _RtState] = weakref.WeakKeyDictionary()
 _STATES_LOCK = threading.Lock()
 
 
@@ -333,7 +334,8 @@ def _rt(needs: str = "ctx", nouts: int | None = None) -> Any:
         sig, outs = _OUTPUTS[fn.__name__]
         shape = ", ".join(["cudaError_t"] + [f"{a}: {t}" for a, t in outs])
         face.__doc__ = (f"Mirrors ``{sig}`` of cuda.bindings.runtime 13.5.\n\nReturns ``({shape}"
-                        f"{',' if not outs else ''})``; on any error every output is ``None``.\n\n" + (fn.__doc__ or ""))
+                        f"{',' if not outs else ''})``; on any error every output is ``None``.\n\n"
+                        + (fn.__doc__ or ""))
         return face
     return deco
 
@@ -734,7 +736,7 @@ def cudaPointerGetAttributes(ptr: Any) -> tuple:
     a = _RCLS["cudaPointerAttributes"]()
     a._d["device"] = d.ctx_get_device()
     if d.is_device_pointer(p):
-        base, _size_ = d.mem_get_address_range(p)
+        d.mem_get_address_range(p)
         managed = getattr(d.memory.find(p), "kind", "") == "managed"
         a._d["type"] = 3 if managed else 2
         a._d["devicePointer"] = p
@@ -1242,7 +1244,7 @@ def cudaGraphAddMemcpyNode1D(graph: Any, pDependencies: Any, numDependencies: An
     ``numDependencies`` against the list: a larger count reaches the driver as a NULL entry (INVALID_VALUE)."""
     deps = _node_list(pDependencies, "pDependencies")
     n = _size(numDependencies)
-    deps = deps[:n] + [0] if n > len(deps) else deps[:n]
+    deps = [*deps[:n], 0] if n > len(deps) else deps[:n]
     d = _drv()
     p = _copy_params(d, _ptr(dst), _ptr(src), kind, "cudaGraphAddMemcpyNode1D", width=_size(count))
     return (_SUCCESS, _mk_node(d.graph_add_memcpy_node(_h(graph, _cudaGraph_t), deps, p)))

@@ -29,8 +29,9 @@ from __future__ import annotations
 
 import ctypes
 import inspect
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 import pytest
 
@@ -536,15 +537,18 @@ SPECIAL = [
         ("tuple", "cuLaunchKernel"): lambda e, kp, x: cu.cuLaunchKernel(e.f, 1, 1, 1, 1, 1, 1, 0, e.s, kp, x)[0],
         ("v2", "launch_kernel"): _v2_launch}),
     ("kernel-node-kernelParams-with-extra", R.CUDA_ERROR_INVALID_VALUE, _kp_and_extra, {
-        ("tuple", "cuGraphAddKernelNode"): _tuple_kernel_node, ("runtime", "cudaGraphAddKernelNode"): _runtime_kernel_node}),
+        ("tuple", "cuGraphAddKernelNode"): _tuple_kernel_node,
+        ("runtime", "cudaGraphAddKernelNode"): _runtime_kernel_node}),
     ("kernel-node-extra-alone", R.CUDA_ERROR_NOT_SUPPORTED, _extra_only, {
-        ("tuple", "cuGraphAddKernelNode"): _tuple_kernel_node, ("runtime", "cudaGraphAddKernelNode"): _runtime_kernel_node}),
+        ("tuple", "cuGraphAddKernelNode"): _tuple_kernel_node,
+        ("runtime", "cudaGraphAddKernelNode"): _runtime_kernel_node}),
 ]
 
 
 @pytest.mark.parametrize("row", SPECIAL, ids=[r[0] for r in SPECIAL])
 def test_kernel_params_with_extra_is_one_code_in_every_face(row, tmp_path, restore, monkeypatch):
-    """kernelParams with extra is INVALID_VALUE and extra alone NOT_SUPPORTED in every face; nothing runs or is added."""
+    """kernelParams with extra is INVALID_VALUE and extra alone NOT_SUPPORTED in every face; nothing runs or is
+    added."""
     monkeypatch.delenv("CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM", raising=False)
     _name, want, args, members = row
     for (face, fname), fn in members.items():

@@ -24,7 +24,7 @@ import array as _array
 import ctypes as _ct
 import functools as _functools
 import threading as _threading
-from typing import Any
+from typing import Any, ClassVar
 
 from ... import _state as _st
 from ..._core.errors import DriverError as _CoreError
@@ -35,8 +35,8 @@ from ..._core.memory import MemsetParams as _MemsetParams
 from ..._generated import v2_enums as _E2
 from ..._generated.driver_enums import CUresult as _CUresult
 from ..._generated.driver_outputs import V2_FUNCTIONS as _V2_FUNCTIONS
-from .. import _kernel_params as _KP
 from .. import _driver_types as _T
+from .. import _kernel_params as _KP
 from .._driver_types import buffer_address as _buffer_address
 
 globals().update(_E2.__all_enums__)
@@ -205,7 +205,7 @@ class _CStruct:
     """A struct helper over real memory: snake_case fields, ``.ptr`` for ``intptr_t`` parameters."""
 
     _layout: Any = None
-    _names: dict = {}
+    _names: ClassVar[dict[str, str]] = {}  # snake_case field -> C field
 
     def __init__(self) -> None:
         object.__setattr__(self, "_c", self._layout())
@@ -216,7 +216,7 @@ class _CStruct:
         return _ct.addressof(self._c)
 
     @classmethod
-    def from_ptr(cls, ptr: int) -> "_CStruct":
+    def from_ptr(cls, ptr: int) -> _CStruct:
         """A helper viewing the struct at ``ptr`` (no copy)."""
         o = cls.__new__(cls)
         object.__setattr__(o, "_c", cls._layout.from_address(_ip(ptr)))
@@ -258,7 +258,8 @@ class StreamCigParam(_CStruct):
     ``stream_shared_data``); ``.ptr`` is its address."""
 
     _layout = _CStreamCigParam
-    _names = {"stream_shared_data_type": "streamSharedDataType", "stream_shared_data": "streamSharedData"}
+    _names: ClassVar[dict[str, str]] = {"stream_shared_data_type": "streamSharedDataType",
+                                        "stream_shared_data": "streamSharedData"}
 
 
 class StreamCigCaptureParams(_CStruct):
@@ -266,14 +267,14 @@ class StreamCigCaptureParams(_CStruct):
     ``StreamCigParam`` (its ``.ptr``)."""
 
     _layout = _CStreamCigCaptureParams
-    _names = {"stream_cig_params": "streamCigParams"}
+    _names: ClassVar[dict[str, str]] = {"stream_cig_params": "streamCigParams"}
 
 
 class CtxCigParam(_CStruct):
     """CtxCigParam(): a ``CUctxCigParam`` (``shared_data_type``, ``shared_data``)."""
 
     _layout = _CCtxCigParam
-    _names = {"shared_data_type": "sharedDataType", "shared_data": "sharedData"}
+    _names: ClassVar[dict[str, str]] = {"shared_data_type": "sharedDataType", "shared_data": "sharedData"}
 
 
 class CtxCreateParams(_CStruct):
@@ -281,8 +282,8 @@ class CtxCreateParams(_CStruct):
     ``cig_params``: addresses/counts)."""
 
     _layout = _CCtxCreateParams
-    _names = {"exec_affinity_params": "execAffinityParams", "num_exec_affinity_params": "numExecAffinityParams",
-              "cig_params": "cigParams"}
+    _names: ClassVar[dict[str, str]] = {"exec_affinity_params": "execAffinityParams",
+                                        "num_exec_affinity_params": "numExecAffinityParams", "cig_params": "cigParams"}
 
 
 class GraphEdgeData:
@@ -297,14 +298,14 @@ class GraphEdgeData:
         self._single = size == 1
 
     @staticmethod
-    def from_data(data: Any) -> "GraphEdgeData":
+    def from_data(data: Any) -> GraphEdgeData:
         """Wrap an existing structured array of the edge-data dtype (no copy)."""
         o = GraphEdgeData.__new__(GraphEdgeData)
         o._data, o._single = data, False
         return o
 
     @staticmethod
-    def from_ptr(ptr: int, size: int = 1) -> "GraphEdgeData":
+    def from_ptr(ptr: int, size: int = 1) -> GraphEdgeData:
         """View ``size`` structs at the address ``ptr`` (no copy)."""
         np = _np()
         buf = (_ct.c_uint8 * (8 * int(size))).from_address(_ip(ptr))
@@ -320,7 +321,7 @@ class GraphEdgeData:
     def __len__(self) -> int:
         return len(self._data)
 
-    def __getitem__(self, i: int) -> "GraphEdgeData":
+    def __getitem__(self, i: int) -> GraphEdgeData:
         o = GraphEdgeData.__new__(GraphEdgeData)
         o._data, o._single = self._data[i:i + 1] if i != -1 else self._data[-1:], True
         return o
@@ -355,7 +356,8 @@ class GraphExecUpdateResultInfo_v1(_CStruct):
     ``GraphExecUpdateResult``), ``error_node``, ``error_from_node`` (int handles); ``.ptr`` its address."""
 
     _layout = _CUpdateInfo
-    _names = {"result": "result", "error_node": "errorNode", "error_from_node": "errorFromNode"}
+    _names: ClassVar[dict[str, str]] = {"result": "result", "error_node": "errorNode",
+                                        "error_from_node": "errorFromNode"}
 
 
 class GraphInstantiateParams(_CStruct):
@@ -364,15 +366,15 @@ class GraphInstantiateParams(_CStruct):
     which writes ``result_out`` and ``h_err_node_out``."""
 
     _layout = _CInstantiateParams
-    _names = {"flags_": "flags", "h_upload_stream": "hUploadStream", "h_err_node_out": "hErrNode_out",
-              "result_out": "result_out"}
+    _names: ClassVar[dict[str, str]] = {"flags_": "flags", "h_upload_stream": "hUploadStream",
+                                        "h_err_node_out": "hErrNode_out", "result_out": "result_out"}
 
 
 class HostNodeParams_v1(_CStruct):
     """HostNodeParams_v1(): a ``CUDA_HOST_NODE_PARAMS`` (``fn``: function address, ``user_data``: address)."""
 
     _layout = _CHostNodeParams
-    _names = {"fn": "fn", "user_data": "userData"}
+    _names: ClassVar[dict[str, str]] = {"fn": "fn", "user_data": "userData"}
 
 
 _BUF_ERR = ("buf must be None, a Python int representing the pointer address to a valid buffer, or a contiguous "
@@ -457,7 +459,9 @@ def _struct_at(addr_or_obj: Any, layout: Any) -> Any:
     if isinstance(addr_or_obj, _CStruct):
         return addr_or_obj._c
     a = _int_ptr(addr_or_obj)
-    return layout.from_address(_readable(a, _ct.sizeof(layout), f"struct {layout.__name__.lstrip('_C')}")) if a else None
+    if not a:
+        return None
+    return layout.from_address(_readable(a, _ct.sizeof(layout), f"struct {layout.__name__.lstrip('_C')}"))
 
 
 # ================================================================================ init, devices, contexts
@@ -1107,7 +1111,8 @@ def graph_host_node_set_params(h_node: Any, node_params: Any) -> None:
 def graph_exec_host_node_set_params(h_graph_exec: Any, h_node: Any, node_params: Any) -> None:
     """Set a HOST node's function and user data in an exec."""
     c = _host_params(node_params)
-    _drv().graph_exec_node_set_params(_ip(h_graph_exec), _ip(h_node), 3, {"fn": c.fn or 0, "user_data": c.userData or 0})
+    _drv().graph_exec_node_set_params(_ip(h_graph_exec), _ip(h_node), 3,
+                                      {"fn": c.fn or 0, "user_data": c.userData or 0})
 
 
 @_face
