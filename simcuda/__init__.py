@@ -16,7 +16,8 @@ Public names:
 """
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from ._core.driver import KERNELS, DeviceSpec, Driver, KernelLaunch, LaunchRecord, Options
 from ._core.errors import DriverError, explain

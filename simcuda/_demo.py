@@ -114,20 +114,20 @@ def fork_join_program(out: TextIO) -> list[float]:
     s1 = _check(cuda.cuStreamCreate(cuda.CUstream_flags.CU_STREAM_NON_BLOCKING))
     fork = _check(cuda.cuEventCreate(0))
     join = _check(cuda.cuEventCreate(0))
-    P, I = None, ctypes.c_int  # None: a binding object (CUdeviceptr) passed by its getPtr(), as cuda-python does
+    P, INT = None, ctypes.c_int  # None: a binding object (CUdeviceptr) passed by its getPtr(), as cuda-python does
 
     def launch(f: Any, stream: Any, values: tuple, types: tuple) -> None:
         _check(cuda.cuLaunchKernel(f, 1, 1, 1, N, 1, 1, 0, stream, (values, types), 0))
 
     _check(cuda.cuStreamBeginCapture(s0, cuda.CUstreamCaptureMode.CU_STREAM_CAPTURE_MODE_GLOBAL))
-    launch(fa, s0, (x, N), (P, I))                           # A
+    launch(fa, s0, (x, N), (P, INT))                         # A
     _check(cuda.cuEventRecord(fork, s0))                     # fork ...
     _check(cuda.cuStreamWaitEvent(s1, fork, 0))              # ... s1 joins the capture after A
-    launch(fb, s0, (x, y, N), (P, P, I))                     # B on s0
-    launch(fc, s1, (x, z, N), (P, P, I))                     # C on s1
+    launch(fb, s0, (x, y, N), (P, P, INT))                   # B on s0
+    launch(fc, s1, (x, z, N), (P, P, INT))                   # C on s1
     _check(cuda.cuEventRecord(join, s1))                     # join ...
     _check(cuda.cuStreamWaitEvent(s0, join, 0))              # ... s0 waits for C
-    launch(fd, s0, (y, z, d_out, N), (P, P, P, I))           # D after B and C
+    launch(fd, s0, (y, z, d_out, N), (P, P, P, INT))         # D after B and C
     _check(cuda.cuMemcpyDtoHAsync(host_out, d_out, nbytes, s0))  # copy the result back
     graph = _check(cuda.cuStreamEndCapture(s0))
 

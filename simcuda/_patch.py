@@ -24,6 +24,7 @@ The state is process-global (``sys.modules`` is), guarded by a lock.
 """
 from __future__ import annotations
 
+import contextlib
 import functools
 import importlib
 import importlib.util
@@ -32,7 +33,8 @@ import os
 import sys
 import threading
 import types
-from typing import Any, Callable, TypeVar
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 try:  # Python 3.10+
     from typing import ParamSpec
@@ -153,10 +155,8 @@ def _restore() -> None:
     while _saved_attrs:
         obj, attr, old = _saved_attrs.pop()
         if old is _MISSING:
-            try:
+            with contextlib.suppress(AttributeError):
                 delattr(obj, attr)
-            except AttributeError:
-                pass
         else:
             setattr(obj, attr, old)
     for n, old in _saved_modules.items():

@@ -43,7 +43,8 @@ import functools
 import operator
 import threading
 import weakref
-from typing import Any, Iterator, Sequence
+from collections.abc import Iterator, Sequence
+from typing import Any
 
 import attrs
 
@@ -183,7 +184,7 @@ class CudaError(Exception, metaclass=_CudaErrorMeta):
 
     # -- constructors ---------------------------------------------------------------------------
     @classmethod
-    def from_raw(cls, code: int, why: str = "") -> "CudaError":
+    def from_raw(cls, code: int, why: str = "") -> CudaError:
         """The variant for a raw ``CUresult`` code (oxicuda ``CudaError::from_raw(u32)``).
 
         Args:
@@ -543,16 +544,16 @@ class Graph:
             self.add_dependency(a, b)
 
     @classmethod
-    def new(cls) -> "Graph":
+    def new(cls) -> Graph:
         """An empty graph (oxicuda ``Graph::new``)."""
         return cls()
 
     @classmethod
-    def default(cls) -> "Graph":
+    def default(cls) -> Graph:
         """An empty graph (oxicuda ``Graph::default``)."""
         return cls()
 
-    def clone(self) -> "Graph":
+    def clone(self) -> Graph:
         """An independent copy (oxicuda derives ``Clone``); ``cu_graph`` is copied too."""
         g = Graph()
         g._nodes = list(self._nodes)
@@ -678,7 +679,7 @@ class Graph:
                 f"the graph has a dependency cycle: nodes {left} can never become ready")
         return out
 
-    def instantiate(self) -> "GraphExec":
+    def instantiate(self) -> GraphExec:
         """Check the graph is a DAG and freeze a copy of it (oxicuda ``instantiate``).
 
         Returns: a :class:`GraphExec` holding a snapshot of this graph (later edits do not affect
@@ -723,7 +724,7 @@ class _Scratch:
         self.default_ctx: int = 0
 
 
-_SCRATCH: "weakref.WeakKeyDictionary[Driver, _Scratch]" = weakref.WeakKeyDictionary()
+_SCRATCH: weakref.WeakKeyDictionary[Driver, _Scratch] = weakref.WeakKeyDictionary()
 _SCRATCH_LOCK = threading.Lock()
 
 
@@ -856,7 +857,7 @@ class Device(_OnDriver):
         self._driver = driver
 
     @classmethod
-    def get(cls, ordinal: int = 0) -> "Device":
+    def get(cls, ordinal: int = 0) -> Device:
         """``cuDeviceGet``. Errors: ``NotInitialized`` (no driver); ``InvalidDevice`` (bad ordinal)."""
         drv = _state.current()
         _try_driver(drv)
@@ -912,7 +913,7 @@ class Context(_OnDriver):
         self._driver = driver
 
     @classmethod
-    def new(cls, device: Device) -> "Context":
+    def new(cls, device: Device) -> Context:
         """``cuCtxCreate(0, device)``: a new context, pushed current on this thread.
 
         Errors: ``NotInitialized``; ``InvalidDevice``; capture errors while a capture forbids it.
@@ -923,7 +924,7 @@ class Context(_OnDriver):
             return cls(drv.ctx_create(0, device.ordinal()), device._driver)
 
     @classmethod
-    def primary(cls, device: Device | None = None) -> "Context":
+    def primary(cls, device: Device | None = None) -> Context:
         """``cuDevicePrimaryCtxRetain``: the device's primary context (device 0 by default).
 
         The current context of the thread is not changed. Errors: ``NotInitialized``; ``InvalidDevice``.
@@ -975,7 +976,7 @@ class Stream(_OnDriver):
         self._ctx = 0
 
     @classmethod
-    def new(cls, ctx: Context | None = None) -> "Stream":
+    def new(cls, ctx: Context | None = None) -> Stream:
         """``cuStreamCreate(CU_STREAM_NON_BLOCKING)`` in ``ctx``.
 
         Args:
@@ -1048,7 +1049,7 @@ class GraphExec:
         raise TypeError("GraphExec is made by Graph.instantiate()")
 
     @classmethod
-    def _make(cls, graph: Graph, order: list[int]) -> "GraphExec":
+    def _make(cls, graph: Graph, order: list[int]) -> GraphExec:
         x = object.__new__(cls)
         x._graph = graph
         x._order = order
@@ -1181,7 +1182,7 @@ class StreamCapture:
         raise TypeError("StreamCapture is made by StreamCapture.begin(stream)")
 
     @classmethod
-    def begin(cls, stream: Stream | int) -> "StreamCapture":
+    def begin(cls, stream: Stream | int) -> StreamCapture:
         """Begin capturing ``stream``: ``cuStreamBeginCapture(stream, CU_STREAM_CAPTURE_MODE_GLOBAL)``.
 
         Args:
@@ -1345,7 +1346,7 @@ class StreamCapture:
         with contextlib.suppress(DriverError):
             drv.graph_destroy(hg)
 
-    def __enter__(self) -> "StreamCapture":
+    def __enter__(self) -> StreamCapture:
         return self
 
     def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> bool:

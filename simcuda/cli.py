@@ -15,7 +15,7 @@ import os
 import runpy
 import sys
 import traceback
-from typing import Sequence
+from collections.abc import Sequence
 
 __all__ = ["main", "build_parser", "run_script"]
 

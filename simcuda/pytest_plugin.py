@@ -14,7 +14,8 @@ simcuda is imported lazily, so installing it costs nothing in test sessions that
 """
 from __future__ import annotations
 
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 import pytest
 

@@ -205,10 +205,11 @@ def test_text_forms_match_wheel(modname):
         assert repr(cls) == repr(real_cls)
         for name in real_cls.__members__:
             ours, real = getattr(cls, name), getattr(real_cls, name)
+            # printf-style formatting is part of what is compared (UP031 would rewrite it away)
             got = (repr(ours), str(ours), format(ours), format(ours, "d"), format(ours, ">12"), f"{ours}",
-                   "%s" % ours, "%d" % ours, ours.name, ours.value, type(ours.value), int(ours))
+                   "%s" % ours, "%d" % ours, ours.name, ours.value, type(ours.value), int(ours))  # noqa: UP031
             want = (repr(real), str(real), format(real), format(real, "d"), format(real, ">12"), f"{real}",
-                    "%s" % real, "%d" % real, real.name, real.value, type(real.value), int(real))
+                    "%s" % real, "%d" % real, real.name, real.value, type(real.value), int(real))  # noqa: UP031
             assert got == want, f"{enum_name}.{name}"
 
 
@@ -267,7 +268,8 @@ print(json.dumps({int(m): raised(int(m)) for m in v.Result}))
 
 
 def test_v2_exception_codes_match_wheel(tmp_path):
-    """Each _v2 exception class is the one the real _v2 module raises for its code (probed via a fake libcuda whose cuInit returns its argument)."""
+    """Each _v2 exception class is the one the real _v2 module raises for its code (probed via a fake libcuda whose
+    cuInit returns its argument)."""
     real_module("cuda.bindings._v2.driver")
     cc = _compiler()
     if cc is None:
@@ -296,13 +298,13 @@ def test_enum_text_forms_are_fixed_across_python_versions():
     """Members print as the real FastEnum does, whatever the Python version's IntEnum defaults."""
     x = driver_enums.CUresult.CUDA_ERROR_INVALID_VALUE
     text = "<CUresult.CUDA_ERROR_INVALID_VALUE: 1>"
-    assert repr(x) == str(x) == format(x) == format(x, "") == f"{x}" == "%s" % x == text
-    assert format(x, "d") == "%d" % x == "1" and format(x, ">3") == "  1"
+    assert repr(x) == str(x) == format(x) == format(x, "") == f"{x}" == "%s" % x == text  # noqa: UP031 (tested)
+    assert format(x, "d") == "%d" % x == "1" and format(x, ">3") == "  1"  # noqa: UP031 (printf-style is tested)
     assert x.name == "CUDA_ERROR_INVALID_VALUE" and x.value == 1 and type(x.value) is int and int(x) == 1
     assert repr(driver_enums.CUresult) == "<enum 'CUresult'>"
     assert pickle.loads(pickle.dumps(x)) is x
     assert 1 in driver_enums.CUresult and 99999 not in driver_enums.CUresult
-    with pytest.raises(ValueError, match="^99999 is not a valid CUresult$"):
+    with pytest.raises(ValueError, match=r"^99999 is not a valid CUresult$"):
         driver_enums.CUresult(99999)
 
 

@@ -45,7 +45,8 @@ def test_all_import_forms_resolve_to_the_faces():
     with simcuda.patch():
         import cuda.bindings.driver as cuda_drv
         from cuda import cuda, cudart, nvrtc
-        from cuda.bindings import driver, nvrtc as nvrtc2, runtime
+        from cuda.bindings import driver, runtime
+        from cuda.bindings import nvrtc as nvrtc2
         assert cuda_drv is driver is cuda is sim_driver
         assert runtime is cudart is sim_runtime
         assert nvrtc is nvrtc2 is sim_nvrtc
@@ -135,9 +136,8 @@ def test_nesting_only_outermost_exit_restores(no_real_cuda):
 
 def test_exception_inside_restores(no_real_cuda):
     """An exception leaving the block still restores everything."""
-    with pytest.raises(ZeroDivisionError):
-        with simcuda.patch():
-            1 / 0
+    with pytest.raises(ZeroDivisionError), simcuda.patch():
+        _ = 1 / 0
     assert "cuda" not in sys.modules and not _patch.active()
 
 
@@ -207,8 +207,8 @@ def test_other_real_submodules_stay_importable_and_are_forgotten_after():
     before = {n for n in sys.modules if n == "cuda" or n.startswith("cuda.")}
     import simcuda
     with simcuda.patch():
-        import cuda.bindings.utils  # noqa: F401
         import cuda.bindings.driver as d
+        import cuda.bindings.utils  # noqa: F401
         assert d.__name__ == "simcuda.bindings.driver"
     after = {n for n in sys.modules if n == "cuda" or n.startswith("cuda.")}
     assert after == before

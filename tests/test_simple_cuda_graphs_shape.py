@@ -252,7 +252,7 @@ def test_capture_runs_nothing_and_replay_moves_bytes(env):
     assert np.all(device(env, env.input_d, np.float32, N) == 0)  # the captured copy has not run
     assert device(env, env.result_d, np.uint8, 8).tolist() == [0xFF] * 8
     exe = check(cudart.cudaGraphInstantiate(graph, 0))
-    for i in range(2):
+    for _i in range(2):
         prefill(env)
         check(cudart.cudaGraphLaunch(exe, stream))
         check(cudart.cudaStreamSynchronize(stream))
@@ -312,7 +312,8 @@ def test_nvidia_sample_runs_unmodified(form, tmp_path):
     """NVIDIA's sample runs under ``simcuda run``: exit 0, both node counts 6, four graphs of 6 nodes and 5 edges."""
     pytest.importorskip("pytest")
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), str(form)]), CUDA_HOME=str(tmp_path))
-    cmd = [sys.executable, "-m", "simcuda.cli", "run", "--kernels", str(ROOT / "examples" / "simple_cuda_graphs_kernels.py"),
+    kernels = str(ROOT / "examples" / "simple_cuda_graphs_kernels.py")
+    cmd = [sys.executable, "-m", "simcuda.cli", "run", "--kernels", kernels,
            "--dot", str(tmp_path / "dots"), str(form / "3_CUDA_Features" / "simpleCudaGraphs_test.py")]
     res = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=str(form), timeout=300)
     assert res.returncode == 0, res.stderr

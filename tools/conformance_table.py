@@ -77,11 +77,12 @@ def base_name(name: str) -> str:
     return m.group(1) + (f"[{'-'.join(params)}]" if params else "")
 
 
-CELL = {"passed": "agrees", "failed": "**disagrees**", "error": "**error**", "skipped": "skipped", "crashed": "**crashed**"}
+CELL = {"passed": "agrees", "failed": "**disagrees**", "error": "**error**", "skipped": "skipped",
+        "crashed": "**crashed**"}
 
 
-def build_table(runs: "OrderedDict[str, list[dict]]") -> str:
-    rows: "OrderedDict[str, dict]" = OrderedDict()
+def build_table(runs: OrderedDict[str, list[dict]]) -> str:
+    rows: OrderedDict[str, dict] = OrderedDict()
     for run, cases in runs.items():
         for c in cases:
             key = c["module"] + "::" + base_name(c["name"])
@@ -125,7 +126,7 @@ def main(argv: list[str] | None = None) -> int:
                 print(c["nodeid"])
         return 0
 
-    runs: "OrderedDict[str, list[dict]]" = OrderedDict()
+    runs: OrderedDict[str, list[dict]] = OrderedDict()
     for spec in args.runs:
         run, _, path = spec.partition("=")
         if not path:
@@ -144,7 +145,7 @@ def main(argv: list[str] | None = None) -> int:
                  "message": f"the process died (exit status {rec['rc']}) before writing a result", "props": {}})
     # a UB case re-run on its own replaces its skipped row from the main run of the same column
     for run, cases in runs.items():
-        latest: "OrderedDict[str, dict]" = OrderedDict()
+        latest: OrderedDict[str, dict] = OrderedDict()
         for c in cases:
             if c["nodeid"] in latest and c["outcome"] == "skipped" and UB_HINT in c["message"]:
                 continue

@@ -19,14 +19,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from simcuda._generated.driver_outputs import OUTPUTS, V2_FUNCTIONS  # noqa: E402
-from simcuda.bindings import driver as cu  # noqa: E402
-from simcuda.bindings._v2 import driver as v2  # noqa: E402
-from simcuda.bindings import runtime as rt  # noqa: E402
-from simcuda.bindings import nvrtc as nv  # noqa: E402
-from simcuda._generated.runtime_outputs import OUTPUTS as RT_OUTPUTS  # noqa: E402
-
 import json  # noqa: E402
+
+from simcuda._generated.driver_outputs import OUTPUTS, V2_FUNCTIONS  # noqa: E402
+from simcuda._generated.runtime_outputs import OUTPUTS as RT_OUTPUTS  # noqa: E402
+from simcuda.bindings import driver as cu  # noqa: E402
+from simcuda.bindings import nvrtc as nv  # noqa: E402
+from simcuda.bindings import runtime as rt  # noqa: E402
+from simcuda.bindings._v2 import driver as v2  # noqa: E402
 
 _API = json.loads((ROOT / "tools" / "data" / "cuda-bindings-13.5.0-api.json").read_text())
 
@@ -60,7 +60,7 @@ def _section(title: str, module, names) -> list[str]:
             line += f" *Fidelity:* {fid}"
         lines.append(line)
     lines[1:1] = [f"{done} of {len(names)} functions simulated.", ""]
-    return lines + [""]
+    return [*lines, ""]
 
 
 def render() -> str:

@@ -22,6 +22,7 @@ preamble checks, hand every capture decision to the rule engine, and either retu
 from __future__ import annotations
 
 from .config import DEFAULT_LAUNCH_LOG_LIMIT, DeviceSpec, Options
+from .entries.arguments import ArgumentRules
 from .entries.cig import Cig
 from .entries.context import Contexts
 from .entries.event import Events
@@ -39,7 +40,7 @@ __all__ = ["CU_STREAM_LEGACY", "CU_STREAM_PER_THREAD", "DEFAULT_LAUNCH_LOG_LIMIT
            "entry"]
 
 
-class Driver(Contexts, Streams, Cig, Events, Memory, Modules, Graphs, Execs):
+class Driver(Contexts, Streams, Cig, Events, Memory, Modules, Graphs, Execs, ArgumentRules):
     """An in-memory CUDA driver: devices, contexts, streams, events, memory, modules, graphs.
 
     Mirrors: ``libcuda`` as seen through ``cuda.bindings.driver`` 13.5.

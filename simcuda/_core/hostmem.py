@@ -131,10 +131,7 @@ def _in_own_allocation(mem: Any, addr: int, nbytes: int) -> bool:
     buf = mem.host.get(addr)
     if buf is not None:
         return nbytes <= ctypes.sizeof(buf)
-    for start, b in mem.host.items():
-        if start <= addr and addr + nbytes <= start + ctypes.sizeof(b):
-            return True
-    return False
+    return any(start <= addr and addr + nbytes <= start + ctypes.sizeof(b) for start, b in mem.host.items())
 
 
 def problem(mem: Any, addr: int, nbytes: int, perm: str) -> str | None:

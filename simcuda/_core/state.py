@@ -29,7 +29,7 @@ CU_STREAM_LEGACY = 1
 CU_STREAM_PER_THREAD = 2
 HANDLE_STEP = process.HANDLE_STEP
 DRIVER_VERSION = 13050  # CUDA 13.5
-_NO_INIT_NEEDED = frozenset({"init", "driver_get_version"})
+_NO_INIT_NEEDED = frozenset({"init", "driver_get_version", "get_error_name", "get_error_string"})
 
 
 def _c_name(method: str) -> str:
@@ -344,11 +344,13 @@ class DriverState:
         log.append(LaunchRecord(seq=log.total, **rec))
 
     def refuse(self, call: str, code: int, why: str) -> DriverError:
-        """Build (and record, like any failed call) the error a face returns without a core rule.
+        """Build (and record, like any failed call) an error whose code no core rule decides.
 
-        For calls a face cannot hand to a rule: entry points that are not simulated (801), and
-        argument checks the real driver makes on structs the face unpacks. The error is stored as
-        the thread's :meth:`last_error` and in :attr:`error_log`; the caller returns or raises it.
+        Only for runtime-only codes of rules only the runtime has (a ``cudaError_t`` with no ``CUresult``
+        twin: cudaErrorInvalidMemcpyDirection, cudaErrorInvalidPitchValue), and for :meth:`not_simulated`.
+        A face that finds a driver-level problem reports it to an entry (:meth:`require_arg` and the other
+        argument rules of :mod:`simcuda._core.entries.arguments`), which decides the code. The error is
+        stored as the thread's :meth:`last_error` and in :attr:`error_log`; the caller returns or raises it.
         """
         e = DriverError(code, why)
         with self._lock:
@@ -357,6 +359,12 @@ class DriverState:
             if len(self.error_log) < 100_000:
                 self.error_log.append(ErrorRecord(call, int(e.code), why, t.name))
         return e
+
+    def not_simulated(self, call: str, why: str) -> DriverError:
+        """Build (and record) the NOT_SUPPORTED (801) error of an entry point or feature the simulator does
+        not simulate; the caller returns or raises it. Like :meth:`refuse`, it needs no ``cuInit``: a stub
+        always answers 801 (docs/supported-api.md)."""
+        return self.refuse(call, 801, why)
 
     def close(self) -> None:
         """Simulate driver shutdown: every later call returns CUDA_ERROR_DEINITIALIZED (4).

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import ctypes
 import enum
-from typing import Any
+from typing import Any, ClassVar
 
 from .._generated import driver_enums as _E
 from .._generated.driver_outputs import CLASSES
@@ -138,7 +138,7 @@ def buffer_address(obj: Any) -> tuple[int, Any]:
     iface = getattr(obj, "__array_interface__", None)
     if iface is not None:
         return int(iface["data"][0]), obj
-    if isinstance(obj, ctypes._SimpleCData) or isinstance(obj, (ctypes.Structure, ctypes.Array, ctypes.Union)):
+    if isinstance(obj, (ctypes._SimpleCData, ctypes.Structure, ctypes.Array, ctypes.Union)):
         return ctypes.addressof(obj), obj
     if isinstance(obj, bytes):
         return ctypes.cast(ctypes.c_char_p(obj), ctypes.c_void_p).value or 0, obj
@@ -202,7 +202,7 @@ class Wrapper:
         v = init_value if type(init_value) is int else to_int(init_value)
         if v < self._lo or v > self._hi:
             if self._lo < 0:
-                c_int(v, self._ctype is ctypes.c_int32 and 32 or 64, self._cname)
+                c_int(v, 32 if self._ctype is ctypes.c_int32 else 64, self._cname)
             c_uint(v, 32 if self._ctype is ctypes.c_uint32 else 64, self._cname)
         self._v = v
         self._buf = None
@@ -211,7 +211,7 @@ class Wrapper:
             self._buf.value = v
 
     @classmethod
-    def _mk(cls, v: int) -> "Wrapper":
+    def _mk(cls, v: int) -> Wrapper:
         o = object.__new__(cls)
         o._v = v
         o._buf = None
@@ -325,10 +325,10 @@ class Struct:
 
     __slots__ = ("_d", "_keep")
     _fields: tuple = ()
-    _kinds: dict = {}
+    _kinds: ClassVar[dict] = {}
     _enums: Any = _E
     _classes: dict = _CLS
-    _specs: dict = {}  # set to SPECS below
+    _specs: ClassVar[dict] = {}  # set to SPECS below
     _face = _FACE
     _placeholder: tuple = ("any", None)
     _placeholder_note = "Placeholder: the simulator does not read this struct; its fields accept any value."
@@ -392,7 +392,7 @@ class Struct:
 
     def __repr__(self) -> str:
         lines = []
-        for name, kind, arg in self._fields:
+        for name, kind, _arg in self._fields:
             try:
                 v = getattr(self, name)
             except ValueError:
@@ -484,7 +484,7 @@ def _convert(kind: str, arg: Any, value: Any, classes: dict = _CLS) -> Any:
     return value  # "any": placeholder field
 
 
-def _kernel_params_address(st: "Struct", v: Any) -> int:
+def _kernel_params_address(st: Struct, v: Any) -> int:
     """The ``void**`` address the real setter would store for ``kernelParams``."""
     if isinstance(v, int):
         return v
@@ -566,8 +566,8 @@ _MEMOP_VALUE = [("operation", "e", "CUstreamBatchMemOpType"), ("address", "h", "
                 ("alias", "h", "CUdeviceptr")]
 _BATCH = [("ctx", "h", "CUcontext"), ("count", *_U32), ("paramArray", "l", "CUstreamBatchMemOpParams"),
           ("flags", *_U32)]
-_EXT_SIGNAL = [("extSemArray", "l", "CUexternalSemaphore"), ("paramsArray", "l", "CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS"),
-               ("numExtSems", *_U32)]
+_EXT_SIGNAL = [("extSemArray", "l", "CUexternalSemaphore"),
+               ("paramsArray", "l", "CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS"), ("numExtSems", *_U32)]
 _EXT_WAIT = [("extSemArray", "l", "CUexternalSemaphore"), ("paramsArray", "l", "CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS"),
              ("numExtSems", *_U32)]
 _GCTX = [("ctx", "h", "CUcontext"), ("gCtx", "h", "CUgreenCtx")]
@@ -578,7 +578,7 @@ SPECS.update({
                                    ("copyParams", "s", "CUDA_MEMCPY3D")],
     "CUDA_CHILD_GRAPH_NODE_PARAMS_st": [("graph", "h", "CUgraph"),
                                         ("ownership", "e", "CUgraphChildGraphNodeOwnership")],
-    "CUDA_EVENT_RECORD_NODE_PARAMS_st": [("event", "h", "CUevent")] + _GCTX,
+    "CUDA_EVENT_RECORD_NODE_PARAMS_st": [("event", "h", "CUevent"), *_GCTX],
     "CUDA_EVENT_WAIT_NODE_PARAMS_st": [("event", "h", "CUevent")],
     "CUDA_MEM_FREE_NODE_PARAMS_st": [("dptr", "h", "CUdeviceptr")],
     "CUDA_MEM_ALLOC_NODE_PARAMS_v1_st": _MEM_ALLOC,
@@ -700,8 +700,8 @@ def build_face_classes(table: dict, base: type = Struct, handle: Any = _driver_h
         if name not in classes:
             bases = table[name][0]
             parent = classes.get(bases[0], _Placeholder) if bases else _Placeholder
-            classes[name] = type(name, (parent,), {"__doc__": f"{name}: placeholder for the real class (not simulated).",
-                                                   "__module__": face})
+            doc = f"{name}: placeholder for the real class (not simulated)."
+            classes[name] = type(name, (parent,), {"__doc__": doc, "__module__": face})
     return dict(classes)
 
 

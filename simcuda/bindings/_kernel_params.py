@@ -110,6 +110,12 @@ def kernel_args(drv: Any, hfunc: int, kp: Any, call: str = "cuLaunchKernel") -> 
     return out
 
 
+def given(kp: Any) -> bool:
+    """Whether ``kernelParams`` reaches the driver as a non-NULL pointer: anything but ``None`` and ``0``
+    (the forms of :func:`kernel_args`)."""
+    return not (kp is None or (isinstance(kp, int) and not kp))
+
+
 def check_form(kp: Any) -> None:
     """Raise the real binding's TypeError for a ``kernelParams`` of a form it refuses."""
     if kp is None:

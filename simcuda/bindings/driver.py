@@ -30,7 +30,6 @@ from .._core.memory import HOST as _HOST
 from .._core.memory import CopyParams as _CopyParams
 from .._core.memory import MemsetParams as _MemsetParams
 from .._generated import driver_enums as _E
-from .._generated.driver_outputs import ERROR_STRINGS as _ERROR_STRINGS
 from .._generated.driver_outputs import OUTPUTS as _OUTPUTS
 from .._generated.driver_outputs import PARAMS as _PARAMS
 from . import _driver_types as _T
@@ -122,7 +121,7 @@ def _entry_conv(ctype: str, ann: str, name: str, ns: dict, struct_arg: Any) -> A
     """The conversion Cython applies to a typed parameter at function entry, or None for untyped ones."""
     if ctype in _C_INT:
         bits, cname = _C_INT[ctype]
-        return lambda x: x if type(x) is int and 0 <= x and not x >> bits else _T.c_uint(x, bits, cname)
+        return lambda x: x if type(x) is int and x >= 0 and not x >> bits else _T.c_uint(x, bits, cname)
     if ctype == "int":
         return lambda x: x if type(x) is int and -0x80000000 <= x <= 0x7FFFFFFF else _T.c_int(x)
     if ctype == "char *":
@@ -153,8 +152,9 @@ def _tp_name(t: type) -> str:
 def _list_message(name: str, cls: type, runtime: bool) -> str:
     if runtime:
         if cls.__name__ == "cudaGraphNode_t":
-            return (f"Argument '{name}' is not instance of type (expected tuple[cyruntime.cudaGraphNode_t,driver.CUgraphNode]"
-                    " or list[cyruntime.cudaGraphNode_t,driver.CUgraphNode]")
+            return (f"Argument '{name}' is not instance of type (expected "
+                    "tuple[cyruntime.cudaGraphNode_t,driver.CUgraphNode] or "
+                    "list[cyruntime.cudaGraphNode_t,driver.CUgraphNode]")
         return (f"Argument '{name}' is not instance of type (expected tuple[cyruntime.{cls.__name__},] or "
                 f"list[cyruntime.{cls.__name__},]")
     comma = "" if issubclass(cls, _enum.Enum) else ","
@@ -194,7 +194,7 @@ def _handle_check(cls: type) -> Any:
     return check
 
 
-def _conversion_plan(name: str, outputs: dict = None, params: dict = None, ns: dict = None,
+def _conversion_plan(name: str, outputs: dict | None = None, params: dict | None = None, ns: dict | None = None,
                      struct_arg: Any = None, runtime: bool = False) -> tuple:
     """The order in which the real wrapper converts ``name``'s arguments (read from its signature and its
     docstring's Parameters): typed parameters at entry (C integers, ``char*``, struct types, enums that
@@ -288,7 +288,7 @@ def _h(x: Any, cls: type) -> int:
 
 def _u(x: Any, bits: int = 32, what: str = "unsigned int") -> int:
     """An unsigned C integer argument (OverflowError for a negative or too wide value, with the real texts)."""
-    if type(x) is int and 0 <= x and not x >> bits:
+    if type(x) is int and x >= 0 and not x >> bits:
         return x
     return _T.c_uint(x, bits, what)
 
@@ -304,7 +304,7 @@ def _i(x: Any) -> int:
     return _T.c_int(x)
 
 
-def _node_list(x: Any, arg: str, cls: type = None) -> list:
+def _node_list(x: Any, arg: str, cls: type | None = None) -> list:
     """A sequence of ``CUgraphNode`` (any iterable, as the real check is ``all(isinstance(...) for ...)``;
     ints are refused inside it, and a non-iterable raises ``TypeError: 'int' object is not iterable``)."""
     if x is None:
@@ -394,11 +394,7 @@ def cuGetErrorName(error: Any) -> tuple:
     Errors: INVALID_VALUE for a value that is not a ``CUresult``.
     """
     v = _T.c_enum(error, "error", "cudaError_enum")
-    try:
-        member = CUresult(v)
-    except ValueError:
-        raise _drv().refuse("cuGetErrorName", 1, f"{error!r} is not a CUresult value") from None
-    return (_SUCCESS, member.name.encode())
+    return (_SUCCESS, _drv().get_error_name(v).encode())
 
 
 @_face
@@ -409,11 +405,7 @@ def cuGetErrorString(error: Any) -> tuple:
     not the shorter string of the real ``libcuda``. Errors: INVALID_VALUE for an unknown value.
     """
     v = _T.c_enum(error, "error", "cudaError_enum")
-    try:
-        member = CUresult(v)
-    except ValueError:
-        raise _drv().refuse("cuGetErrorString", 1, f"{error!r} is not a CUresult value") from None
-    return (_SUCCESS, _ERROR_STRINGS.get(int(member), member.name).encode())
+    return (_SUCCESS, _drv().get_error_string(v).encode())
 
 
 # =========================================================================== devices
@@ -434,10 +426,7 @@ def cuDeviceGetName(length: Any, dev: Any) -> tuple:
     """The device name as ``bytes`` of exactly ``length`` bytes (NUL-terminated, then padding, as the real
     wrapper returns its buffer). Errors: INVALID_DEVICE; INVALID_VALUE for ``length`` <= 0."""
     n = _i(length)
-    d = _drv()
-    name = d.device_get_name(_h(dev, _CUdevice)).encode()
-    if n <= 0:
-        raise d.refuse("cuDeviceGetName", 1, f"length {n} must be positive")
+    name = _drv().device_get_name(_h(dev, _CUdevice), n).encode()
     name = name[:n - 1] + b"\0"
     return (_SUCCESS, name + b" " * (n - len(name)))
 
@@ -1097,22 +1086,20 @@ def cuMemcpyDtoDAsync(dstDevice: Any, srcDevice: Any, ByteCount: Any, hStream: A
 
 
 _MT_HOST, _MT_DEVICE, _MT_ARRAY, _MT_UNIFIED = 1, 2, 3, 4
+_SIDE_KINDS = {_MT_HOST: _HOST, _MT_DEVICE: _DEV}  # the common memory types, without a core call
 
 
 def _side(d: Any, st: Any, pre: str, call: str) -> tuple[str, Any, bool]:
-    """(kind, address-or-host-object, unified) of one side of a CUDA_MEMCPY2D/3D."""
+    """(kind, address-or-host-object, unified) of one side of a CUDA_MEMCPY2D/3D (the core reads the memory
+    type: :meth:`simcuda.Driver.copy_memory_type`)."""
     mt = st._raw(pre + "MemoryType")
-    if mt == _MT_HOST:
+    kind = _SIDE_KINDS.get(mt) or d.copy_memory_type(mt, pre, call)
+    if kind == _HOST:
         return _HOST, st._raw(pre + "Host"), False
-    if mt == _MT_DEVICE:
+    if kind == _DEV:
         return _DEV, int(st._raw(pre + "Device")), False
-    if mt == _MT_UNIFIED:
-        a = int(st._raw(pre + "Device"))
-        return _kind_of(d, a), a, True
-    if mt == _MT_ARRAY:
-        raise d.refuse(call, 801, f"{call}: CUDA arrays ({pre}MemoryType CU_MEMORYTYPE_ARRAY) are not simulated")
-    raise d.refuse(call, 1, f"{call}: {pre}MemoryType {mt} is not a CUmemorytype (1 host, 2 device, 3 array, "
-                            "4 unified)")
+    a = int(st._raw(pre + "Device"))
+    return _kind_of(d, a), a, True
 
 
 def _copy_struct(d: Any, p: Any, call: str, three_d: bool) -> _CopyParams:
@@ -1130,7 +1117,7 @@ def _copy_struct(d: Any, p: Any, call: str, three_d: bool) -> _CopyParams:
 
 def _pcopy_none(pCopy: Any, call: str) -> None:
     if pCopy is None:
-        raise _drv().refuse(call, 1, f"{call}: pCopy is NULL")
+        _drv().require_arg(False, "pCopy", call)
 
 
 @_face
@@ -1325,11 +1312,7 @@ def cuModuleLoad(fname: Any) -> tuple:
     otherwise as ``cuModuleLoadData``."""
     path = _bytes_arg(fname)
     d = _drv()
-    try:
-        with open(os.fsdecode(path), "rb") as fh:
-            data = fh.read()
-    except OSError as e:
-        raise d.refuse("cuModuleLoad", 301, f"cuModuleLoad: cannot read {path!r}: {e.strerror}") from None
+    data = d.read_image_file(os.fsdecode(path), "cuModuleLoad")
     return (_SUCCESS, _CUmodule._mk(d.module_load_data(data, "cuModuleLoad")))
 
 
@@ -1412,20 +1395,14 @@ def cuLaunchKernel(f: Any, gridDimX: Any, gridDimY: Any, gridDimZ: Any, blockDim
         d = _drv()
     try:
         if extra:
-            _extra_refused(d, "cuLaunchKernel", kernelParams)
+            _KP.check_form(kernelParams)  # the wrapper converts kernelParams before the driver sees extra
+            d.check_kernel_extra(_KP.given(kernelParams), extra, "cuLaunchKernel")
         args = _kernel_args(d, hf, kernelParams) if kernelParams is not None else []
         d.launch_kernel(hf, (gridDimX, gridDimY, gridDimZ), (blockDimX, blockDimY, blockDimZ), sharedMemBytes, hs,
                         args)
     except _DriverError as e:
         return (e.code,)
     return _OK
-
-
-def _extra_refused(d: Any, call: str, kp: Any) -> None:
-    if kp:
-        raise d.refuse(call, 1, f"{call}: kernelParams and extra may not both be given")
-    raise d.refuse(call, 801, f"{call}: kernel arguments through 'extra' (CU_LAUNCH_PARAM_BUFFER_POINTER) are not "
-                              "simulated; pass kernelParams")
 
 
 @_face
@@ -1435,8 +1412,8 @@ def cuLaunchCooperativeKernel(f: Any, gridDimX: Any, gridDimY: Any, gridDimZ: An
     hf, hs = _h(f, _CUfunction), _h(hStream, _CUstream)
     dims = tuple(map(_u, (gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes)))
     d = _drv()
-    d.launch_kernel(hf, dims[0:3], dims[3:6], dims[6], hs, _kernel_args(d, hf, kernelParams, "cuLaunchCooperativeKernel"),
-                    "cuLaunchCooperativeKernel")
+    args = _kernel_args(d, hf, kernelParams, "cuLaunchCooperativeKernel")
+    d.launch_kernel(hf, dims[0:3], dims[3:6], dims[6], hs, args, "cuLaunchCooperativeKernel")
     return _OK
 
 
@@ -1452,16 +1429,11 @@ def cuLaunchKernelEx(config: Any, f: Any, kernelParams: Any, extra: Any) -> tupl
     extra = _u(extra, 64, "unsigned PY_LONG_LONG")
     _KP.check_form(kernelParams)  # converted before the driver sees the NULL config
     d = _drv()
-    if config is None:
-        raise d.refuse("cuLaunchKernelEx", 1, "cuLaunchKernelEx: config is NULL")
+    d.require_arg(config is not None, "config", "cuLaunchKernelEx")
     hf = _h(f, _CUfunction)
     c = config._d
-    for a in config.attrs[:c["numAttrs"]]:
-        if a._raw("id") not in (0, 2, 8):  # IGNORE, COOPERATIVE, PRIORITY
-            raise d.refuse("cuLaunchKernelEx", 801, f"cuLaunchKernelEx: launch attribute {a._raw('id')} is not "
-                                                    "simulated (spec 13.B)")
-    if extra:
-        _extra_refused(d, "cuLaunchKernelEx", kernelParams)
+    d.check_launch_attributes([a._raw("id") for a in config.attrs[:c["numAttrs"]]], "cuLaunchKernelEx")
+    d.check_kernel_extra(_KP.given(kernelParams), extra, "cuLaunchKernelEx")
     d.launch_kernel(hf, (c["gridDimX"], c["gridDimY"], c["gridDimZ"]), (c["blockDimX"], c["blockDimY"], c["blockDimZ"]),
                     c["sharedMemBytes"], int(c["hStream"]), _kernel_args(d, hf, kernelParams, "cuLaunchKernelEx"),
                     "cuLaunchKernelEx")
@@ -1506,7 +1478,7 @@ _NT_SIGNAL, _NT_EXT_WAIT, _NT_ALLOC, _NT_FREE, _NT_BATCH = 8, 9, 10, 11, 12
 
 def _null(d: Any, x: Any, call: str, arg: str) -> None:
     if x is None:
-        raise d.refuse(call, 1, f"{call}: {arg} is NULL")
+        d.require_arg(False, arg, call)
 
 
 def _kernel_spec(d: Any, st: Any, call: str) -> dict:
@@ -1514,7 +1486,7 @@ def _kernel_spec(d: Any, st: Any, call: str) -> dict:
     p = st._d
     hf = int(p["func"]) or int(p.get("kern", 0) or 0)
     if p["extra"]:
-        _extra_refused(d, call, p["kernelParams"])
+        d.check_kernel_extra(_KP.given(p["kernelParams"]), p["extra"], call)
     return {"hfunc": hf, "grid": (p["gridDimX"], p["gridDimY"], p["gridDimZ"]),
             "block": (p["blockDimX"], p["blockDimY"], p["blockDimZ"]), "shmem": p["sharedMemBytes"],
             "args": _kernel_args(d, hf, p["kernelParams"], call)}
@@ -1622,7 +1594,7 @@ def _alloc_from(d: Any, st: Any, call: str) -> dict:
     count = g["accessDescCount"]
     descs = list(g["accessDescs"])
     if count > len(descs):
-        raise d.refuse(call, 1, f"{call}: accessDescCount {count} is larger than the accessDescs list ({len(descs)})")
+        d.require_count(count, len(descs), "accessDescCount", call)
     access = [(a._d["location"]._d["type"], a._d["location"]._d["id"], a._d["flags"]) for a in descs[:count]]
     return {"size": g["bytesize"], "location": (loc["type"], loc["id"]), "alloc_type": pp["allocType"],
             "access": access}
@@ -1647,9 +1619,9 @@ def _alloc_struct(p: dict, cls_name: str = "CUDA_MEM_ALLOC_NODE_PARAMS") -> Any:
 def _mem_ops_from(d: Any, params: list, count: int, call: str) -> list:
     """``(operation, address, value, flags)`` tuples from ``CUstreamBatchMemOpParams`` (union read by type)."""
     if count > len(params):
-        raise d.refuse(call, 1, f"{call}: count {count} is larger than paramArray ({len(params)} entries)")
+        d.require_count(count, len(params), "count (of paramArray)", call)
     ops = []
-    for i, u in enumerate(params[:count]):
+    for u in params[:count]:
         if not isinstance(u, globals()["CUstreamBatchMemOpParams_union"]):
             raise TypeError("Argument 'paramArray' is not instance of type (expected "
                             "tuple[cydriver.CUstreamBatchMemOpParams,] or list[cydriver.CUstreamBatchMemOpParams,]")
@@ -1713,8 +1685,7 @@ def _ext_from(d: Any, st: Any, wait: bool, call: str) -> dict:
     n = g["numExtSems"]
     sems, params = list(g["extSemArray"]), list(g["paramsArray"])
     if n > len(sems) or n > len(params):
-        raise d.refuse(call, 1, f"{call}: numExtSems {n} is larger than extSemArray ({len(sems)}) or paramsArray "
-                                f"({len(params)})")
+        d.require_count(n, min(len(sems), len(params)), "numExtSems (of extSemArray and paramsArray)", call)
     values = []
     for sp in params[:n]:
         q = sp._d["params"]._d
@@ -1757,9 +1728,7 @@ def _gnp_spec(d: Any, np_: Any, call: str) -> tuple[int, Any]:
     """``(node type, core spec)`` from a ``CUgraphNodeParams`` (a tagged union read by ``type``)."""
     t = np_._d["type"]
     if t not in _GNP_FIELD:
-        raise d.refuse(call, 801 if t in (13, 14, 16, 17, 18) else 1,
-                       f"{call}: node type {t} is " + ("not simulated" if t in (13, 14, 16, 17, 18) else
-                                                       "not a CUgraphNodeType"))
+        d.check_node_type(t, call)
     f = _GNP_FIELD[t]
     m = np_._d[f] if f else None
     if t == _NT_KERNEL:
@@ -2039,8 +2008,7 @@ def _add_node(name: str, hGraph: Any, dependencies: Any, dependencyData: Any, nu
         h = d.graph_add_host_node(hg, deps, spec["fn"], spec["user_data"], spec["sync_mode"], eds)
     elif t == _NT_GRAPH:
         hchild, own = spec
-        if own not in (0, 1):
-            raise d.refuse(name, 1, f"{name}: child graph ownership {own} is not CLONE (0) or MOVE (1)")
+        d.check_child_ownership(own, name)
         h = d.graph_add_child_graph_node(hg, deps, hchild, eds, move=own == 1)
     elif t == _NT_EMPTY:
         h = d.graph_add_empty_node(hg, deps, eds)
@@ -2116,7 +2084,7 @@ def _node_set(name: str, hNode: Any, nodeParams: Any) -> tuple:
     t, spec = _gnp_spec(d, nodeParams, name)
     if t == _NT_GRAPH:
         spec = spec[0]
-    elif t == _NT_ALLOC or t == _NT_FREE:
+    elif t in (_NT_ALLOC, _NT_FREE):
         spec = None  # refused by the core (not supported for memory nodes)
     d.graph_node_set_params(_h(hNode, _CUgraphNode), t, spec)
     return _OK
@@ -2201,7 +2169,8 @@ def cuGraphMemsetNodeSetParams(hNode: Any, nodeParams: Any) -> tuple:
 
 @_face
 def cuGraphHostNodeGetParams(hNode: Any) -> tuple:
-    """A host node's ``CUDA_HOST_NODE_PARAMS`` (``fn`` as ``CUhostFn``, ``userData`` as given). Errors: INVALID_VALUE."""
+    """A host node's ``CUDA_HOST_NODE_PARAMS`` (``fn`` as ``CUhostFn``, ``userData`` as given). Errors:
+    INVALID_VALUE."""
     return (_SUCCESS, _host_struct(_node_params(hNode, _NT_HOST)))
 
 
@@ -2277,7 +2246,8 @@ def cuGraphExternalSemaphoresSignalNodeGetParams(hNode: Any) -> tuple:
 def cuGraphExternalSemaphoresSignalNodeSetParams(hNode: Any, nodeParams: Any) -> tuple:
     """Set an EXT_SEMAS_SIGNAL node's semaphores and parameters. Errors: INVALID_VALUE."""
     _struct_arg(nodeParams, "CUDA_EXT_SEM_SIGNAL_NODE_PARAMS", "nodeParams")
-    return _node_set_typed(hNode, _NT_SIGNAL, _ext_spec(_drv(), nodeParams, False, "cuGraphExternalSemaphoresSignalNodeSetParams"))
+    spec = _ext_spec(_drv(), nodeParams, False, "cuGraphExternalSemaphoresSignalNodeSetParams")
+    return _node_set_typed(hNode, _NT_SIGNAL, spec)
 
 
 @_face
@@ -2290,7 +2260,8 @@ def cuGraphExternalSemaphoresWaitNodeGetParams(hNode: Any) -> tuple:
 def cuGraphExternalSemaphoresWaitNodeSetParams(hNode: Any, nodeParams: Any) -> tuple:
     """Set an EXT_SEMAS_WAIT node's semaphores and parameters. Errors: INVALID_VALUE."""
     _struct_arg(nodeParams, "CUDA_EXT_SEM_WAIT_NODE_PARAMS", "nodeParams")
-    return _node_set_typed(hNode, _NT_EXT_WAIT, _ext_spec(_drv(), nodeParams, True, "cuGraphExternalSemaphoresWaitNodeSetParams"))
+    spec = _ext_spec(_drv(), nodeParams, True, "cuGraphExternalSemaphoresWaitNodeSetParams")
+    return _node_set_typed(hNode, _NT_EXT_WAIT, spec)
 
 
 # -- per-node changes of an executable graph -------------------------------------------------------
@@ -2669,7 +2640,7 @@ def _capture_deps(deps: list, eds: list, n: int) -> tuple[list, list]:
     not check the count, and entries past the list reach the driver as garbage handles, the first of which
     is refused (spec 3.6 row 5); one NULL entry stands for all of them, whatever the count."""
     eds = _eds_for(eds, n, len(deps))
-    return (deps[:n] + [0] if n > len(deps) else deps[:n]), eds
+    return ([*deps[:n], 0] if n > len(deps) else deps[:n]), eds
 
 
 @_face
@@ -2845,11 +2816,7 @@ def cuLibraryLoadFromFile(fileName: Any, jitOptions: Any, jitOptionsValues: Any,
     _options(jitOptions, jitOptionsValues, numJitOptions)
     path = os.fsdecode(_bytes_arg(fileName))
     d = _drv()
-    try:
-        with open(path, "rb") as fh:
-            data = fh.read()
-    except OSError as e:
-        raise d.refuse("cuLibraryLoadFromFile", 301, f"cannot read {path!r}: {e.strerror}") from None
+    data = d.read_image_file(path, "cuLibraryLoadFromFile")
     return (_SUCCESS, _CUlibrary._mk(d.library_load_data(data, "cuLibraryLoadFromFile")))
 
 
@@ -2890,7 +2857,7 @@ def cuArrayCreate(pAllocateArray: Any) -> tuple:
     """
     a = _struct_arg(pAllocateArray, "CUDA_ARRAY_DESCRIPTOR", "pAllocateArray")
     if a is None:
-        raise _drv().refuse("cuArrayCreate", 1, "pAllocateArray is NULL")
+        _drv().require_arg(False, "pAllocateArray", "cuArrayCreate")
     g = a._d
     h = _drv().array_create(g["Width"], g["Height"], g["Format"], g["NumChannels"])
     return (_SUCCESS, _CUarray._mk(h))
@@ -2912,7 +2879,7 @@ def cuDevicePrimaryCtxReset(dev: Any) -> tuple:
 
 
 def _refuse_not_simulated(name: str, why: str) -> Any:
-    return _drv().refuse(name, 801, why).code
+    return _drv().not_simulated(name, why).code
 
 
 #: real functions this face does not simulate (each returns CUDA_ERROR_NOT_SUPPORTED)

@@ -30,8 +30,12 @@ from typing import Any
 
 from .._core.driver import DRIVER_VERSION
 from .._core.module import PARAMS_TAG, SIM_CUBIN_MAGIC, parse_cuda_source
-from .._generated.nvrtc_enums import (NVRTC_INSTALL_HEADERS_FORCE_OVERWRITE, NVRTC_INSTALL_HEADERS_NO_WAIT,
-                                      NVRTC_INSTALL_HEADERS_SKIP_IF_EXISTS, nvrtcResult)
+from .._generated.nvrtc_enums import (
+    NVRTC_INSTALL_HEADERS_FORCE_OVERWRITE,
+    NVRTC_INSTALL_HEADERS_NO_WAIT,
+    NVRTC_INSTALL_HEADERS_SKIP_IF_EXISTS,
+    nvrtcResult,
+)
 from .._state import current as _current
 from ._driver_types import Wrapper, _Eq, _Index, to_int
 
@@ -111,7 +115,7 @@ class _Registry:
         self.pch_heap = 0
 
 
-_REGISTRIES: "weakref.WeakKeyDictionary[Any, _Registry]" = weakref.WeakKeyDictionary()
+_REGISTRIES: weakref.WeakKeyDictionary[Any, _Registry] = weakref.WeakKeyDictionary()
 _REG_LOCK = threading.Lock()
 
 

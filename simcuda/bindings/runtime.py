@@ -90,7 +90,10 @@ def cuda_error(code: int) -> cudaError_t:
 
 
 class _RtError(Exception):
-    """A runtime-only failure (a ``cudaError_t`` with no ``CUresult`` twin, e.g. cudaErrorInvalidPitchValue)."""
+    """A runtime-only failure: a ``cudaError_t`` with no ``CUresult`` twin (cudaErrorInvalidMemcpyDirection,
+    cudaErrorInvalidPitchValue), for a rule only the runtime has, so no core entry can decide it. The face
+    records it through :meth:`simcuda.Driver.refuse`. Nothing else may raise it: every other code comes
+    from the core."""
 
     def __init__(self, err: int, why: str) -> None:
         self.err = cudaError_t(err)
@@ -147,7 +150,8 @@ class _RStruct(_T.Struct):
     _classes = _RCLS
     _face = __name__
     _placeholder = ("raw", 0)
-    _placeholder_note = "Placeholder: the simulator does not read this struct; its fields accept any value and start at 0."
+    _placeholder_note = ("Placeholder: the simulator does not read this struct; its fields accept any value and start "
+                         "at 0.")
     _str_kinds = frozenset({"u", "i", "dim", "x", "kp"})
 
     @classmethod
@@ -256,7 +260,7 @@ class _RtState:
         self.last: dict[int, cudaError_t] = {}
 
 
-_STATES: "weakref.WeakKeyDictionary[Any, _RtState]" = weakref.WeakKeyDictionary()
+_STATES: weakref.WeakKeyDictionary[Any, _RtState] = weakref.WeakKeyDictionary()
 _STATES_LOCK = threading.Lock()
 
 
@@ -330,14 +334,10 @@ def _rt(needs: str = "ctx", nouts: int | None = None) -> Any:
         sig, outs = _OUTPUTS[fn.__name__]
         shape = ", ".join(["cudaError_t"] + [f"{a}: {t}" for a, t in outs])
         face.__doc__ = (f"Mirrors ``{sig}`` of cuda.bindings.runtime 13.5.\n\nReturns ``({shape}"
-                        f"{',' if not outs else ''})``; on any error every output is ``None``.\n\n" + (fn.__doc__ or ""))
+                        f"{',' if not outs else ''})``; on any error every output is ``None``.\n\n"
+                        + (fn.__doc__ or ""))
         return face
     return deco
-
-
-def _refuse(call: str, code: int, why: str) -> _DriverError:
-    """Record and return a driver-coded failure decided by this face (bad struct content, not simulated)."""
-    return _D._drv().refuse(call, code, why)
 
 
 # =========================================================================== argument helpers
@@ -401,8 +401,8 @@ def _side(d: Any, obj: Any, declared: str | None) -> tuple[str, Any]:
     if declared == _DEV:
         if obj is None:
             return _DEV, 0
-        if not isinstance(obj, int):
-            raise _RtError(1, "a device side of the copy is a host buffer object, not a device address")
+        if not isinstance(obj, int):  # the runtime passes the buffer's address on: the core finds no allocation
+            return _DEV, _T.buffer_address(obj)[0]
         return _DEV, int(obj)
     return _HOST, obj
 
@@ -413,7 +413,7 @@ _KIND_SIDES = {0: (_HOST, _HOST), 1: (_HOST, _DEV), 2: (_DEV, _HOST), 3: (_DEV, 
 def _kind(kind: Any, call: str) -> tuple:
     k = _T.c_enum(kind, "kind", "enum cudaMemcpyKind")
     sides = _KIND_SIDES.get(k)
-    if sides is None:
+    if sides is None:  # runtime-only rule and code: the driver's copies have no kind (cudaErrorInvalidMemcpyDirection)
         raise _RtError(21, f"{call}: kind {k} is not a cudaMemcpyKind (0-4)")
     return sides
 
@@ -523,8 +523,7 @@ def cudaInitDevice(device: Any, deviceFlags: Any, flags: Any) -> tuple:
     dev, _df, fl = _T.to_int(device), _u(deviceFlags), _u(flags)
     d = _drv()
     d.device_get(dev)
-    if fl & ~cudaInitDeviceFlagsAreValid:  # noqa: F821
-        raise _refuse("cudaInitDevice", 1, f"cudaInitDevice: flags {fl} are not valid")
+    d.check_flags(fl, cudaInitDeviceFlagsAreValid, "flags", "cudaInitDevice")  # noqa: F821
     _primary(d, _state(d), dev)
     return _OK
 
@@ -630,9 +629,7 @@ def cudaGetDeviceFlags() -> tuple:
 def cudaSetDeviceFlags(flags: Any) -> tuple:
     """Accepted and ignored (no scheduling in a simulator). Errors: cudaErrorInvalidValue for bits
     outside ``cudaDeviceMask``."""
-    fl = _u(flags)
-    if fl & ~cudaDeviceMask:  # noqa: F821
-        raise _refuse("cudaSetDeviceFlags", 1, f"cudaSetDeviceFlags: flags 0x{fl:x} have bits outside cudaDeviceMask")
+    _drv().check_flags(_u(flags), cudaDeviceMask, "flags", "cudaSetDeviceFlags")  # noqa: F821
     return _OK
 
 
@@ -652,10 +649,7 @@ def cudaMalloc(size: Any) -> tuple:
     (2) beyond the device's memory; cudaErrorStreamCaptureUnsupported (900) during a capture that
     restricts this thread (potentially unsafe call, spec 5.2).
     """
-    n = _size(size)
-    if n == 0:
-        return (_SUCCESS, 0)
-    return (_SUCCESS, _drv().mem_alloc(n, "cudaMalloc"))
+    return (_SUCCESS, _drv().mem_alloc(_size(size), "cudaMalloc", allow_zero=True))
 
 
 @_rt()
@@ -663,12 +657,7 @@ def cudaMallocManaged(size: Any, flags: Any) -> tuple:
     """Allocate managed memory (simulated as device memory). Errors as :func:`cudaMalloc`; cudaErrorInvalidValue
     for flags other than ``cudaMemAttachGlobal``/``cudaMemAttachHost``."""
     n, fl = _size(size), _u(flags)
-    if fl not in (1, 2):
-        raise _refuse("cudaMallocManaged", 1, f"cudaMallocManaged: flags {fl} are not cudaMemAttachGlobal or "
-                                              "cudaMemAttachHost")
-    if n == 0:
-        return (_SUCCESS, 0)
-    return (_SUCCESS, _drv().mem_alloc(n, "cudaMallocManaged", managed=True))
+    return (_SUCCESS, _drv().mem_alloc(n, "cudaMallocManaged", managed=True, flags=fl, allow_zero=True))
 
 
 @_rt()
@@ -699,10 +688,7 @@ def cudaMallocHost(size: Any) -> tuple:
 
     ``size`` 0 gives address 0. Errors: cudaErrorStreamCaptureUnsupported during a restricting capture.
     """
-    n = _size(size)
-    if n == 0:
-        return (_SUCCESS, 0)
-    return (_SUCCESS, _drv().mem_alloc_host(n, "cudaMallocHost"))
+    return (_SUCCESS, _drv().mem_alloc_host(_size(size), "cudaMallocHost", allow_zero=True))
 
 
 @_rt()
@@ -710,11 +696,7 @@ def cudaHostAlloc(size: Any, flags: Any) -> tuple:
     """As :func:`cudaMallocHost`, with ``cudaHostAlloc*`` flags (accepted; portable/mapped/write-combined
     make no difference here). Errors: cudaErrorInvalidValue for unknown flag bits."""
     n, fl = _size(size), _u(flags)
-    if fl & ~0xF:
-        raise _refuse("cudaHostAlloc", 1, f"cudaHostAlloc: flags 0x{fl:x} have bits outside cudaHostAlloc*")
-    if n == 0:
-        return (_SUCCESS, 0)
-    return (_SUCCESS, _drv().mem_alloc_host(n, "cudaHostAlloc"))
+    return (_SUCCESS, _drv().mem_alloc_host(n, "cudaHostAlloc", fl, allow_zero=True))
 
 
 @_rt()
@@ -754,7 +736,7 @@ def cudaPointerGetAttributes(ptr: Any) -> tuple:
     a = _RCLS["cudaPointerAttributes"]()
     a._d["device"] = d.ctx_get_device()
     if d.is_device_pointer(p):
-        base, _size_ = d.mem_get_address_range(p)
+        d.mem_get_address_range(p)
         managed = getattr(d.memory.find(p), "kind", "") == "managed"
         a._d["type"] = 3 if managed else 2
         a._d["devicePointer"] = p
@@ -803,7 +785,7 @@ def cudaMemcpyAsync(dst: Any, src: Any, count: Any, kind: Any, stream: Any) -> t
 def _memcpy2d(call: str, dst: Any, dpitch: Any, src: Any, spitch: Any, width: Any, height: Any, kind: Any,
               stream: Any = None, sync: bool = True) -> tuple:
     dp, sp, w, h = _size(dpitch), _size(spitch), _size(width), _size(height)
-    if w > dp or w > sp:
+    if w > dp or w > sp:  # runtime-only code: the driver's cuMemcpy2D gives INVALID_VALUE (the core) for this
         raise _RtError(12, f"{call}: width {w} bytes is larger than a pitch (dpitch {dp}, spitch {sp})")
     d = _drv()
     p = _copy_params(d, _ptr(dst), _ptr(src), kind, call, width=w, height=h, src_pitch=sp, dst_pitch=dp)
@@ -830,12 +812,12 @@ def cudaMemcpy2DAsync(dst: Any, dpitch: Any, src: Any, spitch: Any, width: Any, 
 def _params3d(d: Any, p: Any, call: str) -> _CopyParams:
     """A :class:`CopyParams` from a ``cudaMemcpy3DParms`` (arrays are not simulated)."""
     if p is None:
-        raise _refuse(call, 1, f"{call}: the cudaMemcpy3DParms pointer is NULL")
+        d.require_arg(False, "the cudaMemcpy3DParms pointer", call)
     if not isinstance(p, _RCLS["cudaMemcpy3DParms"]):
         raise TypeError(f"Argument 'p' has incorrect type (expected cuda.bindings.runtime.cudaMemcpy3DParms, "
                         f"got {type(p).__name__})")
     if int(p.srcArray) or int(p.dstArray):
-        raise _refuse(call, 801, f"{call}: CUDA arrays (srcArray/dstArray) are not simulated")
+        raise d.not_simulated(call, f"{call}: CUDA arrays (srcArray/dstArray) are not simulated")
     sp, dp = p.srcPtr, p.dstPtr
     spos, dpos, ext = p.srcPos, p.dstPos, p.extent
     return _copy_params(d, dp._raw("ptr"), sp._raw("ptr"), p._raw("kind"), call,
@@ -1214,7 +1196,7 @@ def _struct_arg(p: Any, cls_name: str, arg: str, call: str) -> Any:
         raise TypeError(f"Argument '{arg}' has incorrect type (expected cuda.bindings.runtime.{cls_name}, "
                         f"got {type(p).__name__})")
     if p is None:
-        raise _refuse(call, 1, f"{call}: {arg} is NULL")
+        _drv().require_arg(False, arg, call)
     return p
 
 
@@ -1232,7 +1214,7 @@ def cudaGraphAddKernelNode(graph: Any, pDependencies: Any, numDependencies: Any,
     d = _drv()
     hf = int(p.func)
     if p._raw("extra"):
-        _D._extra_refused(d, "cudaGraphAddKernelNode", p._raw("kernelParams"))
+        d.check_kernel_extra(_KP.given(p._raw("kernelParams")), p._raw("extra"), "cudaGraphAddKernelNode")
     args = _KP.kernel_args(d, hf, p._raw("kernelParams"), "cudaGraphAddKernelNode")
     g, b = p.gridDim, p.blockDim
     return (_SUCCESS, _mk_node(d.graph_add_kernel_node(_h(graph, _cudaGraph_t), deps, hf, (g.x, g.y, g.z),
@@ -1262,7 +1244,7 @@ def cudaGraphAddMemcpyNode1D(graph: Any, pDependencies: Any, numDependencies: An
     ``numDependencies`` against the list: a larger count reaches the driver as a NULL entry (INVALID_VALUE)."""
     deps = _node_list(pDependencies, "pDependencies")
     n = _size(numDependencies)
-    deps = deps[:n] + [0] if n > len(deps) else deps[:n]
+    deps = [*deps[:n], 0] if n > len(deps) else deps[:n]
     d = _drv()
     p = _copy_params(d, _ptr(dst), _ptr(src), kind, "cudaGraphAddMemcpyNode1D", width=_size(count))
     return (_SUCCESS, _mk_node(d.graph_add_memcpy_node(_h(graph, _cudaGraph_t), deps, p)))
@@ -1593,8 +1575,7 @@ def make_cudaPitchedPtr(d: Any, p: Any, xsz: Any, ysz: Any) -> Any:
 # =========================================================================== the rest: not simulated
 def _refuse_not_simulated(name: str, why: str) -> cudaError_t:
     d = _drv()
-    d.refuse(name, 801, why)
-    err = cudaError_t.cudaErrorNotSupported
+    err = cuda_error(d.not_simulated(name, why).code)
     _record(d, err)
     return err
 

@@ -31,7 +31,8 @@ import ctypes
 import os
 import queue
 import threading
-from typing import Any, Callable, Iterator
+from collections.abc import Callable, Iterator
+from typing import Any
 
 import pytest
 
@@ -195,10 +196,8 @@ class Backend:
             self._t2.close()
             self._t2 = None
         for fn in reversed(self._cleanups):
-            try:
+            with contextlib.suppress(Exception):
                 fn()
-            except Exception:
-                pass
         if self.name == "real" and self.ctx is not None:
             self._real_teardown()
         self._keep.clear()

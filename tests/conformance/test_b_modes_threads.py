@@ -6,7 +6,8 @@ import pytest
 
 @pytest.mark.inferred
 def test_c017_thread_local_capture_ended_from_the_wrong_thread(cu):
-    """Ending a THREAD_LOCAL capture from another thread returns 908 and invalidates it; the begin thread then gets 901."""
+    """Ending a THREAD_LOCAL capture from another thread returns 908 and invalidates it; the begin thread then gets
+    901."""
     d = cu.drv
     cu.ok(cu.begin(cu.s1, cu.TL))
     cu.ok(cu.K(cu.s1))
@@ -143,7 +144,8 @@ def test_c027_watchdog_thread_in_thread_local_mode(cu):
 
 
 def test_c029_same_thread_event_synchronize_on_an_old_event(cu):
-    """cuEventSynchronize on an uncaptured event during the thread's own GLOBAL capture returns 900 and invalidates it."""
+    """cuEventSynchronize on an uncaptured event during the thread's own GLOBAL capture returns 900 and invalidates
+    it."""
     d = cu.drv
     cu.ok(cu.rec(cu.e0, cu.s1))
     cu.ok(cu.begin(cu.s1, cu.G))

@@ -24,7 +24,7 @@ def test_c041_dependency_set_of_a_forked_stream(cu):
     assert [int(x) for x in deps2] == [int(A)] and n2 == 1
     assert len(eds2) == 1
     assert (eds2[0].from_port, eds2[0].to_port, eds2[0].type) == (0, 0, 0)
-    st1, _, _, deps1, eds1, n1 = cu.info(cu.s1)
+    _st1, _, _, deps1, eds1, n1 = cu.info(cu.s1)
     assert [int(x) for x in deps1] == [int(A)] and n1 == 1 and len(eds1) == 1
     cu.end_ok(cu.s1)
     cu.iscap(cu.s1, cu.NONE)
@@ -53,10 +53,10 @@ def test_c042_three_way_fork_and_join(cu):
     g = cu.end_ok(cu.s1)
     for s in (cu.s1, cu.s2, cu.s3):
         cu.iscap(s, cu.NONE)
-    M, S2, S3, R1, R2, O, H = range(7)
+    M, S2, S3, R1, R2, O_, H = range(7)  # O_: the copy O
     assert cu.shape(g) == (
         [cu.MEMCPY, cu.MEMSET, cu.MEMSET, cu.KERNEL, cu.KERNEL, cu.MEMCPY, cu.HOST],
-        sorted([(M, R1), (S2, R1), (R1, R2), (S3, R2), (R2, O), (O, H)]))
+        sorted([(M, R1), (S2, R1), (R1, R2), (S3, R2), (R2, O_), (O_, H)]))
     roots, n = cu.ok(d.cuGraphGetRootNodes(g, 3))
     nodes = cu.nodes(g)
     assert n == 3 and sorted(int(r) for r in roots) == sorted(int(nodes[i]) for i in (M, S2, S3))

@@ -6,7 +6,6 @@ import pytest
 
 def test_c061_isolation_waiting_on_work_recorded_before_the_capture(cu):
     """A capturing stream waiting on an event recorded before the capture gets 905 and the capture is invalidated."""
-    d = cu.drv
     cu.ok(cu.K(cu.s1))                      # P, runs now
     cu.ok(cu.rec(cu.e0, cu.s1))
     cu.ok(cu.begin(cu.s1, cu.G))

@@ -15,7 +15,8 @@ def test_c083_launch_on_the_legacy_stream_while_a_blocking_stream_captures(cu):
 
 
 def test_c085_get_capture_info_on_the_legacy_stream(cu):
-    """GetCaptureInfo on the legacy stream under a blocking capture returns 906 with all outputs None, without invalidating."""
+    """GetCaptureInfo on the legacy stream under a blocking capture returns 906 with all outputs None, without
+    invalidating."""
     d = cu.drv
     cu.ok(cu.begin(cu.s1, cu.G))
     res = d.cuStreamGetCaptureInfo(cu.LEG)
@@ -52,7 +53,8 @@ def test_c087_synchronous_memcpy_while_a_blocking_stream_captures_legacy_mode(cu
 @pytest.mark.inferred
 @pytest.mark.parametrize("mode", ["G", "TL"])
 def test_c162_synchronous_memcpy_while_a_blocking_stream_captures_per_thread_mode(cu_pt, mode):
-    """In per-thread mode the copy is an unsafe call: 900 under the thread's own non-RELAXED capture, allowed under RELAXED."""
+    """In per-thread mode the copy is an unsafe call: 900 under the thread's own non-RELAXED capture, allowed under
+    RELAXED."""
     cu = cu_pt
     d = cu.drv
     cu.ok(cu.begin(cu.s1, getattr(cu, mode)))
@@ -69,7 +71,8 @@ def test_c162_synchronous_memcpy_while_a_blocking_stream_captures_per_thread_mod
 
 
 def test_c089_synchronous_memcpy_from_another_thread_thread_local_capture_legacy_mode(cu):
-    """In legacy mode another thread's synchronous copy conflicts with a THREAD_LOCAL blocking capture: 906, invalidated."""
+    """In legacy mode another thread's synchronous copy conflicts with a THREAD_LOCAL blocking capture: 906,
+    invalidated."""
     cu.require_legacy_mode()
     d = cu.drv
     cu.ok(cu.begin(cu.s1, cu.TL))
@@ -82,7 +85,8 @@ def test_c089_synchronous_memcpy_from_another_thread_thread_local_capture_legacy
 
 @pytest.mark.inferred
 def test_c163_synchronous_memcpy_from_another_thread_thread_local_capture_per_thread_mode(cu_pt):
-    """In per-thread mode another thread's synchronous copy runs on its own stream and leaves a THREAD_LOCAL capture ACTIVE."""
+    """In per-thread mode another thread's synchronous copy runs on its own stream and leaves a THREAD_LOCAL capture
+    ACTIVE."""
     cu = cu_pt
     d = cu.drv
     cu.ok(cu.begin(cu.s1, cu.TL))
@@ -106,7 +110,8 @@ def test_c090_capturing_the_per_thread_stream_locks_the_legacy_stream(cu):
 
 @pytest.mark.inferred
 def test_c166_synchronous_memcpy_while_the_callers_own_per_thread_stream_captures(cu_pt):
-    """In per-thread mode a synchronous copy while the caller's per-thread stream captures returns 900 even under RELAXED."""
+    """In per-thread mode a synchronous copy while the caller's per-thread stream captures returns 900 even under
+    RELAXED."""
     cu = cu_pt
     d = cu.drv
     cu.ok(cu.begin(0, cu.R))
@@ -154,7 +159,8 @@ def test_c091_a_capture_in_context_a_does_not_lock_context_b_legacy_stream(cu):
 
 @pytest.mark.inferred
 def test_c093_synchronizing_the_legacy_stream_during_a_blocking_capture(cu):
-    """cuStreamSynchronize(CU_STREAM_LEGACY) under a blocking capture returns 906 (legacy rule first) and invalidates it."""
+    """cuStreamSynchronize(CU_STREAM_LEGACY) under a blocking capture returns 906 (legacy rule first) and invalidates
+    it."""
     d = cu.drv
     cu.ok(cu.begin(cu.s1, cu.G))
     cu.err(d.cuStreamSynchronize(cu.LEG), 906)
@@ -176,7 +182,8 @@ def test_c094_the_legacy_stream_waits_on_a_captured_event(cu):
 
 @pytest.mark.inferred
 def test_c174_legacy_stream_waits_on_an_event_captured_by_a_non_blocking_capture(cu):
-    """Even with no blocking capture, the legacy stream may not join a capture: 906, and the event's capture is invalidated."""
+    """Even with no blocking capture, the legacy stream may not join a capture: 906, and the event's capture is
+    invalidated."""
     cu.ok(cu.begin(cu.n1, cu.G))
     cu.ok(cu.K(cu.n1))
     cu.ok(cu.rec(cu.e1, cu.n1))

@@ -60,7 +60,8 @@ def test_c06_cross_thread_context_sync_then_launch_returns_901(cu, mode):
 
 @pytest.mark.parametrize("mode", MODES)
 def test_c07_legacy_copy_from_another_thread_invalidates_a_blocking_capture(cu, mode):
-    """Another thread's synchronous copy on the legacy stream returns 906 and invalidates a blocking capture in any mode."""
+    """Another thread's synchronous copy on the legacy stream returns 906 and invalidates a blocking capture in any
+    mode."""
     cu.require_legacy_mode()
     d = cu.drv
     cu.ok(cu.begin(cu.s1, getattr(cu, mode)))
@@ -149,7 +150,8 @@ def test_c10_warp_one_byte_fill_used_synchronous_memset(cu):
 
 @pytest.mark.inferred
 def test_c11_other_pipelines_during_a_global_capture(cu):
-    """Legacy-stream use by another thread is 906 whatever the capture mode; a side-stream sync is 900 only under GLOBAL.
+    """Legacy-stream use by another thread is 906 whatever the capture mode; a side-stream sync is 900 only under
+    GLOBAL.
 
     Conflict: the field case reports 906 for the other thread's stream sync and claims THREAD_LOCAL
     fixes everything. The spec wins: an unrelated stream sync is a potentially unsafe call (5.2: 900
@@ -401,7 +403,8 @@ def test_c31_graph_owned_allocation_freed_eagerly(cu):
 
 @pytest.mark.inferred
 def test_c33_background_threads_during_a_global_capture(cu):
-    """Another GLOBAL-mode thread's pinned allocation breaks a GLOBAL capture (900); a THREAD_LOCAL capture is immune."""
+    """Another GLOBAL-mode thread's pinned allocation breaks a GLOBAL capture (900); a THREAD_LOCAL capture is
+    immune."""
     d = cu.drv
     flags = 0
     cu.ok(cu.rec(cu.e0, cu.s2))

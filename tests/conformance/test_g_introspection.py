@@ -146,7 +146,7 @@ def test_c110_lossy_query_classic_binding(cu):
     d = cu.drv
     cu.ok(cu.begin(cu.s1, cu.G))
     cu.ok(cu.K(cu.s1))                      # A
-    _, _, g, deps, _, _ = cu.info(cu.s1)
+    _, _, _g, deps, _, _ = cu.info(cu.s1)
     A = deps[0]
     ped = cu.programmatic_edge_data()
     cu.ok(d.cuStreamUpdateCaptureDependencies(cu.s1, [A], [ped], 1, cu.SET))
@@ -167,7 +167,7 @@ def test_c110_lossy_query_v2_binding(cu):
         pytest.skip(f"{modname} is not importable yet: {e}")
     cu.ok(cu.begin(cu.s1, cu.G))
     cu.ok(cu.K(cu.s1))                      # A
-    _, _, g, deps, _, _ = cu.info(cu.s1)
+    _, _, _g, deps, _, _ = cu.info(cu.s1)
     cu.ok(d.cuStreamUpdateCaptureDependencies(cu.s1, [deps[0]], [cu.programmatic_edge_data()], 1, cu.SET))
     with pytest.raises(v2.LossyQueryError) as info:
         v2.stream_get_capture_info_v2(int(cu.s1))

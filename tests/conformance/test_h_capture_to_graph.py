@@ -22,8 +22,7 @@ def test_c113_existing_leaves_are_exempt_from_unjoined(cu):
     g_end = cu.end_ok(cu.s1)
     assert int(g_end) == int(g)
     cu.iscap(cu.s1, cu.NONE)
-    Q, A = 0, 1
-    assert cu.shape(g) == ([cu.EMPTY, cu.KERNEL], [])
+    assert cu.shape(g) == ([cu.EMPTY, cu.KERNEL], [])  # Q (the existing node), then A
 
 
 def test_c114_null_graph(cu):

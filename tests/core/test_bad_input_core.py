@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from simcuda import Driver, DriverError, DeviceSpec
+from simcuda import DeviceSpec, Driver, DriverError
 
 SRC = b'extern "C" __global__ void k(int n) {}'
 

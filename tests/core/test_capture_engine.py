@@ -249,7 +249,7 @@ def test_end_capture_is_linear_in_size(env):
     d.event_record(evs[0], env.s1)
     for s in streams[1:]:
         d.stream_wait_event(s, evs[0], 0)
-    for i in range(2500):
+    for _ in range(2500):
         for s in streams:
             env.k(s)
     for i, s in enumerate(streams[1:], 1):

@@ -43,7 +43,7 @@ def test_cig_stream_records_work_and_refuses_forbidden_calls(cig):
 @pytest.mark.inferred
 def test_graph_with_host_node_launched_on_cig_stream_is_900(cig):
     """cuGraphLaunch of a graph holding a HOST node onto a CIG stream is 900 and the CIG capture goes on (C-127)."""
-    d, s, f = cig
+    d, s, _f = cig
     fn = ctypes.CFUNCTYPE(None, ctypes.c_void_p)(lambda _p: None)
     g = d.graph_create(0)
     d.graph_add_host_node(g, [], ctypes.cast(fn, ctypes.c_void_p).value, None)

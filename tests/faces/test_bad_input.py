@@ -336,7 +336,8 @@ def test_device_name_length_beyond_int_raises_like_the_wrapper(env):
                                               (-5, b"unrecognized error code", b"unrecognized error code"),
                                               (1, b"cudaErrorInvalidValue", b"invalid argument")])
 def test_runtime_error_strings_of_unknown_codes(code, name, text):
-    """cudaGetErrorName/String of a value that is no cudaError_t return ``b'unrecognized error code'``, like the real."""
+    """cudaGetErrorName/String of a value that is no cudaError_t return ``b'unrecognized error code'``, like the
+    real."""
     from simcuda.bindings import runtime as rt
     assert rt.cudaGetErrorName(code) == (rt.cudaError_t.cudaSuccess, name)
     assert rt.cudaGetErrorString(code) == (rt.cudaError_t.cudaSuccess, text)
@@ -346,7 +347,8 @@ def test_runtime_error_strings_of_unknown_codes(code, name, text):
 
 @pytest.mark.parametrize("arg", ["abc", None, 2 ** 32, 2 ** 63])
 def test_runtime_error_string_argument_conversion(arg):
-    """cudaGetErrorString converts its argument as the real enum conversion does (ValueError, TypeError, OverflowError)."""
+    """cudaGetErrorString converts its argument as the real enum conversion does (ValueError, TypeError,
+    OverflowError)."""
     from simcuda.bindings import runtime as rt
     for fn in ("cudaGetErrorName", "cudaGetErrorString"):
         got = raised(getattr(rt, fn), arg)
@@ -381,7 +383,7 @@ def test_padding_is_cheap_and_keeps_the_count(env):
     cu.cuGraphAddEmptyNode(g, [a], 1)
     res, nodes, count = cu.cuGraphGetNodes(g, 100_000)
     assert res == R.CUDA_SUCCESS and count == 2 and len(nodes) == 100_000 and int(nodes[-1]) == 0
-    res, frm, to, eds, count = cu.cuGraphGetEdges(g, 5)
+    res, _frm, to, eds, count = cu.cuGraphGetEdges(g, 5)
     assert count == 1 and len(eds) == 5 and eds[1] is not eds[2] and int(to[4]) == 0
 
 
@@ -505,7 +507,8 @@ def test_attach_mem_async_flags_must_be_one_attach_flag(env, flags):
 
 
 def test_coredump_flags_of_a_cig_context_use_the_real_bit_values(env):
-    """CIG contexts refuse CU_CTX_COREDUMP_ENABLE (0x20) / USER_COREDUMP_ENABLE (0x40), not LMEM_RESIZE_TO_MAX (0x10)."""
+    """CIG contexts refuse CU_CTX_COREDUMP_ENABLE (0x20) / USER_COREDUMP_ENABLE (0x40), not LMEM_RESIZE_TO_MAX
+    (0x10)."""
     p = cu.CUctxCreateParams()
     c = cu.CUctxCigParam()
     c.sharedDataType = 1
@@ -528,7 +531,8 @@ def test_memset_2d_pitch_smaller_than_a_row_is_invalid_value(env):
 
 @pytest.mark.parametrize("width, height", [(0, 1), (4, 0)])
 def test_zero_sized_memset_node_is_invalid_value(env, width, height):
-    """A memset node of width 0 or height 0 is INVALID_VALUE [inferred from the exec setter's rule]; no node is added."""
+    """A memset node of width 0 or height 0 is INVALID_VALUE [inferred from the exec setter's rule]; no node is
+    added."""
     g = cu.cuGraphCreate(0)[1]
     m = cu.CUDA_MEMSET_NODE_PARAMS()
     m.dst, m.elementSize, m.width, m.height, m.pitch = env.d, 1, width, height, 16
@@ -609,7 +613,8 @@ def test_v2_dot_path_of_a_wrong_kind_raises_value_error(v2, path, tmp_path, monk
     p = object() if path == "object" else np.zeros((2, 2))[:, 0] if path == "non-contiguous" else path
     got = raised(v2.graph_debug_dot_print, v2.g, p, 0)
     assert got == ("ValueError", "buf must be None, a Python int representing the pointer address to a valid "
-                                 "buffer, or a contiguous buffer (a ctypes object, NumPy array, bytes, ...), of size -1")
+                                 "buffer, or a contiguous buffer (a ctypes object, NumPy array, bytes, ...), "
+                                 "of size -1")
     assert list(tmp_path.iterdir()) == []
     import os
     assert not os.path.exists("/tmp/simcuda-should-not-exist.dot")
@@ -692,7 +697,8 @@ def capturing(env):
 
 
 def test_exec_update_from_a_capture_graph_is_invalid_value(capturing):
-    """cuGraphExecUpdate from the graph of a live capture is INVALID_VALUE [inferred]; the exec and capture are unchanged."""
+    """cuGraphExecUpdate from the graph of a live capture is INVALID_VALUE [inferred]; the exec and capture are
+    unchanged."""
     e = capturing
     assert cu.cuGraphExecUpdate(e.x, e.cg) == (INVALID, None)
     why = simcuda.last_error().why
@@ -763,8 +769,9 @@ def test_exec_child_graph_update_from_a_capture_graph_is_invalid_value(capturing
     ("cuGetErrorName", ("abc",), ("ValueError", "invalid literal for int() with base 10: 'abc'")),
     ("cuDeviceGetAttribute", ("abc", 0), ("ValueError", "invalid literal for int() with base 10: 'abc'")),
     ("cuGraphAddKernelNode", ("abc", None, 0, None), ("TypeError", "an integer is required")),
-    ("cuGraphAddKernelNode", (None, [1], 0, "abc"), ("TypeError", "Argument 'nodeParams' has incorrect type "
-                                                     "(expected cuda.bindings.driver.CUDA_KERNEL_NODE_PARAMS, got str)")),
+    ("cuGraphAddKernelNode", (None, [1], 0, "abc"),
+     ("TypeError", "Argument 'nodeParams' has incorrect type (expected cuda.bindings.driver.CUDA_KERNEL_NODE_PARAMS, "
+                   "got str)")),
     ("cuLaunchKernelEx", (None, "abc", None, 0), ("TypeError", "an integer is required")),
     ("cuMemcpy2DAsync", (None, "abc"), ("TypeError", "an integer is required")),
     ("cuLibraryLoadFromFile", (b"/x", None, None, "abc", None, None, 0), ("TypeError", "an integer is required")),

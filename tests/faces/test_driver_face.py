@@ -454,7 +454,7 @@ def test_kernel_args_refused_forms(env, recorded):
     """Forms the real helper refuses raise its TypeErrors and launch nothing."""
     with pytest.raises(TypeError, match="has tuples with different length"):
         launch(env.kargs, env.s1, ((1, 2), (ctypes.c_int,)))
-    with pytest.raises(TypeError, match="but expected Type <class '_ctypes.Structure'>"):
+    with pytest.raises(TypeError, match=re.escape("but expected Type <class '_ctypes.Structure'>")):
         launch(env.kargs, env.s1, ((ctypes.c_int(1),), (None,)))
     with pytest.raises(TypeError, match=r"Unsupported type: <class 'int'>"):
         launch(env.kargs, env.s1, ((1,), (int,)))
@@ -561,7 +561,7 @@ def test_captured_copy_reads_host_at_replay(env):
 
 def test_memory_queries(env):
     """cuMemGetInfo, cuMemGetAddressRange, cuMemAllocPitch and host allocations give the real shapes."""
-    free, total = ok(cu.cuMemGetInfo())
+    free, _total = ok(cu.cuMemGetInfo())
     d = ok(cu.cuMemAlloc(100))
     assert ok(cu.cuMemGetInfo())[0] == free - 100
     base, size = ok(cu.cuMemGetAddressRange(int(d) + 10))
@@ -713,13 +713,13 @@ def test_cig_context_and_capture_through_structs(env):
     cp.streamCigParams = [sp]
     assert cu.cuStreamBeginCaptureToCig(s, cp) == OK
     assert cu.cuStreamEndCaptureToCig(s) == OK
-    with pytest.raises(TypeError, match="expected cuda.bindings.driver.CUctxCreateParams, got int"):
+    with pytest.raises(TypeError, match=re.escape("expected cuda.bindings.driver.CUctxCreateParams, got int")):
         cu.cuCtxCreate(5, 0, 0)
 
 
 def test_error_names_and_strings(drv):
     """cuGetErrorName/String return bytes without cuInit; an unknown code is INVALID_VALUE."""
-    assert cu.cuGetErrorName(R.CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED) == OK + (b"CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED",)
+    assert cu.cuGetErrorName(R.CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED) == (*OK, b"CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED")
     s = ok(cu.cuGetErrorString(900))
     assert isinstance(s, bytes) and b"capturing" in s
     assert cu.cuGetErrorName(12345) == (R.CUDA_ERROR_INVALID_VALUE, None)

@@ -64,7 +64,8 @@ def simulated_runtime_names():
 def test_bad_arguments_convert_like_the_real_wrapper(face, name, monkeypatch):
     """Each bad argument raises what the real wrapper raises, or reaches the simulated driver."""
     import importlib
-    mod = {"driver": "cuda.bindings.driver", "_v2": "cuda.bindings._v2.driver", "runtime": "cuda.bindings.runtime"}[face]
+    mod = {"driver": "cuda.bindings.driver", "_v2": "cuda.bindings._v2.driver",
+           "runtime": "cuda.bindings.runtime"}[face]
     real = pytest.importorskip(mod)
     rcu = importlib.import_module("cuda.bindings.driver")
     sim = importlib.import_module("sim" + mod)
@@ -85,14 +86,14 @@ def test_bad_arguments_convert_like_the_real_wrapper(face, name, monkeypatch):
         for _ in range(2):
             for i in range(n):
                 for c in CANDIDATES:
-                    trial = base[:i] + [c] + base[i + 1:]
+                    trial = [*base[:i], c, *base[i + 1:]]
                     if outcome(getattr(real, name), [eval(a, rns) for a in trial]) == ("driver",):  # noqa: S307
                         base = trial
                         break
         bad = []
         for i in range(n):
             for b in BAD:
-                trial = base[:i] + [b] + base[i + 1:]
+                trial = [*base[:i], b, *base[i + 1:]]
                 want = outcome(getattr(real, name), [eval(a, rns) for a in trial])  # noqa: S307
                 got = outcome(getattr(sim, name), [eval(a, sns) for a in trial])  # noqa: S307
                 if got[0] == "MemoryError" and want == ("driver",):

@@ -6,6 +6,7 @@ GPU) and skip when it is not installed.
 from __future__ import annotations
 
 import ctypes
+import re
 import threading
 
 import pytest
@@ -109,10 +110,10 @@ def test_structs_refuse_keywords_and_wrong_field_types():
     with pytest.raises(TypeError, match="unexpected keyword"):
         rt.cudaMemsetParams(dst=1)
     p = rt.cudaMemcpy3DParms()
-    with pytest.raises(TypeError, match="expected cuda.bindings.runtime.cudaPos"):
+    with pytest.raises(TypeError, match=re.escape("expected cuda.bindings.runtime.cudaPos")):
         p.srcPos = (0, 0, 0)
     k = rt.cudaKernelNodeParams()
-    with pytest.raises(TypeError, match="expected cuda.bindings.runtime.dim3"):
+    with pytest.raises(TypeError, match=re.escape("expected cuda.bindings.runtime.dim3")):
         k.gridDim = (1, 2, 3)
     with pytest.raises(TypeError):
         rt.make_cudaPitchedPtr("x", 1, 1, 1)
@@ -250,7 +251,7 @@ def test_type_errors_like_the_real_wrapper(drv):
     with pytest.raises(TypeError, match="an integer is required"):
         rt.cudaStreamSynchronize("x")
     g = ok(rt.cudaGraphCreate(0))
-    with pytest.raises(TypeError, match="cyruntime.cudaGraphNode_t,driver.CUgraphNode"):
+    with pytest.raises(TypeError, match=re.escape("cyruntime.cudaGraphNode_t,driver.CUgraphNode")):
         rt.cudaGraphAddEmptyNode(g, [1], 1)
     with pytest.raises(RuntimeError, match="List is too small: 0 < 1"):
         rt.cudaGraphAddEmptyNode(g, [], 1)
@@ -495,7 +496,7 @@ def test_manual_graph_with_every_simulated_node_kind(drv, tmp_path):
     assert rt.cudaStreamSynchronize(s) == OK
     assert bytes(out) == bytes([4, 3, 2, 1]) * 4
     assert calls == [42]
-    launch = [r for r in drv.launch_log if r.kind == "KERNEL"][0]
+    launch = next(r for r in drv.launch_log if r.kind == "KERNEL")
     assert "fill" in launch.detail
     path = tmp_path / "g.dot"
     assert rt.cudaGraphDebugDotPrint(clone, str(path).encode(), 0) == OK

@@ -9,7 +9,7 @@ import pytest
 import simcuda
 from simcuda.bindings import driver as cu
 
-from .conftest import NT, OK, ok, err
+from .conftest import NT, OK, err, ok
 
 SET = cu.CUstreamUpdateCaptureDependencies_flags.CU_STREAM_SET_CAPTURE_DEPENDENCIES
 
@@ -20,7 +20,7 @@ def test_nesting_pattern_of_spec_4_6(env):
     child = env.capture(lambda s: ok(env.launch(env.inc, s, env.inc_args(env.buf))))
     ok(cu.cuStreamBeginCapture(env.s1, 0))
     ok(env.launch(env.inc, env.s1, env.inc_args(env.buf)))            # A
-    status, _cid, g, deps, _eds, n = ok(cu.cuStreamGetCaptureInfo(env.s1))
+    _status, _cid, g, deps, _eds, n = ok(cu.cuStreamGetCaptureInfo(env.s1))
     assert n == 1
     N = ok(cu.cuGraphAddChildGraphNode(g, deps, n, child))          # N (manual node)
     ok(cu.cuStreamUpdateCaptureDependencies(env.s1, [N], None, 1, SET))
@@ -30,7 +30,7 @@ def test_nesting_pattern_of_spec_4_6(env):
     A, N2, B = env.nodes(g2)
     assert int(N2) == int(N)
     assert env.types(g2) == [0, 4, 0]
-    frm, to, _eds, ne = ok(cu.cuGraphGetEdges(g2, 2))
+    frm, to, _eds, _ne = ok(cu.cuGraphGetEdges(g2, 2))
     assert [(int(a), int(b)) for a, b in zip(frm, to)] == [(int(A), int(N)), (int(N), int(B))]
     emb = ok(cu.cuGraphChildGraphNodeGetGraph(N))
     assert env.types(emb) == [0]
@@ -107,7 +107,7 @@ def test_graph_memory_nodes_through_capture(env):
     g = env.capture(body)
     p = seen[0]
     assert env.types(g) == [10, 2, 0, 1, 11]
-    frm, to, _e, n = ok(cu.cuGraphGetEdges(g, 4))
+    frm, to, _e, _n = ok(cu.cuGraphGetEdges(g, 4))
     ids = [(ok(cu.cuGraphNodeGetLocalId(a)), ok(cu.cuGraphNodeGetLocalId(b))) for a, b in zip(frm, to)]
     assert ids == [(0, 1), (1, 2), (2, 3), (3, 4)]
     err(cu.cuMemcpyDtoH(ctypes.create_string_buffer(4), p, 4), 1)  # nothing mapped outside replay (C31)
@@ -133,7 +133,7 @@ def test_forked_allocation_use(env):
         ok(cu.cuStreamWaitEvent(s1, env.e2, 0))
         ok(cu.cuMemFreeAsync(p, s1))                                # F
     g = env.capture(body)
-    frm, to, _e, n = ok(cu.cuGraphGetEdges(g, 5))
+    frm, to, _e, _n = ok(cu.cuGraphGetEdges(g, 5))
     ids = sorted((ok(cu.cuGraphNodeGetLocalId(a)), ok(cu.cuGraphNodeGetLocalId(b))) for a, b in zip(frm, to))
     assert ids == [(0, 1), (1, 2), (1, 3), (2, 4), (3, 4)]
 

@@ -10,7 +10,7 @@ import pytest
 import simcuda
 from simcuda.bindings import driver as cu
 
-from .conftest import ok, err
+from .conftest import err, ok
 
 pydot = pytest.importorskip("pydot")
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")  # pyparsing's, raised inside pydot
@@ -68,8 +68,9 @@ def test_fork_join_parses_with_one_statement_per_node_and_edge(env, flags):
         assert str(i) in label
     edges = [(e.get_source().strip('"'), e.get_destination().strip('"')) for e in sg.get_edges()]
     frm, to, _eds, ne = ok(cu.cuGraphGetEdges(g, 4))
-    want = [(f"graph_{gid}_node_{ok(cu.cuGraphNodeGetLocalId(a))}", f"graph_{gid}_node_{ok(cu.cuGraphNodeGetLocalId(b))}")
-            for a, b in zip(frm, to)]
+    def name(n):
+        return f"graph_{gid}_node_{ok(cu.cuGraphNodeGetLocalId(n))}"
+    want = [(name(a), name(b)) for a, b in zip(frm, to)]
     assert edges == want and ne == 4
 
 

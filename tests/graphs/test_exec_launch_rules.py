@@ -1,4 +1,5 @@
-"""Destroyed execs at launch/upload and the UPLOAD instantiate flag (spec 16, 9), through the driver and runtime faces."""
+"""Destroyed execs at launch/upload and the UPLOAD instantiate flag (spec 16, 9), through the driver and runtime
+faces."""
 from __future__ import annotations
 
 import numpy as np
@@ -125,7 +126,8 @@ def test_v2_instantiate_with_flags_upload_raises_invalid_value(env):
 
 
 def test_runtime_instantiate_and_with_flags_refuse_upload(env):
-    """cudaGraphInstantiate and cudaGraphInstantiateWithFlags with cudaGraphInstantiateFlagUpload are cudaErrorInvalidValue."""
+    """cudaGraphInstantiate and cudaGraphInstantiateWithFlags with cudaGraphInstantiateFlagUpload are
+    cudaErrorInvalidValue."""
     g = rt.cudaGraph_t(int(memset_graph(env, 5)))
     up = rt.cudaGraphInstantiateFlags.cudaGraphInstantiateFlagUpload
     assert rt.cudaGraphInstantiate(g, up) == (RE.cudaErrorInvalidValue, None)

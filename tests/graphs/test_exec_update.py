@@ -8,7 +8,7 @@ import simcuda
 from simcuda.bindings import driver as cu
 from simcuda.bindings._v2 import driver as v2
 
-from .conftest import ok, err
+from .conftest import err, ok
 
 UR = cu.CUgraphExecUpdateResult
 FAIL = 910
@@ -43,7 +43,8 @@ def test_same_topology_updates_parameters(env):
 
 
 def test_node_count_changed(env):
-    """C-138: a different (created) node count is NOT_SUPPORTED (spec 16) with a NULL error node; the exec is unchanged."""
+    """C-138: a different (created) node count is NOT_SUPPORTED (spec 16) with a NULL error node; the exec is
+    unchanged."""
     x = ok(cu.cuGraphInstantiate(env.kernels(2), 0))
     e = update_fails(x, env.kernels(3), UR.CU_GRAPH_EXEC_UPDATE_ERROR_NOT_SUPPORTED)
     assert e.update_info[1:] == (0, 0)
@@ -54,7 +55,7 @@ def test_node_count_changed(env):
 def test_more_exit_nodes(env):
     """More exit nodes than the exec's graph: TOPOLOGY_CHANGED with one of the new exit nodes."""
     g1, _ = chain(env, [[], [0], [1]])
-    g2, (a, b, c) = chain(env, [[], [0], [0]])
+    g2, (_a, b, _c) = chain(env, [[], [0], [0]])
     x = ok(cu.cuGraphInstantiate(g1, 0))
     e = update_fails(x, g2, UR.CU_GRAPH_EXEC_UPDATE_ERROR_TOPOLOGY_CHANGED)
     assert e.update_info[1] == int(b)
@@ -63,7 +64,7 @@ def test_more_exit_nodes(env):
 def test_dependency_count_changed(env):
     """A paired node with another number of dependencies: TOPOLOGY_CHANGED, error node = that node."""
     g1, _ = chain(env, [[], [0], [1]])
-    g2, (a, b, c) = chain(env, [[], [0], [0, 1]])
+    g2, (_a, _b, c) = chain(env, [[], [0], [0, 1]])
     x = ok(cu.cuGraphInstantiate(g1, 0))
     e = update_fails(x, g2, UR.CU_GRAPH_EXEC_UPDATE_ERROR_TOPOLOGY_CHANGED)
     assert e.update_info[1:] == (int(c), 0)
@@ -72,7 +73,7 @@ def test_dependency_count_changed(env):
 def test_dependency_changed_names_error_from_node(env):
     """A dependency paired by edge order that does not match: error node and error-from node are set."""
     g1, _ = chain(env, [[], [], [0]])
-    g2, (a, b, c) = chain(env, [[], [], [1]])
+    g2, (_a, b, c) = chain(env, [[], [], [1]])
     x = ok(cu.cuGraphInstantiate(g1, 0))
     e = update_fails(x, g2, UR.CU_GRAPH_EXEC_UPDATE_ERROR_TOPOLOGY_CHANGED)
     assert e.update_info[1:] == (int(c), int(b))

@@ -99,7 +99,7 @@ def test_same_created_count_with_a_destroyed_node_still_updates(bufs):
     """An exec made after a node was destroyed updates from its graph (same created and live counts): SUCCESS."""
     env = bufs
     g = memsets(env, (env.buf, 1), (env.buf2, 2), (env.buf, 3))
-    n0, n1, n2 = env.nodes(g)
+    n0, _n1, n2 = env.nodes(g)
     ok(cu.cuGraphDestroyNode(n2))
     x = ok(cu.cuGraphInstantiate(g, 0))
     p = ok(cu.cuGraphMemsetNodeGetParams(n0))

@@ -7,7 +7,7 @@ import numpy as np
 
 from simcuda.bindings import driver as cu
 
-from .conftest import ok, err
+from .conftest import err, ok
 
 F = cu.CUgraphInstantiate_flags
 AUTO_FREE = int(F.CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH)

@@ -22,7 +22,7 @@ def test_destroyed_member_leaves_the_sequence_and_its_nodes_stay(env):
     fork(env)
     ok(env.launch(env.k, env.s2))  # B
     ok(cu.cuStreamDestroy(env.s2))
-    st, cid, g, deps, _eds, n = ok(cu.cuStreamGetCaptureInfo(env.s1))
+    st, cid, g, _deps, _eds, n = ok(cu.cuStreamGetCaptureInfo(env.s1))
     assert st == ST.CU_STREAM_CAPTURE_STATUS_ACTIVE and n == 0
     seq = env.d._live_captures[int(cid)]
     assert [m.handle for m in seq.members] == [int(env.s1)]

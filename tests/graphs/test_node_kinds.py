@@ -2,13 +2,14 @@
 from __future__ import annotations
 
 import ctypes
+import re
 
 import pytest
 
 import simcuda
 from simcuda.bindings import driver as cu
 
-from .conftest import NT, ok, err
+from .conftest import NT, err, ok
 
 INVALID_VALUE, INVALID_HANDLE, NOT_SUPPORTED = 1, 400, 801
 
@@ -166,7 +167,7 @@ def test_add_node_generic_refuses_unsimulated_types(env):
 def test_struct_type_checks_like_the_wrapper(env):
     """A parent struct class (CUDA_KERNEL_NODE_PARAMS_v2) or an int raises TypeError before the driver."""
     g = ok(cu.cuGraphCreate(0))
-    with pytest.raises(TypeError, match="expected cuda.bindings.driver.CUDA_KERNEL_NODE_PARAMS"):
+    with pytest.raises(TypeError, match=re.escape("expected cuda.bindings.driver.CUDA_KERNEL_NODE_PARAMS")):
         cu.cuGraphAddKernelNode(g, None, 0, cu.CUDA_KERNEL_NODE_PARAMS_v2())
     with pytest.raises(TypeError, match="got int"):
         cu.cuGraphAddMemAllocNode(g, None, 0, 5)

@@ -1,7 +1,6 @@
 """The graph functions of the ``cuda.bindings._v2.driver`` face: int handles, helpers with ``.ptr``, raising."""
 from __future__ import annotations
 
-
 import pytest
 
 from simcuda.bindings import driver as cu

@@ -1,7 +1,7 @@
 """Fixtures for the oxicuda-style face: a fresh simulated driver per test."""
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 import pytest
 

@@ -212,10 +212,9 @@ def test_context_manager_discards_on_exception(drv):
     """An exception inside the with block ends the capture, discards its graph and propagates."""
     stream = Stream.new()
     live_before = len(drv.all_graphs())
-    with pytest.raises(KeyError):
-        with StreamCapture.begin(stream) as cap:
-            cap.record_memset(8, 1)
-            raise KeyError("boom")
+    with pytest.raises(KeyError), StreamCapture.begin(stream) as cap:
+        cap.record_memset(8, 1)
+        raise KeyError("boom")
     assert not cap.is_active()
     assert cap.graph is None
     assert drv.stream_is_capturing(stream.raw()) == core_cap.NONE
@@ -228,9 +227,8 @@ def test_context_manager_discards_on_exception(drv):
 def test_context_manager_propagates_original_error_when_capture_was_invalidated(drv):
     """If the capture was invalidated, the with block still re-raises the user's exception, not 901."""
     stream = Stream.new()
-    with pytest.raises(CudaError.StreamCaptureUnsupported):
-        with StreamCapture.begin(stream):
-            stream.synchronize()
+    with pytest.raises(CudaError.StreamCaptureUnsupported), StreamCapture.begin(stream):
+        stream.synchronize()
     assert drv.stream_is_capturing(stream.raw()) == core_cap.NONE
 
 

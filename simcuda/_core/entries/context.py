@@ -39,9 +39,13 @@ class Contexts(Work):
         return self._device(ordinal).ordinal
 
     @entry
-    def device_get_name(self, dev: int) -> str:
-        """cuDeviceGetName."""
-        return self._device(dev).spec.name
+    def device_get_name(self, dev: int, length: int | None = None) -> str:
+        """cuDeviceGetName. Errors: 101 bad device; 1 a ``length`` (the buffer size, when the face has one)
+        that is not positive."""
+        name = self._device(dev).spec.name
+        if length is not None and length <= 0:
+            raise DriverError(1, f"cuDeviceGetName: length {length} must be positive")
+        return name
 
     @entry
     def device_total_mem(self, dev: int) -> int:

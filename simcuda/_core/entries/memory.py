@@ -47,13 +47,17 @@ class Memory(Work):
                                  f"{ctx.device.spec.total_mem} bytes ({self.memory.in_use} in use)")
 
     @entry
-    def mem_alloc(self, size: int, call: str = "cuMemAlloc", managed: bool = False, flags: int = 1) -> int:
-        """cuMemAlloc / cuMemAllocManaged. Errors: 201 no context; 1 size 0, or managed ``flags`` other than
-        CU_MEM_ATTACH_GLOBAL (1) / CU_MEM_ATTACH_HOST (2); 2 out of memory; 900 (spec 5.2)."""
+    def mem_alloc(self, size: int, call: str = "cuMemAlloc", managed: bool = False, flags: int = 1,
+                  allow_zero: bool = False) -> int:
+        """cuMemAlloc / cuMemAllocManaged (and the runtime's cudaMalloc*). Errors: 201 no context; 1 size 0, or
+        managed ``flags`` other than CU_MEM_ATTACH_GLOBAL (1) / CU_MEM_ATTACH_HOST (2); 2 out of memory; 900
+        (spec 5.2). ``allow_zero``: size 0 succeeds with address 0 (the runtime's rule for cudaMalloc(0))."""
         t = self._thread()
         ctx = self._ctx_current(t)
         if managed and flags not in (1, 2):
             raise DriverError(1, f"{call} flags {flags} must be CU_MEM_ATTACH_GLOBAL (1) or CU_MEM_ATTACH_HOST (2)")
+        if allow_zero and size == 0:
+            return 0
         self._check_alloc_size(int(size), ctx)
         cap.check_unsafe(self, t, call)
         return self.memory.reserve(int(size), KIND_MANAGED if managed else KIND_DEVICE, ctx).start
@@ -97,19 +101,23 @@ class Memory(Work):
         self.memory.free(a)
 
     @entry
-    def mem_alloc_host(self, size: int, call: str = "cuMemAllocHost", flags: int = 0) -> int:
-        """cuMemAllocHost / cuMemHostAlloc: real, page-locked-in-name host memory; returns its address.
+    def mem_alloc_host(self, size: int, call: str = "cuMemAllocHost", flags: int = 0, allow_zero: bool = False) -> int:
+        """cuMemAllocHost / cuMemHostAlloc (and cudaMallocHost / cudaHostAlloc): real, page-locked-in-name host
+        memory; returns its address.
 
-        Errors: 201 no context; 1 size 0; 900 (spec 5.2); 2 OUT_OF_MEMORY for more than the machine's
-        physical memory (page-locked memory cannot exceed it) or when the process cannot get the memory.
+        Errors: 201 no context; 1 flag bits outside PORTABLE/DEVICEMAP/WRITECOMBINED, size 0; 900 (spec 5.2);
+        2 OUT_OF_MEMORY for more than the machine's physical memory (page-locked memory cannot exceed it) or
+        when the process cannot get the memory. ``allow_zero``: size 0 gives address 0 (the runtime's rule).
         """
         t = self._thread()
         self._ctx_current(t)
-        if size <= 0:
-            raise DriverError(1, f"host allocation size {size} must be positive")
         if flags & ~0x7:
             raise DriverError(1, f"{call} flags 0x{flags:x} have bits outside CU_MEMHOSTALLOC_PORTABLE (1), "
                                  "DEVICEMAP (2) and WRITECOMBINED (4)")
+        if allow_zero and size == 0:
+            return 0
+        if size <= 0:
+            raise DriverError(1, f"host allocation size {size} must be positive")
         cap.check_unsafe(self, t, call)
         limit = hostmem.physical_memory()
         if limit and size > limit:

@@ -46,9 +46,17 @@ class Modules(Work):
         m.unloaded = True
 
     @entry
-    def module_get_function(self, h: int, name: str) -> int:
-        """cuModuleGetFunction. Errors: 400 bad module; 201 a module of a destroyed context [I]; 500 NOT_FOUND
-        unknown entry name."""
+    def module_get_function(self, h: int, name: str | int | None) -> int:
+        """cuModuleGetFunction. ``name``: the entry name, or (as a face that takes a ``char*`` address passes it)
+        ``None`` for NULL or the ``int`` address of the C string (read only where readable, :mod:`hostmem`).
+
+        Errors, in order: 1 NULL or unreadable name; 400 bad module; 201 a module of a destroyed context [I];
+        500 NOT_FOUND unknown entry name."""
+        if name is None or isinstance(name, int):
+            if not name or name < 0:
+                raise DriverError(1, "cuModuleGetFunction: the name is NULL" if not name else
+                                  f"cuModuleGetFunction: the name {name:#x} is not a host address")
+            name = hostmem.read_c_string(self.memory, name, "cuModuleGetFunction name").decode("utf-8", "replace")
         m = self._module(h)
         f = m.functions.get(name)
         if f is None:

@@ -24,10 +24,9 @@ import array as _array
 import ctypes as _ct
 import functools as _functools
 import threading as _threading
-from typing import Any
+from typing import Any, ClassVar
 
 from ... import _state as _st
-from ..._core import hostmem as _hostmem
 from ..._core.errors import DriverError as _CoreError
 from ..._core.memory import DEVICE as _DEV
 from ..._core.memory import HOST as _HOST
@@ -35,10 +34,9 @@ from ..._core.memory import CopyParams as _CopyParams
 from ..._core.memory import MemsetParams as _MemsetParams
 from ..._generated import v2_enums as _E2
 from ..._generated.driver_enums import CUresult as _CUresult
-from ..._generated.driver_outputs import ERROR_STRINGS as _ERROR_STRINGS
 from ..._generated.driver_outputs import V2_FUNCTIONS as _V2_FUNCTIONS
-from .. import _kernel_params as _KP
 from .. import _driver_types as _T
+from .. import _kernel_params as _KP
 from .._driver_types import buffer_address as _buffer_address
 
 globals().update(_E2.__all_enums__)
@@ -181,18 +179,10 @@ def _u(x: Any) -> int:
     return x if type(x) is int and x >= 0 else _T.c_uint(x, 64, "unsigned long long")
 
 
-def _refuse(call: str, code: int, why: str) -> None:
-    _raise(_drv().refuse(call, code, why))
-
-
 def _readable(addr: int, nbytes: int, what: str) -> int:
-    """``addr`` after checking that ``nbytes`` there are readable memory of this process (the face reads
-    them); otherwise INVALID_VALUE for the call in progress (:mod:`simcuda._core.hostmem`)."""
-    d = _drv()
-    why = _hostmem.problem(d.memory, int(addr), int(nbytes), "r")
-    if why is not None:
-        _refuse(getattr(_CALL, "name", "cu"), 1, f"{what}: {why}")
-    return int(addr)
+    """``addr`` after the core has checked that ``nbytes`` there are readable memory of this process (the face
+    reads them; INVALID_VALUE otherwise, for the call in progress: :meth:`simcuda.Driver.check_host_range`)."""
+    return _drv().check_host_range(addr, nbytes, what, getattr(_CALL, "name", "cu"))
 
 
 def _i64(values: list) -> memoryview:
@@ -215,7 +205,7 @@ class _CStruct:
     """A struct helper over real memory: snake_case fields, ``.ptr`` for ``intptr_t`` parameters."""
 
     _layout: Any = None
-    _names: dict = {}
+    _names: ClassVar[dict[str, str]] = {}  # snake_case field -> C field
 
     def __init__(self) -> None:
         object.__setattr__(self, "_c", self._layout())
@@ -226,7 +216,7 @@ class _CStruct:
         return _ct.addressof(self._c)
 
     @classmethod
-    def from_ptr(cls, ptr: int) -> "_CStruct":
+    def from_ptr(cls, ptr: int) -> _CStruct:
         """A helper viewing the struct at ``ptr`` (no copy)."""
         o = cls.__new__(cls)
         object.__setattr__(o, "_c", cls._layout.from_address(_ip(ptr)))
@@ -268,7 +258,8 @@ class StreamCigParam(_CStruct):
     ``stream_shared_data``); ``.ptr`` is its address."""
 
     _layout = _CStreamCigParam
-    _names = {"stream_shared_data_type": "streamSharedDataType", "stream_shared_data": "streamSharedData"}
+    _names: ClassVar[dict[str, str]] = {"stream_shared_data_type": "streamSharedDataType",
+                                        "stream_shared_data": "streamSharedData"}
 
 
 class StreamCigCaptureParams(_CStruct):
@@ -276,14 +267,14 @@ class StreamCigCaptureParams(_CStruct):
     ``StreamCigParam`` (its ``.ptr``)."""
 
     _layout = _CStreamCigCaptureParams
-    _names = {"stream_cig_params": "streamCigParams"}
+    _names: ClassVar[dict[str, str]] = {"stream_cig_params": "streamCigParams"}
 
 
 class CtxCigParam(_CStruct):
     """CtxCigParam(): a ``CUctxCigParam`` (``shared_data_type``, ``shared_data``)."""
 
     _layout = _CCtxCigParam
-    _names = {"shared_data_type": "sharedDataType", "shared_data": "sharedData"}
+    _names: ClassVar[dict[str, str]] = {"shared_data_type": "sharedDataType", "shared_data": "sharedData"}
 
 
 class CtxCreateParams(_CStruct):
@@ -291,8 +282,8 @@ class CtxCreateParams(_CStruct):
     ``cig_params``: addresses/counts)."""
 
     _layout = _CCtxCreateParams
-    _names = {"exec_affinity_params": "execAffinityParams", "num_exec_affinity_params": "numExecAffinityParams",
-              "cig_params": "cigParams"}
+    _names: ClassVar[dict[str, str]] = {"exec_affinity_params": "execAffinityParams",
+                                        "num_exec_affinity_params": "numExecAffinityParams", "cig_params": "cigParams"}
 
 
 class GraphEdgeData:
@@ -307,14 +298,14 @@ class GraphEdgeData:
         self._single = size == 1
 
     @staticmethod
-    def from_data(data: Any) -> "GraphEdgeData":
+    def from_data(data: Any) -> GraphEdgeData:
         """Wrap an existing structured array of the edge-data dtype (no copy)."""
         o = GraphEdgeData.__new__(GraphEdgeData)
         o._data, o._single = data, False
         return o
 
     @staticmethod
-    def from_ptr(ptr: int, size: int = 1) -> "GraphEdgeData":
+    def from_ptr(ptr: int, size: int = 1) -> GraphEdgeData:
         """View ``size`` structs at the address ``ptr`` (no copy)."""
         np = _np()
         buf = (_ct.c_uint8 * (8 * int(size))).from_address(_ip(ptr))
@@ -330,7 +321,7 @@ class GraphEdgeData:
     def __len__(self) -> int:
         return len(self._data)
 
-    def __getitem__(self, i: int) -> "GraphEdgeData":
+    def __getitem__(self, i: int) -> GraphEdgeData:
         o = GraphEdgeData.__new__(GraphEdgeData)
         o._data, o._single = self._data[i:i + 1] if i != -1 else self._data[-1:], True
         return o
@@ -365,7 +356,8 @@ class GraphExecUpdateResultInfo_v1(_CStruct):
     ``GraphExecUpdateResult``), ``error_node``, ``error_from_node`` (int handles); ``.ptr`` its address."""
 
     _layout = _CUpdateInfo
-    _names = {"result": "result", "error_node": "errorNode", "error_from_node": "errorFromNode"}
+    _names: ClassVar[dict[str, str]] = {"result": "result", "error_node": "errorNode",
+                                        "error_from_node": "errorFromNode"}
 
 
 class GraphInstantiateParams(_CStruct):
@@ -374,15 +366,15 @@ class GraphInstantiateParams(_CStruct):
     which writes ``result_out`` and ``h_err_node_out``."""
 
     _layout = _CInstantiateParams
-    _names = {"flags_": "flags", "h_upload_stream": "hUploadStream", "h_err_node_out": "hErrNode_out",
-              "result_out": "result_out"}
+    _names: ClassVar[dict[str, str]] = {"flags_": "flags", "h_upload_stream": "hUploadStream",
+                                        "h_err_node_out": "hErrNode_out", "result_out": "result_out"}
 
 
 class HostNodeParams_v1(_CStruct):
     """HostNodeParams_v1(): a ``CUDA_HOST_NODE_PARAMS`` (``fn``: function address, ``user_data``: address)."""
 
     _layout = _CHostNodeParams
-    _names = {"fn": "fn", "user_data": "userData"}
+    _names: ClassVar[dict[str, str]] = {"fn": "fn", "user_data": "userData"}
 
 
 _BUF_ERR = ("buf must be None, a Python int representing the pointer address to a valid buffer, or a contiguous "
@@ -467,7 +459,9 @@ def _struct_at(addr_or_obj: Any, layout: Any) -> Any:
     if isinstance(addr_or_obj, _CStruct):
         return addr_or_obj._c
     a = _int_ptr(addr_or_obj)
-    return layout.from_address(_readable(a, _ct.sizeof(layout), f"struct {layout.__name__.lstrip('_C')}")) if a else None
+    if not a:
+        return None
+    return layout.from_address(_readable(a, _ct.sizeof(layout), f"struct {layout.__name__.lstrip('_C')}"))
 
 
 # ================================================================================ init, devices, contexts
@@ -486,20 +480,13 @@ def driver_get_version() -> int:
 @_face
 def get_error_name(error: Any) -> str:
     """The ``CUresult`` name (``'CUDA_ERROR_INVALID_VALUE'``). Raises InvalidValueError for an unknown code."""
-    try:
-        return _CUresult(int(error)).name
-    except ValueError:
-        _refuse("get_error_name", 1, f"{error!r} is not a CUresult value")
+    return _drv().get_error_name(int(error))
 
 
 @_face
 def get_error_string(error: Any) -> str:
     """The code's documentation sentence (see the tuple face's ``cuGetErrorString``)."""
-    try:
-        m = _CUresult(int(error))
-    except ValueError:
-        _refuse("get_error_string", 1, f"{error!r} is not a CUresult value")
-    return _ERROR_STRINGS.get(int(m), m.name)
+    return _drv().get_error_string(int(error))
 
 
 @_face
@@ -520,10 +507,7 @@ def device_get_name(len: Any, dev: Any) -> bytes:  # noqa: A002  (the real param
     ``ValueError: negative count`` as the real wrapper does when it sizes its buffer; 0 is INVALID_VALUE."""
     if len < 0:
         raise ValueError("negative count")
-    name = _drv().device_get_name(dev).encode()
-    if len == 0:
-        _refuse("cuDeviceGetName", 1, "cuDeviceGetName: length 0 must be positive")
-    return name[:len - 1]
+    return _drv().device_get_name(dev, len).encode()[:len - 1]
 
 
 @_face
@@ -894,15 +878,8 @@ def module_get_function(hmod: Any, name: Any) -> int:
     """A kernel handle by entry name: a buffer holding it (``bytes``...), the int address of the C string, or
     ``None`` (NULL: InvalidValueError); a ``str`` raises the real ``ValueError``. Raises NotFoundError for an
     unknown name."""
-    n = _path_buf(name)
-    d = _drv()
-    if n is None:
-        _refuse("cuModuleGetFunction", 1, "cuModuleGetFunction: the name is NULL")
-    if isinstance(n, int):
-        n = _hostmem.read_c_string(d.memory, n, "cuModuleGetFunction name") if n > 0 else None
-        if n is None:
-            _refuse("cuModuleGetFunction", 1, "cuModuleGetFunction: the name is not a host address")
-    return d.module_get_function(hmod, n.decode("utf-8", "replace"))
+    n = _path_buf(name)  # None (NULL) and int addresses go to the core as they are
+    return _drv().module_get_function(hmod, n if n is None or isinstance(n, int) else n.decode("utf-8", "replace"))
 
 
 @_face
@@ -919,6 +896,9 @@ def launch_kernel(f: Any, grid_dim_x: Any, grid_dim_y: Any, grid_dim_z: Any, blo
     hf = _ip(f)
     d = _drv()
     kp = kernel_params
+    if _ip(extra):  # the rule is the core's: 1 with kernel_params too (cuLaunchKernel documentation), else 801
+        _KP.check_form(kp)
+        d.check_kernel_extra(_KP.given(kp), _ip(extra), "cuLaunchKernel")
     try:
         if isinstance(kp, int):  # an intptr_t address (a negative one fails as a host address)
             kp = _ip_arg(kp)
@@ -927,8 +907,6 @@ def launch_kernel(f: Any, grid_dim_x: Any, grid_dim_y: Any, grid_dim_z: Any, blo
             args = _KP.kernel_args(d, hf, kp, "cuLaunchKernel")
     except TypeError as e:  # the _v2 helper spells its message correctly
         raise TypeError(str(e).replace("implimenting", "implementing")) from None
-    if _ip(extra):
-        _refuse("cuLaunchKernel", 801, "cuLaunchKernel: arguments through 'extra' are not simulated")
     d.launch_kernel(hf, (_u(grid_dim_x), _u(grid_dim_y), _u(grid_dim_z)),
                     (_u(block_dim_x), _u(block_dim_y), _u(block_dim_z)), _u(shared_mem_bytes), _ip(h_stream), args)
 
@@ -1098,7 +1076,7 @@ def _host_params(node_params: Any) -> Any:
         raise TypeError(f"node_params must be a HostNodeParams_v1 or an address, not {type(node_params).__name__}")
     c = _struct_at(node_params, _CHostNodeParams)
     if c is None:
-        _refuse("graph host node", 1, "the host node parameters are NULL")
+        _drv().require_arg(False, "node_params", getattr(_CALL, "name", "cuGraphAddHostNode"))
     return c
 
 
@@ -1133,7 +1111,8 @@ def graph_host_node_set_params(h_node: Any, node_params: Any) -> None:
 def graph_exec_host_node_set_params(h_graph_exec: Any, h_node: Any, node_params: Any) -> None:
     """Set a HOST node's function and user data in an exec."""
     c = _host_params(node_params)
-    _drv().graph_exec_node_set_params(_ip(h_graph_exec), _ip(h_node), 3, {"fn": c.fn or 0, "user_data": c.userData or 0})
+    _drv().graph_exec_node_set_params(_ip(h_graph_exec), _ip(h_node), 3,
+                                      {"fn": c.fn or 0, "user_data": c.userData or 0})
 
 
 @_face
@@ -1304,7 +1283,7 @@ def graph_instantiate_with_params(h_graph: Any, instantiate_params: Any) -> int:
     c = _struct_at(instantiate_params, _CInstantiateParams)
     try:
         if c is None:
-            raise _drv().refuse("cuGraphInstantiateWithParams", 1, "instantiate_params is NULL")
+            _drv().require_arg(False, "instantiate_params", "cuGraphInstantiateWithParams")
         x = _drv().graph_instantiate_with_params(_ip(h_graph), int(c.flags), int(c.hUploadStream))
     except _CoreError as e:
         if c is not None:
@@ -1317,8 +1296,8 @@ def graph_instantiate_with_params(h_graph: Any, instantiate_params: Any) -> int:
 # ================================================================================ the rest: not simulated
 def _stub(name: str) -> Any:
     def stub(*args: Any, **kwargs: Any) -> Any:
-        _refuse(name, 801, f"{name} is not simulated by simcuda (cuda.bindings._v2.driver); it always raises "
-                           "NotSupportedError")
+        _raise(_drv().not_simulated(name, f"{name} is not simulated by simcuda (cuda.bindings._v2.driver); it "
+                                          "always raises NotSupportedError"))
     stub.__name__ = stub.__qualname__ = name
     stub.__doc__ = (f"Not simulated: mirrors ``{_V2_FUNCTIONS[name]}`` by name only; always raises "
                     "``NotSupportedError`` (801) with a ``why``.")

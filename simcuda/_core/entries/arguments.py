@@ -1,0 +1,127 @@
+"""Argument rules the faces report: facts a face finds in what it unpacks, decided by the core (spec 3).
+
+A face unpacks what the core cannot see (parameter structs, argument forms, files); when what it finds
+breaks a rule of the call, it hands the fact to one of these entries and the core decides the code, so
+every face returns the same one ("faces translate, never decide", docs/architecture.md).
+"""
+from __future__ import annotations
+
+from .. import hostmem
+from ..errors import DriverError
+from ..memory import DEVICE, HOST
+from ..state import entry
+from ..work import Work
+
+
+class ArgumentRules(Work):
+    """Argument rules of the simulated driver that the faces report to (``require_arg``, ``check_flags``...)."""
+
+    @entry
+    def get_error_name(self, code: int) -> str:
+        """cuGetErrorName: the ``CUresult`` name of ``code``. Errors: 1 for a value that is no ``CUresult``."""
+        from ..errors import CUresult
+        try:
+            return CUresult(int(code)).name
+        except ValueError:
+            raise DriverError(1, f"cuGetErrorName: {code!r} is not a CUresult value") from None
+
+    @entry
+    def get_error_string(self, code: int) -> str:
+        """cuGetErrorString: the description of ``code`` (the cuda-bindings docstring sentence, spec 10).
+        Errors: 1 for a value that is no ``CUresult``."""
+        from ..._generated.driver_outputs import ERROR_STRINGS
+        from ..errors import CUresult
+        try:
+            member = CUresult(int(code))
+        except ValueError:
+            raise DriverError(1, f"cuGetErrorString: {code!r} is not a CUresult value") from None
+        return ERROR_STRINGS.get(int(member), member.name)
+
+    @entry
+    def require_arg(self, present: bool, arg: str, call: str) -> None:
+        """A required pointer argument (a parameter struct, a name, a config) that is NULL is INVALID_VALUE (1),
+        as every entry point's Returns list has it for a NULL required pointer."""
+        if not present:
+            raise DriverError(1, f"{call}: {arg} is NULL (a required pointer argument may not be NULL)")
+
+    @entry
+    def require_count(self, count: int, available: int, what: str, call: str) -> None:
+        """A count field larger than the array it counts (``accessDescCount``, ``count``, ``numExtSems``) is
+        INVALID_VALUE (1): the driver would read past the array [inferred]."""
+        if count > available:
+            raise DriverError(1, f"{call}: {what} {count} is larger than its array ({available} entries) "
+                                 "[inferred: INVALID_VALUE]")
+
+    @entry
+    def check_flags(self, flags: int, allowed: int, what: str, call: str) -> None:
+        """A flags argument with bits outside ``allowed`` is INVALID_VALUE (1), as the entry's Returns list has it."""
+        if flags & ~allowed:
+            raise DriverError(1, f"{call}: {what} 0x{flags:x} have bits outside 0x{allowed:x}")
+
+    @entry
+    def check_host_range(self, addr: int, nbytes: int, what: str, call: str) -> int:
+        """``addr`` when ``nbytes`` there are readable memory of this process (the face reads them: a
+        dependency array, edge data, a struct given by address); else INVALID_VALUE (1) (:mod:`hostmem`)."""
+        hostmem.check(self.memory, int(addr), int(nbytes), "r", f"{call}: {what}")
+        return int(addr)
+
+    @entry
+    def read_image_file(self, path: str, call: str = "cuModuleLoad") -> bytes:
+        """The bytes of a module or library file (cuModuleLoad, cuLibraryLoadFromFile). Errors: 301
+        FILE_NOT_FOUND when the file cannot be read, as those calls' Returns lists give it."""
+        try:
+            with open(path, "rb") as fh:
+                return fh.read()
+        except OSError as e:
+            raise DriverError(301, f"{call}: cannot read {path!r}: {e.strerror}") from None
+
+    @entry
+    def copy_memory_type(self, memory_type: int, side: str, call: str) -> str:
+        """The kind of one side of a CUDA_MEMCPY2D/3D from its ``CUmemorytype``: ``"host"`` (1), ``"device"`` (2)
+        or ``"unified"`` (4). Errors: 801 CU_MEMORYTYPE_ARRAY (3), CUDA arrays are not simulated; 1 any other
+        value (not a CUmemorytype)."""
+        kind = {1: HOST, 2: DEVICE, 4: "unified"}.get(memory_type)
+        if kind is not None:
+            return kind
+        if memory_type == 3:
+            raise DriverError(801, f"{call}: CUDA arrays ({side}MemoryType CU_MEMORYTYPE_ARRAY) are not simulated")
+        raise DriverError(1, f"{call}: {side}MemoryType {memory_type} is not a CUmemorytype (1 host, 2 device, "
+                             "3 array, 4 unified)")
+
+    @entry
+    def check_kernel_extra(self, params_given: bool, extra: int, call: str = "cuLaunchKernel") -> None:
+        """The ``extra`` argument of a launch or a kernel node. cuLaunchKernel's documentation: "The error
+        CUDA_ERROR_INVALID_VALUE will be returned if kernel parameters are specified with both kernelParams
+        and extra (i.e. both kernelParams and extra are non-NULL)": 1 when both are given. ``extra`` alone is
+        801: kernel arguments packed in a buffer (CU_LAUNCH_PARAM_BUFFER_POINTER) are not simulated."""
+        if not extra:
+            return
+        if params_given:
+            raise DriverError(1, f"{call}: kernelParams and extra are both non-NULL; kernel parameters may be "
+                                 "given through one of them only (cuLaunchKernel documentation)")
+        raise DriverError(801, f"{call}: kernel arguments through 'extra' (CU_LAUNCH_PARAM_BUFFER_POINTER) are not "
+                               "simulated; pass kernelParams")
+
+    @entry
+    def check_launch_attributes(self, ids: list[int], call: str = "cuLaunchKernelEx") -> None:
+        """The launch attributes of a CUlaunchConfig: IGNORE (0), COOPERATIVE (2) and PRIORITY (8) are
+        accepted (no effect); any other is 801, not simulated (spec 13.B)."""
+        for a in ids:
+            if a not in (0, 2, 8):
+                raise DriverError(801, f"{call}: launch attribute {a} is not simulated (spec 13.B)")
+
+    @entry
+    def check_node_type(self, ntype: int, call: str = "cuGraphAddNode") -> None:
+        """The ``type`` of a CUgraphNodeParams: the simulated node types are 0-12; CONDITIONAL (13) and the
+        types 14, 16, 17, 18 are 801, not simulated; any other value is 1, not a CUgraphNodeType."""
+        if 0 <= ntype <= 12:
+            return
+        if ntype in (13, 14, 16, 17, 18):
+            raise DriverError(801, f"{call}: node type {ntype} is not simulated")
+        raise DriverError(1, f"{call}: node type {ntype} is not a CUgraphNodeType")
+
+    @entry
+    def check_child_ownership(self, ownership: int, call: str = "cuGraphAddNode") -> None:
+        """The ``ownership`` of a child-graph CUgraphNodeParams: CLONE (0) or MOVE (1); anything else is 1."""
+        if ownership not in (0, 1):
+            raise DriverError(1, f"{call}: child graph ownership {ownership} is not CLONE (0) or MOVE (1)")
