@@ -108,7 +108,7 @@ class Recorder:
 _RECORDERS: weakref.WeakKeyDictionary[Driver, Recorder] = weakref.WeakKeyDictionary()
 
 
-def RecordingDriver(*args: Any, **kwargs: Any) -> Driver:  # noqa: N802 - kept under its earlier class name
+def RecordingDriver(*args: Any, **kwargs: Any) -> Driver:
     """A fresh :class:`simcuda.Driver` (same arguments) with a :class:`Recorder` attached; used by ``simcuda run``."""
     return Recorder().attach(Driver(*args, **kwargs))
 

@@ -1,7 +1,8 @@
 """Python kernels: the process-wide registry and what a registered kernel receives."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from .driver import Driver

@@ -1,9 +1,9 @@
 """The simulator's own logs: what ran (``driver.launch_log``) and what failed (``driver.error_log``)."""
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from itertools import islice
-from typing import Any, Iterator
+from typing import Any
 
 import attrs
 

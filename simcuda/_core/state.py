@@ -13,7 +13,8 @@ import inspect
 import os
 import threading
 import weakref
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from . import capture as cap
 from . import graph as gr
@@ -246,7 +247,7 @@ class DriverState:
 
     def _stream(self, h: int, t: ThreadState | None = None) -> Stream:
         """Resolve a stream handle with the preamble checks of spec section 3."""
-        if h == 0 or h == CU_STREAM_LEGACY or h == CU_STREAM_PER_THREAD:
+        if h == 0 or h in (CU_STREAM_LEGACY, CU_STREAM_PER_THREAD):
             t = t or self._thread()
             ctx = self._ctx_current(t)
             if h == CU_STREAM_PER_THREAD or (h == 0 and self._per_thread_mode()):

@@ -9,7 +9,8 @@ other threads wait for it. See the ``Driver`` docstring for the fidelity notes.
 from __future__ import annotations
 
 import threading
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from . import capture as cap
 from . import graph as gr
@@ -137,7 +138,7 @@ class Work(DriverState):
         event.state = RECORDED
         event.capture = None
         if not stream.busy and (self.progression == "immediate"
-                                or not stream.pending and not (stream.is_legacy and self._queue)):
+                                or (not stream.pending and not (stream.is_legacy and self._queue))):
             event.time_ms = self._clock_ms
             event.pending_on = None
         else:

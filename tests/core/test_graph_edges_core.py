@@ -4,6 +4,8 @@ after refused and accepted calls, for chains, fan-outs and fan-ins large enough 
 edge structures (:mod:`simcuda._core.graph`, module docstring)."""
 from __future__ import annotations
 
+import itertools
+
 import pytest
 
 from simcuda import Driver, DriverError
@@ -48,7 +50,7 @@ def dependents(d, n):
 
 
 def test_duplicate_within_one_call_adds_nothing(d):
-    """An edge listed twice in one cuGraphAddDependencies call is INVALID_VALUE and none of the call's edges is added."""
+    """An edge listed twice in one cuGraphAddDependencies call is INVALID_VALUE and none of its edges is added."""
     g = d.graph_create(0)
     a, b, c = empties(d, g, 3)
     why = refused(d, 1, d.graph_add_dependencies, g, [a, b, a], [b, c, b], [])
@@ -59,7 +61,8 @@ def test_duplicate_within_one_call_adds_nothing(d):
 
 
 def test_duplicate_of_an_existing_edge_whatever_its_edge_data(d):
-    """An edge between two nodes that already have one is INVALID_VALUE, whatever the edge data, and the graph keeps its edges."""
+    """An edge between two nodes that already have one is INVALID_VALUE, whatever the edge data, and the graph keeps
+    its edges."""
     g = d.graph_create(0)
     a, b, c = empties(d, g, 3)
     d.graph_add_dependencies(g, [a], [b], [PROG])
@@ -73,7 +76,7 @@ def test_duplicate_of_an_existing_edge_whatever_its_edge_data(d):
 
 
 def test_first_failing_edge_wins_and_edge_data_is_checked_last(d):
-    """Node checks run edge by edge before the edge-data check, so a bad node after bad edge data is the one reported."""
+    """Node checks run edge by edge before the edge-data check: a bad node after bad edge data is the one reported."""
     g, g2 = d.graph_create(0), d.graph_create(0)
     a, b = empties(d, g, 2)
     (x,) = empties(d, g2, 1)
@@ -91,7 +94,7 @@ def test_chain_in_one_call_keeps_creation_order(d):
     g = d.graph_create(0)
     ns = empties(d, g, 300)
     d.graph_add_dependencies(g, ns[:-1], ns[1:], [])
-    assert edges(d, g) == [(a, b, gr.ZERO_ED) for a, b in zip(ns[:-1], ns[1:])]
+    assert edges(d, g) == [(a, b, gr.ZERO_ED) for a, b in itertools.pairwise(ns)]
     assert deps(d, ns[150]) == [ns[149]] and dependents(d, ns[150]) == [ns[151]]
     assert d.graph_get_root_nodes(g) == [ns[0]]
 
@@ -112,12 +115,13 @@ def test_fan_out_one_edge_per_call_then_removal_in_any_order(d):
     assert all(deps(d, x) == [] for x in gone) and all(deps(d, x) == [root] for x in kept)
     assert [(e.src.handle, e.dst.handle) for e in d._graph(g).removed_edges] == [(root, x) for x in gone[::-1]]
     d.graph_add_dependencies(g, [root], [gone[0]], [])  # a removed pair can be added again, at the end
-    assert dependents(d, root) == kept + [gone[0]]
+    assert dependents(d, root) == [*kept, gone[0]]
     assert edges(d, g)[-1] == (root, gone[0], gr.ZERO_ED)
 
 
 def test_fan_in_removal_and_refusals(d):
-    """A 200-way fan-in: removing a missing edge, an edge with other edge data, or one edge twice is INVALID_VALUE and removes nothing."""
+    """A 200-way fan-in: removing a missing edge, an edge with other edge data, or one edge twice is INVALID_VALUE and
+    removes nothing."""
     g = d.graph_create(0)
     *srcs, sink = empties(d, g, 201)
     d.graph_add_dependencies(g, srcs, [sink] * len(srcs), [PROG if i % 3 == 0 else gr.ZERO_ED
@@ -133,7 +137,8 @@ def test_fan_in_removal_and_refusals(d):
 
 
 def test_destroy_node_cuts_only_its_edges(d):
-    """Destroying the hub of a fan-out and a node in a fan-in removes exactly their edges and forgets edges removed from them earlier."""
+    """Destroying the hub of a fan-out and a node in a fan-in removes exactly their edges and forgets edges removed
+    from them earlier."""
     g = d.graph_create(0)
     root, *mid = empties(d, g, 101)
     (sink,) = empties(d, g, 1)
@@ -161,19 +166,20 @@ def test_edits_after_removals_still_instantiate_in_order(d):
     root, *leaves = empties(d, g, 60)
     d.graph_add_dependencies(g, [root] * 59, leaves, [])
     d.graph_remove_dependencies(g, [root] * 30, leaves[:30], [])
-    d.graph_add_dependencies(g, leaves[30:], leaves[:29] + [root], [])  # root now waits for leaf 59
+    d.graph_add_dependencies(g, leaves[30:], [*leaves[:29], root], [])  # root now waits for leaf 59
     s = d.stream_create(0)
     d.launch_log.clear()
     d.graph_launch(d.graph_instantiate(g, 0), s)
     order = [r.node for r in d.launch_log]
     pos = {n: i for i, n in enumerate(order)}
-    lid = {h: d.graph_node_get_local_id(h) for h in [root] + leaves}
+    lid = {h: d.graph_node_get_local_id(h) for h in [root, *leaves]}
     assert sorted(order) == list(range(60))
     assert all(pos[lid[a]] < pos[lid[b]] for a, b, _ in edges(d, g))
 
 
 def test_pair_index_with_a_captured_duplicate_dependency(d):
-    """A capture whose dependency list names a node twice gives the next node two edges from it; look-ups and removals stay exact."""
+    """A capture whose dependency list names a node twice gives the next node two edges from it; look-ups and removals
+    stay exact."""
     mod = d.module_load_data(b'extern "C" __global__ void k() {}')
     f = d.module_get_function(mod, "k")
     s = d.stream_create(0)
@@ -195,7 +201,8 @@ def test_pair_index_with_a_captured_duplicate_dependency(d):
 
 
 def test_exec_with_a_backward_edge_launched_into_a_capture_as_a_child_node():
-    """With graph_launch_in_capture="child-node", an exec whose graph has an edge from a later node to an earlier one is copied with that edge."""
+    """With graph_launch_in_capture="child-node", an exec whose graph has an edge from a later node to an earlier one
+    is copied with that edge."""
     from simcuda import Options
     d = Driver(options=Options(graph_launch_in_capture="child-node"))
     d.init(0)

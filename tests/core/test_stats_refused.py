@@ -35,7 +35,8 @@ def refused(code, fn, *args):
 
 
 def test_graph_launch_refused_906_is_not_counted():
-    """cuGraphLaunch on the legacy stream while a blocking stream captures: 906, the capture is invalidated, nothing is counted or run."""
+    """cuGraphLaunch on the legacy stream while a blocking stream captures: 906, the capture is invalidated, nothing is
+    counted or run."""
     d = make()
     d.stream_begin_capture(d.s, RELAXED)
     before = dict(d.stats)
@@ -47,7 +48,8 @@ def test_graph_launch_refused_906_is_not_counted():
 
 
 def test_kernel_launch_refused_906_or_901_is_not_counted():
-    """cuLaunchKernel refused with 906 (legacy stream) and then 901 (invalidated capture) leaves kernel_launches as it was."""
+    """cuLaunchKernel refused with 906 (legacy stream) and then 901 (invalidated capture) leaves kernel_launches as it
+    was."""
     d = make()
     d.stream_begin_capture(d.s, RELAXED)
     d.launch_kernel(d.f, (1, 1, 1), (1, 1, 1), 0, d.s, [])
@@ -63,7 +65,8 @@ def test_kernel_launch_refused_906_or_901_is_not_counted():
 
 
 def test_refused_begin_is_not_counted():
-    """cuStreamBeginCapture refused (900 legacy stream, 1 bad mode, 401 already capturing) leaves captures_begun as it was."""
+    """cuStreamBeginCapture refused (900 legacy stream, 1 bad mode, 401 already capturing) leaves captures_begun as it
+    was."""
     d = make()
     refused(900, d.stream_begin_capture, LEGACY, GLOBAL)
     refused(1, d.stream_begin_capture, d.s, 7)

@@ -51,7 +51,8 @@ def descend(g, depth):
 
 
 def test_deep_nesting_instantiate_launch_clone_update_dot_destroy(env, tmp_path):
-    """A kernel 2,000 child-graph levels deep instantiates, replays once per launch, clones, exec-updates, prints DOT and is destroyed."""
+    """A kernel 2,000 child-graph levels deep instantiates, replays once per launch, clones, exec-updates, prints DOT
+    and is destroyed."""
     top, levels, inner = nest(env, DEPTH, lambda g: ok(cu.cuGraphAddKernelNode(g, None, 0, kernel_params(env.k))))
     inner_gid = ok(cu.cuGraphGetId(inner))
 
@@ -102,7 +103,8 @@ def test_deep_nesting_instantiate_launch_clone_update_dot_destroy(env, tmp_path)
 
 
 def test_deep_nesting_as_a_child_device_launch_and_node_destroy(env):
-    """A 2,000-deep graph can be embedded (one deep copy), instantiated for device launch, and cut off with cuGraphDestroyNode."""
+    """A 2,000-deep graph can be embedded (one deep copy), instantiated for device launch, and cut off with
+    cuGraphDestroyNode."""
     top, levels, inner = nest(env, DEPTH, lambda g: ok(cu.cuGraphAddKernelNode(g, None, 0, kernel_params(env.k))))
     outer = ok(cu.cuGraphCreate(0))
     holder = ok(cu.cuGraphAddChildGraphNode(outer, None, 0, top))
@@ -120,14 +122,15 @@ def test_deep_nesting_as_a_child_device_launch_and_node_destroy(env):
 
 
 def test_deep_nesting_launched_into_a_capture_as_a_child_node(monkeypatch):
-    """With graph_launch_in_capture="child-node" a 2,000-deep exec launched into a capture becomes a child-graph node that replays."""
+    """With graph_launch_in_capture="child-node" a 2,000-deep exec launched into a capture becomes a child-graph node
+    that replays."""
     monkeypatch.delenv("CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM", raising=False)
     from .conftest import _make_env
     d = simcuda.Driver(options=simcuda.Options(graph_launch_in_capture="child-node"))
     old = simcuda.use(d)
     try:
         env = _make_env(d)
-        top, _, inner = nest(env, DEPTH, lambda g: ok(cu.cuGraphAddKernelNode(g, None, 0, kernel_params(env.k))))
+        top, _, _inner = nest(env, DEPTH, lambda g: ok(cu.cuGraphAddKernelNode(g, None, 0, kernel_params(env.k))))
         x = ok(cu.cuGraphInstantiate(top, 0))
         g = env.capture(lambda s: ok(cu.cuGraphLaunch(x, s)))
         assert env.types(g) == [4]

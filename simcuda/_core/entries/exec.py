@@ -102,7 +102,7 @@ class Execs(Work):
     @entry
     def graph_node_get_enabled(self, hexec: int, hnode: int) -> int:
         """cuGraphNodeGetEnabled: 1 when the node is enabled in the exec, else 0. Errors as SetEnabled."""
-        x, pos, old = self._exec_node(hexec, hnode)
+        _x, _pos, old = self._exec_node(hexec, hnode)
         if old.type not in gr.ENABLE_TYPES:
             raise DriverError(1, f"node {old.local_id} is {gr.TYPE_KEYWORDS[old.type]}; only kernel, memcpy and "
                                  "memset nodes have an enabled state")
@@ -264,7 +264,8 @@ class Execs(Work):
         or (AUTO_FREE_ON_LAUNCH) the next launch.
         Errors: 1 NULL or destroyed exec (spec 16, 9), 400 garbage handle; 1 INVALID_VALUE when allocations
         of an earlier launch are unfreed and the exec was instantiated without AUTO_FREE_ON_LAUNCH (C-142);
-        900 into a capturing stream, invalidating the capture (spec 3.8), unless ``Options(graph_launch_in_capture="child-node")``,
+        900 into a capturing stream, invalidating the capture (spec 3.8), unless
+        ``Options(graph_launch_in_capture="child-node")``,
         which adds a GRAPH node holding a copy of the exec's graph as instantiated (1 for an exec with
         memory nodes [I]); 900 onto a CIG stream for graphs with HOST, memory or batch nodes (spec 8.3);
         906/901 by the stream rules.
@@ -358,7 +359,8 @@ class Execs(Work):
         docstring's TOPOLOGY_CHANGED); TOPOLOGY_CHANGED (2) when the created counts match but the live node
         counts differ (error node NULL), the graph has more exit nodes (error node one of them), a node's
         dependency count differs or a dependency differs (error node the node, error-from node the
-        dependency); NODE_TYPE_CHANGED (3) (error node from ``hgraph``); per node the "Graph Update Limitations": UNSUPPORTED_FUNCTION_CHANGE
+        dependency); NODE_TYPE_CHANGED (3) (error node from ``hgraph``); per node the "Graph Update Limitations":
+        UNSUPPORTED_FUNCTION_CHANGE
         (7) for a kernel function of another context, PARAMETERS_CHANGED (5) for memcpy/memset memory
         kind, context or multi-dimensional geometry changes, a changed number of external semaphores or
         batch-op shape, ATTRIBUTES_CHANGED (8) for a priority change under USE_NODE_PRIORITY [I code];

@@ -574,7 +574,8 @@ class Graphs(Work):
 
     @entry
     def graph_node_set_params(self, hnode: int, ntype: int, spec: Any) -> None:
-        """cuGraphNodeSetParams and the per-kind setters (cuGraphKernelNodeSetParams, cuGraphEventRecordNodeSetEvent...).
+        """cuGraphNodeSetParams and the per-kind setters (cuGraphKernelNodeSetParams,
+        cuGraphEventRecordNodeSetEvent...).
 
         Args: ``spec`` as the matching add entry takes it (kernel: dict ``hfunc, grid, block, shmem, args``;
         memcpy: CopyParams; memset: MemsetParams; host: dict ``fn, user_data, sync_mode``; events: the

@@ -1,4 +1,5 @@
-"""Memory: device, managed, pinned host and stream-ordered allocations, copies and sets, arrays (spec 3.8, 3.10, 5.2, 6)."""
+"""Memory: device, managed, pinned host and stream-ordered allocations, copies and sets, arrays (spec 3.8, 3.10, 5.2,
+6)."""
 from __future__ import annotations
 
 from typing import Any
@@ -33,7 +34,8 @@ class _Array:
 
 
 class Memory(Work):
-    """Memory: device, managed, pinned host and stream-ordered allocations, copies and sets, arrays of the simulated driver.
+    """Memory: device, managed, pinned host and stream-ordered allocations, copies and sets, arrays of the simulated
+    driver.
 
     Entries: ``cuMemAlloc*``, ``cuMemFree*``, ``cuMemHost*``, ``cuMemcpy*``, ``cuMemsetD*``,
     ``cuMemGetInfo``, ``cuMemGetAddressRange``, ``cuArrayCreate``/``Destroy``.

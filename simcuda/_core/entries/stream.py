@@ -1,6 +1,7 @@
 """Streams, stream work and the capture control calls (spec 3, 4, 6)."""
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 from .. import capture as cap
@@ -48,10 +49,8 @@ class Streams(Work):
         self._stream_drain(s)
         cap.on_stream_destroyed(self, s)
         s.destroyed = True
-        try:
+        with contextlib.suppress(ValueError):
             s.ctx.streams.remove(s)
-        except ValueError:
-            pass
 
     @entry
     def stream_query(self, h: int) -> None:
@@ -104,7 +103,8 @@ class Streams(Work):
         s = self._stream(h, t)
         ev = self._event(hevent)
         if flags not in (0, 1):
-            raise DriverError(1, f"cuStreamWaitEvent flags {flags} are not 0 or CU_EVENT_WAIT_EXTERNAL (1) (spec 4.1 row 1)")
+            raise DriverError(1, f"cuStreamWaitEvent flags {flags} are not 0 or CU_EVENT_WAIT_EXTERNAL (1) "
+                                 "(spec 4.1 row 1)")
         cap.wait_event(self, s, ev, flags)
 
     @entry
@@ -171,7 +171,8 @@ class Streams(Work):
         return cap.status_of(s)
 
     @entry
-    def stream_get_capture_info(self, h: int, edge_data: bool = True) -> tuple[int, int, int, list[int], list[tuple], int]:
+    def stream_get_capture_info(self, h: int,
+                                edge_data: bool = True) -> tuple[int, int, int, list[int], list[tuple], int]:
         """cuStreamGetCaptureInfo: ``(status, id, graph, deps, edge_data, n)`` (spec 3.5).
 
         ``edge_data=False`` is the v2 ABI (deps asked for without edge data): 402 LOSSY_QUERY when a
