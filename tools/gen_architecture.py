@@ -12,6 +12,10 @@ import pathlib
 import sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tools"))
+
+from _gen import write_or_check  # noqa: E402
+
 PAGE = ROOT / "docs" / "architecture.md"
 START, END = "<!-- module-map:start -->", "<!-- module-map:end -->"
 GROUPS = [("simcuda/_core", "The core (the simulated driver; knows nothing of the faces)"),
@@ -53,16 +57,8 @@ def render() -> str:
 
 
 def main() -> int:
-    """Write the page, or with ``--check`` exit 1 when it is stale."""
-    text = render()
-    if "--check" in sys.argv:
-        if PAGE.read_text() != text:
-            print("docs/architecture.md's module map is out of date; run tools/gen_architecture.py")
-            return 1
-        return 0
-    PAGE.write_text(text)
-    print(f"wrote {PAGE}")
-    return 0
+    """Write the output, or with ``--check`` exit 1 when it is stale."""
+    return write_or_check(PAGE, render())
 
 
 if __name__ == "__main__":

@@ -25,6 +25,10 @@ import re
 import sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tools"))
+
+from _gen import write_or_check  # noqa: E402
+
 OUT = ROOT / "simcuda" / "_generated" / "entry_table.py"
 REQUESTS = ROOT / "tools" / "data" / "cuda-bindings-13.5.0-procaddress-requests.txt"
 API = ROOT / "tools" / "data" / "cuda-bindings-13.5.0-api.json"
@@ -110,17 +114,8 @@ def render(pxd: str) -> str:
 
 
 def main() -> int:
-    """Write the table, or with ``--check`` exit 1 when it differs from what the installed wheel gives."""
-    text = render(pxd_text())
-    if "--check" in sys.argv:
-        if not OUT.exists() or OUT.read_text() != text:
-            print("simcuda/_generated/entry_table.py is stale against the installed cuda-bindings; "
-                  "run tools/gen_entry_table.py")
-            return 1
-        return 0
-    OUT.write_text(text)
-    print(f"wrote {OUT}")
-    return 0
+    """Write the output, or with ``--check`` exit 1 when it is stale."""
+    return write_or_check(OUT, render(pxd_text()))
 
 
 if __name__ == "__main__":

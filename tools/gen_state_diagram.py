@@ -11,6 +11,9 @@ import sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tools"))
+
+from _gen import write_or_check  # noqa: E402
 
 from simcuda._core.capture import MACHINE, STATUS_NAMES  # noqa: E402
 
@@ -43,16 +46,8 @@ def render() -> str:
 
 
 def main() -> int:
-    out = ROOT / "docs" / "capture-states.md"
-    text = render()
-    if "--check" in sys.argv:
-        if not out.exists() or out.read_text() != text:
-            print("docs/capture-states.md is out of date; run tools/gen_state_diagram.py")
-            return 1
-        return 0
-    out.write_text(text)
-    print(f"wrote {out}")
-    return 0
+    """Write the output, or with ``--check`` exit 1 when it is stale."""
+    return write_or_check(ROOT / "docs" / "capture-states.md", render())
 
 
 if __name__ == "__main__":

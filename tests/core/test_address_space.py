@@ -15,6 +15,8 @@ from simcuda import Driver, DriverError, Options
 from simcuda._core import process
 from simcuda.bindings import driver as cu
 
+from .conftest import ready
+
 SUCCESS = cu.CUresult.CUDA_SUCCESS
 
 linux_only = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="lazily backed mappings: Linux")
@@ -166,17 +168,13 @@ def test_oxicuda_stream_follows_the_current_driver():
 
 def test_addresses_are_never_reused_and_stay_recognised():
     """A freed allocation's address and a closed driver's addresses never come back; the closed driver is named."""
-    d1 = Driver()
-    d1.init(0)
-    d1.ctx_create(0, 0)
+    d1 = ready()
     p1 = d1.mem_alloc(1 << 20)
     d1.mem_free(p1)
     p2 = d1.mem_alloc(1 << 20)
     assert p2 != p1
     d1.close()
-    d2 = Driver()
-    d2.init(0)
-    d2.ctx_create(0, 0)
+    d2 = ready()
     fresh_ptrs = {d2.mem_alloc(1 << 20) for _ in range(8)}
     assert not fresh_ptrs & {p1, p2}
     assert process.SPACE.owner(p2) == d1.serial
@@ -190,9 +188,7 @@ def test_handles_come_from_per_driver_ranges():
     """The first stream of two drivers made the same way has different handles, each in its driver's range."""
     hs = []
     for _ in range(2):
-        d = Driver()
-        d.init(0)
-        d.ctx_create(0, 0)
+        d = ready()
         hs.append((d, d.stream_create(0)))
     (d1, h1), (d2, h2) = hs
     assert h1 != h2
@@ -203,9 +199,7 @@ def test_thousands_of_drivers_fit():
     """3,000 drivers, each with a touched allocation, fit in one process; the address space only grows forward."""
     starts = []
     for _ in range(3000):
-        d = Driver()
-        d.init(0)
-        d.ctx_create(0, 0)
+        d = ready()
         p = d.mem_alloc(4096)
         d.memory.device_view(p, 4096)[:4] = b"used"
         starts.append(p)
@@ -216,9 +210,7 @@ def test_thousands_of_drivers_fit():
 def test_host_budget_refuses_with_out_of_memory_and_changes_nothing():
     """An allocation that would pass the host budget is OUT_OF_MEMORY with a why; nothing is allocated, and a
     smaller one still succeeds."""
-    d = Driver(options=Options(host_memory_budget=process.SPACE.committed + (8 << 20)))
-    d.init(0)
-    d.ctx_create(0, 0)
+    d = ready(options=Options(host_memory_budget=process.SPACE.committed + (8 << 20)))
     with pytest.raises(DriverError) as ei:
         d.mem_alloc(16 << 20)
     assert int(ei.value.code) == 2 and "host budget" in ei.value.why
@@ -229,9 +221,7 @@ def test_host_budget_refuses_with_out_of_memory_and_changes_nothing():
 
 def test_device_size_still_bounds_allocations():
     """Past the simulated device's total memory an allocation is OUT_OF_MEMORY even under a large host budget."""
-    d = Driver(devices=[simcuda.DeviceSpec(total_mem=1 << 30)], options=Options(host_memory_budget=1 << 40))
-    d.init(0)
-    d.ctx_create(0, 0)
+    d = ready(devices=[simcuda.DeviceSpec(total_mem=1 << 30)], options=Options(host_memory_budget=1 << 40))
     with pytest.raises(DriverError) as ei:
         d.mem_alloc(2 << 30)
     assert int(ei.value.code) == 2 and "simulated device" in ei.value.why

@@ -46,15 +46,6 @@ ACCEPTED = [
 ]
 
 
-@pytest.fixture
-def d():
-    """An initialised driver with a context."""
-    drv = Driver()
-    drv.init(0)
-    drv.ctx_create(0, 0)
-    return drv
-
-
 def _state(d):
     return sorted(d._objs), d.memory.in_use, len(d.launch_log)
 

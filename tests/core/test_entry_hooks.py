@@ -3,17 +3,10 @@ from __future__ import annotations
 
 import pytest
 
-from simcuda import Driver, DriverError
+from simcuda import DriverError
 from simcuda._core.state import ENTRIES
 
-
-@pytest.fixture
-def d():
-    """An initialised driver with a context."""
-    drv = Driver()
-    drv.init(0)
-    drv.ctx_create(0, 0)
-    return drv
+from .conftest import ready
 
 
 def test_before_and_after_see_the_call_and_its_result(d):
@@ -51,9 +44,7 @@ def test_hooks_belong_to_one_driver(d):
     """A hook on one driver does not observe another driver's calls."""
     seen = []
     d.add_hook("stream_create", after=lambda drv, a, k, r, t: seen.append(drv))
-    other = Driver()
-    other.init(0)
-    other.ctx_create(0, 0)
+    other = ready()
     other.stream_create(0)
     assert seen == []
     d.stream_create(0)

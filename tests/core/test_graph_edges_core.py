@@ -14,15 +14,6 @@ from simcuda._core import graph as gr
 PROG = (0, 0, 1)  # programmatic edge data (CU_GRAPH_DEPENDENCY_TYPE_PROGRAMMATIC)
 
 
-@pytest.fixture
-def d():
-    """An initialised driver with a context."""
-    drv = Driver()
-    drv.init(0)
-    drv.ctx_create(0, 0)
-    return drv
-
-
 def refused(d, code, fn, *args):
     """Call ``fn``; assert it raises ``code`` and return the why."""
     with pytest.raises(DriverError) as ei:

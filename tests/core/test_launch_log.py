@@ -7,22 +7,9 @@ import pytest
 from simcuda import Driver, Options
 from simcuda._core.driver import DEFAULT_LAUNCH_LOG_LIMIT, LaunchLog
 
+from .conftest import with_exec
+
 SRC = b'extern "C" __global__ void k() {}'
-
-
-def make(**options):
-    """An initialised driver with a context, kernel ``d.f``, a blocking stream ``d.s`` and a 3-node exec ``d.x``."""
-    d = Driver(options=Options(**options))
-    d.init(0)
-    d.ctx_create(0, 0)
-    d.f = d.module_get_function(d.module_load_data(SRC), "k")
-    d.s = d.stream_create(0)
-    g = d.graph_create(0)
-    a = d.graph_add_empty_node(g, [])
-    b = d.graph_add_kernel_node(g, [a], d.f, (1, 1, 1), (1, 1, 1), 0, [])
-    d.graph_add_empty_node(g, [b])
-    d.x = d.graph_instantiate(g, 0)
-    return d
 
 
 def launch(d, times):
@@ -39,7 +26,7 @@ def test_default_bound_is_at_least_a_million():
 
 def test_bound_keeps_the_most_recent_records():
     """With launch_log_limit=5 and 12 replayed nodes the log holds the last 5, numbered 7..11, oldest first."""
-    d = make(launch_log_limit=5)
+    d = with_exec(launch_log_limit=5)
     launch(d, 4)
     log = d.launch_log
     assert (len(log), log.total, log.dropped) == (5, 12, 7)
@@ -57,7 +44,7 @@ def test_bound_keeps_the_most_recent_records():
 
 def test_off_switch_logs_nothing_but_counts():
     """launch_log_limit=0 keeps no record of stream work or replays, and the work still runs and is counted."""
-    d = make(launch_log_limit=0)
+    d = with_exec(launch_log_limit=0)
     launch(d, 3)
     buf = d.mem_alloc(16)
     from simcuda._core.memory import MemsetParams
@@ -70,7 +57,7 @@ def test_off_switch_logs_nothing_but_counts():
 
 def test_none_keeps_everything_and_clear_restarts_the_count():
     """launch_log_limit=None keeps every record; clear() empties the log and the next record is seq 0."""
-    d = make(launch_log_limit=None)
+    d = with_exec(launch_log_limit=None)
     launch(d, 5)
     assert [r.seq for r in d.launch_log] == list(range(15))
     d.launch_log.clear()
@@ -81,7 +68,7 @@ def test_none_keeps_everything_and_clear_restarts_the_count():
 
 def test_clear_of_a_wrapped_log():
     """After the ring buffer wrapped, clear() and new records start again in order."""
-    d = make(launch_log_limit=4)
+    d = with_exec(launch_log_limit=4)
     launch(d, 3)
     d.launch_log.clear()
     launch(d, 2)

@@ -7,13 +7,13 @@ import pytest
 from simcuda import Driver, DriverError
 from simcuda._core import capture as cap
 
+from .conftest import ready
+
 
 @pytest.fixture
 def d():
     """An initialised driver with a context and two streams ``d.s1``/``d.s2``."""
-    drv = Driver()
-    drv.init(0)
-    drv.ctx_create(0, 0)
+    drv = ready()
     drv.s1, drv.s2 = drv.stream_create(1), drv.stream_create(1)
     return drv
 

@@ -4,27 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from simcuda import Driver, DriverError, Options
+from simcuda import Driver, DriverError
+
+from .conftest import with_exec
 
 SRC = b'extern "C" __global__ void k() {}'
 LEGACY = 1
 GLOBAL, RELAXED = 0, 2
 NONE, ACTIVE, INVALIDATED = 0, 1, 2
-
-
-def make(**options):
-    """An initialised driver with a context, kernel ``d.f``, a blocking stream ``d.s`` and a 3-node exec ``d.x``."""
-    d = Driver(options=Options(**options))
-    d.init(0)
-    d.ctx_create(0, 0)
-    d.f = d.module_get_function(d.module_load_data(SRC), "k")
-    d.s = d.stream_create(0)
-    g = d.graph_create(0)
-    a = d.graph_add_empty_node(g, [])
-    b = d.graph_add_kernel_node(g, [a], d.f, (1, 1, 1), (1, 1, 1), 0, [])
-    d.graph_add_empty_node(g, [b])
-    d.x = d.graph_instantiate(g, 0)
-    return d
 
 
 def refused(code, fn, *args):
@@ -37,7 +24,7 @@ def refused(code, fn, *args):
 def test_graph_launch_refused_906_is_not_counted():
     """cuGraphLaunch on the legacy stream while a blocking stream captures: 906, the capture is invalidated, nothing is
     counted or run."""
-    d = make()
+    d = with_exec()
     d.stream_begin_capture(d.s, RELAXED)
     before = dict(d.stats)
     refused(906, d.graph_launch, d.x, LEGACY)
@@ -50,7 +37,7 @@ def test_graph_launch_refused_906_is_not_counted():
 def test_kernel_launch_refused_906_or_901_is_not_counted():
     """cuLaunchKernel refused with 906 (legacy stream) and then 901 (invalidated capture) leaves kernel_launches as it
     was."""
-    d = make()
+    d = with_exec()
     d.stream_begin_capture(d.s, RELAXED)
     d.launch_kernel(d.f, (1, 1, 1), (1, 1, 1), 0, d.s, [])
     assert d.stats["kernel_launches"] == 1  # captured: counted
@@ -67,7 +54,7 @@ def test_kernel_launch_refused_906_or_901_is_not_counted():
 def test_refused_begin_is_not_counted():
     """cuStreamBeginCapture refused (900 legacy stream, 1 bad mode, 401 already capturing) leaves captures_begun as it
     was."""
-    d = make()
+    d = with_exec()
     refused(900, d.stream_begin_capture, LEGACY, GLOBAL)
     refused(1, d.stream_begin_capture, d.s, 7)
     assert d.stats["captures_begun"] == 0 and d.stream_is_capturing(d.s) == NONE
@@ -82,7 +69,7 @@ def test_refused_begin_is_not_counted():
 
 def test_graph_launch_refused_in_capture_is_not_counted():
     """cuGraphLaunch into a capturing stream is 900 and invalidates the capture; graph_launches stays 0."""
-    d = make()
+    d = with_exec()
     d.stream_begin_capture(d.s, GLOBAL)
     refused(900, d.graph_launch, d.x, d.s)
     assert d.stats["graph_launches"] == 0 and d.stream_is_capturing(d.s) == INVALIDATED
