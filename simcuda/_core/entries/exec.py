@@ -339,9 +339,9 @@ class Execs(Work):
         for a in allocs:
             a.outstanding = x
         for d in frees:
-            a = self.memory.find(d)
-            if a is not None and a.kind == KIND_GRAPH:
-                a.outstanding = None
+            fa = self.memory.find(d)
+            if fa is not None and fa.kind == KIND_GRAPH:
+                fa.outstanding = None
 
     @entry
     def graph_upload(self, hexec: int, h: int) -> None:
