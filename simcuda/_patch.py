@@ -107,7 +107,7 @@ def _real_package_path(name: str) -> list[str]:
 
 def _stand_in(name: str, path: list[str]) -> types.ModuleType:
     m = types.ModuleType(name, f"simcuda stand-in for the package {name!r} (installed by simcuda.patch())")
-    m.__path__ = path  # type: ignore[attr-defined]
+    m.__path__ = path
     m.__package__ = name
     m.__simcuda_stand_in__ = True  # type: ignore[attr-defined]
     if name == "cuda.bindings":
@@ -197,7 +197,7 @@ class patch:
         if callable(driver) and not isinstance(driver, Driver):  # bare @simcuda.patch
             self._fn = driver
             driver = None
-            functools.update_wrapper(self, self._fn)  # type: ignore[arg-type]
+            functools.update_wrapper(self, self._fn)
         if driver is not None and not isinstance(driver, Driver):
             raise TypeError(f"simcuda.patch(driver=...) needs a simcuda.Driver, got {type(driver).__name__}")
         self._driver = driver

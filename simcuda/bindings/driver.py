@@ -21,6 +21,7 @@ from __future__ import annotations
 import enum as _enum
 import functools
 import os
+import typing as _typing
 from collections.abc import Callable as _Callable
 from typing import Any, Optional  # noqa: F401  (the real module exports both names)
 from typing import ParamSpec as _ParamSpec
@@ -47,6 +48,12 @@ globals().update(_E.__int_constants__)
 
 # -- every class of the real module (wrappers, structs, placeholders) ---------------------------
 globals().update(_T.build_classes())
+
+if _typing.TYPE_CHECKING:
+    # The enums, constants, classes and not-simulated stubs of the real module are put into this namespace at
+    # import time (globals().update, install_stubs), which the checker cannot follow: to it, a name it does not
+    # find here is Any.
+    def __getattr__(name: str) -> Any: ...
 
 CUresult = _E.CUresult
 _Result = _T.Result  # what every function returns: (CUresult, *outputs)

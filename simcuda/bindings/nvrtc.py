@@ -302,9 +302,10 @@ def _seq_id(n: int) -> str:
     return f"S{digits}_"
 
 
-def _encode(t: Any, subs: list) -> str:
+def _encode(t: Any, subs: list[Any]) -> str:
     if t[0] == "b":
-        return t[1]
+        name: str = t[1]
+        return name
     if t in subs:
         return _seq_id(subs.index(t))
     if t[0] == "c":
@@ -323,7 +324,7 @@ def mangle(name: str, raw_params: str) -> str:
     e.g. ``mangle("k", "const float* a, float* b, const float* c") == "_Z1kPKfPfS0_"``.
     """
     params = [p.strip() for p in raw_params.split(",") if p.strip() and p.strip() != "void"]
-    subs: list = []
+    subs: list[Any] = []
     body = "".join(_encode(_parse_param(p), subs) for p in params) or "v"
     return f"_Z{len(name)}{name}{body}"
 
@@ -560,7 +561,7 @@ def nvrtcGetCUBIN(prog: Any, cubin: Any) -> _Result:
     return (_OK,)
 
 
-def _no_ir(prog: Any) -> tuple:
+def _no_ir(prog: Any) -> _Result:
     res, p = _compiled(prog)
     return (res, 0) if p else (res, None)
 

@@ -35,9 +35,10 @@ import functools
 import hashlib
 import os
 import threading
+import typing as _typing
 import weakref
 from collections.abc import Callable as _Callable
-from typing import TYPE_CHECKING, Any, Optional  # noqa: F401  (the real module exports both names)
+from typing import Any, Optional  # noqa: F401  (the real module exports both names)
 from typing import ParamSpec as _ParamSpec
 
 from .._core.errors import DriverError as _DriverError
@@ -117,7 +118,7 @@ class _DriverNamedRepr:
 
     __slots__ = ()
     _drv_name = ""
-    if TYPE_CHECKING:  # the driver wrapper it is mixed into
+    if _typing.TYPE_CHECKING:  # the driver wrapper it is mixed into
         def __int__(self) -> int: ...
 
     def __repr__(self) -> str:
@@ -235,6 +236,12 @@ _RStruct._specs = _SPECS
 globals().update(_T.build_face_classes(_CLASSES, _RStruct, _handle_class,
                                        first=("dim3", "cudaPos", "cudaExtent", "cudaPitchedPtr", "CUuuid_st",
                                               "cudaUUID_t")))
+
+if _typing.TYPE_CHECKING:
+    # The enums, constants, classes and not-simulated stubs of the real module are put into this namespace at
+    # import time (globals().update, install_stubs), which the checker cannot follow: to it, a name it does not
+    # find here is Any.
+    def __getattr__(name: str) -> Any: ...
 
 _cudaStream_t = _RCLS["cudaStream_t"]
 _cudaEvent_t = _RCLS["cudaEvent_t"]
