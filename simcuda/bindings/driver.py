@@ -26,6 +26,7 @@ from collections.abc import Callable as _Callable
 from typing import Any, Optional  # noqa: F401  (the real module exports both names)
 from typing import ParamSpec as _ParamSpec
 from typing import TypeVar as _TypeVar
+from typing import cast as _cast
 
 from .. import _state as _st
 from .._core.errors import DriverError as _DriverError
@@ -50,6 +51,8 @@ globals().update(_E.__int_constants__)
 globals().update(_T.build_classes())
 
 if _typing.TYPE_CHECKING:
+    from .._core.driver import Driver as _Driver
+
     # The enums, constants, classes and not-simulated stubs of the real module are put into this namespace at
     # import time (globals().update, install_stubs), which the checker cannot follow: to it, a name it does not
     # find here is Any.
@@ -92,7 +95,7 @@ _Conv = _Callable[[Any], Any]
 #: the conversions of one function, in the real wrapper's order: (argument index, name, conversion)
 _Plan = tuple[tuple[int, str, _Conv], ...]
 
-def _drv() -> Any:
+def _drv() -> _Driver:
     """The current driver, with the default-stream mode fixed on first use (spec 6.1)."""
     d = _st._current
     if d is None or d.per_thread_mode is None:
@@ -2685,7 +2688,8 @@ def cuGraphRemoveDependencies(hGraph: Any, from_: Any, to: Any, edgeData: Any, n
     """Remove edges (recorded, so nodes cut off by graph edits stay exempt from UNJOINED, spec 4.4).
     Errors: INVALID_VALUE a missing edge, or a graph with memory nodes."""
     froms, tos, eds = _dep_pairs(from_, to, edgeData, numDependencies, True)
-    _drv().graph_remove_dependencies(_h(hGraph, _CUgraph), froms, tos, eds)
+    # removal pads a short edge-data list with (255, 255, 255), an edge that never exists: never None
+    _drv().graph_remove_dependencies(_h(hGraph, _CUgraph), froms, tos, _cast("list[_EdgeData]", eds))
     return _OK
 
 

@@ -40,6 +40,7 @@ import weakref
 from collections.abc import Callable as _Callable
 from typing import Any, Optional  # noqa: F401  (the real module exports both names)
 from typing import ParamSpec as _ParamSpec
+from typing import cast as _cast
 
 from .._core.errors import DriverError as _DriverError
 from .._core.memory import DEVICE as _DEV
@@ -238,6 +239,8 @@ globals().update(_T.build_face_classes(_CLASSES, _RStruct, _handle_class,
                                               "cudaUUID_t")))
 
 if _typing.TYPE_CHECKING:
+    from .._core.driver import Driver as _Driver
+
     # The enums, constants, classes and not-simulated stubs of the real module are put into this namespace at
     # import time (globals().update, install_stubs), which the checker cannot follow: to it, a name it does not
     # find here is Any.
@@ -361,7 +364,7 @@ _u = _D._u
 _size = _D._size
 
 
-def _drv() -> Any:
+def _drv() -> _Driver:
     return _D._drv()
 
 
@@ -1346,7 +1349,8 @@ def cudaGraphAddDependencies(graph: Any, from_: Any, to: Any, edgeData: Any, num
 def cudaGraphRemoveDependencies(graph: Any, from_: Any, to: Any, edgeData: Any, numDependencies: Any) -> _Result:
     """Remove edges. Errors: cudaErrorInvalidValue a missing edge, or a graph with memory nodes."""
     froms, tos, eds = _dep_pairs(from_, to, edgeData, numDependencies, True)
-    _drv().graph_remove_dependencies(_h(graph, _cudaGraph_t), froms, tos, eds)
+    # removal pads a short edge-data list with (255, 255, 255), an edge that never exists: never None
+    _drv().graph_remove_dependencies(_h(graph, _cudaGraph_t), froms, tos, _cast("list[_EdgeData]", eds))
     return _OK
 
 

@@ -221,7 +221,7 @@ class Modules(Work):
         raise DriverError(1, f"cuFuncGetAttribute: {attrib} is not a CUfunction_attribute")
 
     @entry
-    def launch_kernel(self, hfunc: int, grid: tuple[int, int, int], block: tuple[int, int, int], shmem: int, h: int,
+    def launch_kernel(self, hfunc: int, grid: tuple[int, ...], block: tuple[int, ...], shmem: int, h: int,
                       args: list[Any], call: str = "cuLaunchKernel") -> None:
         """cuLaunchKernel (and Ex/Cooperative): a KERNEL node during capture, else runs/records now.
 
