@@ -34,12 +34,7 @@ import sys
 import threading
 import types
 from collections.abc import Callable
-from typing import Any, TypeVar
-
-try:  # Python 3.10+
-    from typing import ParamSpec
-except ImportError:  # pragma: no cover
-    from typing_extensions import ParamSpec  # type: ignore
+from typing import Any, ParamSpec, TypeVar, cast
 
 from ._core.driver import Driver
 
@@ -109,6 +104,7 @@ def _stand_in(name: str, path: list[str]) -> types.ModuleType:
     m = types.ModuleType(name, f"simcuda stand-in for the package {name!r} (installed by simcuda.patch())")
     m.__path__ = path
     m.__package__ = name
+    # a module takes any attribute; typeshed's ModuleType declares neither of these two
     m.__simcuda_stand_in__ = True  # type: ignore[attr-defined]
     if name == "cuda.bindings":
         from .bindings import __version__
@@ -244,7 +240,7 @@ class patch:
             async def awrapper(*args: P.args, **kwargs: P.kwargs) -> Any:
                 with patch(driver):
                     return await fn(*args, **kwargs)
-            return awrapper  # type: ignore[return-value]
+            return cast("Callable[P, R]", awrapper)  # fn is a coroutine function: R is the coroutine it returns
 
         @functools.wraps(fn)
         def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:

@@ -104,7 +104,7 @@ def entry(fn: Callable[Concatenate[S, P], R]) -> Callable[Concatenate[S, P], R]:
         if c is None:
             c = args[call_pos] if len(args) > call_pos else call_default
         return c if isinstance(c, str) else default_call
-    wrapper.__wrapped_entry__ = True  # type: ignore[attr-defined]
+    wrapper.__wrapped_entry__ = True  # type: ignore[attr-defined]  # a marker attribute on the function object
     return wrapper
 
 

@@ -758,7 +758,7 @@ def not_simulated_stub(name: str, nouts: int, sig: str, face: str, err_name: str
     stub.__doc__ = (f"Not simulated: mirrors ``{sig}`` of cuda.{face.split('.', 1)[1]} 13.5 by name and output count "
                     f"only.\n\nAlways returns ``({err_name}{', None' * nouts})`` and records a ``why`` "
                     "(``simcuda.last_error()``).")
-    stub.__simcuda_stub__ = True  # type: ignore[attr-defined]
+    stub.__simcuda_stub__ = True  # type: ignore[attr-defined]  # a marker attribute on the function object
     return stub
 
 

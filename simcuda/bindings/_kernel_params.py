@@ -165,5 +165,5 @@ def pack(kp: Any) -> Any:
             c = t(one_arg(v, t))
         slots.append(c)
         ptrs[i] = ctypes.addressof(c)
-    ptrs._simcuda_keep = slots  # type: ignore[attr-defined]
+    ptrs._simcuda_keep = slots  # type: ignore[attr-defined]  # keeps the slots alive; ctypes arrays take attributes
     return ptrs

@@ -1324,7 +1324,7 @@ def _stub(name: str) -> Any:
     stub.__name__ = stub.__qualname__ = name
     stub.__doc__ = (f"Not simulated: mirrors ``{_V2_FUNCTIONS[name]}`` by name only; always raises "
                     "``NotSupportedError`` (801) with a ``why``.")
-    stub.__simcuda_stub__ = True  # type: ignore[attr-defined]
+    stub.__simcuda_stub__ = True  # type: ignore[attr-defined]  # a marker attribute on the function object
     return stub
 
 
