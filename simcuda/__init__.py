@@ -84,7 +84,8 @@ def _handle_int(x: Any) -> int:
     f = getattr(type(x), "__int__", None)
     if f is None:
         raise TypeError(f"simcuda.dot() needs a graph handle (CUgraph or int), not {type(x).__name__}")
-    return f(x)
+    v: int = f(x)
+    return v
 
 
 def __getattr__(name: str) -> Any:

@@ -11,7 +11,10 @@ from __future__ import annotations
 
 import ctypes
 import sys
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
+
+if TYPE_CHECKING:
+    from ._core.kernels import KernelLaunch
 
 N = 8
 
@@ -47,39 +50,39 @@ What happened:
 """
 
 
-def _floats(launch: Any, ptr: int, n: int) -> memoryview:
+def _floats(launch: KernelLaunch, ptr: int, n: int) -> memoryview[float]:
     return launch.view(ptr, 4 * n).cast("f")
 
 
-def _kernel_a(launch: Any) -> None:
+def _kernel_a(launch: KernelLaunch) -> None:
     x, n = launch.args
     v = _floats(launch, x, n)
     for i in range(n):
         v[i] = float(i)
 
 
-def _kernel_b(launch: Any) -> None:
+def _kernel_b(launch: KernelLaunch) -> None:
     x, y, n = launch.args
     xv, yv = _floats(launch, x, n), _floats(launch, y, n)
     for i in range(n):
         yv[i] = 2.0 * xv[i]
 
 
-def _kernel_c(launch: Any) -> None:
+def _kernel_c(launch: KernelLaunch) -> None:
     x, z, n = launch.args
     xv, zv = _floats(launch, x, n), _floats(launch, z, n)
     for i in range(n):
         zv[i] = xv[i] + 1.0
 
 
-def _kernel_d(launch: Any) -> None:
+def _kernel_d(launch: KernelLaunch) -> None:
     y, z, out, n = launch.args
     yv, zv, ov = _floats(launch, y, n), _floats(launch, z, n), _floats(launch, out, n)
     for i in range(n):
         ov[i] = yv[i] + zv[i]
 
 
-def _check(result: tuple) -> Any:
+def _check(result: tuple[Any, ...]) -> Any:
     """Unpack a ``(status, *outputs)`` tuple; raise with the simulator's why on failure."""
     import simcuda
     status = result[0]
@@ -116,7 +119,7 @@ def fork_join_program(out: TextIO) -> list[float]:
     join = _check(cuda.cuEventCreate(0))
     P, INT = None, ctypes.c_int  # None: a binding object (CUdeviceptr) passed by its getPtr(), as cuda-python does
 
-    def launch(f: Any, stream: Any, values: tuple, types: tuple) -> None:
+    def launch(f: Any, stream: Any, values: tuple[Any, ...], types: tuple[Any, ...]) -> None:
         _check(cuda.cuLaunchKernel(f, 1, 1, 1, N, 1, 1, 0, stream, (values, types), 0))
 
     _check(cuda.cuStreamBeginCapture(s0, cuda.CUstreamCaptureMode.CU_STREAM_CAPTURE_MODE_GLOBAL))
@@ -169,7 +172,8 @@ def _kernel_name(cuda: Any, node: Any) -> str:
     import simcuda
     drv = simcuda.current_driver()
     with drv._lock:
-        return drv._objs[int(node)].params["name"]
+        name: str = drv._objs[int(node)].params["name"]
+        return name
 
 
 def main(out: TextIO | None = None) -> int:

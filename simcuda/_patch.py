@@ -34,12 +34,7 @@ import sys
 import threading
 import types
 from collections.abc import Callable
-from typing import Any, TypeVar
-
-try:  # Python 3.10+
-    from typing import ParamSpec
-except ImportError:  # pragma: no cover
-    from typing_extensions import ParamSpec  # type: ignore
+from typing import Any, ParamSpec, TypeVar, cast
 
 from ._core.driver import Driver
 
@@ -107,8 +102,9 @@ def _real_package_path(name: str) -> list[str]:
 
 def _stand_in(name: str, path: list[str]) -> types.ModuleType:
     m = types.ModuleType(name, f"simcuda stand-in for the package {name!r} (installed by simcuda.patch())")
-    m.__path__ = path  # type: ignore[attr-defined]
+    m.__path__ = path
     m.__package__ = name
+    # a module takes any attribute; typeshed's ModuleType declares neither of these two
     m.__simcuda_stand_in__ = True  # type: ignore[attr-defined]
     if name == "cuda.bindings":
         from .bindings import __version__
@@ -197,7 +193,7 @@ class patch:
         if callable(driver) and not isinstance(driver, Driver):  # bare @simcuda.patch
             self._fn = driver
             driver = None
-            functools.update_wrapper(self, self._fn)  # type: ignore[arg-type]
+            functools.update_wrapper(self, self._fn)
         if driver is not None and not isinstance(driver, Driver):
             raise TypeError(f"simcuda.patch(driver=...) needs a simcuda.Driver, got {type(driver).__name__}")
         self._driver = driver
@@ -244,7 +240,7 @@ class patch:
             async def awrapper(*args: P.args, **kwargs: P.kwargs) -> Any:
                 with patch(driver):
                     return await fn(*args, **kwargs)
-            return awrapper  # type: ignore[return-value]
+            return cast("Callable[P, R]", awrapper)  # fn is a coroutine function: R is the coroutine it returns
 
         @functools.wraps(fn)
         def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:

@@ -43,8 +43,8 @@ class GraphRecord:
     gid: int
     handle: int
     origin: str
-    nodes: tuple
-    edges: tuple
+    nodes: tuple[tuple[int, str, str], ...]
+    edges: tuple[tuple[int, int], ...]
     dot: str
     destroyed: bool
 
@@ -84,17 +84,18 @@ class Recorder:
         drv.add_hook("graph_destroy", before=self._before_destroy, after=self._destroyed)
         return drv
 
-    def _cloned(self, drv: Driver, args: tuple, kwargs: dict, result: int, _token: Any) -> None:
+    def _cloned(self, drv: Driver, args: tuple[Any, ...], kwargs: dict[str, Any], result: int, _token: Any) -> None:
         self.clone_of[drv._graph(result).gid] = drv._graph(int(args[0])).gid
 
-    def _before_destroy(self, drv: Driver, args: tuple, kwargs: dict) -> GraphRecord | None:
+    def _before_destroy(self, drv: Driver, args: tuple[Any, ...], kwargs: dict[str, Any]) -> GraphRecord | None:
         try:
             g = drv._graph(int(args[0]))
         except (DriverError, TypeError, ValueError):
             return None
         return _snapshot(g, self._origin(drv, g), True) if g.owner_node is None else None
 
-    def _destroyed(self, drv: Driver, args: tuple, kwargs: dict, result: None, rec: GraphRecord | None) -> None:
+    def _destroyed(self, drv: Driver, args: tuple[Any, ...], kwargs: dict[str, Any], result: None,
+                   rec: GraphRecord | None) -> None:
         if rec is not None:
             self.destroyed_graphs.append(rec)
 
@@ -136,8 +137,8 @@ def graph_records(drv: Driver) -> list[GraphRecord]:
     return sorted(recs, key=lambda r: r.gid)
 
 
-def _launches(drv: Driver) -> dict[int, set]:
-    out: dict[int, set] = {}
+def _launches(drv: Driver) -> dict[int, set[tuple[int, int]]]:
+    out: dict[int, set[tuple[int, int]]] = {}
     for r in drv.launch_log:
         if r.source == "graph":
             out.setdefault(r.graph_id, set()).add((r.exec_handle, r.launch))

@@ -43,8 +43,8 @@ import functools
 import operator
 import threading
 import weakref
-from collections.abc import Iterator, Sequence
-from typing import Any
+from collections.abc import Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, cast
 
 import attrs
 
@@ -95,28 +95,29 @@ def _check_uint(value: Any, bound: int, what: str) -> int:
 class _hybrid:
     """A method usable on a variant class (``CudaError.IllegalAddress.is_fatal()``) and on an instance."""
 
-    def __init__(self, fn: Any) -> None:
+    def __init__(self, fn: Callable[..., Any]) -> None:
         self.fn = fn
-        functools.update_wrapper(self, fn)  # type: ignore[arg-type]
+        functools.update_wrapper(self, fn)
 
     def __get__(self, obj: Any, owner: Any) -> Any:
         return functools.partial(self.fn, owner if obj is None else obj)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        """The function itself (what makes this a wrapper of it)."""
+        return self.fn(*args, **kwargs)
 
 
 class _CudaErrorMeta(type):
     """Metaclass of :class:`CudaError`: variant classes compare equal to their instances."""
 
-    def __call__(cls, *args: Any, **kwargs: Any) -> Any:
+    def __call__(cls, *args: Any, **kwargs: Any) -> CudaError:
         if cls.__dict__.get("_is_base"):
             # CudaError(code, why="") builds the variant of ``code``, like CudaError.from_raw
             if not args:
                 raise TypeError("CudaError(code, why='') needs the raw CUresult code")
-            code = _check_uint(args[0], _U32, "CudaError code")
-            variant = _BY_CODE.get(code)
-            if variant is None:
-                return cls.Unknown(code, *args[1:], **kwargs)
-            return variant(*args[1:], **kwargs)
-        return super().__call__(*args, **kwargs)
+            return _variant(*args, **kwargs)
+        made: CudaError = super().__call__(*args, **kwargs)
+        return made
 
     def __eq__(cls, other: Any) -> Any:
         if isinstance(other, CudaError) and cls.__dict__.get("_is_variant"):
@@ -131,6 +132,11 @@ class _CudaErrorMeta(type):
 
     def __repr__(cls) -> str:
         return f"{cls.__module__}.{cls.__qualname__}" if cls.__dict__.get("_is_base") else cls.__qualname__
+
+    if TYPE_CHECKING:
+        # the variant classes (CudaError.NotInitialized, ...) are set on CudaError from the CUresult enum
+        # at import time (_make_variants), which the checker cannot follow
+        def __getattr__(cls, name: str) -> type[CudaError]: ...
 
 
 class CudaError(Exception, metaclass=_CudaErrorMeta):
@@ -175,7 +181,7 @@ class CudaError(Exception, metaclass=_CudaErrorMeta):
     _is_base = True
     code: Any = None
     _text = "error"
-
+    Unknown: ClassVar[type[_Unknown]]  # set below
     def __init__(self, why: str = "") -> None:
         if not isinstance(why, str):
             raise TypeError(f"why must be a str, not {type(why).__name__}")
@@ -197,10 +203,10 @@ class CudaError(Exception, metaclass=_CudaErrorMeta):
 
         Errors: ``TypeError`` for a non-integer; ``OverflowError`` outside ``u32``.
         """
-        return CudaError(code, why)
+        return _variant(code, why)
 
     @classmethod
-    def variants(cls) -> tuple[type, ...]:
+    def variants(cls) -> tuple[type[CudaError], ...]:
         """Every named variant class, in code order (``Unknown`` excluded). A Python extra."""
         return VARIANTS
 
@@ -278,6 +284,16 @@ class CudaError(Exception, metaclass=_CudaErrorMeta):
         return (type(self), (self.why,))
 
 
+def _variant(code: Any, *args: Any, **kwargs: Any) -> CudaError:
+    """What ``CudaError(code, *args, **kwargs)`` makes: the variant of the raw ``code`` (``Unknown(code)`` for a
+    code without one), constructed with the other arguments."""
+    code = _check_uint(code, _U32, "CudaError code")
+    variant = _BY_CODE.get(code)
+    if variant is None:
+        return _Unknown(code, *args, **kwargs)
+    return variant(*args, **kwargs)
+
+
 def _variant_name(x: Any) -> str:
     cls = x if isinstance(x, type) else type(x)
     return cls.__name__
@@ -303,7 +319,7 @@ class _Unknown(CudaError):
 
 _Unknown.__name__ = "Unknown"
 _Unknown.__qualname__ = "CudaError.Unknown"
-CudaError.Unknown = _Unknown  # type: ignore[attr-defined]
+CudaError.Unknown = _Unknown
 
 
 def _camel(name: str) -> str:
@@ -314,7 +330,7 @@ def _words(name: str) -> str:
     return " ".join(w if w in _ACRONYMS else w.lower() for w in name.split("_"))
 
 
-def _make_variants() -> tuple[type, ...]:
+def _make_variants() -> tuple[type[CudaError], ...]:
     out = []
     seen: set[int] = set()
     for member in CUresult:
@@ -327,21 +343,21 @@ def _make_variants() -> tuple[type, ...]:
         meaning = MEANINGS.get(value, "See the CUDA driver documentation for this code.")
         doc = (f"``{member.name}`` ({value}), oxicuda ``CudaError::{name}``. {meaning}\n\n"
                f"Construct with ``CudaError.{name}(why='')``.")
-        cls = _CudaErrorMeta(name, (CudaError,), {
+        cls = cast("type[CudaError]", _CudaErrorMeta(name, (CudaError,), {  # a subclass, made by the metaclass
             "__doc__": doc, "__module__": __name__, "__qualname__": f"CudaError.{name}", "_is_base": False,
-            "_is_variant": True, "code": value, "_text": _words(base)})
+            "_is_variant": True, "code": value, "_text": _words(base)}))
         setattr(CudaError, name, cls)
         out.append(cls)
     return tuple(out)
 
 
 #: every named variant class, in code order (``CudaError.Unknown`` excluded)
-VARIANTS: tuple[type, ...] = _make_variants()
-_BY_CODE: dict[int, type] = {v.code: v for v in VARIANTS}  # type: ignore[attr-defined]
+VARIANTS: tuple[type[CudaError], ...] = _make_variants()
+_BY_CODE: dict[int, type[CudaError]] = {v.code: v for v in VARIANTS}
 
 
 def _translate(e: DriverError) -> CudaError:
-    return CudaError(int(e.code), e.why)
+    return _variant(int(e.code), e.why)
 
 
 @contextlib.contextmanager
@@ -358,7 +374,7 @@ def _try_driver(drv: Driver) -> None:
     try:
         drv.init(0)
     except DriverError as e:
-        raise CudaError.NotInitialized(  # type: ignore[attr-defined]
+        raise CudaError.NotInitialized(
             f"the CUDA driver is not usable: cuInit returned {e.code.name} ({e.why}); oxicuda's "
             "try_driver() reports every driver load/initialisation failure as NotInitialized") from None
 
@@ -397,13 +413,35 @@ _DIRECTION_KINDS = {MemcpyDirection.HostToDevice: (HOST, DEVICE, "cuMemcpyHtoDAs
 def _dim3(value: Any, what: str) -> tuple[int, int, int]:
     if isinstance(value, (str, bytes)) or not isinstance(value, Sequence) or len(value) != 3:
         raise TypeError(f"{what} must be a (x, y, z) tuple of three u32, got {value!r}")
-    return tuple(_check_uint(v, _U32, f"{what}[{i}]") for i, v in enumerate(value))  # type: ignore[return-value]
+    x, y, z = (_check_uint(v, _U32, f"{what}[{i}]") for i, v in enumerate(value))
+    return (x, y, z)
 
 
 def _function_name(value: Any) -> str:
     if not isinstance(value, str):
         raise TypeError(f"function_name must be a str, not {type(value).__name__}")
     return value
+
+
+# the attrs converters of the node fields (named functions, so that the checker sees the field types)
+def _grid(value: Any) -> tuple[int, int, int]:
+    return _dim3(value, "grid")
+
+
+def _block(value: Any) -> tuple[int, int, int]:
+    return _dim3(value, "block")
+
+
+def _shared_mem(value: Any) -> int:
+    return _check_uint(value, _U32, "shared_mem")
+
+
+def _byte_count(value: Any) -> int:
+    return _check_uint(value, _USIZE, "size")
+
+
+def _byte_value(value: Any) -> int:
+    return _check_uint(value, _U8, "value")
 
 
 def _direction(value: Any) -> MemcpyDirection:
@@ -444,9 +482,9 @@ class _KernelLaunch(GraphNode):
     """``GraphNode::KernelLaunch { function_name, grid, block, shared_mem }``."""
 
     function_name: str = attrs.field(converter=_function_name)
-    grid: tuple = attrs.field(converter=lambda v: _dim3(v, "grid"))
-    block: tuple = attrs.field(converter=lambda v: _dim3(v, "block"))
-    shared_mem: int = attrs.field(default=0, converter=lambda v: _check_uint(v, _U32, "shared_mem"))
+    grid: tuple[int, int, int] = attrs.field(converter=_grid)
+    block: tuple[int, int, int] = attrs.field(converter=_block)
+    shared_mem: int = attrs.field(default=0, converter=_shared_mem)
 
     def __str__(self) -> str:
         g, b = self.grid, self.block
@@ -463,7 +501,7 @@ class _Memcpy(GraphNode):
     """``GraphNode::Memcpy { direction, size }`` (``size`` in bytes)."""
 
     direction: MemcpyDirection = attrs.field(converter=_direction)
-    size: int = attrs.field(converter=lambda v: _check_uint(v, _USIZE, "size"))
+    size: int = attrs.field(converter=_byte_count)
 
     def __str__(self) -> str:
         return f"Memcpy({self.direction}, {self.size} bytes)"
@@ -476,8 +514,8 @@ class _Memcpy(GraphNode):
 class _Memset(GraphNode):
     """``GraphNode::Memset { size, value }`` (``size`` bytes of the byte ``value``)."""
 
-    size: int = attrs.field(converter=lambda v: _check_uint(v, _USIZE, "size"))
-    value: int = attrs.field(converter=lambda v: _check_uint(v, _U8, "value"))
+    size: int = attrs.field(converter=_byte_count)
+    value: int = attrs.field(converter=_byte_value)
 
     def __str__(self) -> str:
         return f"Memset({self.size} bytes, value=0x{self.value:02x})"
@@ -619,10 +657,10 @@ class Graph:
         b = _index(to, "to")
         n = len(self._nodes)
         if not (0 <= a < n and 0 <= b < n):
-            raise CudaError.InvalidValue(  # type: ignore[attr-defined]
+            raise CudaError.InvalidValue(
                 f"add_dependency({a}, {b}): the graph has {n} node(s), so indices must be in 0..{n - 1}")
         if a == b:
-            raise CudaError.InvalidValue(  # type: ignore[attr-defined]
+            raise CudaError.InvalidValue(
                 f"add_dependency({a}, {b}): a node cannot depend on itself")
         self._deps.append((a, b))
 
@@ -675,7 +713,7 @@ class Graph:
         if len(out) != n:
             done = set(out)
             left = [i for i in range(n) if i not in done]
-            raise CudaError.InvalidValue(  # type: ignore[attr-defined]
+            raise CudaError.InvalidValue(
                 f"the graph has a dependency cycle: nodes {left} can never become ready")
         return out
 
@@ -1044,6 +1082,10 @@ class GraphExec:
     """
 
     __slots__ = ("_graph", "_order", "_built", "_lock")
+    _graph: Graph
+    _order: list[int]
+    _built: dict[tuple[int, int], tuple[Driver, int, int]]  # (id(driver), ctx) -> (driver, graph, exec)
+    _lock: threading.Lock
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         raise TypeError("GraphExec is made by Graph.instantiate()")
@@ -1177,6 +1219,10 @@ class StreamCapture:
     """
 
     __slots__ = ("_stream", "_nodes", "_active", "graph")
+    _stream: Stream
+    _nodes: list[GraphNode]
+    _active: bool
+    graph: Graph | None
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         raise TypeError("StreamCapture is made by StreamCapture.begin(stream)")
@@ -1312,7 +1358,7 @@ class StreamCapture:
         begin thread can end it).
         """
         if not self._active:
-            raise CudaError.StreamCaptureUnmatched(  # type: ignore[attr-defined]
+            raise CudaError.StreamCaptureUnmatched(
                 f"StreamCapture.end(): the capture of {self._stream!r} was already ended by this recorder")
         s, drv = self._stream, self._stream.driver
         try:
@@ -1349,7 +1395,7 @@ class StreamCapture:
     def __enter__(self) -> StreamCapture:
         return self
 
-    def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> bool:
+    def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> Literal[False]:
         """On a normal exit, :meth:`end` (if not ended yet; its errors propagate). On an exception,
         end the simulated capture, discard its graph, and let the exception propagate."""
         if exc_type is None:

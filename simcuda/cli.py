@@ -16,6 +16,10 @@ import runpy
 import sys
 import traceback
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ._core.driver import Driver
 
 __all__ = ["main", "build_parser", "run_script"]
 
@@ -73,7 +77,7 @@ def _print_exception(exc: BaseException, script: str) -> None:
 
 
 def run_script(script: str, args: Sequence[str] = (), *, kernels: Sequence[str] = (), per_thread: bool = False,
-               driver: object = None) -> tuple[int, object]:
+               driver: Driver | None = None) -> tuple[int, Driver]:
     """Run ``script`` under :func:`simcuda.patch` on a fresh recording driver.
 
     Args:
@@ -97,7 +101,7 @@ def run_script(script: str, args: Sequence[str] = (), *, kernels: Sequence[str] 
     script_dir = os.path.dirname(os.path.abspath(script))
     rc = 0
     try:
-        with patch(driver=drv):  # type: ignore[arg-type]
+        with patch(driver=drv):
             sys.argv = [script, *args]
             sys.path.insert(0, script_dir)
             try:
@@ -131,13 +135,13 @@ def _cmd_run(ns: argparse.Namespace) -> int:
     sys.stdout.flush()
     err = sys.stderr
     if ns.explain:
-        err.write(_summary.explain_text(drv))  # type: ignore[arg-type]
+        err.write(_summary.explain_text(drv))
     if ns.dot:
-        paths = _summary.write_dots(drv, ns.dot, png=ns.png, log=err)  # type: ignore[arg-type]
+        paths = _summary.write_dots(drv, ns.dot, png=ns.png, log=err)
         if not ns.quiet:
             err.write(f"simcuda: wrote {len(paths)} file(s) to {ns.dot}\n")
     if not ns.quiet:
-        err.write(_summary.summary_text(drv, f"{ns.script} exited with code {rc}",  # type: ignore[arg-type]
+        err.write(_summary.summary_text(drv, f"{ns.script} exited with code {rc}",
                                         explained=ns.explain))
     err.flush()
     return rc

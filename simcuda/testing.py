@@ -74,7 +74,7 @@ class CaptureMachine(RuleBasedStateMachine):
         """Put back the driver that was current before the machine ran."""
         simcuda.use(self._old)
 
-    def _ok(self, result: tuple) -> tuple:
+    def _ok(self, result: tuple[Any, ...]) -> tuple[Any, ...]:
         return result
 
     @rule(target=streams, flags=stream_flags())

@@ -26,12 +26,18 @@ same table by ``tools/gen_state_diagram.py``.
 """
 from __future__ import annotations
 
-from typing import Any, Callable, NamedTuple
+from collections.abc import Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Callable, NamedTuple, cast
 
 from .errors import DriverError
 from .graph import (BATCH_MEM_OP, EVENT_RECORD, GRAPH, HOST, KERNEL, MEM_ALLOC, MEM_FREE, MEMCPY,
                     MEMSET, TYPE_KEYWORDS, WAIT_EVENT, ZERO_ED, add_edge, graph_from_frozen, is_full, walk_body)
 from .objects import CAPTURED, EMPTY, RECORDED, CigRecord
+
+if TYPE_CHECKING:
+    from .graph import Graph, GraphExec, Node
+    from .objects import Context, Dep, EdgeData, EdgeDataArg, Event, Stream, ThreadState
+    from .work import Work  # every entry mixin, and so Driver, is a Work: the state and work the rules act on
 
 # -- statuses (CUstreamCaptureStatus values) ---------------------------------------------------
 NONE, ACTIVE, INVALIDATED = 0, 1, 2
@@ -105,7 +111,8 @@ class CaptureSequence:
     __slots__ = ("id", "origin", "begin_thread", "begin_thread_name", "mode", "graph", "user_owned",
                  "status", "members", "captured", "removed", "ctx", "events", "invalidated_by", "departed")
 
-    def __init__(self, sid: int, origin: Any, thread: Any, mode: int, graph: Any, user_owned: bool) -> None:
+    def __init__(self, sid: int, origin: Stream, thread: ThreadState, mode: int, graph: Graph,
+                 user_owned: bool) -> None:
         self.id = sid
         self.origin = origin
         self.begin_thread = thread.tid
@@ -118,10 +125,10 @@ class CaptureSequence:
         self.captured: set[int] = set()  # id() of nodes created by stream operations
         self.removed: set[int] = set()  # id() of nodes dropped with SET (spec 4.4)
         self.ctx = origin.ctx
-        self.events: list[Any] = []  # events currently CAPTURED by this sequence
+        self.events: list[Event] = []  # events currently CAPTURED by this sequence
         self.invalidated_by = ""
         # members destroyed during the capture: (label, deps at destroy); 4.4 (a) still counts them (2.2) [I]
-        self.departed: list[tuple[str, list[Any]]] = []
+        self.departed: list[tuple[str, list[Dep]]] = []
 
     def label(self) -> str:
         """How ``why`` texts name the capture: id, origin, mode, begin thread and status."""
@@ -150,7 +157,7 @@ def _apply(seq: CaptureSequence, event: str, reason: str) -> tuple[int | None, s
     return code, f"capture {seq.id} was already invalidated"
 
 
-def refuse_use(seq: CaptureSequence | None, call: str, stream: Any, cite: str) -> None:
+def refuse_use(seq: CaptureSequence | None, call: str, stream: Stream, cite: str) -> None:
     """A use of a member stream (:data:`MACHINE`, USE): 901 when its capture is INVALIDATED; ``cite`` is the
     spec row the caller applies."""
     if seq is None or seq.status == ACTIVE:  # the common case, without a table look-up
@@ -161,7 +168,7 @@ def refuse_use(seq: CaptureSequence | None, call: str, stream: Any, cite: str) -
                          f"{seq.invalidated_by} ({cite}); end it on its origin to recover")
 
 
-def terminate(drv: Any, seq: CaptureSequence, discard_graph: bool) -> None:
+def terminate(drv: Work, seq: CaptureSequence, discard_graph: bool) -> None:
     """Clean up after ``seq`` reached TERMINATED (:func:`step`): every member back to NONE, captured events
     back to EMPTY [I] (spec 2.1, 2.4), the internal graph discarded when ``discard_graph``."""
     for s in seq.members:
@@ -181,7 +188,7 @@ def terminate(drv: Any, seq: CaptureSequence, discard_graph: bool) -> None:
 
 
 # -- 5.2: the "potentially unsafe" predicate ----------------------------------------------------
-def prohibited(drv: Any, thread: Any) -> list[CaptureSequence]:
+def prohibited(drv: Work, thread: ThreadState) -> list[CaptureSequence]:
     """Sequences that make a potentially unsafe call by ``thread`` prohibited (spec 5.2).
 
     Returns an empty list when the call is allowed.
@@ -199,7 +206,7 @@ def prohibited(drv: Any, thread: Any) -> list[CaptureSequence]:
     return out
 
 
-def check_unsafe(drv: Any, thread: Any, call: str) -> None:
+def check_unsafe(drv: Work, thread: ThreadState, call: str) -> None:
     """Apply 5.2 to a potentially unsafe call: 900 and invalidation of the named captures."""
     bad = prohibited(drv, thread)
     if not bad:
@@ -213,7 +220,7 @@ def check_unsafe(drv: Any, thread: Any, call: str) -> None:
 
 
 # -- section 6: the legacy stream ----------------------------------------------------------------
-def legacy_conflicts(drv: Any, ctx: Any) -> list[CaptureSequence]:
+def legacy_conflicts(drv: Work, ctx: Context) -> list[CaptureSequence]:
     """Live sequences with a blocking member in ``ctx`` (spec 6)."""
     out = []
     for s in drv._live_captures.values():
@@ -224,7 +231,7 @@ def legacy_conflicts(drv: Any, ctx: Any) -> list[CaptureSequence]:
     return out
 
 
-def check_legacy_use(drv: Any, stream: Any, call: str, invalidating: bool = True) -> None:
+def check_legacy_use(drv: Work, stream: Stream, call: str, invalidating: bool = True) -> None:
     """Any use of a context's legacy stream while a blocking stream of it captures: 906 (spec 6)."""
     if not stream.is_legacy:
         return
@@ -247,7 +254,7 @@ def _check_mode(mode: int) -> None:
         raise _err(1, f"capture mode {mode} is not a CUstreamCaptureMode (0 GLOBAL, 1 THREAD_LOCAL, 2 RELAXED)")
 
 
-def check_edge_data(eds: list[tuple[int, int, int]], what: str) -> None:
+def check_edge_data(eds: Sequence[EdgeData | None], what: str) -> None:
     """Edge data given to capture calls: ``to_port`` 0 and a known dependency type (spec 3.2, 3.6 row 6)."""
     for i, ed in enumerate(eds):
         if ed is None:
@@ -260,7 +267,7 @@ def check_edge_data(eds: list[tuple[int, int, int]], what: str) -> None:
             raise _err(1, f"{what}[{i}] has unknown dependency type {ed[2]} (CUgraphDependencyType is 0 or 1)")
 
 
-def check_begin_stream(stream: Any, mode: int, call: str) -> None:
+def check_begin_stream(stream: Stream, mode: int, call: str) -> None:
     """The first rows of 3.1 / 3.2, checked before the graph handle of BeginCaptureToGraph is resolved:
     the legacy stream (900) and the mode (1)."""
     if stream.is_legacy:
@@ -269,8 +276,8 @@ def check_begin_stream(stream: Any, mode: int, call: str) -> None:
     _check_mode(mode)
 
 
-def begin(drv: Any, stream: Any, mode: int, thread: Any, graph: Any = None,
-          deps: list[Any] | None = None, eds: list[tuple[int, int, int]] | None = None) -> CaptureSequence:
+def begin(drv: Work, stream: Stream, mode: int, thread: ThreadState, graph: Graph | None = None,
+          deps: list[Node | None] | None = None, eds: EdgeDataArg | None = None) -> CaptureSequence:
     """cuStreamBeginCapture / cuStreamBeginCaptureToGraph, rows in spec order (3.1, 3.2).
 
     ``deps`` (ToGraph) are the resolved dependency nodes, ``None`` where a handle named no node."""
@@ -299,14 +306,15 @@ def begin(drv: Any, stream: Any, mode: int, thread: Any, graph: Any = None,
     step(seq, BEGIN)
     graph.capture_target_of = seq
     stream.capture = seq
-    stream.deps = list(zip(deps, eds)) if deps else []
+    # checked above: no dependency is None, and check_edge_data refused a missing edge-data entry
+    stream.deps = cast("list[Dep]", list(zip(deps, cast("EdgeDataArg", eds)))) if deps else []
     drv._live_captures[seq.id] = seq
     drv.stats["captures_begun"] += 1
     return seq
 
 
 # -- 3.3: end ------------------------------------------------------------------------------------
-def end(drv: Any, stream: Any, thread: Any) -> Any:
+def end(drv: Work, stream: Stream, thread: ThreadState) -> Graph:
     """cuStreamEndCapture, rows in spec order (3.3). Returns the graph."""
     if stream.is_legacy:
         raise _err(401, f"cuStreamEndCapture: {stream.label()} is never capturing (spec 3.3 row 1)")
@@ -380,7 +388,7 @@ def unjoined(seq: CaptureSequence) -> str:
         for e in n.ins:
             if is_full(e.ed):
                 stack.append(e.src)
-    removed_in: dict[int, list[Any]] = {}
+    removed_in: dict[int, list[Node]] = {}
     for e in seq.graph.removed_edges:
         if is_full(e.ed):
             removed_in.setdefault(id(e.dst), []).append(e.src)
@@ -423,7 +431,7 @@ CAPTURE_TARGET_USES: dict[str, str | None] = {
 }
 
 
-def capture_target_refusal(graph: Any, use: str) -> DriverError | None:
+def capture_target_refusal(graph: Graph, use: str) -> DriverError | None:
     """INVALID_VALUE for ``use`` (a key of :data:`CAPTURE_TARGET_USES`) of ``graph`` while it is the target of a
     live (ACTIVE or INVALIDATED) capture; None when the use is allowed or no capture targets the graph."""
     seq = graph.capture_target_of
@@ -433,7 +441,7 @@ def capture_target_refusal(graph: Any, use: str) -> DriverError | None:
     return _err(1, f"graph {graph.gid} is the target of {seq.label()}; {why}")
 
 
-def check_capture_target(graph: Any, use: str) -> None:
+def check_capture_target(graph: Graph, use: str) -> None:
     """Raise :func:`capture_target_refusal` when there is one."""
     e = capture_target_refusal(graph, use)
     if e is not None:
@@ -441,13 +449,13 @@ def check_capture_target(graph: Any, use: str) -> None:
 
 
 # -- 3.4 / 3.5: status queries -------------------------------------------------------------------
-def status_of(stream: Any) -> int:
+def status_of(stream: Stream) -> int:
     """The ``CUstreamCaptureStatus`` a stream reports (spec 2.2): NONE, or its sequence's status."""
     seq = stream.capture
     return NONE if seq is None else seq.status
 
 
-def capture_info(drv: Any, stream: Any, edge_data: bool) -> tuple[int, int, int, list[int], list[Any], int]:
+def capture_info(drv: Work, stream: Stream, edge_data: bool) -> tuple[int, int, int, list[int], list[EdgeData], int]:
     """cuStreamGetCaptureInfo (spec 3.5): ``(status, id, graph handle, dep handles, edge data, count)``.
 
     The legacy stream while a blocking stream captures: 906, nothing invalidated (spec 3.5, 6). Not
@@ -469,7 +477,7 @@ def capture_info(drv: Any, stream: Any, edge_data: bool) -> tuple[int, int, int,
 
 
 # -- 3.6: update dependencies --------------------------------------------------------------------
-def update_deps(drv: Any, stream: Any, nodes: list[Any], eds: list[tuple[int, int, int]], flags: int) -> None:
+def update_deps(drv: Work, stream: Stream, nodes: list[Node | None], eds: EdgeDataArg, flags: int) -> None:
     """cuStreamUpdateCaptureDependencies after argument decoding (rows 1-8 of spec 3.6).
 
     ``nodes`` entries are resolved Node objects or ``None`` for a NULL/destroyed/unknown handle.
@@ -489,9 +497,10 @@ def update_deps(drv: Any, stream: Any, nodes: list[Any], eds: list[tuple[int, in
             raise _err(1, f"{call}: dependency {i} is not a node of capture {seq.id}'s graph (NULL, destroyed, "
                           "or from another graph) (spec 3.6 row 5); the capture is unchanged")
     check_edge_data(eds, "dependencyData")
+    # below, checked above: no node is None, and check_edge_data refused a missing edge-data entry
     if flags == 0:
         have = {id(n) for n, _ in stream.deps}
-        for n, ed in zip(nodes, eds):
+        for n, ed in cast("Iterator[Dep]", zip(nodes, eds)):
             if id(n) not in have:
                 stream.deps.append((n, ed))
                 have.add(id(n))
@@ -500,7 +509,7 @@ def update_deps(drv: Any, stream: Any, nodes: list[Any], eds: list[tuple[int, in
         for n, _ in stream.deps:
             if id(n) not in keep:
                 seq.removed.add(id(n))
-        stream.deps = list(zip(nodes, eds))
+        stream.deps = cast("list[Dep]", list(zip(nodes, eds)))
 
 
 # -- 3.8: the single enqueue path --------------------------------------------------------------
@@ -536,10 +545,11 @@ class Op:
         self.call = call
         self.params = params
         self.run = run
-        self.node_type = NODE_OF_KIND.get(kind)
+        # None for the kinds a capture refuses (REFUSED_IN_CAPTURE) and those whose entry sets it (batch mem ops)
+        self.node_type: int | None = NODE_OF_KIND.get(kind)
 
 
-def enqueue(drv: Any, stream: Any, op: Op) -> Any:
+def enqueue(drv: Work, stream: Stream, op: Op) -> Node | None:
     """Decide what a stream operation does (spec 3.8 order of checks, items 2-5).
 
     Returns the new node when the op was captured, else ``None``.
@@ -566,12 +576,12 @@ def enqueue(drv: Any, stream: Any, op: Op) -> Any:
             seq_was = seq.label()  # the status before this call, for the why
             eff = invalidate(seq, op.call)
             raise _err(code, f"{op.call} on {stream.label()} of {seq_was}: {why}; {eff}")
-        return add_node(drv, stream, op.node_type, op.params)
+        return add_node(drv, stream, op.node_type, op.params)  # type: ignore[arg-type]  # see Op.node_type
     drv._submit(stream, op)
     return None
 
 
-def _nest_exec(drv: Any, stream: Any, x: Any) -> Any:
+def _nest_exec(drv: Work, stream: Stream, x: GraphExec) -> Node:
     """``Options(graph_launch_in_capture="child-node")``: a cuGraphLaunch into a capture adds a GRAPH node
     holding a copy of the exec's graph as instantiated (or updated since) [I]; an exec with memory
     allocation or free nodes cannot be nested so: INVALID_VALUE, the capture unchanged [I]."""
@@ -587,15 +597,16 @@ def _nest_exec(drv: Any, stream: Any, x: Any) -> Any:
 def _op_label(op: Op) -> str:
     p = op.params
     if op.kind == "kernel":
-        return p["name"]
+        name: str = p["name"]
+        return name
     if op.kind == "graph_launch":
         return f"graph_{p.gid}"
     return p.describe() if hasattr(p, "describe") else op.kind
 
 
-def add_node(drv: Any, stream: Any, ntype: int, params: Any) -> Any:
+def add_node(drv: Work, stream: Stream, ntype: int, params: Any) -> Node:
     """"Add node N" of spec 3.8: edges from the stream's deps, in order; deps = [N]."""
-    seq = stream.capture
+    seq: CaptureSequence = stream.capture  # type: ignore[assignment]  # the callers' stream is capturing
     graph = seq.graph
     node = drv._new_node(graph, ntype, params)
     for d, ed in stream.deps:
@@ -609,7 +620,7 @@ def add_node(drv: Any, stream: Any, ntype: int, params: Any) -> Any:
 FORBIDDEN_IN_CIG_GRAPH_LAUNCH = (HOST, MEM_ALLOC, MEM_FREE, BATCH_MEM_OP)
 
 
-def check_upload(drv: Any, stream: Any) -> None:
+def check_upload(drv: Work, stream: Stream) -> None:
     """cuGraphUpload's stream rules (spec 3.8, 6): the legacy stream while a blocking stream captures is
     906 and invalidates; a stream of an invalidated capture is 901. Into an ACTIVE capture or a CIG
     capture an upload records nothing and succeeds (there is nothing to upload in a simulator)."""
@@ -617,7 +628,7 @@ def check_upload(drv: Any, stream: Any) -> None:
     refuse_use(stream.capture, "cuGraphUpload", stream, "spec 3.8, 5.1")
 
 
-def check_graph_launch_on_cig(stream: Any, node_types: Any) -> None:
+def check_graph_launch_on_cig(stream: Stream, node_types: Iterable[int]) -> None:
     """``cuGraphLaunch`` onto a CIG-capturing stream of a graph holding a node the CIG list forbids: 900
     (cuGraphLaunch's Returns list has no 801) [I] (spec 8.3); the CIG capture goes on."""
     for t in node_types:
@@ -628,7 +639,7 @@ def check_graph_launch_on_cig(stream: Any, node_types: Any) -> None:
 
 
 # -- 4.2: event record ---------------------------------------------------------------------------
-def record_event(drv: Any, event: Any, stream: Any, flags: int, call: str) -> None:
+def record_event(drv: Work, event: Event, stream: Stream, flags: int, call: str) -> None:
     """cuEventRecord / cuEventRecordWithFlags after rows 1-2 (handles, flags) of spec 4.2."""
     if stream.is_legacy:
         check_legacy_use(drv, stream, call)
@@ -649,7 +660,7 @@ def record_event(drv: Any, event: Any, stream: Any, flags: int, call: str) -> No
     drv._record_uncaptured(event, stream)
 
 
-def _capture_event(seq: CaptureSequence, event: Any, stream: Any) -> None:
+def _capture_event(seq: CaptureSequence, event: Event, stream: Stream) -> None:
     _uncapture_event(event)
     event.state = CAPTURED
     event.capture = seq
@@ -657,7 +668,7 @@ def _capture_event(seq: CaptureSequence, event: Any, stream: Any) -> None:
     seq.events.append(event)
 
 
-def _uncapture_event(event: Any) -> None:
+def _uncapture_event(event: Event) -> None:
     old = event.capture
     if old is not None:
         try:
@@ -669,7 +680,7 @@ def _uncapture_event(event: Any) -> None:
 
 
 # -- 4.1: stream wait event ------------------------------------------------------------------------
-def wait_event(drv: Any, stream: Any, event: Any, flags: int) -> None:
+def wait_event(drv: Work, stream: Stream, event: Event, flags: int) -> None:
     """cuStreamWaitEvent after row 1 (flags) and the handle checks of spec 4.1."""
     call = "cuStreamWaitEvent"
     seq = stream.capture
@@ -731,7 +742,7 @@ def wait_event(drv: Any, stream: Any, event: Any, flags: int) -> None:
 
 
 # -- 5.3: calls forbidden in every mode ------------------------------------------------------------
-def check_stream_sync(drv: Any, stream: Any, thread: Any, call: str) -> None:
+def check_stream_sync(drv: Work, stream: Stream, thread: ThreadState, call: str) -> None:
     """cuStreamSynchronize / cuStreamQuery (spec 6, 5.3, 5.2 in that order)."""
     check_legacy_use(drv, stream, call)
     if stream.cig is not None and call.startswith("cuStreamSynchronize"):
@@ -746,10 +757,11 @@ def check_stream_sync(drv: Any, stream: Any, thread: Any, call: str) -> None:
     check_unsafe(drv, thread, call)
 
 
-def check_event_host_wait(drv: Any, event: Any, thread: Any, call: str) -> None:
+def check_event_host_wait(drv: Work, event: Event, thread: ThreadState, call: str) -> None:
     """cuEventQuery / cuEventSynchronize (spec 5.3 row 907, 5.2)."""
     if event.state == CAPTURED:
         seq = event.capture
+        assert seq is not None  # a CAPTURED event names its capture
         seq_was = seq.label()  # the status before this call, for the why
         eff = invalidate(seq, call)
         raise _err(907, f"{call}: {event.label()} was last recorded in {seq_was}; such an event cannot be "
@@ -758,7 +770,7 @@ def check_event_host_wait(drv: Any, event: Any, thread: Any, call: str) -> None:
         check_unsafe(drv, thread, call)
 
 
-def check_synchronous_call(drv: Any, stream: Any, thread: Any, call: str) -> None:
+def check_synchronous_call(drv: Work, stream: Stream, thread: ThreadState, call: str) -> None:
     """Synchronous ``cuMemcpy*`` / ``cuMemsetD*`` on the stream they run on (spec 6, 6.1, 5.2).
 
     Legacy mode: the legacy stream's rule (906 under a blocking capture of its context), then the
@@ -780,7 +792,7 @@ def check_synchronous_call(drv: Any, stream: Any, thread: Any, call: str) -> Non
     check_unsafe(drv, thread, call)
 
 
-def check_elapsed_time_events(events: Any) -> None:
+def check_elapsed_time_events(events: Iterable[Event]) -> None:
     """``cuEventElapsedTime`` with an event recorded in a capture: 907, invalidating it (spec 5.3) [I].
 
     Checked after the documented INVALID_HANDLE for a never-recorded event (the caller's job).
@@ -788,13 +800,14 @@ def check_elapsed_time_events(events: Any) -> None:
     for e in events:
         if e.state == CAPTURED:
             seq = e.capture
+            assert seq is not None  # a CAPTURED event names its capture
             seq_was = seq.label()  # the status before this call, for the why
             eff = invalidate(seq, "cuEventElapsedTime")
             raise _err(907, f"cuEventElapsedTime: {e.label()} was last recorded in {seq_was}; its time is not "
                             f"known to the host (spec 5.3) [inferred]; {eff}")
 
 
-def capturing_into(stream: Any) -> CaptureSequence | None:
+def capturing_into(stream: Stream) -> CaptureSequence | None:
     """The ACTIVE sequence a stream operation on ``stream`` would add a node to, or None (an idle,
     invalidated, legacy or CIG stream: :func:`enqueue` decides those)."""
     seq = stream.capture
@@ -804,7 +817,7 @@ def capturing_into(stream: Any) -> CaptureSequence | None:
 
 
 def check_free_async_in_capture(seq: CaptureSequence, dptr: int, is_graph_allocation: bool,
-                                free_node: Any = None) -> None:
+                                free_node: Node | None = None) -> None:
     """``cuMemFreeAsync`` during capture frees only graph allocations (spec 3.8), and each only once;
     otherwise INVALID_VALUE and the capture stays ACTIVE [I: code and no invalidation, C-059]."""
     if not is_graph_allocation:
@@ -817,7 +830,7 @@ def check_free_async_in_capture(seq: CaptureSequence, dptr: int, is_graph_alloca
                       "(cuGraphAddMemFreeNode)")
 
 
-def check_ctx_sync(drv: Any, ctx: Any, call: str) -> None:
+def check_ctx_sync(drv: Work, ctx: Context, call: str) -> None:
     """cuCtxSynchronize and friends: 900 while any stream of ``ctx`` captures (spec 5.3)."""
     bad = [s for s in drv._live_captures.values() if any(m.ctx is ctx for m in s.members)]
     if bad:
@@ -828,10 +841,10 @@ def check_ctx_sync(drv: Any, ctx: Any, call: str) -> None:
                      f"(spec 5.3); {effects}")
 
 
-def check_ctx_event(drv: Any, ctx: Any, event: Any, call: str, wait: bool) -> None:
+def check_ctx_event(drv: Work, ctx: Context, event: Event, call: str, wait: bool) -> None:
     """cuCtxRecordEvent / cuCtxWaitEvent (spec 5.3)."""
     bad = [s for s in drv._live_captures.values() if any(m.ctx is ctx for m in s.members)]
-    if wait and event.state == CAPTURED and event.capture not in bad:
+    if wait and event.state == CAPTURED and event.capture is not None and event.capture not in bad:
         bad.append(event.capture)
     if bad:
         labels = "; ".join(s.label() for s in bad)
@@ -840,7 +853,7 @@ def check_ctx_event(drv: Any, ctx: Any, event: Any, call: str, wait: bool) -> No
 
 
 # -- 8: CIG capture into a command list --------------------------------------------------------------
-def begin_cig(stream: Any, data_type: int | None, data: int, thread: Any) -> None:
+def begin_cig(stream: Stream, data_type: int | None, data: int, thread: ThreadState) -> None:
     """cuStreamBeginCaptureToCig, rows of spec 8.2 in order (``data_type`` None: NULL parameters).
 
     Errors: 1 NULL parameters (row 1); 1 the legacy stream (row 2); 201 a context not made in CIG mode
@@ -868,7 +881,7 @@ def begin_cig(stream: Any, data_type: int | None, data: int, thread: Any) -> Non
     stream.cig = CigRecord(thread.tid, data_type, data)
 
 
-def end_cig(stream: Any, thread: Any, any_thread: bool) -> list[tuple[str, str]]:
+def end_cig(stream: Stream, thread: ThreadState, any_thread: bool) -> list[tuple[str, str]]:
     """cuStreamEndCaptureToCig (spec 8.4): the recorded op list; the stream leaves CIG capture.
 
     Errors: 1 a stream not in CIG capture; 908 from another thread than the one that began it, unless
@@ -885,7 +898,7 @@ def end_cig(stream: Any, thread: Any, any_thread: bool) -> list[tuple[str, str]]
 
 
 # -- stream destruction during capture (spec 2.1, C-153/C-154) --------------------------------------
-def on_stream_destroyed(drv: Any, stream: Any) -> None:
+def on_stream_destroyed(drv: Work, stream: Stream) -> None:
     """cuStreamDestroy (or a context teardown) of a stream that belongs to a capture (spec 2.1, 2.2, 5.2).
 
     * The origin: the capture is TERMINATED and its internal graph discarded; every other member goes

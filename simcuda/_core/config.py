@@ -21,14 +21,14 @@ class DeviceSpec:
     """
 
     name: str = "NVIDIA H100 80GB HBM3 (simulated)"
-    compute_capability: tuple = (9, 0)
+    compute_capability: tuple[int, int] = (9, 0)
     total_mem: int = 80 * 1024 ** 3
     multiprocessors: int = 132
     cig_d3d12: bool = True
     cig_vulkan: bool = True
     cig_d3d12_streams: bool = True
     cig_vulkan_streams: bool = True
-    attributes: dict = attrs.field(factory=dict)
+    attributes: dict[int, int] = attrs.field(factory=dict)
 
 
 def _check_launch_log_limit(_inst: Any, _attr: Any, value: Any) -> None:

@@ -29,6 +29,12 @@ class DriverError(Exception):
     """
 
     __slots__ = ("code", "why")
+    code: CUresult | IntEnum
+    why: str
+    # facts that some entries attach for their faces (present only where set, hence ``getattr`` in the faces):
+    instantiate_result: int  # cuGraphInstantiate*: the CUgraphInstantiateResult
+    err_node: int  # cuGraphInstantiate*: the error node's handle, or 0
+    update_info: tuple[int, int, int]  # cuGraphExecUpdate: (CUgraphExecUpdateResult, error node, error-from node)
 
     def __init__(self, code: int, why: str) -> None:
         # a runtime-only refusal (a cudaError_t with no CUresult twin, e.g. cudaErrorInvalidMemcpyDirection)

@@ -61,10 +61,17 @@ from __future__ import annotations
 import ctypes
 import heapq
 from array import array
-from typing import Any, Callable
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any, Callable
 
 from .memory import HOST as HOST_SIDE
 from .memory import do_copy, do_memset
+
+if TYPE_CHECKING:
+    from .capture import CaptureSequence
+    from .memory import Allocation, MemorySpace
+    from .objects import Context, MemOp
+    from .work import Work  # every entry mixin, and so Driver, is a Work: the state and work the rules act on
 
 ZERO_ED = (0, 0, 0)
 
@@ -147,9 +154,11 @@ class Node:
 def describe(ntype: int, p: Any) -> str:
     """A one-line description of parameters ``p`` of a node of type ``ntype``."""
     if ntype == KERNEL:
-        return p["name"]
+        name: str = p["name"]
+        return name
     if ntype in (MEMCPY, MEMSET):
-        return p.describe()
+        text: str = p.describe()
+        return text
     if ntype == GRAPH:
         return f"graph_{p['graph'].gid}"
     if ntype in (EVENT_RECORD, WAIT_EVENT):
@@ -189,13 +198,13 @@ class Graph:
                  "destroyed", "owner_node", "ctx", "next_local", "type_counts", "n_live", "clone_map", "moved",
                  "pairs", "n_dup")
 
-    def __init__(self, handle: int, gid: int, ctx: Any = None) -> None:
+    def __init__(self, handle: int, gid: int, ctx: Context | None = None) -> None:
         self.handle = handle
         self.gid = gid
         self.nodes: list[Node] = []
         self.edges: dict[Edge, None] = {}  # insertion-ordered set: O(1) removal
         self._removed: list[Edge] = []
-        self.capture_target_of = None
+        self.capture_target_of: CaptureSequence | None = None
         self.live_execs = 0
         self.destroyed = False
         self.owner_node: Node | None = None  # set for a child graph owned by a GRAPH node
@@ -286,14 +295,15 @@ def add_edge(graph: Graph, src: Node, dst: Node, ed: tuple[int, int, int] = ZERO
     if pairs is not None:
         if pairs.setdefault(key or (src, dst), e) is not e:
             graph.n_dup += 1
+    # the checker cannot follow this list-or-dict dispatch (EAFP, cheapest on the hot path): hence the ignores
     try:
-        src.outs.append(e)
+        src.outs.append(e)  # type: ignore[union-attr]
     except AttributeError:  # a dict (see the module docstring)
-        src.outs[e] = None
+        src.outs[e] = None  # type: ignore[call-overload]
     try:
-        dst.ins.append(e)
+        dst.ins.append(e)  # type: ignore[union-attr]
     except AttributeError:
-        dst.ins[e] = None
+        dst.ins[e] = None  # type: ignore[call-overload]
     return e
 
 
@@ -496,7 +506,7 @@ class Frozen:
         self.exits = exits
         self.created = len(creation) if created is None else created
         self.index = {id(x.origin): i for i, x in enumerate(order)}
-        self._mem: tuple[list, list] | None = None
+        self._mem: tuple[list[Allocation], list[int]] | None = None
 
     def copy(self) -> "Frozen":
         """A copy whose ``order`` list can be changed without touching this one (copy on write).
@@ -508,9 +518,9 @@ class Frozen:
             self.gid, list(self.order), self.creation, self.topology, self.exits, self.index, self._mem, self.created
         return f
 
-    def _memory(self) -> tuple[list, list]:
+    def _memory(self) -> tuple[list[Allocation], list[int]]:
         if self._mem is None:
-            allocs: list[Any] = []
+            allocs: list[Allocation] = []
             frees: list[int] = []
             if any(x.type in (MEM_ALLOC, MEM_FREE, GRAPH) for x in self.order):  # else none to find
                 for x in walk_body(self):
@@ -521,7 +531,7 @@ class Frozen:
             self._mem = (allocs, frees)
         return self._mem
 
-    def allocs(self) -> list[Any]:
+    def allocs(self) -> list[Allocation]:
         """Graph allocations mapped by MEM_ALLOC nodes of this body (child bodies included); computed once."""
         return self._memory()[0]
 
@@ -534,7 +544,7 @@ class Frozen:
         return sum(1 for _ in walk_body(self))
 
 
-def walk_body(body: Frozen) -> Any:
+def walk_body(body: Frozen) -> Iterator[ExecNode]:
     """Exec nodes of ``body`` and of its child bodies, depth first (each GRAPH node, then its child's
     nodes, then the next node), replay order; iterative, any nesting depth."""
     stack = [iter(body.order)]
@@ -542,13 +552,14 @@ def walk_body(body: Frozen) -> Any:
         for x in stack[-1]:
             yield x
             if x.type == GRAPH:
+                assert x.child is not None  # a GRAPH node's frozen child body
                 stack.append(iter(x.child.order))
                 break
         else:
             stack.pop()
 
 
-def walk_graph(g: Graph) -> Any:
+def walk_graph(g: Graph) -> Iterator[Node]:
     """Live nodes of ``g`` and of its child graphs, depth first (each GRAPH node, then its child's nodes,
     then the next node), creation order; iterative, any nesting depth."""
     stack = [iter(g.live_nodes())]
@@ -576,7 +587,7 @@ class Topology:
         self.types = array("b", [n.type for n in live])
         off = array("q", [0])
         src = array("q")
-        eds: list = []
+        eds: list[tuple[int, int, int]] = []
         for n in live:
             for e in n.ins:
                 src.append(pos[id(e.src)])
@@ -587,7 +598,7 @@ class Topology:
     def __len__(self) -> int:
         return len(self.types)
 
-    def deps(self, i: int) -> list[tuple[int, tuple]]:
+    def deps(self, i: int) -> list[tuple[int, tuple[int, int, int]]]:
         """``[(dependency creation index, edge data), ...]`` of node ``i``, in edge order."""
         a, b = self.off[i], self.off[i + 1]
         return list(zip(self.src[a:b], self.eds[a:b]))
@@ -687,7 +698,7 @@ CLOCK_FREE_NODES = (EVENT_RECORD, GRAPH)
 
 
 # -------------------------------------------------------------------------- replay
-def run_frozen(drv: Any, body: Frozen, log: Callable[[ExecNode, str], None]) -> None:
+def run_frozen(drv: Work, body: Frozen, log: Callable[[ExecNode, str], None]) -> None:
     """Replay ``body`` in order against the driver's memory (spec 9, replay semantics).
 
     Simulated time (spec 16) [I]: every node the replay runs advances the driver's clock by
@@ -721,6 +732,7 @@ def run_frozen(drv: Any, body: Frozen, log: Callable[[ExecNode, str], None]) -> 
                 drv._call_host_fn(p["fn"], p["user_data"])
                 note = "called host function"
             elif t == GRAPH:
+                assert x.child is not None  # a GRAPH node's frozen child body
                 log(x, f"child graph graph_{x.child.gid} begins")
                 stack.append(iter(x.child.order))
                 owners.append(x)
@@ -753,11 +765,11 @@ def run_frozen(drv: Any, body: Frozen, log: Callable[[ExecNode, str], None]) -> 
         else:
             stack.pop()
             owner = owners.pop()
-            if owner is not None:
+            if owner is not None and owner.child is not None:  # always a GRAPH node, with its child body
                 log(owner, f"child graph graph_{owner.child.gid} ends")
 
 
-def run_mem_ops(mem: Any, ops: tuple) -> str:
+def run_mem_ops(mem: MemorySpace, ops: tuple[MemOp, ...]) -> str:
     """Run batch memory operations: writes store their value, waits evaluate their condition.
 
     Fidelity: a wait whose condition does not hold would block the GPU stream until another agent
@@ -796,7 +808,7 @@ def wait_condition(cur: int, value: int, cond: int, nbytes: int) -> bool:
 
 
 # -------------------------------------------------------------------------- clone
-def clone_graph(drv: Any, g: Graph) -> Graph:
+def clone_graph(drv: Work, g: Graph) -> Graph:
     """Deep copy of ``g`` (child graphs included); local ids restart at 0 in creation order.
 
     The copy's ``clone_map`` maps each original node's handle to its copy (``cuGraphNodeFindInClone``);
@@ -838,7 +850,7 @@ def clone_graph(drv: Any, g: Graph) -> Graph:
     return done
 
 
-def graph_from_frozen(drv: Any, body: Frozen, ctx: Any) -> Graph:
+def graph_from_frozen(drv: Work, body: Frozen, ctx: Context | None) -> Graph:
     """A new graph with the nodes and parameters of an executable body (creation order kept).
 
     A disabled node becomes an EMPTY node. Iterative, any nesting depth; handles and graph ids in the
@@ -888,14 +900,14 @@ class UpdateFailure(Exception):
         self.result, self.node, self.from_node, self.why = result, node, from_node, why
 
 
-def _alloc_facts(resolve: Callable[[int], Any], addr: Any) -> tuple:
+def _alloc_facts(resolve: Callable[[int], Allocation | None], addr: Any) -> tuple[str | None, int | None]:
     a = resolve(int(addr)) if isinstance(addr, int) else None
     if a is None:
         return (None, None)
     return (a.kind, id(a.ctx))
 
 
-def param_change_problem(ntype: int, old: Any, new: Any, resolve: Callable[[int], Any], flags: int,
+def param_change_problem(ntype: int, old: Any, new: Any, resolve: Callable[[int], Allocation | None], flags: int,
                          per_node: bool = False) -> tuple[int, str] | None:
     """Whether an exec may take ``new`` in place of ``old`` for a node of ``ntype``.
 
@@ -978,7 +990,7 @@ def param_change_problem(ntype: int, old: Any, new: Any, resolve: Callable[[int]
     return None  # HOST, EVENT_RECORD, WAIT_EVENT, EMPTY: no restrictions (Graph Update Limitations)
 
 
-def _geometry(p: Any) -> tuple:
+def _geometry(p: Any) -> tuple[int, ...]:
     return (p.width, p.height, p.depth, p.src_pitch, p.dst_pitch, p.src_height, p.dst_height, p.src_x, p.src_y,
             p.src_z, p.dst_x, p.dst_y, p.dst_z)
 
@@ -1039,7 +1051,7 @@ def _check_update_shape(old: Frozen, g: Graph) -> list[Node]:
     return live
 
 
-def plan_update(old: Frozen, g: Graph, resolve: Callable[[int], Any], flags: int) -> Frozen:
+def plan_update(old: Frozen, g: Graph, resolve: Callable[[int], Allocation | None], flags: int) -> Frozen:
     """The body an exec would have after ``cuGraphExecUpdate(exec, g)``; raises :class:`UpdateFailure`.
 
     Nodes are paired by creation order and dependencies by edge order (Programming Guide, "Whole
@@ -1145,7 +1157,7 @@ def dot_text(g: Graph, flags: int = 0) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _esc(s: Any) -> str:
+def _esc(s: object) -> str:
     """Escape text for a DOT record label inside a quoted string."""
     s = str(s)
     for a, b in (("\\", "\\\\"), ('"', '\\"'), ("<", "\\<"), (">", "\\>"), ("{", "\\{"), ("}", "\\}"),
@@ -1154,7 +1166,7 @@ def _esc(s: Any) -> str:
     return s
 
 
-def _plain(s: Any) -> str:
+def _plain(s: object) -> str:
     """Escape text for a plain quoted DOT label."""
     return str(s).replace("\\", "\\\\").replace('"', '\\"')
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from itertools import islice
-from typing import Any
+from typing import overload
 
 import attrs
 
@@ -41,7 +41,7 @@ class LaunchRecord:
     note: str = ""
 
 
-class LaunchLog(Sequence):
+class LaunchLog(Sequence[LaunchRecord]):
     """``driver.launch_log``: a :class:`LaunchRecord` per unit of work that ran, oldest first, bounded.
 
     A read-only sequence (``len``, indexing and slicing, iteration, ``==`` with a list or tuple of
@@ -95,7 +95,11 @@ class LaunchLog(Sequence):
     def __len__(self) -> int:
         return len(self._buf)
 
-    def __getitem__(self, i: Any) -> Any:
+    @overload
+    def __getitem__(self, i: int) -> LaunchRecord: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[LaunchRecord]: ...
+    def __getitem__(self, i: int | slice) -> LaunchRecord | list[LaunchRecord]:
         buf, start = self._buf, self._start
         if isinstance(i, slice):
             if not start:

@@ -19,10 +19,14 @@ import bisect
 import ctypes
 import threading
 import weakref
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import hostmem, process
 from .errors import DriverError
+
+if TYPE_CHECKING:
+    from .graph import GraphExec, Node
+    from .objects import Context
 
 HOST_ALIGN = 64
 
@@ -42,7 +46,7 @@ class Allocation:
     __slots__ = ("start", "size", "span", "kind", "ctx", "freed", "mapped", "graph_node", "free_node",
                  "outstanding")
 
-    def __init__(self, start: int, size: int, span: int, kind: str, ctx: Any) -> None:
+    def __init__(self, start: int, size: int, span: int, kind: str, ctx: Context | None) -> None:
         self.start = start
         self.size = size
         self.span = span
@@ -50,9 +54,9 @@ class Allocation:
         self.ctx = ctx
         self.freed = False
         self.mapped = False
-        self.graph_node = None  # graph allocations: the MEM_ALLOC node that owns the address
-        self.free_node = None  # graph allocations: the MEM_FREE node (of any graph) that frees it
-        self.outstanding = None  # graph allocations: the exec whose launch allocated it, until freed
+        self.graph_node: Node | None = None  # graph allocations: the MEM_ALLOC node that owns the address
+        self.free_node: Node | None = None  # graph allocations: the MEM_FREE node (of any graph) that frees it
+        self.outstanding: GraphExec | None = None  # graph allocations: the exec whose launch allocated it, until freed
 
 
 class _Ledger:
@@ -95,7 +99,7 @@ class MemorySpace:
         self._finalizer = weakref.finalize(self, _retire, self._ledger)
 
     # -- device allocations ------------------------------------------------------------------
-    def reserve(self, size: int, kind: str, ctx: Any) -> Allocation:
+    def reserve(self, size: int, kind: str, ctx: Context | None) -> Allocation:
         """Create an allocation of ``size`` bytes at a fresh page-aligned address, mapped unless ``kind``
         is KIND_GRAPH (graph memory is mapped by :meth:`map`).
 
@@ -269,7 +273,7 @@ def host_address(obj: Any) -> int | None:
         pass
     iface = getattr(obj, "__array_interface__", None)
     if iface:
-        return iface["data"][0]
+        return int(iface["data"][0])
     return None
 
 

@@ -85,7 +85,7 @@ def _elf_entries(data: bytes) -> dict[str, list[str]]:
         shentsize, shnum, shstrndx = struct.unpack_from("<HHH", data, 0x3A)
         hdr = shoff + shstrndx * shentsize
         str_off, = struct.unpack_from("<Q", data, hdr + 0x18)
-        names = {}
+        names: dict[str, list[str]] = {}
         for i in range(shnum):
             base = shoff + i * shentsize
             name_off, = struct.unpack_from("<I", data, base)

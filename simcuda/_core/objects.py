@@ -6,7 +6,27 @@ hot capture path must stay cheap. Read-only snapshots handed to users (``Capture
 """
 from __future__ import annotations
 
-from typing import Any
+import threading
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .capture import CaptureSequence, Op
+    from .config import DeviceSpec
+    from .errors import DriverError
+    from .graph import Node
+
+#: edge data ``(from_port, to_port, type)`` (``CUgraphEdgeData``; ``(0, 0, 0)`` is a full dependency)
+EdgeData = tuple[int, int, int]
+#: edge data as a face hands it to the core, one entry per dependency; ``None`` marks an entry missing from a
+#: list shorter than the count (the core refuses it in its own order, spec 3.6)
+EdgeDataArg = list["EdgeData | None"]
+#: a dependency of a capturing stream, or of a CAPTURED event: a node and its edge data (spec 3.8)
+Dep = tuple["Node", EdgeData]
+#: one batch memory operation ``(CUstreamBatchMemOpType, device address, value, flags)``
+MemOp = tuple[int, int, int, int]
+#: the parameters of one external semaphore of a signal or wait ``(fence value, keyed-mutex key, timeout ms, flags)``
+SemValue = tuple[int, int, int, int]
 
 # stream kinds
 USER = "user"
@@ -24,14 +44,14 @@ class Device:
 
     __slots__ = ("ordinal", "spec", "primary", "primary_refs", "_limits")
 
-    def __init__(self, ordinal: int, spec: Any) -> None:
+    def __init__(self, ordinal: int, spec: DeviceSpec) -> None:
         self.ordinal = ordinal
         self.spec = spec
         self.primary: Context | None = None
         self.primary_refs = 0
-        self._limits: tuple | None = None
+        self._limits: tuple[int, ...] | None = None
 
-    def launch_limits(self) -> tuple:
+    def launch_limits(self) -> tuple[int, ...]:
         """``(block x, y, z, grid x, y, z, threads per block, shared per block, shared opt-in)`` from the
         device attributes (computed once: the spec is frozen)."""
         if self._limits is None:
@@ -72,23 +92,23 @@ class Stream:
                  "cig", "stream_id", "pending", "last_done", "busy", "busy_thread", "deferred")
 
     def __init__(self, handle: int, ctx: Context, flags: int, priority: int, kind: str,
-                 stream_id: int, owner: int | None = None) -> None:
+                 stream_id: int, owner: int | str | None = None) -> None:
         self.handle = handle
         self.ctx = ctx
         self.flags = flags
         self.priority = priority
         self.kind = kind
-        self.owner = owner
+        self.owner = owner  # per-thread streams: the thread's name (its serial id until named)
         self.stream_id = stream_id
         self.destroyed = False
-        self.capture = None  # CaptureSequence or None
-        self.deps: list[tuple[Any, tuple[int, int, int]]] = []
-        self.cig = None  # CigRecord or None
-        self.pending: list[Any] = []  # work not yet run (manual progression)
+        self.capture: CaptureSequence | None = None
+        self.deps: list[Dep] = []
+        self.cig: CigRecord | None = None
+        self.pending: list[int] = []  # tickets of work not yet run (manual progression)
         self.last_done = 0
         self.busy = 0  # > 0 while user code of this stream's work runs outside the driver lock
         self.busy_thread = 0  # the thread running it
-        self.deferred: list[Any] = []  # ops enqueued meanwhile (immediate progression): run after it, in order
+        self.deferred: list[Op] = []  # ops enqueued meanwhile (immediate progression): run after it, in order
 
     @property
     def blocking(self) -> bool:
@@ -121,8 +141,8 @@ class Event:
         self.flags = flags
         self.destroyed = False
         self.state = EMPTY
-        self.capture = None
-        self.nodes: list[Any] = []  # CAPTURED: copy of the recording stream's deps
+        self.capture: CaptureSequence | None = None
+        self.nodes: list[Dep] = []  # CAPTURED: copy of the recording stream's deps
         self.time_ms: float | None = None
         self.pending_on: Stream | None = None
         self.pending_ticket = 0
@@ -172,14 +192,19 @@ class ThreadState:
         self.ctx_stack: list[Context] = []
         self.mode = 0  # CU_STREAM_CAPTURE_MODE_GLOBAL: every thread starts GLOBAL [D]
         self.in_host_fn = 0
-        self.last_error = None
+        self.last_error: DriverError | None = None
         self.runtime_device = 0
-        self.thread_ref: Any = None
+        self.thread_ref: Callable[[], threading.Thread | None] = _no_thread  # a weakref once the driver sets it
 
     @property
     def current(self) -> Context | None:
         """The thread's current context (top of its stack), or None."""
         return self.ctx_stack[-1] if self.ctx_stack else None
+
+
+def _no_thread() -> None:
+    """The thread of a :class:`ThreadState` whose thread is not known yet: none."""
+    return None
 
 
 class CigRecord:

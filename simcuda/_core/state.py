@@ -14,7 +14,7 @@ import os
 import threading
 import weakref
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from . import capture as cap
 from . import graph as gr
@@ -45,7 +45,12 @@ ENTRIES: dict[str, Callable[..., Any]] = {}
 Hook = tuple[Callable[..., Any] | None, Callable[..., Any] | None]
 
 
-def entry(fn: Callable) -> Callable:
+P = ParamSpec("P")
+R = TypeVar("R")
+S = TypeVar("S", bound="DriverState")
+
+
+def entry(fn: Callable[Concatenate[S, P], R]) -> Callable[Concatenate[S, P], R]:
     """Register and wrap a core entry point: lock, init check, host-function rule, hooks, error bookkeeping.
 
     The wrapper takes the driver's lock for the whole call, refuses calls from a host function (800,
@@ -63,7 +68,7 @@ def entry(fn: Callable) -> Callable:
     needs_init = name not in _NO_INIT_NEEDED
 
     @functools.wraps(fn)
-    def wrapper(self: DriverState, *args: Any, **kwargs: Any) -> Any:
+    def wrapper(self: S, /, *args: P.args, **kwargs: P.kwargs) -> R:
         with self._lock:
             t = self._thread()
             try:
@@ -92,14 +97,14 @@ def entry(fn: Callable) -> Callable:
                     self.error_log.append(ErrorRecord(_call_name(args, kwargs), int(e.code), e.why, t.name))
                 raise
 
-    def _call_name(args: tuple, kwargs: dict) -> str:
+    def _call_name(args: tuple[Any, ...], kwargs: dict[str, Any]) -> str:
         if call_pos < 0:
             return default_call
         c = kwargs.get("call")
         if c is None:
             c = args[call_pos] if len(args) > call_pos else call_default
         return c if isinstance(c, str) else default_call
-    wrapper.__wrapped_entry__ = True  # type: ignore[attr-defined]
+    wrapper.__wrapped_entry__ = True  # type: ignore[attr-defined]  # a marker attribute on the function object
     return wrapper
 
 
@@ -135,7 +140,7 @@ class DriverState:
         self._stream_counter = 0
         self._clock_ms = 0.0
         self._ticket = 0
-        self._queue: list[tuple[int, Stream, Any]] = []
+        self._queue: list[tuple[int, Stream, tuple[cap.Op, Callable[[], Any] | None]]] = []  # (ticket, stream, work)
         self._idle = threading.Condition(self._lock)  # notified when user code or a drain finishes
         self._draining = 0  # the thread running queued work (manual progression), 0 when none
         self.per_thread_mode: bool | None = self.options.per_thread_default_stream
@@ -187,7 +192,7 @@ class DriverState:
         self._capture_counter += 1
         return self._capture_counter
 
-    def _new_graph(self, ctx: Any = None) -> gr.Graph:
+    def _new_graph(self, ctx: Context | None = None) -> gr.Graph:
         self._graph_counter += 1
         g = gr.Graph(0, self._graph_counter, ctx)
         g.handle = self._handle(g)
@@ -238,7 +243,7 @@ class DriverState:
         if s is None:
             s = ctx.per_thread[t.tid] = Stream(CU_STREAM_PER_THREAD, ctx, 0, 0, PER_THREAD,
                                                self._next_stream_id(), owner=t.tid)
-            s.owner = t.name  # type: ignore[assignment]
+            s.owner = t.name
         return s
 
     def _next_stream_id(self) -> int:
@@ -336,7 +341,7 @@ class DriverState:
         return f
 
     # -- work progression ---------------------------------------------------------------------
-    def _log(self, rec: dict) -> None:
+    def _log(self, rec: dict[str, Any]) -> None:
         """Add a :class:`LaunchRecord` made of ``rec`` to :attr:`launch_log` (counted even when not kept)."""
         log = self.launch_log
         if log.limit == 0:

@@ -9,8 +9,8 @@ other threads wait for it. See the ``Driver`` docstring for the fidelity notes.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from . import capture as cap
 from . import graph as gr
@@ -18,6 +18,11 @@ from . import hostmem
 from .kernels import KERNELS, KernelLaunch
 from .objects import RECORDED, Event, Stream
 from .state import DriverState
+
+if TYPE_CHECKING:
+    from .driver import Driver
+
+T = TypeVar("T")
 
 #: op kinds whose work calls user code (run with the lock released, their stream marked busy)
 _USER_CODE_OPS = frozenset({"host", "callback", "kernel", "graph_launch"})
@@ -31,7 +36,7 @@ class Work(DriverState):
     # by other threads waits in ``Stream.deferred`` (immediate progression) or in the queue (manual),
     # a synchronising call from another thread waits for it (``_wait_idle``), and queries say NOT_READY.
     # A replay keeps its exec body (never mutated once shared) and its exec alive until it finishes.
-    def _unlocked(self, fn: Callable, *args: Any) -> Any:
+    def _unlocked(self, fn: Callable[..., T], *args: Any) -> T:
         """Call ``fn(*args)`` with the driver lock released (all levels), then take it back."""
         lock = self._lock
         try:
@@ -56,7 +61,7 @@ class Work(DriverState):
             stream.pending.append(self._ticket)
             self._queue.append((self._ticket, stream, (op, runner)))
 
-    def _execute(self, stream: Stream, op: cap.Op, runner: Callable | None) -> None:
+    def _execute(self, stream: Stream, op: cap.Op, runner: Callable[[], Any] | None) -> None:
         """Run one eager stream operation; it advances the simulated clock by one tick unless it is an
         event record or a graph launch (whose replayed nodes tick instead) (spec 16) [I]."""
         if op.kind not in gr.CLOCK_FREE_OPS:
@@ -73,7 +78,7 @@ class Work(DriverState):
         if stream.deferred and not stream.busy:
             self._run_deferred(stream)
 
-    def _run_user_op(self, stream: Stream, runner: Callable) -> Any:
+    def _run_user_op(self, stream: Stream, runner: Callable[[], T]) -> T:
         """Run an op that calls user code with ``stream`` marked busy (see the comment above)."""
         me = threading.get_ident()
         outer = stream.busy_thread
@@ -99,7 +104,7 @@ class Work(DriverState):
             self._execute(stream, op, op.run)
         self._idle.notify_all()
 
-    def _wait_idle(self, streams: Any) -> None:
+    def _wait_idle(self, streams: Iterable[Stream]) -> None:
         """Block until no stream of ``streams`` runs user code on another thread (cuStreamSynchronize and the
         like wait for a running host function, as the real driver does)."""
         me = threading.get_ident()
@@ -162,11 +167,11 @@ class Work(DriverState):
     def _wait_uncaptured(self, stream: Stream, event: Event) -> None:
         return None  # enqueue order already runs the record first (single global queue)
 
-    def _run_kernel(self, p: dict) -> str:
+    def _run_kernel(self, p: dict[str, Any]) -> str:
         fn = self.kernels.get(p["name"]) or KERNELS.get(p["name"])
         if fn is None:
             return "recorded only (no Python kernel registered)"
-        launch = KernelLaunch(self, p["name"], p["grid"], p["block"], p["shmem"], p["args"])
+        launch = KernelLaunch(cast("Driver", self), p["name"], p["grid"], p["block"], p["shmem"], p["args"])
         self._unlocked(fn, launch)
         return "ran Python kernel"
 
@@ -175,9 +180,11 @@ class Work(DriverState):
         if isinstance(fn, int) and fn:
             hostmem.check(self.memory, fn, 1, "x", what)
 
-    def _call_host_fn(self, fn: Any, user_data: Any, callback_args: tuple | None = None) -> None:
+    def _call_host_fn(self, fn: Any, user_data: Any, callback_args: tuple[int, int] | None = None) -> None:
         self._check_host_fn(fn, "host function")  # it may have been unmapped since it was enqueued
         t = self._thread()
+        call: Callable[..., Any]
+        args: tuple[Any, ...]
         if isinstance(fn, int) and callback_args is not None:
             call, args = gr.STREAM_CALLBACK_TYPE(fn), (callback_args[0], callback_args[1], user_data or None)
         elif isinstance(fn, int):

@@ -32,18 +32,19 @@ __all__ = ["SimEnum"]
 class _SimEnumMeta(enum.EnumMeta):
     """Enum metaclass whose ``in`` tests values, like FastEnum's (plain dict lookup)."""
 
-    def __contains__(cls, item):
+    def __contains__(cls, item: object) -> bool:
         return item in cls._value2member_map_
 
 
 class SimEnum(enum.IntEnum, metaclass=_SimEnumMeta):
     """IntEnum with cuda-bindings FastEnum's repr, str and format on every Python version."""
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"<{type(self).__name__}.{self._name_}: {int(self)}>"
 
     # FastEnum defines no __str__, and int has none of its own, so str() is the repr.
     __str__ = __repr__
 
     # int.__format__ gives str(self) for an empty spec and formats the number otherwise.
-    __format__ = int.__format__
+    def __format__(self, format_spec: str) -> str:
+        return int.__format__(self, format_spec)

@@ -29,12 +29,20 @@ from __future__ import annotations
 
 import ctypes
 import enum
-from typing import Any, ClassVar
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from .._generated import driver_enums as _E
 from .._generated.driver_outputs import CLASSES
 
-__all__ = ["to_int", "void_ptr", "Wrapper", "Struct", "build_classes"]
+__all__ = ["to_int", "void_ptr", "Wrapper", "Struct", "build_classes", "Result"]
+
+#: what every function of a tuple-returning face (driver, runtime, NVRTC) returns: its status (``CUresult``,
+#: ``cudaError_t``, ``nvrtcResult``), then its outputs in the order of the real docstring, each ``None`` after
+#: an error (the outputs are listed in each function's docstring header)
+Result = tuple[Any, ...]
+
+_T = TypeVar("_T")
 
 _VOIDP_ERR = "Provided argument is of type {} but expected Type None, int or object with Buffer Protocol"
 
@@ -106,7 +114,7 @@ def check_calloc(n: int, itemsize: int = 8) -> None:
         raise MemoryError(f"Failed to allocate length x size memory: {n}x{itemsize}")
 
 
-def padded(items: list, n: int, filler: Any) -> list:
+def padded(items: list[_T], n: int, filler: _T) -> list[_T]:
     """An output list of exactly ``n`` entries: ``items`` (cut to ``n``), then ``filler`` repeated. The
     repetition shares one object, so a huge count costs one list, never one object per entry."""
     check_calloc(n)
@@ -236,6 +244,8 @@ class _Index:
     """Mixin: ``__index__`` (pointer handles and callbacks have it; value wrappers do not)."""
 
     __slots__ = ()
+    if TYPE_CHECKING:  # the Wrapper it is mixed into
+        def __int__(self) -> int: ...
 
     def __index__(self) -> int:
         return int(self)
@@ -245,6 +255,8 @@ class _Eq:
     """Mixin: value equality within one class, hash of the value, no ordering (pointer handles)."""
 
     __slots__ = ()
+    if TYPE_CHECKING:  # the Wrapper it is mixed into
+        def __int__(self) -> int: ...
 
     def __eq__(self, other: Any) -> bool:
         if isinstance(other, type(self)) or isinstance(self, type(other)):
@@ -269,8 +281,9 @@ _CNAMES = {"cuuint32_t": "uint32_t", "VdpDevice": "uint32_t", "VdpOutputSurface"
            "CUgraphConditionalHandle": "uint64_t"}
 
 
-def _wrapper_class(name: str, kind: str, bits: int, signed: bool) -> type:
-    bases: tuple = (_Eq, _Index, Wrapper) if kind == "ptr" else (_Index, Wrapper) if kind == "callback" else (Wrapper,)
+def _wrapper_class(name: str, kind: str, bits: int, signed: bool) -> type[Any]:
+    bases: tuple[type, ...] = (
+        (_Eq, _Index, Wrapper) if kind == "ptr" else (_Index, Wrapper) if kind == "callback" else (Wrapper,))
     doc = {"ptr": "opaque handle: hex repr, value equality within the class, hashable, __index__",
            "callback": "function pointer: hex repr, __index__, no value equality; callables are refused",
            "value": "C value: decimal repr, no value equality (compare int(x)), no __index__"}[kind]
@@ -298,7 +311,7 @@ class _Missing:
 
 _MISSING = _Missing()
 
-_CLS: dict[str, type] = {}
+_CLS: dict[str, type[Any]] = {}
 _FACE = "simcuda.bindings.driver"  # where the classes are published (pickle finds them there)
 
 
@@ -324,15 +337,15 @@ class Struct:
     """
 
     __slots__ = ("_d", "_keep")
-    _fields: tuple = ()
-    _kinds: ClassVar[dict] = {}
+    _fields: tuple[tuple[str, str, Any], ...] = ()  # (name, kind, arg)
+    _kinds: ClassVar[dict[str, tuple[str, Any]]] = {}  # name -> (kind, arg)
     _enums: Any = _E
-    _classes: dict = _CLS
-    _specs: ClassVar[dict] = {}  # set to SPECS below
+    _classes: dict[str, type[Any]] = _CLS
+    _specs: ClassVar[dict[str, list[tuple[str, str, Any]]]] = {}  # set to SPECS below
     _face = _FACE
-    _placeholder: tuple = ("any", None)
+    _placeholder: tuple[str, Any] = ("any", None)
     _placeholder_note = "Placeholder: the simulator does not read this struct; its fields accept any value."
-    _str_kinds: frozenset = frozenset()
+    _str_kinds: frozenset[str] = frozenset()
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         if kwargs:
@@ -374,7 +387,7 @@ class Struct:
         """``value`` converted for field ``field`` of kind ``kind`` (the real setter's checks and errors)."""
         return _convert(kind, arg, value, cls._classes)
 
-    def __dir__(self) -> list:
+    def __dir__(self) -> list[str]:
         return sorted(set(object.__dir__(self)) | {f for f, _, _ in self._fields})
 
     def _raw(self, name: str) -> Any:
@@ -383,7 +396,7 @@ class Struct:
 
     def getPtr(self) -> int:
         """Address of a C image of the struct (only for structs with a known layout)."""
-        layout = _LAYOUTS.get(getattr(type(self), "_root", None))
+        layout = _LAYOUTS.get(getattr(type(self), "_root", ""))
         if layout is None:
             raise NotImplementedError(f"simcuda: getPtr() of {type(self).__name__} is not simulated")
         c = layout(self)
@@ -415,7 +428,7 @@ class Struct:
         return "\n".join(lines)
 
 
-def _default(kind: str, arg: Any, classes: dict = _CLS) -> Any:
+def _default(kind: str, arg: Any, classes: dict[str, type[Any]] = _CLS) -> Any:
     if kind == "h":
         return classes[arg]._mk(0)
     if kind == "s":
@@ -437,7 +450,7 @@ _UNAMES = {8: "unsigned char", 16: "unsigned short", 32: "unsigned int", 64: "si
 _INAMES = {8: "signed char", 16: "short", 32: "int", 64: "long"}
 
 
-def _convert(kind: str, arg: Any, value: Any, classes: dict = _CLS) -> Any:
+def _convert(kind: str, arg: Any, value: Any, classes: dict[str, type[Any]] = _CLS) -> Any:
     if kind == "u":
         return c_uint(value, arg, _UNAMES.get(arg, "unsigned int"))
     if kind == "i":
@@ -506,7 +519,7 @@ def _edge_layout(st: Struct) -> Any:
     return _CEdge(st.from_port, st.to_port, st.type)
 
 
-_LAYOUTS: dict = {}
+_LAYOUTS: dict[str, Callable[[Struct], Any]] = {}
 
 #: field specs of the structs the simulator reads (C declaration order, as the real repr prints)
 _U32, _U64, _U8 = ("u", 32), ("u", 64), ("u", 8)
@@ -636,7 +649,7 @@ SPECS.update({
 Struct._specs = SPECS
 
 
-def struct_class(name: str, bases: tuple, fields: tuple, base: type = Struct) -> type:
+def struct_class(name: str, bases: tuple[str, ...], fields: tuple[str, ...], base: type[Struct] = Struct) -> type[Any]:
     """The struct class ``name`` of the face whose struct base is ``base``: its fields from
     ``base._specs`` (looked up by the root of ``bases``, then by ``name``), else placeholder fields
     ``fields`` of kind ``base._placeholder``; derived from the face's class of ``bases[0]`` when that
@@ -645,7 +658,7 @@ def struct_class(name: str, bases: tuple, fields: tuple, base: type = Struct) ->
     root = bases[-1] if bases else name
     spec = specs.get(root) or specs.get(name)
     placeholder = spec is None
-    if placeholder:
+    if spec is None:
         spec = [(f, *base._placeholder) for f in fields]
     parent = classes[bases[0]] if bases and bases[0] in classes else base
     doc = (f"{name}()\n\nSimulated ``cuda.{base._face.split('.', 1)[1]}.{name}``: create it with no arguments "
@@ -666,11 +679,13 @@ class _Placeholder:
             raise TypeError(f"__cinit__() got an unexpected keyword argument '{next(iter(kwargs))}'")
 
 
-def _driver_handle(name: str, kind: str, detail: tuple, drv_base: str) -> type:
+def _driver_handle(name: str, kind: str, detail: tuple[Any, ...], drv_base: str) -> type[Any]:
     return _wrapper_class(name, kind, *detail)
 
 
-def build_face_classes(table: dict, base: type = Struct, handle: Any = _driver_handle, first: tuple = ()) -> dict:
+def build_face_classes(table: dict[str, tuple[Any, ...]], base: type[Struct] = Struct,
+                       handle: Callable[[str, str, tuple[Any, ...], str], type[Any]] = _driver_handle,
+                       first: tuple[str, ...] = ()) -> dict[str, type[Any]]:
     """Create every class of a face's generated class table ``table`` (``name -> (bases, kind,
     detail[, driver base])``) into ``base._classes`` and return them, keyed by name.
 
@@ -705,7 +720,7 @@ def build_face_classes(table: dict, base: type = Struct, handle: Any = _driver_h
     return dict(classes)
 
 
-def build_classes() -> dict[str, type]:
+def build_classes() -> dict[str, type[Any]]:
     """Create every class of the real driver module (wrappers, structs, placeholders), keyed by name."""
     if _CLS:
         return dict(_CLS)
@@ -728,25 +743,27 @@ def struct_sizeof(objType: Any, edge: type) -> int:
     raise TypeError(f"simcuda: sizeof({getattr(objType, '__name__', objType)}) is not simulated")
 
 
-def not_simulated_stub(name: str, nouts: int, sig: str, face: str, err_name: str, fail: Any) -> Any:
+def not_simulated_stub(name: str, nouts: int, sig: str, face: str, err_name: str,
+                       fail: Callable[[str, str], Any]) -> Callable[..., Result]:
     """The stub of a real function ``name`` (signature ``sig``, ``nouts`` outputs) that face ``face``
     does not simulate: it calls ``fail(name, why)``, which records the refusal and returns the error
     code, and returns ``(code, None, ...)``. ``err_name`` names that code in the docstring."""
     nones = (None,) * nouts
     why = f"{name} is not simulated by simcuda; it always returns {err_name} (see docs/supported-api.md)"
 
-    def stub(*args: Any, **kwargs: Any) -> tuple:
+    def stub(*args: Any, **kwargs: Any) -> Result:
         return (fail(name, why), *nones)
     stub.__name__ = stub.__qualname__ = name
     stub.__module__ = face
     stub.__doc__ = (f"Not simulated: mirrors ``{sig}`` of cuda.{face.split('.', 1)[1]} 13.5 by name and output count "
                     f"only.\n\nAlways returns ``({err_name}{', None' * nouts})`` and records a ``why`` "
                     "(``simcuda.last_error()``).")
-    stub.__simcuda_stub__ = True  # type: ignore[attr-defined]
+    stub.__simcuda_stub__ = True  # type: ignore[attr-defined]  # a marker attribute on the function object
     return stub
 
 
-def install_stubs(g: dict, outputs: dict, face: str, err_name: str, fail: Any) -> list[str]:
+def install_stubs(g: dict[str, Any], outputs: dict[str, tuple[str, tuple[tuple[str, str], ...]]], face: str,
+                  err_name: str, fail: Callable[[str, str], Any]) -> list[str]:
     """Put a :func:`not_simulated_stub` into namespace ``g`` for every function of ``outputs`` (``name ->
     (signature, outputs)``) that ``g`` lacks; returns their names."""
     made = []

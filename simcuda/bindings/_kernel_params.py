@@ -30,9 +30,12 @@ The core receives a plain list of Python values: ints for pointers and integers,
 from __future__ import annotations
 
 import ctypes
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ._driver_types import Wrapper, buffer_address, c_uint, is_enum_member
+
+if TYPE_CHECKING:
+    from .._core.driver import Driver
 
 _SUPPORTED = frozenset({ctypes.c_bool, ctypes.c_char, ctypes.c_wchar, ctypes.c_byte, ctypes.c_ubyte, ctypes.c_short,
                         ctypes.c_ushort, ctypes.c_int, ctypes.c_uint, ctypes.c_long, ctypes.c_ulong,
@@ -87,7 +90,7 @@ def one_arg(value: Any, ctype: Any) -> Any:
     raise TypeError(f"Unsupported type: {ctype!r}")
 
 
-def kernel_args(drv: Any, hfunc: int, kp: Any, call: str = "cuLaunchKernel") -> list:
+def kernel_args(drv: Driver, hfunc: int, kp: Any, call: str = "cuLaunchKernel") -> list[Any]:
     """Decode ``kernelParams`` (any accepted form) into the list of values the core takes (``call`` names
     the entry point in the error log when an address form points at unreadable memory)."""
     if kp is None:
@@ -142,7 +145,7 @@ def pack(kp: Any) -> Any:
     values, types = kp
     if len(values) != len(types):
         raise TypeError("Argument 'kernelParams' has tuples with different length")
-    slots: list = []
+    slots: list[Any] = []
     ptrs = (ctypes.c_void_p * max(len(values), 1))()
     for i, (v, t) in enumerate(zip(values, types)):
         if t is None:
@@ -155,12 +158,12 @@ def pack(kp: Any) -> Any:
                 ptrs[i] = ctypes.addressof(v)
                 slots.append(v)
                 continue
-            c = ctypes.c_int(int(_none_typed(v)))
+            c: ctypes._SimpleCData[Any] = ctypes.c_int(int(_none_typed(v)))
         elif t is ctypes.c_void_p:
             c = ctypes.c_void_p(one_arg(v, t))
         else:
             c = t(one_arg(v, t))
         slots.append(c)
         ptrs[i] = ctypes.addressof(c)
-    ptrs._simcuda_keep = slots  # type: ignore[attr-defined]
+    ptrs._simcuda_keep = slots  # type: ignore[attr-defined]  # keeps the slots alive; ctypes arrays take attributes
     return ptrs

@@ -21,7 +21,12 @@ from __future__ import annotations
 import enum as _enum
 import functools
 import os
+import typing as _typing
+from collections.abc import Callable as _Callable
 from typing import Any, Optional  # noqa: F401  (the real module exports both names)
+from typing import ParamSpec as _ParamSpec
+from typing import TypeVar as _TypeVar
+from typing import cast as _cast
 
 from .. import _state as _st
 from .._core.errors import DriverError as _DriverError
@@ -29,6 +34,9 @@ from .._core.memory import DEVICE as _DEV
 from .._core.memory import HOST as _HOST
 from .._core.memory import CopyParams as _CopyParams
 from .._core.memory import MemsetParams as _MemsetParams
+from .._core.objects import EdgeData as _EdgeData
+from .._core.objects import EdgeDataArg as _EdgeDataArg
+from .._core.objects import MemOp as _MemOp
 from .._generated import driver_enums as _E
 from .._generated.driver_outputs import OUTPUTS as _OUTPUTS
 from .._generated.driver_outputs import PARAMS as _PARAMS
@@ -42,7 +50,16 @@ globals().update(_E.__int_constants__)
 # -- every class of the real module (wrappers, structs, placeholders) ---------------------------
 globals().update(_T.build_classes())
 
+if _typing.TYPE_CHECKING:
+    from .._core.driver import Driver as _Driver
+
+    # The enums, constants, classes and not-simulated stubs of the real module are put into this namespace at
+    # import time (globals().update, install_stubs), which the checker cannot follow: to it, a name it does not
+    # find here is Any.
+    def __getattr__(name: str) -> Any: ...
+
 CUresult = _E.CUresult
+_Result = _T.Result  # what every function returns: (CUresult, *outputs)
 _SUCCESS = CUresult.CUDA_SUCCESS
 _OK = (_SUCCESS,)
 _CUstream = globals()["CUstream"]
@@ -71,7 +88,14 @@ def sizeof(objType: Any) -> int:
 
 
 # ------------------------------------------------------------------------------ plumbing
-def _drv() -> Any:
+_P = _ParamSpec("_P")
+_F = _TypeVar("_F", bound=_Callable[..., Any])
+#: a conversion the real wrapper applies to one argument (the value, converted, or the same object)
+_Conv = _Callable[[Any], Any]
+#: the conversions of one function, in the real wrapper's order: (argument index, name, conversion)
+_Plan = tuple[tuple[int, str, _Conv], ...]
+
+def _drv() -> _Driver:
     """The current driver, with the default-stream mode fixed on first use (spec 6.1)."""
     d = _st._current
     if d is None or d.per_thread_mode is None:
@@ -117,7 +141,8 @@ _C_INT = {"size_t": (64, "size_t"), "unsigned int": (32, "unsigned int"), "unsig
           "void_ptr": (64, "unsigned PY_LONG_LONG")}
 
 
-def _entry_conv(ctype: str, ann: str, name: str, ns: dict, struct_arg: Any) -> Any:
+def _entry_conv(ctype: str, ann: str, name: str, ns: dict[str, Any],
+                struct_arg: _Callable[[Any, str, str], Any]) -> _Conv | None:
     """The conversion Cython applies to a typed parameter at function entry, or None for untyped ones."""
     if ctype in _C_INT:
         bits, cname = _C_INT[ctype]
@@ -162,7 +187,7 @@ def _list_message(name: str, cls: type, runtime: bool) -> str:
             f"list[cydriver.{cls.__name__}{comma}]")
 
 
-def _list_check(cls: type, name: str, runtime: bool = False) -> Any:
+def _list_check(cls: type, name: str, runtime: bool = False) -> _Conv:
     """The real wrapper's first step for a ``list[X]`` parameter: every item an ``X`` (any iterable; a
     non-iterable raises ``TypeError: 'int' object is not iterable``); lists of enums check their items too
     (the real message has no trailing comma there). The runtime's node lists take driver nodes too."""
@@ -184,7 +209,7 @@ def _sized(x: Any) -> Any:
     return x
 
 
-def _handle_check(cls: type) -> Any:
+def _handle_check(cls: type[_T.Wrapper]) -> _Conv:
     lo, hi = cls._lo, cls._hi
 
     def check(x: Any) -> Any:
@@ -194,8 +219,10 @@ def _handle_check(cls: type) -> Any:
     return check
 
 
-def _conversion_plan(name: str, outputs: dict | None = None, params: dict | None = None, ns: dict | None = None,
-                     struct_arg: Any = None, runtime: bool = False) -> tuple:
+def _conversion_plan(name: str, outputs: dict[str, tuple[str, tuple[tuple[str, str], ...]]] | None = None,
+                     params: dict[str, tuple[tuple[str, str], ...]] | None = None, ns: dict[str, Any] | None = None,
+                     struct_arg: _Callable[[Any, str, str], Any] | None = None,
+                     runtime: bool = False) -> _Plan:
     """The order in which the real wrapper converts ``name``'s arguments (read from its signature and its
     docstring's Parameters): typed parameters at entry (C integers, ``char*``, struct types, enums that
     must not be None), in order; then, in the body, ``list[X]`` parameters and handles together, in
@@ -207,7 +234,9 @@ def _conversion_plan(name: str, outputs: dict | None = None, params: dict | None
     sig = _split_params(outputs[name][0])
     doc_list = params.get(name, ())
     docs = dict(doc_list)
-    entry, body, later = [], [], []
+    entry: list[tuple[int, str, _Conv]] = []
+    body: list[tuple[int, str, _Conv]] = []
+    later: list[tuple[int, str, _Conv]] = []
     for i, (pname, ctype, ann) in enumerate(sig):
         conv = _entry_conv(ctype, ann, pname, ns, struct_arg)
         if conv is not None:
@@ -231,7 +260,7 @@ def _conversion_plan(name: str, outputs: dict | None = None, params: dict | None
     return tuple(entry + body[::-1] + later)
 
 
-def _convert_args(plan: tuple, args: tuple, kwargs: dict) -> tuple:
+def _convert_args(plan: _Plan, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, ...]:
     """Apply a :func:`_conversion_plan`; the arguments come back converted where a conversion changed them."""
     n = len(args)
     out = None
@@ -248,14 +277,14 @@ def _convert_args(plan: tuple, args: tuple, kwargs: dict) -> tuple:
     return args if out is None else tuple(out)
 
 
-def _face(fn: Any) -> Any:
+def _face(fn: _Callable[_P, _Result]) -> _Callable[_P, _Result]:
     """Convert the arguments in the real wrapper's order (:func:`_conversion_plan`), then turn a
     ``DriverError`` raised by ``fn`` into ``(CUresult, None, ...)`` of the real length."""
     nones = (None,) * len(_OUTPUTS[fn.__name__][1])
     plan = _conversion_plan(fn.__name__)
 
     @functools.wraps(fn)
-    def face(*args: Any, **kwargs: Any) -> Any:
+    def face(*args: Any, **kwargs: Any) -> Any:  # fn's signature, which the arguments are converted for
         if plan:
             args = _convert_args(plan, args, kwargs)
         try:
@@ -266,7 +295,7 @@ def _face(fn: Any) -> Any:
     return face
 
 
-def _doc(fn: Any) -> Any:
+def _doc(fn: _F) -> _F:
     """Prefix the generated header to a hand-inlined (hot path) function's docstring."""
     fn.__doc__ = _header(fn.__name__) + (fn.__doc__ or "")
     return fn
@@ -275,7 +304,7 @@ def _doc(fn: Any) -> Any:
 _U64 = 1 << 64
 
 
-def _h(x: Any, cls: type) -> int:
+def _h(x: Any, cls: type[_T.Wrapper]) -> int:
     """A handle argument: ``None``, an ``int``, or the wrapper (anything with ``__int__`` goes through ``cls``)."""
     if type(x) is int and 0 <= x <= cls._hi:
         return x
@@ -304,7 +333,7 @@ def _i(x: Any) -> int:
     return _T.c_int(x)
 
 
-def _node_list(x: Any, arg: str, cls: type | None = None) -> list:
+def _node_list(x: Any, arg: str, cls: type | None = None) -> list[int]:
     """A sequence of ``CUgraphNode`` (any iterable, as the real check is ``all(isinstance(...) for ...)``;
     ints are refused inside it, and a non-iterable raises ``TypeError: 'int' object is not iterable``)."""
     if x is None:
@@ -317,7 +346,7 @@ def _node_list(x: Any, arg: str, cls: type | None = None) -> list:
     return [int(n) for n in x]
 
 
-def _edge_list(x: Any, arg: str) -> list:
+def _edge_list(x: Any, arg: str) -> _EdgeDataArg:  # (a fresh list, which _eds_for may pad with None)
     if x is None:
         return []
     x = list(x)
@@ -327,7 +356,7 @@ def _edge_list(x: Any, arg: str) -> list:
     return [(e.from_port, e.to_port, e.type) for e in x]
 
 
-def _eds_for(eds: list, n: int, deps: int | None = None) -> list:
+def _eds_for(eds: _EdgeDataArg, n: int, deps: int | None = None) -> _EdgeDataArg:
     """Edge data for ``n`` dependencies: none/empty means all zero; a short list is padded with a
     missing-entry marker that the core rejects as INVALID_VALUE in its own order (spec 3.6) [I].
 
@@ -342,7 +371,7 @@ def _eds_for(eds: list, n: int, deps: int | None = None) -> list:
     return eds[:n]
 
 
-def _deps_for(x: Any, n: Any, arg: str = "dependencies") -> list:
+def _deps_for(x: Any, n: Any, arg: str = "dependencies") -> list[int]:
     """Dependencies of a graph-building call: the wrapper refuses a count above the list length."""
     deps = _node_list(x, arg)
     n = _size(n)
@@ -371,7 +400,7 @@ def _bytes_arg(x: Any) -> bytes:
 
 # =========================================================================== init, version, errors
 @_face
-def cuInit(Flags: Any) -> tuple:
+def cuInit(Flags: Any) -> _Result:
     """Initialise the simulated driver.
 
     Args: ``Flags`` (unsigned int) must be 0.
@@ -382,13 +411,13 @@ def cuInit(Flags: Any) -> tuple:
 
 
 @_face
-def cuDriverGetVersion() -> tuple:
+def cuDriverGetVersion() -> _Result:
     """The simulated driver version, 13050 (CUDA 13.5); needs no ``cuInit``."""
     return (_SUCCESS, _drv().driver_get_version())
 
 
 @_face
-def cuGetErrorName(error: Any) -> tuple:
+def cuGetErrorName(error: Any) -> _Result:
     """The name of a ``CUresult`` as ``bytes`` (``b'CUDA_ERROR_INVALID_VALUE'``); needs no ``cuInit``.
 
     Errors: INVALID_VALUE for a value that is not a ``CUresult``.
@@ -398,7 +427,7 @@ def cuGetErrorName(error: Any) -> tuple:
 
 
 @_face
-def cuGetErrorString(error: Any) -> tuple:
+def cuGetErrorString(error: Any) -> _Result:
     """The description of a ``CUresult`` as ``bytes``; needs no ``cuInit``.
 
     Fidelity: the text is the code's documentation sentence from the cuda-bindings docstring (spec 10),
@@ -410,19 +439,19 @@ def cuGetErrorString(error: Any) -> tuple:
 
 # =========================================================================== devices
 @_face
-def cuDeviceGet(ordinal: Any) -> tuple:
+def cuDeviceGet(ordinal: Any) -> _Result:
     """The device with this ordinal. Errors: INVALID_DEVICE (101) out of range; NOT_INITIALIZED."""
     return (_SUCCESS, _CUdevice(_drv().device_get(_i(ordinal))))
 
 
 @_face
-def cuDeviceGetCount() -> tuple:
+def cuDeviceGetCount() -> _Result:
     """Number of simulated devices (``Driver(devices=[...])``)."""
     return (_SUCCESS, _drv().device_get_count())
 
 
 @_face
-def cuDeviceGetName(length: Any, dev: Any) -> tuple:
+def cuDeviceGetName(length: Any, dev: Any) -> _Result:
     """The device name as ``bytes`` of exactly ``length`` bytes (NUL-terminated, then padding, as the real
     wrapper returns its buffer). Errors: INVALID_DEVICE; INVALID_VALUE for ``length`` <= 0."""
     n = _i(length)
@@ -432,35 +461,35 @@ def cuDeviceGetName(length: Any, dev: Any) -> tuple:
 
 
 @_face
-def cuDeviceGetAttribute(attrib: Any, dev: Any) -> tuple:
+def cuDeviceGetAttribute(attrib: Any, dev: Any) -> _Result:
     """A ``CUdevice_attribute`` value (``int``). Errors: INVALID_DEVICE; INVALID_VALUE unknown attribute."""
     return (_SUCCESS, _drv().device_get_attribute(_T.c_enum(attrib, "attrib", "CUdevice_attribute_enum"),
                                                   _h(dev, _CUdevice)))
 
 
 @_face
-def cuDeviceTotalMem(dev: Any) -> tuple:
+def cuDeviceTotalMem(dev: Any) -> _Result:
     """Device memory in bytes (``DeviceSpec.total_mem``). Errors: INVALID_DEVICE."""
     return (_SUCCESS, _drv().device_total_mem(_h(dev, _CUdevice)))
 
 
 @_face
-def cuDeviceComputeCapability(dev: Any) -> tuple:
+def cuDeviceComputeCapability(dev: Any) -> _Result:
     """``(major, minor)`` from attributes 75/76 (``DeviceSpec.compute_capability``). Errors: INVALID_DEVICE."""
     d, h = _drv(), _h(dev, _CUdevice)
-    major = d.device_get_attribute(CUdevice_attribute.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, h)  # noqa: F821
-    minor = d.device_get_attribute(CUdevice_attribute.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, h)  # noqa: F821
+    major = d.device_get_attribute(_E.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, h)
+    minor = d.device_get_attribute(_E.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, h)
     return (_SUCCESS, major, minor)
 
 
 @_face
-def cuDevicePrimaryCtxRetain(dev: Any) -> tuple:
+def cuDevicePrimaryCtxRetain(dev: Any) -> _Result:
     """Retain (creating on first use) the device's primary context. Errors: INVALID_DEVICE."""
     return (_SUCCESS, _mk_ctx(_drv().device_primary_ctx_retain(_h(dev, _CUdevice))))
 
 
 @_face
-def cuDevicePrimaryCtxRelease(dev: Any) -> tuple:
+def cuDevicePrimaryCtxRelease(dev: Any) -> _Result:
     """Release one reference. Errors: INVALID_DEVICE; CONTEXT_IS_DESTROYED (709) when not retained.
 
     Fidelity: the context stays usable after the last release (the simulator only counts references).
@@ -470,7 +499,7 @@ def cuDevicePrimaryCtxRelease(dev: Any) -> tuple:
 
 
 @_face
-def cuDevicePrimaryCtxGetState(dev: Any) -> tuple:
+def cuDevicePrimaryCtxGetState(dev: Any) -> _Result:
     """``(flags, active)`` of the primary context. Errors: INVALID_DEVICE."""
     flags, active = _drv().device_primary_ctx_get_state(_h(dev, _CUdevice))
     return (_SUCCESS, flags, active)
@@ -478,7 +507,7 @@ def cuDevicePrimaryCtxGetState(dev: Any) -> tuple:
 
 # =========================================================================== contexts
 @_face
-def cuCtxCreate(ctxCreateParams: Any, flags: Any, dev: Any) -> tuple:
+def cuCtxCreate(ctxCreateParams: Any, flags: Any, dev: Any) -> _Result:
     """Create a context on ``dev`` and make it current (pushed on this thread's stack).
 
     Args: ``ctxCreateParams``: ``None`` or a ``CUctxCreateParams`` (``cigParams`` non-empty makes a CIG
@@ -498,7 +527,7 @@ def cuCtxCreate(ctxCreateParams: Any, flags: Any, dev: Any) -> tuple:
 
 
 @_face
-def cuCtxDestroy(ctx: Any) -> tuple:
+def cuCtxDestroy(ctx: Any) -> _Result:
     """Destroy a context and its streams (captures there end as on stream destroy, spec 5.2).
 
     Errors: INVALID_CONTEXT; CONTEXT_IS_DESTROYED; 900 during a restricting capture [I].
@@ -508,39 +537,39 @@ def cuCtxDestroy(ctx: Any) -> tuple:
 
 
 @_face
-def cuCtxSetCurrent(ctx: Any) -> tuple:
+def cuCtxSetCurrent(ctx: Any) -> _Result:
     """Replace the top of this thread's context stack (``None``/0 pops it). Errors: INVALID_CONTEXT, 709."""
     _drv().ctx_set_current(_h(ctx, _CUcontext))
     return _OK
 
 
 @_face
-def cuCtxGetCurrent() -> tuple:
+def cuCtxGetCurrent() -> _Result:
     """This thread's current context (``CUcontext(0)`` when none)."""
     return (_SUCCESS, _mk_ctx(_drv().ctx_get_current()))
 
 
 @_face
-def cuCtxPushCurrent(ctx: Any) -> tuple:
+def cuCtxPushCurrent(ctx: Any) -> _Result:
     """Push a context on this thread's stack. Errors: INVALID_CONTEXT, 709."""
     _drv().ctx_push_current(_h(ctx, _CUcontext))
     return _OK
 
 
 @_face
-def cuCtxPopCurrent() -> tuple:
+def cuCtxPopCurrent() -> _Result:
     """Pop this thread's current context and return it. Errors: INVALID_CONTEXT when the stack is empty."""
     return (_SUCCESS, _mk_ctx(_drv().ctx_pop_current()))
 
 
 @_face
-def cuCtxGetDevice() -> tuple:
+def cuCtxGetDevice() -> _Result:
     """The current context's device. Errors: INVALID_CONTEXT."""
     return (_SUCCESS, _CUdevice(_drv().ctx_get_device()))
 
 
 @_face
-def cuCtxSynchronize() -> tuple:
+def cuCtxSynchronize() -> _Result:
     """Wait for all work of the current context.
 
     Errors: INVALID_CONTEXT; STREAM_CAPTURE_UNSUPPORTED (900) while a stream of the context is in a
@@ -551,13 +580,13 @@ def cuCtxSynchronize() -> tuple:
 
 
 @_face
-def cuCtxGetId(ctx: Any) -> tuple:
+def cuCtxGetId(ctx: Any) -> _Result:
     """The context's unique id (``int``); ``None``/0 means the current context. Errors: INVALID_CONTEXT."""
     return (_SUCCESS, _drv().ctx_get_id(_h(ctx, _CUcontext)))
 
 
 @_face
-def cuCtxRecordEvent(hCtx: Any, hEvent: Any) -> tuple:
+def cuCtxRecordEvent(hCtx: Any, hEvent: Any) -> _Result:
     """Record an event after all work of a context. Errors: 201/709; INVALID_HANDLE; 900 while the
     context has a capturing stream (spec 5.3)."""
     _drv().ctx_record_event(_h(hCtx, _CUcontext), _h(hEvent, _CUevent))
@@ -565,7 +594,7 @@ def cuCtxRecordEvent(hCtx: Any, hEvent: Any) -> tuple:
 
 
 @_face
-def cuCtxWaitEvent(hCtx: Any, hEvent: Any) -> tuple:
+def cuCtxWaitEvent(hCtx: Any, hEvent: Any) -> _Result:
     """Make a context's future work wait for an event. Errors: 201/709; 400; 900 while the context
     captures or the event belongs to a capture (spec 5.3)."""
     _drv().ctx_wait_event(_h(hCtx, _CUcontext), _h(hEvent, _CUevent))
@@ -574,7 +603,7 @@ def cuCtxWaitEvent(hCtx: Any, hEvent: Any) -> tuple:
 
 # =========================================================================== streams
 @_face
-def cuStreamCreate(Flags: Any) -> tuple:
+def cuStreamCreate(Flags: Any) -> _Result:
     """Create a stream. Args: ``Flags``: ``CU_STREAM_DEFAULT`` (0, blocking) or ``CU_STREAM_NON_BLOCKING`` (1).
 
     Errors: INVALID_CONTEXT (no current context); INVALID_VALUE other flags. Not an unsafe call (spec 5.2).
@@ -583,13 +612,13 @@ def cuStreamCreate(Flags: Any) -> tuple:
 
 
 @_face
-def cuStreamCreateWithPriority(flags: Any, priority: Any) -> tuple:
+def cuStreamCreateWithPriority(flags: Any, priority: Any) -> _Result:
     """Create a stream with a priority (clamped to the device range [-5, 0]). Errors as ``cuStreamCreate``."""
     return (_SUCCESS, _mk_stream(_drv().stream_create(_u(flags), _i(priority))))
 
 
 @_face
-def cuStreamDestroy(hStream: Any) -> tuple:
+def cuStreamDestroy(hStream: Any) -> _Result:
     """Destroy a stream.
 
     Mirrors ``cuda.bindings.driver.cuStreamDestroy(hStream)``; returns ``(CUresult,)``.
@@ -608,7 +637,7 @@ def cuStreamDestroy(hStream: Any) -> tuple:
 
 
 @_face
-def cuStreamQuery(hStream: Any) -> tuple:
+def cuStreamQuery(hStream: Any) -> _Result:
     """``(CUDA_SUCCESS,)`` when the stream's work is done, ``(CUDA_ERROR_NOT_READY,)`` while pending
     (``progression="manual"``). Capture rules: 906 on the legacy stream under a blocking capture;
     900 on a capturing stream in every mode (invalidates; 901 when already invalidated); 900 as a
@@ -618,38 +647,38 @@ def cuStreamQuery(hStream: Any) -> tuple:
 
 
 @_face
-def cuStreamSynchronize(hStream: Any) -> tuple:
+def cuStreamSynchronize(hStream: Any) -> _Result:
     """Wait for the stream's work (runs pending work). Capture rules as ``cuStreamQuery`` (spec 6, 5.3, 5.2)."""
     _drv().stream_synchronize(_h(hStream, _CUstream))
     return _OK
 
 
 @_face
-def cuStreamGetCtx(hStream: Any) -> tuple:
+def cuStreamGetCtx(hStream: Any) -> _Result:
     """The stream's context. Errors: INVALID_CONTEXT (default-stream handle, no context), 400, 709."""
     return (_SUCCESS, _mk_ctx(_drv().stream_get_ctx(_h(hStream, _CUstream))))
 
 
 @_face
-def cuStreamGetId(hStream: Any) -> tuple:
+def cuStreamGetId(hStream: Any) -> _Result:
     """The stream's unique id (``int``). Errors: preamble checks (spec 3)."""
     return (_SUCCESS, _drv().stream_get_id(_h(hStream, _CUstream)))
 
 
 @_face
-def cuStreamGetFlags(hStream: Any) -> tuple:
+def cuStreamGetFlags(hStream: Any) -> _Result:
     """The stream's creation flags (``int``). Errors: preamble checks (spec 3)."""
     return (_SUCCESS, _drv().stream_get_flags(_h(hStream, _CUstream)))
 
 
 @_face
-def cuStreamGetPriority(hStream: Any) -> tuple:
+def cuStreamGetPriority(hStream: Any) -> _Result:
     """The stream's priority (``int``). Errors: preamble checks (spec 3)."""
     return (_SUCCESS, _drv().stream_get_priority(_h(hStream, _CUstream)))
 
 
 @_doc
-def cuStreamWaitEvent(hStream: Any, hEvent: Any, Flags: Any) -> tuple:
+def cuStreamWaitEvent(hStream: Any, hEvent: Any, Flags: Any) -> _Result:
     """Make ``hStream`` wait for ``hEvent``: fork, join, merge, isolation... (spec 4.1 rows in order).
 
     Args: ``Flags``: 0 or ``CU_EVENT_WAIT_EXTERNAL`` (1; inside a capture adds a WAIT_EVENT node).
@@ -668,7 +697,7 @@ def cuStreamWaitEvent(hStream: Any, hEvent: Any, Flags: Any) -> tuple:
 
 
 @_face
-def cuStreamAddCallback(hStream: Any, callback: Any, userData: Any, flags: Any) -> tuple:
+def cuStreamAddCallback(hStream: Any, callback: Any, userData: Any, flags: Any) -> _Result:
     """Enqueue a ``CUstreamCallback`` (``CUstreamCallback`` or ``int`` address; a Python callable raises
     ``TypeError: an integer is required``). ``userData``: None, int address or buffer (passed as address).
 
@@ -683,7 +712,7 @@ def cuStreamAddCallback(hStream: Any, callback: Any, userData: Any, flags: Any) 
 
 
 @_face
-def cuStreamAttachMemAsync(hStream: Any, dptr: Any, length: Any, flags: Any) -> tuple:
+def cuStreamAttachMemAsync(hStream: Any, dptr: Any, length: Any, flags: Any) -> _Result:
     """Attach managed memory to a stream (bookkeeping only). Errors: NOT_SUPPORTED (801) on a capturing
     stream, invalidating it (spec 3.8) [I]."""
     _drv().stream_attach_mem_async(_h(hStream, _CUstream), _h(dptr, _CUdeviceptr), _size(length), _u(flags))
@@ -692,7 +721,7 @@ def cuStreamAttachMemAsync(hStream: Any, dptr: Any, length: Any, flags: Any) -> 
 
 # =========================================================================== capture
 @_face
-def cuStreamBeginCapture(hStream: Any, mode: Any) -> tuple:
+def cuStreamBeginCapture(hStream: Any, mode: Any) -> _Result:
     """Begin capturing ``hStream`` into a new graph (spec 3.1).
 
     Args: ``mode``: ``CUstreamCaptureMode`` (not range-checked by the wrapper: the driver answers).
@@ -705,7 +734,7 @@ def cuStreamBeginCapture(hStream: Any, mode: Any) -> tuple:
 
 @_face
 def cuStreamBeginCaptureToGraph(hStream: Any, hGraph: Any, dependencies: Any, dependencyData: Any,
-                                numDependencies: Any, mode: Any) -> tuple:
+                                numDependencies: Any, mode: Any) -> _Result:
     """Begin capturing into an existing graph, after ``dependencies`` (spec 3.2).
 
     Args: ``dependencies``: list/tuple of ``CUgraphNode`` or None; ``dependencyData``: list of
@@ -726,7 +755,7 @@ def cuStreamBeginCaptureToGraph(hStream: Any, hGraph: Any, dependencies: Any, de
 
 
 @_face
-def cuStreamEndCapture(hStream: Any) -> tuple:
+def cuStreamEndCapture(hStream: Any) -> _Result:
     """End the capture begun on ``hStream`` and return its graph (spec 3.3).
 
     Errors, in order: 401 legacy stream or not capturing; 903 UNMATCHED on a forked member (invalidates);
@@ -737,16 +766,16 @@ def cuStreamEndCapture(hStream: Any) -> tuple:
 
 
 @_face
-def cuStreamIsCapturing(hStream: Any) -> tuple:
+def cuStreamIsCapturing(hStream: Any) -> _Result:
     """The stream's ``CUstreamCaptureStatus`` (NONE, ACTIVE, INVALIDATED; spec 3.4).
 
     Errors: 906 on the legacy stream while a blocking stream of its context captures (not invalidating).
     """
-    return (_SUCCESS, CUstreamCaptureStatus(_drv().stream_is_capturing(_h(hStream, _CUstream))))  # noqa: F821
+    return (_SUCCESS, _E.CUstreamCaptureStatus(_drv().stream_is_capturing(_h(hStream, _CUstream))))
 
 
 @_face
-def cuStreamGetCaptureInfo(hStream: Any) -> tuple:
+def cuStreamGetCaptureInfo(hStream: Any) -> _Result:
     """Capture status, id, graph, current dependencies with edge data, and their count (spec 3.5).
 
     Returns ``(res, CUstreamCaptureStatus, cuuint64_t id, CUgraph, list[CUgraphNode],
@@ -755,11 +784,11 @@ def cuStreamGetCaptureInfo(hStream: Any) -> tuple:
     Errors: 906 on the legacy stream under a blocking capture (not invalidating).
     """
     status, cid, g, deps, eds, n = _drv().stream_get_capture_info(_h(hStream, _CUstream))
-    return (_SUCCESS, CUstreamCaptureStatus(status), _cuuint64_t._mk(cid), _mk_graph(g),  # noqa: F821
+    return (_SUCCESS, _E.CUstreamCaptureStatus(status), _cuuint64_t._mk(cid), _mk_graph(g),
             [_mk_node(x) for x in deps], [_edge(ed) for ed in eds], n)
 
 
-def _edge(ed: tuple) -> Any:
+def _edge(ed: _EdgeData) -> Any:
     e = _CUgraphEdgeData()
     e._d["from_port"], e._d["to_port"], e._d["type"] = ed[0], ed[1], ed[2]
     return e
@@ -767,7 +796,7 @@ def _edge(ed: tuple) -> Any:
 
 @_face
 def cuStreamUpdateCaptureDependencies(hStream: Any, dependencies: Any, dependencyData: Any, numDependencies: Any,
-                                      flags: Any) -> tuple:
+                                      flags: Any) -> _Result:
     """Add to or replace the stream's capture dependencies (spec 3.6).
 
     Args: ``flags``: ``CU_STREAM_ADD_CAPTURE_DEPENDENCIES`` (0) or ``CU_STREAM_SET_CAPTURE_DEPENDENCIES`` (1).
@@ -785,17 +814,17 @@ def cuStreamUpdateCaptureDependencies(hStream: Any, dependencies: Any, dependenc
 
 
 @_face
-def cuThreadExchangeStreamCaptureMode(mode: Any) -> tuple:
+def cuThreadExchangeStreamCaptureMode(mode: Any) -> _Result:
     """Set this thread's capture interaction mode and return the previous one (spec 3.7).
 
     Errors: INVALID_VALUE for a mode outside 0-2 (the mode is unchanged).
     """
     m = _T.c_enum(mode, "mode", "CUstreamCaptureMode_enum")
-    return (_SUCCESS, CUstreamCaptureMode(_drv().thread_exchange_stream_capture_mode(m)))  # noqa: F821
+    return (_SUCCESS, _E.CUstreamCaptureMode(_drv().thread_exchange_stream_capture_mode(m)))
 
 
 @_face
-def cuStreamBeginCaptureToCig(hStream: Any, streamCigCaptureParams: Any) -> tuple:
+def cuStreamBeginCaptureToCig(hStream: Any, streamCigCaptureParams: Any) -> _Result:
     """Begin recording the stream's kernels and copies into a graphics command list (spec 8.2).
 
     Args: ``streamCigCaptureParams``: a ``CUstreamCigCaptureParams`` whose ``streamCigParams`` is
@@ -814,7 +843,7 @@ def cuStreamBeginCaptureToCig(hStream: Any, streamCigCaptureParams: Any) -> tupl
 
 
 @_face
-def cuStreamEndCaptureToCig(hStream: Any) -> tuple:
+def cuStreamEndCaptureToCig(hStream: Any) -> _Result:
     """End a CIG capture (spec 8.4). Errors: INVALID_VALUE not CIG-capturing; 908 from another thread
     (the CIG capture goes on) unless ``Options(cig_end_any_thread=True)``."""
     _drv().stream_end_capture_to_cig(_h(hStream, _CUstream))
@@ -823,20 +852,20 @@ def cuStreamEndCaptureToCig(hStream: Any) -> tuple:
 
 # =========================================================================== events
 @_face
-def cuEventCreate(Flags: Any) -> tuple:
+def cuEventCreate(Flags: Any) -> _Result:
     """Create an event. Args: ``CUevent_flags`` bits. Errors: INVALID_CONTEXT; INVALID_VALUE unknown bits."""
     return (_SUCCESS, _mk_event(_drv().event_create(_u(Flags))))
 
 
 @_face
-def cuEventDestroy(hEvent: Any) -> tuple:
+def cuEventDestroy(hEvent: Any) -> _Result:
     """Destroy an event (a captured event's nodes stay in the graph). Errors: INVALID_HANDLE."""
     _drv().event_destroy(_h(hEvent, _CUevent))
     return _OK
 
 
 @_doc
-def cuEventRecord(hEvent: Any, hStream: Any) -> tuple:
+def cuEventRecord(hEvent: Any, hStream: Any) -> _Result:
     """Record ``hEvent`` on ``hStream`` (spec 4.2): on a capturing stream the event captures the stream's
     current dependencies (no node); otherwise it marks the work so far.
 
@@ -853,7 +882,7 @@ def cuEventRecord(hEvent: Any, hStream: Any) -> tuple:
 
 
 @_face
-def cuEventRecordWithFlags(hEvent: Any, hStream: Any, flags: Any) -> tuple:
+def cuEventRecordWithFlags(hEvent: Any, hStream: Any, flags: Any) -> _Result:
     """``cuEventRecord`` with ``CUevent_record_flags``: ``CU_EVENT_RECORD_EXTERNAL`` (1) adds an
     EVENT_RECORD node during capture and is INVALID_VALUE outside capture (spec 4.2). Errors as
     ``cuEventRecord`` plus INVALID_VALUE flags not 0/1."""
@@ -862,7 +891,7 @@ def cuEventRecordWithFlags(hEvent: Any, hStream: Any, flags: Any) -> tuple:
 
 
 @_face
-def cuEventQuery(hEvent: Any) -> tuple:
+def cuEventQuery(hEvent: Any) -> _Result:
     """``(CUDA_SUCCESS,)`` when the event completed, ``(CUDA_ERROR_NOT_READY,)`` while pending.
 
     Errors: INVALID_HANDLE; CAPTURED_EVENT (907) for an event recorded in an active capture
@@ -873,14 +902,14 @@ def cuEventQuery(hEvent: Any) -> tuple:
 
 
 @_face
-def cuEventSynchronize(hEvent: Any) -> tuple:
+def cuEventSynchronize(hEvent: Any) -> _Result:
     """Wait for an event (runs the work before it). Errors as ``cuEventQuery`` (without NOT_READY)."""
     _drv().event_synchronize(_h(hEvent, _CUevent))
     return _OK
 
 
 @_face
-def cuEventElapsedTime(hStart: Any, hEnd: Any) -> tuple:
+def cuEventElapsedTime(hStart: Any, hEnd: Any) -> _Result:
     """Milliseconds (``float``) of simulated time between two completed events.
 
     Mirrors ``cuda.bindings.driver.cuEventElapsedTime(hStart, hEnd)``; returns ``(CUresult, float)``.
@@ -899,7 +928,7 @@ def cuEventElapsedTime(hStart: Any, hEnd: Any) -> tuple:
 
 # =========================================================================== memory
 @_face
-def cuMemAlloc(bytesize: Any) -> tuple:
+def cuMemAlloc(bytesize: Any) -> _Result:
     """Allocate ``bytesize`` bytes of simulated device memory; returns a ``CUdeviceptr``.
 
     Errors: INVALID_CONTEXT; INVALID_VALUE size 0; OUT_OF_MEMORY; 900 during a restricting capture
@@ -909,7 +938,7 @@ def cuMemAlloc(bytesize: Any) -> tuple:
 
 
 @_face
-def cuMemAllocPitch(WidthInBytes: Any, Height: Any, ElementSizeBytes: Any) -> tuple:
+def cuMemAllocPitch(WidthInBytes: Any, Height: Any, ElementSizeBytes: Any) -> _Result:
     """Pitched allocation: ``(CUdeviceptr, pitch)`` with rows padded to 512 bytes. Errors as ``cuMemAlloc``
     plus INVALID_VALUE for an element size other than 4, 8, 16."""
     p, pitch = _drv().mem_alloc_pitch(_size(WidthInBytes), _size(Height), _u(ElementSizeBytes))
@@ -917,7 +946,7 @@ def cuMemAllocPitch(WidthInBytes: Any, Height: Any, ElementSizeBytes: Any) -> tu
 
 
 @_face
-def cuMemAllocManaged(bytesize: Any, flags: Any) -> tuple:
+def cuMemAllocManaged(bytesize: Any, flags: Any) -> _Result:
     """Managed allocation (simulated as device memory). Errors as ``cuMemAlloc``, plus INVALID_VALUE for
     ``flags`` other than ``CU_MEM_ATTACH_GLOBAL`` (1) or ``CU_MEM_ATTACH_HOST`` (2).
     """
@@ -926,7 +955,7 @@ def cuMemAllocManaged(bytesize: Any, flags: Any) -> tuple:
 
 
 @_face
-def cuMemFree(dptr: Any) -> tuple:
+def cuMemFree(dptr: Any) -> _Result:
     """Free device memory (``cuMemFree(0)`` succeeds). Errors: INVALID_VALUE not an allocation start or a
     graph allocation; 900 during a restricting capture (spec 5.2; field case C17)."""
     _drv().mem_free(_h(dptr, _CUdeviceptr))
@@ -934,7 +963,7 @@ def cuMemFree(dptr: Any) -> tuple:
 
 
 @_face
-def cuMemAllocHost(bytesize: Any) -> tuple:
+def cuMemAllocHost(bytesize: Any) -> _Result:
     """Allocate real host memory (a ctypes buffer kept by the driver); returns its address (``int``).
 
     Errors: INVALID_CONTEXT; INVALID_VALUE size 0; 900 during a restricting capture (spec 5.2).
@@ -943,14 +972,14 @@ def cuMemAllocHost(bytesize: Any) -> tuple:
 
 
 @_face
-def cuMemHostAlloc(bytesize: Any, Flags: Any) -> tuple:
+def cuMemHostAlloc(bytesize: Any, Flags: Any) -> _Result:
     """As ``cuMemAllocHost``; ``CU_MEMHOSTALLOC_*`` flags are checked (INVALID_VALUE for other bits) and
     otherwise have no effect."""
     return (_SUCCESS, _drv().mem_alloc_host(_size(bytesize), "cuMemHostAlloc", _u(Flags)))
 
 
 @_face
-def cuMemFreeHost(p: Any) -> tuple:
+def cuMemFreeHost(p: Any) -> _Result:
     """Free memory from ``cuMemAllocHost``/``cuMemHostAlloc`` (``p``: int address or buffer).
     Errors: INVALID_VALUE unknown address; 900 during a restricting capture (spec 5.2)."""
     _drv().mem_free_host(_T.void_ptr(p))
@@ -958,7 +987,7 @@ def cuMemFreeHost(p: Any) -> tuple:
 
 
 @_face
-def cuMemHostRegister(p: Any, bytesize: Any, Flags: Any) -> tuple:
+def cuMemHostRegister(p: Any, bytesize: Any, Flags: Any) -> _Result:
     """Page-lock host memory (bookkeeping only). Errors: INVALID_VALUE NULL pointer, size 0, flag bits outside
     ``CU_MEMHOSTREGISTER_*``; HOST_MEMORY_ALREADY_REGISTERED (712); 900 (spec 5.2)."""
     _drv().mem_host_register(_T.void_ptr(p), _size(bytesize), _u(Flags))
@@ -966,21 +995,21 @@ def cuMemHostRegister(p: Any, bytesize: Any, Flags: Any) -> tuple:
 
 
 @_face
-def cuMemHostUnregister(p: Any) -> tuple:
+def cuMemHostUnregister(p: Any) -> _Result:
     """Undo ``cuMemHostRegister``. Errors: HOST_MEMORY_NOT_REGISTERED (713); 900 (spec 5.2)."""
     _drv().mem_host_register(_T.void_ptr(p), 0, 0, unregister=True)
     return _OK
 
 
 @_face
-def cuMemGetInfo() -> tuple:
+def cuMemGetInfo() -> _Result:
     """``(free, total)`` bytes of the current context's device. Errors: INVALID_CONTEXT."""
     free, total = _drv().mem_get_info()
     return (_SUCCESS, free, total)
 
 
 @_face
-def cuMemGetAddressRange(dptr: Any) -> tuple:
+def cuMemGetAddressRange(dptr: Any) -> _Result:
     """``(CUdeviceptr base, size)`` of the allocation holding ``dptr``. Errors: INVALID_VALUE."""
     base, size = _drv().mem_get_address_range(_h(dptr, _CUdeviceptr))
     return (_SUCCESS, _mk_dptr(base), size)
@@ -990,7 +1019,7 @@ def _host(x: Any) -> Any:
     return _T.check_void_ptr_obj(x)
 
 
-def _copy(d: Any, p: _CopyParams, h: Any, call: str) -> tuple:
+def _copy(d: Any, p: _CopyParams, h: Any, call: str) -> _Result:
     d.memcpy(p, h, call)
     return _OK
 
@@ -1000,7 +1029,7 @@ def _kind_of(d: Any, addr: int) -> str:
 
 
 @_face
-def cuMemcpy(dst: Any, src: Any, ByteCount: Any) -> tuple:
+def cuMemcpy(dst: Any, src: Any, ByteCount: Any) -> _Result:
     """Synchronous copy between unified addresses (device if inside a simulated allocation, else host).
 
     Legacy mode: runs on the legacy stream (906 and invalidation under a blocking capture; otherwise a
@@ -1012,7 +1041,7 @@ def cuMemcpy(dst: Any, src: Any, ByteCount: Any) -> tuple:
 
 
 @_face
-def cuMemcpyAsync(dst: Any, src: Any, ByteCount: Any, hStream: Any) -> tuple:
+def cuMemcpyAsync(dst: Any, src: Any, ByteCount: Any, hStream: Any) -> _Result:
     """Asynchronous unified copy: a MEMCPY node during capture (spec 3.8); the source is read when the
     work runs (spec 3.10).
 
@@ -1033,7 +1062,7 @@ def cuMemcpyAsync(dst: Any, src: Any, ByteCount: Any, hStream: Any) -> tuple:
 
 
 @_face
-def cuMemcpyHtoD(dstDevice: Any, srcHost: Any, ByteCount: Any) -> tuple:
+def cuMemcpyHtoD(dstDevice: Any, srcHost: Any, ByteCount: Any) -> _Result:
     """Synchronous host-to-device copy (``srcHost``: int address, ctypes object or buffer such as numpy/bytes).
 
     Errors: INVALID_VALUE bad range or short host buffer; legacy-stream/unsafe-call rules (spec 6, 5.2).
@@ -1043,7 +1072,7 @@ def cuMemcpyHtoD(dstDevice: Any, srcHost: Any, ByteCount: Any) -> tuple:
 
 
 @_doc
-def cuMemcpyHtoDAsync(dstDevice: Any, srcHost: Any, ByteCount: Any, hStream: Any) -> tuple:
+def cuMemcpyHtoDAsync(dstDevice: Any, srcHost: Any, ByteCount: Any, hStream: Any) -> _Result:
     """Asynchronous host-to-device copy: a MEMCPY node during capture that reads the host buffer when the
     graph runs, not now (spec 3.8, 3.10). Errors: INVALID_VALUE bad range; stream capture rules."""
     n = _size(ByteCount)  # typed: converted at entry; then the handles, last first; then the buffer
@@ -1058,28 +1087,28 @@ def cuMemcpyHtoDAsync(dstDevice: Any, srcHost: Any, ByteCount: Any, hStream: Any
 
 
 @_face
-def cuMemcpyDtoH(dstHost: Any, srcDevice: Any, ByteCount: Any) -> tuple:
+def cuMemcpyDtoH(dstHost: Any, srcDevice: Any, ByteCount: Any) -> _Result:
     """Synchronous device-to-host copy into a writable buffer or an int address. Errors as ``cuMemcpyHtoD``."""
     return _copy(_drv(), _CopyParams(_DEV, _h(srcDevice, _CUdeviceptr), _HOST, _host(dstHost), _size(ByteCount)),
                  None, "cuMemcpyDtoH")
 
 
 @_face
-def cuMemcpyDtoHAsync(dstHost: Any, srcDevice: Any, ByteCount: Any, hStream: Any) -> tuple:
+def cuMemcpyDtoHAsync(dstHost: Any, srcDevice: Any, ByteCount: Any, hStream: Any) -> _Result:
     """Asynchronous device-to-host copy (captured as a MEMCPY node that writes the host buffer at replay)."""
     return _copy(_drv(), _CopyParams(_DEV, _h(srcDevice, _CUdeviceptr), _HOST, _host(dstHost), _size(ByteCount)),
                  _h(hStream, _CUstream), "cuMemcpyDtoHAsync")
 
 
 @_face
-def cuMemcpyDtoD(dstDevice: Any, srcDevice: Any, ByteCount: Any) -> tuple:
+def cuMemcpyDtoD(dstDevice: Any, srcDevice: Any, ByteCount: Any) -> _Result:
     """Synchronous device-to-device copy. Errors as ``cuMemcpyHtoD``."""
     return _copy(_drv(), _CopyParams(_DEV, _h(srcDevice, _CUdeviceptr), _DEV, _h(dstDevice, _CUdeviceptr),
                                      _size(ByteCount)), None, "cuMemcpyDtoD")
 
 
 @_face
-def cuMemcpyDtoDAsync(dstDevice: Any, srcDevice: Any, ByteCount: Any, hStream: Any) -> tuple:
+def cuMemcpyDtoDAsync(dstDevice: Any, srcDevice: Any, ByteCount: Any, hStream: Any) -> _Result:
     """Asynchronous device-to-device copy (a MEMCPY node during capture)."""
     return _copy(_drv(), _CopyParams(_DEV, _h(srcDevice, _CUdeviceptr), _DEV, _h(dstDevice, _CUdeviceptr),
                                      _size(ByteCount)), _h(hStream, _CUstream), "cuMemcpyDtoDAsync")
@@ -1121,7 +1150,7 @@ def _pcopy_none(pCopy: Any, call: str) -> None:
 
 
 @_face
-def cuMemcpy2D(pCopy: Any) -> tuple:
+def cuMemcpy2D(pCopy: Any) -> _Result:
     """Synchronous 2D copy from a ``CUDA_MEMCPY2D`` (host, device or unified sides; arrays are NOT_SUPPORTED).
 
     Errors: INVALID_VALUE NULL struct, bad memory type, width above a pitch, bad ranges; sync-copy
@@ -1133,7 +1162,7 @@ def cuMemcpy2D(pCopy: Any) -> tuple:
 
 
 @_face
-def cuMemcpy2DUnaligned(pCopy: Any) -> tuple:
+def cuMemcpy2DUnaligned(pCopy: Any) -> _Result:
     """As ``cuMemcpy2D`` (no alignment rules are simulated)."""
     _pcopy_none(pCopy, "cuMemcpy2DUnaligned")
     d = _drv()
@@ -1141,7 +1170,7 @@ def cuMemcpy2DUnaligned(pCopy: Any) -> tuple:
 
 
 @_face
-def cuMemcpy2DAsync(pCopy: Any, hStream: Any) -> tuple:
+def cuMemcpy2DAsync(pCopy: Any, hStream: Any) -> _Result:
     """Asynchronous 2D copy (a MEMCPY node during capture). Errors as ``cuMemcpy2D`` plus stream rules."""
     _pcopy_none(pCopy, "cuMemcpy2DAsync")
     d = _drv()
@@ -1149,7 +1178,7 @@ def cuMemcpy2DAsync(pCopy: Any, hStream: Any) -> tuple:
 
 
 @_face
-def cuMemcpy3D(pCopy: Any) -> tuple:
+def cuMemcpy3D(pCopy: Any) -> _Result:
     """Synchronous 3D copy from a ``CUDA_MEMCPY3D`` (``srcHeight``/``dstHeight`` rows per slice)."""
     _pcopy_none(pCopy, "cuMemcpy3D")
     d = _drv()
@@ -1157,7 +1186,7 @@ def cuMemcpy3D(pCopy: Any) -> tuple:
 
 
 @_face
-def cuMemcpy3DAsync(pCopy: Any, hStream: Any) -> tuple:
+def cuMemcpy3DAsync(pCopy: Any, hStream: Any) -> _Result:
     """Asynchronous 3D copy (a MEMCPY node during capture)."""
     _pcopy_none(pCopy, "cuMemcpy3DAsync")
     d = _drv()
@@ -1167,86 +1196,87 @@ def cuMemcpy3DAsync(pCopy: Any, hStream: Any) -> tuple:
 _UCHAR, _USHORT, _UINT = (8, "unsigned char"), (16, "unsigned short"), (32, "unsigned int")
 
 
-def _set(dst: Any, value: Any, vt: tuple, esize: int, width: Any, height: Any, pitch: Any, h: Any, call: str) -> tuple:
+def _set(dst: Any, value: Any, vt: tuple[int, str], esize: int, width: Any, height: Any, pitch: Any, h: Any,
+         call: str) -> _Result:
     p = _MemsetParams(_h(dst, _CUdeviceptr), _u(value, *vt), esize, _size(width), _size(height), _size(pitch))
     _drv().memset(p, None if h is None else _h(h, _CUstream), call)
     return _OK
 
 
 @_face
-def cuMemsetD8(dstDevice: Any, uc: Any, N: Any) -> tuple:
+def cuMemsetD8(dstDevice: Any, uc: Any, N: Any) -> _Result:
     """Set ``N`` bytes to ``uc`` (synchronous: legacy-stream/unsafe-call rules, spec 6). Errors: INVALID_VALUE range."""
     return _set(dstDevice, uc, _UCHAR, 1, N, 1, 0, None, "cuMemsetD8")
 
 
 @_face
-def cuMemsetD16(dstDevice: Any, us: Any, N: Any) -> tuple:
+def cuMemsetD16(dstDevice: Any, us: Any, N: Any) -> _Result:
     """Set ``N`` 16-bit values (``dstDevice`` 2-byte aligned). Errors: INVALID_VALUE range/alignment."""
     return _set(dstDevice, us, _USHORT, 2, N, 1, 0, None, "cuMemsetD16")
 
 
 @_face
-def cuMemsetD32(dstDevice: Any, ui: Any, N: Any) -> tuple:
+def cuMemsetD32(dstDevice: Any, ui: Any, N: Any) -> _Result:
     """Set ``N`` 32-bit values (``dstDevice`` 4-byte aligned). Errors: INVALID_VALUE range/alignment."""
     return _set(dstDevice, ui, _UINT, 4, N, 1, 0, None, "cuMemsetD32")
 
 
 @_face
-def cuMemsetD8Async(dstDevice: Any, uc: Any, N: Any, hStream: Any) -> tuple:
+def cuMemsetD8Async(dstDevice: Any, uc: Any, N: Any, hStream: Any) -> _Result:
     """Asynchronous ``cuMemsetD8``: a MEMSET node during capture (spec 3.8)."""
     return _set(dstDevice, uc, _UCHAR, 1, N, 1, 0, hStream, "cuMemsetD8Async")
 
 
 @_face
-def cuMemsetD16Async(dstDevice: Any, us: Any, N: Any, hStream: Any) -> tuple:
+def cuMemsetD16Async(dstDevice: Any, us: Any, N: Any, hStream: Any) -> _Result:
     """Asynchronous ``cuMemsetD16``: a MEMSET node during capture."""
     return _set(dstDevice, us, _USHORT, 2, N, 1, 0, hStream, "cuMemsetD16Async")
 
 
 @_face
-def cuMemsetD32Async(dstDevice: Any, ui: Any, N: Any, hStream: Any) -> tuple:
+def cuMemsetD32Async(dstDevice: Any, ui: Any, N: Any, hStream: Any) -> _Result:
     """Asynchronous ``cuMemsetD32``: a MEMSET node during capture."""
     return _set(dstDevice, ui, _UINT, 4, N, 1, 0, hStream, "cuMemsetD32Async")
 
 
 @_face
-def cuMemsetD2D8(dstDevice: Any, dstPitch: Any, uc: Any, Width: Any, Height: Any) -> tuple:
+def cuMemsetD2D8(dstDevice: Any, dstPitch: Any, uc: Any, Width: Any, Height: Any) -> _Result:
     """2D byte memset: ``Height`` rows of ``Width`` bytes, rows ``dstPitch`` bytes apart."""
     return _set(dstDevice, uc, _UCHAR, 1, Width, Height, dstPitch, None, "cuMemsetD2D8")
 
 
 @_face
-def cuMemsetD2D16(dstDevice: Any, dstPitch: Any, us: Any, Width: Any, Height: Any) -> tuple:
+def cuMemsetD2D16(dstDevice: Any, dstPitch: Any, us: Any, Width: Any, Height: Any) -> _Result:
     """2D 16-bit memset (``Width`` in elements, ``dstPitch`` in bytes)."""
     return _set(dstDevice, us, _USHORT, 2, Width, Height, dstPitch, None, "cuMemsetD2D16")
 
 
 @_face
-def cuMemsetD2D32(dstDevice: Any, dstPitch: Any, ui: Any, Width: Any, Height: Any) -> tuple:
+def cuMemsetD2D32(dstDevice: Any, dstPitch: Any, ui: Any, Width: Any, Height: Any) -> _Result:
     """2D 32-bit memset (``Width`` in elements, ``dstPitch`` in bytes)."""
     return _set(dstDevice, ui, _UINT, 4, Width, Height, dstPitch, None, "cuMemsetD2D32")
 
 
 @_face
-def cuMemsetD2D8Async(dstDevice: Any, dstPitch: Any, uc: Any, Width: Any, Height: Any, hStream: Any) -> tuple:
+def cuMemsetD2D8Async(dstDevice: Any, dstPitch: Any, uc: Any, Width: Any, Height: Any, hStream: Any) -> _Result:
     """Asynchronous ``cuMemsetD2D8`` (a MEMSET node during capture)."""
     return _set(dstDevice, uc, _UCHAR, 1, Width, Height, dstPitch, hStream, "cuMemsetD2D8Async")
 
 
 @_face
-def cuMemsetD2D16Async(dstDevice: Any, dstPitch: Any, us: Any, Width: Any, Height: Any, hStream: Any) -> tuple:
+def cuMemsetD2D16Async(dstDevice: Any, dstPitch: Any, us: Any, Width: Any, Height: Any, hStream: Any) -> _Result:
     """Asynchronous ``cuMemsetD2D16`` (a MEMSET node during capture)."""
     return _set(dstDevice, us, _USHORT, 2, Width, Height, dstPitch, hStream, "cuMemsetD2D16Async")
 
 
 @_face
-def cuMemsetD2D32Async(dstDevice: Any, dstPitch: Any, ui: Any, Width: Any, Height: Any, hStream: Any) -> tuple:
+def cuMemsetD2D32Async(dstDevice: Any, dstPitch: Any, ui: Any, Width: Any, Height: Any, hStream: Any) -> _Result:
     """Asynchronous ``cuMemsetD2D32`` (a MEMSET node during capture)."""
     return _set(dstDevice, ui, _UINT, 4, Width, Height, dstPitch, hStream, "cuMemsetD2D32Async")
 
 
 @_face
-def cuMemAllocAsync(bytesize: Any, hStream: Any) -> tuple:
+def cuMemAllocAsync(bytesize: Any, hStream: Any) -> _Result:
     """Stream-ordered allocation: during capture a MEM_ALLOC node with a fixed graph-owned address (spec 3.8).
 
     Errors: INVALID_VALUE size 0; NOT_SUPPORTED on a CIG stream (spec 8.3); stream capture rules.
@@ -1255,7 +1285,7 @@ def cuMemAllocAsync(bytesize: Any, hStream: Any) -> tuple:
 
 
 @_face
-def cuMemFreeAsync(dptr: Any, hStream: Any) -> tuple:
+def cuMemFreeAsync(dptr: Any, hStream: Any) -> _Result:
     """Stream-ordered free: during capture a MEM_FREE node; ``dptr`` must be a graph allocation there
     (INVALID_VALUE otherwise, spec 3.8 [I])."""
     _drv().mem_free_async(_h(dptr, _CUdeviceptr), _h(hStream, _CUstream))
@@ -1272,7 +1302,7 @@ def _image(image: Any) -> Any:
 
 
 @_face
-def cuModuleLoadData(image: Any) -> tuple:
+def cuModuleLoadData(image: Any) -> _Result:
     """Load a module from PTX/CUDA text, CUBIN or fatbin bytes (a buffer such as ``bytes`` or a numpy char
     array, or the int address of NUL-terminated text; ``str`` raises ``TypeError`` as in the real wrapper).
 
@@ -1283,7 +1313,7 @@ def cuModuleLoadData(image: Any) -> tuple:
 
 
 @_face
-def cuModuleLoadDataEx(image: Any, numOptions: Any, options: Any, optionValues: Any) -> tuple:
+def cuModuleLoadDataEx(image: Any, numOptions: Any, options: Any, optionValues: Any) -> _Result:
     """As ``cuModuleLoadData``; JIT options are checked like the wrapper checks them (``options`` a list of
     ``CUjit_option``, both lists at least ``numOptions`` long: ``RuntimeError: List is too small``) and
     otherwise ignored."""
@@ -1301,13 +1331,13 @@ def _options(options: Any, values: Any, n: Any) -> None:
 
 
 @_face
-def cuModuleLoadFatBinary(fatCubin: Any) -> tuple:
+def cuModuleLoadFatBinary(fatCubin: Any) -> _Result:
     """As ``cuModuleLoadData`` for a fatbin image."""
     return (_SUCCESS, _CUmodule._mk(_drv().module_load_data(_image(fatCubin), "cuModuleLoadFatBinary")))
 
 
 @_face
-def cuModuleLoad(fname: Any) -> tuple:
+def cuModuleLoad(fname: Any) -> _Result:
     """Load a module file (``fname``: ``bytes`` path). Errors: FILE_NOT_FOUND (301) unreadable file;
     otherwise as ``cuModuleLoadData``."""
     path = _bytes_arg(fname)
@@ -1317,14 +1347,14 @@ def cuModuleLoad(fname: Any) -> tuple:
 
 
 @_face
-def cuModuleUnload(hmod: Any) -> tuple:
+def cuModuleUnload(hmod: Any) -> _Result:
     """Unload a module. Errors: INVALID_HANDLE; 900 during a restricting capture (spec 5.2)."""
     _drv().module_unload(_h(hmod, _CUmodule))
     return _OK
 
 
 @_face
-def cuModuleGetFunction(hmod: Any, name: Any) -> tuple:
+def cuModuleGetFunction(hmod: Any, name: Any) -> _Result:
     """A kernel of the module (``name``: ``bytes``; ``str`` raises ``TypeError: expected bytes, str found``).
 
     Errors: INVALID_HANDLE bad module; NOT_FOUND (500) no such entry.
@@ -1334,7 +1364,7 @@ def cuModuleGetFunction(hmod: Any, name: Any) -> tuple:
 
 
 @_face
-def cuFuncSetAttribute(hfunc: Any, attrib: Any, value: Any) -> tuple:
+def cuFuncSetAttribute(hfunc: Any, attrib: Any, value: Any) -> _Result:
     """Set a function attribute. Simulated: ``CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES`` (the dynamic
     shared memory later launches may ask for: up to the device's ``MAX_SHARED_MEMORY_PER_BLOCK_OPTIN``) and
     ``CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT`` (-1 to 100).
@@ -1348,7 +1378,7 @@ def cuFuncSetAttribute(hfunc: Any, attrib: Any, value: Any) -> tuple:
 
 
 @_face
-def cuFuncGetAttribute(attrib: Any, hfunc: Any) -> tuple:
+def cuFuncGetAttribute(attrib: Any, hfunc: Any) -> _Result:
     """A function attribute (``int``): ``MAX_THREADS_PER_BLOCK`` (the device's), sizes and registers (0: no
     device code is simulated), PTX/binary version (the compute capability), ``MAX_DYNAMIC_SHARED_SIZE_BYTES``
     (48 KiB until raised) and the carveout. Errors: INVALID_HANDLE; NOT_SUPPORTED other attributes."""
@@ -1357,7 +1387,7 @@ def cuFuncGetAttribute(attrib: Any, hfunc: Any) -> tuple:
 
 
 @_face
-def cuFuncGetName(hfunc: Any) -> tuple:
+def cuFuncGetName(hfunc: Any) -> _Result:
     """The kernel's entry name as ``bytes``. Errors: INVALID_HANDLE."""
     return (_SUCCESS, _drv().func_get_name(_h(hfunc, _CUfunction)).encode())
 
@@ -1368,7 +1398,7 @@ _kernel_args = _KP.kernel_args
 
 @_doc
 def cuLaunchKernel(f: Any, gridDimX: Any, gridDimY: Any, gridDimZ: Any, blockDimX: Any, blockDimY: Any,
-                   blockDimZ: Any, sharedMemBytes: Any, hStream: Any, kernelParams: Any, extra: Any) -> tuple:
+                   blockDimZ: Any, sharedMemBytes: Any, hStream: Any, kernelParams: Any, extra: Any) -> _Result:
     """Launch a kernel: a KERNEL node during capture (spec 3.8), else it runs now (or when the stream
     progresses): a kernel registered with ``simcuda.kernel(name)`` runs against simulated memory.
 
@@ -1407,7 +1437,7 @@ def cuLaunchKernel(f: Any, gridDimX: Any, gridDimY: Any, gridDimZ: Any, blockDim
 
 @_face
 def cuLaunchCooperativeKernel(f: Any, gridDimX: Any, gridDimY: Any, gridDimZ: Any, blockDimX: Any, blockDimY: Any,
-                              blockDimZ: Any, sharedMemBytes: Any, hStream: Any, kernelParams: Any) -> tuple:
+                              blockDimZ: Any, sharedMemBytes: Any, hStream: Any, kernelParams: Any) -> _Result:
     """As ``cuLaunchKernel`` without ``extra`` (cooperative launches are simulated as ordinary ones)."""
     hf, hs = _h(f, _CUfunction), _h(hStream, _CUstream)
     dims = tuple(map(_u, (gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes)))
@@ -1418,7 +1448,7 @@ def cuLaunchCooperativeKernel(f: Any, gridDimX: Any, gridDimY: Any, gridDimZ: An
 
 
 @_face
-def cuLaunchKernelEx(config: Any, f: Any, kernelParams: Any, extra: Any) -> tuple:
+def cuLaunchKernelEx(config: Any, f: Any, kernelParams: Any, extra: Any) -> _Result:
     """Launch from a ``CUlaunchConfig`` (grid, block, shared memory, stream, ``attrs``).
 
     Fidelity: attributes ``IGNORE``, ``COOPERATIVE`` and ``PRIORITY`` are accepted (no effect); any other
@@ -1446,7 +1476,7 @@ def _host_fn(fn: Any) -> int:
 
 
 @_face
-def cuLaunchHostFunc(hStream: Any, fn: Any, userData: Any) -> tuple:
+def cuLaunchHostFunc(hStream: Any, fn: Any, userData: Any) -> _Result:
     """Enqueue a host function: a HOST node during capture, called once per replay (spec 3.9).
 
     Args: ``fn``: ``CUhostFn`` or the ``int`` address of a ``void (*)(void*)`` (for example
@@ -1462,7 +1492,7 @@ def cuLaunchHostFunc(hStream: Any, fn: Any, userData: Any) -> tuple:
 
 
 @_face
-def cuLaunchHostFunc_v2(hStream: Any, fn: Any, userData: Any, syncMode: Any) -> tuple:
+def cuLaunchHostFunc_v2(hStream: Any, fn: Any, userData: Any, syncMode: Any) -> _Result:
     """``cuLaunchHostFunc`` with a ``CUhostTaskSyncMode`` (0 BLOCKING, 1 SPINWAIT; another value is
     INVALID_VALUE [I]); the mode has no visible effect in the simulator (spec 3.9)."""
     fp = _host_fn(fn)
@@ -1481,7 +1511,7 @@ def _null(d: Any, x: Any, call: str, arg: str) -> None:
         d.require_arg(False, arg, call)
 
 
-def _kernel_spec(d: Any, st: Any, call: str) -> dict:
+def _kernel_spec(d: Any, st: Any, call: str) -> dict[str, Any]:
     """Core kernel spec from a ``CUDA_KERNEL_NODE_PARAMS`` (v1/v2/v3): function (or ``kern``), dims, args."""
     p = st._d
     hf = int(p["func"]) or int(p.get("kern", 0) or 0)
@@ -1514,7 +1544,7 @@ def _arg_slot(ptype: Any, v: Any) -> Any:
     return ctypes.c_uint64(int(v) & (2 ** 64 - 1))
 
 
-def _kernel_struct(params: dict, cls_name: str = "CUDA_KERNEL_NODE_PARAMS") -> Any:
+def _kernel_struct(params: dict[str, Any], cls_name: str = "CUDA_KERNEL_NODE_PARAMS") -> Any:
     """A ``CUDA_KERNEL_NODE_PARAMS`` describing core kernel parameters; ``kernelParams`` is the address of
     a ``void**`` array owned by the returned struct (as the driver's copy is owned by the node)."""
     import ctypes
@@ -1572,12 +1602,12 @@ def _memset_struct(p: _MemsetParams, cls_name: str = "CUDA_MEMSET_NODE_PARAMS") 
     return st
 
 
-def _host_from(st: Any) -> dict:
+def _host_from(st: Any) -> dict[str, Any]:
     g = st._d
     return {"fn": int(g["fn"]), "user_data": _T.void_ptr(g["userData"]), "sync_mode": g.get("syncMode", 0)}
 
 
-def _host_struct(p: dict, cls_name: str = "CUDA_HOST_NODE_PARAMS") -> Any:
+def _host_struct(p: dict[str, Any], cls_name: str = "CUDA_HOST_NODE_PARAMS") -> Any:
     st = globals()[cls_name]()
     fn = p["fn"]
     st._d["fn"] = _CUhostFn._mk(fn if isinstance(fn, int) else 0)
@@ -1587,7 +1617,7 @@ def _host_struct(p: dict, cls_name: str = "CUDA_HOST_NODE_PARAMS") -> Any:
     return st
 
 
-def _alloc_from(d: Any, st: Any, call: str) -> dict:
+def _alloc_from(d: Any, st: Any, call: str) -> dict[str, Any]:
     g = st._d
     pp = g["poolProps"]._d
     loc = pp["location"]._d
@@ -1600,7 +1630,7 @@ def _alloc_from(d: Any, st: Any, call: str) -> dict:
             "access": access}
 
 
-def _alloc_struct(p: dict, cls_name: str = "CUDA_MEM_ALLOC_NODE_PARAMS") -> Any:
+def _alloc_struct(p: dict[str, Any], cls_name: str = "CUDA_MEM_ALLOC_NODE_PARAMS") -> Any:
     st = globals()[cls_name]()
     g = st._d
     pp = g["poolProps"]._d
@@ -1616,7 +1646,7 @@ def _alloc_struct(p: dict, cls_name: str = "CUDA_MEM_ALLOC_NODE_PARAMS") -> Any:
     return st
 
 
-def _mem_ops_from(d: Any, params: list, count: int, call: str) -> list:
+def _mem_ops_from(d: Any, params: list[Any], count: int, call: str) -> list[_MemOp]:
     """``(operation, address, value, flags)`` tuples from ``CUstreamBatchMemOpParams`` (union read by type)."""
     if count > len(params):
         d.require_count(count, len(params), "count (of paramArray)", call)
@@ -1646,7 +1676,7 @@ def _mem_ops_from(d: Any, params: list, count: int, call: str) -> list:
     return ops
 
 
-def _mem_op_struct(op: tuple) -> Any:
+def _mem_op_struct(op: _MemOp) -> Any:
     u = globals()["CUstreamBatchMemOpParams"]()
     kind, addr, value, flags = op
     u._d["operation"] = kind
@@ -1665,13 +1695,13 @@ def _mem_op_struct(op: tuple) -> Any:
     return u
 
 
-def _batch_from(d: Any, st: Any, call: str) -> dict:
+def _batch_from(d: Any, st: Any, call: str) -> dict[str, Any]:
     g = st._d
     return {"ops": _mem_ops_from(d, list(g["paramArray"]), g["count"], call), "flags": g["flags"],
             "ctx": int(g["ctx"])}
 
 
-def _batch_struct(p: dict, cls_name: str = "CUDA_BATCH_MEM_OP_NODE_PARAMS") -> Any:
+def _batch_struct(p: dict[str, Any], cls_name: str = "CUDA_BATCH_MEM_OP_NODE_PARAMS") -> Any:
     st = globals()[cls_name]()
     g = st._d
     g["ctx"] = _mk_ctx(p["ctx"].handle if p.get("ctx") is not None else 0)
@@ -1680,7 +1710,7 @@ def _batch_struct(p: dict, cls_name: str = "CUDA_BATCH_MEM_OP_NODE_PARAMS") -> A
     return st
 
 
-def _ext_from(d: Any, st: Any, wait: bool, call: str) -> dict:
+def _ext_from(d: Any, st: Any, wait: bool, call: str) -> dict[str, Any]:
     g = st._d
     n = g["numExtSems"]
     sems, params = list(g["extSemArray"]), list(g["paramsArray"])
@@ -1694,7 +1724,7 @@ def _ext_from(d: Any, st: Any, wait: bool, call: str) -> dict:
     return {"sems": [int(s) for s in sems[:n]], "values": values}
 
 
-def _ext_struct(p: dict, wait: bool, cls_name: str) -> Any:
+def _ext_struct(p: dict[str, Any], wait: bool, cls_name: str) -> Any:
     st = globals()[cls_name]()
     g = st._d
     g["extSemArray"] = [globals()["CUexternalSemaphore"](h) for h in p["sems"]]
@@ -1713,7 +1743,7 @@ def _ext_struct(p: dict, wait: bool, cls_name: str) -> Any:
     return st
 
 
-def _ext_spec(d: Any, nodeParams: Any, wait: bool, call: str) -> dict:
+def _ext_spec(d: Any, nodeParams: Any, wait: bool, call: str) -> dict[str, Any]:
     _null(d, nodeParams, call, "nodeParams")
     return _ext_from(d, nodeParams, wait, call)
 
@@ -1730,7 +1760,7 @@ def _gnp_spec(d: Any, np_: Any, call: str) -> tuple[int, Any]:
     if t not in _GNP_FIELD:
         d.check_node_type(t, call)
     f = _GNP_FIELD[t]
-    m = np_._d[f] if f else None
+    m: Any = np_._d[f] if f else None  # the member struct (None for an EMPTY node)
     if t == _NT_KERNEL:
         return t, _kernel_spec(d, m, call)
     if t == _NT_MEMCPY:
@@ -1789,24 +1819,24 @@ def _node_params(hNode: Any, ntype: Any) -> Any:
     return _drv().graph_node_get_params(_h(hNode, _CUgraphNode), ntype)[1]
 
 
-def _node_set_typed(hNode: Any, ntype: int, spec: Any) -> tuple:
+def _node_set_typed(hNode: Any, ntype: int, spec: Any) -> _Result:
     _drv().graph_node_set_params(_h(hNode, _CUgraphNode), ntype, spec)
     return _OK
 
 
-def _exec_set(hGraphExec: Any, hNode: Any, ntype: int, spec: Any) -> tuple:
+def _exec_set(hGraphExec: Any, hNode: Any, ntype: int, spec: Any) -> _Result:
     _drv().graph_exec_node_set_params(_h(hGraphExec, _CUgraphExec), _h(hNode, _CUgraphNode), ntype, spec)
     return _OK
 
 
 @_face
-def cuGraphCreate(flags: Any) -> tuple:
+def cuGraphCreate(flags: Any) -> _Result:
     """Create an empty graph. Errors: INVALID_VALUE flags != 0."""
     return (_SUCCESS, _mk_graph(_drv().graph_create(_u(flags))))
 
 
 @_face
-def cuGraphDestroy(hGraph: Any) -> tuple:
+def cuGraphDestroy(hGraph: Any) -> _Result:
     """Destroy a graph and its nodes. Errors: INVALID_VALUE bad graph, a capture target (spec 9) [I], or a
     child graph owned by a node."""
     _drv().graph_destroy(_h(hGraph, _CUgraph))
@@ -1814,7 +1844,7 @@ def cuGraphDestroy(hGraph: Any) -> tuple:
 
 
 @_face
-def cuGraphAddKernelNode(hGraph: Any, dependencies: Any, numDependencies: Any, nodeParams: Any) -> tuple:
+def cuGraphAddKernelNode(hGraph: Any, dependencies: Any, numDependencies: Any, nodeParams: Any) -> _Result:
     """Add a KERNEL node from ``CUDA_KERNEL_NODE_PARAMS`` (``func`` or ``kern``, grid/block dimensions,
     ``sharedMemBytes`` in bytes, ``kernelParams`` in any form ``cuLaunchKernel`` takes; arguments are copied
     now, as the driver copies them). A kernel registered with ``simcuda.kernel`` runs on every launch.
@@ -1834,7 +1864,7 @@ def cuGraphAddKernelNode(hGraph: Any, dependencies: Any, numDependencies: Any, n
 
 
 @_face
-def cuGraphAddMemcpyNode(hGraph: Any, dependencies: Any, numDependencies: Any, copyParams: Any, ctx: Any) -> tuple:
+def cuGraphAddMemcpyNode(hGraph: Any, dependencies: Any, numDependencies: Any, copyParams: Any, ctx: Any) -> _Result:
     """Add a MEMCPY node from a ``CUDA_MEMCPY3D``; host sides are read and written when the graph runs,
     never now (spec 3.10). ``ctx`` is accepted and not checked.
 
@@ -1851,7 +1881,7 @@ def cuGraphAddMemcpyNode(hGraph: Any, dependencies: Any, numDependencies: Any, c
 
 
 @_face
-def cuGraphAddMemsetNode(hGraph: Any, dependencies: Any, numDependencies: Any, memsetParams: Any, ctx: Any) -> tuple:
+def cuGraphAddMemsetNode(hGraph: Any, dependencies: Any, numDependencies: Any, memsetParams: Any, ctx: Any) -> _Result:
     """Add a MEMSET node from ``CUDA_MEMSET_NODE_PARAMS`` (``dst``, ``pitch`` in bytes, ``value``,
     ``elementSize`` 1/2/4 bytes, ``width`` in elements, ``height`` in rows).
 
@@ -1867,7 +1897,7 @@ def cuGraphAddMemsetNode(hGraph: Any, dependencies: Any, numDependencies: Any, m
 
 
 @_face
-def cuGraphAddHostNode(hGraph: Any, dependencies: Any, numDependencies: Any, nodeParams: Any) -> tuple:
+def cuGraphAddHostNode(hGraph: Any, dependencies: Any, numDependencies: Any, nodeParams: Any) -> _Result:
     """Add a HOST node from ``CUDA_HOST_NODE_PARAMS`` (``fn``: a ``CUhostFn`` address, ``userData``); the
     function is called through ctypes on every launch (spec 3.9). Keep the ctypes thunk alive.
 
@@ -1882,14 +1912,14 @@ def cuGraphAddHostNode(hGraph: Any, dependencies: Any, numDependencies: Any, nod
 
 
 @_face
-def cuGraphAddEmptyNode(hGraph: Any, dependencies: Any, numDependencies: Any) -> tuple:
+def cuGraphAddEmptyNode(hGraph: Any, dependencies: Any, numDependencies: Any) -> _Result:
     """Add an EMPTY node (a join point). Errors: INVALID_VALUE bad graph or dependency (also a repeated one)."""
     deps = _deps_for(dependencies, numDependencies)
     return (_SUCCESS, _mk_node(_drv().graph_add_empty_node(_h(hGraph, _CUgraph), deps)))
 
 
 @_face
-def cuGraphAddEventRecordNode(hGraph: Any, dependencies: Any, numDependencies: Any, event: Any) -> tuple:
+def cuGraphAddEventRecordNode(hGraph: Any, dependencies: Any, numDependencies: Any, event: Any) -> _Result:
     """Add an EVENT_RECORD node (the event completes when the node runs).
 
     Errors: INVALID_VALUE bad graph, dependency or event (the Returns list has no INVALID_HANDLE).
@@ -1899,7 +1929,7 @@ def cuGraphAddEventRecordNode(hGraph: Any, dependencies: Any, numDependencies: A
 
 
 @_face
-def cuGraphAddEventWaitNode(hGraph: Any, dependencies: Any, numDependencies: Any, event: Any) -> tuple:
+def cuGraphAddEventWaitNode(hGraph: Any, dependencies: Any, numDependencies: Any, event: Any) -> _Result:
     """Add a WAIT_EVENT node (replay has nothing to wait for: nodes run in one order).
 
     Errors: INVALID_VALUE bad graph, dependency or event.
@@ -1909,7 +1939,7 @@ def cuGraphAddEventWaitNode(hGraph: Any, dependencies: Any, numDependencies: Any
 
 
 @_face
-def cuGraphAddMemAllocNode(hGraph: Any, dependencies: Any, numDependencies: Any, nodeParams: Any) -> tuple:
+def cuGraphAddMemAllocNode(hGraph: Any, dependencies: Any, numDependencies: Any, nodeParams: Any) -> _Result:
     """Add a MEM_ALLOC node from ``CUDA_MEM_ALLOC_NODE_PARAMS`` and write the allocation's fixed address
     into ``nodeParams.dptr`` (as the driver does).
 
@@ -1931,7 +1961,7 @@ def cuGraphAddMemAllocNode(hGraph: Any, dependencies: Any, numDependencies: Any,
 
 
 @_face
-def cuGraphAddMemFreeNode(hGraph: Any, dependencies: Any, numDependencies: Any, dptr: Any) -> tuple:
+def cuGraphAddMemFreeNode(hGraph: Any, dependencies: Any, numDependencies: Any, dptr: Any) -> _Result:
     """Add a MEM_FREE node for a graph allocation (``dptr``: ``CUdeviceptr`` or ``int``).
 
     Errors: INVALID_VALUE bad graph/dependency; an address not returned by an allocation node; an
@@ -1943,7 +1973,7 @@ def cuGraphAddMemFreeNode(hGraph: Any, dependencies: Any, numDependencies: Any, 
 
 
 @_face
-def cuGraphAddBatchMemOpNode(hGraph: Any, dependencies: Any, numDependencies: Any, nodeParams: Any) -> tuple:
+def cuGraphAddBatchMemOpNode(hGraph: Any, dependencies: Any, numDependencies: Any, nodeParams: Any) -> _Result:
     """Add a BATCH_MEM_OP node from ``CUDA_BATCH_MEM_OP_NODE_PARAMS`` (``ctx``, ``count``, ``paramArray``
     of ``CUstreamBatchMemOpParams`` read by ``operation``, ``flags`` 0). The operations are copied.
 
@@ -1963,7 +1993,7 @@ def cuGraphAddBatchMemOpNode(hGraph: Any, dependencies: Any, numDependencies: An
 
 @_face
 def cuGraphAddExternalSemaphoresSignalNode(hGraph: Any, dependencies: Any, numDependencies: Any,
-                                           nodeParams: Any) -> tuple:
+                                           nodeParams: Any) -> _Result:
     """Add an EXT_SEMAS_SIGNAL node from ``CUDA_EXT_SEM_SIGNAL_NODE_PARAMS`` (``extSemArray``,
     ``paramsArray``, ``numExtSems``). Recorded with its parameters; replay is a no-op with a note in the
     launch log (external semaphores are not simulated, so handles are not checked beyond NULL).
@@ -1979,7 +2009,7 @@ def cuGraphAddExternalSemaphoresSignalNode(hGraph: Any, dependencies: Any, numDe
 
 @_face
 def cuGraphAddExternalSemaphoresWaitNode(hGraph: Any, dependencies: Any, numDependencies: Any,
-                                         nodeParams: Any) -> tuple:
+                                         nodeParams: Any) -> _Result:
     """Add an EXT_SEMAS_WAIT node from ``CUDA_EXT_SEM_WAIT_NODE_PARAMS``; as the signal node otherwise."""
     deps = _deps_for(dependencies, numDependencies)
     _struct_arg(nodeParams, "CUDA_EXT_SEM_WAIT_NODE_PARAMS", "nodeParams")
@@ -1989,7 +2019,7 @@ def cuGraphAddExternalSemaphoresWaitNode(hGraph: Any, dependencies: Any, numDepe
 
 
 def _add_node(name: str, hGraph: Any, dependencies: Any, dependencyData: Any, numDependencies: Any,
-              nodeParams: Any) -> tuple:
+              nodeParams: Any) -> _Result:
     deps = _deps_for(dependencies, numDependencies)
     eds = _eds_for(_edge_list(dependencyData, "dependencyData"), len(deps))
     _struct_arg(nodeParams, "CUgraphNodeParams", "nodeParams")
@@ -2028,7 +2058,8 @@ def _add_node(name: str, hGraph: Any, dependencies: Any, dependencyData: Any, nu
 
 
 @_face
-def cuGraphAddNode(hGraph: Any, dependencies: Any, dependencyData: Any, numDependencies: Any, nodeParams: Any) -> tuple:
+def cuGraphAddNode(hGraph: Any, dependencies: Any, dependencyData: Any, numDependencies: Any,
+                   nodeParams: Any) -> _Result:
     """Add a node of any simulated type from a ``CUgraphNodeParams`` tagged union (``type`` selects the
     member: ``kernel``, ``memcpy.copyParams``, ``memset``, ``host``, ``graph`` (ownership CLONE or MOVE),
     ``eventRecord``, ``eventWait``, ``extSemSignal``, ``extSemWait``, ``alloc`` (its ``dptr`` is written
@@ -2042,13 +2073,13 @@ def cuGraphAddNode(hGraph: Any, dependencies: Any, dependencyData: Any, numDepen
 
 @_face
 def cuGraphAddNode_v3(hGraph: Any, dependencies: Any, dependencyData: Any, numDependencies: Any,
-                      nodeParams: Any) -> tuple:
+                      nodeParams: Any) -> _Result:
     """The same call as ``cuGraphAddNode`` (13.x resolves both to the edge-data ABI)."""
     return _add_node("cuGraphAddNode_v3", hGraph, dependencies, dependencyData, numDependencies, nodeParams)
 
 
 @_face
-def cuGraphAddChildGraphNode(hGraph: Any, dependencies: Any, numDependencies: Any, childGraph: Any) -> tuple:
+def cuGraphAddChildGraphNode(hGraph: Any, dependencies: Any, numDependencies: Any, childGraph: Any) -> _Result:
     """Add a GRAPH node holding a **clone** of ``childGraph`` (spec 4.6, 9); allowed on a capture graph, and
     with a capture graph as ``childGraph`` (cloning only reads it, spec 3.5).
 
@@ -2060,13 +2091,13 @@ def cuGraphAddChildGraphNode(hGraph: Any, dependencies: Any, numDependencies: An
 
 
 @_face
-def cuGraphChildGraphNodeGetGraph(hNode: Any) -> tuple:
+def cuGraphChildGraphNodeGetGraph(hNode: Any) -> _Result:
     """The graph embedded in a GRAPH node (owned by the node). Errors: INVALID_VALUE not a GRAPH node."""
     return (_SUCCESS, _mk_graph(_drv().graph_child_graph_node_get_graph(_h(hNode, _CUgraphNode))))
 
 
 @_face
-def cuGraphNodeGetParams(hNode: Any) -> tuple:
+def cuGraphNodeGetParams(hNode: Any) -> _Result:
     """A node's parameters as a ``CUgraphNodeParams`` (``type`` plus the member for that type).
 
     For a GRAPH node ``graph.graph`` is the embedded graph (owned by the node) and ``graph.ownership``
@@ -2077,7 +2108,7 @@ def cuGraphNodeGetParams(hNode: Any) -> tuple:
     return (_SUCCESS, _gnp_struct(t, p))
 
 
-def _node_set(name: str, hNode: Any, nodeParams: Any) -> tuple:
+def _node_set(name: str, hNode: Any, nodeParams: Any) -> _Result:
     _struct_arg(nodeParams, "CUgraphNodeParams", "nodeParams")
     d = _drv()
     _null(d, nodeParams, name, "nodeParams")
@@ -2091,7 +2122,7 @@ def _node_set(name: str, hNode: Any, nodeParams: Any) -> tuple:
 
 
 @_face
-def cuGraphNodeSetParams(hNode: Any, nodeParams: Any) -> tuple:
+def cuGraphNodeSetParams(hNode: Any, nodeParams: Any) -> _Result:
     """Set a node's parameters from a ``CUgraphNodeParams`` whose ``type`` must match the node's.
 
     Execs made earlier are not affected. GRAPH: ``graph.graph`` is cloned into the node (replacing the
@@ -2102,13 +2133,13 @@ def cuGraphNodeSetParams(hNode: Any, nodeParams: Any) -> tuple:
 
 
 @_face
-def cuGraphNodeSetParams_v2(hNode: Any, nodeParams: Any) -> tuple:
+def cuGraphNodeSetParams_v2(hNode: Any, nodeParams: Any) -> _Result:
     """As ``cuGraphNodeSetParams`` (the ``_v2`` entry also takes green contexts, not simulated)."""
     return _node_set("cuGraphNodeSetParams_v2", hNode, nodeParams)
 
 
 @_face
-def cuGraphKernelNodeGetParams(hNode: Any) -> tuple:
+def cuGraphKernelNodeGetParams(hNode: Any) -> _Result:
     """A kernel node's ``CUDA_KERNEL_NODE_PARAMS``; ``kernelParams`` is the address of a ``void**`` array
     holding copies of the arguments (owned by the returned struct). Errors: INVALID_VALUE bad node or not
     a KERNEL node."""
@@ -2116,7 +2147,7 @@ def cuGraphKernelNodeGetParams(hNode: Any) -> tuple:
 
 
 @_face
-def cuGraphKernelNodeSetParams(hNode: Any, nodeParams: Any) -> tuple:
+def cuGraphKernelNodeSetParams(hNode: Any, nodeParams: Any) -> _Result:
     """Set a kernel node's parameters (copied). Errors: INVALID_VALUE NULL params, not a KERNEL node, bad
     dimensions; INVALID_HANDLE a bad function (the Returns list names it)."""
     _struct_arg(nodeParams, "CUDA_KERNEL_NODE_PARAMS", "nodeParams")
@@ -2126,7 +2157,7 @@ def cuGraphKernelNodeSetParams(hNode: Any, nodeParams: Any) -> tuple:
 
 
 @_face
-def cuGraphMemcpyNodeGetParams(hNode: Any) -> tuple:
+def cuGraphMemcpyNodeGetParams(hNode: Any) -> _Result:
     """A memcpy node's ``CUDA_MEMCPY3D`` (host sides are the objects given).
 
     Mirrors ``cuda.bindings.driver.cuGraphMemcpyNodeGetParams(hNode)``; returns
@@ -2142,7 +2173,7 @@ def cuGraphMemcpyNodeGetParams(hNode: Any) -> tuple:
 
 
 @_face
-def cuGraphMemcpyNodeSetParams(hNode: Any, nodeParams: Any) -> tuple:
+def cuGraphMemcpyNodeSetParams(hNode: Any, nodeParams: Any) -> _Result:
     """Set a memcpy node's ``CUDA_MEMCPY3D``. Errors: INVALID_VALUE NULL params, not a MEMCPY node, bad
     ranges or memory types; NOT_SUPPORTED arrays."""
     _struct_arg(nodeParams, "CUDA_MEMCPY3D", "nodeParams")
@@ -2152,13 +2183,13 @@ def cuGraphMemcpyNodeSetParams(hNode: Any, nodeParams: Any) -> tuple:
 
 
 @_face
-def cuGraphMemsetNodeGetParams(hNode: Any) -> tuple:
+def cuGraphMemsetNodeGetParams(hNode: Any) -> _Result:
     """A memset node's ``CUDA_MEMSET_NODE_PARAMS``. Errors: INVALID_VALUE bad node or not a MEMSET node."""
     return (_SUCCESS, _memset_struct(_node_params(hNode, _NT_MEMSET)))
 
 
 @_face
-def cuGraphMemsetNodeSetParams(hNode: Any, nodeParams: Any) -> tuple:
+def cuGraphMemsetNodeSetParams(hNode: Any, nodeParams: Any) -> _Result:
     """Set a memset node's parameters. Errors: INVALID_VALUE NULL params, not a MEMSET node, bad range,
     element size or value."""
     _struct_arg(nodeParams, "CUDA_MEMSET_NODE_PARAMS", "nodeParams")
@@ -2168,14 +2199,14 @@ def cuGraphMemsetNodeSetParams(hNode: Any, nodeParams: Any) -> tuple:
 
 
 @_face
-def cuGraphHostNodeGetParams(hNode: Any) -> tuple:
+def cuGraphHostNodeGetParams(hNode: Any) -> _Result:
     """A host node's ``CUDA_HOST_NODE_PARAMS`` (``fn`` as ``CUhostFn``, ``userData`` as given). Errors:
     INVALID_VALUE."""
     return (_SUCCESS, _host_struct(_node_params(hNode, _NT_HOST)))
 
 
 @_face
-def cuGraphHostNodeSetParams(hNode: Any, nodeParams: Any) -> tuple:
+def cuGraphHostNodeSetParams(hNode: Any, nodeParams: Any) -> _Result:
     """Set a host node's function and user data. Errors: INVALID_VALUE NULL params or function, not a HOST node."""
     _struct_arg(nodeParams, "CUDA_HOST_NODE_PARAMS", "nodeParams")
     d = _drv()
@@ -2184,51 +2215,51 @@ def cuGraphHostNodeSetParams(hNode: Any, nodeParams: Any) -> tuple:
 
 
 @_face
-def cuGraphEventRecordNodeGetEvent(hNode: Any) -> tuple:
+def cuGraphEventRecordNodeGetEvent(hNode: Any) -> _Result:
     """The event of an EVENT_RECORD node. Errors: INVALID_VALUE bad node or another type."""
     return (_SUCCESS, _mk_event(_node_params(hNode, _NT_RECORD)["event"].handle))
 
 
 @_face
-def cuGraphEventRecordNodeSetEvent(hNode: Any, event: Any) -> tuple:
+def cuGraphEventRecordNodeSetEvent(hNode: Any, event: Any) -> _Result:
     """Set the event of an EVENT_RECORD node. Errors: INVALID_VALUE bad node or another type; INVALID_HANDLE
     a bad event."""
     return _node_set_typed(hNode, _NT_RECORD, _h(event, _CUevent))
 
 
 @_face
-def cuGraphEventWaitNodeGetEvent(hNode: Any) -> tuple:
+def cuGraphEventWaitNodeGetEvent(hNode: Any) -> _Result:
     """The event of a WAIT_EVENT node. Errors: INVALID_VALUE bad node or another type."""
     return (_SUCCESS, _mk_event(_node_params(hNode, _NT_WAIT)["event"].handle))
 
 
 @_face
-def cuGraphEventWaitNodeSetEvent(hNode: Any, event: Any) -> tuple:
+def cuGraphEventWaitNodeSetEvent(hNode: Any, event: Any) -> _Result:
     """Set the event of a WAIT_EVENT node. Errors: INVALID_VALUE bad node; INVALID_HANDLE a bad event."""
     return _node_set_typed(hNode, _NT_WAIT, _h(event, _CUevent))
 
 
 @_face
-def cuGraphMemAllocNodeGetParams(hNode: Any) -> tuple:
+def cuGraphMemAllocNodeGetParams(hNode: Any) -> _Result:
     """A MEM_ALLOC node's ``CUDA_MEM_ALLOC_NODE_PARAMS`` (``dptr``, ``bytesize``, pinned device pool
     properties, access descriptors). Errors: INVALID_VALUE bad node or another type."""
     return (_SUCCESS, _alloc_struct(_node_params(hNode, _NT_ALLOC)))
 
 
 @_face
-def cuGraphMemFreeNodeGetParams(hNode: Any) -> tuple:
+def cuGraphMemFreeNodeGetParams(hNode: Any) -> _Result:
     """The address a MEM_FREE node frees, as ``CUdeviceptr``. Errors: INVALID_VALUE bad node or another type."""
     return (_SUCCESS, _mk_dptr(_node_params(hNode, _NT_FREE)["dptr"]))
 
 
 @_face
-def cuGraphBatchMemOpNodeGetParams(hNode: Any) -> tuple:
+def cuGraphBatchMemOpNodeGetParams(hNode: Any) -> _Result:
     """A BATCH_MEM_OP node's ``CUDA_BATCH_MEM_OP_NODE_PARAMS``. Errors: INVALID_VALUE bad node or another type."""
     return (_SUCCESS, _batch_struct(_node_params(hNode, _NT_BATCH)))
 
 
 @_face
-def cuGraphBatchMemOpNodeSetParams(hNode: Any, nodeParams: Any) -> tuple:
+def cuGraphBatchMemOpNodeSetParams(hNode: Any, nodeParams: Any) -> _Result:
     """Set a batch mem op node's operations (copied). Errors: INVALID_VALUE as ``cuGraphAddBatchMemOpNode``."""
     _struct_arg(nodeParams, "CUDA_BATCH_MEM_OP_NODE_PARAMS", "nodeParams")
     d = _drv()
@@ -2237,13 +2268,13 @@ def cuGraphBatchMemOpNodeSetParams(hNode: Any, nodeParams: Any) -> tuple:
 
 
 @_face
-def cuGraphExternalSemaphoresSignalNodeGetParams(hNode: Any) -> tuple:
+def cuGraphExternalSemaphoresSignalNodeGetParams(hNode: Any) -> _Result:
     """An EXT_SEMAS_SIGNAL node's ``CUDA_EXT_SEM_SIGNAL_NODE_PARAMS``. Errors: INVALID_VALUE."""
     return (_SUCCESS, _ext_struct(_node_params(hNode, _NT_SIGNAL), False, "CUDA_EXT_SEM_SIGNAL_NODE_PARAMS"))
 
 
 @_face
-def cuGraphExternalSemaphoresSignalNodeSetParams(hNode: Any, nodeParams: Any) -> tuple:
+def cuGraphExternalSemaphoresSignalNodeSetParams(hNode: Any, nodeParams: Any) -> _Result:
     """Set an EXT_SEMAS_SIGNAL node's semaphores and parameters. Errors: INVALID_VALUE."""
     _struct_arg(nodeParams, "CUDA_EXT_SEM_SIGNAL_NODE_PARAMS", "nodeParams")
     spec = _ext_spec(_drv(), nodeParams, False, "cuGraphExternalSemaphoresSignalNodeSetParams")
@@ -2251,13 +2282,13 @@ def cuGraphExternalSemaphoresSignalNodeSetParams(hNode: Any, nodeParams: Any) ->
 
 
 @_face
-def cuGraphExternalSemaphoresWaitNodeGetParams(hNode: Any) -> tuple:
+def cuGraphExternalSemaphoresWaitNodeGetParams(hNode: Any) -> _Result:
     """An EXT_SEMAS_WAIT node's ``CUDA_EXT_SEM_WAIT_NODE_PARAMS``. Errors: INVALID_VALUE."""
     return (_SUCCESS, _ext_struct(_node_params(hNode, _NT_EXT_WAIT), True, "CUDA_EXT_SEM_WAIT_NODE_PARAMS"))
 
 
 @_face
-def cuGraphExternalSemaphoresWaitNodeSetParams(hNode: Any, nodeParams: Any) -> tuple:
+def cuGraphExternalSemaphoresWaitNodeSetParams(hNode: Any, nodeParams: Any) -> _Result:
     """Set an EXT_SEMAS_WAIT node's semaphores and parameters. Errors: INVALID_VALUE."""
     _struct_arg(nodeParams, "CUDA_EXT_SEM_WAIT_NODE_PARAMS", "nodeParams")
     spec = _ext_spec(_drv(), nodeParams, True, "cuGraphExternalSemaphoresWaitNodeSetParams")
@@ -2271,7 +2302,7 @@ _EXEC_LIMITS = ("The exec changes as though ``hNode`` had held the new parameter
 
 
 @_face
-def cuGraphExecKernelNodeSetParams(hGraphExec: Any, hNode: Any, nodeParams: Any) -> tuple:
+def cuGraphExecKernelNodeSetParams(hGraphExec: Any, hNode: Any, nodeParams: Any) -> _Result:
     """Set a kernel node's parameters in an exec. All fields may change, but the function's owning context
     may not (Graph Update Limitations).
 
@@ -2285,7 +2316,7 @@ def cuGraphExecKernelNodeSetParams(hGraphExec: Any, hNode: Any, nodeParams: Any)
 
 
 @_face
-def cuGraphExecMemcpyNodeSetParams(hGraphExec: Any, hNode: Any, copyParams: Any, ctx: Any) -> tuple:
+def cuGraphExecMemcpyNodeSetParams(hGraphExec: Any, hNode: Any, copyParams: Any, ctx: Any) -> _Result:
     """Set a memcpy node's ``CUDA_MEMCPY3D`` in an exec. The operands must stay in allocations of the same
     kind and context and keep their memory types; both the old and the new copy must be 1-dimensional to
     change geometry; zero-length copies are refused (the docstring's limits).
@@ -2301,7 +2332,7 @@ def cuGraphExecMemcpyNodeSetParams(hGraphExec: Any, hNode: Any, copyParams: Any,
 
 
 @_face
-def cuGraphExecMemsetNodeSetParams(hGraphExec: Any, hNode: Any, memsetParams: Any, ctx: Any) -> tuple:
+def cuGraphExecMemsetNodeSetParams(hGraphExec: Any, hNode: Any, memsetParams: Any, ctx: Any) -> _Result:
     """Set a memset node's parameters in an exec: value and address may change (same kind of allocation,
     same context); 2D memsets may change nothing else, 1D ones not their height; zero sizes are refused.
 
@@ -2315,7 +2346,7 @@ def cuGraphExecMemsetNodeSetParams(hGraphExec: Any, hNode: Any, memsetParams: An
 
 
 @_face
-def cuGraphExecHostNodeSetParams(hGraphExec: Any, hNode: Any, nodeParams: Any) -> tuple:
+def cuGraphExecHostNodeSetParams(hGraphExec: Any, hNode: Any, nodeParams: Any) -> _Result:
     """Set a host node's function and user data in an exec (no restrictions). Errors: INVALID_VALUE."""
     _struct_arg(nodeParams, "CUDA_HOST_NODE_PARAMS", "nodeParams")
     d = _drv()
@@ -2324,7 +2355,7 @@ def cuGraphExecHostNodeSetParams(hGraphExec: Any, hNode: Any, nodeParams: Any) -
 
 
 @_face
-def cuGraphExecChildGraphNodeSetParams(hGraphExec: Any, hNode: Any, childGraph: Any) -> tuple:
+def cuGraphExecChildGraphNodeSetParams(hGraphExec: Any, hNode: Any, childGraph: Any) -> _Result:
     """Give a child-graph node of an exec the parameters of ``childGraph``, whose topology and node
     insertion order must match the embedded graph's (checked like ``cuGraphExecUpdate``, recursively).
 
@@ -2335,19 +2366,19 @@ def cuGraphExecChildGraphNodeSetParams(hGraphExec: Any, hNode: Any, childGraph: 
 
 
 @_face
-def cuGraphExecEventRecordNodeSetEvent(hGraphExec: Any, hNode: Any, event: Any) -> tuple:
+def cuGraphExecEventRecordNodeSetEvent(hGraphExec: Any, hNode: Any, event: Any) -> _Result:
     """Set the event of an EVENT_RECORD node in an exec. Errors: INVALID_VALUE (bad event included)."""
     return _exec_set(hGraphExec, hNode, _NT_RECORD, _h(event, _CUevent))
 
 
 @_face
-def cuGraphExecEventWaitNodeSetEvent(hGraphExec: Any, hNode: Any, event: Any) -> tuple:
+def cuGraphExecEventWaitNodeSetEvent(hGraphExec: Any, hNode: Any, event: Any) -> _Result:
     """Set the event of a WAIT_EVENT node in an exec. Errors: INVALID_VALUE (bad event included)."""
     return _exec_set(hGraphExec, hNode, _NT_WAIT, _h(event, _CUevent))
 
 
 @_face
-def cuGraphExecBatchMemOpNodeSetParams(hGraphExec: Any, hNode: Any, nodeParams: Any) -> tuple:
+def cuGraphExecBatchMemOpNodeSetParams(hGraphExec: Any, hNode: Any, nodeParams: Any) -> _Result:
     """Set a batch mem op node's operations in an exec: addresses, values and wait conditions may change;
     count, operation types, flags and context may not. Errors: INVALID_VALUE."""
     _struct_arg(nodeParams, "CUDA_BATCH_MEM_OP_NODE_PARAMS", "nodeParams")
@@ -2357,7 +2388,7 @@ def cuGraphExecBatchMemOpNodeSetParams(hGraphExec: Any, hNode: Any, nodeParams: 
 
 
 @_face
-def cuGraphExecExternalSemaphoresSignalNodeSetParams(hGraphExec: Any, hNode: Any, nodeParams: Any) -> tuple:
+def cuGraphExecExternalSemaphoresSignalNodeSetParams(hGraphExec: Any, hNode: Any, nodeParams: Any) -> _Result:
     """Set an EXT_SEMAS_SIGNAL node's parameters in an exec; ``numExtSems`` cannot change. Errors: INVALID_VALUE."""
     _struct_arg(nodeParams, "CUDA_EXT_SEM_SIGNAL_NODE_PARAMS", "nodeParams")
     return _exec_set(hGraphExec, hNode, _NT_SIGNAL,
@@ -2365,7 +2396,7 @@ def cuGraphExecExternalSemaphoresSignalNodeSetParams(hGraphExec: Any, hNode: Any
 
 
 @_face
-def cuGraphExecExternalSemaphoresWaitNodeSetParams(hGraphExec: Any, hNode: Any, nodeParams: Any) -> tuple:
+def cuGraphExecExternalSemaphoresWaitNodeSetParams(hGraphExec: Any, hNode: Any, nodeParams: Any) -> _Result:
     """Set an EXT_SEMAS_WAIT node's parameters in an exec; ``numExtSems`` cannot change. Errors: INVALID_VALUE."""
     _struct_arg(nodeParams, "CUDA_EXT_SEM_WAIT_NODE_PARAMS", "nodeParams")
     return _exec_set(hGraphExec, hNode, _NT_EXT_WAIT,
@@ -2373,7 +2404,7 @@ def cuGraphExecExternalSemaphoresWaitNodeSetParams(hGraphExec: Any, hNode: Any, 
 
 
 @_face
-def cuGraphExecNodeSetParams(hGraphExec: Any, hNode: Any, nodeParams: Any) -> tuple:
+def cuGraphExecNodeSetParams(hGraphExec: Any, hNode: Any, nodeParams: Any) -> _Result:
     """Set a node's parameters in an exec from a ``CUgraphNodeParams`` (``type`` must match), with the limits
     of the per-type exec setters. Errors: INVALID_VALUE; NOT_SUPPORTED for memory and unsimulated nodes."""
     _struct_arg(nodeParams, "CUgraphNodeParams", "nodeParams")
@@ -2386,7 +2417,7 @@ def cuGraphExecNodeSetParams(hGraphExec: Any, hNode: Any, nodeParams: Any) -> tu
 
 
 @_face
-def cuGraphNodeSetEnabled(hGraphExec: Any, hNode: Any, isEnabled: Any) -> tuple:
+def cuGraphNodeSetEnabled(hGraphExec: Any, hNode: Any, isEnabled: Any) -> _Result:
     """Enable (``isEnabled`` != 0) or disable a kernel, memcpy or memset node in an exec; a disabled node runs
     as an empty node and keeps its parameters. Errors: INVALID_VALUE another node type, a node not in the
     exec's graph, bad handles."""
@@ -2395,13 +2426,13 @@ def cuGraphNodeSetEnabled(hGraphExec: Any, hNode: Any, isEnabled: Any) -> tuple:
 
 
 @_face
-def cuGraphNodeGetEnabled(hGraphExec: Any, hNode: Any) -> tuple:
+def cuGraphNodeGetEnabled(hGraphExec: Any, hNode: Any) -> _Result:
     """Whether a kernel, memcpy or memset node is enabled in an exec (1 or 0). Errors: INVALID_VALUE."""
     return (_SUCCESS, _drv().graph_node_get_enabled(_h(hGraphExec, _CUgraphExec), _h(hNode, _CUgraphNode)))
 
 
 @_face
-def cuGraphNodeFindInClone(hOriginalNode: Any, hClonedGraph: Any) -> tuple:
+def cuGraphNodeFindInClone(hOriginalNode: Any, hClonedGraph: Any) -> _Result:
     """The copy of ``hOriginalNode`` in a graph made by ``cuGraphClone`` of its graph.
 
     Errors: INVALID_VALUE bad handles, a graph that is not such a clone, a node added after cloning, or a
@@ -2411,19 +2442,19 @@ def cuGraphNodeFindInClone(hOriginalNode: Any, hClonedGraph: Any) -> tuple:
 
 
 @_face
-def cuGraphExecGetFlags(hGraphExec: Any) -> tuple:
+def cuGraphExecGetFlags(hGraphExec: Any) -> _Result:
     """The flags the exec was instantiated with (``cuuint64_t``), without UPLOAD. Errors: INVALID_VALUE."""
     return (_SUCCESS, globals()["cuuint64_t"](_drv().graph_exec_get_flags(_h(hGraphExec, _CUgraphExec))))
 
 
 @_face
-def cuGraphExecGetId(hGraphExec: Any) -> tuple:
+def cuGraphExecGetId(hGraphExec: Any) -> _Result:
     """The exec's id (``int``; unique among this driver's graph and exec ids). Errors: INVALID_VALUE."""
     return (_SUCCESS, _drv().graph_exec_get_id(_h(hGraphExec, _CUgraphExec)))
 
 
 # -- stream memory operations and external semaphores (BATCH_MEM_OP / EXT_SEMAS nodes in capture) ---
-def _stream_value(name: str, stream: Any, addr: Any, value: Any, flags: Any, op: int, bits: int) -> tuple:
+def _stream_value(name: str, stream: Any, addr: Any, value: Any, flags: Any, op: int, bits: int) -> _Result:
     hs = _h(stream, _CUstream)
     a = _h(addr, _CUdeviceptr)
     v = _h(value, globals()[f"cuuint{bits}_t"])  # a cuuint32_t/cuuint64_t argument: None is 0
@@ -2432,7 +2463,7 @@ def _stream_value(name: str, stream: Any, addr: Any, value: Any, flags: Any, op:
 
 
 @_face
-def cuStreamWriteValue32(stream: Any, addr: Any, value: Any, flags: Any) -> tuple:
+def cuStreamWriteValue32(stream: Any, addr: Any, value: Any, flags: Any) -> _Result:
     """Write a 32-bit value to device memory in stream order (a BATCH_MEM_OP node during capture, spec 3.8 [I]).
 
     Args: ``addr`` a ``CUdeviceptr`` (4-byte aligned); ``value`` (``cuuint32_t`` or int); ``flags``
@@ -2442,13 +2473,13 @@ def cuStreamWriteValue32(stream: Any, addr: Any, value: Any, flags: Any) -> tupl
 
 
 @_face
-def cuStreamWriteValue64(stream: Any, addr: Any, value: Any, flags: Any) -> tuple:
+def cuStreamWriteValue64(stream: Any, addr: Any, value: Any, flags: Any) -> _Result:
     """As ``cuStreamWriteValue32`` with a 64-bit value (8-byte aligned address)."""
     return _stream_value("cuStreamWriteValue64", stream, addr, value, flags, 5, 64)
 
 
 @_face
-def cuStreamWaitValue32(stream: Any, addr: Any, value: Any, flags: Any) -> tuple:
+def cuStreamWaitValue32(stream: Any, addr: Any, value: Any, flags: Any) -> _Result:
     """Wait in stream order until ``*addr`` meets a condition (``CUstreamWaitValue_flags``: GEQ cyclic, EQ,
     AND, NOR, plus FLUSH). A BATCH_MEM_OP node during capture (spec 3.8 [I]).
 
@@ -2460,13 +2491,13 @@ def cuStreamWaitValue32(stream: Any, addr: Any, value: Any, flags: Any) -> tuple
 
 
 @_face
-def cuStreamWaitValue64(stream: Any, addr: Any, value: Any, flags: Any) -> tuple:
+def cuStreamWaitValue64(stream: Any, addr: Any, value: Any, flags: Any) -> _Result:
     """As ``cuStreamWaitValue32`` with a 64-bit value."""
     return _stream_value("cuStreamWaitValue64", stream, addr, value, flags, 4, 64)
 
 
 @_face
-def cuStreamBatchMemOp(stream: Any, count: Any, paramArray: Any, flags: Any) -> tuple:
+def cuStreamBatchMemOp(stream: Any, count: Any, paramArray: Any, flags: Any) -> _Result:
     """Enqueue ``count`` memory operations (``CUstreamBatchMemOpParams``, read by ``operation``): a
     BATCH_MEM_OP node during capture (spec 3.8 [D]); otherwise writes store and waits are evaluated when
     the work runs. ``count`` above the list raises ``RuntimeError: List is too small`` as the wrapper does.
@@ -2484,7 +2515,7 @@ def cuStreamBatchMemOp(stream: Any, count: Any, paramArray: Any, flags: Any) -> 
     return _OK
 
 
-def _ext_async(name: str, extSemArray: Any, paramsArray: Any, numExtSems: Any, stream: Any, wait: bool) -> tuple:
+def _ext_async(name: str, extSemArray: Any, paramsArray: Any, numExtSems: Any, stream: Any, wait: bool) -> _Result:
     sems = _node_list(extSemArray, "extSemArray", globals()["CUexternalSemaphore"])
     pcls = "CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS" if wait else "CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS"
     params = [] if paramsArray is None else list(paramsArray)
@@ -2505,7 +2536,7 @@ def _ext_async(name: str, extSemArray: Any, paramsArray: Any, numExtSems: Any, s
 
 
 @_face
-def cuSignalExternalSemaphoresAsync(extSemArray: Any, paramsArray: Any, numExtSems: Any, stream: Any) -> tuple:
+def cuSignalExternalSemaphoresAsync(extSemArray: Any, paramsArray: Any, numExtSems: Any, stream: Any) -> _Result:
     """Signal external semaphores in stream order: an EXT_SEMAS_SIGNAL node during capture (spec 3.8);
     otherwise a no-op noted in the launch log (external semaphores are not simulated; handles are not
     checked beyond NULL). Errors: INVALID_HANDLE a NULL handle or none; stream capture rules."""
@@ -2513,20 +2544,20 @@ def cuSignalExternalSemaphoresAsync(extSemArray: Any, paramsArray: Any, numExtSe
 
 
 @_face
-def cuWaitExternalSemaphoresAsync(extSemArray: Any, paramsArray: Any, numExtSems: Any, stream: Any) -> tuple:
+def cuWaitExternalSemaphoresAsync(extSemArray: Any, paramsArray: Any, numExtSems: Any, stream: Any) -> _Result:
     """Wait on external semaphores in stream order: an EXT_SEMAS_WAIT node during capture (spec 3.8);
     otherwise a no-op noted in the launch log. Errors as ``cuSignalExternalSemaphoresAsync``."""
     return _ext_async("cuWaitExternalSemaphoresAsync", extSemArray, paramsArray, numExtSems, stream, True)
 
 
-def _pad_nodes(handles: list, n: int, mk: Any = None) -> list:
+def _pad_nodes(handles: list[int], n: int, mk: Any = None) -> list[Any]:
     """``n`` node wrappers: the handles, then ``CUgraphNode(0)`` (one shared object) up to ``n``; MemoryError
     at once where the real wrapper's ``calloc`` of the output array fails (:func:`_T.check_calloc`)."""
     mk = mk or _mk_node
     return _T.padded([mk(x) for x in handles[:n]], n, mk(0))
 
 
-def _pad_edges(edata: list, n: int, mk_edge: Any, cls: type) -> list:
+def _pad_edges(edata: list[Any], n: int, mk_edge: Any, cls: type) -> list[Any]:
     """``n`` edge-data structs: the given ones, then zeroed ones (distinct objects for a small padding,
     one shared zero struct beyond 4096 entries, so that a huge count costs one list)."""
     out = [mk_edge(ed) for ed in edata[:n]]
@@ -2537,7 +2568,7 @@ def _pad_edges(edata: list, n: int, mk_edge: Any, cls: type) -> list:
 
 
 @_face
-def cuGraphGetNodes(hGraph: Any, numNodes: Any = 0) -> tuple:
+def cuGraphGetNodes(hGraph: Any, numNodes: Any = 0) -> _Result:
     """The graph's nodes in creation order [I] (spec 4.5, 9).
 
     ``numNodes=0`` only counts: ``(res, [], N)``. A larger ``numNodes`` pads the list with
@@ -2551,7 +2582,7 @@ def cuGraphGetNodes(hGraph: Any, numNodes: Any = 0) -> tuple:
 
 
 @_face
-def cuGraphGetRootNodes(hGraph: Any, numRootNodes: Any = 0) -> tuple:
+def cuGraphGetRootNodes(hGraph: Any, numRootNodes: Any = 0) -> _Result:
     """Nodes with no incoming edge, creation order; count-only and padding as ``cuGraphGetNodes``."""
     n = _size(numRootNodes)
     _T.check_calloc(n)
@@ -2560,7 +2591,7 @@ def cuGraphGetRootNodes(hGraph: Any, numRootNodes: Any = 0) -> tuple:
 
 
 @_face
-def cuGraphGetEdges(hGraph: Any, numEdges: Any = 0) -> tuple:
+def cuGraphGetEdges(hGraph: Any, numEdges: Any = 0) -> _Result:
     """Edges in creation order: ``(res, from, to, edgeData, count)`` with ``to[i]`` depending on ``from[i]``.
 
     ``numEdges=0`` only counts; a larger value pads with ``CUgraphNode(0)`` and zero edge data.
@@ -2575,7 +2606,7 @@ def cuGraphGetEdges(hGraph: Any, numEdges: Any = 0) -> tuple:
     return (_SUCCESS, frm, to, eds, len(edges) if n == 0 or n >= len(edges) else n)
 
 
-def _node_deps(hNode: Any, n: Any, dependents: bool) -> tuple:
+def _node_deps(hNode: Any, n: Any, dependents: bool) -> _Result:
     n = _size(n)
     _T.check_calloc(n)
     pairs = _drv().graph_node_get_dependencies(_h(hNode, _CUgraphNode), dependents)
@@ -2585,43 +2616,43 @@ def _node_deps(hNode: Any, n: Any, dependents: bool) -> tuple:
 
 
 @_face
-def cuGraphNodeGetDependencies(hNode: Any, numDependencies: Any = 0) -> tuple:
+def cuGraphNodeGetDependencies(hNode: Any, numDependencies: Any = 0) -> _Result:
     """The node's dependencies with edge data, in edge order: ``(res, nodes, edgeData, count)``."""
     return _node_deps(hNode, numDependencies, False)
 
 
 @_face
-def cuGraphNodeGetDependentNodes(hNode: Any, numDependentNodes: Any = 0) -> tuple:
+def cuGraphNodeGetDependentNodes(hNode: Any, numDependentNodes: Any = 0) -> _Result:
     """The nodes that depend on this one, with edge data: ``(res, nodes, edgeData, count)``."""
     return _node_deps(hNode, numDependentNodes, True)
 
 
 @_face
-def cuGraphNodeGetType(hNode: Any) -> tuple:
+def cuGraphNodeGetType(hNode: Any) -> _Result:
     """The node's ``CUgraphNodeType``. Errors: INVALID_VALUE bad node."""
-    return (_SUCCESS, CUgraphNodeType(_drv().graph_node_get_type(_h(hNode, _CUgraphNode))))  # noqa: F821
+    return (_SUCCESS, _E.CUgraphNodeType(_drv().graph_node_get_type(_h(hNode, _CUgraphNode))))
 
 
 @_face
-def cuGraphNodeGetContainingGraph(hNode: Any) -> tuple:
+def cuGraphNodeGetContainingGraph(hNode: Any) -> _Result:
     """The graph that holds the node. Errors: INVALID_VALUE."""
     return (_SUCCESS, _mk_graph(_drv().graph_node_get_containing_graph(_h(hNode, _CUgraphNode))))
 
 
 @_face
-def cuGraphNodeGetLocalId(hNode: Any) -> tuple:
+def cuGraphNodeGetLocalId(hNode: Any) -> _Result:
     """The node's 0-based creation index in its graph (matches ``node_<id>`` in DOT output)."""
     return (_SUCCESS, _drv().graph_node_get_local_id(_h(hNode, _CUgraphNode)))
 
 
 @_face
-def cuGraphGetId(hGraph: Any) -> tuple:
+def cuGraphGetId(hGraph: Any) -> _Result:
     """The graph's id (matches ``graph_<id>`` in DOT output)."""
     return (_SUCCESS, _drv().graph_get_id(_h(hGraph, _CUgraph)))
 
 
 def _dep_pairs(from_: Any, to: Any, edgeData: Any, n: Any, remove: bool,
-               node_list: Any = None, edge_list: Any = None) -> tuple[list, list, list]:
+               node_list: Any = None, edge_list: Any = None) -> tuple[list[int], list[int], _EdgeDataArg]:
     froms, tos = (node_list or _node_list)(from_, "from_"), (node_list or _node_list)(to, "to")
     eds = (edge_list or _edge_list)(edgeData, "edgeData")
     n = _size(n)
@@ -2635,7 +2666,7 @@ def _dep_pairs(from_: Any, to: Any, edgeData: Any, n: Any, remove: bool,
     return froms, tos, eds[:n]
 
 
-def _capture_deps(deps: list, eds: list, n: int) -> tuple[list, list]:
+def _capture_deps(deps: list[int], eds: _EdgeDataArg, n: int) -> tuple[list[int], _EdgeDataArg]:
     """Dependencies and edge data of ``cuStreamUpdateCaptureDependencies`` for count ``n``: the wrapper does
     not check the count, and entries past the list reach the driver as garbage handles, the first of which
     is refused (spec 3.6 row 5); one NULL entry stands for all of them, whatever the count."""
@@ -2644,7 +2675,7 @@ def _capture_deps(deps: list, eds: list, n: int) -> tuple[list, list]:
 
 
 @_face
-def cuGraphAddDependencies(hGraph: Any, from_: Any, to: Any, edgeData: Any, numDependencies: Any) -> tuple:
+def cuGraphAddDependencies(hGraph: Any, from_: Any, to: Any, edgeData: Any, numDependencies: Any) -> _Result:
     """Add edges ``from_[i] -> to[i]`` (``edgeData`` None = zero). Errors: INVALID_VALUE a node outside the
     graph or NULL (also counts past the lists), an existing edge, bad edge data."""
     froms, tos, eds = _dep_pairs(from_, to, edgeData, numDependencies, False)
@@ -2653,16 +2684,17 @@ def cuGraphAddDependencies(hGraph: Any, from_: Any, to: Any, edgeData: Any, numD
 
 
 @_face
-def cuGraphRemoveDependencies(hGraph: Any, from_: Any, to: Any, edgeData: Any, numDependencies: Any) -> tuple:
+def cuGraphRemoveDependencies(hGraph: Any, from_: Any, to: Any, edgeData: Any, numDependencies: Any) -> _Result:
     """Remove edges (recorded, so nodes cut off by graph edits stay exempt from UNJOINED, spec 4.4).
     Errors: INVALID_VALUE a missing edge, or a graph with memory nodes."""
     froms, tos, eds = _dep_pairs(from_, to, edgeData, numDependencies, True)
-    _drv().graph_remove_dependencies(_h(hGraph, _CUgraph), froms, tos, eds)
+    # removal pads a short edge-data list with (255, 255, 255), an edge that never exists: never None
+    _drv().graph_remove_dependencies(_h(hGraph, _CUgraph), froms, tos, _cast("list[_EdgeData]", eds))
     return _OK
 
 
 @_face
-def cuGraphDestroyNode(hNode: Any) -> tuple:
+def cuGraphDestroyNode(hNode: Any) -> _Result:
     """Remove a node and its edges. Errors: INVALID_VALUE during capture of its graph (spec 3.5) or with
     memory nodes."""
     _drv().graph_destroy_node(_h(hNode, _CUgraphNode))
@@ -2670,13 +2702,13 @@ def cuGraphDestroyNode(hNode: Any) -> tuple:
 
 
 @_face
-def cuGraphClone(originalGraph: Any) -> tuple:
+def cuGraphClone(originalGraph: Any) -> _Result:
     """Deep copy (child graphs included). Errors: INVALID_VALUE, also for MEM_ALLOC/MEM_FREE/CONDITIONAL nodes."""
     return (_SUCCESS, _mk_graph(_drv().graph_clone(_h(originalGraph, _CUgraph))))
 
 
 @_face
-def cuGraphInstantiate(hGraph: Any, flags: Any) -> tuple:
+def cuGraphInstantiate(hGraph: Any, flags: Any) -> _Result:
     """Freeze a graph into an executable graph. Args: ``flags``: ``CUgraphInstantiate_flags`` bits (13.x takes
     them; the argument is required, as in the wrapper: one argument raises ``TypeError``).
 
@@ -2692,7 +2724,7 @@ def cuGraphInstantiate(hGraph: Any, flags: Any) -> tuple:
 
 
 @_face
-def cuGraphInstantiateWithParams(hGraph: Any, instantiateParams: Any) -> tuple:
+def cuGraphInstantiateWithParams(hGraph: Any, instantiateParams: Any) -> _Result:
     """Instantiate from ``CUDA_GRAPH_INSTANTIATE_PARAMS`` (``flags``; ``hUploadStream`` used with
     ``CUDA_GRAPH_INSTANTIATE_FLAG_UPLOAD``) and write ``result_out`` (a ``CUgraphInstantiateResult``) and
     ``hErrNode_out`` into the struct, as the driver does: SUCCESS and NULL on success; on failure ERROR,
@@ -2718,7 +2750,7 @@ def cuGraphInstantiateWithParams(hGraph: Any, instantiateParams: Any) -> tuple:
 
 
 @_face
-def cuGraphLaunch(hGraphExec: Any, hStream: Any) -> tuple:
+def cuGraphLaunch(hGraphExec: Any, hStream: Any) -> _Result:
     """Run an executable graph on a stream (replays nodes in topological order, creation order breaking ties).
 
     Mirrors ``cuda.bindings.driver.cuGraphLaunch(hGraphExec, hStream)``; returns ``(CUresult,)``.
@@ -2733,7 +2765,7 @@ def cuGraphLaunch(hGraphExec: Any, hStream: Any) -> tuple:
 
 
 @_face
-def cuGraphUpload(hGraphExec: Any, hStream: Any) -> tuple:
+def cuGraphUpload(hGraphExec: Any, hStream: Any) -> _Result:
     """Nothing to upload in a simulator: checks the handles and the stream rules (906 legacy, 901).
 
     Mirrors ``cuda.bindings.driver.cuGraphUpload(hGraphExec, hStream)``; returns ``(CUresult,)``.
@@ -2747,7 +2779,7 @@ def cuGraphUpload(hGraphExec: Any, hStream: Any) -> tuple:
 
 
 @_face
-def cuGraphExecDestroy(hGraphExec: Any) -> tuple:
+def cuGraphExecDestroy(hGraphExec: Any) -> _Result:
     """Destroy an executable graph. Errors: INVALID_VALUE/INVALID_HANDLE; 900 during a restricting capture
     (potentially unsafe call, spec 5.2)."""
     _drv().graph_exec_destroy(_h(hGraphExec, _CUgraphExec))
@@ -2755,7 +2787,7 @@ def cuGraphExecDestroy(hGraphExec: Any) -> tuple:
 
 
 @_face
-def cuGraphExecUpdate(hGraphExec: Any, hGraph: Any) -> tuple:
+def cuGraphExecUpdate(hGraphExec: Any, hGraph: Any) -> _Result:
     """Update an exec's parameters from a graph of the same topology (spec 9; Programming Guide "Whole Graph
     Update": nodes paired by creation order, dependencies by edge order).
 
@@ -2780,7 +2812,7 @@ def cuGraphExecUpdate(hGraphExec: Any, hGraph: Any) -> tuple:
 
 
 @_face
-def cuGraphDebugDotPrint(hGraph: Any, path: Any, flags: Any) -> tuple:
+def cuGraphDebugDotPrint(hGraph: Any, path: Any, flags: Any) -> _Result:
     """Write the graph as Graphviz DOT (spec 9.1). Args: ``path`` as ``bytes`` (``str`` raises TypeError);
     ``CUgraphDebugDot_flags``. Errors: INVALID_VALUE bad graph or empty path; OPERATING_SYSTEM (304)
     when the file cannot be written."""
@@ -2797,7 +2829,7 @@ _CUarray = globals()["CUarray"]
 
 @_face
 def cuLibraryLoadData(code: Any, jitOptions: Any, jitOptionsValues: Any, numJitOptions: Any,
-                      libraryOptions: Any, libraryOptionValues: Any, numLibraryOptions: Any) -> tuple:
+                      libraryOptions: Any, libraryOptionValues: Any, numLibraryOptions: Any) -> _Result:
     """Load a library from PTX/CUDA text, CUBIN or fatbin (as ``cuModuleLoadData``; options ignored).
 
     Errors: INVALID_CONTEXT; INVALID_IMAGE (200); 900 during a restricting capture (spec 5.2) [I].
@@ -2810,7 +2842,7 @@ def cuLibraryLoadData(code: Any, jitOptions: Any, jitOptionsValues: Any, numJitO
 
 @_face
 def cuLibraryLoadFromFile(fileName: Any, jitOptions: Any, jitOptionsValues: Any, numJitOptions: Any,
-                          libraryOptions: Any, libraryOptionValues: Any, numLibraryOptions: Any) -> tuple:
+                          libraryOptions: Any, libraryOptionValues: Any, numLibraryOptions: Any) -> _Result:
     """Load a library file (``bytes`` path). Errors: FILE_NOT_FOUND (301); otherwise as ``cuLibraryLoadData``."""
     _options(libraryOptions, libraryOptionValues, numLibraryOptions)
     _options(jitOptions, jitOptionsValues, numJitOptions)
@@ -2821,21 +2853,21 @@ def cuLibraryLoadFromFile(fileName: Any, jitOptions: Any, jitOptionsValues: Any,
 
 
 @_face
-def cuLibraryUnload(library: Any) -> tuple:
+def cuLibraryUnload(library: Any) -> _Result:
     """Unload a library. Errors: INVALID_HANDLE; 900 during a restricting capture (spec 5.2) [I]."""
     _drv().library_unload(_h(library, _CUlibrary))
     return _OK
 
 
 @_face
-def cuLibraryGetKernel(library: Any, name: Any) -> tuple:
+def cuLibraryGetKernel(library: Any, name: Any) -> _Result:
     """The kernel ``name`` (``bytes``) of a library. Errors: INVALID_HANDLE; NOT_FOUND (500) unknown name."""
     h = _drv().module_get_function(_h(library, _CUlibrary), os.fsdecode(_bytes_arg(name)))
     return (_SUCCESS, globals()["CUkernel"]._mk(h))
 
 
 @_face
-def cuKernelGetFunction(kernel: Any) -> tuple:
+def cuKernelGetFunction(kernel: Any) -> _Result:
     """The function of a kernel in the current context (simulated: the same handle). Errors: INVALID_HANDLE."""
     h = _h(kernel, _CUkernel)
     _drv().func_get_name(h)
@@ -2843,13 +2875,13 @@ def cuKernelGetFunction(kernel: Any) -> tuple:
 
 
 @_face
-def cuKernelGetName(hfunc: Any) -> tuple:
+def cuKernelGetName(hfunc: Any) -> _Result:
     """The kernel's entry name as ``bytes``. Errors: INVALID_HANDLE."""
     return (_SUCCESS, _drv().func_get_name(_h(hfunc, _CUkernel)).encode())
 
 
 @_face
-def cuArrayCreate(pAllocateArray: Any) -> tuple:
+def cuArrayCreate(pAllocateArray: Any) -> _Result:
     """Create a CUDA array from a ``CUDA_ARRAY_DESCRIPTOR`` (bookkeeping only; contents not simulated).
 
     Errors: INVALID_VALUE NULL descriptor, zero width, bad channel count; INVALID_CONTEXT; 900 during a
@@ -2864,14 +2896,14 @@ def cuArrayCreate(pAllocateArray: Any) -> tuple:
 
 
 @_face
-def cuArrayDestroy(hArray: Any) -> tuple:
+def cuArrayDestroy(hArray: Any) -> _Result:
     """Destroy a CUDA array. Errors: INVALID_HANDLE; 900 during a restricting capture (spec 5.2) [H; I]."""
     _drv().array_destroy(_h(hArray, _CUarray))
     return _OK
 
 
 @_face
-def cuDevicePrimaryCtxReset(dev: Any) -> tuple:
+def cuDevicePrimaryCtxReset(dev: Any) -> _Result:
     """Reset a device's primary context (its streams are destroyed). Errors: INVALID_DEVICE; 900 during a
     restricting capture (spec 5.2) [I]."""
     _drv().device_primary_ctx_reset(_h(dev, _CUdevice))
@@ -2883,5 +2915,5 @@ def _refuse_not_simulated(name: str, why: str) -> Any:
 
 
 #: real functions this face does not simulate (each returns CUDA_ERROR_NOT_SUPPORTED)
-_NOT_SIMULATED: tuple = tuple(_T.install_stubs(globals(), _OUTPUTS, __name__, "CUDA_ERROR_NOT_SUPPORTED",
+_NOT_SIMULATED: tuple[str, ...] = tuple(_T.install_stubs(globals(), _OUTPUTS, __name__, "CUDA_ERROR_NOT_SUPPORTED",
                                                _refuse_not_simulated))

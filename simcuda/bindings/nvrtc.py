@@ -37,6 +37,7 @@ from .._generated.nvrtc_enums import (
     nvrtcResult,
 )
 from .._state import current as _current
+from ._driver_types import Result as _Result  # what every function returns: (nvrtcResult, *outputs)
 from ._driver_types import Wrapper, _Eq, _Index, to_int
 
 __all__ = [
@@ -301,9 +302,10 @@ def _seq_id(n: int) -> str:
     return f"S{digits}_"
 
 
-def _encode(t: Any, subs: list) -> str:
+def _encode(t: Any, subs: list[Any]) -> str:
     if t[0] == "b":
-        return t[1]
+        name: str = t[1]
+        return name
     if t in subs:
         return _seq_id(subs.index(t))
     if t[0] == "c":
@@ -322,7 +324,7 @@ def mangle(name: str, raw_params: str) -> str:
     e.g. ``mangle("k", "const float* a, float* b, const float* c") == "_Z1kPKfPfS0_"``.
     """
     params = [p.strip() for p in raw_params.split(",") if p.strip() and p.strip() != "void"]
-    subs: list = []
+    subs: list[Any] = []
     body = "".join(_encode(_parse_param(p), subs) for p in params) or "v"
     return f"_Z{len(name)}{name}{body}"
 
@@ -398,7 +400,7 @@ def _compile(prog: _Program, options: list[str]) -> None:
 
 
 # ---------------------------------------------------------------------------------- API
-def nvrtcGetErrorString(result: Any) -> tuple:
+def nvrtcGetErrorString(result: Any) -> _Result:
     """Mirrors ``nvrtcGetErrorString(result)``: ``(NVRTC_SUCCESS, b"NVRTC_ERROR_...")``.
 
     The text is the code's name, as real NVRTC returns it. A value outside ``nvrtcResult``
@@ -408,7 +410,7 @@ def nvrtcGetErrorString(result: Any) -> tuple:
     return (_OK, code.name.encode())
 
 
-def nvrtcVersion() -> tuple:
+def nvrtcVersion() -> _Result:
     """Mirrors ``nvrtcVersion()``: ``(NVRTC_SUCCESS, major, minor)``, the simulated CUDA release (13, 5).
 
     A minor version of 1 or more makes NVIDIA's samples use the CUBIN path
@@ -417,17 +419,17 @@ def nvrtcVersion() -> tuple:
     return (_OK, VERSION[0], VERSION[1])
 
 
-def nvrtcGetNumSupportedArchs() -> tuple:
+def nvrtcGetNumSupportedArchs() -> _Result:
     """Mirrors ``nvrtcGetNumSupportedArchs()``: ``(NVRTC_SUCCESS, count)`` of :data:`SUPPORTED_ARCHS`."""
     return (_OK, len(SUPPORTED_ARCHS))
 
 
-def nvrtcGetSupportedArchs() -> tuple:
+def nvrtcGetSupportedArchs() -> _Result:
     """Mirrors ``nvrtcGetSupportedArchs()``: ``(NVRTC_SUCCESS, [75, 80, ...])``, ascending."""
     return (_OK, list(SUPPORTED_ARCHS))
 
 
-def nvrtcCreateProgram(src: Any, name: Any, numHeaders: int, headers: Any, includeNames: Any) -> tuple:
+def nvrtcCreateProgram(src: Any, name: Any, numHeaders: int, headers: Any, includeNames: Any) -> _Result:
     """Mirrors ``nvrtcCreateProgram(src, name, numHeaders, headers, includeNames)``: ``(result, nvrtcProgram)``.
 
     Args:
@@ -458,7 +460,7 @@ def nvrtcCreateProgram(src: Any, name: Any, numHeaders: int, headers: Any, inclu
     return (_OK, nvrtcProgram(h))
 
 
-def nvrtcDestroyProgram(prog: Any) -> tuple:
+def nvrtcDestroyProgram(prog: Any) -> _Result:
     """Mirrors ``nvrtcDestroyProgram(prog)``: ``(result,)``. ``NVRTC_ERROR_INVALID_PROGRAM`` for an unknown handle."""
     p = _program(prog)
     if p is None:
@@ -469,7 +471,7 @@ def nvrtcDestroyProgram(prog: Any) -> tuple:
     return (_OK,)
 
 
-def nvrtcCompileProgram(prog: Any, numOptions: int, options: Any) -> tuple:
+def nvrtcCompileProgram(prog: Any, numOptions: int, options: Any) -> _Result:
     """Mirrors ``nvrtcCompileProgram(prog, numOptions, options)``: ``(result,)``. Nothing is really compiled.
 
     Args:
@@ -503,7 +505,7 @@ def _compiled(prog: Any) -> tuple[Any, _Program | None]:
     return _OK, p
 
 
-def nvrtcGetPTXSize(prog: Any) -> tuple:
+def nvrtcGetPTXSize(prog: Any) -> _Result:
     """Mirrors ``nvrtcGetPTXSize(prog)``: ``(result, size)`` in bytes, trailing NUL included.
 
     Codes: ``NVRTC_ERROR_INVALID_PROGRAM`` for an unknown handle, or (simulator's choice) a program
@@ -513,7 +515,7 @@ def nvrtcGetPTXSize(prog: Any) -> tuple:
     return (res, len(p.ptx) + 1) if p else (res, None)
 
 
-def nvrtcGetPTX(prog: Any, ptx: Any) -> tuple:
+def nvrtcGetPTX(prog: Any, ptx: Any) -> _Result:
     """Mirrors ``nvrtcGetPTX(prog, ptx)``: ``(result,)``; the PTX (NUL-terminated) is written into ``ptx``.
 
     ``ptx`` is a ``bytes`` (written in place, like the C library writes through ``char*``) or a
@@ -531,7 +533,7 @@ def _cubin(p: _Program) -> bytes:
     return SIM_CUBIN_MAGIC + p.ptx
 
 
-def nvrtcGetCUBINSize(prog: Any) -> tuple:
+def nvrtcGetCUBINSize(prog: Any) -> _Result:
     """Mirrors ``nvrtcGetCUBINSize(prog)``: ``(result, size)``; 0 when compiled for a virtual ``compute_XY`` arch.
 
     The simulated CUBIN is ``SIM_CUBIN_MAGIC`` + the PTX; only simcuda's ``cuModuleLoadData``
@@ -543,7 +545,7 @@ def nvrtcGetCUBINSize(prog: Any) -> tuple:
     return (_OK, 0 if p.virtual else len(_cubin(p)))
 
 
-def nvrtcGetCUBIN(prog: Any, cubin: Any) -> tuple:
+def nvrtcGetCUBIN(prog: Any, cubin: Any) -> _Result:
     """Mirrors ``nvrtcGetCUBIN(prog, cubin)``: ``(result,)``; the image is written into ``cubin`` in place.
 
     Codes: ``NVRTC_ERROR_INVALID_INPUT`` when the program was compiled for a virtual architecture
@@ -559,48 +561,48 @@ def nvrtcGetCUBIN(prog: Any, cubin: Any) -> tuple:
     return (_OK,)
 
 
-def _no_ir(prog: Any) -> tuple:
+def _no_ir(prog: Any) -> _Result:
     res, p = _compiled(prog)
     return (res, 0) if p else (res, None)
 
 
-def nvrtcGetLTOIRSize(prog: Any) -> tuple:
+def nvrtcGetLTOIRSize(prog: Any) -> _Result:
     """Mirrors ``nvrtcGetLTOIRSize(prog)``: ``(result, 0)``: the simulator never produces LTO IR (``-dlto``)."""
     return _no_ir(prog)
 
 
-def nvrtcGetLTOIR(prog: Any, LTOIR: Any) -> tuple:
+def nvrtcGetLTOIR(prog: Any, LTOIR: Any) -> _Result:
     """Mirrors ``nvrtcGetLTOIR(prog, LTOIR)``: ``(NVRTC_ERROR_INVALID_INPUT,)``: no LTO IR is simulated."""
     _char_p(LTOIR)
     res, p = _compiled(prog)
     return (res if p is None else _R.NVRTC_ERROR_INVALID_INPUT,)
 
 
-def nvrtcGetOptiXIRSize(prog: Any) -> tuple:
+def nvrtcGetOptiXIRSize(prog: Any) -> _Result:
     """Mirrors ``nvrtcGetOptiXIRSize(prog)``: ``(result, 0)``: OptiX IR is not simulated."""
     return _no_ir(prog)
 
 
-def nvrtcGetOptiXIR(prog: Any, optixir: Any) -> tuple:
+def nvrtcGetOptiXIR(prog: Any, optixir: Any) -> _Result:
     """Mirrors ``nvrtcGetOptiXIR(prog, optixir)``: ``(NVRTC_ERROR_INVALID_INPUT,)``: OptiX IR is not simulated."""
     _char_p(optixir)
     res, p = _compiled(prog)
     return (res if p is None else _R.NVRTC_ERROR_INVALID_INPUT,)
 
 
-def nvrtcGetTileIRSize(prog: Any) -> tuple:
+def nvrtcGetTileIRSize(prog: Any) -> _Result:
     """Mirrors ``nvrtcGetTileIRSize(prog)``: ``(result, 0)``: Tile IR is not simulated."""
     return _no_ir(prog)
 
 
-def nvrtcGetTileIR(prog: Any, TileIR: Any) -> tuple:
+def nvrtcGetTileIR(prog: Any, TileIR: Any) -> _Result:
     """Mirrors ``nvrtcGetTileIR(prog, TileIR)``: ``(NVRTC_ERROR_INVALID_INPUT,)``: Tile IR is not simulated."""
     _char_p(TileIR)
     res, p = _compiled(prog)
     return (res if p is None else _R.NVRTC_ERROR_INVALID_INPUT,)
 
 
-def nvrtcGetProgramLogSize(prog: Any) -> tuple:
+def nvrtcGetProgramLogSize(prog: Any) -> _Result:
     """Mirrors ``nvrtcGetProgramLogSize(prog)``: ``(result, size)`` in bytes, trailing NUL included (1 when empty).
 
     Codes: ``NVRTC_ERROR_INVALID_PROGRAM`` for an unknown handle. Before compilation the log is empty.
@@ -611,7 +613,7 @@ def nvrtcGetProgramLogSize(prog: Any) -> tuple:
     return (_OK, len(p.log.encode()) + 1)
 
 
-def nvrtcGetProgramLog(prog: Any, log: Any) -> tuple:
+def nvrtcGetProgramLog(prog: Any, log: Any) -> _Result:
     """Mirrors ``nvrtcGetProgramLog(prog, log)``: ``(result,)``; the log (NUL-terminated) is written into ``log``.
 
     On a failed compile the log lists each error as ``name(line): error: ...``; warnings about
@@ -625,7 +627,7 @@ def nvrtcGetProgramLog(prog: Any, log: Any) -> tuple:
     return (_OK,)
 
 
-def nvrtcAddNameExpression(prog: Any, name_expression: Any) -> tuple:
+def nvrtcAddNameExpression(prog: Any, name_expression: Any) -> _Result:
     """Mirrors ``nvrtcAddNameExpression(prog, name_expression)``: ``(result,)``.
 
     Codes: ``NVRTC_ERROR_INVALID_PROGRAM``; ``NVRTC_ERROR_NO_NAME_EXPRESSIONS_AFTER_COMPILATION``
@@ -642,7 +644,7 @@ def nvrtcAddNameExpression(prog: Any, name_expression: Any) -> tuple:
     return (_OK,)
 
 
-def nvrtcGetLoweredName(prog: Any, name_expression: Any) -> tuple:
+def nvrtcGetLoweredName(prog: Any, name_expression: Any) -> _Result:
     """Mirrors ``nvrtcGetLoweredName(prog, name_expression)``: ``(result, lowered_name: bytes)``.
 
     The lowered name of an ``extern "C"`` kernel is its own name; of any other kernel, its
@@ -663,30 +665,30 @@ def nvrtcGetLoweredName(prog: Any, name_expression: Any) -> tuple:
     return (_OK, low.encode())
 
 
-def nvrtcGetPCHHeapSize() -> tuple:
+def nvrtcGetPCHHeapSize() -> _Result:
     """Mirrors ``nvrtcGetPCHHeapSize()``: ``(NVRTC_SUCCESS, bytes)``, the value last set (0 at start)."""
     return (_OK, _registry().pch_heap)
 
 
-def nvrtcSetPCHHeapSize(size: int) -> tuple:
+def nvrtcSetPCHHeapSize(size: int) -> _Result:
     """Mirrors ``nvrtcSetPCHHeapSize(size)``: ``(NVRTC_SUCCESS,)``; the size is remembered, no PCH is ever made."""
     _registry().pch_heap = to_int(size)
     return (_OK,)
 
 
-def nvrtcGetPCHCreateStatus(prog: Any) -> tuple:
+def nvrtcGetPCHCreateStatus(prog: Any) -> _Result:
     """Mirrors ``nvrtcGetPCHCreateStatus(prog)``: ``(NVRTC_ERROR_NO_PCH_CREATE_ATTEMPTED,)``: PCH is not simulated."""
     return (_R.NVRTC_ERROR_INVALID_PROGRAM if _program(prog) is None else _R.NVRTC_ERROR_NO_PCH_CREATE_ATTEMPTED,)
 
 
-def nvrtcGetPCHHeapSizeRequired(prog: Any) -> tuple:
+def nvrtcGetPCHHeapSizeRequired(prog: Any) -> _Result:
     """Mirrors ``nvrtcGetPCHHeapSizeRequired(prog)``: ``(NVRTC_SUCCESS, 0)``: no PCH is ever created."""
     if _program(prog) is None:
         return (_R.NVRTC_ERROR_INVALID_PROGRAM, None)
     return (_OK, 0)
 
 
-def nvrtcSetFlowCallback(prog: Any, callback: Any, payload: Any) -> tuple:
+def nvrtcSetFlowCallback(prog: Any, callback: Any, payload: Any) -> _Result:
     """Mirrors ``nvrtcSetFlowCallback(prog, callback, payload)``: ``(result,)``.
 
     Accepted and never called: the simulated compile is instantaneous and cannot be cancelled.
@@ -697,12 +699,12 @@ def nvrtcSetFlowCallback(prog: Any, callback: Any, payload: Any) -> tuple:
 _NO_BUNDLE = b"simcuda: bundled NVRTC headers are not simulated (nothing is compiled, so none are needed)"
 
 
-def nvrtcGetBundledHeadersInfo() -> tuple:
+def nvrtcGetBundledHeadersInfo() -> _Result:
     """Mirrors ``nvrtcGetBundledHeadersInfo()``: ``(NVRTC_SUCCESS, info, None)`` with ``info.available == 0``."""
     return (_OK, nvrtcBundledHeadersInfo(), None)
 
 
-def nvrtcInstallBundledHeaders(installPath: Any, flags: int) -> tuple:
+def nvrtcInstallBundledHeaders(installPath: Any, flags: int) -> _Result:
     """Mirrors ``nvrtcInstallBundledHeaders(installPath, flags)``: not simulated; nothing is written.
 
     Returns ``(NVRTC_ERROR_BUILTIN_OPERATION_FAILURE, errorLog)`` with ``errorLog`` saying so, or
@@ -714,7 +716,7 @@ def nvrtcInstallBundledHeaders(installPath: Any, flags: int) -> tuple:
     return (_R.NVRTC_ERROR_BUILTIN_OPERATION_FAILURE, _NO_BUNDLE)
 
 
-def nvrtcRemoveBundledHeaders(installPath: Any) -> tuple:
+def nvrtcRemoveBundledHeaders(installPath: Any) -> _Result:
     """Mirrors ``nvrtcRemoveBundledHeaders(installPath)``: not simulated; nothing is removed.
 
     Returns ``(NVRTC_ERROR_BUILTIN_OPERATION_FAILURE, errorLog)``.

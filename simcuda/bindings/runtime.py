@@ -35,14 +35,20 @@ import functools
 import hashlib
 import os
 import threading
+import typing as _typing
 import weakref
+from collections.abc import Callable as _Callable
 from typing import Any, Optional  # noqa: F401  (the real module exports both names)
+from typing import ParamSpec as _ParamSpec
+from typing import cast as _cast
 
 from .._core.errors import DriverError as _DriverError
 from .._core.memory import DEVICE as _DEV
 from .._core.memory import HOST as _HOST
 from .._core.memory import CopyParams as _CopyParams
 from .._core.memory import MemsetParams as _MemsetParams
+from .._core.objects import EdgeData as _EdgeData
+from .._core.objects import EdgeDataArg as _EdgeDataArg
 from .._generated import runtime_enums as _E
 from .._generated.driver_enums import CUresult as _CUresult
 from .._generated.runtime_outputs import CLASSES as _CLASSES
@@ -59,6 +65,8 @@ globals().update(_E.__all_enums__)
 globals().update(_E.__int_constants__)
 
 cudaError_t = _E.cudaError_t
+_Result = _T.Result  # what every function returns: (cudaError_t, *outputs)
+_P = _ParamSpec("_P")
 _SUCCESS = cudaError_t.cudaSuccess
 _OK = (_SUCCESS,)
 
@@ -103,7 +111,7 @@ class _RtError(Exception):
 
 # =========================================================================== classes
 _DRIVER_CLASSES = _T.build_classes()
-_RCLS: dict[str, type] = {}
+_RCLS: dict[str, type[Any]] = {}
 
 
 class _DriverNamedRepr:
@@ -111,12 +119,14 @@ class _DriverNamedRepr:
 
     __slots__ = ()
     _drv_name = ""
+    if _typing.TYPE_CHECKING:  # the driver wrapper it is mixed into
+        def __int__(self) -> int: ...
 
     def __repr__(self) -> str:
         return f"<{self._drv_name} 0x{int(self):x}>"
 
 
-def _handle_class(name: str, kind: str, detail: tuple, drv_base: str) -> type:
+def _handle_class(name: str, kind: str, detail: tuple[Any, ...], drv_base: str) -> type[Any]:
     if drv_base:
         base = _DRIVER_CLASSES[drv_base]
         return type(name, (_DriverNamedRepr, base), {
@@ -178,7 +188,7 @@ class _RStruct(_T.Struct):
 _U8, _U32, _U64 = ("u", 8), ("u", 32), ("u", 64)
 
 #: field specs (C declaration order, as the real repr prints them) of the structs the simulator reads
-_SPECS: dict[str, list] = {
+_SPECS: dict[str, list[tuple[str, str, Any]]] = {
     "dim3": [("x", "dim", None), ("y", "dim", None), ("z", "dim", None)],
     "cudaPos": [("x", *_U64), ("y", *_U64), ("z", *_U64)],
     "cudaExtent": [("width", *_U64), ("height", *_U64), ("depth", *_U64)],
@@ -205,8 +215,8 @@ _SPECS: dict[str, list] = {
 }
 
 
-def _prop_fields() -> list:
-    out = []
+def _prop_fields() -> list[tuple[str, str, Any]]:
+    out: list[tuple[str, str, Any]] = []
     for name, kind in _DEVICE_PROP:
         if kind == "int":
             out.append((name, "raw", 0))
@@ -227,6 +237,14 @@ _RStruct._specs = _SPECS
 globals().update(_T.build_face_classes(_CLASSES, _RStruct, _handle_class,
                                        first=("dim3", "cudaPos", "cudaExtent", "cudaPitchedPtr", "CUuuid_st",
                                               "cudaUUID_t")))
+
+if _typing.TYPE_CHECKING:
+    from .._core.driver import Driver as _Driver
+
+    # The enums, constants, classes and not-simulated stubs of the real module are put into this namespace at
+    # import time (globals().update, install_stubs), which the checker cannot follow: to it, a name it does not
+    # find here is Any.
+    def __getattr__(name: str) -> Any: ...
 
 _cudaStream_t = _RCLS["cudaStream_t"]
 _cudaEvent_t = _RCLS["cudaEvent_t"]
@@ -302,17 +320,17 @@ def _record(d: Any, err: cudaError_t) -> None:
         _state(d).last[d.thread_id()] = err
 
 
-def _rt(needs: str = "ctx", nouts: int | None = None) -> Any:
+def _rt(needs: str = "ctx", nouts: int | None = None) -> _Callable[[_Callable[_P, _Result]], _Callable[_P, _Result]]:
     """Decorate a runtime function: context set-up (``needs``: ``"ctx"``, ``"init"`` or ``"none"``),
     ``DriverError`` -> ``(cudaError_t, None, ...)``, and the thread's last error."""
-    def deco(fn: Any) -> Any:
+    def deco(fn: _Callable[_P, _Result]) -> _Callable[_P, _Result]:
         n = len(_OUTPUTS[fn.__name__][1]) if nouts is None else nouts
         nones = (None,) * n
 
-        plan: list = []
+        plan: list[_D._Plan] = []
 
         @functools.wraps(fn)
-        def face(*args: Any, **kwargs: Any) -> Any:
+        def face(*args: Any, **kwargs: Any) -> Any:  # fn's signature, which the arguments are converted for
             if not plan:  # built on first use: the classes it reads exist by then
                 plan.append(_D._conversion_plan(fn.__name__, _OUTPUTS, _PARAMS, globals(), _struct_type, True))
             if plan[0]:
@@ -346,7 +364,7 @@ _u = _D._u
 _size = _D._size
 
 
-def _drv() -> Any:
+def _drv() -> _Driver:
     return _D._drv()
 
 
@@ -372,7 +390,7 @@ def _deps(x: Any, n: Any, arg: str = "pDependencies") -> list[int]:
     return deps[:n]
 
 
-def _edge_list(x: Any, arg: str) -> list[tuple]:
+def _edge_list(x: Any, arg: str) -> _EdgeDataArg:  # (a fresh list, which may be padded with None)
     if x is None:
         return []
     ok = (_RCLS["cudaGraphEdgeData_st"], _CUgraphEdgeData)
@@ -383,7 +401,7 @@ def _edge_list(x: Any, arg: str) -> list[tuple]:
     return [(int(e.from_port), int(e.to_port), int(e.type)) for e in x]
 
 
-def _edge(ed: tuple) -> Any:
+def _edge(ed: _EdgeData) -> Any:
     e = _cudaGraphEdgeData()
     e._d["from_port"], e._d["to_port"], e._d["type"] = ed[0], ed[1], ed[2]
     return e
@@ -410,7 +428,7 @@ def _side(d: Any, obj: Any, declared: str | None) -> tuple[str, Any]:
 _KIND_SIDES = {0: (_HOST, _HOST), 1: (_HOST, _DEV), 2: (_DEV, _HOST), 3: (_DEV, _DEV), 4: (None, None)}
 
 
-def _kind(kind: Any, call: str) -> tuple:
+def _kind(kind: Any, call: str) -> tuple[str | None, str | None]:
     k = _T.c_enum(kind, "kind", "enum cudaMemcpyKind")
     sides = _KIND_SIDES.get(k)
     if sides is None:  # runtime-only rule and code: the driver's copies have no kind (cudaErrorInvalidMemcpyDirection)
@@ -429,7 +447,7 @@ def _copy_params(d: Any, dst: Any, src: Any, kind: Any, call: str, **geom: Any) 
 _UNRECOGNIZED = b"unrecognized error code"
 
 
-def cudaGetErrorName(error: Any) -> tuple:
+def cudaGetErrorName(error: Any) -> _Result:
     """Mirrors ``cudaGetErrorName(error)``: ``(cudaSuccess, b"cudaErrorInvalidValue")``.
 
     The argument is converted as the real wrapper converts an enum (``int()`` first: ``ValueError`` for
@@ -443,7 +461,7 @@ def cudaGetErrorName(error: Any) -> tuple:
         return (_SUCCESS, _UNRECOGNIZED)
 
 
-def cudaGetErrorString(error: Any) -> tuple:
+def cudaGetErrorString(error: Any) -> _Result:
     """Mirrors ``cudaGetErrorString(error)``: ``(cudaSuccess, b"invalid argument")``.
 
     The texts are the real runtime's (read from the cuda-bindings wheel into
@@ -454,7 +472,7 @@ def cudaGetErrorString(error: Any) -> tuple:
     return (_SUCCESS, _ERROR_STRINGS.get(v, _UNRECOGNIZED.decode()).encode())
 
 
-def cudaGetLastError() -> tuple:
+def cudaGetLastError() -> _Result:
     """Mirrors ``cudaGetLastError()``: ``(last error of this thread,)`` and resets it to ``cudaSuccess``.
 
     The last error is the code of the most recent failing runtime call on the calling thread
@@ -465,13 +483,13 @@ def cudaGetLastError() -> tuple:
     return (st.last.pop(_drv().thread_id(), _SUCCESS),)
 
 
-def cudaPeekAtLastError() -> tuple:
+def cudaPeekAtLastError() -> _Result:
     """Mirrors ``cudaPeekAtLastError()``: like :func:`cudaGetLastError` without resetting it."""
     return (_state(_drv()).last.get(_drv().thread_id(), _SUCCESS),)
 
 
 @_rt("none")
-def cudaDriverGetVersion() -> tuple:
+def cudaDriverGetVersion() -> _Result:
     """The simulated driver's version, 13050 (CUDA 13.5); 0 on a ``Driver(available=False)``, as the
     real call reports when no driver is installed. Needs no device."""
     d = _drv()
@@ -479,20 +497,20 @@ def cudaDriverGetVersion() -> tuple:
 
 
 @_rt("none")
-def cudaRuntimeGetVersion() -> tuple:
+def cudaRuntimeGetVersion() -> _Result:
     """The runtime version, ``CUDART_VERSION`` (13050). Needs no device."""
-    return (_SUCCESS, CUDART_VERSION)  # noqa: F821
+    return (_SUCCESS, _E.CUDART_VERSION)
 
 
 # =========================================================================== devices
 @_rt("init")
-def cudaGetDeviceCount() -> tuple:
+def cudaGetDeviceCount() -> _Result:
     """Number of simulated devices. Errors: cudaErrorNoDevice (100) on a ``Driver(available=False)``."""
     return (_SUCCESS, _drv().device_get_count())
 
 
 @_rt("init")
-def cudaSetDevice(device: Any) -> tuple:
+def cudaSetDevice(device: Any) -> _Result:
     """Select the calling thread's device: retains its primary context (once per driver) and makes it
     current on this thread, as the CUDA 12+ runtime does.
 
@@ -509,13 +527,13 @@ def cudaSetDevice(device: Any) -> tuple:
 
 
 @_rt()
-def cudaGetDevice() -> tuple:
+def cudaGetDevice() -> _Result:
     """The device of the calling thread's current context (device 0 unless :func:`cudaSetDevice` chose one)."""
     return (_SUCCESS, _drv().ctx_get_device())
 
 
 @_rt()
-def cudaInitDevice(device: Any, deviceFlags: Any, flags: Any) -> tuple:
+def cudaInitDevice(device: Any, deviceFlags: Any, flags: Any) -> _Result:
     """Initialise ``device``'s primary context without making it current.
 
     Errors: cudaErrorInvalidDevice; cudaErrorInvalidValue for ``flags`` other than 0.
@@ -523,13 +541,13 @@ def cudaInitDevice(device: Any, deviceFlags: Any, flags: Any) -> tuple:
     dev, _df, fl = _T.to_int(device), _u(deviceFlags), _u(flags)
     d = _drv()
     d.device_get(dev)
-    d.check_flags(fl, cudaInitDeviceFlagsAreValid, "flags", "cudaInitDevice")  # noqa: F821
+    d.check_flags(fl, _E.cudaInitDeviceFlagsAreValid, "flags", "cudaInitDevice")
     _primary(d, _state(d), dev)
     return _OK
 
 
 @_rt("init")
-def cudaDeviceGetAttribute(attr: Any, device: Any) -> tuple:
+def cudaDeviceGetAttribute(attr: Any, device: Any) -> _Result:
     """A ``cudaDeviceAttr`` value (``int``); the values equal the driver's ``CUdevice_attribute`` values.
 
     Errors: cudaErrorInvalidDevice; cudaErrorInvalidValue for an unknown attribute.
@@ -538,7 +556,8 @@ def cudaDeviceGetAttribute(attr: Any, device: Any) -> tuple:
     return (_SUCCESS, _drv().device_get_attribute(a, _T.c_int(device)))
 
 
-_PROP_ATTRS = {  # cudaDeviceProp field -> cudaDeviceAttr name(s), where the name is not derived from the field
+#: cudaDeviceProp field -> cudaDeviceAttr name(s), where the name is not derived from the field
+_PROP_ATTRS: dict[str, str | tuple[str, ...]] = {
     "maxThreadsDim": ("MaxBlockDimX", "MaxBlockDimY", "MaxBlockDimZ"),
     "maxGridSize": ("MaxGridDimX", "MaxGridDimY", "MaxGridDimZ"),
     "sharedMemPerBlock": "MaxSharedMemoryPerBlock", "regsPerBlock": "MaxRegistersPerBlock",
@@ -561,7 +580,7 @@ def _prop_value(d: Any, dev: int, field: str) -> Any:
 
 
 @_rt("init")
-def cudaGetDeviceProperties(device: Any) -> tuple:
+def cudaGetDeviceProperties(device: Any) -> _Result:
     """A ``cudaDeviceProp`` of the simulated device.
 
     ``name``, ``totalGlobalMem`` and ``multiProcessorCount``/``major``/``minor`` come from the
@@ -590,7 +609,7 @@ def cudaGetDeviceProperties(device: Any) -> tuple:
 
 
 @_rt()
-def cudaDeviceSynchronize() -> tuple:
+def cudaDeviceSynchronize() -> _Result:
     """Wait for all work of the current device (runs pending work in ``progression="manual"``).
 
     Errors: cudaErrorStreamCaptureUnsupported (900) while a stream of the context is capturing,
@@ -601,7 +620,7 @@ def cudaDeviceSynchronize() -> tuple:
 
 
 @_rt()
-def cudaDeviceReset() -> tuple:
+def cudaDeviceReset() -> _Result:
     """Synchronise the current device.
 
     Fidelity: the simulator does not destroy the primary context or free allocations (they stay
@@ -612,13 +631,13 @@ def cudaDeviceReset() -> tuple:
 
 
 @_rt()
-def cudaDeviceGetStreamPriorityRange() -> tuple:
+def cudaDeviceGetStreamPriorityRange() -> _Result:
     """``(cudaSuccess, leastPriority 0, greatestPriority -5)``, the range stream priorities are clamped to."""
     return (_SUCCESS, 0, -5)
 
 
 @_rt()
-def cudaGetDeviceFlags() -> tuple:
+def cudaGetDeviceFlags() -> _Result:
     """The current device's flags (the primary context's flags, 0 unless set)."""
     d = _drv()
     flags, _active = d.device_primary_ctx_get_state(d.ctx_get_device())
@@ -626,15 +645,15 @@ def cudaGetDeviceFlags() -> tuple:
 
 
 @_rt()
-def cudaSetDeviceFlags(flags: Any) -> tuple:
+def cudaSetDeviceFlags(flags: Any) -> _Result:
     """Accepted and ignored (no scheduling in a simulator). Errors: cudaErrorInvalidValue for bits
     outside ``cudaDeviceMask``."""
-    _drv().check_flags(_u(flags), cudaDeviceMask, "flags", "cudaSetDeviceFlags")  # noqa: F821
+    _drv().check_flags(_u(flags), _E.cudaDeviceMask, "flags", "cudaSetDeviceFlags")
     return _OK
 
 
 @_rt()
-def cudaMemGetInfo() -> tuple:
+def cudaMemGetInfo() -> _Result:
     """``(cudaSuccess, free, total)`` bytes of the current device."""
     free, total = _drv().mem_get_info()
     return (_SUCCESS, free, total)
@@ -642,7 +661,7 @@ def cudaMemGetInfo() -> tuple:
 
 # =========================================================================== memory
 @_rt()
-def cudaMalloc(size: Any) -> tuple:
+def cudaMalloc(size: Any) -> _Result:
     """Allocate ``size`` bytes of simulated device memory; returns the address as an ``int``.
 
     ``size`` 0 succeeds with address 0, as the real runtime does. Errors: cudaErrorMemoryAllocation
@@ -653,7 +672,7 @@ def cudaMalloc(size: Any) -> tuple:
 
 
 @_rt()
-def cudaMallocManaged(size: Any, flags: Any) -> tuple:
+def cudaMallocManaged(size: Any, flags: Any) -> _Result:
     """Allocate managed memory (simulated as device memory). Errors as :func:`cudaMalloc`; cudaErrorInvalidValue
     for flags other than ``cudaMemAttachGlobal``/``cudaMemAttachHost``."""
     n, fl = _size(size), _u(flags)
@@ -661,7 +680,7 @@ def cudaMallocManaged(size: Any, flags: Any) -> tuple:
 
 
 @_rt()
-def cudaMallocPitch(width: Any, height: Any) -> tuple:
+def cudaMallocPitch(width: Any, height: Any) -> _Result:
     """Allocate ``height`` rows of ``width`` bytes, rows padded to 512 bytes: ``(cudaSuccess, devPtr, pitch)``."""
     w, h = _size(width), _size(height)
     d = _drv()
@@ -672,7 +691,7 @@ def cudaMallocPitch(width: Any, height: Any) -> tuple:
 
 
 @_rt()
-def cudaFree(devPtr: Any) -> tuple:
+def cudaFree(devPtr: Any) -> _Result:
     """Free device memory. ``cudaFree(0)`` does nothing and succeeds (programs call it to initialise the runtime).
 
     Errors: cudaErrorInvalidValue when ``devPtr`` is not the start of a live allocation;
@@ -683,7 +702,7 @@ def cudaFree(devPtr: Any) -> tuple:
 
 
 @_rt()
-def cudaMallocHost(size: Any) -> tuple:
+def cudaMallocHost(size: Any) -> _Result:
     """Allocate real, page-locked-in-name host memory; returns its address as an ``int`` (valid for ctypes).
 
     ``size`` 0 gives address 0. Errors: cudaErrorStreamCaptureUnsupported during a restricting capture.
@@ -692,7 +711,7 @@ def cudaMallocHost(size: Any) -> tuple:
 
 
 @_rt()
-def cudaHostAlloc(size: Any, flags: Any) -> tuple:
+def cudaHostAlloc(size: Any, flags: Any) -> _Result:
     """As :func:`cudaMallocHost`, with ``cudaHostAlloc*`` flags (accepted; portable/mapped/write-combined
     make no difference here). Errors: cudaErrorInvalidValue for unknown flag bits."""
     n, fl = _size(size), _u(flags)
@@ -700,7 +719,7 @@ def cudaHostAlloc(size: Any, flags: Any) -> tuple:
 
 
 @_rt()
-def cudaFreeHost(ptr: Any) -> tuple:
+def cudaFreeHost(ptr: Any) -> _Result:
     """Free memory from :func:`cudaMallocHost`/:func:`cudaHostAlloc` (``None``/0 does nothing).
 
     Errors: cudaErrorInvalidValue for any other address; 900 during a restricting capture.
@@ -713,21 +732,21 @@ def cudaFreeHost(ptr: Any) -> tuple:
 
 
 @_rt()
-def cudaHostRegister(ptr: Any, size: Any, flags: Any) -> tuple:
+def cudaHostRegister(ptr: Any, size: Any, flags: Any) -> _Result:
     """Page-lock existing host memory (bookkeeping only). Errors: cudaErrorHostMemoryAlreadyRegistered (712)."""
     _drv().mem_host_register(_T.void_ptr(ptr), _size(size), _u(flags))
     return _OK
 
 
 @_rt()
-def cudaHostUnregister(ptr: Any) -> tuple:
+def cudaHostUnregister(ptr: Any) -> _Result:
     """Undo :func:`cudaHostRegister`. Errors: cudaErrorHostMemoryNotRegistered (713)."""
     _drv().mem_host_register(_T.void_ptr(ptr), 0, 0, unregister=True)
     return _OK
 
 
 @_rt()
-def cudaPointerGetAttributes(ptr: Any) -> tuple:
+def cudaPointerGetAttributes(ptr: Any) -> _Result:
     """``cudaPointerAttributes`` of an address: device memory (type ``cudaMemoryTypeDevice``/``Managed``,
     ``devicePointer`` set), pinned host memory from :func:`cudaMallocHost` (``cudaMemoryTypeHost``, both
     pointers set), or unregistered host memory (``cudaMemoryTypeUnregistered``)."""
@@ -751,7 +770,7 @@ def cudaPointerGetAttributes(ptr: Any) -> tuple:
     return (_SUCCESS, a)
 
 
-def _memcpy(call: str, dst: Any, src: Any, count: Any, kind: Any, stream: Any = None, sync: bool = True) -> tuple:
+def _memcpy(call: str, dst: Any, src: Any, count: Any, kind: Any, stream: Any = None, sync: bool = True) -> _Result:
     d = _drv()
     p = _copy_params(d, _ptr(dst), _ptr(src), kind, call, width=_size(count))
     d.memcpy(p, None if sync else _h(stream, _cudaStream_t), call)
@@ -759,7 +778,7 @@ def _memcpy(call: str, dst: Any, src: Any, count: Any, kind: Any, stream: Any = 
 
 
 @_rt()
-def cudaMemcpy(dst: Any, src: Any, count: Any, kind: Any) -> tuple:
+def cudaMemcpy(dst: Any, src: Any, count: Any, kind: Any) -> _Result:
     """Synchronous copy of ``count`` bytes. ``dst``/``src``: ``int`` addresses or buffers (numpy arrays,
     ctypes objects, bytes for a source). ``kind``: a ``cudaMemcpyKind``; ``cudaMemcpyDefault`` infers each
     side (an address inside a simulated allocation is device memory).
@@ -773,7 +792,7 @@ def cudaMemcpy(dst: Any, src: Any, count: Any, kind: Any) -> tuple:
 
 
 @_rt()
-def cudaMemcpyAsync(dst: Any, src: Any, count: Any, kind: Any, stream: Any) -> tuple:
+def cudaMemcpyAsync(dst: Any, src: Any, count: Any, kind: Any, stream: Any) -> _Result:
     """Asynchronous copy on ``stream``: a MEMCPY node during capture (spec 3.8) that reads and writes
     host memory when the graph runs (spec 3.10). Arguments as :func:`cudaMemcpy`.
 
@@ -783,7 +802,7 @@ def cudaMemcpyAsync(dst: Any, src: Any, count: Any, kind: Any, stream: Any) -> t
 
 
 def _memcpy2d(call: str, dst: Any, dpitch: Any, src: Any, spitch: Any, width: Any, height: Any, kind: Any,
-              stream: Any = None, sync: bool = True) -> tuple:
+              stream: Any = None, sync: bool = True) -> _Result:
     dp, sp, w, h = _size(dpitch), _size(spitch), _size(width), _size(height)
     if w > dp or w > sp:  # runtime-only code: the driver's cuMemcpy2D gives INVALID_VALUE (the core) for this
         raise _RtError(12, f"{call}: width {w} bytes is larger than a pitch (dpitch {dp}, spitch {sp})")
@@ -794,7 +813,7 @@ def _memcpy2d(call: str, dst: Any, dpitch: Any, src: Any, spitch: Any, width: An
 
 
 @_rt()
-def cudaMemcpy2D(dst: Any, dpitch: Any, src: Any, spitch: Any, width: Any, height: Any, kind: Any) -> tuple:
+def cudaMemcpy2D(dst: Any, dpitch: Any, src: Any, spitch: Any, width: Any, height: Any, kind: Any) -> _Result:
     """Synchronous 2D copy: ``height`` rows of ``width`` bytes, row starts ``spitch``/``dpitch`` bytes apart.
 
     Errors: cudaErrorInvalidPitchValue (12) when ``width`` exceeds a pitch; otherwise as :func:`cudaMemcpy`.
@@ -804,7 +823,7 @@ def cudaMemcpy2D(dst: Any, dpitch: Any, src: Any, spitch: Any, width: Any, heigh
 
 @_rt()
 def cudaMemcpy2DAsync(dst: Any, dpitch: Any, src: Any, spitch: Any, width: Any, height: Any, kind: Any,
-                      stream: Any) -> tuple:
+                      stream: Any) -> _Result:
     """Asynchronous :func:`cudaMemcpy2D` on ``stream`` (a MEMCPY node during capture)."""
     return _memcpy2d("cudaMemcpy2DAsync", dst, dpitch, src, spitch, width, height, kind, stream, sync=False)
 
@@ -827,7 +846,7 @@ def _params3d(d: Any, p: Any, call: str) -> _CopyParams:
 
 
 @_rt()
-def cudaMemcpy3D(p: Any) -> tuple:
+def cudaMemcpy3D(p: Any) -> _Result:
     """Synchronous 3D copy from a ``cudaMemcpy3DParms`` (pitched pointers; ``extent.width`` in bytes).
 
     Errors: cudaErrorInvalidValue NULL params or bad ranges; cudaErrorNotSupported for CUDA arrays
@@ -839,7 +858,7 @@ def cudaMemcpy3D(p: Any) -> tuple:
 
 
 @_rt()
-def cudaMemcpy3DAsync(p: Any, stream: Any) -> tuple:
+def cudaMemcpy3DAsync(p: Any, stream: Any) -> _Result:
     """Asynchronous :func:`cudaMemcpy3D` on ``stream`` (a MEMCPY node during capture)."""
     d = _drv()
     d.memcpy(_params3d(d, p, "cudaMemcpy3DAsync"), _h(stream, _cudaStream_t), "cudaMemcpy3DAsync")
@@ -847,7 +866,7 @@ def cudaMemcpy3DAsync(p: Any, stream: Any) -> tuple:
 
 
 def _memset(call: str, devPtr: Any, value: Any, width: Any, height: Any = 1, pitch: Any = 0, stream: Any = None,
-            sync: bool = True) -> tuple:
+            sync: bool = True) -> _Result:
     v = _T.to_int(value) & 0xFF  # the runtime converts the int value to unsigned char
     p = _MemsetParams(_T.void_ptr(devPtr), v, 1, _size(width), _size(height), _size(pitch))
     _drv().memset(p, None if sync else _h(stream, _cudaStream_t), call)
@@ -855,7 +874,7 @@ def _memset(call: str, devPtr: Any, value: Any, width: Any, height: Any = 1, pit
 
 
 @_rt()
-def cudaMemset(devPtr: Any, value: Any, count: Any) -> tuple:
+def cudaMemset(devPtr: Any, value: Any, count: Any) -> _Result:
     """Synchronously set ``count`` bytes at ``devPtr`` to ``value`` (converted to ``unsigned char``).
 
     Errors: cudaErrorInvalidValue for a range outside a live allocation; the synchronous-call capture
@@ -865,31 +884,31 @@ def cudaMemset(devPtr: Any, value: Any, count: Any) -> tuple:
 
 
 @_rt()
-def cudaMemsetAsync(devPtr: Any, value: Any, count: Any, stream: Any) -> tuple:
+def cudaMemsetAsync(devPtr: Any, value: Any, count: Any, stream: Any) -> _Result:
     """Asynchronous :func:`cudaMemset` on ``stream``: a MEMSET node (element size 1) during capture."""
     return _memset("cudaMemsetAsync", devPtr, value, count, stream=stream, sync=False)
 
 
 @_rt()
-def cudaMemset2D(devPtr: Any, pitch: Any, value: Any, width: Any, height: Any) -> tuple:
+def cudaMemset2D(devPtr: Any, pitch: Any, value: Any, width: Any, height: Any) -> _Result:
     """Synchronously set ``height`` rows of ``width`` bytes, ``pitch`` bytes apart."""
     return _memset("cudaMemset2D", devPtr, value, width, height, pitch)
 
 
 @_rt()
-def cudaMemset2DAsync(devPtr: Any, pitch: Any, value: Any, width: Any, height: Any, stream: Any) -> tuple:
+def cudaMemset2DAsync(devPtr: Any, pitch: Any, value: Any, width: Any, height: Any, stream: Any) -> _Result:
     """Asynchronous :func:`cudaMemset2D` on ``stream``."""
     return _memset("cudaMemset2DAsync", devPtr, value, width, height, pitch, stream=stream, sync=False)
 
 
 @_rt()
-def cudaMallocAsync(size: Any, hStream: Any) -> tuple:
+def cudaMallocAsync(size: Any, hStream: Any) -> _Result:
     """Stream-ordered allocation: a MEM_ALLOC node with a graph-owned address during capture (spec 3.8)."""
     return (_SUCCESS, _drv().mem_alloc_async(_size(size), _h(hStream, _cudaStream_t)))
 
 
 @_rt()
-def cudaFreeAsync(devPtr: Any, hStream: Any) -> tuple:
+def cudaFreeAsync(devPtr: Any, hStream: Any) -> _Result:
     """Stream-ordered free: a MEM_FREE node during capture (the address must be a graph allocation)."""
     _drv().mem_free_async(_T.void_ptr(devPtr), _h(hStream, _cudaStream_t))
     return _OK
@@ -897,25 +916,25 @@ def cudaFreeAsync(devPtr: Any, hStream: Any) -> tuple:
 
 # =========================================================================== streams
 @_rt()
-def cudaStreamCreate() -> tuple:
+def cudaStreamCreate() -> _Result:
     """Create a blocking stream (``cudaStreamDefault``) on the current device."""
     return (_SUCCESS, _mk_stream(_drv().stream_create(0)))
 
 
 @_rt()
-def cudaStreamCreateWithFlags(flags: Any) -> tuple:
+def cudaStreamCreateWithFlags(flags: Any) -> _Result:
     """Create a stream: ``cudaStreamDefault`` (0) or ``cudaStreamNonBlocking`` (1). Errors: cudaErrorInvalidValue."""
     return (_SUCCESS, _mk_stream(_drv().stream_create(_u(flags))))
 
 
 @_rt()
-def cudaStreamCreateWithPriority(flags: Any, priority: Any) -> tuple:
+def cudaStreamCreateWithPriority(flags: Any, priority: Any) -> _Result:
     """Create a stream with a priority (clamped to [-5, 0]). Errors: cudaErrorInvalidValue bad flags."""
     return (_SUCCESS, _mk_stream(_drv().stream_create(_u(flags), _T.c_int(priority))))
 
 
 @_rt()
-def cudaStreamDestroy(stream: Any) -> tuple:
+def cudaStreamDestroy(stream: Any) -> _Result:
     """Destroy a stream (pending work still runs). During a capture: destroying the origin ends the capture
     without a graph [I]; destroying a member that is not the origin leaves the capture as it was, the
     stream leaves it and its nodes stay (spec 2.2, C-153b); unjoined work of it still makes the end
@@ -926,7 +945,7 @@ def cudaStreamDestroy(stream: Any) -> tuple:
 
 
 @_rt()
-def cudaStreamSynchronize(stream: Any) -> tuple:
+def cudaStreamSynchronize(stream: Any) -> _Result:
     """Wait for the stream's work. Capture rules (spec 6, 5.3, 5.2): 906 on the legacy stream under a
     blocking capture; 900 on a capturing stream (invalidating it) or as a potentially unsafe call."""
     _drv().stream_synchronize(_h(stream, _cudaStream_t))
@@ -934,7 +953,7 @@ def cudaStreamSynchronize(stream: Any) -> tuple:
 
 
 @_rt()
-def cudaStreamQuery(stream: Any) -> tuple:
+def cudaStreamQuery(stream: Any) -> _Result:
     """``(cudaSuccess,)`` when done, ``(cudaErrorNotReady,)`` while work is pending (``progression="manual"``).
 
     ``cudaErrorNotReady`` is not recorded as the last error. Capture rules as :func:`cudaStreamSynchronize`.
@@ -944,7 +963,7 @@ def cudaStreamQuery(stream: Any) -> tuple:
 
 
 @_rt()
-def cudaStreamWaitEvent(stream: Any, event: Any, flags: Any) -> tuple:
+def cudaStreamWaitEvent(stream: Any, event: Any, flags: Any) -> _Result:
     """Make ``stream`` wait for ``event``: joins captures (fork/join), merges or isolates them (spec 4.1).
 
     Args: ``flags``: ``cudaEventWaitDefault`` (0) or ``cudaEventWaitExternal`` (1). Errors: as
@@ -955,25 +974,25 @@ def cudaStreamWaitEvent(stream: Any, event: Any, flags: Any) -> tuple:
 
 
 @_rt()
-def cudaStreamGetFlags(hStream: Any) -> tuple:
+def cudaStreamGetFlags(hStream: Any) -> _Result:
     """The stream's flags (``int``)."""
     return (_SUCCESS, _drv().stream_get_flags(_h(hStream, _cudaStream_t)))
 
 
 @_rt()
-def cudaStreamGetPriority(hStream: Any) -> tuple:
+def cudaStreamGetPriority(hStream: Any) -> _Result:
     """The stream's priority (``int``)."""
     return (_SUCCESS, _drv().stream_get_priority(_h(hStream, _cudaStream_t)))
 
 
 @_rt()
-def cudaStreamGetId(hStream: Any) -> tuple:
+def cudaStreamGetId(hStream: Any) -> _Result:
     """The stream's unique id (``int``; the legacy stream's is 0)."""
     return (_SUCCESS, _drv().stream_get_id(_h(hStream, _cudaStream_t)))
 
 
 @_rt()
-def cudaStreamGetDevice(hStream: Any) -> tuple:
+def cudaStreamGetDevice(hStream: Any) -> _Result:
     """The device ordinal of the stream's context."""
     d = _drv()
     hctx = d.stream_get_ctx(_h(hStream, _cudaStream_t))
@@ -985,7 +1004,7 @@ def cudaStreamGetDevice(hStream: Any) -> tuple:
 
 
 @_rt()
-def cudaStreamAddCallback(stream: Any, callback: Any, userData: Any, flags: Any) -> tuple:
+def cudaStreamAddCallback(stream: Any, callback: Any, userData: Any, flags: Any) -> _Result:
     """Enqueue a ``cudaStreamCallback_t`` (or ``int`` address of ``void (*)(cudaStream_t, cudaError_t, void*)``).
 
     Errors: cudaErrorInvalidValue flags != 0; cudaErrorNotSupported (801) on a capturing stream,
@@ -997,7 +1016,7 @@ def cudaStreamAddCallback(stream: Any, callback: Any, userData: Any, flags: Any)
 
 
 @_rt()
-def cudaStreamAttachMemAsync(stream: Any, devPtr: Any, length: Any, flags: Any) -> tuple:
+def cudaStreamAttachMemAsync(stream: Any, devPtr: Any, length: Any, flags: Any) -> _Result:
     """Attach managed memory to a stream (bookkeeping only). Errors: 801 on a capturing stream (invalidates) [I]."""
     _drv().stream_attach_mem_async(_h(stream, _cudaStream_t), _T.void_ptr(devPtr), _size(length), _u(flags))
     return _OK
@@ -1005,20 +1024,20 @@ def cudaStreamAttachMemAsync(stream: Any, devPtr: Any, length: Any, flags: Any) 
 
 # =========================================================================== events
 @_rt()
-def cudaEventCreate() -> tuple:
+def cudaEventCreate() -> _Result:
     """Create an event with default flags (timing enabled)."""
     return (_SUCCESS, _mk_event(_drv().event_create(0)))
 
 
 @_rt()
-def cudaEventCreateWithFlags(flags: Any) -> tuple:
+def cudaEventCreateWithFlags(flags: Any) -> _Result:
     """Create an event: ``cudaEventDefault``, ``cudaEventBlockingSync``, ``cudaEventDisableTiming``,
     ``cudaEventInterprocess`` bits. Errors: cudaErrorInvalidValue unknown bits."""
     return (_SUCCESS, _mk_event(_drv().event_create(_u(flags))))
 
 
 @_rt()
-def cudaEventRecord(event: Any, stream: Any) -> tuple:
+def cudaEventRecord(event: Any, stream: Any) -> _Result:
     """Record ``event`` on ``stream`` (spec 4.2): on a capturing stream it captures the stream's current
     dependencies (no node). Errors: 400 bad event or other context; 906 legacy stream under a blocking
     capture; 901 invalidated capture."""
@@ -1027,14 +1046,14 @@ def cudaEventRecord(event: Any, stream: Any) -> tuple:
 
 
 @_rt()
-def cudaEventRecordWithFlags(event: Any, stream: Any, flags: Any) -> tuple:
+def cudaEventRecordWithFlags(event: Any, stream: Any, flags: Any) -> _Result:
     """:func:`cudaEventRecord` with ``cudaEventRecordExternal`` (1): an EVENT_RECORD node during capture."""
     _drv().event_record(_h(event, _cudaEvent_t), _h(stream, _cudaStream_t), _u(flags), "cudaEventRecordWithFlags")
     return _OK
 
 
 @_rt()
-def cudaEventQuery(event: Any) -> tuple:
+def cudaEventQuery(event: Any) -> _Result:
     """``(cudaSuccess,)`` when complete, ``(cudaErrorNotReady,)`` while pending. Errors: 907 for an event
     recorded in a capture (invalidates it); 900 by spec 5.2."""
     _drv().event_query(_h(event, _cudaEvent_t))
@@ -1042,14 +1061,14 @@ def cudaEventQuery(event: Any) -> tuple:
 
 
 @_rt()
-def cudaEventSynchronize(event: Any) -> tuple:
+def cudaEventSynchronize(event: Any) -> _Result:
     """Wait for the event (runs the work before it). Errors as :func:`cudaEventQuery`."""
     _drv().event_synchronize(_h(event, _cudaEvent_t))
     return _OK
 
 
 @_rt()
-def cudaEventElapsedTime(start: Any, end: Any) -> tuple:
+def cudaEventElapsedTime(start: Any, end: Any) -> _Result:
     """Milliseconds (``float``) of simulated time between two completed events: 0.001 ms per operation run
     between the two records (eager operations and replayed graph nodes, spec 16) [I].
 
@@ -1058,7 +1077,7 @@ def cudaEventElapsedTime(start: Any, end: Any) -> tuple:
 
 
 @_rt()
-def cudaEventDestroy(event: Any) -> tuple:
+def cudaEventDestroy(event: Any) -> _Result:
     """Destroy an event (nodes it helped capture stay). Errors: cudaErrorInvalidResourceHandle."""
     _drv().event_destroy(_h(event, _cudaEvent_t))
     return _OK
@@ -1066,7 +1085,7 @@ def cudaEventDestroy(event: Any) -> tuple:
 
 # =========================================================================== capture
 @_rt()
-def cudaStreamBeginCapture(stream: Any, mode: Any) -> tuple:
+def cudaStreamBeginCapture(stream: Any, mode: Any) -> _Result:
     """Begin capturing ``stream`` into a new graph (spec 3.1). ``mode``: ``cudaStreamCaptureMode``.
 
     Errors, in order: 900 on the legacy stream; cudaErrorInvalidValue mode outside 0-2;
@@ -1078,7 +1097,7 @@ def cudaStreamBeginCapture(stream: Any, mode: Any) -> tuple:
 
 @_rt()
 def cudaStreamBeginCaptureToGraph(stream: Any, graph: Any, dependencies: Any, dependencyData: Any,
-                                  numDependencies: Any, mode: Any) -> tuple:
+                                  numDependencies: Any, mode: Any) -> _Result:
     """Begin capturing into an existing graph after ``dependencies`` (spec 3.2); ``dependencyData`` None
     means all-zero edge data. ``numDependencies`` larger than the list raises ``RuntimeError``."""
     deps = _deps(dependencies, numDependencies, "dependencies")
@@ -1090,7 +1109,7 @@ def cudaStreamBeginCaptureToGraph(stream: Any, graph: Any, dependencies: Any, de
 
 
 @_rt()
-def cudaStreamEndCapture(stream: Any) -> tuple:
+def cudaStreamEndCapture(stream: Any) -> _Result:
     """End the capture begun on ``stream``; returns its ``cudaGraph_t`` (spec 3.3).
 
     Errors: 401 not capturing; 903 unmatched (a forked member); 908 wrong thread; 901 invalidated;
@@ -1100,27 +1119,27 @@ def cudaStreamEndCapture(stream: Any) -> tuple:
 
 
 @_rt()
-def cudaStreamIsCapturing(stream: Any) -> tuple:
+def cudaStreamIsCapturing(stream: Any) -> _Result:
     """The stream's ``cudaStreamCaptureStatus``. Errors: 906 on the legacy stream under a blocking
     capture (without invalidating)."""
-    return (_SUCCESS, cudaStreamCaptureStatus(_drv().stream_is_capturing(_h(stream, _cudaStream_t))))  # noqa: F821
+    return (_SUCCESS, _E.cudaStreamCaptureStatus(_drv().stream_is_capturing(_h(stream, _cudaStream_t))))
 
 
 @_rt()
-def cudaStreamGetCaptureInfo(stream: Any) -> tuple:
+def cudaStreamGetCaptureInfo(stream: Any) -> _Result:
     """``(cudaSuccess, status, id, graph, dependencies, edgeData, numDependencies)`` (spec 3.5).
 
     The id is a plain ``int`` here (the driver face returns a ``cuuint64_t``); when the status is not
     ACTIVE: id 0, ``cudaGraph_t(0)``, empty lists, 0 [I]. Errors: 906 on the legacy stream.
     """
     status, cid, g, deps, eds, n = _drv().stream_get_capture_info(_h(stream, _cudaStream_t))
-    return (_SUCCESS, cudaStreamCaptureStatus(status), cid, _mk_graph(g),  # noqa: F821
+    return (_SUCCESS, _E.cudaStreamCaptureStatus(status), cid, _mk_graph(g),
             [_mk_node(x) for x in deps], [_edge(ed) for ed in eds], n)
 
 
 @_rt()
 def cudaStreamUpdateCaptureDependencies(stream: Any, dependencies: Any, dependencyData: Any, numDependencies: Any,
-                                        flags: Any) -> tuple:
+                                        flags: Any) -> _Result:
     """Add to (``cudaStreamAddCaptureDependencies``) or replace (``cudaStreamSetCaptureDependencies``) the
     stream's capture dependencies (spec 3.6). Errors: 401 not capturing; cudaErrorInvalidValue flags or a
     foreign dependency."""
@@ -1132,7 +1151,7 @@ def cudaStreamUpdateCaptureDependencies(stream: Any, dependencies: Any, dependen
 
 
 @_rt("none")
-def cudaThreadExchangeStreamCaptureMode(mode: Any) -> tuple:
+def cudaThreadExchangeStreamCaptureMode(mode: Any) -> _Result:
     """Set this thread's capture interaction mode; returns the previous ``cudaStreamCaptureMode`` (spec 3.7).
 
     Errors: cudaErrorInvalidValue for a mode outside 0-2 (unchanged).
@@ -1140,12 +1159,12 @@ def cudaThreadExchangeStreamCaptureMode(mode: Any) -> tuple:
     d = _drv()
     _init(d)
     m = _T.c_enum(mode, "mode", "enum cudaStreamCaptureMode")
-    return (_SUCCESS, cudaStreamCaptureMode(d.thread_exchange_stream_capture_mode(m)))  # noqa: F821
+    return (_SUCCESS, _E.cudaStreamCaptureMode(d.thread_exchange_stream_capture_mode(m)))
 
 
 # =========================================================================== host functions
 @_rt()
-def cudaLaunchHostFunc(stream: Any, fn: Any, userData: Any) -> tuple:
+def cudaLaunchHostFunc(stream: Any, fn: Any, userData: Any) -> _Result:
     """Enqueue a host function: a HOST node during capture, called at each replay (spec 3.9).
 
     Args: ``fn``: ``cudaHostFn_t`` or the ``int`` address of a ``void (*)(void*)`` (for example
@@ -1160,7 +1179,7 @@ def cudaLaunchHostFunc(stream: Any, fn: Any, userData: Any) -> tuple:
 
 
 @_rt()
-def cudaLaunchHostFunc_v2(stream: Any, fn: Any, userData: Any, syncMode: Any) -> tuple:
+def cudaLaunchHostFunc_v2(stream: Any, fn: Any, userData: Any, syncMode: Any) -> _Result:
     """:func:`cudaLaunchHostFunc` with a sync mode (0 blocking, 1 spin-wait; no visible effect here)."""
     fp = _h(fn, _cudaHostFn_t)
     _drv().launch_host_func(_h(stream, _cudaStream_t), fp, _T.void_ptr(userData), _u(syncMode))
@@ -1169,13 +1188,13 @@ def cudaLaunchHostFunc_v2(stream: Any, fn: Any, userData: Any, syncMode: Any) ->
 
 # =========================================================================== graphs
 @_rt()
-def cudaGraphCreate(flags: Any) -> tuple:
+def cudaGraphCreate(flags: Any) -> _Result:
     """Create an empty graph. Errors: cudaErrorInvalidValue for flags != 0."""
     return (_SUCCESS, _mk_graph(_drv().graph_create(_u(flags))))
 
 
 @_rt()
-def cudaGraphDestroy(graph: Any) -> tuple:
+def cudaGraphDestroy(graph: Any) -> _Result:
     """Destroy a graph and its nodes. Errors: cudaErrorInvalidValue bad graph, a capture target, or a child
     graph owned by a node."""
     _drv().graph_destroy(_h(graph, _cudaGraph_t))
@@ -1201,7 +1220,7 @@ def _struct_arg(p: Any, cls_name: str, arg: str, call: str) -> Any:
 
 
 @_rt()
-def cudaGraphAddKernelNode(graph: Any, pDependencies: Any, numDependencies: Any, pNodeParams: Any) -> tuple:
+def cudaGraphAddKernelNode(graph: Any, pDependencies: Any, numDependencies: Any, pNodeParams: Any) -> _Result:
     """Add a KERNEL node from ``cudaKernelNodeParams``: ``func`` (a ``CUfunction``/``cudaFunction_t`` or its
     ``int`` handle, from ``cuModuleGetFunction``), ``gridDim``/``blockDim`` (``dim3``), ``sharedMemBytes``
     (bytes), ``kernelParams`` (any form ``cuLaunchKernel`` takes).
@@ -1222,7 +1241,7 @@ def cudaGraphAddKernelNode(graph: Any, pDependencies: Any, numDependencies: Any,
 
 
 @_rt()
-def cudaGraphAddMemcpyNode(graph: Any, pDependencies: Any, numDependencies: Any, pCopyParams: Any) -> tuple:
+def cudaGraphAddMemcpyNode(graph: Any, pDependencies: Any, numDependencies: Any, pCopyParams: Any) -> _Result:
     """Add a MEMCPY node from ``cudaMemcpy3DParms`` (pitched pointers made with ``make_cudaPitchedPtr``,
     positions with ``make_cudaPos``, ``extent`` with ``make_cudaExtent``: width in bytes). Host sides are
     read/written when the graph runs (spec 3.10); ``cudaMemcpyDefault`` infers each side.
@@ -1239,7 +1258,7 @@ def cudaGraphAddMemcpyNode(graph: Any, pDependencies: Any, numDependencies: Any,
 
 @_rt()
 def cudaGraphAddMemcpyNode1D(graph: Any, pDependencies: Any, numDependencies: Any, dst: Any, src: Any, count: Any,
-                             kind: Any) -> tuple:
+                             kind: Any) -> _Result:
     """Add a 1D MEMCPY node of ``count`` bytes (arguments as :func:`cudaMemcpy`). This wrapper does not check
     ``numDependencies`` against the list: a larger count reaches the driver as a NULL entry (INVALID_VALUE)."""
     deps = _node_list(pDependencies, "pDependencies")
@@ -1251,7 +1270,7 @@ def cudaGraphAddMemcpyNode1D(graph: Any, pDependencies: Any, numDependencies: An
 
 
 @_rt()
-def cudaGraphAddMemsetNode(graph: Any, pDependencies: Any, numDependencies: Any, pMemsetParams: Any) -> tuple:
+def cudaGraphAddMemsetNode(graph: Any, pDependencies: Any, numDependencies: Any, pMemsetParams: Any) -> _Result:
     """Add a MEMSET node from ``cudaMemsetParams``: ``dst``, ``pitch`` (bytes, 0 for one row), ``value``,
     ``elementSize`` (1, 2 or 4 bytes), ``width`` (elements), ``height`` (rows).
 
@@ -1264,7 +1283,7 @@ def cudaGraphAddMemsetNode(graph: Any, pDependencies: Any, numDependencies: Any,
 
 
 @_rt()
-def cudaGraphAddHostNode(graph: Any, pDependencies: Any, numDependencies: Any, pNodeParams: Any) -> tuple:
+def cudaGraphAddHostNode(graph: Any, pDependencies: Any, numDependencies: Any, pNodeParams: Any) -> _Result:
     """Add a HOST node from ``cudaHostNodeParams`` (``fn``: ``cudaHostFn_t`` address, ``userData``).
 
     Errors: cudaErrorInvalidValue NULL function or params.
@@ -1275,14 +1294,14 @@ def cudaGraphAddHostNode(graph: Any, pDependencies: Any, numDependencies: Any, p
 
 
 @_rt()
-def cudaGraphAddEmptyNode(graph: Any, pDependencies: Any, numDependencies: Any) -> tuple:
+def cudaGraphAddEmptyNode(graph: Any, pDependencies: Any, numDependencies: Any) -> _Result:
     """Add an EMPTY node (a join point). Errors: cudaErrorInvalidValue."""
     deps = _deps(pDependencies, numDependencies)
     return (_SUCCESS, _mk_node(_drv().graph_add_empty_node(_h(graph, _cudaGraph_t), deps)))
 
 
 @_rt()
-def cudaGraphAddChildGraphNode(graph: Any, pDependencies: Any, numDependencies: Any, childGraph: Any) -> tuple:
+def cudaGraphAddChildGraphNode(graph: Any, pDependencies: Any, numDependencies: Any, childGraph: Any) -> _Result:
     """Add a GRAPH node holding a clone of ``childGraph`` (spec 4.6, 9)."""
     deps = _deps(pDependencies, numDependencies)
     return (_SUCCESS, _mk_node(_drv().graph_add_child_graph_node(_h(graph, _cudaGraph_t), deps,
@@ -1290,13 +1309,13 @@ def cudaGraphAddChildGraphNode(graph: Any, pDependencies: Any, numDependencies: 
 
 
 @_rt()
-def cudaGraphChildGraphNodeGetGraph(node: Any) -> tuple:
+def cudaGraphChildGraphNodeGetGraph(node: Any) -> _Result:
     """The graph embedded in a GRAPH node. Errors: cudaErrorInvalidValue not a GRAPH node."""
     return (_SUCCESS, _mk_graph(_drv().graph_child_graph_node_get_graph(_h(node, _cudaGraphNode_t))))
 
 
 @_rt()
-def cudaGraphAddEventRecordNode(graph: Any, pDependencies: Any, numDependencies: Any, event: Any) -> tuple:
+def cudaGraphAddEventRecordNode(graph: Any, pDependencies: Any, numDependencies: Any, event: Any) -> _Result:
     """Add an EVENT_RECORD node. Errors: cudaErrorInvalidValue graph/dependencies; 400 event."""
     deps = _deps(pDependencies, numDependencies)
     return (_SUCCESS, _mk_node(_drv().graph_add_event_node(_h(graph, _cudaGraph_t), deps,
@@ -1304,19 +1323,19 @@ def cudaGraphAddEventRecordNode(graph: Any, pDependencies: Any, numDependencies:
 
 
 @_rt()
-def cudaGraphAddEventWaitNode(graph: Any, pDependencies: Any, numDependencies: Any, event: Any) -> tuple:
+def cudaGraphAddEventWaitNode(graph: Any, pDependencies: Any, numDependencies: Any, event: Any) -> _Result:
     """Add a WAIT_EVENT node. Errors: cudaErrorInvalidValue graph/dependencies; 400 event."""
     deps = _deps(pDependencies, numDependencies)
     return (_SUCCESS, _mk_node(_drv().graph_add_event_node(_h(graph, _cudaGraph_t), deps,
                                                           _h(event, _cudaEvent_t), True)))
 
 
-def _dep_pairs(from_: Any, to: Any, edgeData: Any, n: Any, remove: bool) -> tuple[list, list, list]:
+def _dep_pairs(from_: Any, to: Any, edgeData: Any, n: Any, remove: bool) -> tuple[list[int], list[int], _EdgeDataArg]:
     return _D._dep_pairs(from_, to, edgeData, n, remove, _node_list, _edge_list)
 
 
 @_rt()
-def cudaGraphAddDependencies(graph: Any, from_: Any, to: Any, edgeData: Any, numDependencies: Any) -> tuple:
+def cudaGraphAddDependencies(graph: Any, from_: Any, to: Any, edgeData: Any, numDependencies: Any) -> _Result:
     """Add edges ``from_[i] -> to[i]`` (``edgeData`` None: ordinary dependencies).
 
     Errors: cudaErrorInvalidValue a node outside the graph or NULL, an existing edge, bad edge data.
@@ -1327,19 +1346,20 @@ def cudaGraphAddDependencies(graph: Any, from_: Any, to: Any, edgeData: Any, num
 
 
 @_rt()
-def cudaGraphRemoveDependencies(graph: Any, from_: Any, to: Any, edgeData: Any, numDependencies: Any) -> tuple:
+def cudaGraphRemoveDependencies(graph: Any, from_: Any, to: Any, edgeData: Any, numDependencies: Any) -> _Result:
     """Remove edges. Errors: cudaErrorInvalidValue a missing edge, or a graph with memory nodes."""
     froms, tos, eds = _dep_pairs(from_, to, edgeData, numDependencies, True)
-    _drv().graph_remove_dependencies(_h(graph, _cudaGraph_t), froms, tos, eds)
+    # removal pads a short edge-data list with (255, 255, 255), an edge that never exists: never None
+    _drv().graph_remove_dependencies(_h(graph, _cudaGraph_t), froms, tos, _cast("list[_EdgeData]", eds))
     return _OK
 
 
-def _pad_nodes(handles: list, n: int) -> list:
+def _pad_nodes(handles: list[int], n: int) -> list[Any]:
     return _D._pad_nodes(handles, n, _mk_node)
 
 
 @_rt()
-def cudaGraphGetNodes(graph: Any, numNodes: Any = 0) -> tuple:
+def cudaGraphGetNodes(graph: Any, numNodes: Any = 0) -> _Result:
     """The graph's nodes in creation order: ``(cudaSuccess, [cudaGraphNode_t], count)``.
 
     ``numNodes=0`` (the default) only counts: ``([], N)``; a larger value pads the list with
@@ -1353,7 +1373,7 @@ def cudaGraphGetNodes(graph: Any, numNodes: Any = 0) -> tuple:
 
 
 @_rt()
-def cudaGraphGetRootNodes(graph: Any, pNumRootNodes: Any = 0) -> tuple:
+def cudaGraphGetRootNodes(graph: Any, pNumRootNodes: Any = 0) -> _Result:
     """Nodes with no incoming edge; count-only and padding as :func:`cudaGraphGetNodes`."""
     n = _size(pNumRootNodes)
     _T.check_calloc(n)
@@ -1362,7 +1382,7 @@ def cudaGraphGetRootNodes(graph: Any, pNumRootNodes: Any = 0) -> tuple:
 
 
 @_rt()
-def cudaGraphGetEdges(graph: Any, numEdges: Any = 0) -> tuple:
+def cudaGraphGetEdges(graph: Any, numEdges: Any = 0) -> _Result:
     """``(cudaSuccess, from, to, edgeData, count)`` in creation order, ``to[i]`` depending on ``from[i]``.
 
     ``numEdges=0`` only counts; a larger value pads with ``cudaGraphNode_t(0)`` and zero edge data.
@@ -1376,7 +1396,7 @@ def cudaGraphGetEdges(graph: Any, numEdges: Any = 0) -> tuple:
     return (_SUCCESS, frm, to, eds, len(edges) if n == 0 or n >= len(edges) else n)
 
 
-def _node_deps(node: Any, n: Any, dependents: bool) -> tuple:
+def _node_deps(node: Any, n: Any, dependents: bool) -> _Result:
     n = _size(n)
     _T.check_calloc(n)
     pairs = _drv().graph_node_get_dependencies(_h(node, _cudaGraphNode_t), dependents)
@@ -1386,56 +1406,56 @@ def _node_deps(node: Any, n: Any, dependents: bool) -> tuple:
 
 
 @_rt()
-def cudaGraphNodeGetDependencies(node: Any, pNumDependencies: Any = 0) -> tuple:
+def cudaGraphNodeGetDependencies(node: Any, pNumDependencies: Any = 0) -> _Result:
     """The node's dependencies with edge data: ``(cudaSuccess, nodes, edgeData, count)``."""
     return _node_deps(node, pNumDependencies, False)
 
 
 @_rt()
-def cudaGraphNodeGetDependentNodes(node: Any, pNumDependentNodes: Any = 0) -> tuple:
+def cudaGraphNodeGetDependentNodes(node: Any, pNumDependentNodes: Any = 0) -> _Result:
     """The nodes that depend on this one, with edge data: ``(cudaSuccess, nodes, edgeData, count)``."""
     return _node_deps(node, pNumDependentNodes, True)
 
 
 @_rt()
-def cudaGraphNodeGetType(node: Any) -> tuple:
+def cudaGraphNodeGetType(node: Any) -> _Result:
     """The node's ``cudaGraphNodeType`` (the same values as ``CUgraphNodeType``). Errors: cudaErrorInvalidValue."""
-    return (_SUCCESS, cudaGraphNodeType(_drv().graph_node_get_type(_h(node, _cudaGraphNode_t))))  # noqa: F821
+    return (_SUCCESS, _E.cudaGraphNodeType(_drv().graph_node_get_type(_h(node, _cudaGraphNode_t))))
 
 
 @_rt()
-def cudaGraphNodeGetContainingGraph(hNode: Any) -> tuple:
+def cudaGraphNodeGetContainingGraph(hNode: Any) -> _Result:
     """The graph that holds the node."""
     return (_SUCCESS, _mk_graph(_drv().graph_node_get_containing_graph(_h(hNode, _cudaGraphNode_t))))
 
 
 @_rt()
-def cudaGraphNodeGetLocalId(hNode: Any) -> tuple:
+def cudaGraphNodeGetLocalId(hNode: Any) -> _Result:
     """The node's 0-based creation index (matches ``node_<id>`` in DOT output)."""
     return (_SUCCESS, _drv().graph_node_get_local_id(_h(hNode, _cudaGraphNode_t)))
 
 
 @_rt()
-def cudaGraphGetId(hGraph: Any) -> tuple:
+def cudaGraphGetId(hGraph: Any) -> _Result:
     """The graph's id (matches ``graph_<id>`` in DOT output)."""
     return (_SUCCESS, _drv().graph_get_id(_h(hGraph, _cudaGraph_t)))
 
 
 @_rt()
-def cudaGraphDestroyNode(node: Any) -> tuple:
+def cudaGraphDestroyNode(node: Any) -> _Result:
     """Remove a node and its edges. Errors: cudaErrorInvalidValue during capture of its graph or with memory nodes."""
     _drv().graph_destroy_node(_h(node, _cudaGraphNode_t))
     return _OK
 
 
 @_rt()
-def cudaGraphClone(originalGraph: Any) -> tuple:
+def cudaGraphClone(originalGraph: Any) -> _Result:
     """Deep copy of a graph. Errors: cudaErrorInvalidValue, also for MEM_ALLOC/MEM_FREE/CONDITIONAL nodes."""
     return (_SUCCESS, _mk_graph(_drv().graph_clone(_h(originalGraph, _cudaGraph_t))))
 
 
 @_rt()
-def cudaGraphInstantiate(graph: Any, flags: Any) -> tuple:
+def cudaGraphInstantiate(graph: Any, flags: Any) -> _Result:
     """Freeze a graph into a ``cudaGraphExec_t``. ``flags``: ``cudaGraphInstantiateFlags`` bits.
 
     Mirrors ``cuda.bindings.runtime.cudaGraphInstantiate(graph, flags)``; returns
@@ -1450,7 +1470,7 @@ def cudaGraphInstantiate(graph: Any, flags: Any) -> tuple:
 
 
 @_rt()
-def cudaGraphInstantiateWithFlags(graph: Any, flags: Any) -> tuple:
+def cudaGraphInstantiateWithFlags(graph: Any, flags: Any) -> _Result:
     """As :func:`cudaGraphInstantiate` (``cudaGraphInstantiateFlagUpload`` is cudaErrorInvalidValue here too,
     spec 16, 9)."""
     return (_SUCCESS, _mk_exec(_drv().graph_instantiate(_h(graph, _cudaGraph_t),
@@ -1458,7 +1478,7 @@ def cudaGraphInstantiateWithFlags(graph: Any, flags: Any) -> tuple:
 
 
 @_rt()
-def cudaGraphInstantiateWithParams(graph: Any, instantiateParams: Any) -> tuple:
+def cudaGraphInstantiateWithParams(graph: Any, instantiateParams: Any) -> _Result:
     """Instantiate from ``cudaGraphInstantiateParams`` (``flags``, ``uploadStream`` with the UPLOAD flag);
     writes ``result_out`` and ``errNode_out`` into the struct.
 
@@ -1486,7 +1506,7 @@ def cudaGraphInstantiateWithParams(graph: Any, instantiateParams: Any) -> tuple:
 
 
 @_rt()
-def cudaGraphLaunch(graphExec: Any, stream: Any) -> tuple:
+def cudaGraphLaunch(graphExec: Any, stream: Any) -> _Result:
     """Run an executable graph on ``stream`` (nodes replay in topological order against simulated memory).
 
     Errors: cudaErrorInvalidValue for a NULL or destroyed exec (spec 16, 9), cudaErrorInvalidResourceHandle
@@ -1498,7 +1518,7 @@ def cudaGraphLaunch(graphExec: Any, stream: Any) -> tuple:
 
 
 @_rt()
-def cudaGraphUpload(graphExec: Any, stream: Any) -> tuple:
+def cudaGraphUpload(graphExec: Any, stream: Any) -> _Result:
     """Nothing to upload in a simulator: checks the handles and the stream rules.
 
     Errors: cudaErrorInvalidValue for a NULL or destroyed exec (spec 16, 9), cudaErrorInvalidResourceHandle
@@ -1509,14 +1529,14 @@ def cudaGraphUpload(graphExec: Any, stream: Any) -> tuple:
 
 
 @_rt()
-def cudaGraphExecDestroy(graphExec: Any) -> tuple:
+def cudaGraphExecDestroy(graphExec: Any) -> _Result:
     """Destroy an executable graph. Errors: bad exec; 900 during a restricting capture (spec 5.2)."""
     _drv().graph_exec_destroy(_h(graphExec, _cudaGraphExec_t))
     return _OK
 
 
 @_rt()
-def cudaGraphExecUpdate(hGraphExec: Any, hGraph: Any) -> tuple:
+def cudaGraphExecUpdate(hGraphExec: Any, hGraph: Any) -> _Result:
     """Update an exec from a graph of the same topology: ``(cudaSuccess, cudaGraphExecUpdateResultInfo)``.
 
     On failure (cudaErrorGraphExecUpdateFailure, 910) the info slot is ``None`` like every output on
@@ -1532,7 +1552,7 @@ def cudaGraphExecUpdate(hGraphExec: Any, hGraph: Any) -> tuple:
 
 
 @_rt()
-def cudaGraphDebugDotPrint(graph: Any, path: Any, flags: Any) -> tuple:
+def cudaGraphDebugDotPrint(graph: Any, path: Any, flags: Any) -> _Result:
     """Write the graph as Graphviz DOT (spec 9.1). ``path``: ``bytes`` (``str`` raises ``TypeError``).
 
     Errors: cudaErrorInvalidValue bad graph or empty path; cudaErrorOperatingSystem (304) when the file
@@ -1581,5 +1601,5 @@ def _refuse_not_simulated(name: str, why: str) -> cudaError_t:
 
 
 #: real functions this face does not simulate (each returns cudaErrorNotSupported)
-_NOT_SIMULATED: tuple = tuple(_T.install_stubs(globals(), _OUTPUTS, __name__, "cudaErrorNotSupported",
+_NOT_SIMULATED: tuple[str, ...] = tuple(_T.install_stubs(globals(), _OUTPUTS, __name__, "cudaErrorNotSupported",
                                                _refuse_not_simulated))

@@ -82,4 +82,6 @@ class Events(Work):
                 raise DriverError(400, f"{e.label()} was created with CU_EVENT_DISABLE_TIMING")
             if e.time_ms is None:
                 raise DriverError(600, f"{e.label()} has not completed yet")
-        return float(e1.time_ms - e0.time_ms)
+        t0, t1 = e0.time_ms, e1.time_ms
+        assert t0 is not None and t1 is not None  # checked just above
+        return float(t1 - t0)

@@ -1,7 +1,7 @@
 """Executable graphs: instantiate, launch, upload, update, per-node exec params (spec 3.8, 9)."""
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .. import capture as cap
 from .. import graph as gr
@@ -29,6 +29,9 @@ class Execs(Work):
     Entries: ``cuGraphInstantiate*``, ``cuGraphLaunch``, ``cuGraphUpload``, ``cuGraphExecUpdate``,
     ``cuGraphExec*SetParams``, ``cuGraphNodeSet/GetEnabled``, ``cuGraphExecDestroy``.
     """
+    if TYPE_CHECKING:  # defined by the Graphs entries; Driver combines both
+        def _build(self, ntype: int, spec: Any, bad_handle_code: int = 1) -> Any: ...
+
     @entry
     def graph_exec_node_set_params(self, hexec: int, hnode: int, ntype: int, spec: Any) -> None:
         """cuGraphExecNodeSetParams and the per-kind exec setters (cuGraphExecKernelNodeSetParams, ...).
@@ -61,6 +64,7 @@ class Execs(Work):
         if ntype == gr.GRAPH:
             child = self._graph(int(spec))
             cap.check_capture_target(child, "update from")
+            assert old.child is not None  # the frozen body of a GRAPH node
             try:
                 body = gr.plan_update(old.child, child, self.memory.find, x.flags)
             except gr.UpdateFailure as f:
@@ -335,9 +339,9 @@ class Execs(Work):
         for a in allocs:
             a.outstanding = x
         for d in frees:
-            a = self.memory.find(d)
-            if a is not None and a.kind == KIND_GRAPH:
-                a.outstanding = None
+            fa = self.memory.find(d)
+            if fa is not None and fa.kind == KIND_GRAPH:
+                fa.outstanding = None
 
     @entry
     def graph_upload(self, hexec: int, h: int) -> None:
@@ -405,8 +409,8 @@ class Execs(Work):
         efrom = f.from_node.handle if f.from_node is not None else 0
         why = (f"cuGraphExecUpdate of exec 0x{x.handle:x}: result CU_GRAPH_EXEC_UPDATE_ERROR_{name} ({f.result}); "
                f"{f.why}; error node "
-               + (f"0x{enode:x} (node {f.node.local_id} of graph {f.node.graph.gid})" if enode else "NULL")
-               + (f", error-from node 0x{efrom:x} (node {f.from_node.local_id})" if efrom else "")
+               + (f"0x{enode:x} (node {f.node.local_id} of graph {f.node.graph.gid})" if f.node is not None else "NULL")
+               + (f", error-from node 0x{efrom:x} (node {f.from_node.local_id})" if f.from_node is not None else "")
                + "; the exec is unchanged")
         e = DriverError(910, why)
         e.update_info = (f.result, enode, efrom)

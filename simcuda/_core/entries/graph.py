@@ -2,16 +2,22 @@
 from __future__ import annotations
 
 import os
-from typing import Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, cast
 
 from .. import capture as cap
 from .. import graph as gr
 from .. import hostmem
 from ..errors import DriverError
 from ..memory import KIND_GRAPH, CopyParams, MemsetParams, check_copy, check_memset
-from ..objects import Event, Function
+from ..objects import Dep, EdgeData, EdgeDataArg, Event, Function, MemOp, SemValue
 from ..state import entry
 from ..work import Work
+
+
+def _ed(ed: Sequence[int]) -> EdgeData:
+    """Edge data as a graph stores it: a tuple ``(from_port, to_port, type)`` (a list given to the core too)."""
+    return cast(EdgeData, tuple(ed))
 
 
 class Graphs(Work):
@@ -20,6 +26,10 @@ class Graphs(Work):
     Entries: ``cuGraphCreate``/``Destroy``, ``cuGraphAdd*Node``, ``cuGraph*Dependencies``,
     ``cuGraphGet*``, ``cuGraphNode*``, ``cuGraphClone``, ``cuGraphDebugDotPrint``.
     """
+    if TYPE_CHECKING:  # defined by the Modules entries; Driver combines both
+        def _check_launch(self, f: Function, grid: Sequence[int], block: Sequence[int], shmem: int,
+                          what: str) -> None: ...
+
     # ------------------------------------------------------------------ graphs
     # Graph entry points (spec 9). In every call the handles are checked first, then the arguments,
     # then the state rules; nothing changes until every check has passed (a rejected call changes
@@ -53,7 +63,7 @@ class Graphs(Work):
                                  f"{g.owner_node.graph.gid} and cannot be destroyed directly")
         self._discard_graph(g)
 
-    def _deps_of(self, g: gr.Graph, deps: list[int], eds: list | None) -> list[tuple[gr.Node, tuple]]:
+    def _deps_of(self, g: gr.Graph, deps: list[int], eds: EdgeDataArg | None) -> list[Dep]:
         """Dependencies of a node being added: live nodes of ``g``, no repeats, valid edge data (spec 9)."""
         nodes: list[gr.Node] = []
         seen: set[int] = set()
@@ -71,16 +81,16 @@ class Graphs(Work):
         eds = list(eds)[:len(nodes)]
         eds += [None] * (len(nodes) - len(eds))
         cap.check_edge_data(eds, "dependencyData")
-        return [(n, tuple(ed)) for n, ed in zip(nodes, eds)]
+        return [(n, _ed(ed)) for n, ed in zip(nodes, eds) if ed is not None]  # check_edge_data refused a None
 
-    def _attach(self, g: gr.Graph, ntype: int, params: Any, pairs: list[tuple[gr.Node, tuple]]) -> gr.Node:
+    def _attach(self, g: gr.Graph, ntype: int, params: Any, pairs: list[Dep]) -> gr.Node:
         node = self._new_node(g, ntype, params)
         for d, ed in pairs:
             gr.add_edge(g, d, node, ed)
         return node
 
-    def _kernel_spec(self, hfunc: int, grid: tuple, block: tuple, shmem: int, args: list,
-                     bad_function_code: int = 1) -> dict:
+    def _kernel_spec(self, hfunc: int, grid: Sequence[int], block: Sequence[int], shmem: int, args: list[Any],
+                     bad_function_code: int = 1) -> dict[str, Any]:
         f = self._objs.get(hfunc) if hfunc else None
         if not isinstance(f, Function) or f.module.unloaded:
             raise DriverError(bad_function_code, "the kernel node's function is NULL" if not hfunc else
@@ -139,7 +149,7 @@ class Graphs(Work):
             return {"sems": sems, "values": values}
         raise DriverError(801, f"nodes of type {gr.TYPE_KEYWORDS.get(ntype, ntype)} are not simulated")
 
-    def _mem_ops_spec(self, ops: list, flags: int, hctx: int, what: str) -> dict:
+    def _mem_ops_spec(self, ops: list[MemOp], flags: int, hctx: int, what: str) -> dict[str, Any]:
         """Validated batch memory operations ``(operation, address, value, flags)`` (cuStreamBatchMemOp)."""
         if flags != 0:
             raise DriverError(1, f"{what}: flags must be 0 (reserved), got {flags}")
@@ -170,15 +180,15 @@ class Graphs(Work):
             out.append((op, addr, value, fl))
         return {"ops": tuple(out), "flags": flags, "ctx": ctx}
 
-    def _add(self, hgraph: int, deps: list[int], eds: list | None, ntype: int, spec: Any) -> int:
+    def _add(self, hgraph: int, deps: list[int], eds: EdgeDataArg | None, ntype: int, spec: Any) -> int:
         g = self._graph(hgraph)
         pairs = self._deps_of(g, deps, eds)
         params = self._build(ntype, spec)
         return self._attach(g, ntype, params, pairs).handle
 
     @entry
-    def graph_add_kernel_node(self, hgraph: int, deps: list[int], hfunc: int, grid: tuple, block: tuple,
-                              shmem: int, args: list, eds: list | None = None) -> int:
+    def graph_add_kernel_node(self, hgraph: int, deps: list[int], hfunc: int, grid: Sequence[int], block: Sequence[int],
+                              shmem: int, args: list[Any], eds: EdgeDataArg | None = None) -> int:
         """cuGraphAddKernelNode (and ``cuGraphAddNode`` for KERNEL): add a KERNEL node.
 
         Args:
@@ -193,7 +203,7 @@ class Graphs(Work):
                                                          "shmem": shmem, "args": args})
 
     @entry
-    def graph_add_memcpy_node(self, hgraph: int, deps: list[int], p: CopyParams, eds: list | None = None) -> int:
+    def graph_add_memcpy_node(self, hgraph: int, deps: list[int], p: CopyParams, eds: EdgeDataArg | None = None) -> int:
         """cuGraphAddMemcpyNode: a MEMCPY node; host sides are read and written when the graph runs (3.10).
 
         Errors: 1 INVALID_VALUE bad graph/dependencies, device ranges outside an allocation.
@@ -201,13 +211,14 @@ class Graphs(Work):
         return self._add(hgraph, deps, eds, gr.MEMCPY, p)
 
     @entry
-    def graph_add_memset_node(self, hgraph: int, deps: list[int], p: MemsetParams, eds: list | None = None) -> int:
+    def graph_add_memset_node(self, hgraph: int, deps: list[int], p: MemsetParams,
+                              eds: EdgeDataArg | None = None) -> int:
         """cuGraphAddMemsetNode: a MEMSET node. Errors: 1 bad graph/dependencies, range, element size."""
         return self._add(hgraph, deps, eds, gr.MEMSET, p)
 
     @entry
     def graph_add_host_node(self, hgraph: int, deps: list[int], fn: Any, user_data: Any, sync_mode: int = 0,
-                            eds: list | None = None) -> int:
+                            eds: EdgeDataArg | None = None) -> int:
         """cuGraphAddHostNode: a HOST node calling ``fn(user_data)`` on every launch (spec 3.9).
 
         Args: ``fn`` an ``int`` function address (``void (*)(void*)``) or a Python callable (core use);
@@ -217,13 +228,13 @@ class Graphs(Work):
         return self._add(hgraph, deps, eds, gr.HOST, {"fn": fn, "user_data": user_data, "sync_mode": sync_mode})
 
     @entry
-    def graph_add_empty_node(self, hgraph: int, deps: list[int], eds: list | None = None) -> int:
+    def graph_add_empty_node(self, hgraph: int, deps: list[int], eds: EdgeDataArg | None = None) -> int:
         """cuGraphAddEmptyNode: an EMPTY node (a join point). Errors: 1 bad graph/dependencies."""
         return self._add(hgraph, deps, eds, gr.EMPTY, None)
 
     @entry
     def graph_add_event_node(self, hgraph: int, deps: list[int], hevent: int, wait: bool,
-                             eds: list | None = None) -> int:
+                             eds: EdgeDataArg | None = None) -> int:
         """cuGraphAddEventRecordNode / cuGraphAddEventWaitNode: an EVENT_RECORD or WAIT_EVENT node.
 
         Replay: a record node completes the event; a wait node has nothing to wait for (replay runs
@@ -233,8 +244,8 @@ class Graphs(Work):
         return self._add(hgraph, deps, eds, gr.WAIT_EVENT if wait else gr.EVENT_RECORD, hevent)
 
     @entry
-    def graph_add_batch_mem_op_node(self, hgraph: int, deps: list[int], ops: list, flags: int = 0, hctx: int = 0,
-                                    eds: list | None = None) -> int:
+    def graph_add_batch_mem_op_node(self, hgraph: int, deps: list[int], ops: list[MemOp], flags: int = 0, hctx: int = 0,
+                                    eds: EdgeDataArg | None = None) -> int:
         """cuGraphAddBatchMemOpNode: a BATCH_MEM_OP node.
 
         Args: ``ops``: ``(CUstreamBatchMemOpType, device address, value, flags)`` tuples, fewer than 256;
@@ -247,8 +258,8 @@ class Graphs(Work):
         return self._add(hgraph, deps, eds, gr.BATCH_MEM_OP, {"ops": ops, "flags": flags, "ctx": hctx})
 
     @entry
-    def graph_add_ext_sem_node(self, hgraph: int, deps: list[int], sems: list[int], values: list[tuple],
-                               wait: bool, eds: list | None = None) -> int:
+    def graph_add_ext_sem_node(self, hgraph: int, deps: list[int], sems: list[int], values: list[SemValue],
+                               wait: bool, eds: EdgeDataArg | None = None) -> int:
         """cuGraphAddExternalSemaphoresSignalNode / WaitNode: an EXT_SEMAS_SIGNAL (8) / EXT_SEMAS_WAIT (9) node.
 
         Args: ``sems``: ``CUexternalSemaphore`` handles; ``values``: per semaphore
@@ -261,9 +272,9 @@ class Graphs(Work):
                          {"sems": sems, "values": values})
 
     @entry
-    def graph_add_mem_alloc_node(self, hgraph: int, deps: list[int], size: int, location: tuple = (1, 0),
-                                 alloc_type: int = 1, access: list | None = None,
-                                 eds: list | None = None) -> tuple[int, int]:
+    def graph_add_mem_alloc_node(self, hgraph: int, deps: list[int], size: int, location: tuple[int, int] = (1, 0),
+                                 alloc_type: int = 1, access: Sequence[Sequence[int]] | None = None,
+                                 eds: EdgeDataArg | None = None) -> tuple[int, int]:
         """cuGraphAddMemAllocNode: a MEM_ALLOC node owning a fixed virtual address.
 
         Args:
@@ -299,7 +310,7 @@ class Graphs(Work):
         a.graph_node = node
         return node.handle, a.start
 
-    def _graph_alloc_to_free(self, dptr: int, g: gr.Graph, pairs: list[tuple[gr.Node, tuple]] | None) -> Any:
+    def _graph_alloc_to_free(self, dptr: int, g: gr.Graph, pairs: list[Dep] | None) -> Any:
         """The graph allocation a new MEM_FREE node (in ``g``, after ``pairs``) frees (cuGraphAddMemFreeNode)."""
         a = self.memory.find(int(dptr))
         if a is None or a.kind != KIND_GRAPH or a.start != int(dptr):
@@ -310,7 +321,7 @@ class Graphs(Work):
             raise DriverError(1, f"allocation 0x{a.start:x} is already freed by node {a.free_node.local_id} of graph "
                                  f"{fg.gid}; an allocation can be freed by only one free node")
         own = a.graph_node.graph if a.graph_node is not None else None
-        if pairs is not None and own is g:
+        if pairs is not None and own is g and a.graph_node is not None:
             anc = gr.ancestors([n for n, _ in pairs])
             if id(a.graph_node) not in anc:
                 raise DriverError(1, f"the free node of 0x{a.start:x} must be ordered after its allocation node "
@@ -318,7 +329,7 @@ class Graphs(Work):
         return a
 
     @entry
-    def graph_add_mem_free_node(self, hgraph: int, deps: list[int], dptr: int, eds: list | None = None) -> int:
+    def graph_add_mem_free_node(self, hgraph: int, deps: list[int], dptr: int, eds: EdgeDataArg | None = None) -> int:
         """cuGraphAddMemFreeNode: a MEM_FREE node for a graph allocation.
 
         Errors: 1 INVALID_VALUE bad graph/dependencies; an address not returned by an allocation node;
@@ -355,7 +366,7 @@ class Graphs(Work):
         return child
 
     @entry
-    def graph_add_child_graph_node(self, hgraph: int, deps: list[int], hchild: int, eds: list | None = None,
+    def graph_add_child_graph_node(self, hgraph: int, deps: list[int], hchild: int, eds: EdgeDataArg | None = None,
                                    move: bool = False) -> int:
         """cuGraphAddChildGraphNode (and ``cuGraphAddNode`` for GRAPH): a GRAPH node embedding ``child``.
 
@@ -387,7 +398,8 @@ class Graphs(Work):
         if n.type != gr.GRAPH:
             raise DriverError(1, f"node {n.local_id} of graph {n.graph.gid} is {gr.TYPE_KEYWORDS[n.type]}, not a "
                                  "child-graph node")
-        return n.params["graph"].handle
+        child: gr.Graph = n.params["graph"]
+        return child.handle
 
     @entry
     def graph_get_nodes(self, hgraph: int) -> list[int]:
@@ -400,7 +412,7 @@ class Graphs(Work):
         return [n.handle for n in self._graph(hgraph).live_nodes() if not n.ins]
 
     @entry
-    def graph_get_edges(self, hgraph: int) -> list[tuple[int, int, tuple]]:
+    def graph_get_edges(self, hgraph: int) -> list[tuple[int, int, EdgeData]]:
         """cuGraphGetEdges: ``(from, to, edge data)`` in creation order (spec 4.5). Errors: 1 bad graph."""
         return [(e.src.handle, e.dst.handle, e.ed) for e in self._graph(hgraph).edges]
 
@@ -410,7 +422,7 @@ class Graphs(Work):
         return self._node(hnode).type
 
     @entry
-    def graph_node_get_dependencies(self, hnode: int, dependents: bool = False) -> list[tuple[int, tuple]]:
+    def graph_node_get_dependencies(self, hnode: int, dependents: bool = False) -> list[tuple[int, EdgeData]]:
         """cuGraphNodeGetDependencies / DependentNodes: ``[(node, edge data)]`` in edge order. Errors: 1."""
         n = self._node(hnode)
         if dependents:
@@ -433,7 +445,8 @@ class Graphs(Work):
         return self._node(hnode).local_id
 
     @entry
-    def graph_add_dependencies(self, hgraph: int, froms: list[int], tos: list[int], eds: list[tuple]) -> None:
+    def graph_add_dependencies(self, hgraph: int, froms: list[int], tos: list[int],
+                               eds: EdgeDataArg) -> None:
         """cuGraphAddDependencies: add edges ``froms[i] -> tos[i]`` with edge data ``eds`` (empty: zero).
 
         Args:
@@ -465,10 +478,11 @@ class Graphs(Work):
         eds = eds or [gr.ZERO_ED] * len(new)
         cap.check_edge_data([None if ed is None else (0, ed[1], ed[2]) for ed in eds], "edgeData")
         for key, ed in zip(new, eds):
-            gr.add_edge(g, key[0], key[1], tuple(ed), key)
+            if ed is not None:  # always: check_edge_data refused a missing entry
+                gr.add_edge(g, key[0], key[1], _ed(ed), key)
 
     @entry
-    def graph_remove_dependencies(self, hgraph: int, froms: list[int], tos: list[int], eds: list[tuple]) -> None:
+    def graph_remove_dependencies(self, hgraph: int, froms: list[int], tos: list[int], eds: list[EdgeData]) -> None:
         """cuGraphRemoveDependencies: remove edges (remembered for the unjoined rule, spec 4.4).
 
         Args:
@@ -491,7 +505,7 @@ class Graphs(Work):
                 raise DriverError(1, f"edge {i}: both nodes must belong to graph {g.gid} (node {na.local_id} is in "
                                      f"graph {na.graph.gid}, node {nb.local_id} in graph {nb.graph.gid})")
             ed = eds[i] if eds else gr.ZERO_ED
-            match = gr.find_edge(g, na, nb, tuple(ed))
+            match = gr.find_edge(g, na, nb, _ed(ed))
             if match is None or match in found:
                 raise DriverError(1, f"edge {i}: there is no edge node {na.local_id} -> node {nb.local_id} with that "
                                      "edge data")
@@ -551,7 +565,7 @@ class Graphs(Work):
         return m.handle
 
     # -- node parameters ------------------------------------------------------------------------
-    def _typed_node(self, hnode: int, ntype: int | tuple) -> gr.Node:
+    def _typed_node(self, hnode: int, ntype: int | tuple[int, ...]) -> gr.Node:
         n = self._node(hnode)
         types = ntype if isinstance(ntype, tuple) else (ntype,)
         if n.type not in types:

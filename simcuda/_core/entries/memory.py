@@ -29,7 +29,7 @@ class _Array:
 
     __slots__ = ("ctx", "dims", "fmt", "channels", "destroyed")
 
-    def __init__(self, ctx: Context, dims: tuple, fmt: int, channels: int) -> None:
+    def __init__(self, ctx: Context, dims: tuple[int, int, int], fmt: int, channels: int) -> None:
         self.ctx, self.dims, self.fmt, self.channels, self.destroyed = ctx, dims, fmt, channels, False
 
 
@@ -247,7 +247,7 @@ class Memory(Work):
             a.graph_node = node
             return a.start
         self._check_alloc_size(int(size), ctx)
-        params: dict = {"size": int(size)}
+        params: dict[str, Any] = {"size": int(size)}
         # route through the enqueue path first (CIG 801, invalidated 901, legacy 906), then allocate
         cap.enqueue(self, s, cap.Op("mem_alloc", "cuMemAllocAsync", params, None))
         a = self.memory.reserve(int(size), KIND_DEVICE, ctx)
@@ -263,8 +263,9 @@ class Memory(Work):
             raise DriverError(1, f"0x{int(dptr):x} is not the start of a live allocation"
                               + self.memory.missing(int(dptr)))
         seq = s.capture
-        if cap.capturing_into(s) is not None:
-            cap.check_free_async_in_capture(seq, int(dptr), a.kind == KIND_GRAPH, a.free_node)
+        into = cap.capturing_into(s)  # seq, when it is ACTIVE and takes stream work
+        if into is not None:
+            cap.check_free_async_in_capture(into, int(dptr), a.kind == KIND_GRAPH, a.free_node)
             a.free_node = cap.enqueue(self, s, cap.Op("mem_free", "cuMemFreeAsync", {"dptr": int(dptr)}, None))
             return
         if a.kind == KIND_GRAPH and s.cig is None and seq is None:
@@ -280,8 +281,10 @@ class Memory(Work):
             cap.enqueue(self, s, cap.Op("mem_free", "cuMemFreeAsync", {"dptr": int(dptr)}, run_free))
             a.outstanding = None
             return
-        cap.enqueue(self, s, cap.Op("mem_free", "cuMemFreeAsync", {"dptr": int(dptr)},
-                                    lambda: self.memory.free(a) or ""))
+        def run() -> str:
+            self.memory.free(a)
+            return ""
+        cap.enqueue(self, s, cap.Op("mem_free", "cuMemFreeAsync", {"dptr": int(dptr)}, run))
 
     @entry
     def array_create(self, width: int, height: int, fmt: int, channels: int, depth: int = 0) -> int:

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import ctypes
 import struct
+from collections.abc import Sequence
 from typing import Any
 
 from .. import capture as cap
@@ -97,7 +98,7 @@ class Modules(Work):
         return self._function(h).name
 
     @entry
-    def decode_kernel_args(self, f: Function | int, kernel_params: Any, call: str = "cuLaunchKernel") -> list:
+    def decode_kernel_args(self, f: Function | int, kernel_params: Any, call: str = "cuLaunchKernel") -> list[Any]:
         """Decode an ``int`` address of a ``void**`` array using the kernel's parameter types.
 
         ``f`` is a :class:`Function` or a function handle; an unknown handle decodes to ``[]``
@@ -108,9 +109,10 @@ class Modules(Work):
         if not kernel_params:
             return []
         if not isinstance(f, Function):
-            f = self._objs.get(f)
-            if not isinstance(f, Function):
+            found = self._objs.get(f)
+            if not isinstance(found, Function):
                 return []
+            f = found
         out = []
         n = len(f.param_types)
         hostmem.check(self.memory, int(kernel_params), n * ctypes.sizeof(ctypes.c_void_p), "r",
@@ -135,7 +137,7 @@ class Modules(Work):
             return f.max_dynamic_shared
         return self._func_device(f).launch_limits()[7]  # MAX_SHARED_MEMORY_PER_BLOCK
 
-    def _check_launch(self, f: Function, grid: tuple, block: tuple, shmem: int, what: str) -> None:
+    def _check_launch(self, f: Function, grid: Sequence[int], block: Sequence[int], shmem: int, what: str) -> None:
         """The launch limits of ``f``'s device (cuLaunchKernel's INVALID_VALUE cases): no zero dimension; block
         dimensions and thread count within MAX_BLOCK_DIM_X/Y/Z and MAX_THREADS_PER_BLOCK; grid dimensions
         within MAX_GRID_DIM_X/Y/Z; ``sharedMemBytes`` within the function's dynamic shared memory limit
@@ -219,8 +221,8 @@ class Modules(Work):
         raise DriverError(1, f"cuFuncGetAttribute: {attrib} is not a CUfunction_attribute")
 
     @entry
-    def launch_kernel(self, hfunc: int, grid: tuple, block: tuple, shmem: int, h: int, args: list,
-                      call: str = "cuLaunchKernel") -> None:
+    def launch_kernel(self, hfunc: int, grid: tuple[int, ...], block: tuple[int, ...], shmem: int, h: int,
+                      args: list[Any], call: str = "cuLaunchKernel") -> None:
         """cuLaunchKernel (and Ex/Cooperative): a KERNEL node during capture, else runs/records now.
 
         Errors: 400 bad function; 1 zero or oversized dimensions; capture rules via spec 3.8.

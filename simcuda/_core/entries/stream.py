@@ -2,12 +2,12 @@
 from __future__ import annotations
 
 import contextlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .. import capture as cap
 from .. import graph as gr
 from ..errors import DriverError
-from ..objects import USER, Stream
+from ..objects import USER, EdgeData, EdgeDataArg, MemOp, SemValue, Stream
 from ..state import CU_STREAM_LEGACY, CU_STREAM_PER_THREAD, entry
 from ..work import Work
 
@@ -18,6 +18,9 @@ class Streams(Work):
     Entries: ``cuStream*`` (capture begin, end, status, info, dependencies), ``cuLaunchHostFunc``,
     ``cuThreadExchangeStreamCaptureMode``.
     """
+    if TYPE_CHECKING:  # defined by the Graphs entries; Driver combines both
+        def _mem_ops_spec(self, ops: list[MemOp], flags: int, hctx: int, what: str) -> dict[str, Any]: ...
+
     # ------------------------------------------------------------------ streams
     @entry
     def stream_create(self, flags: int, priority: int = 0) -> int:
@@ -145,7 +148,7 @@ class Streams(Work):
         cap.begin(self, s, int(mode), t)
 
     @entry
-    def stream_begin_capture_to_graph(self, h: int, hgraph: int, deps: list[int], eds: list[tuple],
+    def stream_begin_capture_to_graph(self, h: int, hgraph: int, deps: list[int], eds: EdgeDataArg,
                                       mode: int) -> None:
         """cuStreamBeginCaptureToGraph: spec 3.2. ``deps``/``eds`` are already cut to numDependencies."""
         t = self._thread()
@@ -172,7 +175,7 @@ class Streams(Work):
 
     @entry
     def stream_get_capture_info(self, h: int,
-                                edge_data: bool = True) -> tuple[int, int, int, list[int], list[tuple], int]:
+                                edge_data: bool = True) -> tuple[int, int, int, list[int], list[EdgeData], int]:
         """cuStreamGetCaptureInfo: ``(status, id, graph, deps, edge_data, n)`` (spec 3.5).
 
         ``edge_data=False`` is the v2 ABI (deps asked for without edge data): 402 LOSSY_QUERY when a
@@ -181,7 +184,8 @@ class Streams(Work):
         return cap.capture_info(self, self._stream(h), edge_data)
 
     @entry
-    def stream_update_capture_dependencies(self, h: int, deps: list[int], eds: list[tuple], flags: int) -> None:
+    def stream_update_capture_dependencies(self, h: int, deps: list[int], eds: EdgeDataArg,
+                                           flags: int) -> None:
         """cuStreamUpdateCaptureDependencies: spec 3.6 (after the face checked counts)."""
         s = self._stream(h)
         cap.update_deps(self, s, [self._graph_node_or_none(d) for d in deps], eds, int(flags))
@@ -194,7 +198,7 @@ class Streams(Work):
         old, t.mode = t.mode, int(mode)
         return old
 
-    def capture_info(self, h: int) -> Any:
+    def capture_info(self, h: int) -> dict[str, Any] | None:
         """A snapshot of the capture a stream belongs to (for tests and explanations), or None."""
         with self._lock:
             s = self._stream(h)
@@ -215,12 +219,15 @@ class Streams(Work):
             raise DriverError(1, "the host function pointer is NULL")
         self._check_host_fn(fn, "cuLaunchHostFunc: the host function")
         params = {"fn": fn, "user_data": user_data, "sync_mode": sync_mode or 0}
-        cap.enqueue(self, s, cap.Op("host", "cuLaunchHostFunc", params,
-                                    lambda: self._call_host_fn(fn, user_data) or ""))
+
+        def run() -> str:
+            self._call_host_fn(fn, user_data)
+            return ""
+        cap.enqueue(self, s, cap.Op("host", "cuLaunchHostFunc", params, run))
 
     # -- stream work that makes BATCH_MEM_OP and EXT_SEMAS nodes during capture (spec 3.8) --------
     @entry
-    def stream_batch_mem_op(self, h: int, ops: list, flags: int = 0, call: str = "cuStreamBatchMemOp") -> None:
+    def stream_batch_mem_op(self, h: int, ops: list[MemOp], flags: int = 0, call: str = "cuStreamBatchMemOp") -> None:
         """cuStreamBatchMemOp, cuStreamWaitValue32/64, cuStreamWriteValue32/64.
 
         Args: ``ops``: ``(CUstreamBatchMemOpType, device address, value, flags)`` tuples (fewer than 256);
@@ -240,7 +247,8 @@ class Streams(Work):
         cap.enqueue(self, s, op)
 
     @entry
-    def stream_ext_semaphores(self, h: int, sems: list[int], values: list[tuple], wait: bool) -> None:
+    def stream_ext_semaphores(self, h: int, sems: list[int], values: list[SemValue],
+                              wait: bool) -> None:
         """cuSignalExternalSemaphoresAsync / cuWaitExternalSemaphoresAsync.
 
         During capture: an EXT_SEMAS_SIGNAL (8) / EXT_SEMAS_WAIT (9) node (spec 3.8). Otherwise a

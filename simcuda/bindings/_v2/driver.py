@@ -24,7 +24,12 @@ import array as _array
 import ctypes as _ct
 import functools as _functools
 import threading as _threading
+import typing as _typing
+from collections.abc import Callable as _Callable
 from typing import Any, ClassVar
+from typing import NoReturn as _NoReturn
+from typing import ParamSpec as _ParamSpec
+from typing import TypeVar as _TypeVar
 
 from ... import _state as _st
 from ..._core.errors import DriverError as _CoreError
@@ -32,6 +37,7 @@ from ..._core.memory import DEVICE as _DEV
 from ..._core.memory import HOST as _HOST
 from ..._core.memory import CopyParams as _CopyParams
 from ..._core.memory import MemsetParams as _MemsetParams
+from ..._core.objects import EdgeDataArg as _EdgeDataArg
 from ..._generated import v2_enums as _E2
 from ..._generated.driver_enums import CUresult as _CUresult
 from ..._generated.driver_outputs import V2_FUNCTIONS as _V2_FUNCTIONS
@@ -41,6 +47,18 @@ from .._driver_types import buffer_address as _buffer_address
 
 globals().update(_E2.__all_enums__)
 globals().update(_E2.__int_constants__)
+
+if _typing.TYPE_CHECKING:
+    from ..._core.driver import Driver as _Driver
+    from ..._core.objects import Event as _Event
+
+    # The enums, constants, exception classes and not-simulated stubs of the real module are put into this
+    # namespace at import time (globals().update and the loops below), which the checker cannot follow: to
+    # it, a name it does not find here is Any.
+    def __getattr__(name: str) -> Any: ...
+
+_P = _ParamSpec("_P")
+_R = _TypeVar("_R")
 
 
 # ================================================================================ exceptions
@@ -52,6 +70,9 @@ class DriverError(Exception):
     ``CUresult``. Pickles as ``(cls, (status,))``.
     """
 
+    why: str  # simcuda addition: the core's explanation (set when the face raises it)
+    result_info: GraphExecUpdateResultInfo_v1  # graph_exec_update only (simcuda addition)
+
     def __init__(self, status: Any) -> None:
         self.status = status
         try:
@@ -60,11 +81,11 @@ class DriverError(Exception):
             msg = f"Unknown error ({status})"
         super().__init__(msg)
 
-    def __reduce__(self) -> tuple:
+    def __reduce__(self) -> tuple[type[DriverError], tuple[Any]]:
         return (type(self), (self.status,))
 
 
-_BY_CODE: dict[int, type] = {}
+_BY_CODE: dict[int, type[DriverError]] = {}
 for _name, _code in _E2.V2_EXCEPTIONS:
     if _code is None:
         continue
@@ -75,7 +96,7 @@ for _name, _code in _E2.V2_EXCEPTIONS:
 del _name, _code, _cls
 
 
-def _raise(e: _CoreError) -> None:
+def _raise(e: _CoreError) -> _NoReturn:
     code = int(e.code)
     err = _BY_CODE.get(code, DriverError)(code)
     err.why = e.why  # simcuda addition: the core's explanation
@@ -83,7 +104,7 @@ def _raise(e: _CoreError) -> None:
 
 
 # ================================================================================ plumbing
-def _drv() -> Any:
+def _drv() -> _Driver:
     d = _st._current
     if d is None or d.per_thread_mode is None:
         d = _st.current()
@@ -102,7 +123,7 @@ def _api_name(name: str) -> str:
     return "cu" + "".join(w[:1].upper() + w[1:] for w in base.split("_")) + (f"_v{ver}" if ver else "")
 
 
-def _ip_arg(x: Any) -> int:
+def _ip_arg(x: object) -> int:
     """``intptr_t`` as Cython converts it: an ``int`` only (``__int__`` and ``__index__`` objects raise
     ``TypeError: an integer is required``), ``OverflowError`` outside the C ``ssize_t`` range."""
     if type(x) is not int:
@@ -126,7 +147,7 @@ _CONVERT = {
 }
 
 
-def _converters(name: str) -> list:
+def _converters(name: str) -> list[tuple[str, _Callable[[Any], Any] | None]]:
     """``(parameter name, conversion or None)`` in order, from the real signature of ``name``."""
     sig = _V2_FUNCTIONS.get(name, "")
     inner = sig[sig.find("(") + 1:sig.rfind(")")] if "(" in sig else ""
@@ -139,7 +160,7 @@ def _converters(name: str) -> list:
     return out
 
 
-def _face(fn: Any) -> Any:
+def _face(fn: _Callable[_P, _R]) -> _Callable[_P, _R]:
     """Convert the typed arguments as the real wrapper does (all of them, in order, before the body runs);
     raise the typed exception for a core ``DriverError``; prefix the real signature to the docstring."""
     api = _api_name(fn.__name__)
@@ -147,7 +168,7 @@ def _face(fn: Any) -> Any:
     index = {n: c for n, c in convs}
 
     @_functools.wraps(fn)
-    def face(*args: Any, **kwargs: Any) -> Any:
+    def face(*args: Any, **kwargs: Any) -> Any:  # fn's signature, which the arguments are converted for
         _CALL.name = api
         if convs:
             args = tuple(c(a) if c is not None else a for (_, c), a in zip(convs, args)) + args[len(convs):]
@@ -185,11 +206,11 @@ def _readable(addr: int, nbytes: int, what: str) -> int:
     return _drv().check_host_range(addr, nbytes, what, getattr(_CALL, "name", "cu"))
 
 
-def _i64(values: list) -> memoryview:
+def _i64(values: list[int]) -> memoryview:
     return memoryview(_array.array("q", values))
 
 
-def _np():
+def _np() -> Any:  # the numpy module
     import numpy  # optional dependency: only the functions that return arrays need it
     return numpy
 
@@ -433,7 +454,7 @@ def _handles(deps: Any, n: int) -> list[int]:
     return vals + [0] * min(1, n - len(vals))  # the first missing entry is already refused (INVALID_VALUE)
 
 
-def _edge_tuples(data: Any, n: int, ndeps: int | None = None) -> list:
+def _edge_tuples(data: Any, n: int, ndeps: int | None = None) -> _EdgeDataArg:
     """Edge data for ``n`` dependencies: None/0 = zeros; an address; ``GraphEdgeData``; a structured array.
 
     ``ndeps`` (the length of the decoded dependency list) bounds ``n``: the core never reads edge data past
@@ -663,7 +684,7 @@ def stream_is_capturing(h_stream: Any) -> int:
 
 
 @_face
-def stream_get_capture_info_v2(h_stream: Any) -> tuple:
+def stream_get_capture_info_v2(h_stream: Any) -> tuple[int, int, int, Any]:
     """``(status, id, graph, deps)`` with ``deps`` a numpy int64 array (v2 ABI, no edge data).
 
     Raises LossyQueryError (402) when a current dependency has non-zero edge data (spec 3.5, C-110).
@@ -673,7 +694,7 @@ def stream_get_capture_info_v2(h_stream: Any) -> tuple:
 
 
 @_face
-def stream_get_capture_info_v3(h_stream: Any) -> tuple:
+def stream_get_capture_info_v3(h_stream: Any) -> tuple[int, int, int, Any, Any]:
     """``(status, id, graph, deps, edge_data)``: ``deps`` a numpy int64 array, ``edge_data`` a numpy
     structured array with fields ``from_port, to_port, type, reserved(5)`` (u1) (spec 3.5, 11.2)."""
     status, cid, g, deps, eds, _n = _drv().stream_get_capture_info(_ip(h_stream))
@@ -943,7 +964,7 @@ def graph_get_root_nodes(h_graph: Any) -> memoryview:
 
 
 @_face
-def graph_get_edges_v2(h_graph: Any) -> tuple:
+def graph_get_edges_v2(h_graph: Any) -> tuple[memoryview, memoryview, GraphEdgeData]:
     """``(from, to, edge_data)``: two int64 memoryviews and a ``GraphEdgeData`` array, creation order."""
     edges = _drv().graph_get_edges(_ip(h_graph))
     ed = GraphEdgeData(max(len(edges), 1))
@@ -1125,7 +1146,8 @@ def graph_add_mem_free_node(h_graph: Any, dependencies: Any, num_dependencies: A
 @_face
 def graph_mem_free_node_get_params(h_node: Any) -> int:
     """The address a MEM_FREE node frees."""
-    return _drv().graph_node_get_params(_ip(h_node), 11)[1]["dptr"]
+    dptr: int = _drv().graph_node_get_params(_ip(h_node), 11)[1]["dptr"]
+    return dptr
 
 
 @_face
@@ -1134,7 +1156,7 @@ def graph_destroy_node(h_node: Any) -> None:
     _drv().graph_destroy_node(_ip(h_node))
 
 
-def _deps_v2(h_node: Any, dependents: bool) -> tuple:
+def _deps_v2(h_node: Any, dependents: bool) -> tuple[memoryview, GraphEdgeData]:
     pairs = _drv().graph_node_get_dependencies(_ip(h_node), dependents)
     ed = GraphEdgeData(max(len(pairs), 1))
     if pairs:
@@ -1148,18 +1170,18 @@ def _deps_v2(h_node: Any, dependents: bool) -> tuple:
 
 
 @_face
-def graph_node_get_dependencies_v2(h_node: Any) -> tuple:
+def graph_node_get_dependencies_v2(h_node: Any) -> tuple[memoryview, GraphEdgeData]:
     """``(dependencies, edge_data)``: an int64 memoryview and a ``GraphEdgeData`` array, edge order."""
     return _deps_v2(h_node, False)
 
 
 @_face
-def graph_node_get_dependent_nodes_v2(h_node: Any) -> tuple:
+def graph_node_get_dependent_nodes_v2(h_node: Any) -> tuple[memoryview, GraphEdgeData]:
     """``(dependent nodes, edge_data)`` as ``graph_node_get_dependencies_v2``."""
     return _deps_v2(h_node, True)
 
 
-def _pairs_v2(from_: Any, to: Any, edge_data: Any, n: int) -> tuple:
+def _pairs_v2(from_: Any, to: Any, edge_data: Any, n: int) -> tuple[list[int], list[int], _EdgeDataArg]:
     froms, tos = _handles(from_, n), _handles(to, n)
     eds = _edge_tuples(edge_data, n, max(len(froms), len(tos))) if edge_data else []
     return froms, tos, eds
@@ -1193,7 +1215,8 @@ def graph_node_get_containing_graph(h_node: Any) -> int:
 
 
 def _event_of(h_node: Any, ntype: int) -> int:
-    return _drv().graph_node_get_params(_ip(h_node), ntype)[1]["event"].handle
+    event: _Event = _drv().graph_node_get_params(_ip(h_node), ntype)[1]["event"]
+    return event.handle
 
 
 @_face
@@ -1301,7 +1324,7 @@ def _stub(name: str) -> Any:
     stub.__name__ = stub.__qualname__ = name
     stub.__doc__ = (f"Not simulated: mirrors ``{_V2_FUNCTIONS[name]}`` by name only; always raises "
                     "``NotSupportedError`` (801) with a ``why``.")
-    stub.__simcuda_stub__ = True  # type: ignore[attr-defined]
+    stub.__simcuda_stub__ = True  # type: ignore[attr-defined]  # a marker attribute on the function object
     return stub
 
 
