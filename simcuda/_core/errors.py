@@ -43,6 +43,22 @@ class DriverError(Exception):
         self.why = why
         super().__init__(f"{self.code.name} ({int(self.code)}): {why}")
 
+    def detached(self) -> DriverError:
+        """A copy without the traceback (same code, why and attached facts such as ``update_info``), as the
+        driver keeps it for ``last_error()``: a kept traceback would hold the frames of the call, and through
+        them the driver itself, alive (a reference cycle that keeps a replaced driver's memory counted)."""
+        e = DriverError(self.code, self.why)
+        e.__dict__.update(self.__dict__)
+        return e
+
+    def __eq__(self, other: object) -> bool:
+        """Errors are equal when code, why and attached facts are (a :meth:`detached` copy equals its original)."""
+        if not isinstance(other, DriverError):
+            return NotImplemented
+        return (self.code, self.why, self.__dict__) == (other.code, other.why, other.__dict__)
+
+    __hash__ = Exception.__hash__
+
 
 # General meaning of the codes a capture/graph program meets (paraphrased from the CUDA
 # documentation of CUresult; see spec section 10).

@@ -130,8 +130,8 @@ def _in_own_allocation(mem: Any, addr: int, nbytes: int) -> bool:
         return False
     buf = mem.host.get(addr)
     if buf is not None:
-        return nbytes <= ctypes.sizeof(buf)
-    return any(start <= addr and addr + nbytes <= start + ctypes.sizeof(b) for start, b in mem.host.items())
+        return nbytes <= len(buf)
+    return any(start <= addr and addr + nbytes <= start + len(b) for start, b in mem.host.items())
 
 
 def problem(mem: Any, addr: int, nbytes: int, perm: str) -> str | None:

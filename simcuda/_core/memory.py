@@ -16,7 +16,9 @@ when work actually runs (at once, when a stream progresses, or when a graph repl
 from __future__ import annotations
 
 import bisect
+import contextlib
 import ctypes
+import mmap
 import threading
 import weakref
 from typing import TYPE_CHECKING, Any
@@ -93,6 +95,7 @@ class MemorySpace:
         self._starts: list[int] = []
         self._allocs: list[Allocation] = []
         self._ledger = _Ledger()
+        self._holes: dict[int, list[int]] = {}  # span -> starts of freed ranges (reused only when crowded)
         self.in_use = 0
         self.host: dict[int, Any] = {}  # address -> ctypes buffer kept alive (pinned host memory)
         self.registered: dict[int, int] = {}  # host address -> size (cuMemHostRegister)
@@ -108,42 +111,57 @@ class MemorySpace:
         """
         span = (max(size, 1) + process.PAGE - 1) // process.PAGE * process.PAGE
         with self._lock:
-            chunks = self._ledger.chunks
-            c = chunks[-1] if chunks else None
-            if c is None or c.top + span > c.end:
-                try:
-                    c = process.SPACE.take(span, self.serial)
-                except (MemoryError, OverflowError) as e:
-                    raise DriverError(2, f"the host running the simulator cannot reserve {size} bytes of "
-                                         f"simulated device address space ({e})") from None
-                chunks.append(c)
-            alloc = Allocation(c.top, size, span, kind, ctx)
-            if kind != KIND_GRAPH:
-                self._map(alloc)
-            c.top += span
-            self._allocs.append(alloc)  # before its start: a lock-free bisect never indexes past the list
-            self._starts.append(alloc.start)
+            hole = self._holes.get(span)
+            if hole and process.SPACE.crowded():  # address space is scarce: reuse a freed range of this driver
+                alloc = Allocation(hole[-1], size, span, kind, ctx)
+                if kind != KIND_GRAPH:
+                    self._map(alloc)
+                hole.pop()
+            else:
+                chunks = self._ledger.chunks
+                c = chunks[-1] if chunks else None
+                if c is None or c.top + span > c.end:
+                    try:
+                        c = process.SPACE.take(span, self.serial)
+                    except (MemoryError, OverflowError) as e:
+                        raise DriverError(2, f"the host running the simulator cannot reserve {size} bytes of "
+                                             f"simulated device address space ({e})") from None
+                    chunks.append(c)
+                alloc = Allocation(c.top, size, span, kind, ctx)
+                if kind != KIND_GRAPH:
+                    self._map(alloc)
+                c.top += span
+            self._insert(alloc)
             if kind != KIND_GRAPH:
                 self.in_use += size
             return alloc
+
+    def _insert(self, alloc: Allocation) -> None:
+        """Enter ``alloc`` in the sorted allocation table (a reused range replaces its freed entry)."""
+        starts, start = self._starts, alloc.start
+        if not starts or start > starts[-1]:  # the common case: a fresh, higher address
+            self._allocs.append(alloc)  # before its start: a lock-free bisect never indexes past the list
+            starts.append(start)
+            return
+        i = bisect.bisect_left(starts, start)
+        if i < len(starts) and starts[i] == start:
+            self._allocs[i] = alloc
+        else:
+            self._allocs.insert(i, alloc)
+            starts.insert(i, start)
 
     def _map(self, a: Allocation) -> None:
         if not process.SPACE.charge(a.size, self.budget):
             raise DriverError(2, f"allocating {a.size} bytes would pass the simulator's host budget of "
                                  f"{self.budget} bytes ({process.SPACE.committed} bytes are allocated by the "
                                  "drivers of this process; Options(host_memory_budget=...) sets it)")
-        try:
-            process.SPACE.commit(a.start, a.span)
-        except MemoryError as e:
-            process.SPACE.refund(a.size)
-            raise DriverError(2, f"the host running the simulator cannot map {a.size} bytes ({e})") from None
         self._ledger.committed += a.size
         a.mapped = True
 
     def _unmap(self, a: Allocation) -> None:
         if a.mapped:
             a.mapped = False
-            process.SPACE.decommit(a.start, a.span)
+            process.SPACE.drop(a.start, a.span)
             process.SPACE.refund(a.size)
             self._ledger.committed -= a.size
 
@@ -181,8 +199,9 @@ class MemorySpace:
         return process.foreign(process.SPACE.owner(int(addr)), self.serial, "device address")
 
     def free(self, alloc: Allocation) -> None:
-        """Free a device or managed allocation (or release a graph reservation): its pages are dropped,
-        its address stays reserved and is never handed out again."""
+        """Free a device or managed allocation (or release a graph reservation): its pages are dropped and
+        the range reads as zeros; the address is not handed out again unless the process's address space
+        is crowded (:meth:`simcuda._core.process.AddressSpace.crowded`), and never to another driver."""
         with self._lock:
             if alloc.freed:
                 return
@@ -190,6 +209,7 @@ class MemorySpace:
             if alloc.kind != KIND_GRAPH:
                 self.in_use -= alloc.size
             self._unmap(alloc)
+            self._holes.setdefault(alloc.span, []).append(alloc.start)
 
     def retire(self) -> None:
         """The driver is closed: drop every page it holds (addresses stay reserved, never reused)."""
@@ -223,13 +243,39 @@ class MemorySpace:
 
     # -- pinned host memory -----------------------------------------------------------------
     def alloc_host(self, size: int) -> int:
-        buf = (ctypes.c_char * max(size, 1))()
-        addr = ctypes.addressof(buf)
-        self.host[addr] = buf
-        return addr
+        """Pinned host memory (cuMemAllocHost): a private anonymous mapping, zeroed and backed only where
+        touched, counted against the host budget like device memory; returns its address.
+
+        Errors: OUT_OF_MEMORY (2) past the host budget or when the process cannot map it.
+        """
+        n = max(size, 1)
+        with self._lock:
+            if not process.SPACE.charge(n, self.budget):
+                raise DriverError(2, f"allocating {n} bytes of page-locked host memory would pass the simulator's "
+                                     f"host budget of {self.budget} bytes (Options(host_memory_budget=...))")
+            try:
+                buf = mmap.mmap(-1, n)
+            except (OSError, ValueError, OverflowError) as e:
+                process.SPACE.refund(n)
+                raise DriverError(2, f"the process cannot map {n} bytes of host memory ({e})") from None
+            addr = ctypes.addressof(ctypes.c_char.from_buffer(buf))
+            self.host[addr] = buf
+            self._ledger.committed += n
+            return addr
 
     def free_host(self, addr: int) -> bool:
-        return self.host.pop(int(addr), None) is not None
+        """Free pinned host memory by its address; False when ``addr`` is not one this driver allocated.
+
+        The mapping is closed once no view of it is left (a numpy array the caller still holds keeps it)."""
+        with self._lock:
+            buf = self.host.pop(int(addr), None)
+            if buf is None:
+                return False
+            process.SPACE.refund(len(buf))
+            self._ledger.committed -= len(buf)
+            with contextlib.suppress(BufferError):  # still exported (a ctypes or numpy view): it goes with the last
+                buf.close()
+            return True
 
 
 def host_view(obj: Any, nbytes: int, writable: bool, what: str = "host buffer", mem: Any = None) -> memoryview:

@@ -11,14 +11,17 @@ whole process and only ever move forward:
   tells which driver a handle value came from.
 * **Device addresses.** Each driver takes address space for its device allocations in *chunks*
   (:class:`Chunk`), as its allocations need it, never its device's whole size up front. A chunk is
-  an anonymous private mapping reserved with no access (``PROT_NONE``, ``MAP_NORESERVE``) at a
-  process-wide cursor that only moves forward (from ``ADDRESS_HINT``, far from where Linux places
-  ordinary mappings). An allocation makes its pages readable and writable; the kernel backs a page
-  with memory only once it is touched, so an untouched allocation costs no memory. A freed
-  allocation, and every chunk of a driver that is closed or garbage-collected, is made
-  inaccessible again and its pages are dropped, but the address range stays *reserved*: the kernel
-  never hands it out again, so an earlier driver's address is never reused and
-  :func:`address_owner` still names its driver.
+  an anonymous private mapping (``MAP_NORESERVE``) taken at a process-wide cursor that only moves
+  forward (from ``ADDRESS_HINT``, far from where Linux places ordinary mappings); no address of it
+  is in use until the driver allocates there. The kernel backs a page with memory only once it is
+  touched, so an untouched allocation costs no memory. A freed allocation's pages are dropped
+  (``madvise``), with no change of protection, so churn never multiplies the process's mappings
+  (``vm.max_map_count``); a freed range reads as zeros. Every chunk of a driver that is closed or
+  garbage-collected is made inaccessible (``PROT_NONE``) and its pages are dropped, but the address
+  range stays *reserved*: the kernel never hands it out again, so an earlier driver's address is
+  never reused and :meth:`AddressSpace.owner` still names its driver. Only when the process has used
+  up most of its address space (:meth:`AddressSpace.crowded`) does a driver reuse the ranges of its
+  own freed allocations (as the real driver reuses freed addresses).
 * **Host budget.** The bytes of live allocations of all drivers are counted (:data:`SPACE`
   ``.committed``) against each driver's host budget (``Options.host_memory_budget``), so touching
   every allocated byte cannot exhaust the machine: the allocation that would pass the budget fails
@@ -42,12 +45,13 @@ from typing import Any
 
 HANDLE_BASE = 0x5A5A_0000_1000
 HANDLE_STEP = 0x40
-HANDLE_SPAN = 1 << 32  # handle values per driver (2**26 handles at HANDLE_STEP)
+HANDLE_SPAN = 1 << 40  # handle values per driver (2**34 handles at HANDLE_STEP: never exhausted)
 
 PAGE = _mmap.PAGESIZE
 ADDRESS_HINT = 0x2000_0000_0000  # 32 TiB: above the brk heap and PIE images, below Linux's mmap area
 CHUNK_MIN = 64 << 20  # address space a driver takes at a time (more for a larger allocation)
 CHUNK_ALIGN = 2 << 20
+CROWDED_AT = 0x6000_0000_0000  # past this cursor (96 TiB) drivers reuse their own freed ranges
 
 _PROT_NONE, _PROT_RW = 0, _mmap.PROT_READ | _mmap.PROT_WRITE
 _MAP_PRIVATE = getattr(_mmap, "MAP_PRIVATE", 2)
@@ -56,6 +60,7 @@ _MAP_NORESERVE = getattr(_mmap, "MAP_NORESERVE", 0)
 _MAP_FIXED = 0x10
 _MAP_FIXED_NOREPLACE = 0x100000  # Linux 4.17+; an older kernel ignores it and treats the address as a hint
 _MAP_FAILED = ctypes.c_void_p(-1).value
+_MADV_DONTNEED = 4
 
 
 def _libc() -> Any:
@@ -67,8 +72,8 @@ def _libc() -> Any:
         return None
     mm.restype = ctypes.c_void_p
     mm.argtypes = (ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long)
-    lib.mprotect.restype = ctypes.c_int
-    lib.mprotect.argtypes = (ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int)
+    lib.madvise.restype = ctypes.c_int
+    lib.madvise.argtypes = (ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int)
     return lib
 
 
@@ -101,16 +106,19 @@ class AddressSpace:
         self._starts: list[int] = []
         self._chunks: list[Chunk] = []
         self.committed = 0  # bytes of live allocations of every driver (the host budget counts these)
+        self.wrapped = False  # the kernel put a chunk below the cursor (the hint was not honoured)
 
     # -- chunks ------------------------------------------------------------------------------
     def take(self, size: int, owner: int) -> Chunk:
-        """Reserve a new chunk of at least ``size`` bytes for driver ``owner`` (no access, no memory yet).
+        """Take a new chunk of at least ``size`` bytes for driver ``owner`` (no memory yet).
 
         Raises ``MemoryError`` when the process cannot reserve that much address space.
         """
         span = _round_up(max(size, CHUNK_MIN), CHUNK_ALIGN)
         with self._lock:
             start, buffer = self._reserve(span)
+            if start < self.cursor - span:
+                self.wrapped = True
             self.cursor = max(self.cursor, start + span)
             chunk = Chunk(start, start + span, owner, buffer)
             i = bisect.bisect_left(self._starts, start)
@@ -125,13 +133,13 @@ class AddressSpace:
         flags = _MAP_PRIVATE | _MAP_ANONYMOUS | _MAP_NORESERVE
         if _LINUX:  # at the cursor exactly, stepping past ranges something else holds
             for _ in range(64):
-                addr = _LIBC.mmap(self.cursor, span, _PROT_NONE, flags | _MAP_FIXED_NOREPLACE, -1, 0)
+                addr = _LIBC.mmap(self.cursor, span, _PROT_RW, flags | _MAP_FIXED_NOREPLACE, -1, 0)
                 if addr not in (None, _MAP_FAILED):
                     return int(addr), None
                 if ctypes.get_errno() != errno.EEXIST:
                     break
                 self.cursor += span
-        addr = _LIBC.mmap(self.cursor, span, _PROT_NONE, flags, -1, 0)  # the cursor as a hint
+        addr = _LIBC.mmap(self.cursor, span, _PROT_RW, flags, -1, 0)  # the cursor as a hint
         if addr not in (None, _MAP_FAILED):
             return int(addr), None  # wherever the kernel put it, the range is never handed out again
         raise MemoryError(f"the process cannot reserve {span} bytes of address space "
@@ -145,15 +153,20 @@ class AddressSpace:
                 return self._chunks[i].owner
             return None
 
+    def crowded(self) -> bool:
+        """True once most of the process's address space is used (or the kernel stopped honouring the cursor):
+        drivers then reuse the ranges of their own freed allocations."""
+        return self.cursor > CROWDED_AT or self.wrapped
+
     # -- pages -------------------------------------------------------------------------------
     @staticmethod
-    def commit(addr: int, size: int) -> None:
-        """Make ``[addr, addr + size)`` (page-aligned) readable and writable; pages are backed when touched.
-
-        Raises ``MemoryError`` when the kernel refuses (too many mappings, for instance).
-        """
-        if _LIBC is not None and size and _LIBC.mprotect(addr, size, _PROT_RW) != 0:
-            raise MemoryError(f"mprotect of 0x{addr:x}+{size} failed (errno {ctypes.get_errno()})")
+    def drop(addr: int, size: int) -> None:
+        """Give back the pages of ``[addr, addr + size)`` (page-aligned); the range stays mapped and reads as
+        zeros. Where ``madvise`` fails (or there is no mmap), the bytes are zeroed instead."""
+        if not size:
+            return
+        if _LIBC is None or _LIBC.madvise(addr, size, _MADV_DONTNEED) != 0:
+            ctypes.memset(addr, 0, size)
 
     @staticmethod
     def decommit(addr: int, size: int) -> None:

@@ -92,7 +92,7 @@ def entry(fn: Callable[Concatenate[S, P], R]) -> Callable[Concatenate[S, P], R]:
                         after(self, args, kwargs, result, token)
                 return result
             except DriverError as e:
-                t.last_error = e
+                t.last_error = e.detached()
                 if len(self.error_log) < 100_000:
                     self.error_log.append(ErrorRecord(_call_name(args, kwargs), int(e.code), e.why, t.name))
                 raise
@@ -361,7 +361,7 @@ class DriverState:
         e = DriverError(code, why)
         with self._lock:
             t = self._thread()
-            t.last_error = e
+            t.last_error = e.detached()
             if len(self.error_log) < 100_000:
                 self.error_log.append(ErrorRecord(call, int(e.code), why, t.name))
         return e

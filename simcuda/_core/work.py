@@ -16,7 +16,7 @@ from . import capture as cap
 from . import graph as gr
 from . import hostmem
 from .kernels import KERNELS, KernelLaunch
-from .objects import RECORDED, Event, Stream
+from .objects import RECORDED, Event, Stream, ThreadState
 from .state import DriverState
 
 if TYPE_CHECKING:
@@ -181,8 +181,15 @@ class Work(DriverState):
             hostmem.check(self.memory, fn, 1, "x", what)
 
     def _call_host_fn(self, fn: Any, user_data: Any, callback_args: tuple[int, int] | None = None) -> None:
+        """Call a host function or stream callback as on a thread of the driver's own: without the lock, and
+        with a thread state of its own for the call (``in_host_fn`` set, so its driver calls are refused with
+        800, spec 3.9; their errors are that state's last error, not the launching thread's)."""
         self._check_host_fn(fn, "host function")  # it may have been unmapped since it was enqueued
-        t = self._thread()
+        ident = threading.get_ident()
+        outer = self._thread()
+        self._thread_serial += 1
+        t = ThreadState(self._thread_serial, f"{outer.name} (running a host function)")
+        t.thread_ref = outer.thread_ref
         call: Callable[..., Any]
         args: tuple[Any, ...]
         if isinstance(fn, int) and callback_args is not None:
@@ -191,8 +198,9 @@ class Work(DriverState):
             call, args = gr.HOST_FN_TYPE(fn), (user_data or None,)
         else:
             call, args = fn, (user_data,)
-        t.in_host_fn += 1  # calls from the host function are refused (800, spec 3.9)
+        t.in_host_fn = 1  # calls from the host function are refused (800, spec 3.9)
+        self._threads[ident] = t
         try:
             self._unlocked(call, *args)
         finally:
-            t.in_host_fn -= 1
+            self._threads[ident] = outer

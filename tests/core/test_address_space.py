@@ -249,3 +249,81 @@ def test_graph_allocation_is_mapped_only_while_its_launch_holds_it():
     assert bytes(d.memory.device_view(int(p), 4)) == b"\x05" * 4
     assert cu.cuMemFreeAsync(p, s) == (SUCCESS,)
     assert not d.memory.find(int(p)).mapped
+
+
+@linux_only
+def test_allocation_churn_keeps_the_process_mappings_few():
+    """20,000 small allocations with every other one freed add almost no mappings (frees drop pages without
+    splitting mappings), and a freed range reads as zeros."""
+    def maps() -> int:
+        with open("/proc/self/maps") as f:
+            return sum(1 for _ in f)
+    d = ready()
+    before = maps()
+    ps = [d.mem_alloc(4096) for _ in range(20000)]
+    d.memory.device_view(ps[-2], 4)[:] = b"ZZZZ"
+    for p in ps[::2]:
+        d.mem_free(p)
+    assert maps() - before < 50
+    assert ctypes.string_at(ps[-2], 4) == bytes(4)
+    assert d.memory.in_use == 10000 * 4096
+
+
+def test_crowded_address_space_reuses_a_drivers_own_freed_ranges(monkeypatch):
+    """Once the address space is crowded a driver reuses its own freed ranges; the reused address resolves to
+    the new allocation, which frees normally."""
+    d = ready(options=Options(host_memory_budget=1 << 50))
+    p = d.mem_alloc(16 << 30)
+    d.mem_free(p)
+    monkeypatch.setattr(process.SPACE, "wrapped", True)
+    q = d.mem_alloc(16 << 30)
+    assert q == p and d.mem_get_address_range(q) == (q, 16 << 30)
+    d.mem_free(q)
+    assert d.memory.find(q) is None
+
+
+def test_allocations_below_the_last_one_stay_findable():
+    """An allocation entered below the highest one (a chunk the kernel placed lower) is found by address."""
+    d = ready()
+    hi = d.mem_alloc(4096)
+    low = d.memory.reserve(4096, "device", None)
+    d.memory._allocs.remove(low)  # move it below, as a chunk placed under the cursor would be
+    d.memory._starts.remove(low.start)
+    low.start = hi - 4 * process.PAGE
+    d.memory._insert(low)
+    assert d.memory.find(low.start) is low and d.memory.find(hi) is not low
+    assert d.memory._starts == sorted(d.memory._starts)
+
+
+def test_reset_releases_the_old_drivers_memory_without_the_collector():
+    """After a refused call, simcuda.reset() still gives the old driver's budget back at once (the kept last
+    error holds no traceback, so no cycle keeps the old driver alive)."""
+    r = run_child("""
+        import gc, json
+        import simcuda
+        from simcuda.bindings import driver as cu
+        gc.disable()
+        codes = []
+        for i in range(3):
+            simcuda.reset(options=simcuda.Options(host_memory_budget=12 << 30))
+            cu.cuInit(0); cu.cuCtxCreate(None, 0, 0)
+            codes.append(int(cu.cuMemAlloc(10 << 30)[0]))
+            codes.append(int(cu.cuMemFree(12345)[0]))
+        print(json.dumps({"codes": codes}))
+    """)
+    assert r["codes"] == [0, 1] * 3
+
+
+def test_pinned_host_memory_is_lazy_and_budgeted():
+    """cuMemAllocHost memory is counted against the host budget (OUT_OF_MEMORY past it), usable through its
+    address, and gives its bytes back when freed."""
+    d = ready(options=Options(host_memory_budget=process.SPACE.committed + (64 << 20)))
+    h = d.mem_alloc_host(32 << 20)
+    ctypes.memmove(h, b"pinned", 6)
+    assert ctypes.string_at(h, 6) == b"pinned"
+    with pytest.raises(DriverError) as ei:
+        d.mem_alloc_host(64 << 20)
+    assert int(ei.value.code) == 2 and "host budget" in ei.value.why
+    d.mem_free_host(h)
+    h2 = d.mem_alloc_host(48 << 20)
+    assert h2

@@ -57,7 +57,7 @@ def test_a_rule_decides_the_code_and_records_it(d, method, args, code, words):
     with pytest.raises(DriverError) as info:
         getattr(d, method)(*args)
     assert int(info.value.code) == code and words in info.value.why
-    assert d.last_error() is info.value
+    assert d.last_error() == info.value
     call = {"get_error_name": "cuGetErrorName", "get_error_string": "cuGetErrorString"}.get(method, args[-1])
     assert d.error_log[-1].code == code and d.error_log[-1].call == call
     assert _state(d) == before

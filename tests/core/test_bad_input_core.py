@@ -26,7 +26,7 @@ def refused(d, code, fn, *args, **kw):
     with pytest.raises(DriverError) as ei:
         fn(*args, **kw)
     assert int(ei.value.code) == code
-    assert d.last_error() is ei.value and d.error_log[-1].why == ei.value.why
+    assert d.last_error() == ei.value and d.error_log[-1].why == ei.value.why
     return ei.value.why
 
 
@@ -113,7 +113,7 @@ def test_refuse_keeps_a_runtime_only_code(d):
     """refuse() with a cudaError_t that has no CUresult twin records that member (last error and log agree)."""
     from simcuda.bindings.runtime import cudaError_t
     e = d.refuse("cudaMemcpy", cudaError_t.cudaErrorInvalidMemcpyDirection, "kind 99")
-    assert e.code is cudaError_t.cudaErrorInvalidMemcpyDirection and d.last_error() is e
+    assert e.code is cudaError_t.cudaErrorInvalidMemcpyDirection and d.last_error() == e
     assert (d.error_log[-1].call, d.error_log[-1].code) == ("cudaMemcpy", 21)
     assert int(DriverError(1, "x").code) == 1 and type(DriverError(cudaError_t(1), "x").code).__name__ == "CUresult"
 

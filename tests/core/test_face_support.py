@@ -24,7 +24,7 @@ def d():
 def test_refuse_records_the_error_like_a_failed_call(d):
     """refuse() returns the DriverError and stores it as the thread's last error and in the log."""
     e = d.refuse("cuArrayCreate", 801, "not simulated")
-    assert int(e.code) == 801 and d.last_error() is e
+    assert int(e.code) == 801 and d.last_error() == e
     assert d.error_log[-1].call == "cuArrayCreate" and d.error_log[-1].code == 801
 
 

@@ -34,7 +34,7 @@ def test_core_memcpy_from_unmapped_address_is_invalid_value(d):
     with pytest.raises(DriverError) as ei:
         d.memcpy(CopyParams(HOST, GARBAGE, DEVICE, d.dptr, 16), None, "cuMemcpyHtoD")
     assert int(ei.value.code) == 1 and "0xdeadbeef000" in ei.value.why
-    assert d.last_error() is ei.value and d.error_log[-1].call == "cuMemcpyHtoD"
+    assert d.last_error() == ei.value and d.error_log[-1].call == "cuMemcpyHtoD"
     assert bytes(d.memory.device_view(d.dptr, 16)) == bytes(16)
 
 

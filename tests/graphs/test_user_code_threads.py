@@ -199,3 +199,49 @@ def test_is_device_pointer_is_safe_during_concurrent_allocations(env):
     assert all(env.d.is_device_pointer(int(p)) for p in ptrs)
     assert not env.d.is_device_pointer(ctypes.addressof(ctypes.c_int()))
     err(cu.cuMemFree(0xDEAD0000), 1)
+
+
+def test_refused_calls_of_a_host_function_leave_the_launching_threads_last_error(env):
+    """A host function's refused call (800) is its own: the launching thread's last error stays as it was."""
+    import simcuda
+    codes = []
+    fn = env.host_fn(lambda _u: codes.append(cu.cuStreamQuery(env.s2)[0]))
+    assert simcuda.last_error() is None or int(simcuda.last_error().code) != 800
+    before = simcuda.last_error()
+    assert cu.cuLaunchHostFunc(env.s1, fn, None) == OK
+    assert codes == [R.CUDA_ERROR_NOT_PERMITTED]
+    assert simcuda.last_error() == before
+    assert env.d.error_log[-1].code == 800 and "host function" in env.d.error_log[-1].thread
+
+
+def test_a_launch_the_host_cannot_back_runs_no_node(drv):
+    """A graph whose allocation passes the host budget: cuGraphLaunch is OUT_OF_MEMORY, its earlier memset
+    node does not run, and no launch is counted or logged."""
+    import simcuda
+    d = simcuda.Driver(options=simcuda.Options(host_memory_budget=simcuda._core.process.SPACE.committed + (64 << 20)))
+    simcuda.use(d)
+    ok(cu.cuInit(0))
+    ok(cu.cuCtxCreate(None, 0, 0))
+    buf = ok(cu.cuMemAllocManaged(16, 1))
+    s = ok(cu.cuStreamCreate(0))
+    ok(cu.cuStreamBeginCapture(s, 0))
+    ok(cu.cuMemsetD8Async(buf, 0x77, 16, s))
+    p = ok(cu.cuMemAllocAsync(1 << 30, s))
+    ok(cu.cuMemFreeAsync(p, s))
+    x = ok(cu.cuGraphInstantiate(ok(cu.cuStreamEndCapture(s)), 0))
+    d.launch_log.clear()
+    assert cu.cuGraphLaunch(x, s) == (R.CUDA_ERROR_OUT_OF_MEMORY,)
+    assert "no node ran" in simcuda.last_error().why
+    assert ctypes.string_at(int(buf), 4) == bytes(4)
+    assert d.stats["graph_launches"] == 0 and list(d.launch_log) == []
+
+
+def test_mem_free_runs_the_queued_work_first(menv):
+    """Under manual progression cuMemFree synchronises: a queued memset of the memory runs before it goes."""
+    env = menv
+    p = ok(cu.cuMemAlloc(64))
+    ok(cu.cuMemsetD8Async(p, 1, 64, env.s1))
+    assert cu.cuMemFree(p) == OK
+    assert [r.kind for r in env.d.launch_log] == ["MEMSET"]
+    assert cu.cuStreamSynchronize(env.s1) == OK
+    assert cu.cuStreamQuery(env.s1) == OK

@@ -303,6 +303,17 @@ class Execs(Work):
             if x.flags & 1:
                 for a in allocs:  # AUTO_FREE_ON_LAUNCH: as though cuMemFreeAsync ran before this launch
                     self.memory.unmap(a)
+            mapped: list[Any] = []
+            try:  # every graph allocation first: a launch the host cannot back runs no node at all
+                for a in allocs:
+                    if not a.mapped:
+                        self.memory.map(a)
+                        mapped.append(a)
+            except MemoryError as e:
+                for a in mapped:
+                    self.memory.unmap(a)
+                raise DriverError(2, f"the host running the simulator cannot back the graph allocations of this "
+                                     f"launch of exec 0x{x.handle:x} ({e}); no node ran") from None
             x.launches += 1
             n = x.launches
             self.stats["graph_launches"] += 1
@@ -318,11 +329,7 @@ class Execs(Work):
                     detail = node.detail = _node_detail(node)
                 launch_log.append(LaunchRecord(launch_log.total, "graph", kinds.get(node.type) or str(node.type),
                                                detail, sh, xh, n, node.gid, node.local_id, note))
-            try:
-                gr.run_frozen(self, body, log)
-            except MemoryError:
-                raise DriverError(2, "the host running the simulator cannot back a graph allocation mapped by "
-                                     "this replay") from None
+            gr.run_frozen(self, body, log)
             return ""
         x.pending += 1
         x.shared = True

@@ -2,6 +2,7 @@
 6)."""
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 from .. import capture as cap
@@ -80,7 +81,10 @@ class Memory(Work):
     def mem_free(self, dptr: int, call: str = "cuMemFree") -> None:
         """cuMemFree. Errors: 201 no context; 900 (spec 5.2); 1 not the start of a live allocation.
 
-        ``cuMemFree(0)`` succeeds and does nothing (field case C17 uses it as a probe).
+        ``cuMemFree(0)`` succeeds and does nothing (field case C17 uses it as a probe). The free
+        synchronises first: work still queued (manual progression) runs before the memory goes, as the
+        Programming Guide's implicit synchronisation makes a free wait [D: cudaFree; I: cuMemFree] (not
+        while another thread is running queued work whose host function may be waiting for this call).
         """
         t = self._thread()
         self._ctx_current(t)
@@ -100,6 +104,8 @@ class Memory(Work):
             a.outstanding = None
             self.memory.unmap(a)
             return
+        if self._draining in (0, threading.get_ident()):  # not while another thread runs queued user code
+            self._drain()  # cuMemFree synchronises: work already enqueued that uses the memory runs first
         self.memory.free(a)
 
     @entry
