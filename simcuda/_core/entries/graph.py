@@ -70,7 +70,8 @@ class Graphs(Work):
         for i, d in enumerate(deps):
             n = self._objs.get(d) if d else None
             if not isinstance(n, gr.Node) or n.destroyed or n.graph is not g:
-                raise DriverError(1, f"dependencies[{i}] (0x{int(d or 0):x}) is not a live node of graph {g.gid}")
+                raise DriverError(1, f"dependencies[{i}] (0x{int(d or 0):x}) is not a live node of graph {g.gid}"
+                                     + self._foreign(d))
             if id(n) in seen:
                 raise DriverError(1, f"dependencies[{i}] (node {n.local_id}) is listed twice; dependencies may not "
                                      "have duplicate entries")
