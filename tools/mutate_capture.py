@@ -42,8 +42,9 @@ cores). This one needs only the standard library and pytest (the project's ``tes
   mutant's stable id ``scope|operator|code#k`` (``scope`` the enclosing function, ``code`` the
   mutated code, ``k`` counting equal pairs), which survives edits elsewhere in the file.
 
-The script lowers its own priority (``nice`` 10) unless ``--no-nice``. Exit status: 0 when the score
-reaches ``--fail-under`` (default 90), 1 when it does not, 2 when the unmutated tests fail.
+POSIX only (it forks). The script lowers its own priority (``nice`` 10) unless ``--no-nice``. Exit
+status: 0 when the score reaches ``--fail-under`` (default 90), 1 when it does not, 2 when the unmutated
+tests fail.
 """
 from __future__ import annotations
 
@@ -204,7 +205,7 @@ def generate(source: str) -> list[Mutant]:
                     targets = node.targets if isinstance(node, ast.Assign) else [node.target]
                     if any(isinstance(t, ast.Name) and t.id in SKIP_NAMES for t in targets):
                         sk = True
-                if isinstance(node, ast.ImportFrom) or isinstance(node, ast.Import):
+                if isinstance(node, (ast.ImportFrom, ast.Import)):
                     sk = True
                 visit(child, s, it, sk)
 
@@ -219,7 +220,7 @@ def generate(source: str) -> list[Mutant]:
                           getattr(node, "end_lineno", line) or line, import_time))
 
     for node, parent, field, pos in nodes:
-        scope, import_time, skipped = info[id(node)]
+        _scope, import_time, skipped = info[id(node)]
         if skipped:
             continue
         if isinstance(node, ast.Compare):
@@ -378,9 +379,14 @@ def _baseline(items: list[Any]) -> list[dict]:
         finally:
             os._exit(code)
     _, status = os.waitpid(pid, 0)
-    with open(path) as fh:
-        records = json.load(fh)
-    os.unlink(path)
+    try:
+        with open(path) as fh:
+            records = json.load(fh)
+    except ValueError:
+        raise SystemExit(f"the traced baseline run died (exit {os.waitstatus_to_exitcode(status)}); run "
+                         f"python -m pytest {' '.join(TEST_DIRS)} to see why") from None
+    finally:
+        os.unlink(path)
     return records
 
 
@@ -513,7 +519,8 @@ class _Session:
         judged = len(mutants) - len(equivalent)
         score = 100.0 * len(killed) / judged if judged else 100.0
         by_kind = Counter(results[m.id] for m in mutants)
-        self.say(f"\n{len(mutants)} mutants in {seconds:.0f} s: " + ", ".join(f"{v} {k}" for k, v in sorted(by_kind.items())))
+        counts = ", ".join(f"{v} {k}" for k, v in sorted(by_kind.items()))
+        self.say(f"\n{len(mutants)} mutants in {seconds:.0f} s: {counts}")
         if equivalent:
             self.say(f"\nequivalent ({len(equivalent)}, not counted):")
             for m in equivalent:

@@ -78,7 +78,8 @@ def is_live_graph(d: Driver, g: int) -> bool:
 
 # -- termination resets everything the sequence held (spec 2.1, 2.4) ----------------------------
 def test_successful_end_terminates_the_sequence_and_resets_its_streams_and_events(env):
-    """After a successful end the sequence is TERMINATED and not live, holds no members or events, and its streams and events are reset."""
+    """After a successful end the sequence is TERMINATED and not live, holds no members or events, and its streams
+    and events are reset."""
     d = env.d
     d.stream_begin_capture(env.s1, G)
     env.k(env.s1)
@@ -99,7 +100,8 @@ def test_successful_end_terminates_the_sequence_and_resets_its_streams_and_event
 
 
 def test_events_recorded_in_an_ended_capture_behave_as_never_recorded(env):
-    """An event recorded in a capture that ended can be queried and synchronised, and a wait on it joins nothing [I] (spec 2.4)."""
+    """An event recorded in a capture that ended can be queried and synchronised, and a wait on it joins nothing
+    [I] (spec 2.4)."""
     d = env.d
     d.stream_begin_capture(env.s1, G)
     env.k(env.s1)
@@ -117,7 +119,8 @@ def test_events_recorded_in_an_ended_capture_behave_as_never_recorded(env):
 
 
 def test_end_on_the_legacy_stream_says_it_never_captures(env):
-    """EndCapture and UpdateCaptureDependencies on the legacy stream are 401 by their own row: it is never capturing (3.3 row 1, 3.6)."""
+    """EndCapture and UpdateCaptureDependencies on the legacy stream are 401 by their own row: it is never
+    capturing (3.3 row 1, 3.6)."""
     d = env.d
     d.stream_begin_capture(env.n1, G)
     e = refused(d.stream_end_capture, 1)
@@ -183,7 +186,8 @@ def test_unjoined_end_discards_the_internal_graph(env):
 
 
 def test_failed_end_keeps_a_user_graph_and_frees_it_as_a_target(env):
-    """A failed end of a BeginCaptureToGraph capture (901, 904) leaves the user's graph and its nodes, no longer a target (3.2)."""
+    """A failed end of a BeginCaptureToGraph capture (901, 904) leaves the user's graph and its nodes, no longer a
+    target (3.2)."""
     d = env.d
     g = d.graph_create(0)
     d.stream_begin_capture_to_graph(env.s1, g, [], [], G)
@@ -200,7 +204,8 @@ def test_failed_end_keeps_a_user_graph_and_frees_it_as_a_target(env):
 
 
 def test_destroying_the_origin_discards_the_internal_graph(env):
-    """cuStreamDestroy of the origin terminates the capture, destroys its graph, and returns members to NONE (2.1, C-154) [I]."""
+    """cuStreamDestroy of the origin terminates the capture, destroys its graph, and returns members to NONE (2.1,
+    C-154) [I]."""
     d = env.d
     d.stream_begin_capture(env.s1, G)
     env.k(env.s1)
@@ -212,7 +217,8 @@ def test_destroying_the_origin_discards_the_internal_graph(env):
 
 
 def test_destroyed_member_leaves_the_sequence(env):
-    """A destroyed member leaves the sequence: its stream is reset, and the legacy stream no longer conflicts with it (2.2, 6)."""
+    """A destroyed member leaves the sequence: its stream is reset, and the legacy stream no longer conflicts with
+    it (2.2, 6)."""
     d = env.d
     d.stream_begin_capture(env.n1, G)
     env.fork(env.n1, env.s2, env.e1)  # a blocking member: the legacy stream would conflict (906)
@@ -229,7 +235,8 @@ def test_destroyed_member_leaves_the_sequence(env):
 
 # -- BeginCaptureToGraph onto a graph that is already a target (spec 3.2) -------------------------
 def test_begin_capture_to_graph_onto_a_live_target_is_illegal_state(env):
-    """BeginCaptureToGraph onto the graph of an ACTIVE or INVALIDATED capture is 401 and changes nothing; after its end it works (3.2)."""
+    """BeginCaptureToGraph onto the graph of an ACTIVE or INVALIDATED capture is 401 and changes nothing; after its
+    end it works (3.2)."""
     d = env.d
     g = d.graph_create(0)
     d.stream_begin_capture_to_graph(env.s1, g, [], [], G)
@@ -251,7 +258,8 @@ def test_begin_capture_to_graph_onto_a_live_target_is_illegal_state(env):
 
 
 def test_begin_capture_to_graph_dependencies_feed_the_first_node(env):
-    """The dependencies given to BeginCaptureToGraph are the stream's deps: the first captured node depends on them (3.2)."""
+    """The dependencies given to BeginCaptureToGraph are the stream's deps: the first captured node depends on them
+    (3.2)."""
     d = env.d
     g = d.graph_create(0)
     a = d.graph_add_empty_node(g, [])
@@ -264,7 +272,8 @@ def test_begin_capture_to_graph_dependencies_feed_the_first_node(env):
 
 
 def test_second_begin_names_the_streams_role(env):
-    """A begin on a stream already capturing is 401 and its why names the stream's role, origin or member (3.1 row 3)."""
+    """A begin on a stream already capturing is 401 and its why names the stream's role, origin or member (3.1 row
+    3)."""
     d = env.d
     d.stream_begin_capture(env.s1, G)
     env.fork(env.s1, env.s2, env.e1)
@@ -277,7 +286,8 @@ def test_second_begin_names_the_streams_role(env):
 
 # -- event bookkeeping (spec 4.2) ------------------------------------------------------------------
 def test_event_recorded_twice_in_a_capture_is_held_once(env):
-    """Recording one event many times in a capture keeps it once in the sequence's event list, with the last snapshot."""
+    """Recording one event many times in a capture keeps it once in the sequence's event list, with the last
+    snapshot."""
     d = env.d
     d.stream_begin_capture(env.s1, G)
     for _ in range(3):
@@ -290,7 +300,8 @@ def test_event_recorded_twice_in_a_capture_is_held_once(env):
 
 
 def test_event_re_recorded_outside_the_capture_leaves_it(env):
-    """An event captured, then recorded on an idle stream, leaves the capture: RECORDED, no nodes, and the end does not reset it."""
+    """An event captured, then recorded on an idle stream, leaves the capture: RECORDED, no nodes, and the end does
+    not reset it."""
     d = env.d
     d.stream_begin_capture(env.s1, G)
     env.k(env.s1)
