@@ -70,6 +70,21 @@ SKIP_NAMES = {"TRANSITIONS", "__slots__"}
 
 #: mutant id -> why no test can tell it from the original (an equivalent mutant); see docs/mutation.md
 EQUIVALENT: dict[str, str] = {
+    "<module>|negate|if TYPE_CHECKING#0":
+        "the block only imports names for the type checker; at run time annotations are strings",
+    "<module>|drop-entry|MACHINE: (ACTIVE, USE)#0":
+        "refuse_use returns before the table look-up for an ACTIVE capture (the hot path); the row documents "
+        "the transition for the generated diagram",
+    "end|boolop|code or 903  [-> and]#0":
+        "the END_ON_MEMBER rows always carry 903, so the fallback (there for the type checker) is never taken",
+    "end|constant|code or 903  [903 -> 904]#0": "as above: the fallback is never taken",
+    "end|boolop|code or 908  [-> and]#0":
+        "the END_WRONG_THREAD rows always carry 908, so the fallback (there for the type checker) is never taken",
+    "end|constant|code or 908  [908 -> 909]#0": "as above: the fallback is never taken",
+    "on_stream_destroyed|delete|step(seq, MEMBER_DESTROYED)#0":
+        "both MEMBER_DESTROYED rows keep the status: applying them changes nothing",
+    "on_stream_destroyed|delete|step(seq, ORIGIN_DESTROYED)#0":
+        "terminate() right after drops every reference to the sequence, so its status is never read again",
     "<module>|constant|TERMINATED = 3  [3 -> 4]#0":
         "TERMINATED is internal: a terminated sequence's streams report NONE, and 4 differs from 0, 1, 2 as 3 does",
     "<module>|drop-entry|STATUS_NAMES: TERMINATED#0":

@@ -354,3 +354,40 @@ def test_cig_stream_cannot_fork_into_a_capture(cig):
     assert d.stream_is_capturing(s) == cap.NONE and d.cig_ops(s) == []
     assert len(d.graph_get_nodes(d.stream_end_capture(s2))) == 1
     d.stream_end_capture_to_cig(s)
+
+
+def test_begin_to_graph_refuses_a_dependency_of_another_graph_or_destroyed():
+    """cuStreamBeginCaptureToGraph with a dependency that is not a live node of the target graph (another
+    graph's, destroyed, or no node) is INVALID_VALUE and begins nothing (spec 3.2)."""
+    d, _f, (s1, *_), _ = make()
+    g, other = d.graph_create(0), d.graph_create(0)
+    own = d.graph_add_empty_node(g, [])
+    foreign = d.graph_add_empty_node(other, [])
+    gone = d.graph_add_empty_node(g, [])
+    d.graph_destroy_node(gone)
+    for bad in (foreign, gone, 0xBAD0):
+        assert int(refused(d.stream_begin_capture_to_graph, s1, g, [own, bad], [ZERO, ZERO], G).code) == 1
+        assert d.stream_is_capturing(s1) == cap.NONE and d._graph(g).capture_target_of is None
+    d.stream_begin_capture_to_graph(s1, g, [own], [ZERO], G)
+    assert d.stream_get_capture_info(s1)[3] == [own]
+
+
+def test_child_node_nesting_refuses_an_exec_with_memory_nodes():
+    """With graph_launch_in_capture="child-node", an exec holding MEM_ALLOC/MEM_FREE nodes launched into a capture
+    is INVALID_VALUE and the capture stays ACTIVE with no node added; a plain exec becomes a GRAPH node owned by
+    that node."""
+    d, f, (s1, s2, *_), _ = make(graph_launch_in_capture="child-node")
+    d.stream_begin_capture(s2, G)
+    p = d.mem_alloc_async(256, s2)
+    d.mem_free_async(p, s2)
+    x_mem = d.graph_instantiate(d.stream_end_capture(s2), 0)
+    d.stream_begin_capture(s2, G)
+    launch(d, f, s2)
+    x_plain = d.graph_instantiate(d.stream_end_capture(s2), 0)
+    d.stream_begin_capture(s1, G)
+    assert int(refused(d.graph_launch, x_mem, s1).code) == 1
+    assert d.stream_is_capturing(s1) == cap.ACTIVE and d.stream_get_capture_info(s1)[5] == 0
+    d.graph_launch(x_plain, s1)
+    (node,) = d.stream_get_capture_info(s1)[3]
+    child = d._graph(d.graph_child_graph_node_get_graph(node))
+    assert child.owner_node is d._node(node)

@@ -73,3 +73,66 @@ def test_end_codes_come_from_the_table(d, monkeypatch):
     assert int(ei.value.code) == 902
     assert d.stream_is_capturing(d.s1) == cap.NONE and d.stream_is_capturing(d.s2) == cap.NONE
     assert not d._live_captures
+
+
+def invalidate_by_sync(d: Driver) -> None:
+    """Fork s2 into a capture on s1 and invalidate it with a synchronisation of s2 (900)."""
+    fork(d)
+    with pytest.raises(DriverError):
+        d.stream_synchronize(d.s2)
+    assert d.stream_is_capturing(d.s1) == cap.INVALIDATED
+
+
+def test_ending_an_invalidated_capture_on_a_member_is_903_and_it_stays_invalidated(d):
+    """INVALIDATED + end on a member: 903, still INVALIDATED; the origin then ends it with 901."""
+    invalidate_by_sync(d)
+    with pytest.raises(DriverError) as ei:
+        d.stream_end_capture(d.s2)
+    assert int(ei.value.code) == 903 and d.stream_is_capturing(d.s1) == cap.INVALIDATED
+    with pytest.raises(DriverError) as ei:
+        d.stream_end_capture(d.s1)
+    assert int(ei.value.code) == 901 and d.stream_is_capturing(d.s1) == cap.NONE
+
+
+def test_ending_an_invalidated_capture_from_another_thread_is_908(d):
+    """INVALIDATED + end from another thread (GLOBAL): 908, still INVALIDATED."""
+    import threading
+    invalidate_by_sync(d)
+    out: dict = {}
+    ctx = d._stream(d.s1).ctx.handle
+
+    def other() -> None:
+        d.ctx_set_current(ctx)
+        try:
+            d.stream_end_capture(d.s1)
+        except DriverError as e:
+            out["code"] = int(e.code)
+    t = threading.Thread(target=other, daemon=True)
+    t.start()
+    t.join(10)
+    assert out == {"code": 908} and d.stream_is_capturing(d.s1) == cap.INVALIDATED
+
+
+def test_destroying_the_origin_or_a_member_of_an_invalidated_capture(d):
+    """INVALIDATED + member destroyed: still INVALIDATED; + origin destroyed: terminated, every stream NONE."""
+    invalidate_by_sync(d)
+    s3 = d.stream_create(1)
+    e = d.event_create(0)
+    with pytest.raises(DriverError):
+        d.event_record(e, d.s1)  # a use of an invalidated capture: 901
+    d.stream_destroy(d.s2)
+    assert d.stream_is_capturing(d.s1) == cap.INVALIDATED
+    d.stream_destroy(d.s1)
+    assert not d._live_captures and d.stream_is_capturing(s3) == cap.NONE
+
+
+def test_a_second_violation_keeps_the_first_reason(d):
+    """A violation of an already invalidated capture does not replace the reason later whys name."""
+    invalidate_by_sync(d)
+    with pytest.raises(DriverError) as ei:
+        d.ctx_synchronize()
+    assert "already invalidated" in ei.value.why
+    with pytest.raises(DriverError) as ei:
+        d.stream_end_capture(d.s1)
+    assert int(ei.value.code) == 901 and "cuStreamSynchronize" in ei.value.why
+    assert "cuCtxSynchronize" not in ei.value.why
