@@ -169,7 +169,7 @@ def _kernel_name(cuda: Any, node: Any) -> str:
     import simcuda
     drv = simcuda.current_driver()
     with drv._lock:
-        return drv._objs[int(node)].params["name"]
+        return drv._objs[int(node)].params.name
 
 
 def main(out: TextIO | None = None) -> int:

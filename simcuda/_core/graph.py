@@ -15,10 +15,12 @@ Edges cost O(1) each to add, find and remove, whatever the graph's shape (chain,
 
 * ``Graph.edges`` is an insertion-ordered set (a dict ``Edge -> None``): creation order for
   ``cuGraphGetEdges`` (spec 4.5), O(1) removal.
-* ``Node.ins`` / ``Node.outs`` hold the node's edges in edge order. They are plain lists (cheap for
-  the one or two edges most nodes have); the first removal from one longer than ``_SMALL`` turns it
-  into an insertion-ordered dict, so removing from a 100k fan-out is O(1) per edge too. Readers only
-  iterate them, take ``len`` or test emptiness, which both forms support.
+* ``Node.ins`` / ``Node.outs`` hold the node's edges in edge order: the shared empty tuple
+  (``NO_EDGES``) while there are none; the :class:`Edge` itself for one edge (an edge iterates as the
+  one-edge sequence of itself, so the chain of a capture costs no container per node); a list from the
+  second edge on; the first removal from a list longer than ``_SMALL`` turns it into an
+  insertion-ordered dict, so removing from a 100k fan-out is O(1) per edge too. Readers only iterate
+  them, take ``len`` or test emptiness, which every form supports.
 * ``Graph.pairs`` maps ``(src node, dst node)`` to the edge between them, for the duplicate checks of
   ``cuGraphAddDependencies`` and the look-ups of ``cuGraphRemoveDependencies``. It is built on first
   use (:func:`pair_index`, linear once) and kept up to date afterwards, so graphs nobody edits that
@@ -34,7 +36,8 @@ Python's recursion limit; each visits graphs and nodes in the order the recursiv
 
 Node parameters, per ``type`` (never mutated once stored; a set-params call stores a new object):
 
-* KERNEL: dict ``name, func (Function), grid, block, shmem, args, priority, cooperative``;
+* KERNEL: :class:`KernelParams` (``name, func (Function), grid, block, shmem, args, priority,
+  cooperative``; immutable, so launches with the same parameters share one record);
 * MEMCPY: :class:`~simcuda._core.memory.CopyParams`; MEMSET: :class:`~simcuda._core.memory.MemsetParams`;
 * HOST: dict ``fn, user_data, sync_mode``; GRAPH: dict ``graph`` (the embedded :class:`Graph`);
 * EVENT_RECORD / WAIT_EVENT: dict ``event``; EMPTY: ``{}``;
@@ -115,13 +118,65 @@ def is_full(ed: tuple[int, int, int]) -> bool:
     return ed[2] == 0 and ed[0] == 0
 
 
+class KernelParams:
+    """The parameters of a KERNEL node: ``name``, ``func`` (the :class:`~simcuda._core.objects.Function`),
+    ``grid`` and ``block`` (3-tuples), ``shmem`` (bytes), ``args`` (the decoded argument values, a list),
+    ``priority`` and ``cooperative``.
+
+    Never mutated once made (a set-params call stores a new record), so launches with the same
+    parameters share one record: a million captured launches of one kernel cost one record.
+    ``sig`` is the types of ``grid``, ``block`` and ``args``, which tell apart values that compare
+    equal but are not the same (``1``, ``True`` and ``1.0``) before a record is shared.
+    """
+
+    __slots__ = ("name", "func", "grid", "block", "shmem", "args", "priority", "cooperative", "sig")
+
+    def __init__(self, func: Any, grid: tuple, block: tuple, shmem: int, args: list, priority: Any = 0,
+                 cooperative: bool = False) -> None:
+        self.name = func.name
+        self.func = func
+        self.grid = grid
+        self.block = block
+        self.shmem = shmem
+        self.args = args
+        self.priority = priority
+        self.cooperative = cooperative
+        self.sig = signature_of(grid, block, args)
+
+    def as_dict(self) -> dict:
+        """The parameters as a dict (keys as the attributes, ``args`` a new list), for the node getters."""
+        return {"name": self.name, "func": self.func, "grid": self.grid, "block": self.block, "shmem": self.shmem,
+                "args": list(self.args), "priority": self.priority, "cooperative": self.cooperative}
+
+
+def signature_of(grid: tuple, block: tuple, args: list) -> tuple:
+    """:attr:`KernelParams.sig`: the types of the values of ``grid``, ``block`` and ``args``."""
+    return (*map(type, grid), *map(type, block), *map(type, args))
+
+
+#: the ``ins`` / ``outs`` of a node without edges (see the module docstring)
+NO_EDGES: tuple = ()
+
+
 class Edge:
-    """One dependency ``src -> dst`` with its edge data ``(from_port, to_port, type)``."""
+    """One dependency ``src -> dst`` with its edge data ``(from_port, to_port, type)``.
+
+    An edge is also the one-edge sequence of itself (``iter``, ``len``): the form ``Node.ins`` and
+    ``Node.outs`` take for a single edge (see the module docstring).
+    """
 
     __slots__ = ("src", "dst", "ed")
 
     def __init__(self, src: "Node", dst: "Node", ed: tuple[int, int, int]) -> None:
         self.src, self.dst, self.ed = src, dst, ed
+
+    def __iter__(self) -> Any:
+        """Iterate as the one-edge sequence ``(self,)``."""
+        return iter((self,))
+
+    def __len__(self) -> int:
+        """1: the length of the one-edge sequence."""
+        return 1
 
 
 class Node:
@@ -135,8 +190,8 @@ class Node:
         self.local_id = local_id
         self.type = ntype
         self.params = params
-        self.ins: list[Edge] | dict[Edge, None] = []  # edge order; see the module docstring
-        self.outs: list[Edge] | dict[Edge, None] = []
+        self.ins: Any = NO_EDGES  # (), an Edge, a list or a dict of edges, edge order: see the module docstring
+        self.outs: Any = NO_EDGES
         self.destroyed = False
 
     def describe(self) -> str:
@@ -147,7 +202,7 @@ class Node:
 def describe(ntype: int, p: Any) -> str:
     """A one-line description of parameters ``p`` of a node of type ``ntype``."""
     if ntype == KERNEL:
-        return p["name"]
+        return p.name
     if ntype in (MEMCPY, MEMSET):
         return p.describe()
     if ntype == GRAPH:
@@ -171,8 +226,8 @@ def describe(ntype: int, p: Any) -> str:
 def copy_params(ntype: int, p: Any) -> Any:
     """A copy of node parameters that later edits of the original cannot reach.
 
-    Dicts are copied one level deep; CopyParams, MemsetParams and the tuples inside the dicts are
-    never mutated once stored, so they are shared.
+    Dicts are copied one level deep; KernelParams, CopyParams, MemsetParams and the tuples inside the
+    dicts are never mutated once stored, so they are shared.
     """
     return dict(p) if isinstance(p, dict) else p
 
@@ -286,14 +341,24 @@ def add_edge(graph: Graph, src: Node, dst: Node, ed: tuple[int, int, int] = ZERO
     if pairs is not None:
         if pairs.setdefault(key or (src, dst), e) is not e:
             graph.n_dup += 1
-    try:
-        src.outs.append(e)
-    except AttributeError:  # a dict (see the module docstring)
-        src.outs[e] = None
-    try:
-        dst.ins.append(e)
-    except AttributeError:
-        dst.ins[e] = None
+    c = src.outs  # NO_EDGES, one Edge, a list or a dict (see the module docstring)
+    if c is NO_EDGES:
+        src.outs = e
+    elif c.__class__ is list:
+        c.append(e)
+    elif c.__class__ is Edge:
+        src.outs = [c, e]
+    else:
+        c[e] = None
+    c = dst.ins
+    if c is NO_EDGES:
+        dst.ins = e
+    elif c.__class__ is list:
+        c.append(e)
+    elif c.__class__ is Edge:
+        dst.ins = [c, e]
+    else:
+        c[e] = None
     return e
 
 
@@ -325,6 +390,9 @@ def find_edge(graph: Graph, src: Node, dst: Node, ed: tuple[int, int, int] | Non
 def _unlink(node: Node, attr: str, e: Edge) -> None:
     """Remove ``e`` from ``node.ins`` or ``node.outs`` (``attr``) in O(1) (amortised)."""
     c = getattr(node, attr)
+    if c.__class__ is Edge:  # the one edge
+        setattr(node, attr, NO_EDGES)
+        return
     if c.__class__ is list:
         if len(c) <= _SMALL:
             c.remove(e)
@@ -372,7 +440,7 @@ def detach_node(graph: Graph, n: Node) -> None:
         del graph.edges[e]
         _unindex(graph, e)
         _unlink(e.dst, "ins", e)
-    n.ins, n.outs = [], []
+    n.ins, n.outs = NO_EDGES, NO_EDGES
 
 
 class GraphCycle(Exception):
@@ -904,16 +972,16 @@ def param_change_problem(ntype: int, old: Any, new: Any, resolve: Callable[[int]
     the wording of the individual set-params calls.
     """
     if ntype == KERNEL:
-        octx, nctx = old["func"].module.ctx, new["func"].module.ctx
+        octx, nctx = old.func.module.ctx, new.func.module.ctx
         if octx is not nctx:
             return (UPD_UNSUPPORTED_FUNCTION_CHANGE,
-                    f"the kernel's function {new['name']} belongs to context 0x{nctx.handle:x}, the original "
-                    f"function {old['name']} to context 0x{octx.handle:x}; the owning context of the function "
+                    f"the kernel's function {new.name} belongs to context 0x{nctx.handle:x}, the original "
+                    f"function {old.name} to context 0x{octx.handle:x}; the owning context of the function "
                     "cannot change (Graph Update Limitations)")
-        if bool(old.get("cooperative")) != bool(new.get("cooperative")):
+        if bool(old.cooperative) != bool(new.cooperative):
             return (UPD_PARAMETERS_CHANGED, "a cooperative kernel node cannot become non-cooperative or the "
                                             "reverse (cuGraphExecUpdate limitations) [inferred result]")
-        if flags & 8 and old.get("priority", 0) != new.get("priority", 0):
+        if flags & 8 and old.priority != new.priority:
             return (UPD_ATTRIBUTES_CHANGED, "the exec was instantiated with USE_NODE_PRIORITY, so the kernel "
                                             "node's priority attribute cannot change [inferred result]")
         return None
@@ -1178,10 +1246,10 @@ def _param_pairs(n: Node, runtime: bool) -> list[tuple[str, Any]]:
     head = ("params", _STRUCT_NAMES[t][1 if runtime else 0]) if t in _STRUCT_NAMES else None
     pairs: list[tuple[str, Any]] = [head] if head else []
     if t == KERNEL:
-        pairs += [("func", p["name"]), ("gridDim", "x".join(map(str, p["grid"]))),
-                  ("blockDim", "x".join(map(str, p["block"]))), ("sharedMemBytes", p["shmem"]),
+        pairs += [("func", p.name), ("gridDim", "x".join(map(str, p.grid))),
+                  ("blockDim", "x".join(map(str, p.block))), ("sharedMemBytes", p.shmem),
                   ("kernelParams", ", ".join(_addr(a) if isinstance(a, int) and a > 0xFFFF else str(a)
-                                             for a in p["args"]) or "none")]
+                                             for a in p.args) or "none")]
     elif t == MEMCPY:
         names = _COPY_KINDS.get(p.direction, (p.direction, p.direction))
         pairs += [("kind", names[1] if runtime else f"{p.direction} ({names[0]})"),
@@ -1226,17 +1294,17 @@ def _dot_node(n: Node, gid: int, flags: int, topo_id: dict[int, int]) -> str:
     desc = _esc(n.describe())
     if n.type == KERNEL:
         p = n.params
-        desc += _esc(f"<<<({','.join(map(str, p['grid']))}),({','.join(map(str, p['block']))}),{p['shmem']}>>>")
+        desc += _esc(f"<<<({','.join(map(str, p.grid))}),({','.join(map(str, p.block))}),{p.shmem}>>>")
     parts = [key, f"{{ID | {ident} | {desc}}}"]
     if flags & kind_flag:
         parts.append(_block(_param_pairs(n, bool(flags & DOT_RUNTIME_TYPES))))
     if attrs:
-        parts.append(_block([("priority", n.params.get("priority", 0)),
-                             ("cooperative", int(bool(n.params.get("cooperative"))))]))
+        parts.append(_block([("priority", n.params.priority),
+                             ("cooperative", int(bool(n.params.cooperative)))]))
     if flags & DOT_HANDLES:
         hs = [("node handle", _addr(n.handle))]
         if n.type == KERNEL:
-            hs.append(("func handle", _addr(n.params["func"].handle)))
+            hs.append(("func handle", _addr(n.params.func.handle)))
         parts.append(_block(hs))
     label = "{" + " | ".join(parts) + "}"
     style = "bold" if n.type == KERNEL else "solid"

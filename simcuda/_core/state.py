@@ -64,7 +64,10 @@ def entry(fn: Callable) -> Callable:
     @functools.wraps(fn)
     def wrapper(self: DriverState, *args: Any, **kwargs: Any) -> Any:
         with self._lock:
-            t = self._thread()
+            try:
+                t = self._tls.state  # this thread's state (see _thread)
+            except AttributeError:
+                t = self._thread()
             try:
                 if t.in_host_fn:
                     raise DriverError(800, f"{_call_name(args, kwargs)} was called from inside a host function or "
@@ -126,6 +129,7 @@ class DriverState:
         self._objs: dict[int, Any] = {}
         self._next_h = process.handle_base(self.serial)
         self._threads: dict[int, ThreadState] = {}
+        self._tls = threading.local()  # .state: this thread's ThreadState once looked up (see _thread)
         self._thread_serial = 0
         self._live_captures: dict[int, cap.CaptureSequence] = {}
         self._capture_counter = 0
@@ -172,7 +176,14 @@ class DriverState:
     def _thread(self) -> ThreadState:
         """This thread's state. Python reuses thread idents, so the state remembers its thread object:
         a new thread with a recycled ident starts afresh (GLOBAL mode, no context; spec 1, 2.5), and
-        ``ThreadState.tid`` is a serial number that is never reused within the driver."""
+        ``ThreadState.tid`` is a serial number that is never reused within the driver.
+
+        The state found is kept in a thread-local slot (``_tls``), which lives exactly as long as the
+        thread, so later calls on the same thread skip the look-up."""
+        try:
+            return self._tls.state
+        except AttributeError:
+            pass
         ident = threading.get_ident()
         t = self._threads.get(ident)
         cur = threading.current_thread()
@@ -180,6 +191,7 @@ class DriverState:
             self._thread_serial += 1
             t = self._threads[ident] = ThreadState(self._thread_serial, cur.name)
             t.thread_ref = weakref.ref(cur)
+        self._tls.state = t
         return t
 
     def _next_capture_id(self) -> int:
@@ -194,10 +206,17 @@ class DriverState:
         return g
 
     def _new_node(self, graph: gr.Graph, ntype: int, params: Any) -> gr.Node:
-        n = gr.Node(0, graph, graph.next_local, ntype, params)
-        graph.next_local += 1
-        n.handle = self._handle(n)
-        graph.add_node(n)
+        """A new node of ``graph`` (its next local id, a handle; ``Graph.add_node`` inline)."""
+        h = self._next_h
+        self._next_h = h + HANDLE_STEP
+        lid = graph.next_local
+        graph.next_local = lid + 1
+        n = gr.Node(h, graph, lid, ntype, params)
+        self._objs[h] = n
+        graph.nodes.append(n)
+        tc = graph.type_counts
+        tc[ntype] = tc.get(ntype, 0) + 1
+        graph.n_live += 1
         return n
 
     def _discard_graph(self, g: gr.Graph) -> None:

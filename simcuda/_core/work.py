@@ -161,11 +161,11 @@ class Work(DriverState):
     def _wait_uncaptured(self, stream: Stream, event: Event) -> None:
         return None  # enqueue order already runs the record first (single global queue)
 
-    def _run_kernel(self, p: dict) -> str:
-        fn = self.kernels.get(p["name"]) or KERNELS.get(p["name"])
+    def _run_kernel(self, p: gr.KernelParams) -> str:
+        fn = self.kernels.get(p.name) or KERNELS.get(p.name)
         if fn is None:
             return "recorded only (no Python kernel registered)"
-        launch = KernelLaunch(self, p["name"], p["grid"], p["block"], p["shmem"], p["args"])
+        launch = KernelLaunch(self, p.name, p.grid, p.block, p.shmem, list(p.args))
         self._unlocked(fn, launch)
         return "ran Python kernel"
 

@@ -19,7 +19,7 @@ def _node_detail(x: gr.ExecNode) -> str:
     """The launch log's ``detail`` for a replayed node."""
     p = x.params
     if x.type == gr.KERNEL:
-        return f"{p['name']}<<<{p['grid']},{p['block']},{p['shmem']}>>>"
+        return f"{p.name}<<<{p.grid},{p.block},{p.shmem}>>>"
     return gr.describe(x.type, p)
 
 
@@ -213,7 +213,7 @@ class Execs(Work):
                                        "DEVICE_LAUNCH graph (kernel, memcpy, memset and child graph nodes only)")
             node_ctxs = []
             if n.type == gr.KERNEL:
-                node_ctxs.append(n.params["func"].module.ctx)
+                node_ctxs.append(n.params.func.module.ctx)
             elif n.type == gr.MEMCPY:
                 p = n.params
                 for kind, obj in ((p.src_kind, p.src), (p.dst_kind, p.dst)):

@@ -8,8 +8,9 @@ from typing import Any
 from .. import capture as cap
 from .. import hostmem
 from ..errors import DriverError
+from ..graph import KernelParams, signature_of
 from ..module import parse_image, struct_format
-from ..objects import Device, Function, Module
+from ..objects import Device, Function, Module, Stream
 from ..state import entry
 from ..work import Work
 
@@ -169,6 +170,7 @@ class Modules(Work):
         17) or not a CUfunction_attribute; 801 the cluster attributes (11-15), not simulated.
         """
         f = self._function(h)
+        f.last_params = None  # its launch limits may change
         if attrib == 8:
             top = self._func_device(f).launch_limits()[8]  # MAX_SHARED_MEMORY_PER_BLOCK_OPTIN
             if not 0 <= value <= top:
@@ -217,16 +219,26 @@ class Modules(Work):
 
         Errors: 400 bad function; 1 zero or oversized dimensions; capture rules via spec 3.8.
         """
-        f = self._function(hfunc)
-        s = self._stream(h)
-        m = f.module
+        objs = self._objs
+        f = objs.get(hfunc) if hfunc else None  # the resolvers' checks, inline for a live function and stream
+        m = f.module if f.__class__ is Function else None
+        if m is None or m.unloaded or not m.is_library and m.ctx is not None and m.ctx.destroyed:
+            f = self._function(hfunc)  # raises
+            m = f.module
+        s = objs.get(h)
+        if s.__class__ is not Stream or s.destroyed or s.ctx.destroyed:
+            s = self._stream(h)
         if not m.is_library and m.ctx is not None and m.ctx is not s.ctx:
             raise DriverError(400, f"{call}: function {f.name} belongs to a module of context 0x{m.ctx.handle:x} but "
                                    f"{s.label()} to context 0x{s.ctx.handle:x}; a module's functions are valid only "
                                    "in its own context [inferred: INVALID_HANDLE, the launch's code for a function "
                                    "handle it cannot use]")
-        self._check_launch(f, grid, block, shmem, "launch")
-        params = {"name": f.name, "func": f, "grid": grid, "block": block, "shmem": int(shmem), "args": args,
-                  "priority": s.priority, "cooperative": call == "cuLaunchCooperativeKernel"}
-        cap.enqueue(self, s, cap.Op("kernel", call, params, lambda: self._run_kernel(params)))
+        coop = call == "cuLaunchCooperativeKernel"
+        params = f.last_params  # the same launch again shares its (checked, immutable) parameters
+        if (params is None or params.shmem != shmem or params.grid != grid or params.block != block
+                or params.args != args or params.cooperative is not coop or params.priority is not s.priority
+                or params.sig != signature_of(grid, block, args)):
+            self._check_launch(f, grid, block, shmem, "launch")
+            params = f.last_params = KernelParams(f, grid, block, int(shmem), args, s.priority, coop)
+        cap.enqueue_kernel(self, s, call, params)
         self.stats["kernel_launches"] += 1  # only a launch the stream took (captured, recorded or run)
