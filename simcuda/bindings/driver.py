@@ -63,6 +63,8 @@ _cuuint64_t = globals()["cuuint64_t"]
 _CUgraphEdgeData = globals()["CUgraphEdgeData"]
 _CUgraphExecUpdateResultInfo = globals()["CUgraphExecUpdateResultInfo"]
 _mk_stream, _mk_event, _mk_graph = _CUstream._mk, _CUevent._mk, _CUgraph._mk
+# cuLaunchKernel reads these wrappers' values inline, as their (inherited) __int__ does
+assert _CUstream.__int__ is _T.Wrapper.__int__ and _CUfunction.__int__ is _T.Wrapper.__int__
 _mk_node, _mk_exec, _mk_ctx, _mk_dptr = _CUgraphNode._mk, _CUgraphExec._mk, _CUcontext._mk, _CUdeviceptr._mk
 
 
@@ -1405,8 +1407,18 @@ def cuLaunchKernel(f: Any, gridDimX: Any, gridDimY: Any, gridDimZ: Any, blockDim
             _u, (gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes))
     if type(extra) is not int or extra < 0 or extra >> 64:
         extra = _u(extra, 64, "unsigned PY_LONG_LONG")
-    hs = hStream if type(hStream) is int and 0 <= hStream < _U64 else _h(hStream, _CUstream)
-    hf = f if type(f) is int and 0 <= f < _U64 else _h(f, _CUfunction)
+    t = type(hStream)  # the wrapper's value read as its __int__ reads it (what _h does for a wrapper)
+    if t is _CUstream:
+        b = hStream._buf
+        hs = hStream._v if b is None else int(b.value)
+    else:
+        hs = hStream if t is int and 0 <= hStream < _U64 else _h(hStream, _CUstream)
+    t = type(f)
+    if t is _CUfunction:
+        b = f._buf
+        hf = f._v if b is None else int(b.value)
+    else:
+        hf = f if t is int and 0 <= f < _U64 else _h(f, _CUfunction)
     d = _st._current
     if d is None or d.per_thread_mode is None:
         d = _drv()
