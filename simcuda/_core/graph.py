@@ -64,6 +64,7 @@ from __future__ import annotations
 import ctypes
 import heapq
 from array import array
+from math import copysign
 from typing import Any, Callable
 
 from .memory import HOST as HOST_SIDE
@@ -124,12 +125,11 @@ class KernelParams:
     ``priority`` and ``cooperative``.
 
     Never mutated once made (a set-params call stores a new record), so launches with the same
-    parameters share one record: a million captured launches of one kernel cost one record.
-    ``sig`` is the types of ``grid``, ``block`` and ``args``, which tell apart values that compare
-    equal but are not the same (``1``, ``True`` and ``1.0``) before a record is shared.
+    parameters (:func:`same_values`) share one record: a million captured launches of one kernel
+    cost one record.
     """
 
-    __slots__ = ("name", "func", "grid", "block", "shmem", "args", "priority", "cooperative", "sig")
+    __slots__ = ("name", "func", "grid", "block", "shmem", "args", "priority", "cooperative")
 
     def __init__(self, func: Any, grid: tuple, block: tuple, shmem: int, args: list, priority: Any = 0,
                  cooperative: bool = False) -> None:
@@ -141,7 +141,6 @@ class KernelParams:
         self.args = args
         self.priority = priority
         self.cooperative = cooperative
-        self.sig = signature_of(grid, block, args)
 
     def as_dict(self) -> dict:
         """The parameters as a dict (keys as the attributes, ``args`` a new list), for the node getters."""
@@ -149,9 +148,31 @@ class KernelParams:
                 "args": list(self.args), "priority": self.priority, "cooperative": self.cooperative}
 
 
-def signature_of(grid: tuple, block: tuple, args: list) -> tuple:
-    """:attr:`KernelParams.sig`: the types of the values of ``grid``, ``block`` and ``args``."""
-    return (*map(type, grid), *map(type, block), *map(type, args))
+#: types whose equal values cannot be told apart (immutable, no identity of their own that shows)
+_VALUE_TYPES = frozenset({int, bool, str, bytes})
+
+
+def same_values(a: Any, b: Any) -> bool:
+    """True when sequences ``a`` and ``b`` are interchangeable as stored parameters: of one class, and item
+    by item the same object, or equal values of one type in :data:`_VALUE_TYPES`, or equal floats of the
+    same sign (``1``, ``True`` and ``1.0`` differ, and so do ``0.0`` and ``-0.0``; other objects only by
+    identity)."""
+    if a is b:
+        return True
+    if a.__class__ is not b.__class__ or len(a) != len(b):
+        return False
+    for x, y in zip(a, b):
+        if x is y:
+            continue
+        t = x.__class__
+        if t is not y.__class__:
+            return False
+        if t is float:
+            if x != y or copysign(1.0, x) != copysign(1.0, y):
+                return False
+        elif t not in _VALUE_TYPES or x != y:
+            return False
+    return True
 
 
 #: the ``ins`` / ``outs`` of a node without edges (see the module docstring)
@@ -238,10 +259,13 @@ class Graph:
     ``removed_edges`` lists, in removal order, the edges removed by ``cuGraphRemoveDependencies``
     whose two nodes are both still alive (spec 4.4: they still count for the unjoined rule); edges
     cut by ``cuGraphDestroyNode`` are not remembered.
+
+    ``type_counts`` counts live nodes per type, KERNEL excepted (kernels, the bulk of large graphs,
+    cost no count: their number is ``n_live`` minus the others); ``n_dead`` counts destroyed nodes.
     """
 
     __slots__ = ("handle", "gid", "nodes", "edges", "_removed", "capture_target_of", "live_execs",
-                 "destroyed", "owner_node", "ctx", "next_local", "type_counts", "n_live", "clone_map", "moved",
+                 "destroyed", "owner_node", "ctx", "next_local", "type_counts", "n_dead", "clone_map", "moved",
                  "pairs", "n_dup")
 
     def __init__(self, handle: int, gid: int, ctx: Any = None) -> None:
@@ -256,8 +280,8 @@ class Graph:
         self.owner_node: Node | None = None  # set for a child graph owned by a GRAPH node
         self.ctx = ctx
         self.next_local = 0
-        self.type_counts: dict[int, int] = {}
-        self.n_live = 0
+        self.type_counts: dict[int, int] = {}  # KERNEL excepted: see the class docstring
+        self.n_dead = 0
         self.clone_map: dict[int, Node] | None = None  # original node handle -> node (cuGraphClone)
         self.moved = False  # moved into a child-graph node (CU_GRAPH_CHILD_GRAPH_OWNERSHIP_MOVE)
         self.pairs: dict[tuple[Node, Node], Edge] | None = None  # built on first use: pair_index()
@@ -279,28 +303,39 @@ class Graph:
         """Replace the remembered removed edges (in removal order)."""
         self._removed = list(edges)
 
+    @property
+    def n_live(self) -> int:
+        """The number of live nodes."""
+        return len(self.nodes) - self.n_dead
+
     def add_node(self, n: Node) -> None:
         """Append ``n`` (creation order) and count it."""
         self.nodes.append(n)
-        self.type_counts[n.type] = self.type_counts.get(n.type, 0) + 1
-        self.n_live += 1
+        if n.type != KERNEL:
+            self.type_counts[n.type] = self.type_counts.get(n.type, 0) + 1
 
     def drop_node(self, n: Node) -> None:
         """Mark ``n`` destroyed (its edges must already be gone) and uncount it."""
         n.destroyed = True
-        self.type_counts[n.type] -= 1
-        self.n_live -= 1
+        if n.type != KERNEL:
+            self.type_counts[n.type] -= 1
+        self.n_dead += 1
 
     def live_nodes(self) -> list[Node]:
         """Live nodes in creation order."""
-        if self.n_live == len(self.nodes):
+        if not self.n_dead:
             return list(self.nodes)
         return [n for n in self.nodes if not n.destroyed]
 
+    def count_of(self, t: int) -> int:
+        """The number of live nodes of type ``t`` directly in this graph (O(1))."""
+        if t == KERNEL:
+            return self.n_live - sum(self.type_counts.values())
+        return self.type_counts.get(t, 0)
+
     def has_type(self, *types: int) -> bool:
         """True when a live node of one of ``types`` is directly in this graph (O(1))."""
-        c = self.type_counts
-        return any(c.get(t, 0) for t in types)
+        return any(self.count_of(t) for t in types)
 
     def has_type_deep(self, *types: int) -> bool:
         """As :meth:`has_type`, looking into child graphs too (iteratively, any nesting depth)."""

@@ -63,25 +63,26 @@ def entry(fn: Callable) -> Callable:
 
     @functools.wraps(fn)
     def wrapper(self: DriverState, *args: Any, **kwargs: Any) -> Any:
-        with self._lock:
+        lock = self._lock  # acquire/release: cheaper than ``with`` on the hot path
+        lock.acquire()
+        try:
             try:
                 t = self._tls.state  # this thread's state (see _thread)
             except AttributeError:
                 t = self._thread()
             try:
-                if t.in_host_fn:
-                    raise DriverError(800, f"{_call_name(args, kwargs)} was called from inside a host function or "
-                                           "callback; the simulator refuses every CUDA call made there (spec 3.9) "
-                                           "[inferred]")
-                if needs_init:
+                if t.in_host_fn or needs_init and (self._closed or not self._initialized):
+                    if t.in_host_fn:
+                        raise DriverError(800, f"{_call_name(args, kwargs)} was called from inside a host function "
+                                               "or callback; the simulator refuses every CUDA call made there "
+                                               "(spec 3.9) [inferred]")
                     if self._closed:
                         raise DriverError(4, "the simulated driver was closed (Driver.close), as during shutdown")
-                    if not self._initialized:
-                        raise DriverError(3, f"{_call_name(args, kwargs)}: cuInit has not been called" + (
-                            "" if self.available else " (the simulated machine has no usable driver)"))
+                    raise DriverError(3, f"{_call_name(args, kwargs)}: cuInit has not been called" + (
+                        "" if self.available else " (the simulated machine has no usable driver)"))
                 hooks = self._hooks.get(name) if self._hooks else None
                 if hooks is None:
-                    return fn(self, *args, **kwargs)
+                    return fn(self, *args, **kwargs) if kwargs else fn(self, *args)
                 tokens = [before(self, args, kwargs) if before else None for before, _ in hooks]
                 result = fn(self, *args, **kwargs)
                 for (_, after), token in zip(hooks, tokens):
@@ -93,6 +94,8 @@ def entry(fn: Callable) -> Callable:
                 if len(self.error_log) < 100_000:
                     self.error_log.append(ErrorRecord(_call_name(args, kwargs), int(e.code), e.why, t.name))
                 raise
+        finally:
+            lock.release()
 
     def _call_name(args: tuple, kwargs: dict) -> str:
         if call_pos < 0:
@@ -214,9 +217,9 @@ class DriverState:
         n = gr.Node(h, graph, lid, ntype, params)
         self._objs[h] = n
         graph.nodes.append(n)
-        tc = graph.type_counts
-        tc[ntype] = tc.get(ntype, 0) + 1
-        graph.n_live += 1
+        if ntype:  # not KERNEL (0): kernels are not counted per type (see Graph)
+            tc = graph.type_counts
+            tc[ntype] = tc.get(ntype, 0) + 1
         return n
 
     def _discard_graph(self, g: gr.Graph) -> None:

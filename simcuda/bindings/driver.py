@@ -1383,6 +1383,9 @@ def cuFuncGetName(hfunc: Any) -> tuple:
 
 # =========================================================================== launches
 _kernel_args = _KP.kernel_args
+#: the last launch's six dimensions and its (grid, block) tuples: the same objects again give the same
+#: tuples, which lets the core recognise a repeated launch by identity (tuples and ints are immutable)
+_dims: tuple = (None,) * 8
 
 
 @_doc
@@ -1398,6 +1401,7 @@ def cuLaunchKernel(f: Any, gridDimX: Any, gridDimY: Any, gridDimZ: Any, blockDim
     Errors: INVALID_HANDLE bad function; INVALID_VALUE zero or oversized dimensions, or ``extra`` set
     together with ``kernelParams``; NOT_SUPPORTED ``extra`` alone (not simulated); stream capture rules.
     """
+    global _dims
     try:  # typed parameters first (Cython converts them at entry), then the handles, last first
         v = gridDimX | gridDimY | gridDimZ | blockDimX | blockDimY | blockDimZ | sharedMemBytes
     except TypeError:
@@ -1405,6 +1409,13 @@ def cuLaunchKernel(f: Any, gridDimX: Any, gridDimY: Any, gridDimZ: Any, blockDim
     if v < 0 or v >> 32:  # not plain unsigned ints: convert each as the wrapper does (OverflowError texts)
         gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes = map(
             _u, (gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes))
+    c = _dims
+    if (gridDimX is c[0] and gridDimY is c[1] and gridDimZ is c[2] and blockDimX is c[3] and blockDimY is c[4]
+            and blockDimZ is c[5]):
+        grid, block = c[6], c[7]
+    else:
+        grid, block = (gridDimX, gridDimY, gridDimZ), (blockDimX, blockDimY, blockDimZ)
+        _dims = (gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, grid, block)
     if type(extra) is not int or extra < 0 or extra >> 64:
         extra = _u(extra, 64, "unsigned PY_LONG_LONG")
     t = type(hStream)  # the wrapper's value read as its __int__ reads it (what _h does for a wrapper)
@@ -1426,8 +1437,7 @@ def cuLaunchKernel(f: Any, gridDimX: Any, gridDimY: Any, gridDimZ: Any, blockDim
         if extra:
             _extra_refused(d, "cuLaunchKernel", kernelParams)
         args = _kernel_args(d, hf, kernelParams) if kernelParams is not None else []
-        d.launch_kernel(hf, (gridDimX, gridDimY, gridDimZ), (blockDimX, blockDimY, blockDimZ), sharedMemBytes, hs,
-                        args)
+        d.launch_kernel(hf, grid, block, sharedMemBytes, hs, args)
     except _DriverError as e:
         return (e.code,)
     return _OK
