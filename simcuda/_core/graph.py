@@ -126,10 +126,11 @@ class KernelParams:
 
     Never mutated once made (a set-params call stores a new record), so launches with the same
     parameters (:func:`same_values`) share one record: a million captured launches of one kernel
-    cost one record.
+    cost one record. ``detail`` caches the launch log's description of the launch (filled on first
+    replay, a pure function of the rest).
     """
 
-    __slots__ = ("name", "func", "grid", "block", "shmem", "args", "priority", "cooperative")
+    __slots__ = ("name", "func", "grid", "block", "shmem", "args", "priority", "cooperative", "detail")
 
     def __init__(self, func: Any, grid: tuple, block: tuple, shmem: int, args: list, priority: Any = 0,
                  cooperative: bool = False) -> None:
@@ -141,6 +142,7 @@ class KernelParams:
         self.args = args
         self.priority = priority
         self.cooperative = cooperative
+        self.detail: str | None = None
 
     def as_dict(self) -> dict:
         """The parameters as a dict (keys as the attributes, ``args`` a new list), for the node getters."""
@@ -493,10 +495,18 @@ def topo_order(nodes: list[Node]) -> list[Node] | None:
     otherwise Kahn's algorithm with a heap, O((n + e) log n).
     """
     live = [n for n in nodes if not n.destroyed]
+    if len(live) == len(nodes):
+        live = nodes  # all live: the caller's list (read only)
     forward = True
     for n in live:
+        c = n.ins
+        if c.__class__ is Edge:  # one edge (the chain of a capture)
+            if c.src.local_id >= n.local_id:
+                forward = False
+                break
+            continue
         lid = n.local_id
-        for e in n.ins:
+        for e in c:
             if e.src.local_id >= lid:
                 forward = False
                 break
@@ -583,14 +593,17 @@ class Frozen:
         creation: positions in ``order`` of the nodes in creation order (update pairing).
         topology: :class:`Topology` of the instantiated graph (creation order).
         exits: number of nodes without dependents.
-        index: ``id(origin node)`` -> position in ``order``.
+        index: ``id(origin node)`` -> position in ``order`` (built on first use: only the per-node
+            calls ask, so a body nobody edits never pays for it).
         created: how many nodes the graph had created when it was frozen, destroyed ones included
             (``Graph.next_local``: the count behind the creation-order pairing of an update, spec 16).
+
+    ``creation`` is a ``range`` when replay order is creation order (every captured graph).
     """
 
-    __slots__ = ("gid", "order", "creation", "topology", "exits", "index", "_mem", "created")
+    __slots__ = ("gid", "order", "creation", "topology", "exits", "_index", "_mem", "created")
 
-    def __init__(self, gid: int, order: list[ExecNode], creation: list[int], topology: "Topology",
+    def __init__(self, gid: int, order: list[ExecNode], creation: "list[int] | range", topology: "Topology",
                  exits: int, created: int | None = None) -> None:
         self.gid = gid
         self.order = order
@@ -598,8 +611,20 @@ class Frozen:
         self.topology = topology
         self.exits = exits
         self.created = len(creation) if created is None else created
-        self.index = {id(x.origin): i for i, x in enumerate(order)}
+        self._index: dict[int, int] | None = None
         self._mem: tuple[list, list] | None = None
+
+    @property
+    def index(self) -> dict[int, int]:
+        """``id(origin node)`` -> position in ``order`` (built once, on first use; shared by copies)."""
+        if self._index is None:
+            self._index = {id(x.origin): i for i, x in enumerate(self.order)}
+        return self._index
+
+    @index.setter
+    def index(self, index: dict[int, int]) -> None:
+        """Share another body's index (the same positions)."""
+        self._index = index
 
     def copy(self) -> "Frozen":
         """A copy whose ``order`` list can be changed without touching this one (copy on write).
@@ -607,7 +632,7 @@ class Frozen:
         Per-node changes never touch MEM_ALLOC / MEM_FREE parameters, so the memory lists are shared.
         """
         f = Frozen.__new__(Frozen)
-        f.gid, f.order, f.creation, f.topology, f.exits, f.index, f._mem, f.created = \
+        f.gid, f.order, f.creation, f.topology, f.exits, f._index, f._mem, f.created = \
             self.gid, list(self.order), self.creation, self.topology, self.exits, self.index, self._mem, self.created
         return f
 
@@ -669,23 +694,40 @@ class Topology:
     """The shape of a graph in creation order, in flat arrays (no per-node objects).
 
     ``types[i]`` is node i's type; its dependencies, in edge order, are ``src[off[i]:off[i+1]]``
-    (creation indices) with edge data ``eds[off[i]:off[i+1]]`` (the graph's own edge-data tuples).
+    (creation indices) with edge data ``eds[off[i]:off[i+1]]`` (the graph's own edge-data tuples);
+    ``eds`` is None when every edge is a plain dependency (:data:`ZERO_ED`), as in most graphs.
     """
 
     __slots__ = ("types", "off", "src", "eds")
 
     def __init__(self, live: list[Node]) -> None:
-        pos = {id(n): i for i, n in enumerate(live)}
+        n_live = len(live)
+        if not live or live[-1].local_id == n_live - 1:  # no destroyed node: creation index = local id
+            pos = None
+        else:
+            pos = {id(n): i for i, n in enumerate(live)}
         self.types = array("b", [n.type for n in live])
-        off = array("q", [0])
-        src = array("q")
+        off = array("i", [0])
+        src = array("i")
         eds: list = []
+        plain = True  # every edge ZERO_ED so far
         for n in live:
-            for e in n.ins:
-                src.append(pos[id(e.src)])
-                eds.append(e.ed)
+            c = n.ins
+            if c.__class__ is Edge:  # one edge (the chain of a capture)
+                src.append(c.src.local_id if pos is None else pos[id(c.src)])
+                ed = c.ed
+                eds.append(ed)
+                if plain and ed != ZERO_ED:
+                    plain = False
+            else:
+                for e in c:
+                    src.append(e.src.local_id if pos is None else pos[id(e.src)])
+                    ed = e.ed
+                    eds.append(ed)
+                    if plain and ed != ZERO_ED:
+                        plain = False
             off.append(len(src))
-        self.off, self.src, self.eds = off, src, eds
+        self.off, self.src, self.eds = off, src, (None if plain else eds)
 
     def __len__(self) -> int:
         return len(self.types)
@@ -693,6 +735,8 @@ class Topology:
     def deps(self, i: int) -> list[tuple[int, tuple]]:
         """``[(dependency creation index, edge data), ...]`` of node ``i``, in edge order."""
         a, b = self.off[i], self.off[i + 1]
+        if self.eds is None:
+            return [(s, ZERO_ED) for s in self.src[a:b]]
         return list(zip(self.src[a:b], self.eds[a:b]))
 
 
@@ -724,7 +768,7 @@ def freeze(graph: Graph) -> Frozen:
         xs = [ExecNode(n, n.params, bodies.pop(id(n.params["graph"])) if n.type == GRAPH else None)
               for n in order]  # parameters shared: stored parameters are never mutated
         if order is live or len(order) == len(live) and all(a is b for a, b in zip(order, live)):
-            creation = list(range(len(xs)))
+            creation: list[int] | range = range(len(xs))
         else:
             where = {id(n): i for i, n in enumerate(order)}
             creation = [where[id(n)] for n in live]

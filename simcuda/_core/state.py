@@ -21,7 +21,7 @@ from . import process
 from .config import DeviceSpec, Options
 from .errors import DriverError
 from .kernels import KernelLaunch
-from .logs import ErrorRecord, LaunchLog, LaunchRecord
+from .logs import ErrorRecord, LaunchLog
 from .memory import MemorySpace
 from .objects import LEGACY, PER_THREAD, Context, Device, Event, Function, Module, Stream, ThreadState
 
@@ -358,12 +358,14 @@ class DriverState:
 
     # -- work progression ---------------------------------------------------------------------
     def _log(self, rec: dict) -> None:
-        """Add a :class:`LaunchRecord` made of ``rec`` to :attr:`launch_log` (counted even when not kept)."""
+        """Add a record of stream work made of ``rec`` (the fields of :class:`LaunchRecord` but ``seq``) to
+        :attr:`launch_log` (counted even when not kept)."""
         log = self.launch_log
         if log.limit == 0:
             log.total += 1
             return
-        log.append(LaunchRecord(seq=log.total, **rec))
+        log.add((rec["source"], rec["kind"], rec["detail"], rec["stream"], rec.get("exec_handle", 0),
+                 rec.get("launch", 0), rec.get("graph_id", 0)), rec.get("node", -1), rec.get("note", ""))
 
     def refuse(self, call: str, code: int, why: str) -> DriverError:
         """Build (and record, like any failed call) the error a face returns without a core rule.

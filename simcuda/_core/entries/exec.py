@@ -6,7 +6,6 @@ from typing import Any
 from .. import capture as cap
 from .. import graph as gr
 from ..errors import DriverError
-from ..logs import LaunchRecord
 from ..memory import HOST, KIND_GRAPH
 from ..state import entry
 from ..work import Work
@@ -16,10 +15,13 @@ _INST_NAMES = {0: "SUCCESS", 1: "ERROR", 2: "INVALID_STRUCTURE", 3: "NODE_OPERAT
 
 
 def _node_detail(x: gr.ExecNode) -> str:
-    """The launch log's ``detail`` for a replayed node."""
+    """The launch log's ``detail`` for a replayed node (a kernel's once per parameter record)."""
     p = x.params
     if x.type == gr.KERNEL:
-        return f"{p.name}<<<{p.grid},{p.block},{p.shmem}>>>"
+        d = p.detail
+        if d is None:
+            d = p.detail = f"{p.name}<<<{p.grid},{p.block},{p.shmem}>>>"
+        return d
     return gr.describe(x.type, p)
 
 
@@ -303,16 +305,21 @@ class Execs(Work):
             self.stats["graph_launches"] += 1
 
             launch_log, sh, xh, kinds = self.launch_log, s.handle, x.handle, gr.TYPE_KEYWORDS
+            add = launch_log.add
+            rows: dict[str, tuple] = {}  # detail -> the row of this launch's records (shared by its nodes)
 
-            def log(node: gr.ExecNode, note: str) -> None:  # one LaunchRecord per replayed node (see _log)
+            def log(node: gr.ExecNode, note: str) -> None:  # one record per replayed node (see _log)
                 if launch_log.limit == 0:
                     launch_log.total += 1
                     return
                 detail = node.detail
                 if detail is None:  # computed once per exec node: records of every launch share it
                     detail = node.detail = _node_detail(node)
-                launch_log.append(LaunchRecord(launch_log.total, "graph", kinds.get(node.type) or str(node.type),
-                                               detail, sh, xh, n, node.gid, node.local_id, note))
+                kind = kinds.get(node.type) or str(node.type)
+                row = rows.get(detail)
+                if row is None or row[1] != kind or row[6] != node.gid:
+                    row = rows[detail] = ("graph", kind, detail, sh, xh, n, node.gid)
+                add(row, node.local_id, note)
             try:
                 gr.run_frozen(self, body, log)
             except MemoryError:
