@@ -617,17 +617,19 @@ def add_node(drv: Any, stream: Any, ntype: int, params: Any) -> Any:
     graph = seq.graph
     node = drv._new_node(graph, ntype, params)
     deps = stream.deps
-    for d, ed in deps:
+    if len(deps) == 1:  # a chain: the stream's own list (never shared) is reused
+        d, ed = deps[0]
         add_edge(graph, d, node, ed)
+        deps[0] = (node, ZERO_ED)
+    else:
+        for d, ed in deps:
+            add_edge(graph, d, node, ed)
+        stream.deps = [(node, ZERO_ED)]
     runs, lid = seq.captured, node.local_id
     if runs and runs[-1] == lid:
         runs[-1] = lid + 1
     else:
         runs += (lid, lid + 1)
-    if len(deps) == 1:  # the stream's own list (never shared): reuse it
-        deps[0] = (node, ZERO_ED)
-    else:
-        stream.deps = [(node, ZERO_ED)]
     return node
 
 

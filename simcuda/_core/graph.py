@@ -53,8 +53,9 @@ topology (for ``cuGraphExecUpdate`` pairing, Programming Guide "Whole Graph Upda
 of exit nodes, and the graph allocations the body maps and frees. An ``ExecNode`` shares its node's
 parameter object (parameters are never mutated once stored, so a later set-params call on the graph,
 which stores a new object, does not reach the exec). Freezing, the topological sort and replay are
-linear in nodes + edges and make one long-lived object per node (the topology lives in flat arrays),
-which keeps Python's garbage collector cheap on 100k-node graphs: when creation order is already
+linear in nodes + edges and make at most one long-lived object per node (the topology lives in flat
+arrays; a body of kernel nodes only, as a loop of captured launches makes, none: see :class:`Frozen`),
+which keeps Python's garbage collector cheap on million-node graphs: when creation order is already
 topological (every graph capture makes, and most hand-built ones) the sort is a single pass;
 otherwise Kahn's algorithm with a heap keyed by local id. Replay (:func:`run_frozen`) walks the body
 once against simulated memory.
@@ -216,6 +217,11 @@ class Node:
         self.ins: Any = NO_EDGES  # (), an Edge, a list or a dict of edges, edge order: see the module docstring
         self.outs: Any = NO_EDGES
         self.destroyed = False
+
+    @property
+    def gid(self) -> int:
+        """The id of the node's graph."""
+        return self.graph.gid
 
     def describe(self) -> str:
         """Type-specific text used by DOT labels, summaries and the launch log."""
@@ -561,9 +567,9 @@ class ExecNode:
 
     ``origin`` is the node of the instantiated graph that per-node calls name (``cuGraphExec*SetParams``,
     ``cuGraphNodeSetEnabled``); it stays the same after ``cuGraphExecUpdate``. ``child`` is the
-    :class:`Frozen` body of a GRAPH node. ``detail`` caches the launch log's description of the node
-    (a pure function of type and parameters, filled on first replay and shared by the records of
-    every launch).
+    :class:`Frozen` body of a GRAPH node. ``detail`` caches the launch log's description of a node
+    that is no kernel (a pure function of type and parameters, filled on first replay and shared by
+    the records of every launch; a kernel's is cached on its :class:`KernelParams`).
     """
 
     __slots__ = ("origin", "local_id", "type", "params", "child", "enabled", "gid", "detail")
@@ -599,14 +605,21 @@ class Frozen:
             (``Graph.next_local``: the count behind the creation-order pairing of an update, spec 16).
 
     ``creation`` is a ``range`` when replay order is creation order (every captured graph).
+
+    A body of kernel nodes only (what a loop of captured launches makes) is *compact* when frozen: it
+    keeps its nodes and their parameters as two lists (``kernels``: ``(nodes, params)``) instead of an
+    ``ExecNode`` per node, so freezing a million-node capture makes no per-node object. ``order``
+    makes the ``ExecNode`` list on first use (the per-node calls, updates, copies), exactly as a
+    freeze would have, and the body is an ordinary one from then on.
     """
 
-    __slots__ = ("gid", "order", "creation", "topology", "exits", "_index", "_mem", "created")
+    __slots__ = ("gid", "_order", "kernels", "creation", "topology", "exits", "_index", "_mem", "created")
 
-    def __init__(self, gid: int, order: list[ExecNode], creation: "list[int] | range", topology: "Topology",
-                 exits: int, created: int | None = None) -> None:
+    def __init__(self, gid: int, order: list[ExecNode] | None, creation: "list[int] | range", topology: "Topology",
+                 exits: int, created: int | None = None, kernels: tuple[list, list] | None = None) -> None:
         self.gid = gid
-        self.order = order
+        self._order = order
+        self.kernels = kernels  # compact: (nodes, params) in replay order, all KERNEL and enabled; or None
         self.creation = creation
         self.topology = topology
         self.exits = exits
@@ -615,10 +628,30 @@ class Frozen:
         self._mem: tuple[list, list] | None = None
 
     @property
+    def order(self) -> list[ExecNode]:
+        """``ExecNode`` list in replay order (made on first use from a compact body)."""
+        o = self._order
+        if o is None:
+            nodes, params = self.kernels  # type: ignore[misc]
+            o = self._order = [ExecNode(n, p, None) for n, p in zip(nodes, params)]
+            self.kernels = None
+        return o
+
+    @order.setter
+    def order(self, order: list[ExecNode]) -> None:
+        """Replace the node list (the body is no longer compact)."""
+        self._order = order
+        self.kernels = None
+
+    @property
     def index(self) -> dict[int, int]:
         """``id(origin node)`` -> position in ``order`` (built once, on first use; shared by copies)."""
         if self._index is None:
-            self._index = {id(x.origin): i for i, x in enumerate(self.order)}
+            k = self.kernels
+            if k is not None:
+                self._index = {id(n): i for i, n in enumerate(k[0])}
+            else:
+                self._index = {id(x.origin): i for i, x in enumerate(self.order)}
         return self._index
 
     @index.setter
@@ -632,15 +665,16 @@ class Frozen:
         Per-node changes never touch MEM_ALLOC / MEM_FREE parameters, so the memory lists are shared.
         """
         f = Frozen.__new__(Frozen)
-        f.gid, f.order, f.creation, f.topology, f.exits, f._index, f._mem, f.created = \
-            self.gid, list(self.order), self.creation, self.topology, self.exits, self.index, self._mem, self.created
+        f.gid, f._order, f.kernels, f.creation, f.topology, f.exits, f._index, f._mem, f.created = \
+            self.gid, list(self.order), None, self.creation, self.topology, self.exits, self.index, self._mem, \
+            self.created
         return f
 
     def _memory(self) -> tuple[list, list]:
         if self._mem is None:
             allocs: list[Any] = []
             frees: list[int] = []
-            if any(x.type in (MEM_ALLOC, MEM_FREE, GRAPH) for x in self.order):  # else none to find
+            if self.kernels is None and any(x.type in (MEM_ALLOC, MEM_FREE, GRAPH) for x in self.order):
                 for x in walk_body(self):
                     if x.type == MEM_ALLOC:
                         allocs.append(x.params["alloc"])
@@ -765,14 +799,19 @@ def freeze(graph: Graph) -> Frozen:
             stack.extend(reversed([n.params["graph"] for n in order if n.type == GRAPH]))
     bodies: dict[int, Frozen] = {}
     for g, live, order in reversed(sorted_graphs):
-        xs = [ExecNode(n, n.params, bodies.pop(id(n.params["graph"])) if n.type == GRAPH else None)
-              for n in order]  # parameters shared: stored parameters are never mutated
         if order is live or len(order) == len(live) and all(a is b for a, b in zip(order, live)):
-            creation: list[int] | range = range(len(xs))
+            creation: list[int] | range = range(len(order))
         else:
             where = {id(n): i for i, n in enumerate(order)}
             creation = [where[id(n)] for n in live]
         topo, exits = signature(live)
+        # parameters shared: stored parameters are never mutated
+        if not any(g.type_counts.values()):  # kernel nodes only: compact (see Frozen)
+            bodies[id(g)] = Frozen(g.gid, None, creation, topo, exits, g.next_local,
+                                   (order, [n.params for n in order]))
+            continue
+        xs = [ExecNode(n, n.params, bodies.pop(id(n.params["graph"])) if n.type == GRAPH else None)
+              for n in order]
         bodies[id(g)] = Frozen(g.gid, xs, creation, topo, exits, g.next_local)
     return bodies[id(graph)]
 
@@ -834,7 +873,7 @@ CLOCK_FREE_NODES = (EVENT_RECORD, GRAPH)
 
 
 # -------------------------------------------------------------------------- replay
-def run_frozen(drv: Any, body: Frozen, log: Callable[[ExecNode, str], None]) -> None:
+def run_frozen(drv: Any, body: Frozen, log: Callable[[Any, Any, str], None]) -> None:
     """Replay ``body`` in order against the driver's memory (spec 9, replay semantics).
 
     Simulated time (spec 16) [I]: every node the replay runs advances the driver's clock by
@@ -843,8 +882,16 @@ def run_frozen(drv: Any, body: Frozen, log: Callable[[ExecNode, str], None]) -> 
     reaches it, and a child graph's nodes count one by one.
 
     A GRAPH node logs "child graph ... begins", replays its child body in place, then logs "... ends";
-    the walk is iterative (a stack of bodies), so any nesting depth replays.
+    the walk is iterative (a stack of bodies), so any nesting depth replays. ``log(x, params, note)``
+    is called for each node run: ``x`` the ``ExecNode`` (the :class:`Node` of a compact body; both have
+    ``type``, ``local_id`` and ``gid``), ``params`` the parameters it ran with.
     """
+    kernels = body.kernels
+    if kernels is not None:  # a compact body: enabled KERNEL nodes only (see Frozen), no child graph
+        for x, p in zip(*kernels):
+            drv._clock_ms += TICK_MS
+            log(x, p, drv._run_kernel(p))
+        return
     mem = drv.memory
     stack = [iter(body.order)]
     owners: list[ExecNode | None] = [None]
@@ -856,7 +903,7 @@ def run_frozen(drv: Any, body: Frozen, log: Callable[[ExecNode, str], None]) -> 
             if t not in CLOCK_FREE_NODES:
                 drv._clock_ms += TICK_MS
             if not x.enabled:
-                log(x, "disabled (cuGraphNodeSetEnabled): runs as an empty node")
+                log(x, p, "disabled (cuGraphNodeSetEnabled): runs as an empty node")
                 continue
             if t == KERNEL:
                 note = drv._run_kernel(p)
@@ -868,7 +915,7 @@ def run_frozen(drv: Any, body: Frozen, log: Callable[[ExecNode, str], None]) -> 
                 drv._call_host_fn(p["fn"], p["user_data"])
                 note = "called host function"
             elif t == GRAPH:
-                log(x, f"child graph graph_{x.child.gid} begins")
+                log(x, p, f"child graph graph_{x.child.gid} begins")
                 stack.append(iter(x.child.order))
                 owners.append(x)
                 break  # the child's nodes next; its "ends" record when its body is done
@@ -896,12 +943,12 @@ def run_frozen(drv: Any, body: Frozen, log: Callable[[ExecNode, str], None]) -> 
                 pass
             else:
                 note = "recorded only (not simulated)"
-            log(x, note)
+            log(x, p, note)
         else:
             stack.pop()
             owner = owners.pop()
             if owner is not None:
-                log(owner, f"child graph graph_{owner.child.gid} ends")
+                log(owner, owner.params, f"child graph graph_{owner.child.gid} ends")
 
 
 def run_mem_ops(mem: Any, ops: tuple) -> str:

@@ -1436,7 +1436,19 @@ def cuLaunchKernel(f: Any, gridDimX: Any, gridDimY: Any, gridDimZ: Any, blockDim
     try:
         if extra:
             _extra_refused(d, "cuLaunchKernel", kernelParams)
-        args = _kernel_args(d, hf, kernelParams) if kernelParams is not None else []
+        if kernelParams is None:
+            args = []
+        else:
+            last = _KP._last  # the check kernel_args starts with, inline (see _kernel_params._last)
+            if kernelParams is last[0]:
+                for w in last[2]:
+                    if w._buf is not None:
+                        args = _kernel_args(d, hf, kernelParams)
+                        break
+                else:
+                    args = last[1]
+            else:
+                args = _kernel_args(d, hf, kernelParams)
         d.launch_kernel(hf, grid, block, sharedMemBytes, hs, args)
     except _DriverError as e:
         return (e.code,)

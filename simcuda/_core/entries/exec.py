@@ -14,15 +14,18 @@ _INST_NAMES = {0: "SUCCESS", 1: "ERROR", 2: "INVALID_STRUCTURE", 3: "NODE_OPERAT
                4: "MULTIPLE_CTXS_NOT_SUPPORTED", 5: "CONDITIONAL_HANDLE_UNUSED"}
 
 
-def _node_detail(x: gr.ExecNode) -> str:
-    """The launch log's ``detail`` for a replayed node (a kernel's once per parameter record)."""
-    p = x.params
+def _node_detail(x: gr.ExecNode, p: Any) -> str:
+    """The launch log's ``detail`` for node ``x`` replayed with parameters ``p``: a kernel's is cached on its
+    parameter record, any other's on its exec node (computed once, shared by the records of every launch)."""
     if x.type == gr.KERNEL:
         d = p.detail
         if d is None:
             d = p.detail = f"{p.name}<<<{p.grid},{p.block},{p.shmem}>>>"
         return d
-    return gr.describe(x.type, p)
+    d = x.detail
+    if d is None:
+        d = x.detail = gr.describe(x.type, p)
+    return d
 
 
 class Execs(Work):
@@ -308,13 +311,11 @@ class Execs(Work):
             add = launch_log.add
             rows: dict[str, tuple] = {}  # detail -> the row of this launch's records (shared by its nodes)
 
-            def log(node: gr.ExecNode, note: str) -> None:  # one record per replayed node (see _log)
+            def log(node: Any, p: Any, note: str) -> None:  # one record per replayed node (see _log)
                 if launch_log.limit == 0:
                     launch_log.total += 1
                     return
-                detail = node.detail
-                if detail is None:  # computed once per exec node: records of every launch share it
-                    detail = node.detail = _node_detail(node)
+                detail = _node_detail(node, p)
                 kind = kinds.get(node.type) or str(node.type)
                 row = rows.get(detail)
                 if row is None or row[1] != kind or row[6] != node.gid:
