@@ -80,8 +80,7 @@ def entry(fn: Callable) -> Callable:
                         raise DriverError(4, "the simulated driver was closed (Driver.close), as during shutdown")
                     raise DriverError(3, f"{_call_name(args, kwargs)}: cuInit has not been called" + (
                         "" if self.available else " (the simulated machine has no usable driver)"))
-                hooks = self._hooks.get(name) if self._hooks else None
-                if hooks is None:
+                if not self._hooks or (hooks := self._hooks.get(name)) is None:
                     return fn(self, *args, **kwargs) if kwargs else fn(self, *args)
                 tokens = [before(self, args, kwargs) if before else None for before, _ in hooks]
                 result = fn(self, *args, **kwargs)
