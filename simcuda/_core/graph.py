@@ -776,7 +776,8 @@ class Topology:
 
 def signature(live: list[Node]) -> tuple[Topology, int]:
     """``(topology, exit count)`` of live nodes in creation order (see :class:`Frozen`)."""
-    return Topology(live), sum(1 for n in live if not n.outs)
+    # an exit has no out-edge: its outs is NO_EDGES, or an emptied list or dict (never an Edge)
+    return Topology(live), sum(1 for n in live if n.outs.__class__ is not Edge and not n.outs)
 
 
 def freeze(graph: Graph) -> Frozen:

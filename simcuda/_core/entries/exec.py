@@ -10,6 +10,7 @@ from ..memory import HOST, KIND_GRAPH
 from ..state import entry
 from ..work import Work
 
+KERNEL = gr.KERNEL
 _INST_NAMES = {0: "SUCCESS", 1: "ERROR", 2: "INVALID_STRUCTURE", 3: "NODE_OPERATION_NOT_SUPPORTED",
                4: "MULTIPLE_CTXS_NOT_SUPPORTED", 5: "CONDITIONAL_HANDLE_UNUSED"}
 
@@ -315,8 +316,11 @@ class Execs(Work):
                 if launch_log.limit == 0:
                     launch_log.total += 1
                     return
-                detail = _node_detail(node, p)
-                kind = kinds.get(node.type) or str(node.type)
+                t = node.type
+                detail = p.detail if t == KERNEL else None  # a kernel's, once cached (see _node_detail)
+                if detail is None:
+                    detail = _node_detail(node, p)
+                kind = kinds.get(t) or str(t)
                 row = rows.get(detail)
                 if row is None or row[1] != kind or row[6] != node.gid:
                     row = rows[detail] = ("graph", kind, detail, sh, xh, n, node.gid)
