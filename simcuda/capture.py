@@ -766,6 +766,11 @@ def _ptx_for(name: str) -> bytes:
 _NO_ARGS: list = []
 
 
+def _no_driver() -> None:
+    """Stands for a dead weak reference to a driver: none launched yet (``StreamCapture._last_kernel``)."""
+    return None
+
+
 def _immutable_launch(name: Any, grid: Any, block: Any, shared_mem: Any) -> bool:
     """Whether ``record_kernel`` arguments are immutable values (a ``str``, two tuples of three ``int`` and
     an ``int``), so that the same objects again convert to the same node."""
@@ -1219,7 +1224,7 @@ class StreamCapture:
         cap._nodes = []
         cap._active = True
         cap.graph = None
-        # the last record_kernel's (name, grid, block, shared_mem) objects, its node, and the (driver,
+        # the last record_kernel's (name, grid, block, shared_mem) objects, its node, and the (driver (weakly),
         # context, function) it launched: the same immutable arguments again make the same node
         cap._last_kernel = None
         return cap
@@ -1253,7 +1258,7 @@ class StreamCapture:
             node = last[4]  # immutable arguments, converted before: the same (frozen) node
         else:
             node = _KernelLaunch(function_name, grid, block, shared_mem)
-            last = self._last_kernel = ((function_name, grid, block, shared_mem, node, None, 0, 0)
+            last = self._last_kernel = ((function_name, grid, block, shared_mem, node, _no_driver, 0, 0)
                                         if _immutable_launch(function_name, grid, block, shared_mem) else None)
         if not self._active:
             return
@@ -1261,12 +1266,12 @@ class StreamCapture:
         drv = s.driver
         try:
             ctx = s.context_handle()
-            if last is not None and drv is last[5] and ctx == last[6]:
+            if last is not None and last[5]() is drv and ctx == last[6]:
                 fn = last[7]
             else:
                 fn = _function(drv, ctx, node.function_name)
                 if last is not None:
-                    self._last_kernel = (*last[:5], drv, ctx, fn)
+                    self._last_kernel = (*last[:5], weakref.ref(drv), ctx, fn)
             drv.launch_kernel(fn, node.grid, node.block, node.shared_mem, s.raw(), _NO_ARGS)
         except DriverError as e:
             raise _translate(e) from None
