@@ -25,6 +25,7 @@ sys.path.insert(0, str(HERE))
 
 
 def _child(n: int) -> dict:
+    """The pipeline for ``n`` nodes in this (fresh) process: its figures."""
     from _setup import cu, fresh_driver
     _, f = fresh_driver()
     _, s = cu.cuStreamCreate(0)
@@ -91,6 +92,7 @@ def launch_ratios(rounds: int = 5, n: int = 20000) -> tuple[float, float, float]
 
 
 def main() -> int:
+    """Run the benchmark (see the module docstring)."""
     if sys.argv[1:2] == ["--child"]:
         print(json.dumps(_child(int(sys.argv[2]))))
         return 0

@@ -96,6 +96,7 @@ _PLAIN: dict[type, bool] = {}
 
 
 def _plain_wrapper(cls: type) -> bool:
+    """Whether values of ``cls`` are plain wrappers (see :data:`_PLAIN`), remembered there."""
     ok = _PLAIN[cls] = (issubclass(cls, Wrapper) and cls.__int__ is _wrapper_int
                         and cls.getPtr is _wrapper_getptr)
     return ok
