@@ -801,6 +801,22 @@ def _ptx_for(name: str) -> bytes:
             f".visible .entry {name}()\n{{\n\tret;\n}}\n").encode()
 
 
+#: the kernel arguments of every launch this face makes (none; never mutated: the driver keeps it as given)
+_NO_ARGS: list[Any] = []
+
+
+def _no_driver() -> None:
+    """Stands for a dead weak reference to a driver: none launched yet (``StreamCapture._last_kernel``)."""
+    return None
+
+
+def _immutable_launch(name: Any, grid: Any, block: Any, shared_mem: Any) -> bool:
+    """Whether ``record_kernel`` arguments are immutable values (a ``str``, two tuples of three ``int`` and
+    an ``int``), so that the same objects again convert to the same node."""
+    return (type(name) is str and type(shared_mem) is int and type(grid) is tuple and type(block) is tuple
+            and all(type(v) is int for v in grid) and all(type(v) is int for v in block))
+
+
 def _function(drv: Driver, ctx: int, name: str) -> int:
     """The simulated CUfunction for kernel ``name`` in ``ctx`` (a one-entry module, loaded once)."""
     sc = _scratch(drv)
@@ -1218,11 +1234,12 @@ class StreamCapture:
             else ``None``.
     """
 
-    __slots__ = ("_stream", "_nodes", "_active", "graph")
+    __slots__ = ("_stream", "_nodes", "_active", "graph", "_last_kernel")
     _stream: Stream
     _nodes: list[GraphNode]
     _active: bool
     graph: Graph | None
+    _last_kernel: Any
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         raise TypeError("StreamCapture is made by StreamCapture.begin(stream)")
@@ -1255,6 +1272,9 @@ class StreamCapture:
         cap._nodes = []
         cap._active = True
         cap.graph = None
+        # the last record_kernel's (name, grid, block, shared_mem) objects, its node, and the (driver (weakly),
+        # context, function) it launched: the same immutable arguments again make the same node
+        cap._last_kernel = None
         return cap
 
     def stream(self) -> Stream:
@@ -1280,13 +1300,29 @@ class StreamCapture:
         ``StreamCaptureInvalidated`` (the capture was invalidated by another call). ``TypeError`` /
         ``OverflowError`` for argument types.
         """
-        node = _KernelLaunch(function_name, grid, block, shared_mem)
+        last = self._last_kernel
+        if (last is not None and function_name is last[0] and grid is last[1] and block is last[2]
+                and shared_mem is last[3]):
+            node = last[4]  # immutable arguments, converted before: the same (frozen) node
+        else:
+            node = _KernelLaunch(function_name, grid, block, shared_mem)
+            last = self._last_kernel = ((function_name, grid, block, shared_mem, node, _no_driver, 0, 0)
+                                        if _immutable_launch(function_name, grid, block, shared_mem) else None)
         if not self._active:
             return
-        s, drv = self._stream, self._stream.driver
-        with _translated():
-            fn = _function(drv, s.context_handle(), node.function_name)
-            drv.launch_kernel(fn, node.grid, node.block, node.shared_mem, s.raw(), [])
+        s = self._stream
+        drv = s.driver
+        try:
+            ctx = s.context_handle()
+            if last is not None and last[5]() is drv and ctx == last[6]:
+                fn = last[7]
+            else:
+                fn = _function(drv, ctx, node.function_name)
+                if last is not None:
+                    self._last_kernel = (*last[:5], weakref.ref(drv), ctx, fn)
+            drv.launch_kernel(fn, node.grid, node.block, node.shared_mem, s.raw(), _NO_ARGS)
+        except DriverError as e:
+            raise _translate(e) from None
         self._nodes.append(node)
 
     def record_memcpy(self, direction: MemcpyDirection, size: int) -> None:

@@ -26,6 +26,7 @@ same table by ``tools/gen_state_diagram.py``.
 """
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, Callable, NamedTuple, cast
 
@@ -35,7 +36,7 @@ from .graph import (BATCH_MEM_OP, EVENT_RECORD, GRAPH, HOST, KERNEL, MEM_ALLOC, 
 from .objects import CAPTURED, EMPTY, RECORDED, CigRecord
 
 if TYPE_CHECKING:
-    from .graph import Graph, GraphExec, Node
+    from .graph import Graph, GraphExec, KernelParams, Node
     from .objects import Context, Dep, EdgeData, EdgeDataArg, Event, Stream, ThreadState
     from .work import Work  # every entry mixin, and so Driver, is a Work: the state and work the rules act on
 
@@ -122,13 +123,19 @@ class CaptureSequence:
         self.user_owned = user_owned
         self.status = NONE  # until step(BEGIN)
         self.members = [origin]
-        self.captured: set[int] = set()  # id() of nodes created by stream operations
+        # local ids of the nodes created by stream operations, as runs [start, stop, start, stop, ...]
+        # (they are created in increasing local id order, mostly in one run: no per-node cost)
+        self.captured: list[int] = []
         self.removed: set[int] = set()  # id() of nodes dropped with SET (spec 4.4)
         self.ctx = origin.ctx
         self.events: list[Event] = []  # events currently CAPTURED by this sequence
         self.invalidated_by = ""
         # members destroyed during the capture: (label, deps at destroy); 4.4 (a) still counts them (2.2) [I]
         self.departed: list[tuple[str, list[Dep]]] = []
+
+    def is_captured(self, node: Any) -> bool:
+        """True for a node of this capture's graph that a stream operation created (:func:`add_node`)."""
+        return node.graph is self.graph and bisect_right(self.captured, node.local_id) & 1 == 1
 
     def label(self) -> str:
         """How ``why`` texts name the capture: id, origin, mode, begin thread and status."""
@@ -372,8 +379,7 @@ def unjoined(seq: CaptureSequence) -> str:
     tips = [(m.label(), m.deps) for m in seq.members if m is not origin] + seq.departed
     for who, deps in tips:
         for n, _ed in deps:
-            k = id(n)
-            if k in seq.captured and k not in seq.removed:
+            if seq.is_captured(n) and id(n) not in seq.removed:
                 candidates.append((who, n))
     if not candidates:
         return ""
@@ -597,11 +603,23 @@ def _nest_exec(drv: Work, stream: Stream, x: GraphExec) -> Node:
 def _op_label(op: Op) -> str:
     p = op.params
     if op.kind == "kernel":
-        name: str = p["name"]
+        name: str = p.name
         return name
     if op.kind == "graph_launch":
         return f"graph_{p.gid}"
     return p.describe() if hasattr(p, "describe") else op.kind
+
+
+def enqueue_kernel(drv: Work, stream: Stream, call: str, params: KernelParams) -> Node | None:
+    """:func:`enqueue` of a kernel launch (``params`` a :class:`~simcuda._core.graph.KernelParams`).
+
+    The common case, a stream of an ACTIVE capture outside CIG capture, adds the node at once, as
+    :func:`enqueue` decides it (a legacy stream never captures); only other cases build the :class:`Op`.
+    """
+    seq = stream.capture
+    if seq is not None and seq.status == ACTIVE and stream.cig is None:
+        return add_node(drv, stream, KERNEL, params)
+    return enqueue(drv, stream, Op("kernel", call, params, lambda: drv._run_kernel(params)))
 
 
 def add_node(drv: Work, stream: Stream, ntype: int, params: Any) -> Node:
@@ -609,10 +627,20 @@ def add_node(drv: Work, stream: Stream, ntype: int, params: Any) -> Node:
     seq: CaptureSequence = stream.capture  # type: ignore[assignment]  # the callers' stream is capturing
     graph = seq.graph
     node = drv._new_node(graph, ntype, params)
-    for d, ed in stream.deps:
+    deps = stream.deps
+    if len(deps) == 1:  # a chain: the stream's own list (never shared) is reused
+        d, ed = deps[0]
         add_edge(graph, d, node, ed)
-    seq.captured.add(id(node))
-    stream.deps = [(node, ZERO_ED)]
+        deps[0] = (node, ZERO_ED)
+    else:
+        for d, ed in deps:
+            add_edge(graph, d, node, ed)
+        stream.deps = [(node, ZERO_ED)]
+    runs, lid = seq.captured, node.local_id
+    if runs and runs[-1] == lid:
+        runs[-1] = lid + 1
+    else:
+        runs += (lid, lid + 1)
     return node
 
 

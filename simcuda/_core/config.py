@@ -41,7 +41,7 @@ def _check_launch_log_limit(_inst: Any, _attr: Any, value: Any) -> None:
         raise ValueError(f"launch_log_limit must be >= 0 (0 turns the launch log off) or None, got {value}")
 
 
-#: the default bound of ``driver.launch_log`` (records); about 160 MB of records at most
+#: the default bound of ``driver.launch_log`` (records); about 25 MB of compact records at most (logs.LaunchLog)
 DEFAULT_LAUNCH_LOG_LIMIT = 1_000_000
 
 

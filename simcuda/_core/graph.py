@@ -15,10 +15,12 @@ Edges cost O(1) each to add, find and remove, whatever the graph's shape (chain,
 
 * ``Graph.edges`` is an insertion-ordered set (a dict ``Edge -> None``): creation order for
   ``cuGraphGetEdges`` (spec 4.5), O(1) removal.
-* ``Node.ins`` / ``Node.outs`` hold the node's edges in edge order. They are plain lists (cheap for
-  the one or two edges most nodes have); the first removal from one longer than ``_SMALL`` turns it
-  into an insertion-ordered dict, so removing from a 100k fan-out is O(1) per edge too. Readers only
-  iterate them, take ``len`` or test emptiness, which both forms support.
+* ``Node.ins`` / ``Node.outs`` hold the node's edges in edge order: the shared empty tuple
+  (``NO_EDGES``) while there are none; the :class:`Edge` itself for one edge (an edge iterates as the
+  one-edge sequence of itself, so the chain of a capture costs no container per node); a list from the
+  second edge on; the first removal from a list longer than ``_SMALL`` turns it into an
+  insertion-ordered dict, so removing from a 100k fan-out is O(1) per edge too. Readers only iterate
+  them, take ``len`` or test emptiness, which every form supports.
 * ``Graph.pairs`` maps ``(src node, dst node)`` to the edge between them, for the duplicate checks of
   ``cuGraphAddDependencies`` and the look-ups of ``cuGraphRemoveDependencies``. It is built on first
   use (:func:`pair_index`, linear once) and kept up to date afterwards, so graphs nobody edits that
@@ -34,7 +36,8 @@ Python's recursion limit; each visits graphs and nodes in the order the recursiv
 
 Node parameters, per ``type`` (never mutated once stored; a set-params call stores a new object):
 
-* KERNEL: dict ``name, func (Function), grid, block, shmem, args, priority, cooperative``;
+* KERNEL: :class:`KernelParams` (``name, func (Function), grid, block, shmem, args, priority,
+  cooperative``; immutable, so launches with the same parameters share one record);
 * MEMCPY: :class:`~simcuda._core.memory.CopyParams`; MEMSET: :class:`~simcuda._core.memory.MemsetParams`;
 * HOST: dict ``fn, user_data, sync_mode``; GRAPH: dict ``graph`` (the embedded :class:`Graph`);
 * EVENT_RECORD / WAIT_EVENT: dict ``event``; EMPTY: ``{}``;
@@ -50,8 +53,9 @@ topology (for ``cuGraphExecUpdate`` pairing, Programming Guide "Whole Graph Upda
 of exit nodes, and the graph allocations the body maps and frees. An ``ExecNode`` shares its node's
 parameter object (parameters are never mutated once stored, so a later set-params call on the graph,
 which stores a new object, does not reach the exec). Freezing, the topological sort and replay are
-linear in nodes + edges and make one long-lived object per node (the topology lives in flat arrays),
-which keeps Python's garbage collector cheap on 100k-node graphs: when creation order is already
+linear in nodes + edges and make at most one long-lived object per node (the topology lives in flat
+arrays; a body of kernel nodes only, as a loop of captured launches makes, none: see :class:`Frozen`),
+which keeps Python's garbage collector cheap on million-node graphs: when creation order is already
 topological (every graph capture makes, and most hand-built ones) the sort is a single pass;
 otherwise Kahn's algorithm with a heap keyed by local id. Replay (:func:`run_frozen`) walks the body
 once against simulated memory.
@@ -62,6 +66,7 @@ import ctypes
 import heapq
 from array import array
 from collections.abc import Iterator
+from math import copysign
 from typing import TYPE_CHECKING, Any, Callable
 
 from .memory import HOST as HOST_SIDE
@@ -122,13 +127,88 @@ def is_full(ed: tuple[int, int, int]) -> bool:
     return ed[2] == 0 and ed[0] == 0
 
 
+class KernelParams:
+    """The parameters of a KERNEL node: ``name``, ``func`` (the :class:`~simcuda._core.objects.Function`),
+    ``grid`` and ``block`` (3-tuples), ``shmem`` (bytes), ``args`` (the decoded argument values, a list),
+    ``priority`` and ``cooperative``.
+
+    Never mutated once made (a set-params call stores a new record), so launches with the same
+    parameters (:func:`same_values`) share one record: a million captured launches of one kernel
+    cost one record. ``detail`` caches the launch log's description of the launch (filled on first
+    replay, a pure function of the rest).
+    """
+
+    __slots__ = ("name", "func", "grid", "block", "shmem", "args", "priority", "cooperative", "detail")
+
+    def __init__(self, func: Any, grid: tuple[int, ...], block: tuple[int, ...], shmem: int, args: list[Any],
+                 priority: Any = 0,
+                 cooperative: bool = False) -> None:
+        self.name = func.name
+        self.func = func
+        self.grid = grid
+        self.block = block
+        self.shmem = shmem
+        self.args = args
+        self.priority = priority
+        self.cooperative = cooperative
+        self.detail: str | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        """The parameters as a dict (keys as the attributes, ``args`` a new list), for the node getters."""
+        return {"name": self.name, "func": self.func, "grid": self.grid, "block": self.block, "shmem": self.shmem,
+                "args": list(self.args), "priority": self.priority, "cooperative": self.cooperative}
+
+
+#: types whose equal values cannot be told apart (immutable, no identity of their own that shows)
+_VALUE_TYPES = frozenset({int, bool, str, bytes})
+
+
+def same_values(a: Any, b: Any) -> bool:
+    """True when sequences ``a`` and ``b`` are interchangeable as stored parameters: of one class, and item
+    by item the same object, or equal values of one type in :data:`_VALUE_TYPES`, or equal floats of the
+    same sign (``1``, ``True`` and ``1.0`` differ, and so do ``0.0`` and ``-0.0``; other objects only by
+    identity)."""
+    if a is b:
+        return True
+    if a.__class__ is not b.__class__ or len(a) != len(b):
+        return False
+    for x, y in zip(a, b):
+        if x is y:
+            continue
+        t = x.__class__
+        if t is not y.__class__:
+            return False
+        if t is float:
+            if x != y or copysign(1.0, x) != copysign(1.0, y):
+                return False
+        elif t not in _VALUE_TYPES or x != y:
+            return False
+    return True
+
+
+#: the ``ins`` / ``outs`` of a node without edges (see the module docstring)
+NO_EDGES: tuple[()] = ()
+
+
 class Edge:
-    """One dependency ``src -> dst`` with its edge data ``(from_port, to_port, type)``."""
+    """One dependency ``src -> dst`` with its edge data ``(from_port, to_port, type)``.
+
+    An edge is also the one-edge sequence of itself (``iter``, ``len``): the form ``Node.ins`` and
+    ``Node.outs`` take for a single edge (see the module docstring).
+    """
 
     __slots__ = ("src", "dst", "ed")
 
     def __init__(self, src: "Node", dst: "Node", ed: tuple[int, int, int]) -> None:
         self.src, self.dst, self.ed = src, dst, ed
+
+    def __iter__(self) -> Any:
+        """Iterate as the one-edge sequence ``(self,)``."""
+        return iter((self,))
+
+    def __len__(self) -> int:
+        """1: the length of the one-edge sequence."""
+        return 1
 
 
 class Node:
@@ -142,9 +222,14 @@ class Node:
         self.local_id = local_id
         self.type = ntype
         self.params = params
-        self.ins: list[Edge] | dict[Edge, None] = []  # edge order; see the module docstring
-        self.outs: list[Edge] | dict[Edge, None] = []
+        self.ins: Any = NO_EDGES  # (), an Edge, a list or a dict of edges, edge order: see the module docstring
+        self.outs: Any = NO_EDGES
         self.destroyed = False
+
+    @property
+    def gid(self) -> int:
+        """The id of the node's graph."""
+        return self.graph.gid
 
     def describe(self) -> str:
         """Type-specific text used by DOT labels, summaries and the launch log."""
@@ -154,7 +239,7 @@ class Node:
 def describe(ntype: int, p: Any) -> str:
     """A one-line description of parameters ``p`` of a node of type ``ntype``."""
     if ntype == KERNEL:
-        name: str = p["name"]
+        name: str = p.name
         return name
     if ntype in (MEMCPY, MEMSET):
         text: str = p.describe()
@@ -180,8 +265,8 @@ def describe(ntype: int, p: Any) -> str:
 def copy_params(ntype: int, p: Any) -> Any:
     """A copy of node parameters that later edits of the original cannot reach.
 
-    Dicts are copied one level deep; CopyParams, MemsetParams and the tuples inside the dicts are
-    never mutated once stored, so they are shared.
+    Dicts are copied one level deep; KernelParams, CopyParams, MemsetParams and the tuples inside the
+    dicts are never mutated once stored, so they are shared.
     """
     return dict(p) if isinstance(p, dict) else p
 
@@ -192,10 +277,13 @@ class Graph:
     ``removed_edges`` lists, in removal order, the edges removed by ``cuGraphRemoveDependencies``
     whose two nodes are both still alive (spec 4.4: they still count for the unjoined rule); edges
     cut by ``cuGraphDestroyNode`` are not remembered.
+
+    ``type_counts`` counts live nodes per type, KERNEL excepted (kernels, the bulk of large graphs,
+    cost no count: their number is ``n_live`` minus the others); ``n_dead`` counts destroyed nodes.
     """
 
     __slots__ = ("handle", "gid", "nodes", "edges", "_removed", "capture_target_of", "live_execs",
-                 "destroyed", "owner_node", "ctx", "next_local", "type_counts", "n_live", "clone_map", "moved",
+                 "destroyed", "owner_node", "ctx", "next_local", "type_counts", "n_dead", "clone_map", "moved",
                  "pairs", "n_dup")
 
     def __init__(self, handle: int, gid: int, ctx: Context | None = None) -> None:
@@ -210,8 +298,8 @@ class Graph:
         self.owner_node: Node | None = None  # set for a child graph owned by a GRAPH node
         self.ctx = ctx
         self.next_local = 0
-        self.type_counts: dict[int, int] = {}
-        self.n_live = 0
+        self.type_counts: dict[int, int] = {}  # KERNEL excepted: see the class docstring
+        self.n_dead = 0
         self.clone_map: dict[int, Node] | None = None  # original node handle -> node (cuGraphClone)
         self.moved = False  # moved into a child-graph node (CU_GRAPH_CHILD_GRAPH_OWNERSHIP_MOVE)
         self.pairs: dict[tuple[Node, Node], Edge] | None = None  # built on first use: pair_index()
@@ -233,28 +321,39 @@ class Graph:
         """Replace the remembered removed edges (in removal order)."""
         self._removed = list(edges)
 
+    @property
+    def n_live(self) -> int:
+        """The number of live nodes."""
+        return len(self.nodes) - self.n_dead
+
     def add_node(self, n: Node) -> None:
         """Append ``n`` (creation order) and count it."""
         self.nodes.append(n)
-        self.type_counts[n.type] = self.type_counts.get(n.type, 0) + 1
-        self.n_live += 1
+        if n.type != KERNEL:
+            self.type_counts[n.type] = self.type_counts.get(n.type, 0) + 1
 
     def drop_node(self, n: Node) -> None:
         """Mark ``n`` destroyed (its edges must already be gone) and uncount it."""
         n.destroyed = True
-        self.type_counts[n.type] -= 1
-        self.n_live -= 1
+        if n.type != KERNEL:
+            self.type_counts[n.type] -= 1
+        self.n_dead += 1
 
     def live_nodes(self) -> list[Node]:
         """Live nodes in creation order."""
-        if self.n_live == len(self.nodes):
+        if not self.n_dead:
             return list(self.nodes)
         return [n for n in self.nodes if not n.destroyed]
 
+    def count_of(self, t: int) -> int:
+        """The number of live nodes of type ``t`` directly in this graph (O(1))."""
+        if t == KERNEL:
+            return self.n_live - sum(self.type_counts.values())
+        return self.type_counts.get(t, 0)
+
     def has_type(self, *types: int) -> bool:
         """True when a live node of one of ``types`` is directly in this graph (O(1))."""
-        c = self.type_counts
-        return any(c.get(t, 0) for t in types)
+        return any(self.count_of(t) for t in types)
 
     def has_type_deep(self, *types: int) -> bool:
         """As :meth:`has_type`, looking into child graphs too (iteratively, any nesting depth)."""
@@ -295,15 +394,24 @@ def add_edge(graph: Graph, src: Node, dst: Node, ed: tuple[int, int, int] = ZERO
     if pairs is not None:
         if pairs.setdefault(key or (src, dst), e) is not e:
             graph.n_dup += 1
-    # the checker cannot follow this list-or-dict dispatch (EAFP, cheapest on the hot path): hence the ignores
-    try:
-        src.outs.append(e)  # type: ignore[union-attr]
-    except AttributeError:  # a dict (see the module docstring)
-        src.outs[e] = None  # type: ignore[call-overload]
-    try:
-        dst.ins.append(e)  # type: ignore[union-attr]
-    except AttributeError:
-        dst.ins[e] = None  # type: ignore[call-overload]
+    c = src.outs  # NO_EDGES, one Edge, a list or a dict (see the module docstring)
+    if c is NO_EDGES:
+        src.outs = e
+    elif c.__class__ is list:
+        c.append(e)
+    elif c.__class__ is Edge:
+        src.outs = [c, e]
+    else:
+        c[e] = None
+    c = dst.ins
+    if c is NO_EDGES:
+        dst.ins = e
+    elif c.__class__ is list:
+        c.append(e)
+    elif c.__class__ is Edge:
+        dst.ins = [c, e]
+    else:
+        c[e] = None
     return e
 
 
@@ -335,6 +443,9 @@ def find_edge(graph: Graph, src: Node, dst: Node, ed: tuple[int, int, int] | Non
 def _unlink(node: Node, attr: str, e: Edge) -> None:
     """Remove ``e`` from ``node.ins`` or ``node.outs`` (``attr``) in O(1) (amortised)."""
     c = getattr(node, attr)
+    if c.__class__ is Edge:  # the one edge
+        setattr(node, attr, NO_EDGES)
+        return
     if c.__class__ is list:
         if len(c) <= _SMALL:
             c.remove(e)
@@ -382,7 +493,7 @@ def detach_node(graph: Graph, n: Node) -> None:
         del graph.edges[e]
         _unindex(graph, e)
         _unlink(e.dst, "ins", e)
-    n.ins, n.outs = [], []
+    n.ins, n.outs = NO_EDGES, NO_EDGES
 
 
 class GraphCycle(Exception):
@@ -400,10 +511,18 @@ def topo_order(nodes: list[Node]) -> list[Node] | None:
     otherwise Kahn's algorithm with a heap, O((n + e) log n).
     """
     live = [n for n in nodes if not n.destroyed]
+    if len(live) == len(nodes):
+        live = nodes  # all live: the caller's list (read only)
     forward = True
     for n in live:
+        c = n.ins
+        if c.__class__ is Edge:  # one edge (the chain of a capture)
+            if c.src.local_id >= n.local_id:
+                forward = False
+                break
+            continue
         lid = n.local_id
-        for e in n.ins:
+        for e in c:
             if e.src.local_id >= lid:
                 forward = False
                 break
@@ -458,9 +577,9 @@ class ExecNode:
 
     ``origin`` is the node of the instantiated graph that per-node calls name (``cuGraphExec*SetParams``,
     ``cuGraphNodeSetEnabled``); it stays the same after ``cuGraphExecUpdate``. ``child`` is the
-    :class:`Frozen` body of a GRAPH node. ``detail`` caches the launch log's description of the node
-    (a pure function of type and parameters, filled on first replay and shared by the records of
-    every launch).
+    :class:`Frozen` body of a GRAPH node. ``detail`` caches the launch log's description of a node
+    that is no kernel (a pure function of type and parameters, filled on first replay and shared by
+    the records of every launch; a kernel's is cached on its :class:`KernelParams`).
     """
 
     __slots__ = ("origin", "local_id", "type", "params", "child", "enabled", "gid", "detail")
@@ -490,23 +609,65 @@ class Frozen:
         creation: positions in ``order`` of the nodes in creation order (update pairing).
         topology: :class:`Topology` of the instantiated graph (creation order).
         exits: number of nodes without dependents.
-        index: ``id(origin node)`` -> position in ``order``.
+        index: ``id(origin node)`` -> position in ``order`` (built on first use: only the per-node
+            calls ask, so a body nobody edits never pays for it).
         created: how many nodes the graph had created when it was frozen, destroyed ones included
             (``Graph.next_local``: the count behind the creation-order pairing of an update, spec 16).
+
+    ``creation`` is a ``range`` when replay order is creation order (every captured graph).
+
+    A body of kernel nodes only (what a loop of captured launches makes) is *compact* when frozen: it
+    keeps its nodes and their parameters as two lists (``kernels``: ``(nodes, params)``) instead of an
+    ``ExecNode`` per node, so freezing a million-node capture makes no per-node object. ``order``
+    makes the ``ExecNode`` list on first use (the per-node calls, updates, copies), exactly as a
+    freeze would have, and the body is an ordinary one from then on.
     """
 
-    __slots__ = ("gid", "order", "creation", "topology", "exits", "index", "_mem", "created")
+    __slots__ = ("gid", "_order", "kernels", "creation", "topology", "exits", "_index", "_mem", "created")
 
-    def __init__(self, gid: int, order: list[ExecNode], creation: list[int], topology: "Topology",
-                 exits: int, created: int | None = None) -> None:
+    def __init__(self, gid: int, order: list[ExecNode] | None, creation: "list[int] | range", topology: "Topology",
+                 exits: int, created: int | None = None, kernels: tuple[list[Any], list[Any]] | None = None) -> None:
         self.gid = gid
-        self.order = order
+        self._order = order
+        self.kernels = kernels  # compact: (nodes, params) in replay order, all KERNEL and enabled; or None
         self.creation = creation
         self.topology = topology
         self.exits = exits
         self.created = len(creation) if created is None else created
-        self.index = {id(x.origin): i for i, x in enumerate(order)}
+        self._index: dict[int, int] | None = None
         self._mem: tuple[list[Allocation], list[int]] | None = None
+
+    @property
+    def order(self) -> list[ExecNode]:
+        """``ExecNode`` list in replay order (made on first use from a compact body)."""
+        o = self._order
+        if o is None:
+            nodes, params = self.kernels  # type: ignore[misc]
+            o = self._order = [ExecNode(n, p, None) for n, p in zip(nodes, params)]
+            self.kernels = None
+        return o
+
+    @order.setter
+    def order(self, order: list[ExecNode]) -> None:
+        """Replace the node list (the body is no longer compact)."""
+        self._order = order
+        self.kernels = None
+
+    @property
+    def index(self) -> dict[int, int]:
+        """``id(origin node)`` -> position in ``order`` (built once, on first use; shared by copies)."""
+        if self._index is None:
+            k = self.kernels
+            if k is not None:
+                self._index = {id(n): i for i, n in enumerate(k[0])}
+            else:
+                self._index = {id(x.origin): i for i, x in enumerate(self.order)}
+        return self._index
+
+    @index.setter
+    def index(self, index: dict[int, int]) -> None:
+        """Share another body's index (the same positions)."""
+        self._index = index
 
     def copy(self) -> "Frozen":
         """A copy whose ``order`` list can be changed without touching this one (copy on write).
@@ -514,15 +675,16 @@ class Frozen:
         Per-node changes never touch MEM_ALLOC / MEM_FREE parameters, so the memory lists are shared.
         """
         f = Frozen.__new__(Frozen)
-        f.gid, f.order, f.creation, f.topology, f.exits, f.index, f._mem, f.created = \
-            self.gid, list(self.order), self.creation, self.topology, self.exits, self.index, self._mem, self.created
+        f.gid, f._order, f.kernels, f.creation, f.topology, f.exits, f._index, f._mem, f.created = \
+            self.gid, list(self.order), None, self.creation, self.topology, self.exits, self.index, self._mem, \
+            self.created
         return f
 
     def _memory(self) -> tuple[list[Allocation], list[int]]:
         if self._mem is None:
             allocs: list[Allocation] = []
             frees: list[int] = []
-            if any(x.type in (MEM_ALLOC, MEM_FREE, GRAPH) for x in self.order):  # else none to find
+            if self.kernels is None and any(x.type in (MEM_ALLOC, MEM_FREE, GRAPH) for x in self.order):
                 for x in walk_body(self):
                     if x.type == MEM_ALLOC:
                         allocs.append(x.params["alloc"])
@@ -577,23 +739,40 @@ class Topology:
     """The shape of a graph in creation order, in flat arrays (no per-node objects).
 
     ``types[i]`` is node i's type; its dependencies, in edge order, are ``src[off[i]:off[i+1]]``
-    (creation indices) with edge data ``eds[off[i]:off[i+1]]`` (the graph's own edge-data tuples).
+    (creation indices) with edge data ``eds[off[i]:off[i+1]]`` (the graph's own edge-data tuples);
+    ``eds`` is None when every edge is a plain dependency (:data:`ZERO_ED`), as in most graphs.
     """
 
     __slots__ = ("types", "off", "src", "eds")
 
     def __init__(self, live: list[Node]) -> None:
-        pos = {id(n): i for i, n in enumerate(live)}
+        n_live = len(live)
+        if not live or live[-1].local_id == n_live - 1:  # no destroyed node: creation index = local id
+            pos = None
+        else:
+            pos = {id(n): i for i, n in enumerate(live)}
         self.types = array("b", [n.type for n in live])
-        off = array("q", [0])
-        src = array("q")
+        off = array("i", [0])
+        src = array("i")
         eds: list[tuple[int, int, int]] = []
+        plain = True  # every edge ZERO_ED so far
         for n in live:
-            for e in n.ins:
-                src.append(pos[id(e.src)])
-                eds.append(e.ed)
+            c = n.ins
+            if c.__class__ is Edge:  # one edge (the chain of a capture)
+                src.append(c.src.local_id if pos is None else pos[id(c.src)])
+                ed = c.ed
+                eds.append(ed)
+                if plain and ed != ZERO_ED:
+                    plain = False
+            else:
+                for e in c:
+                    src.append(e.src.local_id if pos is None else pos[id(e.src)])
+                    ed = e.ed
+                    eds.append(ed)
+                    if plain and ed != ZERO_ED:
+                        plain = False
             off.append(len(src))
-        self.off, self.src, self.eds = off, src, eds
+        self.off, self.src, self.eds = off, src, (None if plain else eds)
 
     def __len__(self) -> int:
         return len(self.types)
@@ -601,12 +780,15 @@ class Topology:
     def deps(self, i: int) -> list[tuple[int, tuple[int, int, int]]]:
         """``[(dependency creation index, edge data), ...]`` of node ``i``, in edge order."""
         a, b = self.off[i], self.off[i + 1]
+        if self.eds is None:
+            return [(s, ZERO_ED) for s in self.src[a:b]]
         return list(zip(self.src[a:b], self.eds[a:b]))
 
 
 def signature(live: list[Node]) -> tuple[Topology, int]:
     """``(topology, exit count)`` of live nodes in creation order (see :class:`Frozen`)."""
-    return Topology(live), sum(1 for n in live if not n.outs)
+    # an exit has no out-edge: its outs is NO_EDGES, or an emptied list or dict (never an Edge)
+    return Topology(live), sum(1 for n in live if n.outs.__class__ is not Edge and not n.outs)
 
 
 def freeze(graph: Graph) -> Frozen:
@@ -629,14 +811,19 @@ def freeze(graph: Graph) -> Frozen:
             stack.extend(reversed([n.params["graph"] for n in order if n.type == GRAPH]))
     bodies: dict[int, Frozen] = {}
     for g, live, order in reversed(sorted_graphs):
-        xs = [ExecNode(n, n.params, bodies.pop(id(n.params["graph"])) if n.type == GRAPH else None)
-              for n in order]  # parameters shared: stored parameters are never mutated
         if order is live or len(order) == len(live) and all(a is b for a, b in zip(order, live)):
-            creation = list(range(len(xs)))
+            creation: list[int] | range = range(len(order))
         else:
             where = {id(n): i for i, n in enumerate(order)}
             creation = [where[id(n)] for n in live]
         topo, exits = signature(live)
+        # parameters shared: stored parameters are never mutated
+        if not any(g.type_counts.values()):  # kernel nodes only: compact (see Frozen)
+            bodies[id(g)] = Frozen(g.gid, None, creation, topo, exits, g.next_local,
+                                   (order, [n.params for n in order]))
+            continue
+        xs = [ExecNode(n, n.params, bodies.pop(id(n.params["graph"])) if n.type == GRAPH else None)
+              for n in order]
         bodies[id(g)] = Frozen(g.gid, xs, creation, topo, exits, g.next_local)
     return bodies[id(graph)]
 
@@ -698,7 +885,7 @@ CLOCK_FREE_NODES = (EVENT_RECORD, GRAPH)
 
 
 # -------------------------------------------------------------------------- replay
-def run_frozen(drv: Work, body: Frozen, log: Callable[[ExecNode, str], None]) -> None:
+def run_frozen(drv: Work, body: Frozen, log: Callable[[Any, Any, str], None]) -> None:
     """Replay ``body`` in order against the driver's memory (spec 9, replay semantics).
 
     Simulated time (spec 16) [I]: every node the replay runs advances the driver's clock by
@@ -707,8 +894,16 @@ def run_frozen(drv: Work, body: Frozen, log: Callable[[ExecNode, str], None]) ->
     reaches it, and a child graph's nodes count one by one.
 
     A GRAPH node logs "child graph ... begins", replays its child body in place, then logs "... ends";
-    the walk is iterative (a stack of bodies), so any nesting depth replays.
+    the walk is iterative (a stack of bodies), so any nesting depth replays. ``log(x, params, note)``
+    is called for each node run: ``x`` the ``ExecNode`` (the :class:`Node` of a compact body; both have
+    ``type``, ``local_id`` and ``gid``), ``params`` the parameters it ran with.
     """
+    kernels = body.kernels
+    if kernels is not None:  # a compact body: enabled KERNEL nodes only (see Frozen), no child graph
+        for x, p in zip(*kernels):
+            drv._clock_ms += TICK_MS
+            log(x, p, drv._run_kernel(p))
+        return
     mem = drv.memory
     stack = [iter(body.order)]
     owners: list[ExecNode | None] = [None]
@@ -720,7 +915,7 @@ def run_frozen(drv: Work, body: Frozen, log: Callable[[ExecNode, str], None]) ->
             if t not in CLOCK_FREE_NODES:
                 drv._clock_ms += TICK_MS
             if not x.enabled:
-                log(x, "disabled (cuGraphNodeSetEnabled): runs as an empty node")
+                log(x, p, "disabled (cuGraphNodeSetEnabled): runs as an empty node")
                 continue
             if t == KERNEL:
                 note = drv._run_kernel(p)
@@ -733,7 +928,7 @@ def run_frozen(drv: Work, body: Frozen, log: Callable[[ExecNode, str], None]) ->
                 note = "called host function"
             elif t == GRAPH:
                 assert x.child is not None  # a GRAPH node's frozen child body
-                log(x, f"child graph graph_{x.child.gid} begins")
+                log(x, p, f"child graph graph_{x.child.gid} begins")
                 stack.append(iter(x.child.order))
                 owners.append(x)
                 break  # the child's nodes next; its "ends" record when its body is done
@@ -761,12 +956,12 @@ def run_frozen(drv: Work, body: Frozen, log: Callable[[ExecNode, str], None]) ->
                 pass
             else:
                 note = "recorded only (not simulated)"
-            log(x, note)
+            log(x, p, note)
         else:
             stack.pop()
             owner = owners.pop()
             if owner is not None and owner.child is not None:  # always a GRAPH node, with its child body
-                log(owner, f"child graph graph_{owner.child.gid} ends")
+                log(owner, owner.params, f"child graph graph_{owner.child.gid} ends")
 
 
 def run_mem_ops(mem: MemorySpace, ops: tuple[MemOp, ...]) -> str:
@@ -916,16 +1111,16 @@ def param_change_problem(ntype: int, old: Any, new: Any, resolve: Callable[[int]
     the wording of the individual set-params calls.
     """
     if ntype == KERNEL:
-        octx, nctx = old["func"].module.ctx, new["func"].module.ctx
+        octx, nctx = old.func.module.ctx, new.func.module.ctx
         if octx is not nctx:
             return (UPD_UNSUPPORTED_FUNCTION_CHANGE,
-                    f"the kernel's function {new['name']} belongs to context 0x{nctx.handle:x}, the original "
-                    f"function {old['name']} to context 0x{octx.handle:x}; the owning context of the function "
+                    f"the kernel's function {new.name} belongs to context 0x{nctx.handle:x}, the original "
+                    f"function {old.name} to context 0x{octx.handle:x}; the owning context of the function "
                     "cannot change (Graph Update Limitations)")
-        if bool(old.get("cooperative")) != bool(new.get("cooperative")):
+        if bool(old.cooperative) != bool(new.cooperative):
             return (UPD_PARAMETERS_CHANGED, "a cooperative kernel node cannot become non-cooperative or the "
                                             "reverse (cuGraphExecUpdate limitations) [inferred result]")
-        if flags & 8 and old.get("priority", 0) != new.get("priority", 0):
+        if flags & 8 and old.priority != new.priority:
             return (UPD_ATTRIBUTES_CHANGED, "the exec was instantiated with USE_NODE_PRIORITY, so the kernel "
                                             "node's priority attribute cannot change [inferred result]")
         return None
@@ -1190,10 +1385,10 @@ def _param_pairs(n: Node, runtime: bool) -> list[tuple[str, Any]]:
     head = ("params", _STRUCT_NAMES[t][1 if runtime else 0]) if t in _STRUCT_NAMES else None
     pairs: list[tuple[str, Any]] = [head] if head else []
     if t == KERNEL:
-        pairs += [("func", p["name"]), ("gridDim", "x".join(map(str, p["grid"]))),
-                  ("blockDim", "x".join(map(str, p["block"]))), ("sharedMemBytes", p["shmem"]),
+        pairs += [("func", p.name), ("gridDim", "x".join(map(str, p.grid))),
+                  ("blockDim", "x".join(map(str, p.block))), ("sharedMemBytes", p.shmem),
                   ("kernelParams", ", ".join(_addr(a) if isinstance(a, int) and a > 0xFFFF else str(a)
-                                             for a in p["args"]) or "none")]
+                                             for a in p.args) or "none")]
     elif t == MEMCPY:
         names = _COPY_KINDS.get(p.direction, (p.direction, p.direction))
         pairs += [("kind", names[1] if runtime else f"{p.direction} ({names[0]})"),
@@ -1238,17 +1433,17 @@ def _dot_node(n: Node, gid: int, flags: int, topo_id: dict[int, int]) -> str:
     desc = _esc(n.describe())
     if n.type == KERNEL:
         p = n.params
-        desc += _esc(f"<<<({','.join(map(str, p['grid']))}),({','.join(map(str, p['block']))}),{p['shmem']}>>>")
+        desc += _esc(f"<<<({','.join(map(str, p.grid))}),({','.join(map(str, p.block))}),{p.shmem}>>>")
     parts = [key, f"{{ID | {ident} | {desc}}}"]
     if flags & kind_flag:
         parts.append(_block(_param_pairs(n, bool(flags & DOT_RUNTIME_TYPES))))
     if attrs:
-        parts.append(_block([("priority", n.params.get("priority", 0)),
-                             ("cooperative", int(bool(n.params.get("cooperative"))))]))
+        parts.append(_block([("priority", n.params.priority),
+                             ("cooperative", int(bool(n.params.cooperative)))]))
     if flags & DOT_HANDLES:
         hs = [("node handle", _addr(n.handle))]
         if n.type == KERNEL:
-            hs.append(("func handle", _addr(n.params["func"].handle)))
+            hs.append(("func handle", _addr(n.params.func.handle)))
         parts.append(_block(hs))
     label = "{" + " | ".join(parts) + "}"
     style = "bold" if n.type == KERNEL else "solid"

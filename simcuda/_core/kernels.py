@@ -18,7 +18,7 @@ class KernelLaunch:
         args: the decoded argument values (device pointers as ``int``).
     """
 
-    def __init__(self, driver: Driver, name: str, grid: tuple[int, int, int], block: tuple[int, int, int],
+    def __init__(self, driver: Driver, name: str, grid: tuple[int, ...], block: tuple[int, ...],
                  shared_mem: int, args: list[Any]) -> None:
         self.driver, self.name, self.grid, self.block, self.shared_mem, self.args = \
             driver, name, grid, block, shared_mem, args

@@ -1,9 +1,10 @@
 """The simulator's own logs: what ran (``driver.launch_log``) and what failed (``driver.error_log``)."""
 from __future__ import annotations
 
+import weakref
+from array import array
 from collections.abc import Iterator, Sequence
-from itertools import islice
-from typing import overload
+from typing import Any, overload
 
 import attrs
 
@@ -54,69 +55,124 @@ class LaunchLog(Sequence[LaunchRecord]):
     created or :meth:`clear` was last called, which is also the next record's ``seq``; :attr:`dropped`
     is ``total - len(log)``. ``clear()`` empties the log and restarts the count (and ``seq``) at 0.
 
+    Storage is compact: a record is kept as three columns, a shared *row* tuple ``(source, kind, detail,
+    stream, exec_handle, launch, graph_id)`` (the same tuple for every node of a replay with the same
+    description), the node's local id (an ``array``) and the note (a shared string); ``seq`` is its
+    place. :class:`LaunchRecord` objects are made when read, and a record read again while the first
+    one is still referenced is that same object.
+
     Fidelity: nothing in CUDA corresponds to the log; it is the simulator's account of what ran.
     """
 
-    __slots__ = ("_buf", "_start", "limit", "total")
+    __slots__ = ("_rows", "_nodes", "_notes", "_start", "limit", "total", "_given", "_seen")
     __hash__ = None  # type: ignore[assignment]  # mutable, compares by value
 
     def __init__(self, limit: int | None = DEFAULT_LAUNCH_LOG_LIMIT) -> None:
         _check_launch_log_limit(None, None, limit)
-        self._buf: list[LaunchRecord] = []
-        self._start = 0  # index in _buf of the oldest record once the buffer is full
+        self._rows: list[tuple[Any, ...]] = []  # (source, kind, detail, stream, exec_handle, launch, graph_id)
+        self._nodes = array("q")
+        self._notes: list[str] = []
+        self._start = 0  # position of the oldest record once the buffer is full
         self.limit = limit
         self.total = 0
+        self._given: dict[int, LaunchRecord] = {}  # seq -> record given to append() (kept as given)
+        self._seen: dict[int, Any] = {}  # seq -> weak reference to the record last handed out
 
     @property
     def dropped(self) -> int:
         """Records made since the last :meth:`clear` that the bound dropped (or the off switch never kept)."""
-        return self.total - len(self._buf)
+        return self.total - len(self._nodes)
+
+    def add(self, row: tuple[Any, ...], node: int, note: str) -> None:
+        """Keep the record numbered :attr:`total` (dropping the oldest when the log is full) and count it.
+
+        ``row`` is ``(source, kind, detail, stream, exec_handle, launch, graph_id)`` (share one tuple between
+        records that have the same), ``node`` the node's local id (-1 for stream work), ``note`` the note.
+        """
+        seq = self.total
+        self.total = seq + 1
+        limit = self.limit
+        nodes = self._nodes
+        if limit is None or len(nodes) < limit:
+            self._rows.append(row)
+            nodes.append(node)
+            self._notes.append(note)
+        elif limit:
+            i = self._start
+            self._rows[i] = row
+            nodes[i] = node
+            self._notes[i] = note
+            self._start = i + 1 if i + 1 < limit else 0
+            if self._given:
+                self._given.pop(seq - limit, None)  # the record this one dropped
 
     def append(self, rec: LaunchRecord) -> None:
         """Keep ``rec`` (dropping the oldest record when the log is full) and count it.
 
-        The driver calls this with the record numbered ``seq == self.total``; the record is stored as given.
+        The driver makes its records with :meth:`add`; a record given here is numbered ``seq ==
+        self.total`` by the driver's convention, and is stored as given (reading it back gives ``rec``).
         """
-        self.total += 1
-        limit = self.limit
-        buf = self._buf
-        if limit is None or len(buf) < limit:
-            buf.append(rec)
-        elif limit:
-            buf[self._start] = rec
-            self._start = (self._start + 1) % limit
+        seq = self.total
+        self.add((rec.source, rec.kind, rec.detail, rec.stream, rec.exec_handle, rec.launch, rec.graph_id),
+                 rec.node, rec.note)
+        if self.limit != 0:
+            self._given[seq] = rec
 
     def clear(self) -> None:
         """Drop every record and restart the count: the next record has ``seq`` 0."""
-        self._buf = []
+        self._rows = []
+        self._nodes = array("q")
+        self._notes = []
         self._start = 0
         self.total = 0
+        self._given = {}
+        self._seen = {}
 
     def __len__(self) -> int:
-        return len(self._buf)
+        return len(self._nodes)
+
+    def _record(self, k: int) -> LaunchRecord:
+        """The ``k``-th kept record (0 the oldest), as a :class:`LaunchRecord`: the one handed out before
+        while it is still referenced, else a new one (remembered weakly)."""
+        n = len(self._nodes)
+        seq = self.total - n + k
+        r: LaunchRecord | None = self._given.get(seq) if self._given else None
+        if r is not None:
+            return r
+        ref = self._seen.get(seq)
+        if ref is not None:
+            r = ref()
+            if r is not None:
+                return r
+        pos = (self._start + k) % n if self._start else k
+        row = self._rows[pos]
+        r = LaunchRecord(seq, row[0], row[1], row[2], row[3], row[4], row[5], row[6], self._nodes[pos],
+                         self._notes[pos])
+        seen = self._seen
+        if len(seen) >= 1024 and not len(seen) & (len(seen) - 1):  # at each power of two: drop dead ones
+            for key in [key for key, ref in seen.items() if ref() is None]:
+                del seen[key]
+        seen[seq] = weakref.ref(r)
+        return r
 
     @overload
     def __getitem__(self, i: int) -> LaunchRecord: ...
     @overload
     def __getitem__(self, i: slice) -> list[LaunchRecord]: ...
-    def __getitem__(self, i: int | slice) -> LaunchRecord | list[LaunchRecord]:
-        buf, start = self._buf, self._start
+    def __getitem__(self, i: Any) -> Any:
+        n = len(self._nodes)
         if isinstance(i, slice):
-            if not start:
-                return buf[i]
-            return list(self)[i]
-        n = len(buf)
+            return [self._record(k) for k in range(*i.indices(n))]
         if i < 0:
             i += n
         if not 0 <= i < n:
             raise IndexError("launch log index out of range")
-        return buf[(start + i) % n] if start else buf[i]
+        return self._record(i)
 
     def __iter__(self) -> Iterator[LaunchRecord]:
-        buf, start = self._buf, self._start
-        if not start:
-            return iter(buf)
-        return iter(list(islice(buf, start, None)) + buf[:start])
+        record = self._record
+        for k in range(len(self._nodes)):
+            yield record(k)
 
     def __reversed__(self) -> Iterator[LaunchRecord]:
         return reversed(list(self))

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from .capture import CaptureSequence, Op
@@ -168,9 +168,14 @@ class Module:
 
 
 class Function:
-    """A kernel function of a module: its entry name and parameter C types (``[]`` when unknown)."""
+    """A kernel function of a module: its entry name and parameter C types (``[]`` when unknown).
 
-    __slots__ = ("handle", "module", "name", "param_types", "max_dynamic_shared", "carveout")
+    ``last_params`` is the :class:`~simcuda._core.graph.KernelParams` of its last launch, which the next
+    launch with the same parameters shares (launch limits already checked); ``cuFuncSetAttribute``
+    drops it, as the limits may change.
+    """
+
+    __slots__ = ("handle", "module", "name", "param_types", "max_dynamic_shared", "carveout", "last_params")
 
     def __init__(self, handle: int, module: Module, name: str, param_types: list[str]) -> None:
         self.handle = handle
@@ -179,6 +184,7 @@ class Function:
         self.param_types = param_types
         self.max_dynamic_shared: int | None = None  # CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES once set
         self.carveout = -1  # CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT (-1: no preference)
+        self.last_params: Any = None
 
 
 class ThreadState:

@@ -22,7 +22,7 @@ from . import process
 from .config import DeviceSpec, Options
 from .errors import DriverError
 from .kernels import KernelLaunch
-from .logs import ErrorRecord, LaunchLog, LaunchRecord
+from .logs import ErrorRecord, LaunchLog
 from .memory import MemorySpace
 from .objects import LEGACY, PER_THREAD, Context, Device, Event, Function, Module, Stream, ThreadState
 
@@ -69,22 +69,26 @@ def entry(fn: Callable[Concatenate[S, P], R]) -> Callable[Concatenate[S, P], R]:
 
     @functools.wraps(fn)
     def wrapper(self: S, /, *args: P.args, **kwargs: P.kwargs) -> R:
-        with self._lock:
-            t = self._thread()
+        lock = self._lock  # acquire/release: cheaper than ``with`` on the hot path
+        lock.acquire()
+        try:
             try:
-                if t.in_host_fn:
-                    raise DriverError(800, f"{_call_name(args, kwargs)} was called from inside a host function or "
-                                           "callback; the simulator refuses every CUDA call made there (spec 3.9) "
-                                           "[inferred]")
-                if needs_init:
+                t = self._tls.state  # this thread's state (see _thread)
+            except AttributeError:
+                t = self._thread()
+            try:
+                if t.in_host_fn or (needs_init and (self._closed or not self._initialized)):
+                    if t.in_host_fn:
+                        raise DriverError(800, f"{_call_name(args, kwargs)} was called from inside a host function "
+                                               "or callback; the simulator refuses every CUDA call made there "
+                                               "(spec 3.9) [inferred]")
                     if self._closed:
                         raise DriverError(4, "the simulated driver was closed (Driver.close), as during shutdown")
-                    if not self._initialized:
-                        raise DriverError(3, f"{_call_name(args, kwargs)}: cuInit has not been called" + (
-                            "" if self.available else " (the simulated machine has no usable driver)"))
-                hooks = self._hooks.get(name) if self._hooks else None
-                if hooks is None:
-                    return fn(self, *args, **kwargs)
+                    raise DriverError(3, f"{_call_name(args, kwargs)}: cuInit has not been called" + (
+                        "" if self.available else " (the simulated machine has no usable driver)"))
+                if not self._hooks or (hooks := self._hooks.get(name)) is None:
+                    # no keywords: skip the empty dict merge (the checker cannot see kwargs is empty here)
+                    return fn(self, *args, **kwargs) if kwargs else fn(self, *args)  # type: ignore[call-arg]
                 tokens = [before(self, args, kwargs) if before else None for before, _ in hooks]
                 result = fn(self, *args, **kwargs)
                 for (_, after), token in zip(hooks, tokens):
@@ -96,6 +100,8 @@ def entry(fn: Callable[Concatenate[S, P], R]) -> Callable[Concatenate[S, P], R]:
                 if len(self.error_log) < 100_000:
                     self.error_log.append(ErrorRecord(_call_name(args, kwargs), int(e.code), e.why, t.name))
                 raise
+        finally:
+            lock.release()
 
     def _call_name(args: tuple[Any, ...], kwargs: dict[str, Any]) -> str:
         if call_pos < 0:
@@ -132,6 +138,7 @@ class DriverState:
         self._objs: dict[int, Any] = {}
         self._next_h = process.handle_base(self.serial)
         self._threads: dict[int, ThreadState] = {}
+        self._tls = threading.local()  # .state: this thread's ThreadState once looked up (see _thread)
         self._thread_serial = 0
         self._live_captures: dict[int, cap.CaptureSequence] = {}
         self._capture_counter = 0
@@ -178,7 +185,15 @@ class DriverState:
     def _thread(self) -> ThreadState:
         """This thread's state. Python reuses thread idents, so the state remembers its thread object:
         a new thread with a recycled ident starts afresh (GLOBAL mode, no context; spec 1, 2.5), and
-        ``ThreadState.tid`` is a serial number that is never reused within the driver."""
+        ``ThreadState.tid`` is a serial number that is never reused within the driver.
+
+        The state found is kept in a thread-local slot (``_tls``), which lives exactly as long as the
+        thread, so later calls on the same thread skip the look-up."""
+        try:
+            cached: ThreadState = self._tls.state
+            return cached
+        except AttributeError:
+            pass
         ident = threading.get_ident()
         t = self._threads.get(ident)
         cur = threading.current_thread()
@@ -186,6 +201,7 @@ class DriverState:
             self._thread_serial += 1
             t = self._threads[ident] = ThreadState(self._thread_serial, cur.name)
             t.thread_ref = weakref.ref(cur)
+        self._tls.state = t
         return t
 
     def _next_capture_id(self) -> int:
@@ -200,10 +216,17 @@ class DriverState:
         return g
 
     def _new_node(self, graph: gr.Graph, ntype: int, params: Any) -> gr.Node:
-        n = gr.Node(0, graph, graph.next_local, ntype, params)
-        graph.next_local += 1
-        n.handle = self._handle(n)
-        graph.add_node(n)
+        """A new node of ``graph`` (its next local id, a handle; ``Graph.add_node`` inline)."""
+        h = self._next_h
+        self._next_h = h + HANDLE_STEP
+        lid = graph.next_local
+        graph.next_local = lid + 1
+        n = gr.Node(h, graph, lid, ntype, params)
+        self._objs[h] = n
+        graph.nodes.append(n)
+        if ntype:  # not KERNEL (0): kernels are not counted per type (see Graph)
+            tc = graph.type_counts
+            tc[ntype] = tc.get(ntype, 0) + 1
         return n
 
     def _discard_graph(self, g: gr.Graph) -> None:
@@ -342,12 +365,14 @@ class DriverState:
 
     # -- work progression ---------------------------------------------------------------------
     def _log(self, rec: dict[str, Any]) -> None:
-        """Add a :class:`LaunchRecord` made of ``rec`` to :attr:`launch_log` (counted even when not kept)."""
+        """Add a record of stream work made of ``rec`` (the fields of :class:`LaunchRecord` but ``seq``) to
+        :attr:`launch_log` (counted even when not kept)."""
         log = self.launch_log
         if log.limit == 0:
             log.total += 1
             return
-        log.append(LaunchRecord(seq=log.total, **rec))
+        log.add((rec["source"], rec["kind"], rec["detail"], rec["stream"], rec.get("exec_handle", 0),
+                 rec.get("launch", 0), rec.get("graph_id", 0)), rec.get("node", -1), rec.get("note", ""))
 
     def refuse(self, call: str, code: int, why: str) -> DriverError:
         """Build (and record, like any failed call) an error whose code no core rule decides.

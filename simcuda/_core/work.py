@@ -167,11 +167,11 @@ class Work(DriverState):
     def _wait_uncaptured(self, stream: Stream, event: Event) -> None:
         return None  # enqueue order already runs the record first (single global queue)
 
-    def _run_kernel(self, p: dict[str, Any]) -> str:
-        fn = self.kernels.get(p["name"]) or KERNELS.get(p["name"])
+    def _run_kernel(self, p: gr.KernelParams) -> str:
+        fn = self.kernels.get(p.name) or KERNELS.get(p.name)
         if fn is None:
             return "recorded only (no Python kernel registered)"
-        launch = KernelLaunch(cast("Driver", self), p["name"], p["grid"], p["block"], p["shmem"], p["args"])
+        launch = KernelLaunch(cast("Driver", self), p.name, p.grid, p.block, p.shmem, list(p.args))
         self._unlocked(fn, launch)
         return "ran Python kernel"
 
@@ -199,8 +199,8 @@ class Work(DriverState):
         else:
             call, args = fn, (user_data,)
         t.in_host_fn = 1  # calls from the host function are refused (800, spec 3.9)
-        self._threads[ident] = t
+        self._threads[ident] = self._tls.state = t
         try:
             self._unlocked(call, *args)
         finally:
-            self._threads[ident] = outer
+            self._threads[ident] = self._tls.state = outer

@@ -90,11 +90,81 @@ def one_arg(value: Any, ctype: Any) -> Any:
     raise TypeError(f"Unsupported type: {ctype!r}")
 
 
+_c_int, _c_float, _c_double, _c_void_p = ctypes.c_int, ctypes.c_float, ctypes.c_double, ctypes.c_void_p
+_INT_MIN, _INT_MAX = _STRICT[_c_int]
+_wrapper_int = Wrapper.__int__
+_wrapper_getptr = Wrapper.getPtr
+#: type -> whether its values are wrappers whose None-typed value is their C value (``Wrapper.__int__``)
+_PLAIN: dict[type, bool] = {}
+
+
+def _plain_wrapper(cls: type) -> bool:
+    """Whether values of ``cls`` are plain wrappers (see :data:`_PLAIN`), remembered there."""
+    ok = _PLAIN[cls] = (issubclass(cls, Wrapper) and cls.__int__ is _wrapper_int
+                        and cls.getPtr is _wrapper_getptr)
+    return ok
+
+
+#: the last ``(values, types)`` converted from immutable values only: ``(kp, values the core takes,
+#: wrappers read)``. The same tuple again converts to the same list, unless one of those wrappers has
+#: since been given real storage (``getPtr``), whose value C code may change. The list is never mutated
+#: (the core stores it in immutable parameter records), so it is handed out again as it is.
+_last: tuple[Any, Any, tuple[Any, ...]] = (None, None, ())
+
+
 def kernel_args(drv: Driver, hfunc: int, kp: Any, call: str = "cuLaunchKernel") -> list[Any]:
     """Decode ``kernelParams`` (any accepted form) into the list of values the core takes (``call`` names
-    the entry point in the error log when an address form points at unreadable memory)."""
+    the entry point in the error log when an address form points at unreadable memory).
+
+    ``(values, types)`` pairs of the common kinds (a wrapper with type ``None``, an ``int`` for ``c_int``
+    or ``c_void_p``, a ``float`` for ``c_float`` or ``c_double``) are converted inline, exactly as
+    :func:`one_arg` converts them; every other pair goes through :func:`one_arg`, in order.
+    """
+    global _last
     if kp is None:
         return []
+    if type(kp) is tuple and len(kp) == 2:
+        last = _last
+        if kp is last[0]:
+            for w in last[2]:
+                if w._buf is not None:
+                    break
+            else:
+                cached: list[Any] = last[1]
+                return cached
+        values, types = kp
+        if type(values) is tuple and type(types) is tuple and len(values) == len(types):
+            out = []
+            read = []
+            fixed = True  # every value immutable (or a wrapper without real storage, kept in read)
+            for v, t in zip(values, types):
+                c = type(v)
+                if t is None:
+                    if _PLAIN.get(c) or (c not in _PLAIN and _plain_wrapper(c)):
+                        b = v._buf
+                        if b is None:
+                            out.append(v._v)
+                            read.append(v)
+                        else:
+                            out.append(int(b.value))
+                            fixed = False
+                        continue
+                elif c is int:
+                    if (t is _c_int and _INT_MIN <= v <= _INT_MAX) or t is _c_void_p:
+                        out.append(v)
+                        continue
+                elif c is float:
+                    if t is _c_float:
+                        out.append(_c_float(v).value)
+                        continue
+                    if t is _c_double:
+                        out.append(v)
+                        continue
+                out.append(one_arg(v, t))
+                fixed = False
+            if fixed:
+                _last = (kp, out, tuple(read))
+            return out
     if isinstance(kp, int):
         kp = c_uint(kp, 64, "unsigned PY_LONG_LONG")  # <void_ptr> of the real helper: OverflowError texts
         return drv.decode_kernel_args(hfunc, kp, call) if kp else []

@@ -79,6 +79,8 @@ _cuuint64_t = globals()["cuuint64_t"]
 _CUgraphEdgeData = globals()["CUgraphEdgeData"]
 _CUgraphExecUpdateResultInfo = globals()["CUgraphExecUpdateResultInfo"]
 _mk_stream, _mk_event, _mk_graph = _CUstream._mk, _CUevent._mk, _CUgraph._mk
+# cuLaunchKernel reads these wrappers' values inline, as their (inherited) __int__ does
+assert _CUstream.__int__ is _T.Wrapper.__int__ and _CUfunction.__int__ is _T.Wrapper.__int__
 _mk_node, _mk_exec, _mk_ctx, _mk_dptr = _CUgraphNode._mk, _CUgraphExec._mk, _CUcontext._mk, _CUdeviceptr._mk
 
 
@@ -1394,6 +1396,9 @@ def cuFuncGetName(hfunc: Any) -> _Result:
 
 # =========================================================================== launches
 _kernel_args = _KP.kernel_args
+#: the last launch's six dimensions and its (grid, block) tuples: the same objects again give the same
+#: tuples, which lets the core recognise a repeated launch by identity (tuples and ints are immutable)
+_dims: tuple[Any, ...] = (None,) * 8
 
 
 @_doc
@@ -1409,6 +1414,7 @@ def cuLaunchKernel(f: Any, gridDimX: Any, gridDimY: Any, gridDimZ: Any, blockDim
     Errors: INVALID_HANDLE bad function; INVALID_VALUE zero or oversized dimensions, or ``extra`` set
     together with ``kernelParams``; NOT_SUPPORTED ``extra`` alone (not simulated); stream capture rules.
     """
+    global _dims
     try:  # typed parameters first (Cython converts them at entry), then the handles, last first
         v = gridDimX | gridDimY | gridDimZ | blockDimX | blockDimY | blockDimZ | sharedMemBytes
     except TypeError:
@@ -1416,10 +1422,27 @@ def cuLaunchKernel(f: Any, gridDimX: Any, gridDimY: Any, gridDimZ: Any, blockDim
     if v < 0 or v >> 32:  # not plain unsigned ints: convert each as the wrapper does (OverflowError texts)
         gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes = map(
             _u, (gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes))
+    c = _dims
+    if (gridDimX is c[0] and gridDimY is c[1] and gridDimZ is c[2] and blockDimX is c[3] and blockDimY is c[4]
+            and blockDimZ is c[5]):
+        grid, block = c[6], c[7]
+    else:
+        grid, block = (gridDimX, gridDimY, gridDimZ), (blockDimX, blockDimY, blockDimZ)
+        _dims = (gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, grid, block)
     if type(extra) is not int or extra < 0 or extra >> 64:
         extra = _u(extra, 64, "unsigned PY_LONG_LONG")
-    hs = hStream if type(hStream) is int and 0 <= hStream < _U64 else _h(hStream, _CUstream)
-    hf = f if type(f) is int and 0 <= f < _U64 else _h(f, _CUfunction)
+    t = type(hStream)  # the wrapper's value read as its __int__ reads it (what _h does for a wrapper)
+    if t is _CUstream:
+        b = hStream._buf
+        hs = hStream._v if b is None else int(b.value)
+    else:
+        hs = hStream if t is int and 0 <= hStream < _U64 else _h(hStream, _CUstream)
+    t = type(f)
+    if t is _CUfunction:
+        b = f._buf
+        hf = f._v if b is None else int(b.value)
+    else:
+        hf = f if t is int and 0 <= f < _U64 else _h(f, _CUfunction)
     d = _st._current
     if d is None or d.per_thread_mode is None:
         d = _drv()
@@ -1427,9 +1450,20 @@ def cuLaunchKernel(f: Any, gridDimX: Any, gridDimY: Any, gridDimZ: Any, blockDim
         if extra:
             _KP.check_form(kernelParams)  # the wrapper converts kernelParams before the driver sees extra
             d.check_kernel_extra(_KP.given(kernelParams), extra, "cuLaunchKernel")
-        args = _kernel_args(d, hf, kernelParams) if kernelParams is not None else []
-        d.launch_kernel(hf, (gridDimX, gridDimY, gridDimZ), (blockDimX, blockDimY, blockDimZ), sharedMemBytes, hs,
-                        args)
+        if kernelParams is None:
+            args = []
+        else:
+            last = _KP._last  # the check kernel_args starts with, inline (see _kernel_params._last)
+            if kernelParams is last[0]:
+                for w in last[2]:
+                    if w._buf is not None:
+                        args = _kernel_args(d, hf, kernelParams)
+                        break
+                else:
+                    args = last[1]
+            else:
+                args = _kernel_args(d, hf, kernelParams)
+        d.launch_kernel(hf, grid, block, sharedMemBytes, hs, args)
     except _DriverError as e:
         return (e.code,)
     return _OK

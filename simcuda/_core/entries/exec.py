@@ -6,21 +6,27 @@ from typing import TYPE_CHECKING, Any
 from .. import capture as cap
 from .. import graph as gr
 from ..errors import DriverError
-from ..logs import LaunchRecord
 from ..memory import HOST, KIND_GRAPH
 from ..state import entry
 from ..work import Work
 
+KERNEL = gr.KERNEL
 _INST_NAMES = {0: "SUCCESS", 1: "ERROR", 2: "INVALID_STRUCTURE", 3: "NODE_OPERATION_NOT_SUPPORTED",
                4: "MULTIPLE_CTXS_NOT_SUPPORTED", 5: "CONDITIONAL_HANDLE_UNUSED"}
 
 
-def _node_detail(x: gr.ExecNode) -> str:
-    """The launch log's ``detail`` for a replayed node."""
-    p = x.params
+def _node_detail(x: gr.ExecNode, p: Any) -> str:
+    """The launch log's ``detail`` for node ``x`` replayed with parameters ``p``: a kernel's is cached on its
+    parameter record, any other's on its exec node (computed once, shared by the records of every launch)."""
     if x.type == gr.KERNEL:
-        return f"{p['name']}<<<{p['grid']},{p['block']},{p['shmem']}>>>"
-    return gr.describe(x.type, p)
+        d: str | None = p.detail
+        if d is None:
+            d = p.detail = f"{p.name}<<<{p.grid},{p.block},{p.shmem}>>>"
+        return d
+    d = x.detail
+    if d is None:
+        d = x.detail = gr.describe(x.type, p)
+    return d
 
 
 class Execs(Work):
@@ -217,7 +223,7 @@ class Execs(Work):
                                        "DEVICE_LAUNCH graph (kernel, memcpy, memset and child graph nodes only)")
             node_ctxs = []
             if n.type == gr.KERNEL:
-                node_ctxs.append(n.params["func"].module.ctx)
+                node_ctxs.append(n.params.func.module.ctx)
             elif n.type == gr.MEMCPY:
                 p = n.params
                 for kind, obj in ((p.src_kind, p.src), (p.dst_kind, p.dst)):
@@ -319,16 +325,22 @@ class Execs(Work):
             self.stats["graph_launches"] += 1
 
             launch_log, sh, xh, kinds = self.launch_log, s.handle, x.handle, gr.TYPE_KEYWORDS
+            add = launch_log.add
+            rows: dict[str, tuple[Any, ...]] = {}  # detail -> the row of this launch's records (shared by its nodes)
 
-            def log(node: gr.ExecNode, note: str) -> None:  # one LaunchRecord per replayed node (see _log)
+            def log(node: Any, p: Any, note: str) -> None:  # one record per replayed node (see _log)
                 if launch_log.limit == 0:
                     launch_log.total += 1
                     return
-                detail = node.detail
-                if detail is None:  # computed once per exec node: records of every launch share it
-                    detail = node.detail = _node_detail(node)
-                launch_log.append(LaunchRecord(launch_log.total, "graph", kinds.get(node.type) or str(node.type),
-                                               detail, sh, xh, n, node.gid, node.local_id, note))
+                t = node.type
+                detail = p.detail if t == KERNEL else None  # a kernel's, once cached (see _node_detail)
+                if detail is None:
+                    detail = _node_detail(node, p)
+                kind = kinds.get(t) or str(t)
+                row = rows.get(detail)
+                if row is None or row[1] != kind or row[6] != node.gid:
+                    row = rows[detail] = ("graph", kind, detail, sh, xh, n, node.gid)
+                add(row, node.local_id, note)
             gr.run_frozen(self, body, log)
             return ""
         x.pending += 1

@@ -91,15 +91,14 @@ class Graphs(Work):
         return node
 
     def _kernel_spec(self, hfunc: int, grid: Sequence[int], block: Sequence[int], shmem: int, args: list[Any],
-                     bad_function_code: int = 1) -> dict[str, Any]:
+                     bad_function_code: int = 1, priority: int = 0) -> gr.KernelParams:
         f = self._objs.get(hfunc) if hfunc else None
         if not isinstance(f, Function) or f.module.unloaded:
             raise DriverError(bad_function_code, "the kernel node's function is NULL" if not hfunc else
                               f"0x{hfunc:x} is not the handle of a function of a loaded module")
         grid, block = tuple(int(v) for v in grid), tuple(int(v) for v in block)
         self._check_launch(f, grid, block, int(shmem), "kernel node")
-        return {"name": f.name, "func": f, "grid": grid, "block": block, "shmem": int(shmem), "args": list(args),
-                "priority": 0, "cooperative": False}
+        return gr.KernelParams(f, grid, block, int(shmem), list(args), priority)
 
     def _build(self, ntype: int, spec: Any, bad_handle_code: int = 1) -> Any:
         """Validated node parameters of ``ntype`` from a face's ``spec`` (see the add/set entries).
@@ -107,10 +106,8 @@ class Graphs(Work):
         GRAPH specs are handled by the callers (they clone or move a graph).
         """
         if ntype == gr.KERNEL:
-            p = self._kernel_spec(spec["hfunc"], spec["grid"], spec["block"], spec["shmem"], spec["args"],
-                                  bad_handle_code)
-            p["priority"] = int(spec.get("priority", 0))
-            return p
+            return self._kernel_spec(spec["hfunc"], spec["grid"], spec["block"], spec["shmem"], spec["args"],
+                                     bad_handle_code, int(spec.get("priority", 0)))
         if ntype == gr.MEMCPY:
             check_copy(self.memory, spec)
             return spec
@@ -585,6 +582,8 @@ class Graphs(Work):
         Errors: 1 INVALID_VALUE bad node, or a node of another type.
         """
         n = self._node(hnode) if ntype is None else self._typed_node(hnode, ntype)
+        if n.type == gr.KERNEL:
+            return n.type, n.params.as_dict()
         return n.type, gr.copy_params(n.type, n.params)
 
     @entry

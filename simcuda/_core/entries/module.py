@@ -4,13 +4,14 @@ from __future__ import annotations
 import ctypes
 import struct
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .. import capture as cap
 from .. import hostmem
 from ..errors import DriverError
+from ..graph import KernelParams, same_values
 from ..module import parse_image, struct_format
-from ..objects import Device, Function, Module
+from ..objects import Device, Function, Module, Stream
 from ..state import entry
 from ..work import Work
 
@@ -179,6 +180,7 @@ class Modules(Work):
         17) or not a CUfunction_attribute; 801 the cluster attributes (11-15), not simulated.
         """
         f = self._function(h)
+        f.last_params = None  # its launch limits may change
         if attrib == 8:
             top = self._func_device(f).launch_limits()[8]  # MAX_SHARED_MEMORY_PER_BLOCK_OPTIN
             if not 0 <= value <= top:
@@ -227,16 +229,41 @@ class Modules(Work):
 
         Errors: 400 bad function; 1 zero or oversized dimensions; capture rules via spec 3.8.
         """
-        f = self._function(hfunc)
-        s = self._stream(h)
-        m = f.module
-        if not m.is_library and m.ctx is not None and m.ctx is not s.ctx:
-            raise DriverError(400, f"{call}: function {f.name} belongs to a module of context 0x{m.ctx.handle:x} but "
+        objs = self._objs  # the resolvers' checks (_function, _stream), inline for a live function and stream
+        f = objs.get(hfunc) if hfunc else None
+        m = f.module if f.__class__ is Function else None
+        if m is None or m.unloaded:
+            f = self._function(hfunc)  # raises
+        if TYPE_CHECKING:  # the checks above raised otherwise
+            assert f is not None and m is not None
+        mctx = None if m.is_library else m.ctx  # the context the function is valid in (None: any)
+        if mctx is not None and mctx.destroyed:
+            self._function(hfunc)  # raises
+        s = objs.get(h)
+        if s.__class__ is not Stream or s.destroyed or s.ctx.destroyed:
+            s = self._stream(h)
+        if mctx is not None and mctx is not s.ctx:
+            raise DriverError(400, f"{call}: function {f.name} belongs to a module of context 0x{mctx.handle:x} but "
                                    f"{s.label()} to context 0x{s.ctx.handle:x}; a module's functions are valid only "
                                    "in its own context [inferred: INVALID_HANDLE, the launch's code for a function "
                                    "handle it cannot use]")
-        self._check_launch(f, grid, block, shmem, "launch")
-        params = {"name": f.name, "func": f, "grid": grid, "block": block, "shmem": int(shmem), "args": args,
-                  "priority": s.priority, "cooperative": call == "cuLaunchCooperativeKernel"}
-        cap.enqueue(self, s, cap.Op("kernel", call, params, lambda: self._run_kernel(params)))
+        coop = call == "cuLaunchCooperativeKernel"
+        params = f.last_params  # the same objects again: the same (checked, immutable) parameters
+        if (params is None or params.args is not args or params.grid is not grid or params.block is not block
+                or params.shmem != shmem or params.cooperative is not coop or params.priority is not s.priority):
+            params = self._kernel_params(f, s, grid, block, shmem, args, coop)
+        cap.enqueue_kernel(self, s, call, params)
         self.stats["kernel_launches"] += 1  # only a launch the stream took (captured, recorded or run)
+
+    def _kernel_params(self, f: Function, s: Stream, grid: tuple[int, ...], block: tuple[int, ...], shmem: int,
+                       args: list[Any],
+                       coop: bool) -> KernelParams:
+        """The parameters of a launch of ``f`` on ``s``: those of its last launch when they are the same
+        values (:func:`~simcuda._core.graph.same_values`), else checked (:meth:`_check_launch`) and new."""
+        p: KernelParams | None = f.last_params
+        if (p is not None and p.shmem == shmem and p.cooperative is coop and p.priority is s.priority
+                and same_values(p.args, args) and same_values(p.grid, grid) and same_values(p.block, block)):
+            return p
+        self._check_launch(f, grid, block, shmem, "launch")
+        p = f.last_params = KernelParams(f, grid, block, int(shmem), args, s.priority, coop)
+        return p
