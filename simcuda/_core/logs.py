@@ -64,7 +64,7 @@ class LaunchLog(Sequence[LaunchRecord]):
     Fidelity: nothing in CUDA corresponds to the log; it is the simulator's account of what ran.
     """
 
-    __slots__ = ("_rows", "_nodes", "_notes", "_start", "limit", "total", "_given", "_seen")
+    __slots__ = ("_rows", "_nodes", "_notes", "_start", "_limit", "total", "_given", "_seen")
     __hash__ = None  # type: ignore[assignment]  # mutable, compares by value
 
     def __init__(self, limit: int | None = DEFAULT_LAUNCH_LOG_LIMIT) -> None:
@@ -73,7 +73,7 @@ class LaunchLog(Sequence[LaunchRecord]):
         self._nodes = array("q")
         self._notes: list[str] = []
         self._start = 0  # position of the oldest record once the buffer is full
-        self.limit = limit
+        self._limit = limit
         self.total = 0
         self._given: dict[int, LaunchRecord] = {}  # seq -> record given to append() (kept as given)
         self._seen: dict[int, Any] = {}  # seq -> weak reference to the record last handed out
@@ -83,6 +83,11 @@ class LaunchLog(Sequence[LaunchRecord]):
         """Records made since the last :meth:`clear` that the bound dropped (or the off switch never kept)."""
         return self.total - len(self._nodes)
 
+    @property
+    def limit(self) -> int | None:
+        """How many records the log keeps (``Options.launch_log_limit``): fixed when the driver is made."""
+        return self._limit
+
     def add(self, row: tuple[Any, ...], node: int, note: str) -> None:
         """Keep the record numbered :attr:`total` (dropping the oldest when the log is full) and count it.
 
@@ -91,7 +96,7 @@ class LaunchLog(Sequence[LaunchRecord]):
         """
         seq = self.total
         self.total = seq + 1
-        limit = self.limit
+        limit = self._limit
         nodes = self._nodes
         if limit is None or len(nodes) < limit:
             self._rows.append(row)
@@ -115,7 +120,7 @@ class LaunchLog(Sequence[LaunchRecord]):
         seq = self.total
         self.add((rec.source, rec.kind, rec.detail, rec.stream, rec.exec_handle, rec.launch, rec.graph_id),
                  rec.node, rec.note)
-        if self.limit != 0:
+        if self._limit != 0:
             self._given[seq] = rec
 
     def clear(self) -> None:
@@ -184,7 +189,7 @@ class LaunchLog(Sequence[LaunchRecord]):
 
     def __repr__(self) -> str:
         return (f"LaunchLog({len(self)} records kept of {self.total}, limit "
-                f"{'none' if self.limit is None else f'{self.limit:,}'})")
+                f"{'none' if self._limit is None else f'{self._limit:,}'})")
 
 
 @attrs.frozen

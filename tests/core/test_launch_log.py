@@ -83,3 +83,11 @@ def test_bad_limits_are_refused_at_construction(bad, exc):
         Options(launch_log_limit=bad)
     with pytest.raises(exc, match="launch_log_limit"):
         LaunchLog(bad)
+
+
+def test_limit_is_fixed_when_the_driver_is_made():
+    """launch_log.limit is read-only: the bound a driver was made with cannot be changed under a wrapped log."""
+    d = with_exec(launch_log_limit=5)
+    with pytest.raises(AttributeError):
+        d.launch_log.limit = 8
+    assert d.launch_log.limit == 5

@@ -325,11 +325,11 @@ class Execs(Work):
             self.stats["graph_launches"] += 1
 
             launch_log, sh, xh, kinds = self.launch_log, s.handle, x.handle, gr.TYPE_KEYWORDS
-            add = launch_log.add
+            add, off = launch_log.add, launch_log.limit == 0
             rows: dict[str, tuple[Any, ...]] = {}  # detail -> the row of this launch's records (shared by its nodes)
 
             def log(node: Any, p: Any, note: str) -> None:  # one record per replayed node (see _log)
-                if launch_log.limit == 0:
+                if off:
                     launch_log.total += 1
                     return
                 t = node.type
