@@ -54,13 +54,8 @@ class Execs(Work):
         destroyed since), a type mismatch, bad parameters, or a change beyond those limits; 801 for
         MEM_ALLOC / MEM_FREE nodes [I code].
         """
-        x = self._exec(hexec)
-        n = self._node(hnode)
-        pos = x.body.index.get(id(n))
-        if pos is None:
-            raise DriverError(1, f"node {n.local_id} of graph {n.graph.gid} is not a node of graph {x.gid}, from "
-                                 f"which exec 0x{x.handle:x} was instantiated")
-        old = x.body.order[pos]
+        x, pos, old = self._exec_node(hexec, hnode)
+        n = old.origin
         if n.type != ntype:
             raise DriverError(1, f"node {n.local_id} is {gr.TYPE_KEYWORDS.get(n.type)}, not "
                                  f"{gr.TYPE_KEYWORDS.get(ntype)}")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from typing import Any
 
 from .. import capture as cap
@@ -199,6 +200,16 @@ class Memory(Work):
         cap.check_synchronous_call(self, s, t, call)
         return s
 
+    def _run_synchronous(self, t: ThreadState, call: str, kind: str, detail: str, run: Callable[[], Any]) -> None:
+        """A synchronous copy or set: the rules for synchronous calls (spec 6), then it waits for earlier work
+        (user code and queued work), runs, ticks the clock once (spec 16) and is logged."""
+        s = self._sync_stream(t, call)
+        self._wait_idle(self._ctx_streams(s.ctx))
+        self._drain()
+        run()
+        self._clock_ms += gr.TICK_MS  # one operation ran (spec 16)
+        self._log({"source": "stream", "kind": kind, "detail": detail, "stream": s.handle})
+
     @entry
     def memcpy(self, p: CopyParams, h: int | None, call: str) -> None:
         """Every cuMemcpy* form. ``h`` None: synchronous (legacy or per-thread stream, spec 6).
@@ -209,12 +220,7 @@ class Memory(Work):
         if h is None:
             self._ctx_current(t)
             check_copy(self.memory, p)  # argument checks come before the stream rules (spec 3 preamble)
-            s = self._sync_stream(t, call)
-            self._wait_idle(self._ctx_streams(s.ctx))
-            self._drain()
-            do_copy(self.memory, p)
-            self._clock_ms += gr.TICK_MS  # one operation ran (spec 16)
-            self._log({"source": "stream", "kind": "MEMCPY", "detail": p.describe(), "stream": s.handle})
+            self._run_synchronous(t, call, "MEMCPY", p.describe(), lambda: do_copy(self.memory, p))
             return
         s = self._stream(h, t)
         check_copy(self.memory, p)
@@ -227,12 +233,7 @@ class Memory(Work):
         if h is None:
             self._ctx_current(t)
             check_memset(self.memory, p)  # argument checks come before the stream rules (spec 3 preamble)
-            s = self._sync_stream(t, call)
-            self._wait_idle(self._ctx_streams(s.ctx))
-            self._drain()
-            do_memset(self.memory, p)
-            self._clock_ms += gr.TICK_MS  # one operation ran (spec 16)
-            self._log({"source": "stream", "kind": "MEMSET", "detail": p.describe(), "stream": s.handle})
+            self._run_synchronous(t, call, "MEMSET", p.describe(), lambda: do_memset(self.memory, p))
             return
         s = self._stream(h, t)
         check_memset(self.memory, p)
