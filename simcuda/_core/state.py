@@ -114,12 +114,28 @@ def entry(fn: Callable[Concatenate[S, P], R]) -> Callable[Concatenate[S, P], R]:
     return wrapper
 
 
+def _check_arguments(devices: Any, available: Any, progression: Any, options: Any) -> None:
+    """The constructor's arguments, checked before anything is made: ``TypeError`` for a value of the wrong
+    type, ``ValueError`` for a wrong value (an empty device list, an unknown progression)."""
+    if devices is not None:
+        if not isinstance(devices, (list, tuple)) or not all(isinstance(d, DeviceSpec) for d in devices):
+            raise TypeError(f"devices must be a list of simcuda.DeviceSpec (or None for one default device), "
+                            f"got {devices!r}")
+        if not devices:
+            raise ValueError("devices must name at least one DeviceSpec (None gives one default device)")
+    if not isinstance(available, bool):
+        raise TypeError(f"available must be True or False, got {available!r}")
+    if progression not in ("immediate", "manual"):
+        raise ValueError(f"progression must be 'immediate' or 'manual', got {progression!r}")
+    if options is not None and not isinstance(options, Options):
+        raise TypeError(f"options must be a simcuda.Options (or None), got {type(options).__name__}")
+
+
 class DriverState:
     """One simulated driver's shared state: lock, handles, threads, counters, logs, and the handle resolvers."""
     def __init__(self, devices: list[DeviceSpec] | None = None, available: bool = True,
                  progression: str = "immediate", options: Options | None = None) -> None:
-        if progression not in ("immediate", "manual"):
-            raise ValueError("progression must be 'immediate' or 'manual'")
+        _check_arguments(devices, available, progression, options)
         self._lock = threading.RLock()
         self._hooks: dict[str, list[Hook]] = {}
         self.available = available

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from simcuda import DriverError
+from simcuda import Driver, DriverError
 from simcuda._core.state import ENTRIES
 
 from .conftest import ready
@@ -49,3 +49,14 @@ def test_hooks_belong_to_one_driver(d):
     assert seen == []
     d.stream_create(0)
     assert seen == [d]
+
+
+@pytest.mark.parametrize("kwargs, exc", [
+    ({"devices": []}, ValueError), ({"devices": [{}]}, TypeError), ({"devices": "H100"}, TypeError),
+    ({"available": "no"}, TypeError), ({"progression": "lazy"}, ValueError),
+    ({"options": {"launch_log_limit": 5}}, TypeError),
+])
+def test_driver_arguments_are_checked_at_construction(kwargs, exc):
+    """Driver(...) refuses a wrong argument at once with TypeError/ValueError, never later as AttributeError."""
+    with pytest.raises(exc):
+        Driver(**kwargs)
