@@ -328,9 +328,12 @@ def _rt(needs: str = "ctx", nouts: int | None = None) -> _Callable[[_Callable[_P
         nones = (None,) * n
 
         plan: list[_D._Plan] = []
+        required, total = _D._arity(_OUTPUTS[fn.__name__][0]) if fn.__name__ in _OUTPUTS else (0, 1 << 30)
 
         @functools.wraps(fn)
         def face(*args: Any, **kwargs: Any) -> Any:  # fn's signature, which the arguments are converted for
+            if not kwargs and not required <= len(args) <= total:  # the wrapper counts before it converts
+                raise _D._arity_error(fn.__name__, required, total, len(args))
             if not plan:  # built on first use: the classes it reads exist by then
                 plan.append(_D._conversion_plan(fn.__name__, _OUTPUTS, _PARAMS, globals(), _struct_type, True))
             if plan[0]:

@@ -1,0 +1,64 @@
+"""A wrong number of positional arguments raises the real wrapper's TypeError, word for word, before any
+conversion (the real Cython wrappers count first)."""
+from __future__ import annotations
+
+import importlib
+
+import pytest
+
+from simcuda.bindings import driver as face
+from simcuda.bindings import runtime as rt_face
+
+real = pytest.importorskip("cuda.bindings.driver")
+real_rt = importlib.import_module("cuda.bindings.runtime")
+
+
+def cases(mod, real_mod, prefix):
+    """(name, args) pairs: too many arguments for every wrapped function, none for those that need some."""
+    out = []
+    for name in sorted(n for n in dir(mod) if n.startswith(prefix)):
+        f, r = getattr(mod, name), getattr(real_mod, name, None)
+        if not callable(f) or isinstance(f, type) or r is None or not hasattr(f, "__wrapped__"):
+            continue
+        sig = (r.__doc__ or "").splitlines()[0] if r.__doc__ else ""
+        if "(" not in sig:
+            continue
+        total = len([p for p in sig[sig.index("(") + 1:sig.rindex(")")].split(",") if p.strip()])
+        out.append((name, (0,) * (total + 1)))
+        if total and "=" not in sig:
+            out.append((name, ()))
+    return out
+
+
+def test_every_case_compares_real_messages():
+    """Each case above is a real TypeError of the real wrapper (none compares two absences), and there are many."""
+    pairs = cases(face, real, "cu") + cases(rt_face, real_rt, "cuda")
+    assert len(pairs) > 400
+    assert all(message(getattr(real, n), a) for n, a in cases(face, real, "cu")[:50])
+
+
+def message(fn, args):
+    """The TypeError text of ``fn(*args)``, or None when it raises something else or nothing."""
+    try:
+        fn(*args)
+    except TypeError as e:
+        return str(e)
+    except Exception:  # noqa: BLE001 - the real driver library is missing: not an arity error
+        return None
+    return None
+
+
+def _id(x):
+    return x if isinstance(x, str) else len(x)
+
+
+@pytest.mark.parametrize("name, args", cases(face, real, "cu"), ids=_id)
+def test_driver_face_counts_arguments_like_the_real_wrapper(name, args):
+    """The tuple face's TypeError for a wrong argument count is the real wrapper's."""
+    assert message(getattr(face, name), args) == message(getattr(real, name), args)
+
+
+@pytest.mark.parametrize("name, args", cases(rt_face, real_rt, "cuda"), ids=_id)
+def test_runtime_face_counts_arguments_like_the_real_wrapper(name, args):
+    """The runtime face's TypeError for a wrong argument count is the real wrapper's."""
+    assert message(getattr(rt_face, name), args) == message(getattr(real_rt, name), args)
