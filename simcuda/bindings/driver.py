@@ -191,14 +191,17 @@ def _list_message(name: str, cls: type, runtime: bool) -> str:
 
 def _list_check(cls: type, name: str, runtime: bool = False) -> _Conv:
     """The real wrapper's first step for a ``list[X]`` parameter: every item an ``X`` (any iterable; a
-    non-iterable raises ``TypeError: 'int' object is not iterable``); lists of enums check their items too
+    non-iterable raises ``TypeError: 'int' object is not iterable``), then its ``len()`` (a generator
+    raises ``TypeError: object of type 'generator' has no len()``); lists of enums check their items too
     (the real message has no trailing comma there). The runtime's node lists take driver nodes too."""
     ok: Any = (cls, _CUgraphNode) if runtime and cls.__name__ == "cudaGraphNode_t" else cls
     msg = _list_message(name, cls, runtime)
 
     def check(x: Any) -> Any:
-        if x is not None and not all(isinstance(i, ok) for i in x):
-            raise TypeError(msg)
+        if x is not None:
+            if not all(isinstance(i, ok) for i in x):
+                raise TypeError(msg)
+            len(x)
         return x
     return check
 

@@ -62,3 +62,11 @@ def test_driver_face_counts_arguments_like_the_real_wrapper(name, args):
 def test_runtime_face_counts_arguments_like_the_real_wrapper(name, args):
     """The runtime face's TypeError for a wrong argument count is the real wrapper's."""
     assert message(getattr(rt_face, name), args) == message(getattr(real_rt, name), args)
+
+
+def test_a_generator_where_a_list_goes_is_the_wrappers_type_error():
+    """A generator as a node list raises the real wrapper's TypeError (it takes the list's len())."""
+    args = (0, (x for x in []), [], None, 0)
+    assert message(face.cuGraphAddDependencies, args) == "object of type 'generator' has no len()"
+    assert message(real.cuGraphAddDependencies, (0, (x for x in []), [], None, 0)) == message(
+        face.cuGraphAddDependencies, (0, (x for x in []), [], None, 0))
