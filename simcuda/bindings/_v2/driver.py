@@ -1303,8 +1303,9 @@ def graph_instantiate_with_params(h_graph: Any, instantiate_params: Any) -> int:
     if isinstance(instantiate_params, _CStruct) and not isinstance(instantiate_params, GraphInstantiateParams):
         raise TypeError("instantiate_params must be a GraphInstantiateParams or an address, not "
                         f"{type(instantiate_params).__name__}")
-    c = _struct_at(instantiate_params, _CInstantiateParams)
+    c = None
     try:
+        c = _struct_at(instantiate_params, _CInstantiateParams)  # an unreadable address: the core's INVALID_VALUE
         if c is None:
             _drv().require_arg(False, "instantiate_params", "cuGraphInstantiateWithParams")
         x = _drv().graph_instantiate_with_params(_ip(h_graph), int(c.flags), int(c.hUploadStream))
