@@ -22,7 +22,7 @@ def rows() -> list[tuple[str, str, str, str]]:
     """``(from, event, to, result)`` per row of ``MACHINE``, in its order."""
     out = []
     for (status, event), t in MACHINE.items():
-        result = "the violation's own code" if t.code is None else ("SUCCESS" if t.code == 0 else str(t.code))
+        result = "the violation's own code" if t.code is None else ("SUCCESS" if t.code == 0 else str(int(t.code)))
         out.append((STATUS_NAMES.get(status, "(none)"), f"{event}: {t.what}", STATUS_NAMES[t.next], result))
     return out
 

@@ -30,7 +30,7 @@ from bisect import bisect_right
 from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, Callable, NamedTuple, cast
 
-from .errors import DriverError
+from .errors import CUresult, DriverError
 from .graph import (BATCH_MEM_OP, EVENT_RECORD, GRAPH, HOST, KERNEL, MEM_ALLOC, MEM_FREE, MEMCPY,
                     MEMSET, TYPE_KEYWORDS, WAIT_EVENT, ZERO_ED, add_edge, graph_from_frozen, is_full, walk_body)
 from .objects import CAPTURED, EMPTY, RECORDED, CigRecord
@@ -67,34 +67,42 @@ class Transition(NamedTuple):
     """One row of :data:`MACHINE`: the next status, the call's result, and the row in words."""
 
     next: int
-    code: int | None  # the CUresult of the call; None: the violation's own code
+    code: CUresult | None  # the CUresult of the call; None: the violation's own code
     what: str
 
 
 #: The capture state machine (spec 2.1), read by the engine: :func:`step` applies a row and returns
 #: its code, and ``docs/capture-states.md`` is generated from this same table. A pair that is not
 #: here cannot happen (a TERMINATED sequence has no streams left to act on).
+_OK = CUresult.CUDA_SUCCESS
+_INVALIDATED = CUresult.CUDA_ERROR_STREAM_CAPTURE_INVALIDATED  # 901
+_UNMATCHED = CUresult.CUDA_ERROR_STREAM_CAPTURE_UNMATCHED  # 903
+_UNJOINED = CUresult.CUDA_ERROR_STREAM_CAPTURE_UNJOINED  # 904
+_WRONG_THREAD = CUresult.CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD  # 908
 MACHINE: dict[tuple[int, str], Transition] = {
-    (NONE, BEGIN): Transition(ACTIVE, 0, "cuStreamBeginCapture / cuStreamBeginCaptureToGraph on an idle stream"),
-    (ACTIVE, USE): Transition(ACTIVE, 0, "stream ops, event records and joins, UpdateCaptureDependencies"),
+    (NONE, BEGIN): Transition(ACTIVE, _OK, "cuStreamBeginCapture / cuStreamBeginCaptureToGraph on an idle stream"),
+    (ACTIVE, USE): Transition(ACTIVE, _OK, "stream ops, event records and joins, UpdateCaptureDependencies"),
     (ACTIVE, VIOLATE): Transition(INVALIDATED, None, "invalidating violation (5.1)"),
-    (ACTIVE, END_ON_MEMBER): Transition(INVALIDATED, 903, "EndCapture on a member that is not the origin (3.3 row 3)"),
-    (ACTIVE, END_WRONG_THREAD): Transition(INVALIDATED, 908, "EndCapture from the wrong thread, non-RELAXED "
-                                                             "(3.3 row 4)"),
-    (ACTIVE, END): Transition(TERMINATED, 0, "EndCapture(origin, right thread), all joined: the graph"),
-    (ACTIVE, END_UNJOINED): Transition(TERMINATED, 904, "EndCapture(origin, right thread), unjoined work (4.4): "
-                                                        "NULL graph"),
-    (ACTIVE, ORIGIN_DESTROYED): Transition(TERMINATED, 0, "origin stream destroyed: the graph is discarded"),
-    (ACTIVE, MEMBER_DESTROYED): Transition(ACTIVE, 0, "member stream (not the origin) destroyed: it leaves the "
-                                                      "sequence, its nodes stay (2.2)"),
-    (INVALIDATED, USE): Transition(INVALIDATED, 901, "further use of a member stream"),
+    (ACTIVE, END_ON_MEMBER): Transition(INVALIDATED, _UNMATCHED, "EndCapture on a member that is not the origin "
+                                                                 "(3.3 row 3)"),
+    (ACTIVE, END_WRONG_THREAD): Transition(INVALIDATED, _WRONG_THREAD, "EndCapture from the wrong thread, "
+                                                                       "non-RELAXED (3.3 row 4)"),
+    (ACTIVE, END): Transition(TERMINATED, _OK, "EndCapture(origin, right thread), all joined: the graph"),
+    (ACTIVE, END_UNJOINED): Transition(TERMINATED, _UNJOINED, "EndCapture(origin, right thread), unjoined work "
+                                                              "(4.4): NULL graph"),
+    (ACTIVE, ORIGIN_DESTROYED): Transition(TERMINATED, _OK, "origin stream destroyed: the graph is discarded"),
+    (ACTIVE, MEMBER_DESTROYED): Transition(ACTIVE, _OK, "member stream (not the origin) destroyed: it leaves the "
+                                                        "sequence, its nodes stay (2.2)"),
+    (INVALIDATED, USE): Transition(INVALIDATED, _INVALIDATED, "further use of a member stream"),
     (INVALIDATED, VIOLATE): Transition(INVALIDATED, None, "a further violation: still invalidated"),
-    (INVALIDATED, END_ON_MEMBER): Transition(INVALIDATED, 903, "EndCapture on a member that is not the origin"),
-    (INVALIDATED, END_WRONG_THREAD): Transition(INVALIDATED, 908, "EndCapture from the wrong thread, non-RELAXED"),
-    (INVALIDATED, END): Transition(TERMINATED, 901, "EndCapture(origin, right thread): NULL graph"),
-    (INVALIDATED, ORIGIN_DESTROYED): Transition(TERMINATED, 0, "origin stream destroyed: the graph is discarded"),
-    (INVALIDATED, MEMBER_DESTROYED): Transition(INVALIDATED, 0, "member stream (not the origin) destroyed: it "
-                                                                "leaves the sequence (2.2)"),
+    (INVALIDATED, END_ON_MEMBER): Transition(INVALIDATED, _UNMATCHED, "EndCapture on a member that is not the "
+                                                                      "origin"),
+    (INVALIDATED, END_WRONG_THREAD): Transition(INVALIDATED, _WRONG_THREAD, "EndCapture from the wrong thread, "
+                                                                            "non-RELAXED"),
+    (INVALIDATED, END): Transition(TERMINATED, _INVALIDATED, "EndCapture(origin, right thread): NULL graph"),
+    (INVALIDATED, ORIGIN_DESTROYED): Transition(TERMINATED, _OK, "origin stream destroyed: the graph is discarded"),
+    (INVALIDATED, MEMBER_DESTROYED): Transition(INVALIDATED, _OK, "member stream (not the origin) destroyed: it "
+                                                                  "leaves the sequence (2.2)"),
 }
 
 
@@ -220,10 +228,12 @@ def check_unsafe(drv: Work, thread: ThreadState, call: str) -> None:
         return
     labels = "; ".join(s.label() for s in bad)
     effects = "; ".join(invalidate(s, f"{call} on thread {thread.name}") for s in bad)
-    raise _err(900, f"{call} is a potentially unsafe call (spec 5.2) and thread {thread.name} is in "
-                    f"{MODE_NAMES[thread.mode]} mode while {labels} is open; {effects}. "
-                    "Switch the thread to RELAXED with cuThreadExchangeStreamCaptureMode around the call, "
-                    "or make it before the capture")
+    raise _err(CUresult.CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, f"{call} is a potentially unsafe call (spec 5.2) and "
+                                                               f"thread {thread.name} is in "
+                                                               f"{MODE_NAMES[thread.mode]} mode while {labels} is "
+                                                               f"open; {effects}. Switch the thread to RELAXED with "
+                                                               "cuThreadExchangeStreamCaptureMode around the call, "
+                                                               "or make it before the capture")
 
 
 # -- section 6: the legacy stream ----------------------------------------------------------------
@@ -250,36 +260,42 @@ def check_legacy_use(drv: Work, stream: Stream, call: str, invalidating: bool = 
         effects = "; ".join(invalidate(s, f"{call} on the legacy stream") for s in bad)
     else:
         effects = "nothing is invalidated by this status query (spec 3.4/3.5)"
-    raise _err(906, f"{call} uses {stream.label()}, which synchronises implicitly with every blocking stream "
-                    f"of its context, while {labels} has a blocking member (spec 6); {effects}. "
-                    "Use a stream created with CU_STREAM_NON_BLOCKING, or a capturing stream")
+    raise _err(CUresult.CUDA_ERROR_STREAM_CAPTURE_IMPLICIT, f"{call} uses {stream.label()}, which synchronises "
+                                                            "implicitly with every blocking stream of its context, "
+                                                            f"while {labels} has a blocking member (spec 6); "
+                                                            f"{effects}. Use a stream created with "
+                                                            "CU_STREAM_NON_BLOCKING, or a capturing stream")
 
 
 # -- 3.1 / 3.2: begin ---------------------------------------------------------------------------
 def _check_mode(mode: int) -> None:
     if mode not in (GLOBAL, THREAD_LOCAL, RELAXED):
-        raise _err(1, f"capture mode {mode} is not a CUstreamCaptureMode (0 GLOBAL, 1 THREAD_LOCAL, 2 RELAXED)")
+        raise _err(CUresult.CUDA_ERROR_INVALID_VALUE, f"capture mode {mode} is not a CUstreamCaptureMode (0 GLOBAL, "
+                                                      "1 THREAD_LOCAL, 2 RELAXED)")
 
 
 def check_edge_data(eds: Sequence[EdgeData | None], what: str) -> None:
     """Edge data given to capture calls: ``to_port`` 0 and a known dependency type (spec 3.2, 3.6 row 6)."""
     for i, ed in enumerate(eds):
         if ed is None:
-            raise _err(1, f"{what}[{i}] is missing: the edge-data list is shorter than numDependencies, so the "
-                          "driver would read past its end (spec 3.6) [inferred]")
+            raise _err(CUresult.CUDA_ERROR_INVALID_VALUE, f"{what}[{i}] is missing: the edge-data list is shorter "
+                                                          "than numDependencies, so the driver would read past its "
+                                                          "end (spec 3.6) [inferred]")
         if ed[1] != 0:
-            raise _err(1, f"{what}[{i}] has to_port {ed[1]}; edge data given here must have to_port 0 "
-                          "(spec 3.2, 3.6)")
+            raise _err(CUresult.CUDA_ERROR_INVALID_VALUE, f"{what}[{i}] has to_port {ed[1]}; edge data given here "
+                                                          "must have to_port 0 (spec 3.2, 3.6)")
         if ed[2] not in (0, 1):
-            raise _err(1, f"{what}[{i}] has unknown dependency type {ed[2]} (CUgraphDependencyType is 0 or 1)")
+            raise _err(CUresult.CUDA_ERROR_INVALID_VALUE, f"{what}[{i}] has unknown dependency type {ed[2]} "
+                                                          "(CUgraphDependencyType is 0 or 1)")
 
 
 def check_begin_stream(stream: Stream, mode: int, call: str) -> None:
     """The first rows of 3.1 / 3.2, checked before the graph handle of BeginCaptureToGraph is resolved:
     the legacy stream (900) and the mode (1)."""
     if stream.is_legacy:
-        raise _err(900, f"{call}: {stream.label()} can never be captured (spec 3.1 row 1); capture a stream "
-                        "made with cuStreamCreate instead. Nothing was invalidated")
+        raise _err(CUresult.CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED,
+                   f"{call}: {stream.label()} can never be captured (spec 3.1 row 1); capture a stream made with "
+                   "cuStreamCreate instead. Nothing was invalidated")
     _check_mode(mode)
 
 
@@ -293,19 +309,22 @@ def begin(drv: Work, stream: Stream, mode: int, thread: ThreadState, graph: Grap
     if graph is not None:
         for i, n in enumerate(deps or ()):
             if n is None or n.destroyed or n.graph is not graph:
-                raise _err(1, f"{call}: dependency {i} is not a node of graph {graph.gid} (NULL, destroyed, or of "
-                              "another graph) (spec 3.2)")
+                raise _err(CUresult.CUDA_ERROR_INVALID_VALUE, f"{call}: dependency {i} is not a node of graph "
+                                                              f"{graph.gid} (NULL, destroyed, or of another graph) "
+                                                              "(spec 3.2)")
         check_edge_data(eds or [], "dependencyData")
         if graph.capture_target_of is not None and graph.capture_target_of.status in LIVE:
-            raise _err(401, f"{call}: graph {graph.gid} is already the target of "
-                            f"{graph.capture_target_of.label()} (spec 3.2)")
+            raise _err(CUresult.CUDA_ERROR_ILLEGAL_STATE, f"{call}: graph {graph.gid} is already the target of "
+                                                          f"{graph.capture_target_of.label()} (spec 3.2)")
     if stream.capture is not None:
         seq = stream.capture
         role = "origin" if seq.origin is stream else "member"
-        raise _err(401, f"{call}: {stream.label()} already belongs to {seq.label()} as its {role} "
-                        "(spec 3.1 row 3); end that capture first. The existing capture is unchanged")
+        raise _err(CUresult.CUDA_ERROR_ILLEGAL_STATE, f"{call}: {stream.label()} already belongs to {seq.label()} as "
+                                                      f"its {role} (spec 3.1 row 3); end that capture first. The "
+                                                      "existing capture is unchanged")
     if stream.cig is not None:
-        raise _err(900, f"{call}: {stream.label()} is in CIG capture (spec 3.1 row 4, 8.3)")
+        raise _err(CUresult.CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED,
+                   f"{call}: {stream.label()} is in CIG capture (spec 3.1 row 4, 8.3)")
     user_owned = graph is not None
     if graph is None:
         graph = drv._new_graph(stream.ctx)
@@ -324,10 +343,12 @@ def begin(drv: Work, stream: Stream, mode: int, thread: ThreadState, graph: Grap
 def end(drv: Work, stream: Stream, thread: ThreadState) -> Graph:
     """cuStreamEndCapture, rows in spec order (3.3). Returns the graph."""
     if stream.is_legacy:
-        raise _err(401, f"cuStreamEndCapture: {stream.label()} is never capturing (spec 3.3 row 1)")
+        raise _err(CUresult.CUDA_ERROR_ILLEGAL_STATE, f"cuStreamEndCapture: {stream.label()} is never capturing "
+                                                      "(spec 3.3 row 1)")
     seq = stream.capture
     if seq is None:
-        raise _err(401, f"cuStreamEndCapture: {stream.label()} is not capturing (spec 3.3 row 2)")
+        raise _err(CUresult.CUDA_ERROR_ILLEGAL_STATE, f"cuStreamEndCapture: {stream.label()} is not capturing (spec "
+                                                      "3.3 row 2)")
     if seq.origin is not stream:
         seq_was = seq.label()  # the status before this call, for the why
         code, eff = _apply(seq, END_ON_MEMBER, "cuStreamEndCapture on a forked member")
@@ -444,7 +465,7 @@ def capture_target_refusal(graph: Graph, use: str) -> DriverError | None:
     why = CAPTURE_TARGET_USES[use]
     if seq is None or why is None:
         return None
-    return _err(1, f"graph {graph.gid} is the target of {seq.label()}; {why}")
+    return _err(CUresult.CUDA_ERROR_INVALID_VALUE, f"graph {graph.gid} is the target of {seq.label()}; {why}")
 
 
 def check_capture_target(graph: Graph, use: str) -> None:
@@ -475,9 +496,10 @@ def capture_info(drv: Work, stream: Stream, edge_data: bool) -> tuple[int, int, 
     if not edge_data:
         lossy = [n.local_id for n, ed in stream.deps if tuple(ed) != ZERO_ED]
         if lossy:
-            raise _err(402, f"{stream.label()} depends on node(s) {lossy} of graph {seq.graph.gid} with non-zero "
-                            "edge data, which a query without edge data would drop (spec 3.5; use the variant "
-                            "that returns edge data)")
+            raise _err(CUresult.CUDA_ERROR_LOSSY_QUERY, f"{stream.label()} depends on node(s) {lossy} of graph "
+                                                        f"{seq.graph.gid} with non-zero edge data, which a query "
+                                                        "without edge data would drop (spec 3.5; use the variant "
+                                                        "that returns edge data)")
     return (ACTIVE, seq.id, seq.graph.handle, [n.handle for n, _ in stream.deps], [ed for _, ed in stream.deps],
             len(stream.deps))
 
@@ -490,18 +512,22 @@ def update_deps(drv: Work, stream: Stream, nodes: list[Node | None], eds: EdgeDa
     """
     call = "cuStreamUpdateCaptureDependencies"
     if stream.is_legacy:
-        raise _err(401, f"{call}: {stream.label()} is never capturing (spec 3 preamble, 3.6 row 1)")
+        raise _err(CUresult.CUDA_ERROR_ILLEGAL_STATE, f"{call}: {stream.label()} is never capturing (spec 3 "
+                                                      "preamble, 3.6 row 1)")
     seq = stream.capture
     if seq is None:
-        raise _err(401, f"{call}: {stream.label()} is not capturing (spec 3.6 row 1)")
+        raise _err(CUresult.CUDA_ERROR_ILLEGAL_STATE, f"{call}: {stream.label()} is not capturing (spec 3.6 row 1)")
     refuse_use(seq, call, stream, "spec 3.6 row 2 [inferred]")
     if flags not in (0, 1):
-        raise _err(1, f"{call}: flags {flags} is neither CU_STREAM_ADD_CAPTURE_DEPENDENCIES (0) nor "
-                      "CU_STREAM_SET_CAPTURE_DEPENDENCIES (1) (spec 3.6 row 3); the capture is unchanged")
+        raise _err(CUresult.CUDA_ERROR_INVALID_VALUE, f"{call}: flags {flags} is neither "
+                                                      "CU_STREAM_ADD_CAPTURE_DEPENDENCIES (0) nor "
+                                                      "CU_STREAM_SET_CAPTURE_DEPENDENCIES (1) (spec 3.6 row 3); the "
+                                                      "capture is unchanged")
     for i, n in enumerate(nodes):
         if n is None or n.destroyed or n.graph is not seq.graph:
-            raise _err(1, f"{call}: dependency {i} is not a node of capture {seq.id}'s graph (NULL, destroyed, "
-                          "or from another graph) (spec 3.6 row 5); the capture is unchanged")
+            raise _err(CUresult.CUDA_ERROR_INVALID_VALUE, f"{call}: dependency {i} is not a node of capture "
+                                                          f"{seq.id}'s graph (NULL, destroyed, or from another "
+                                                          "graph) (spec 3.6 row 5); the capture is unchanged")
     check_edge_data(eds, "dependencyData")
     # below, checked above: no node is None, and check_edge_data refused a missing edge-data entry
     if flags == 0:
@@ -592,8 +618,9 @@ def _nest_exec(drv: Work, stream: Stream, x: GraphExec) -> Node:
     holding a copy of the exec's graph as instantiated (or updated since) [I]; an exec with memory
     allocation or free nodes cannot be nested so: INVALID_VALUE, the capture unchanged [I]."""
     if any(n.type in (MEM_ALLOC, MEM_FREE) for n in walk_body(x.body)):
-        raise _err(1, f"exec 0x{x.handle:x} holds memory allocation/free nodes; it cannot be nested as a "
-                      "child-graph node of a capture [inferred]")
+        raise _err(CUresult.CUDA_ERROR_INVALID_VALUE, f"exec 0x{x.handle:x} holds memory allocation/free nodes; it "
+                                                      "cannot be nested as a child-graph node of a capture "
+                                                      "[inferred]")
     child = graph_from_frozen(drv, x.body, stream.ctx)
     node = add_node(drv, stream, GRAPH, {"graph": child})
     child.owner_node = node
@@ -661,9 +688,9 @@ def check_graph_launch_on_cig(stream: Stream, node_types: Iterable[int]) -> None
     (cuGraphLaunch's Returns list has no 801) [I] (spec 8.3); the CIG capture goes on."""
     for t in node_types:
         if t in FORBIDDEN_IN_CIG_GRAPH_LAUNCH:
-            raise _err(900, f"cuGraphLaunch onto {stream.label()} (CIG capture): the graph holds a "
-                            f"{TYPE_KEYWORDS[t]} node, "
-                            "which CIG streams forbid (spec 8.3) [inferred code]; the CIG capture goes on")
+            raise _err(CUresult.CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED,
+                       f"cuGraphLaunch onto {stream.label()} (CIG capture): the graph holds a {TYPE_KEYWORDS[t]} "
+                       "node, which CIG streams forbid (spec 8.3) [inferred code]; the CIG capture goes on")
 
 
 # -- 4.2: event record ---------------------------------------------------------------------------
@@ -679,8 +706,9 @@ def record_event(drv: Work, event: Event, stream: Stream, flags: int, call: str)
         return
     refuse_use(seq, call, stream, "spec 4.2 row 5")
     if flags == 1:
-        raise _err(1, f"{call}: CU_EVENT_RECORD_EXTERNAL is only valid on a capturing stream, and "
-                      f"{stream.label()} is not capturing (spec 4.2 row 6)")
+        raise _err(CUresult.CUDA_ERROR_INVALID_VALUE, f"{call}: CU_EVENT_RECORD_EXTERNAL is only valid on a "
+                                                      f"capturing stream, and {stream.label()} is not capturing "
+                                                      "(spec 4.2 row 6)")
     if stream.cig is not None:
         stream.cig.ops.append(("event_record", event.label()))
         return
@@ -720,12 +748,14 @@ def wait_event(drv: Work, stream: Stream, event: Event, flags: int) -> None:
         if eseq is not None:
             eseq_was = eseq.label()  # the status before this call, for the why
             eff = invalidate(eseq, "cuStreamWaitEvent on the legacy stream")
-            raise _err(906, f"{call}: {stream.label()} would wait on {event.label()}, captured by {eseq_was}; "
-                            f"the legacy stream can never join a capture (spec 4.1 row 3) [inferred]; {eff}")
+            raise _err(CUresult.CUDA_ERROR_STREAM_CAPTURE_IMPLICIT,
+                       f"{call}: {stream.label()} would wait on {event.label()}, captured by {eseq_was}; the legacy "
+                       f"stream can never join a capture (spec 4.1 row 3) [inferred]; {eff}")
     # row 4: EXTERNAL outside capture
     if flags == 1 and seq is None:
-        raise _err(1, f"{call}: CU_EVENT_WAIT_EXTERNAL is only valid on a capturing stream, and {stream.label()} "
-                      "is not capturing (spec 4.1 row 4)")
+        raise _err(CUresult.CUDA_ERROR_INVALID_VALUE, f"{call}: CU_EVENT_WAIT_EXTERNAL is only valid on a capturing "
+                                                      f"stream, and {stream.label()} is not capturing (spec 4.1 row "
+                                                      "4)")
     refuse_use(seq, call, stream, "spec 4.1 row 12")
     if flags == 1:  # row 5
         add_node(drv, stream, WAIT_EVENT, {"event": event})
@@ -734,13 +764,15 @@ def wait_event(drv: Work, stream: Stream, event: Event, flags: int) -> None:
         if eseq is not None:
             if eseq.status == ACTIVE:  # row 6: fork
                 if stream.cig is not None:
-                    raise _err(900, f"{call}: {stream.label()} is in CIG capture and cannot join {eseq.label()}")
+                    raise _err(CUresult.CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED,
+                               f"{call}: {stream.label()} is in CIG capture and cannot join {eseq.label()}")
                 stream.capture = eseq
                 stream.deps = list(event.nodes)
                 eseq.members.append(stream)
                 return
-            raise _err(1, f"{call}: {event.label()} was recorded in {eseq.label()}, which is invalidated, so "
-                          f"{stream.label()} cannot fork into it (spec 4.1 row 7) [claimed by HIP to match CUDA]")
+            raise _err(CUresult.CUDA_ERROR_INVALID_VALUE, f"{call}: {event.label()} was recorded in {eseq.label()}, "
+                                                          f"which is invalidated, so {stream.label()} cannot fork "
+                                                          "into it (spec 4.1 row 7) [claimed by HIP to match CUDA]")
         # row 13: ordinary wait
         drv._wait_uncaptured(stream, event)
         return
@@ -757,14 +789,16 @@ def wait_event(drv: Work, stream: Stream, event: Event, flags: int) -> None:
         e1 = invalidate(seq, "cuStreamWaitEvent merging two captures")
         eseq_was = eseq.label()  # the status before this call, for the why
         e2 = invalidate(eseq, "cuStreamWaitEvent merging two captures")
-        raise _err(902, f"{call}: {stream.label()} of {seq_was} would wait on {event.label()} captured by "
-                        f"{eseq_was}; two capture sequences cannot merge (spec 4.1 row 9); {e1}; {e2}")
+        raise _err(CUresult.CUDA_ERROR_STREAM_CAPTURE_MERGE, f"{call}: {stream.label()} of {seq_was} would wait on "
+                                                             f"{event.label()} captured by {eseq_was}; two capture "
+                                                             f"sequences cannot merge (spec 4.1 row 9); {e1}; {e2}")
     if es == RECORDED:  # row 10: isolation
         seq_was = seq.label()  # the status before this call, for the why
         eff = invalidate(seq, "cuStreamWaitEvent on uncaptured work")
-        raise _err(905, f"{call}: {stream.label()} of {seq_was} would wait on {event.label()}, which was "
-                        "recorded outside any capture; a capture cannot depend on uncaptured work (spec 4.1 "
-                        f"row 10); {eff}. Use CU_EVENT_WAIT_EXTERNAL for a wait node, or wait before the capture")
+        raise _err(CUresult.CUDA_ERROR_STREAM_CAPTURE_ISOLATION,
+                   f"{call}: {stream.label()} of {seq_was} would wait on {event.label()}, which was recorded outside "
+                   f"any capture; a capture cannot depend on uncaptured work (spec 4.1 row 10); {eff}. Use "
+                   "CU_EVENT_WAIT_EXTERNAL for a wait node, or wait before the capture")
     # row 11: never recorded
     return
 
@@ -774,14 +808,16 @@ def check_stream_sync(drv: Work, stream: Stream, thread: ThreadState, call: str)
     """cuStreamSynchronize / cuStreamQuery (spec 6, 5.3, 5.2 in that order)."""
     check_legacy_use(drv, stream, call)
     if stream.cig is not None and call.startswith("cuStreamSynchronize"):
-        raise _err(900, f"{call} is not allowed on {stream.label()}, which is in CIG capture (spec 8.3)")
+        raise _err(CUresult.CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED,
+                   f"{call} is not allowed on {stream.label()}, which is in CIG capture (spec 8.3)")
     seq = stream.capture
     if seq is not None:
         refuse_use(seq, call, stream, "spec 5.3 [inferred]")
         seq_was = seq.label()  # the status before this call, for the why
         eff = invalidate(seq, call)
-        raise _err(900, f"{call} on {stream.label()}, a stream of {seq_was}: a capturing stream cannot be "
-                        f"synchronised or queried in any mode, RELAXED included (spec 5.3); {eff}")
+        raise _err(CUresult.CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED,
+                   f"{call} on {stream.label()}, a stream of {seq_was}: a capturing stream cannot be synchronised or "
+                   f"queried in any mode, RELAXED included (spec 5.3); {eff}")
     check_unsafe(drv, thread, call)
 
 
@@ -792,8 +828,9 @@ def check_event_host_wait(drv: Work, event: Event, thread: ThreadState, call: st
         assert seq is not None  # a CAPTURED event names its capture
         seq_was = seq.label()  # the status before this call, for the why
         eff = invalidate(seq, call)
-        raise _err(907, f"{call}: {event.label()} was last recorded in {seq_was}; such an event cannot be "
-                        f"queried or waited on by the host in any mode (spec 5.3); {eff}")
+        raise _err(CUresult.CUDA_ERROR_CAPTURED_EVENT, f"{call}: {event.label()} was last recorded in {seq_was}; "
+                                                       "such an event cannot be queried or waited on by the host in "
+                                                       f"any mode (spec 5.3); {eff}")
     if event.state == RECORDED:
         check_unsafe(drv, thread, call)
 
@@ -814,9 +851,10 @@ def check_synchronous_call(drv: Work, stream: Stream, thread: ThreadState, call:
             refuse_use(seq, call, stream, "spec 6.1, 5.3 [inferred]")
             seq_was = seq.label()  # the status before this call, for the why
             eff = invalidate(seq, call)
-            raise _err(900, f"{call} is synchronous and would run on {stream.label()}, which is capturing in "
-                            f"{seq_was}: a synchronous call on a capturing stream is refused in every mode "
-                            f"(spec 6.1, 5.3) [inferred]; {eff}")
+            raise _err(CUresult.CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED,
+                       f"{call} is synchronous and would run on {stream.label()}, which is capturing in {seq_was}: a "
+                       "synchronous call on a capturing stream is refused in every mode (spec 6.1, 5.3) [inferred]; "
+                       f"{eff}")
     check_unsafe(drv, thread, call)
 
 
@@ -831,8 +869,9 @@ def check_elapsed_time_events(events: Iterable[Event]) -> None:
             assert seq is not None  # a CAPTURED event names its capture
             seq_was = seq.label()  # the status before this call, for the why
             eff = invalidate(seq, "cuEventElapsedTime")
-            raise _err(907, f"cuEventElapsedTime: {e.label()} was last recorded in {seq_was}; its time is not "
-                            f"known to the host (spec 5.3) [inferred]; {eff}")
+            raise _err(CUresult.CUDA_ERROR_CAPTURED_EVENT, f"cuEventElapsedTime: {e.label()} was last recorded in "
+                                                           f"{seq_was}; its time is not known to the host (spec 5.3) "
+                                                           f"[inferred]; {eff}")
 
 
 def capturing_into(stream: Stream) -> CaptureSequence | None:
@@ -849,13 +888,15 @@ def check_free_async_in_capture(seq: CaptureSequence, dptr: int, is_graph_alloca
     """``cuMemFreeAsync`` during capture frees only graph allocations (spec 3.8), and each only once;
     otherwise INVALID_VALUE and the capture stays ACTIVE [I: code and no invalidation, C-059]."""
     if not is_graph_allocation:
-        raise _err(1, f"cuMemFreeAsync during {seq.label()}: 0x{dptr:x} is not a graph allocation (made by "
-                      "cuMemAllocAsync in a capture or a MEM_ALLOC node) (spec 3.8) [inferred code]; the capture "
-                      "is unchanged")
+        raise _err(CUresult.CUDA_ERROR_INVALID_VALUE, f"cuMemFreeAsync during {seq.label()}: 0x{dptr:x} is not a "
+                                                      "graph allocation (made by cuMemAllocAsync in a capture or a "
+                                                      "MEM_ALLOC node) (spec 3.8) [inferred code]; the capture is "
+                                                      "unchanged")
     if free_node is not None and not free_node.destroyed:
-        raise _err(1, f"cuMemFreeAsync during {seq.label()}: graph allocation 0x{dptr:x} is already freed by node "
-                      f"{free_node.local_id} of graph {free_node.graph.gid}; an allocation can be freed only once "
-                      "(cuGraphAddMemFreeNode)")
+        raise _err(CUresult.CUDA_ERROR_INVALID_VALUE, f"cuMemFreeAsync during {seq.label()}: graph allocation "
+                                                      f"0x{dptr:x} is already freed by node {free_node.local_id} of "
+                                                      f"graph {free_node.graph.gid}; an allocation can be freed only "
+                                                      "once (cuGraphAddMemFreeNode)")
 
 
 def check_ctx_sync(drv: Work, ctx: Context, call: str) -> None:
@@ -864,7 +905,8 @@ def check_ctx_sync(drv: Work, ctx: Context, call: str) -> None:
     if bad:
         labels = "; ".join(s.label() for s in bad)
         effects = "; ".join(invalidate(s, call) for s in bad)
-        raise _err(900, f"{call}: context 0x{ctx.handle:x} has streams in {labels}"
+        raise _err(CUresult.CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED,
+                   f"{call}: context 0x{ctx.handle:x} has streams in {labels}"
                    + f"; a context holding a capturing stream cannot be synchronised from any thread in any mode "
                      f"(spec 5.3); {effects}")
 
@@ -877,7 +919,8 @@ def check_ctx_event(drv: Work, ctx: Context, event: Event, call: str, wait: bool
     if bad:
         labels = "; ".join(s.label() for s in bad)
         effects = "; ".join(invalidate(s, call) for s in bad)
-        raise _err(900, f"{call}: conflicts with {labels} (spec 5.3); {effects}")
+        raise _err(CUresult.CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED,
+                   f"{call}: conflicts with {labels} (spec 5.3); {effects}")
 
 
 # -- 8: CIG capture into a command list --------------------------------------------------------------
@@ -889,23 +932,28 @@ def begin_cig(stream: Stream, data_type: int | None, data: int, thread: ThreadSt
     the context's (row 5) [I]; 1 a stream already in CIG or graph capture (row 6).
     """
     if data_type is None:
-        raise _err(1, "CUstreamCigCaptureParams (or its streamCigParams) is NULL (spec 8.2 row 1)")
+        raise _err(CUresult.CUDA_ERROR_INVALID_VALUE, "CUstreamCigCaptureParams (or its streamCigParams) is NULL "
+                                                      "(spec 8.2 row 1)")
     if stream.is_legacy:
-        raise _err(1, "CIG capture may not begin on the legacy stream (spec 8.2 row 2)")
+        raise _err(CUresult.CUDA_ERROR_INVALID_VALUE, "CIG capture may not begin on the legacy stream (spec 8.2 row "
+                                                      "2)")
     ctx = stream.ctx
     if not ctx.is_cig:
-        raise _err(201, f"{stream.label()} belongs to context 0x{ctx.handle:x}, which was not created in "
-                        "CIG mode (spec 8.2 row 3)")
+        raise _err(CUresult.CUDA_ERROR_INVALID_CONTEXT, f"{stream.label()} belongs to context 0x{ctx.handle:x}, "
+                                                        "which was not created in CIG mode (spec 8.2 row 3)")
     spec = ctx.device.spec
     if data_type in (1, 2) and not (spec.cig_d3d12_streams if data_type == 1 else spec.cig_vulkan_streams):
-        raise _err(801, f"device {ctx.device.ordinal} lacks CIG stream support for data type "
-                        f"{data_type} (attribute {151 if data_type == 1 else 159}; spec 8.2 row 4)")
+        raise _err(CUresult.CUDA_ERROR_NOT_SUPPORTED, f"device {ctx.device.ordinal} lacks CIG stream support for "
+                                                      f"data type {data_type} (attribute "
+                                                      f"{151 if data_type == 1 else 159}; spec 8.2 row 4)")
     if data_type not in (1, 2) or data_type != ctx.cig_data_type:
-        raise _err(1, f"stream CIG data type {data_type} does not match the context's CIG data type "
-                      f"{ctx.cig_data_type} (D3D12 list with D3D12 queue, Vulkan handle with NV blob; "
-                      "spec 8.2 row 5) [inferred]")
+        raise _err(CUresult.CUDA_ERROR_INVALID_VALUE, f"stream CIG data type {data_type} does not match the "
+                                                      f"context's CIG data type {ctx.cig_data_type} (D3D12 list with "
+                                                      "D3D12 queue, Vulkan handle with NV blob; spec 8.2 row 5) "
+                                                      "[inferred]")
     if stream.cig is not None or stream.capture is not None:
-        raise _err(1, f"{stream.label()} is already in CIG capture or graph capture (spec 8.2 row 6)")
+        raise _err(CUresult.CUDA_ERROR_INVALID_VALUE, f"{stream.label()} is already in CIG capture or graph capture "
+                                                      "(spec 8.2 row 6)")
     stream.cig = CigRecord(thread.tid, data_type, data)
 
 
@@ -917,10 +965,11 @@ def end_cig(stream: Stream, thread: ThreadState, any_thread: bool) -> list[tuple
     """
     cig = stream.cig
     if cig is None:
-        raise _err(1, f"{stream.label()} is not in CIG capture (spec 8.4)")
+        raise _err(CUresult.CUDA_ERROR_INVALID_VALUE, f"{stream.label()} is not in CIG capture (spec 8.4)")
     if thread.tid != cig.begin_thread and not any_thread:
-        raise _err(908, f"cuStreamEndCaptureToCig from thread {thread.name}: the CIG capture of {stream.label()} "
-                        "was begun on another thread and goes on (spec 8.4) [inferred]")
+        raise _err(CUresult.CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD,
+                   f"cuStreamEndCaptureToCig from thread {thread.name}: the CIG capture of {stream.label()} was "
+                   "begun on another thread and goes on (spec 8.4) [inferred]")
     stream.cig = None
     return cig.ops
 

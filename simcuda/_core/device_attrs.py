@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from .._generated.driver_enums import CUdevice_attribute as A
-from .errors import DriverError
+from .errors import CUresult, DriverError
 
 _VALID = {int(m) for m in A}
 
@@ -76,7 +76,7 @@ def attribute_value(spec: Any, attrib: int) -> int:
     Errors: ``CUDA_ERROR_INVALID_VALUE`` when ``attrib`` is not a ``CUdevice_attribute`` value.
     """
     if attrib not in _VALID:
-        raise DriverError(1, f"{attrib} is not a CUdevice_attribute value")
+        raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE, f"{attrib} is not a CUdevice_attribute value")
     if attrib in spec.attributes:
         return int(spec.attributes[attrib])
     return int(_defaults(spec).get(attrib, 0))

@@ -30,7 +30,7 @@ import ctypes
 import threading
 from typing import Any
 
-from .errors import DriverError
+from .errors import CUresult, DriverError
 
 MAPS_PATH = "/proc/self/maps"
 _PERM_WORD = {"r": "readable", "w": "writable", "x": "executable"}
@@ -157,7 +157,7 @@ def check(mem: Any, addr: int, nbytes: int, perm: str, what: str) -> None:
     """Raise INVALID_VALUE when ``nbytes`` at ``addr`` cannot be accessed with ``perm`` (see :func:`problem`)."""
     why = problem(mem, int(addr), int(nbytes), perm)
     if why is not None:
-        raise DriverError(1, f"{what}: {why}")
+        raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE, f"{what}: {why}")
 
 
 def read_c_string(mem: Any, addr: int, what: str, chunk: int = 1 << 16) -> bytes:
@@ -175,8 +175,9 @@ def read_c_string(mem: Any, addr: int, what: str, chunk: int = 1 << 16) -> bytes
     while True:
         room = MAPS.extent(pos, "r")
         if room == 0:
-            raise DriverError(1, f"{what}: the text at 0x{addr:x} runs into unreadable memory at 0x{pos:x} before "
-                                 "its terminating NUL (docs/fidelity.md)")
+            raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
+                              f"{what}: the text at 0x{addr:x} runs into unreadable memory at 0x{pos:x} before its "
+                              "terminating NUL (docs/fidelity.md)")
         n = min(room, chunk)
         data = ctypes.string_at(pos, n)
         end = data.find(b"\0")

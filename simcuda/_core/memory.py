@@ -24,7 +24,7 @@ import weakref
 from typing import TYPE_CHECKING, Any
 
 from . import hostmem, process
-from .errors import DriverError
+from .errors import CUresult, DriverError
 
 if TYPE_CHECKING:
     from .graph import GraphExec, Node
@@ -124,8 +124,9 @@ class MemorySpace:
                     try:
                         c = process.SPACE.take(span, self.serial)
                     except (MemoryError, OverflowError) as e:
-                        raise DriverError(2, f"the host running the simulator cannot reserve {size} bytes of "
-                                             f"simulated device address space ({e})") from None
+                        raise DriverError(CUresult.CUDA_ERROR_OUT_OF_MEMORY,
+                                          f"the host running the simulator cannot reserve {size} bytes of "
+                                          f"simulated device address space ({e})") from None
                     chunks.append(c)
                 alloc = Allocation(c.top, size, span, kind, ctx)
                 if kind != KIND_GRAPH:
@@ -152,9 +153,10 @@ class MemorySpace:
 
     def _map(self, a: Allocation) -> None:
         if not process.SPACE.charge(a.size, self.budget):
-            raise DriverError(2, f"allocating {a.size} bytes would pass the simulator's host budget of "
-                                 f"{self.budget} bytes ({process.SPACE.committed} bytes are allocated by the "
-                                 "drivers of this process; Options(host_memory_budget=...) sets it)")
+            raise DriverError(CUresult.CUDA_ERROR_OUT_OF_MEMORY,
+                              f"allocating {a.size} bytes would pass the simulator's host budget of {self.budget} "
+                              f"bytes ({process.SPACE.committed} bytes are allocated by the drivers of this process; "
+                              "Options(host_memory_budget=...) sets it)")
         self._ledger.committed += a.size
         a.mapped = True
 
@@ -227,16 +229,19 @@ class MemorySpace:
         with self._lock:
             a = self.find(addr)
             if a is None:
-                raise DriverError(1, f"{what} 0x{addr:x} is not inside any live device allocation"
-                                     + self.missing(addr))
+                raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
+                                  f"{what} 0x{addr:x} is not inside any live device allocation"
+                                  + self.missing(addr))
             if not a.mapped:
-                raise DriverError(1, f"{what} 0x{addr:x} belongs to a graph allocation that is not "
-                                     "mapped now (graph-owned memory exists only between its MEM_ALLOC and "
-                                     "MEM_FREE nodes while the graph runs; spec field case C31)")
+                raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
+                                  f"{what} 0x{addr:x} belongs to a graph allocation that is not mapped now "
+                                  "(graph-owned memory exists only between its MEM_ALLOC and MEM_FREE nodes while "
+                                  "the graph runs; spec field case C31)")
             off = addr - a.start
             if nbytes < 0 or off + nbytes > a.size:
-                raise DriverError(1, f"{what} range 0x{addr:x}+{nbytes} bytes runs past the end of its "
-                                     f"allocation (0x{a.start:x}, {a.size} bytes)")
+                raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
+                                  f"{what} range 0x{addr:x}+{nbytes} bytes runs past the end of its allocation "
+                                  f"(0x{a.start:x}, {a.size} bytes)")
             if nbytes == 0:
                 return memoryview(bytearray(0))
             return memoryview((ctypes.c_char * nbytes).from_address(addr)).cast("B")
@@ -251,13 +256,15 @@ class MemorySpace:
         n = max(size, 1)
         with self._lock:
             if not process.SPACE.charge(n, self.budget):
-                raise DriverError(2, f"allocating {n} bytes of page-locked host memory would pass the simulator's "
-                                     f"host budget of {self.budget} bytes (Options(host_memory_budget=...))")
+                raise DriverError(CUresult.CUDA_ERROR_OUT_OF_MEMORY,
+                                  f"allocating {n} bytes of page-locked host memory would pass the simulator's host "
+                                  f"budget of {self.budget} bytes (Options(host_memory_budget=...))")
             try:
                 buf = mmap.mmap(-1, n)
             except (OSError, ValueError, OverflowError) as e:
                 process.SPACE.refund(n)
-                raise DriverError(2, f"the process cannot map {n} bytes of host memory ({e})") from None
+                raise DriverError(CUresult.CUDA_ERROR_OUT_OF_MEMORY,
+                                  f"the process cannot map {n} bytes of host memory ({e})") from None
             addr = ctypes.addressof(ctypes.c_char.from_buffer(buf))
             self.host[addr] = buf
             self._ledger.committed += n
@@ -287,10 +294,10 @@ def host_view(obj: Any, nbytes: int, writable: bool, what: str = "host buffer", 
     allocations).
     """
     if obj is None:
-        raise DriverError(1, f"{what} is NULL")
+        raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE, f"{what} is NULL")
     if isinstance(obj, int):
         if obj == 0:
-            raise DriverError(1, f"{what} is NULL")
+            raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE, f"{what} is NULL")
         if nbytes == 0:
             return memoryview(bytearray(0))
         hostmem.check(mem, obj, nbytes, "w" if writable else "r", what)
@@ -298,14 +305,15 @@ def host_view(obj: Any, nbytes: int, writable: bool, what: str = "host buffer", 
     try:
         mv = memoryview(obj)
     except TypeError:
-        raise DriverError(1, f"{what} of type {type(obj).__name__} is neither an address nor a buffer") from None
+        raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE, f"{what} of type {type(obj).__name__} is "
+                                                             "neither an address nor a buffer") from None
     if not mv.contiguous:
-        raise DriverError(1, f"{what} is not contiguous")
+        raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE, f"{what} is not contiguous")
     mv = mv.cast("B") if mv.format != "B" or mv.ndim != 1 else mv
     if writable and mv.readonly:
-        raise DriverError(1, f"{what} is read-only but is the destination of a copy")
+        raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE, f"{what} is read-only but is the destination of a copy")
     if mv.nbytes < nbytes:
-        raise DriverError(1, f"{what} holds {mv.nbytes} bytes but {nbytes} are copied")
+        raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE, f"{what} holds {mv.nbytes} bytes but {nbytes} are copied")
     return mv[:nbytes]
 
 
@@ -400,24 +408,26 @@ def _side_view(mem: MemorySpace, kind: str, obj: Any, first: int, n: int, writab
 def check_copy(mem: MemorySpace, p: CopyParams) -> None:
     """Validate a copy's device ranges now (used at enqueue time for device operands)."""
     if p.width < 0 or p.height < 0 or p.depth < 0:
-        raise DriverError(1, "copy extent is negative")
+        raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE, "copy extent is negative")
     if p.width > p.src_pitch or p.width > p.dst_pitch:
-        raise DriverError(1, "copy width in bytes is larger than a pitch")
+        raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE, "copy width in bytes is larger than a pitch")
     for side, kind, obj in (("src", p.src_kind, p.src), ("dst", p.dst_kind, p.dst)):
         if kind == DEVICE and p.nbytes:
             first, n = p.span(side)
             a = mem.find(int(obj))
             if a is None:
-                raise DriverError(1, f"copy {side} 0x{int(obj):x} is not inside any live device allocation"
-                                     + mem.missing(int(obj)))
+                raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
+                                  f"copy {side} 0x{int(obj):x} is not inside any live device allocation"
+                                  + mem.missing(int(obj)))
             if int(obj) + first + n > a.start + a.size:
-                raise DriverError(1, f"copy {side} range runs past the end of its allocation "
-                                     f"(0x{a.start:x}, {a.size} bytes)")
+                raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
+                                  f"copy {side} range runs past the end of its allocation (0x{a.start:x}, {a.size} "
+                                  "bytes)")
         elif kind == HOST and obj is None:
-            raise DriverError(1, f"copy {side} host pointer is NULL")
+            raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE, f"copy {side} host pointer is NULL")
         elif kind == HOST and isinstance(obj, int) and p.nbytes:
             if obj == 0:
-                raise DriverError(1, f"copy {side} host pointer is NULL")
+                raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE, f"copy {side} host pointer is NULL")
             first, n = p.span(side)
             hostmem.check(mem, obj + first, n, "r" if side == "src" else "w", f"copy {side}")
 
@@ -460,22 +470,27 @@ class MemsetParams:
 def check_memset(mem: MemorySpace, p: MemsetParams) -> None:
     """Validate a memset's element size, value, alignment and device range now (INVALID_VALUE otherwise)."""
     if p.element_size not in (1, 2, 4):
-        raise DriverError(1, f"memset element size {p.element_size} is not 1, 2 or 4")
+        raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE, f"memset element size {p.element_size} is not 1, 2 or 4")
     if p.value < 0 or p.value >= 1 << (8 * p.element_size):
-        raise DriverError(1, f"memset value {p.value} does not fit in {p.element_size} bytes")
+        raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE, f"memset value {p.value} does not fit in "
+                                                             f"{p.element_size} bytes")
     if p.dst % p.element_size:
-        raise DriverError(1, f"memset destination 0x{p.dst:x} is not aligned to {p.element_size} bytes")
+        raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE, f"memset destination 0x{p.dst:x} is not aligned to "
+                                                             f"{p.element_size} bytes")
     if p.height > 1 and p.given_pitch < p.width * p.element_size:
-        raise DriverError(1, f"2D memset pitch {p.given_pitch} bytes is smaller than a row ({p.width} elements of "
-                             f"{p.element_size} bytes): rows would overlap")
+        raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE, f"2D memset pitch {p.given_pitch} bytes is smaller than "
+                                                             f"a row ({p.width} elements of {p.element_size} bytes): "
+                                                             "rows would overlap")
     n = (p.height - 1) * p.pitch + p.width * p.element_size if p.height else 0
     if n:
         a = mem.find(p.dst)
         if a is None:
-            raise DriverError(1, f"memset destination 0x{p.dst:x} is not inside any live device allocation"
-                                 + mem.missing(p.dst))
+            raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
+                              f"memset destination 0x{p.dst:x} is not inside any live device allocation"
+                              + mem.missing(p.dst))
         if p.dst + n > a.start + a.size:
-            raise DriverError(1, f"memset range runs past the end of its allocation (0x{a.start:x}, {a.size} bytes)")
+            raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
+                              f"memset range runs past the end of its allocation (0x{a.start:x}, {a.size} bytes)")
 
 
 def do_memset(mem: MemorySpace, p: MemsetParams) -> None:

@@ -12,7 +12,7 @@ import re
 import struct
 from typing import Any
 
-from .errors import DriverError
+from .errors import CUresult, DriverError
 
 SIM_CUBIN_MAGIC = b"SIMCUDA-CUBIN\n"
 PARAMS_TAG = "// simcuda-params "
@@ -36,7 +36,8 @@ def image_bytes(image: Any) -> bytes:
     tobytes = getattr(image, "tobytes", None)
     if tobytes is not None:
         return bytes(tobytes())
-    raise DriverError(1, f"module image of type {type(image).__name__} is not bytes, str or an array")
+    raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE, f"module image of type {type(image).__name__} is not bytes, "
+                                                         "str or an array")
 
 
 def _split_c_params(params: str) -> list[str]:
@@ -111,7 +112,8 @@ def parse_image(image: Any) -> tuple[dict[str, list[str]], str | None]:
         entries = _elf_entries(data)
         if entries:
             return entries, None
-        raise DriverError(200, "the ELF image has no .text.<kernel> sections: not a CUBIN the simulator can read")
+        raise DriverError(CUresult.CUDA_ERROR_INVALID_IMAGE, "the ELF image has no .text.<kernel> sections: not a "
+                                                             "CUBIN the simulator can read")
     if data[:4] == b"\x50\xed\x55\xba":  # fatbin: look for embedded PTX text or ELF kernels
         text = data.decode("latin-1")
         entries = parse_ptx(text)
@@ -120,17 +122,19 @@ def parse_image(image: Any) -> tuple[dict[str, list[str]], str | None]:
             entries = _elf_entries(data[pos:])
         if entries:
             return entries, None
-        raise DriverError(200, "no kernel entries were found in the fatbin image")
+        raise DriverError(CUresult.CUDA_ERROR_INVALID_IMAGE, "no kernel entries were found in the fatbin image")
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
-        raise DriverError(200, "the module image is neither PTX/CUDA text nor a CUBIN/fatbin") from None
+        raise DriverError(CUresult.CUDA_ERROR_INVALID_IMAGE, "the module image is neither PTX/CUDA text "
+                                                             "nor a CUBIN/fatbin") from None
     if ".entry" in text or ".version" in text:
         return parse_ptx(text), text
     entries = parse_cuda_source(text)
     if entries:
         return entries, text
-    raise DriverError(200, "the module image text has no PTX .entry and no __global__ kernel")
+    raise DriverError(CUresult.CUDA_ERROR_INVALID_IMAGE, "the module image text has no PTX .entry and no __global__ "
+                                                         "kernel")
 
 
 # ctypes-compatible sizes/formats for decoding a void** argument array

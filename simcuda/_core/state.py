@@ -20,7 +20,7 @@ from . import capture as cap
 from . import graph as gr
 from . import process
 from .config import DeviceSpec, Options
-from .errors import DriverError
+from .errors import CUresult, DriverError
 from .kernels import KernelLaunch
 from .logs import ErrorRecord, LaunchLog
 from .memory import MemorySpace
@@ -79,12 +79,15 @@ def entry(fn: Callable[Concatenate[S, P], R]) -> Callable[Concatenate[S, P], R]:
             try:
                 if t.in_host_fn or (needs_init and (self._closed or not self._initialized)):
                     if t.in_host_fn:
-                        raise DriverError(800, f"{_call_name(args, kwargs)} was called from inside a host function "
-                                               "or callback; the simulator refuses every CUDA call made there "
-                                               "(spec 3.9) [inferred]")
+                        raise DriverError(CUresult.CUDA_ERROR_NOT_PERMITTED,
+                                          f"{_call_name(args, kwargs)} was called from inside a host function or "
+                                          "callback; the simulator refuses every CUDA call made there (spec 3.9) "
+                                          "[inferred]")
                     if self._closed:
-                        raise DriverError(4, "the simulated driver was closed (Driver.close), as during shutdown")
-                    raise DriverError(3, f"{_call_name(args, kwargs)}: cuInit has not been called" + (
+                        raise DriverError(CUresult.CUDA_ERROR_DEINITIALIZED,
+                                          "the simulated driver was closed (Driver.close), as during shutdown")
+                    raise DriverError(CUresult.CUDA_ERROR_NOT_INITIALIZED,
+                                      f"{_call_name(args, kwargs)}: cuInit has not been called" + (
                         "" if self.available else " (the simulated machine has no usable driver)"))
                 if not self._hooks or (hooks := self._hooks.get(name)) is None:
                     # no keywords: skip the empty dict merge (the checker cannot see kwargs is empty here)
@@ -260,10 +263,12 @@ class DriverState:
         t = t or self._thread()
         ctx = t.current
         if ctx is None:
-            raise DriverError(201, f"thread {t.name} has no current context (cuCtxSetCurrent / cuCtxCreate / "
-                                   "cuDevicePrimaryCtxRetain first)")
+            raise DriverError(CUresult.CUDA_ERROR_INVALID_CONTEXT,
+                              f"thread {t.name} has no current context (cuCtxSetCurrent / cuCtxCreate / "
+                              "cuDevicePrimaryCtxRetain first)")
         if ctx.destroyed:
-            raise DriverError(709, f"the current context 0x{ctx.handle:x} of thread {t.name} was destroyed")
+            raise DriverError(CUresult.CUDA_ERROR_CONTEXT_IS_DESTROYED,
+                              f"the current context 0x{ctx.handle:x} of thread {t.name} was destroyed")
         return ctx
 
     def _per_thread_mode(self) -> bool:
@@ -299,34 +304,37 @@ class DriverState:
             return self._legacy_of(ctx)
         s = self._objs.get(h)
         if not isinstance(s, Stream):
-            raise DriverError(400, f"0x{h:x} is not a stream handle (never created by this driver) "
-                                   "[inferred: NVIDIA documents this as undefined behaviour]" + self._foreign(h))
+            raise DriverError(CUresult.CUDA_ERROR_INVALID_HANDLE,
+                              f"0x{h:x} is not a stream handle (never created by this driver) "
+                              "[inferred: NVIDIA documents this as undefined behaviour]" + self._foreign(h))
         if s.destroyed:
-            raise DriverError(709, f"stream 0x{h:x} was destroyed (spec 3 preamble; observed on NVIDIA)")
+            raise DriverError(CUresult.CUDA_ERROR_CONTEXT_IS_DESTROYED,
+                              f"stream 0x{h:x} was destroyed (spec 3 preamble; observed on NVIDIA)")
         if s.ctx.destroyed:
-            raise DriverError(709, f"the context of stream 0x{h:x} was destroyed")
+            raise DriverError(CUresult.CUDA_ERROR_CONTEXT_IS_DESTROYED, f"the context of stream 0x{h:x} was destroyed")
         return s
 
     def _event(self, h: int) -> Event:
         e = self._objs.get(h) if h else None
         if not isinstance(e, Event):
-            raise DriverError(400, f"0x{h:x} is not an event handle{self._foreign(h)}" if h else
+            raise DriverError(CUresult.CUDA_ERROR_INVALID_HANDLE,
+                              f"0x{h:x} is not an event handle{self._foreign(h)}" if h else
                               "the event handle is NULL")
         if e.destroyed:
-            raise DriverError(400, f"event 0x{h:x} was destroyed")
+            raise DriverError(CUresult.CUDA_ERROR_INVALID_HANDLE, f"event 0x{h:x} was destroyed")
         return e
 
     def _graph(self, h: int) -> gr.Graph:
         g = self._objs.get(h) if h else None
         if not isinstance(g, gr.Graph) or g.destroyed:
-            raise DriverError(1, "the graph handle is NULL" if not h else
+            raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE, "the graph handle is NULL" if not h else
                               f"0x{h:x} is not a live graph (never created, or destroyed){self._foreign(h)}")
         return g
 
     def _node(self, h: int, what: str = "node") -> gr.Node:
         n = self._objs.get(h) if h else None
         if not isinstance(n, gr.Node) or n.destroyed:
-            raise DriverError(1, f"the {what} handle is NULL" if not h else
+            raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE, f"the {what} handle is NULL" if not h else
                               f"0x{h:x} is not a live graph node (never created, or destroyed){self._foreign(h)}")
         return n
 
@@ -339,7 +347,8 @@ class DriverState:
     def _exec(self, h: int) -> gr.GraphExec:
         x = self._objs.get(h) if h else None
         if not isinstance(x, gr.GraphExec) or x.destroyed:
-            raise DriverError(1 if not h else 400, "the graph exec handle is NULL" if not h else
+            raise DriverError(CUresult.CUDA_ERROR_INVALID_HANDLE if h else CUresult.CUDA_ERROR_INVALID_VALUE,
+                              "the graph exec handle is NULL" if not h else
                               f"0x{h:x} is not a live graph exec (never created, or destroyed){self._foreign(h)}")
         return x
 
@@ -348,35 +357,38 @@ class DriverState:
         (spec 16, 9) [O/H: hip-tests, shared expectation]; otherwise as :meth:`_exec` (1 NULL, 400 garbage)."""
         x = self._objs.get(h) if h else None
         if isinstance(x, gr.GraphExec) and x.destroyed:
-            raise DriverError(1, f"{call}: graph exec 0x{h:x} was destroyed; launching or uploading a destroyed exec "
-                                 "is CUDA_ERROR_INVALID_VALUE (spec 16, 9)")
+            raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
+                              f"{call}: graph exec 0x{h:x} was destroyed; launching or uploading a destroyed exec is "
+                              "CUDA_ERROR_INVALID_VALUE (spec 16, 9)")
         return self._exec(h)
 
     def _context(self, h: int) -> Context:
         c = self._objs.get(h) if h else None
         if not isinstance(c, Context):
-            raise DriverError(201, "the context handle is NULL" if not h else
+            raise DriverError(CUresult.CUDA_ERROR_INVALID_CONTEXT, "the context handle is NULL" if not h else
                               f"0x{h:x} is not a context handle{self._foreign(h)}")
         if c.destroyed:
-            raise DriverError(709, f"context 0x{h:x} was destroyed")
+            raise DriverError(CUresult.CUDA_ERROR_CONTEXT_IS_DESTROYED, f"context 0x{h:x} was destroyed")
         return c
 
     def _device(self, dev: int) -> Device:
         if not isinstance(dev, int) or not 0 <= dev < len(self.devices):
-            raise DriverError(101, f"device {dev} does not exist (this driver has {len(self.devices)} device(s))")
+            raise DriverError(CUresult.CUDA_ERROR_INVALID_DEVICE,
+                              f"device {dev} does not exist (this driver has {len(self.devices)} device(s))")
         return self.devices[dev]
 
     def _function(self, h: int) -> Function:
         f = self._objs.get(h) if h else None
         if not isinstance(f, Function):
-            raise DriverError(400, "the function handle is NULL" if not h else
+            raise DriverError(CUresult.CUDA_ERROR_INVALID_HANDLE, "the function handle is NULL" if not h else
                               f"0x{h:x} is not a function handle{self._foreign(h)}")
         if f.module.unloaded:
-            raise DriverError(400, f"function {f.name} belongs to an unloaded module")
+            raise DriverError(CUresult.CUDA_ERROR_INVALID_HANDLE, f"function {f.name} belongs to an unloaded module")
         m = f.module
         if not m.is_library and m.ctx is not None and m.ctx.destroyed:
-            raise DriverError(201, f"function {f.name} belongs to a module of context 0x{m.ctx.handle:x}, which was "
-                                   "destroyed (cuCtxDestroy unloads its modules) [inferred code]")
+            raise DriverError(CUresult.CUDA_ERROR_INVALID_CONTEXT,
+                              f"function {f.name} belongs to a module of context 0x{m.ctx.handle:x}, which was "
+                              "destroyed (cuCtxDestroy unloads its modules) [inferred code]")
         return f
 
     # -- work progression ---------------------------------------------------------------------
@@ -411,7 +423,7 @@ class DriverState:
         """Build (and record) the NOT_SUPPORTED (801) error of an entry point or feature the simulator does
         not simulate; the caller returns or raises it. Like :meth:`refuse`, it needs no ``cuInit``: a stub
         always answers 801 (docs/supported-api.md)."""
-        return self.refuse(call, 801, why)
+        return self.refuse(call, CUresult.CUDA_ERROR_NOT_SUPPORTED, why)
 
     def close(self) -> None:
         """Simulate driver shutdown: every later call returns CUDA_ERROR_DEINITIALIZED (4).
@@ -440,10 +452,11 @@ class DriverState:
         calls document (CONTEXT_IS_DESTROYED is not in their Returns lists) [inferred]."""
         m = self._objs.get(h) if h else None
         if not isinstance(m, Module) or m.unloaded:
-            raise DriverError(400, "not a loaded module handle")
+            raise DriverError(CUresult.CUDA_ERROR_INVALID_HANDLE, "not a loaded module handle")
         if not m.is_library and m.ctx is not None and m.ctx.destroyed:
-            raise DriverError(201, f"module 0x{h:x} belonged to context 0x{m.ctx.handle:x}, which was destroyed "
-                                   "(cuCtxDestroy unloads a context's modules) [inferred code]")
+            raise DriverError(CUresult.CUDA_ERROR_INVALID_CONTEXT,
+                              f"module 0x{h:x} belonged to context 0x{m.ctx.handle:x}, which was destroyed "
+                              "(cuCtxDestroy unloads a context's modules) [inferred code]")
         return m
 
     def thread_id(self) -> int:

@@ -7,7 +7,7 @@ every face returns the same one ("faces translate, never decide", docs/architect
 from __future__ import annotations
 
 from .. import hostmem
-from ..errors import DriverError
+from ..errors import CUresult, DriverError
 from ..memory import DEVICE, HOST
 from ..state import entry
 from ..work import Work
@@ -23,7 +23,8 @@ class ArgumentRules(Work):
         try:
             return CUresult(int(code)).name
         except ValueError:
-            raise DriverError(1, f"cuGetErrorName: {code!r} is not a CUresult value") from None
+            raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
+                              f"cuGetErrorName: {code!r} is not a CUresult value") from None
 
     @entry
     def get_error_string(self, code: int) -> str:
@@ -34,7 +35,8 @@ class ArgumentRules(Work):
         try:
             member = CUresult(int(code))
         except ValueError:
-            raise DriverError(1, f"cuGetErrorString: {code!r} is not a CUresult value") from None
+            raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
+                              f"cuGetErrorString: {code!r} is not a CUresult value") from None
         return ERROR_STRINGS.get(int(member), member.name)
 
     @entry
@@ -42,21 +44,24 @@ class ArgumentRules(Work):
         """A required pointer argument (a parameter struct, a name, a config) that is NULL is INVALID_VALUE (1),
         as every entry point's Returns list has it for a NULL required pointer."""
         if not present:
-            raise DriverError(1, f"{call}: {arg} is NULL (a required pointer argument may not be NULL)")
+            raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
+                              f"{call}: {arg} is NULL (a required pointer argument may not be NULL)")
 
     @entry
     def require_count(self, count: int, available: int, what: str, call: str) -> None:
         """A count field larger than the array it counts (``accessDescCount``, ``count``, ``numExtSems``) is
         INVALID_VALUE (1): the driver would read past the array [inferred]."""
         if count > available:
-            raise DriverError(1, f"{call}: {what} {count} is larger than its array ({available} entries) "
-                                 "[inferred: INVALID_VALUE]")
+            raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
+                              f"{call}: {what} {count} is larger than its array ({available} entries) [inferred: "
+                              "INVALID_VALUE]")
 
     @entry
     def check_flags(self, flags: int, allowed: int, what: str, call: str) -> None:
         """A flags argument with bits outside ``allowed`` is INVALID_VALUE (1), as the entry's Returns list has it."""
         if flags & ~allowed:
-            raise DriverError(1, f"{call}: {what} 0x{flags:x} have bits outside 0x{allowed:x}")
+            raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
+                              f"{call}: {what} 0x{flags:x} have bits outside 0x{allowed:x}")
 
     @entry
     def check_host_range(self, addr: int, nbytes: int, what: str, call: str) -> int:
@@ -73,7 +78,8 @@ class ArgumentRules(Work):
             with open(path, "rb") as fh:
                 return fh.read()
         except OSError as e:
-            raise DriverError(301, f"{call}: cannot read {path!r}: {e.strerror}") from None
+            raise DriverError(CUresult.CUDA_ERROR_FILE_NOT_FOUND,
+                              f"{call}: cannot read {path!r}: {e.strerror}") from None
 
     @entry
     def copy_memory_type(self, memory_type: int, side: str, call: str) -> str:
@@ -84,9 +90,10 @@ class ArgumentRules(Work):
         if kind is not None:
             return kind
         if memory_type == 3:
-            raise DriverError(801, f"{call}: CUDA arrays ({side}MemoryType CU_MEMORYTYPE_ARRAY) are not simulated")
-        raise DriverError(1, f"{call}: {side}MemoryType {memory_type} is not a CUmemorytype (1 host, 2 device, "
-                             "3 array, 4 unified)")
+            raise DriverError(CUresult.CUDA_ERROR_NOT_SUPPORTED,
+                              f"{call}: CUDA arrays ({side}MemoryType CU_MEMORYTYPE_ARRAY) are not simulated")
+        raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE, f"{call}: {side}MemoryType {memory_type} is not a "
+                                                             "CUmemorytype (1 host, 2 device, 3 array, 4 unified)")
 
     @entry
     def check_kernel_extra(self, params_given: bool, extra: int, call: str = "cuLaunchKernel") -> None:
@@ -97,10 +104,12 @@ class ArgumentRules(Work):
         if not extra:
             return
         if params_given:
-            raise DriverError(1, f"{call}: kernelParams and extra are both non-NULL; kernel parameters may be "
-                                 "given through one of them only (cuLaunchKernel documentation)")
-        raise DriverError(801, f"{call}: kernel arguments through 'extra' (CU_LAUNCH_PARAM_BUFFER_POINTER) are not "
-                               "simulated; pass kernelParams")
+            raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
+                              f"{call}: kernelParams and extra are both non-NULL; kernel parameters may be given "
+                              "through one of them only (cuLaunchKernel documentation)")
+        raise DriverError(CUresult.CUDA_ERROR_NOT_SUPPORTED, f"{call}: kernel arguments through 'extra' "
+                                                             "(CU_LAUNCH_PARAM_BUFFER_POINTER) are not simulated; "
+                                                             "pass kernelParams")
 
     @entry
     def check_launch_attributes(self, ids: list[int], call: str = "cuLaunchKernelEx") -> None:
@@ -108,7 +117,8 @@ class ArgumentRules(Work):
         accepted (no effect); any other is 801, not simulated (spec 13.B)."""
         for a in ids:
             if a not in (0, 2, 8):
-                raise DriverError(801, f"{call}: launch attribute {a} is not simulated (spec 13.B)")
+                raise DriverError(CUresult.CUDA_ERROR_NOT_SUPPORTED,
+                                  f"{call}: launch attribute {a} is not simulated (spec 13.B)")
 
     @entry
     def check_node_type(self, ntype: int, call: str = "cuGraphAddNode") -> None:
@@ -117,11 +127,12 @@ class ArgumentRules(Work):
         if 0 <= ntype <= 12:
             return
         if ntype in (13, 14, 16, 17, 18):
-            raise DriverError(801, f"{call}: node type {ntype} is not simulated")
-        raise DriverError(1, f"{call}: node type {ntype} is not a CUgraphNodeType")
+            raise DriverError(CUresult.CUDA_ERROR_NOT_SUPPORTED, f"{call}: node type {ntype} is not simulated")
+        raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE, f"{call}: node type {ntype} is not a CUgraphNodeType")
 
     @entry
     def check_child_ownership(self, ownership: int, call: str = "cuGraphAddNode") -> None:
         """The ``ownership`` of a child-graph CUgraphNodeParams: CLONE (0) or MOVE (1); anything else is 1."""
         if ownership not in (0, 1):
-            raise DriverError(1, f"{call}: child graph ownership {ownership} is not CLONE (0) or MOVE (1)")
+            raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
+                              f"{call}: child graph ownership {ownership} is not CLONE (0) or MOVE (1)")

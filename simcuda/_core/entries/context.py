@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from .. import capture as cap
-from ..errors import DriverError
+from ..errors import CUresult, DriverError
 from ..objects import Context
 from ..state import DRIVER_VERSION, entry
 from ..work import Work
@@ -18,9 +18,10 @@ class Contexts(Work):
     def init(self, flags: int = 0) -> None:
         """cuInit. Errors: 1 for flags != 0; 100 when the driver is unavailable."""
         if flags != 0:
-            raise DriverError(1, f"cuInit flags must be 0, got {flags}")
+            raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE, f"cuInit flags must be 0, got {flags}")
         if not self.available:
-            raise DriverError(100, "the simulated machine has no CUDA-capable device (Driver(available=False))")
+            raise DriverError(CUresult.CUDA_ERROR_NO_DEVICE, "the simulated machine has no CUDA-capable device "
+                                                             "(Driver(available=False))")
         self._initialized = True
 
     @entry
@@ -44,7 +45,7 @@ class Contexts(Work):
         that is not positive."""
         name = self._device(dev).spec.name
         if length is not None and length <= 0:
-            raise DriverError(1, f"cuDeviceGetName: length {length} must be positive")
+            raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE, f"cuDeviceGetName: length {length} must be positive")
         return name
 
     @entry
@@ -80,7 +81,8 @@ class Contexts(Work):
         """
         d = self._device(dev)
         if d.primary_refs <= 0:
-            raise DriverError(709, f"the primary context of device {dev} is not retained")
+            raise DriverError(CUresult.CUDA_ERROR_CONTEXT_IS_DESTROYED,
+                              f"the primary context of device {dev} is not retained")
         d.primary_refs -= 1
 
     @entry
@@ -106,26 +108,30 @@ class Contexts(Work):
         """
         d = self._device(dev)
         if flags & ~0xFF:
-            raise DriverError(1, f"cuCtxCreate flags 0x{flags:x} have bits outside CUctx_flags (CU_CTX_FLAGS_MASK "
-                                 "0xff)")
+            raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
+                              f"cuCtxCreate flags 0x{flags:x} have bits outside CUctx_flags (CU_CTX_FLAGS_MASK 0xff)")
         if cig is not None:
             dtype, data = cig
             if exec_affinity:
-                raise DriverError(1, "CUctxCreateParams sets both execAffinityParams and cigParams "
-                                     "(undefined behaviour in CUDA; the simulator refuses it, spec 8.1) [inferred]")
+                raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
+                                  "CUctxCreateParams sets both execAffinityParams and cigParams (undefined "
+                                  "behaviour in CUDA; the simulator refuses it, spec 8.1) [inferred]")
             if dtype not in (1, 2):
-                raise DriverError(1, f"CUctxCigParam.sharedDataType {dtype} is not a CUcigDataType (1 D3D12 "
-                                     "command queue, 2 NV blob)")
+                raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
+                                  f"CUctxCigParam.sharedDataType {dtype} is not a CUcigDataType (1 D3D12 command "
+                                  "queue, 2 NV blob)")
             supported = d.spec.cig_d3d12 if dtype == 1 else d.spec.cig_vulkan
             if not supported:
                 attr = 135 if dtype == 1 else 138
-                raise DriverError(801, f"device {dev} does not support CIG contexts of data type {dtype} "
-                                       f"(CUdevice_attribute {attr} is 0; spec 8.1)")
+                raise DriverError(CUresult.CUDA_ERROR_NOT_SUPPORTED,
+                                  f"device {dev} does not support CIG contexts of data type {dtype} "
+                                  f"(CUdevice_attribute {attr} is 0; spec 8.1)")
             if flags & (0x20 | 0x40):
-                raise DriverError(801, "CU_CTX_COREDUMP_ENABLE / CU_CTX_USER_COREDUMP_ENABLE are not supported "
-                                       "for CIG contexts (spec 8.1) [inferred code]")
+                raise DriverError(CUresult.CUDA_ERROR_NOT_SUPPORTED,
+                                  "CU_CTX_COREDUMP_ENABLE / CU_CTX_USER_COREDUMP_ENABLE are not supported for CIG "
+                                  "contexts (spec 8.1) [inferred code]")
             if not data:
-                raise DriverError(1, "CUctxCigParam.sharedData is NULL")
+                raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE, "CUctxCigParam.sharedData is NULL")
         t = self._thread()
         cap.check_unsafe(self, t, "cuCtxCreate")
         self._ctx_counter += 1
@@ -182,7 +188,7 @@ class Contexts(Work):
         """cuCtxPopCurrent: returns the popped handle. Errors: 201 when the stack is empty."""
         t = self._thread()
         if not t.ctx_stack:
-            raise DriverError(201, f"thread {t.name} has no current context to pop")
+            raise DriverError(CUresult.CUDA_ERROR_INVALID_CONTEXT, f"thread {t.name} has no current context to pop")
         return t.ctx_stack.pop().handle
 
     @entry

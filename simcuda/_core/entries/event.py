@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from .. import capture as cap
-from ..errors import DriverError
+from ..errors import CUresult, DriverError
 from ..objects import EMPTY, RECORDED, Event
 from ..state import entry
 from ..work import Work
@@ -16,7 +16,8 @@ class Events(Work):
         """cuEventCreate. Errors: 201 no context; 1 unknown flag bits."""
         ctx = self._ctx_current()
         if flags & ~0x7:
-            raise DriverError(1, f"event flags 0x{flags:x} have bits outside CUevent_flags")
+            raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
+                              f"event flags 0x{flags:x} have bits outside CUevent_flags")
         e = Event(0, ctx, flags)
         e.handle = self._handle(e)
         return e.handle
@@ -34,10 +35,12 @@ class Events(Work):
         s = self._stream(h)
         e = self._event(hevent)
         if e.ctx is not s.ctx:
-            raise DriverError(400, f"{call}: {e.label()} belongs to context 0x{e.ctx.handle:x} but {s.label()} to "
-                                   f"context 0x{s.ctx.handle:x} (spec 4.2 row 1)")
+            raise DriverError(CUresult.CUDA_ERROR_INVALID_HANDLE,
+                              f"{call}: {e.label()} belongs to context 0x{e.ctx.handle:x} but {s.label()} to context "
+                              f"0x{s.ctx.handle:x} (spec 4.2 row 1)")
         if flags not in (0, 1):
-            raise DriverError(1, f"{call}: flags {flags} are not 0 or CU_EVENT_RECORD_EXTERNAL (1) (spec 4.2 row 2)")
+            raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
+                              f"{call}: flags {flags} are not 0 or CU_EVENT_RECORD_EXTERNAL (1) (spec 4.2 row 2)")
         cap.record_event(self, e, s, flags, call)
 
     @entry
@@ -46,7 +49,7 @@ class Events(Work):
         e = self._event(h)
         cap.check_event_host_wait(self, e, self._thread(), "cuEventQuery")
         if e.state == RECORDED and e.pending_on is not None:
-            raise DriverError(600, f"{e.label()} has not completed yet (manual progression)")
+            raise DriverError(CUresult.CUDA_ERROR_NOT_READY, f"{e.label()} has not completed yet (manual progression)")
 
     @entry
     def event_synchronize(self, h: int) -> None:
@@ -75,13 +78,14 @@ class Events(Work):
         e0, e1 = self._event(h0), self._event(h1)
         for e in (e0, e1):
             if e.state == EMPTY:
-                raise DriverError(400, f"{e.label()} was never recorded")
+                raise DriverError(CUresult.CUDA_ERROR_INVALID_HANDLE, f"{e.label()} was never recorded")
         cap.check_elapsed_time_events((e0, e1))
         for e in (e0, e1):
             if e.flags & 2:
-                raise DriverError(400, f"{e.label()} was created with CU_EVENT_DISABLE_TIMING")
+                raise DriverError(CUresult.CUDA_ERROR_INVALID_HANDLE,
+                                  f"{e.label()} was created with CU_EVENT_DISABLE_TIMING")
             if e.time_ms is None:
-                raise DriverError(600, f"{e.label()} has not completed yet")
+                raise DriverError(CUresult.CUDA_ERROR_NOT_READY, f"{e.label()} has not completed yet")
         t0, t1 = e0.time_ms, e1.time_ms
         assert t0 is not None and t1 is not None  # checked just above
         return float(t1 - t0)

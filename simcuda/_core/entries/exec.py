@@ -5,7 +5,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import capture as cap
 from .. import graph as gr
-from ..errors import DriverError
+from ..errors import CUresult, DriverError
 from ..memory import HOST, KIND_GRAPH
 from ..state import entry
 from ..work import Work
@@ -57,11 +57,13 @@ class Execs(Work):
         x, pos, old = self._exec_node(hexec, hnode)
         n = old.origin
         if n.type != ntype:
-            raise DriverError(1, f"node {n.local_id} is {gr.TYPE_KEYWORDS.get(n.type)}, not "
-                                 f"{gr.TYPE_KEYWORDS.get(ntype)}")
+            raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
+                              f"node {n.local_id} is {gr.TYPE_KEYWORDS.get(n.type)}, not "
+                              f"{gr.TYPE_KEYWORDS.get(ntype)}")
         if ntype in (gr.MEM_ALLOC, gr.MEM_FREE):
-            raise DriverError(801, f"node {n.local_id} is {gr.TYPE_KEYWORDS[ntype]}: its parameters cannot be "
-                                   "changed in an exec")
+            raise DriverError(CUresult.CUDA_ERROR_NOT_SUPPORTED,
+                              f"node {n.local_id} is {gr.TYPE_KEYWORDS[ntype]}: its parameters cannot be changed in "
+                              "an exec")
         if ntype == gr.GRAPH:
             child = self._graph(int(spec))
             cap.check_capture_target(child, "update from")
@@ -69,15 +71,17 @@ class Execs(Work):
             try:
                 body = gr.plan_update(old.child, child, self.memory.find, x.flags)
             except gr.UpdateFailure as f:
-                raise DriverError(1, f"cuGraphExecChildGraphNodeSetParams: graph {child.gid} does not match the "
-                                     f"child graph of node {n.local_id}: {f.why} "
-                                     f"({gr.UPDATE_NAMES[f.result]})") from None
+                raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
+                                  f"cuGraphExecChildGraphNodeSetParams: graph {child.gid} does not match "
+                                  f"the child graph of node {n.local_id}: {f.why} "
+                                  f"({gr.UPDATE_NAMES[f.result]})") from None
             x.writable_body().order[pos] = old.evolve(child=body)
             return
         params = self._build(ntype, spec, 1)
         prob = gr.param_change_problem(ntype, old.params, params, self.memory.find, x.flags, per_node=True)
         if prob is not None:
-            raise DriverError(1, f"node {n.local_id} ({gr.TYPE_KEYWORDS[ntype]}) of exec 0x{x.handle:x}: {prob[1]}")
+            raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
+                              f"node {n.local_id} ({gr.TYPE_KEYWORDS[ntype]}) of exec 0x{x.handle:x}: {prob[1]}")
         x.writable_body().order[pos] = old.evolve(params=params)
 
     def _exec_node(self, hexec: int, hnode: int) -> tuple[gr.GraphExec, int, gr.ExecNode]:
@@ -85,8 +89,9 @@ class Execs(Work):
         n = self._node(hnode)
         pos = x.body.index.get(id(n))
         if pos is None:
-            raise DriverError(1, f"node {n.local_id} of graph {n.graph.gid} is not a node of graph {x.gid}, from "
-                                 f"which exec 0x{x.handle:x} was instantiated")
+            raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
+                              f"node {n.local_id} of graph {n.graph.gid} is not a node of graph {x.gid}, from which "
+                              f"exec 0x{x.handle:x} was instantiated")
         return x, pos, x.body.order[pos]
 
     @entry
@@ -100,8 +105,9 @@ class Execs(Work):
         """
         x, pos, old = self._exec_node(hexec, hnode)
         if old.type not in gr.ENABLE_TYPES:
-            raise DriverError(1, f"node {old.local_id} is {gr.TYPE_KEYWORDS[old.type]}; only kernel, memcpy and "
-                                 "memset nodes can be enabled or disabled")
+            raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
+                              f"node {old.local_id} is {gr.TYPE_KEYWORDS[old.type]}; only kernel, memcpy and memset "
+                              "nodes can be enabled or disabled")
         x.writable_body().order[pos] = old.evolve(enabled=bool(enabled))
 
     @entry
@@ -109,8 +115,9 @@ class Execs(Work):
         """cuGraphNodeGetEnabled: 1 when the node is enabled in the exec, else 0. Errors as SetEnabled."""
         _x, _pos, old = self._exec_node(hexec, hnode)
         if old.type not in gr.ENABLE_TYPES:
-            raise DriverError(1, f"node {old.local_id} is {gr.TYPE_KEYWORDS[old.type]}; only kernel, memcpy and "
-                                 "memset nodes have an enabled state")
+            raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
+                              f"node {old.local_id} is {gr.TYPE_KEYWORDS[old.type]}; only kernel, memcpy and memset "
+                              "nodes have an enabled state")
         return int(old.enabled)
 
     @entry
@@ -141,9 +148,10 @@ class Execs(Work):
         """
         g = self._graph(hgraph)
         if int(flags) & gr.INSTANTIATE_UPLOAD:
-            raise DriverError(1, f"cuGraphInstantiate of graph {g.gid} with CUDA_GRAPH_INSTANTIATE_FLAG_UPLOAD: that "
-                                 "flag needs an upload stream, which only cuGraphInstantiateWithParams takes "
-                                 "(spec 16, 9); no exec was made")
+            raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
+                              f"cuGraphInstantiate of graph {g.gid} with CUDA_GRAPH_INSTANTIATE_FLAG_UPLOAD: that "
+                              "flag needs an upload stream, which only cuGraphInstantiateWithParams takes (spec 16, "
+                              "9); no exec was made")
         return self._instantiate(g, int(flags)).handle
 
     @entry
@@ -169,8 +177,9 @@ class Execs(Work):
             raise
 
     def _inst_error(self, result: int, node: gr.Node | None, why: str) -> DriverError:
-        e = DriverError(1, f"{why} (CUgraphInstantiateResult {_INST_NAMES[result]}"
-                           f"{'' if node is None else f', error node {node.local_id} of graph {node.graph.gid}'})")
+        where = "" if node is None else f", error node {node.local_id} of graph {node.graph.gid}"
+        e = DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
+                        f"{why} (CUgraphInstantiateResult {_INST_NAMES[result]}{where})")
         e.instantiate_result, e.err_node = result, (node.handle if node is not None else 0)
         return e
 
@@ -286,9 +295,10 @@ class Execs(Work):
         if seq is None and s.cig is None and allocs and not x.flags & 1:
             left = [a for a in allocs if a.outstanding is not None]
             if left:
-                raise DriverError(1, f"exec 0x{x.handle:x} still has {len(left)} graph allocation(s) from an earlier "
-                                     f"launch that were never freed (0x{left[0].start:x}...); free them or "
-                                     "instantiate with CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH (spec 9, C-142)")
+                raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
+                                  f"exec 0x{x.handle:x} still has {len(left)} graph allocation(s) from an earlier "
+                                  f"launch that were never freed (0x{left[0].start:x}...); free them or instantiate "
+                                  "with CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH (spec 9, C-142)")
         started: list[int] = []
 
         def run() -> str:
@@ -313,8 +323,9 @@ class Execs(Work):
             except MemoryError as e:
                 for a in mapped:
                     self.memory.unmap(a)
-                raise DriverError(2, f"the host running the simulator cannot back the graph allocations of this "
-                                     f"launch of exec 0x{x.handle:x} ({e}); no node ran") from None
+                raise DriverError(CUresult.CUDA_ERROR_OUT_OF_MEMORY,
+                                  "the host running the simulator cannot back the graph allocations of "
+                                  f"this launch of exec 0x{x.handle:x} ({e}); no node ran") from None
             x.launches += 1
             n = x.launches
             self.stats["graph_launches"] += 1
@@ -398,8 +409,9 @@ class Execs(Work):
             g = self._graph(hgraph)
             cap.check_capture_target(g, "update from")
             if g.moved:
-                raise DriverError(1, f"graph {g.gid} was moved into a child-graph node and cannot be used to update "
-                                     "an exec")
+                raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
+                                  f"graph {g.gid} was moved into a child-graph node and cannot be used to update an "
+                                  "exec")
         except DriverError as e:
             e.update_info = (gr.UPD_ERROR, 0, 0)
             raise
@@ -426,6 +438,6 @@ class Execs(Work):
                + (f"0x{enode:x} (node {f.node.local_id} of graph {f.node.graph.gid})" if f.node is not None else "NULL")
                + (f", error-from node 0x{efrom:x} (node {f.from_node.local_id})" if f.from_node is not None else "")
                + "; the exec is unchanged")
-        e = DriverError(910, why)
+        e = DriverError(CUresult.CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE, why)
         e.update_info = (f.result, enode, efrom)
         return e

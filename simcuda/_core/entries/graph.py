@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any, cast
 from .. import capture as cap
 from .. import graph as gr
 from .. import hostmem
-from ..errors import DriverError
+from ..errors import CUresult, DriverError
 from ..memory import KIND_GRAPH, CopyParams, MemsetParams, check_copy, check_memset
 from ..objects import Dep, EdgeData, EdgeDataArg, Event, Function, MemOp, SemValue
 from ..state import entry
@@ -44,7 +44,8 @@ class Graphs(Work):
         Errors: 1 INVALID_VALUE when ``flags`` != 0 (spec 9).
         """
         if flags != 0:
-            raise DriverError(1, f"cuGraphCreate flags must be 0, got {flags} (spec 9)")
+            raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
+                              f"cuGraphCreate flags must be 0, got {flags} (spec 9)")
         return self._new_graph(self._thread().current).handle
 
     @entry
@@ -59,8 +60,9 @@ class Graphs(Work):
         g = self._graph(h)
         cap.check_capture_target(g, "destroy")
         if g.owner_node is not None:
-            raise DriverError(1, f"graph {g.gid} is owned by child-graph node {g.owner_node.local_id} of graph "
-                                 f"{g.owner_node.graph.gid} and cannot be destroyed directly")
+            raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
+                              f"graph {g.gid} is owned by child-graph node {g.owner_node.local_id} of graph "
+                              f"{g.owner_node.graph.gid} and cannot be destroyed directly")
         self._discard_graph(g)
 
     def _deps_of(self, g: gr.Graph, deps: list[int], eds: EdgeDataArg | None) -> list[Dep]:
@@ -70,11 +72,13 @@ class Graphs(Work):
         for i, d in enumerate(deps):
             n = self._objs.get(d) if d else None
             if not isinstance(n, gr.Node) or n.destroyed or n.graph is not g:
-                raise DriverError(1, f"dependencies[{i}] (0x{int(d or 0):x}) is not a live node of graph {g.gid}"
-                                     + self._foreign(d))
+                raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
+                                  f"dependencies[{i}] (0x{int(d or 0):x}) is not a live node of graph {g.gid}"
+                                  + self._foreign(d))
             if id(n) in seen:
-                raise DriverError(1, f"dependencies[{i}] (node {n.local_id}) is listed twice; dependencies may not "
-                                     "have duplicate entries")
+                raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
+                                  f"dependencies[{i}] (node {n.local_id}) is listed twice; dependencies may not have "
+                                  "duplicate entries")
             seen.add(id(n))
             nodes.append(n)
         if not eds:
@@ -113,17 +117,19 @@ class Graphs(Work):
             return spec
         if ntype == gr.MEMSET:
             if spec.width == 0 or spec.height == 0:
-                raise DriverError(1, f"memset node of width {spec.width} and height {spec.height}: zero-sized memsets "
-                                     "are not supported (cuGraphExecMemsetNodeSetParams: 'Zero sized operations are "
-                                     "not supported') [inferred for node creation]")
+                raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
+                                  f"memset node of width {spec.width} and height {spec.height}: zero-sized memsets "
+                                  "are not supported (cuGraphExecMemsetNodeSetParams: 'Zero sized operations are "
+                                  "not supported') [inferred for node creation]")
             check_memset(self.memory, spec)
             return spec
         if ntype == gr.HOST:
             if not spec["fn"]:
-                raise DriverError(1, "the host node's function is NULL")
+                raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE, "the host node's function is NULL")
             self._check_host_fn(spec["fn"], "the host node's function")
             if spec.get("sync_mode", 0) not in (0, 1):
-                raise DriverError(1, f"syncMode {spec['sync_mode']} is not a CUhostTaskSyncMode (0, 1) (spec 3.9)")
+                raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
+                                  f"syncMode {spec['sync_mode']} is not a CUhostTaskSyncMode (0, 1) (spec 3.9)")
             return {"fn": spec["fn"], "user_data": spec.get("user_data"), "sync_mode": spec.get("sync_mode", 0)}
         if ntype in (gr.EVENT_RECORD, gr.WAIT_EVENT):
             ev = self._objs.get(spec) if spec else None
@@ -139,42 +145,52 @@ class Graphs(Work):
             sems = tuple(int(h) for h in spec["sems"])
             values = tuple(tuple(v) for v in spec["values"])
             if not sems:
-                raise DriverError(1, "an external semaphore node needs at least one semaphore (numExtSems 0)")
+                raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
+                                  "an external semaphore node needs at least one semaphore (numExtSems 0)")
             if any(h == 0 for h in sems):
-                raise DriverError(1, "an external semaphore handle is NULL")
+                raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE, "an external semaphore handle is NULL")
             if len(values) != len(sems):
-                raise DriverError(1, f"{len(sems)} semaphores but {len(values)} parameter structs")
+                raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
+                                  f"{len(sems)} semaphores but {len(values)} parameter structs")
             return {"sems": sems, "values": values}
-        raise DriverError(801, f"nodes of type {gr.TYPE_KEYWORDS.get(ntype, ntype)} are not simulated")
+        raise DriverError(CUresult.CUDA_ERROR_NOT_SUPPORTED, f"nodes of type {gr.TYPE_KEYWORDS.get(ntype, ntype)} "
+                                                             "are not simulated")
 
     def _mem_ops_spec(self, ops: list[MemOp], flags: int, hctx: int, what: str) -> dict[str, Any]:
         """Validated batch memory operations ``(operation, address, value, flags)`` (cuStreamBatchMemOp)."""
         if flags != 0:
-            raise DriverError(1, f"{what}: flags must be 0 (reserved), got {flags}")
+            raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE, f"{what}: flags must be 0 (reserved), got {flags}")
         if len(ops) > 255:
-            raise DriverError(1, f"{what}: {len(ops)} operations; the count must be less than 256")
+            raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
+                              f"{what}: {len(ops)} operations; the count must be less than 256")
         ctx = self._context(hctx) if hctx else self._thread().current
         out = []
         for i, (op, addr, value, fl) in enumerate(ops):
             op, addr, value, fl = int(op), int(addr), int(value), int(fl)
             if op not in gr.MEMOP_NAMES:
-                raise DriverError(1, f"{what}: operation {i} has unknown type {op} (CUstreamBatchMemOpType)")
+                raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
+                                  f"{what}: operation {i} has unknown type {op} (CUstreamBatchMemOpType)")
             if op in (gr.MEMOP_WAIT_VALUE_32, gr.MEMOP_WRITE_VALUE_32, gr.MEMOP_WAIT_VALUE_64,
                       gr.MEMOP_WRITE_VALUE_64):
                 n = 4 if op in (gr.MEMOP_WAIT_VALUE_32, gr.MEMOP_WRITE_VALUE_32) else 8
                 a = self.memory.find(addr)
                 if a is None or addr + n > a.start + a.size:
-                    raise DriverError(1, f"{what}: operation {i} ({gr.MEMOP_NAMES[op]}) address 0x{addr:x} is not "
-                                         "inside a device allocation")
+                    raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
+                                      f"{what}: operation {i} ({gr.MEMOP_NAMES[op]}) address 0x{addr:x} is not "
+                                      "inside a device allocation")
                 if addr % n:
-                    raise DriverError(1, f"{what}: operation {i} address 0x{addr:x} is not {n}-byte aligned")
+                    raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
+                                      f"{what}: operation {i} address 0x{addr:x} is not {n}-byte aligned")
                 if not 0 <= value < 1 << (8 * n):
-                    raise DriverError(1, f"{what}: operation {i} value {value} does not fit in {8 * n} bits")
+                    raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
+                                      f"{what}: operation {i} value {value} does not fit in {8 * n} bits")
                 if op in (gr.MEMOP_WAIT_VALUE_32, gr.MEMOP_WAIT_VALUE_64):
                     if fl & ~(3 | gr.WAIT_VALUE_FLUSH):
-                        raise DriverError(1, f"{what}: operation {i} has unknown wait flags 0x{fl:x}")
+                        raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
+                                          f"{what}: operation {i} has unknown wait flags 0x{fl:x}")
                 elif fl not in (0, 1):
-                    raise DriverError(1, f"{what}: operation {i} has unknown write flags 0x{fl:x}")
+                    raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
+                                      f"{what}: operation {i} has unknown write flags 0x{fl:x}")
             out.append((op, addr, value, fl))
         return {"ops": tuple(out), "flags": flags, "ctx": ctx}
 
@@ -287,20 +303,24 @@ class Graphs(Work):
         g = self._graph(hgraph)
         pairs = self._deps_of(g, deps, eds)
         if g.owner_node is not None:
-            raise DriverError(1, f"graph {g.gid} is owned by a child-graph node; allocation and free nodes cannot "
-                                 "be added to it")
+            raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
+                              f"graph {g.gid} is owned by a child-graph node; allocation and free nodes cannot be "
+                              "added to it")
         if int(size) <= 0:
-            raise DriverError(1, f"allocation node bytesize {size} must be positive")
+            raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE, f"allocation node bytesize {size} must be positive")
         ltype, lid = location
         if ltype != 1 or not 0 <= int(lid) < len(self.devices):
-            raise DriverError(1, f"allocation node location (type {ltype}, id {lid}) is not a device of this driver "
-                                 "(CU_MEM_LOCATION_TYPE_DEVICE with a valid ordinal) [inferred]")
+            raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
+                              f"allocation node location (type {ltype}, id {lid}) is not a device of this driver "
+                              "(CU_MEM_LOCATION_TYPE_DEVICE with a valid ordinal) [inferred]")
         if alloc_type != 1:
-            raise DriverError(1, f"allocation node allocType {alloc_type} is not CU_MEM_ALLOCATION_TYPE_PINNED (1)")
+            raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
+                              f"allocation node allocType {alloc_type} is not CU_MEM_ALLOCATION_TYPE_PINNED (1)")
         access = [tuple(int(v) for v in a) for a in (access or [])]
         for i, (t, did, fl) in enumerate(access):
             if t != 1 or not 0 <= did < len(self.devices) or fl not in (0, 1, 3):
-                raise DriverError(1, f"accessDescs[{i}] (location type {t}, id {did}, flags {fl}) is not valid")
+                raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
+                                  f"accessDescs[{i}] (location type {t}, id {did}, flags {fl}) is not valid")
         ctx = self.devices[int(lid)].primary if g.ctx is None else g.ctx
         a = self.memory.reserve(int(size), KIND_GRAPH, ctx)
         node = self._attach(g, gr.MEM_ALLOC, {"alloc": a, "size": int(size), "device": int(lid), "access": access},
@@ -312,18 +332,21 @@ class Graphs(Work):
         """The graph allocation a new MEM_FREE node (in ``g``, after ``pairs``) frees (cuGraphAddMemFreeNode)."""
         a = self.memory.find(int(dptr))
         if a is None or a.kind != KIND_GRAPH or a.start != int(dptr):
-            raise DriverError(1, f"0x{int(dptr):x} is not an address returned by an allocation node (or "
-                                 "cuMemAllocAsync during capture); a free node can only free those")
+            raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
+                              f"0x{int(dptr):x} is not an address returned by an allocation node (or cuMemAllocAsync "
+                              "during capture); a free node can only free those")
         if a.free_node is not None and not a.free_node.destroyed:
             fg = a.free_node.graph
-            raise DriverError(1, f"allocation 0x{a.start:x} is already freed by node {a.free_node.local_id} of graph "
-                                 f"{fg.gid}; an allocation can be freed by only one free node")
+            raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
+                              f"allocation 0x{a.start:x} is already freed by node {a.free_node.local_id} of graph "
+                              f"{fg.gid}; an allocation can be freed by only one free node")
         own = a.graph_node.graph if a.graph_node is not None else None
         if pairs is not None and own is g and a.graph_node is not None:
             anc = gr.ancestors([n for n, _ in pairs])
             if id(a.graph_node) not in anc:
-                raise DriverError(1, f"the free node of 0x{a.start:x} must be ordered after its allocation node "
-                                     f"{a.graph_node.local_id} in graph {g.gid} [inferred]")
+                raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
+                                  f"the free node of 0x{a.start:x} must be ordered after its allocation node "
+                                  f"{a.graph_node.local_id} in graph {g.gid} [inferred]")
         return a
 
     @entry
@@ -337,8 +360,9 @@ class Graphs(Work):
         g = self._graph(hgraph)
         pairs = self._deps_of(g, deps, eds)
         if g.owner_node is not None:
-            raise DriverError(1, f"graph {g.gid} is owned by a child-graph node; allocation and free nodes cannot "
-                                 "be added to it")
+            raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
+                              f"graph {g.gid} is owned by a child-graph node; allocation and free nodes cannot be "
+                              "added to it")
         a = self._graph_alloc_to_free(int(dptr), g, pairs)
         node = self._attach(g, gr.MEM_FREE, {"dptr": a.start}, pairs)
         a.free_node = node
@@ -348,19 +372,23 @@ class Graphs(Work):
         child = self._graph(hchild)
         cap.check_capture_target(child, "move" if move else "read")
         if child.owner_node is not None:
-            raise DriverError(1, f"graph {child.gid} is owned by a child-graph node; it cannot be added to another "
-                                 "parent")
+            raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
+                              f"graph {child.gid} is owned by a child-graph node; it cannot be added to another "
+                              "parent")
         if child.has_type_deep(gr.CONDITIONAL):
-            raise DriverError(1, f"graph {child.gid} holds conditional nodes and cannot be a child graph")
+            raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
+                              f"graph {child.gid} holds conditional nodes and cannot be a child graph")
         if not move and child.has_type_deep(gr.MEM_ALLOC, gr.MEM_FREE):
-            raise DriverError(1, f"graph {child.gid} holds memory allocation or free nodes; a child graph node can "
-                                 "hold it only with CU_GRAPH_CHILD_GRAPH_OWNERSHIP_MOVE (cuGraphAddNode)")
+            raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
+                              f"graph {child.gid} holds memory allocation or free nodes; a child graph node can hold "
+                              "it only with CU_GRAPH_CHILD_GRAPH_OWNERSHIP_MOVE (cuGraphAddNode)")
         if move:
             if child is parent or gr.owns(child, parent):
-                raise DriverError(1, f"graph {child.gid} cannot be moved into itself")
+                raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE, f"graph {child.gid} cannot be moved into itself")
             if child.live_execs:
-                raise DriverError(1, f"graph {child.gid} still has {child.live_execs} exec(s); it cannot be moved "
-                                     "into a node [inferred]")
+                raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
+                                  f"graph {child.gid} still has {child.live_execs} exec(s); it cannot be moved into "
+                                  "a node [inferred]")
         return child
 
     @entry
@@ -394,8 +422,9 @@ class Graphs(Work):
         """
         n = self._node(hnode)
         if n.type != gr.GRAPH:
-            raise DriverError(1, f"node {n.local_id} of graph {n.graph.gid} is {gr.TYPE_KEYWORDS[n.type]}, not a "
-                                 "child-graph node")
+            raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
+                              f"node {n.local_id} of graph {n.graph.gid} is {gr.TYPE_KEYWORDS[n.type]}, not a "
+                              "child-graph node")
         child: gr.Graph = n.params["graph"]
         return child.handle
 
@@ -466,12 +495,14 @@ class Graphs(Work):
         for i, (a, b) in enumerate(zip(froms, tos)):
             na, nb = self._node(a, "from"), self._node(b, "to")
             if na.graph is not g or nb.graph is not g:
-                raise DriverError(1, f"edge {i}: both nodes must belong to graph {g.gid}")
+                raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
+                                  f"edge {i}: both nodes must belong to graph {g.gid}")
             if na is nb:
-                raise DriverError(1, f"edge {i}: a node cannot depend on itself")
+                raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE, f"edge {i}: a node cannot depend on itself")
             key = (na, nb)
             if key in index or key in new:
-                raise DriverError(1, f"edge {i}: node {na.local_id} -> node {nb.local_id} already exists")
+                raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
+                                  f"edge {i}: node {na.local_id} -> node {nb.local_id} already exists")
             new[key] = None
         eds = eds or [gr.ZERO_ED] * len(new)
         cap.check_edge_data([None if ed is None else (0, ed[1], ed[2]) for ed in eds], "edgeData")
@@ -495,18 +526,21 @@ class Graphs(Work):
         """
         g = self._graph(hgraph)
         if g.has_type(gr.MEM_ALLOC, gr.MEM_FREE):
-            raise DriverError(1, f"graph {g.gid} has memory allocation/free nodes; its edges cannot be removed")
+            raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
+                              f"graph {g.gid} has memory allocation/free nodes; its edges cannot be removed")
         found: dict[gr.Edge, None] = {}  # insertion-ordered set: removal order
         for i, (a, b) in enumerate(zip(froms, tos)):
             na, nb = self._node(a, "from"), self._node(b, "to")
             if na.graph is not g or nb.graph is not g:
-                raise DriverError(1, f"edge {i}: both nodes must belong to graph {g.gid} (node {na.local_id} is in "
-                                     f"graph {na.graph.gid}, node {nb.local_id} in graph {nb.graph.gid})")
+                raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
+                                  f"edge {i}: both nodes must belong to graph {g.gid} (node {na.local_id} is in "
+                                  f"graph {na.graph.gid}, node {nb.local_id} in graph {nb.graph.gid})")
             ed = eds[i] if eds else gr.ZERO_ED
             match = gr.find_edge(g, na, nb, _ed(ed))
             if match is None or match in found:
-                raise DriverError(1, f"edge {i}: there is no edge node {na.local_id} -> node {nb.local_id} with that "
-                                     "edge data")
+                raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
+                                  f"edge {i}: there is no edge node {na.local_id} -> node {nb.local_id} with that "
+                                  "edge data")
             found[match] = None
         for e in found:
             gr.remove_edge(g, e)
@@ -525,7 +559,8 @@ class Graphs(Work):
         g = n.graph
         cap.check_capture_target(g, "remove node")
         if g.has_type(gr.MEM_ALLOC, gr.MEM_FREE):
-            raise DriverError(1, f"graph {g.gid} has memory allocation/free nodes; its nodes cannot be destroyed")
+            raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
+                              f"graph {g.gid} has memory allocation/free nodes; its nodes cannot be destroyed")
         gr.detach_node(g, n)
         g.drop_node(n)
         if n.type == gr.GRAPH:
@@ -541,8 +576,9 @@ class Graphs(Work):
         """
         g = self._graph(hgraph)
         if g.has_type_deep(gr.MEM_ALLOC, gr.MEM_FREE, gr.CONDITIONAL):
-            raise DriverError(1, f"graph {g.gid} holds memory allocation/free or conditional nodes and cannot be "
-                                 "cloned (spec 9)")
+            raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
+                              f"graph {g.gid} holds memory allocation/free or conditional nodes and cannot be cloned "
+                              "(spec 9)")
         return gr.clone_graph(self, g).handle
 
     @entry
@@ -556,10 +592,12 @@ class Graphs(Work):
         clone = self._graph(hclone)
         m = (clone.clone_map or {}).get(orig.handle)
         if m is None:
-            raise DriverError(1, f"graph {clone.gid} is not a clone (cuGraphClone) of graph {orig.graph.gid} made "
-                                 f"while node {orig.local_id} was in it")
+            raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
+                              f"graph {clone.gid} is not a clone (cuGraphClone) of graph {orig.graph.gid} made while "
+                              f"node {orig.local_id} was in it")
         if m.destroyed:
-            raise DriverError(1, f"the copy of node {orig.local_id} in graph {clone.gid} has been destroyed")
+            raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
+                              f"the copy of node {orig.local_id} in graph {clone.gid} has been destroyed")
         return m.handle
 
     # -- node parameters ------------------------------------------------------------------------
@@ -568,8 +606,9 @@ class Graphs(Work):
         types = ntype if isinstance(ntype, tuple) else (ntype,)
         if n.type not in types:
             want = " or ".join(gr.TYPE_KEYWORDS.get(t, str(t)) for t in types)
-            raise DriverError(1, f"node {n.local_id} of graph {n.graph.gid} is {gr.TYPE_KEYWORDS.get(n.type)}, "
-                                 f"not {want}")
+            raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
+                              f"node {n.local_id} of graph {n.graph.gid} is {gr.TYPE_KEYWORDS.get(n.type)}, not "
+                              f"{want}")
         return n
 
     @entry
@@ -601,8 +640,9 @@ class Graphs(Work):
         """
         n = self._typed_node(hnode, ntype)
         if ntype in (gr.MEM_ALLOC, gr.MEM_FREE):
-            raise DriverError(801, f"node {n.local_id} is {gr.TYPE_KEYWORDS[ntype]}: modifying the parameters of "
-                                   "allocation and free nodes is not supported (cuGraphNodeSetParams)")
+            raise DriverError(CUresult.CUDA_ERROR_NOT_SUPPORTED,
+                              f"node {n.local_id} is {gr.TYPE_KEYWORDS[ntype]}: modifying the parameters of "
+                              "allocation and free nodes is not supported (cuGraphNodeSetParams)")
         if ntype == gr.GRAPH:
             child = self._child_for(int(spec), n.graph, False)
             new = gr.clone_graph(self, child)
@@ -626,21 +666,22 @@ class Graphs(Work):
         """
         g = self._graph(hgraph)
         if path is None:
-            raise DriverError(1, "the DOT path is NULL")
+            raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE, "the DOT path is NULL")
         if isinstance(path, int):
             path = hostmem.read_c_string(self.memory, path, "the DOT path") if path else None
             if path is None:
-                raise DriverError(1, "the DOT path is NULL")
+                raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE, "the DOT path is NULL")
         if isinstance(path, (bytes, bytearray)):
             path = os.fsdecode(bytes(path))
         if not path:
-            raise DriverError(1, "the DOT path is empty")
+            raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE, "the DOT path is empty")
         text = gr.dot_text(g, int(flags))
         try:
             with open(path, "w", encoding="utf-8") as fh:
                 fh.write(text)
         except OSError as e:
-            raise DriverError(304, f"could not write {path!r}: {e.strerror}") from None
+            raise DriverError(CUresult.CUDA_ERROR_OPERATING_SYSTEM,
+                              f"could not write {path!r}: {e.strerror}") from None
 
     def dot(self, hgraph: int, flags: int = 0) -> str:
         """The DOT text ``cuGraphDebugDotPrint`` would write for graph handle ``hgraph`` (spec 9.1).

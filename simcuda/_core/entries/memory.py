@@ -9,7 +9,7 @@ from typing import Any
 from .. import capture as cap
 from .. import graph as gr
 from .. import hostmem
-from ..errors import DriverError
+from ..errors import CUresult, DriverError
 from ..memory import (
     KIND_DEVICE,
     KIND_GRAPH,
@@ -45,10 +45,11 @@ class Memory(Work):
     # ------------------------------------------------------------------ memory
     def _check_alloc_size(self, size: int, ctx: Context) -> None:
         if size <= 0:
-            raise DriverError(1, f"allocation size {size} must be positive")
+            raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE, f"allocation size {size} must be positive")
         if self.memory.in_use + size > ctx.device.spec.total_mem:
-            raise DriverError(2, f"allocating {size} bytes would exceed the simulated device's "
-                                 f"{ctx.device.spec.total_mem} bytes ({self.memory.in_use} in use)")
+            raise DriverError(CUresult.CUDA_ERROR_OUT_OF_MEMORY,
+                              f"allocating {size} bytes would exceed the simulated device's "
+                              f"{ctx.device.spec.total_mem} bytes ({self.memory.in_use} in use)")
 
     @entry
     def mem_alloc(self, size: int, call: str = "cuMemAlloc", managed: bool = False, flags: int = 1,
@@ -59,7 +60,8 @@ class Memory(Work):
         t = self._thread()
         ctx = self._ctx_current(t)
         if managed and flags not in (1, 2):
-            raise DriverError(1, f"{call} flags {flags} must be CU_MEM_ATTACH_GLOBAL (1) or CU_MEM_ATTACH_HOST (2)")
+            raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
+                              f"{call} flags {flags} must be CU_MEM_ATTACH_GLOBAL (1) or CU_MEM_ATTACH_HOST (2)")
         if allow_zero and size == 0:
             return 0
         self._check_alloc_size(int(size), ctx)
@@ -72,7 +74,8 @@ class Memory(Work):
         t = self._thread()
         ctx = self._ctx_current(t)
         if element_size not in (4, 8, 16) or width <= 0 or height <= 0:
-            raise DriverError(1, "cuMemAllocPitch needs positive width/height and element size 4, 8 or 16")
+            raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
+                              "cuMemAllocPitch needs positive width/height and element size 4, 8 or 16")
         pitch = (int(width) + 511) // 512 * 512
         self._check_alloc_size(pitch * int(height), ctx)
         cap.check_unsafe(self, t, "cuMemAllocPitch")
@@ -94,13 +97,15 @@ class Memory(Work):
             return
         a = self.memory.find(int(dptr))
         if a is None or a.start != int(dptr):
-            raise DriverError(1, f"0x{int(dptr):x} is not the start of a live device allocation"
+            raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
+                              f"0x{int(dptr):x} is not the start of a live device allocation"
                               + self.memory.missing(int(dptr)))
         if a.kind == KIND_GRAPH:
             if a.outstanding is None:
-                raise DriverError(1, f"0x{int(dptr):x} is owned by a graph (MEM_ALLOC node) and no launch has left it "
-                                     "allocated; free it with a MEM_FREE node or cuMemFreeAsync in stream order "
-                                     "(field case C31)")
+                raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
+                                  f"0x{int(dptr):x} is owned by a graph (MEM_ALLOC node) and no launch has left it "
+                                  "allocated; free it with a MEM_FREE node or cuMemFreeAsync in stream order (field "
+                                  "case C31)")
             self._drain()  # a launch left it allocated: cuMemFree frees it (cuGraphAddMemAllocNode)
             a.outstanding = None
             self.memory.unmap(a)
@@ -121,22 +126,25 @@ class Memory(Work):
         t = self._thread()
         self._ctx_current(t)
         if flags & ~0x7:
-            raise DriverError(1, f"{call} flags 0x{flags:x} have bits outside CU_MEMHOSTALLOC_PORTABLE (1), "
-                                 "DEVICEMAP (2) and WRITECOMBINED (4)")
+            raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
+                              f"{call} flags 0x{flags:x} have bits outside CU_MEMHOSTALLOC_PORTABLE (1), DEVICEMAP "
+                              "(2) and WRITECOMBINED (4)")
         if allow_zero and size == 0:
             return 0
         if size <= 0:
-            raise DriverError(1, f"host allocation size {size} must be positive")
+            raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE, f"host allocation size {size} must be positive")
         cap.check_unsafe(self, t, call)
         limit = hostmem.physical_memory()
         if limit and size > limit:
-            raise DriverError(2, f"{call} of {size} bytes: page-locked host memory cannot exceed this machine's "
-                                 f"{limit} bytes of physical memory")
+            raise DriverError(CUresult.CUDA_ERROR_OUT_OF_MEMORY,
+                              f"{call} of {size} bytes: page-locked host memory cannot exceed this machine's {limit} "
+                              "bytes of physical memory")
         try:
             return self.memory.alloc_host(int(size))
         except (MemoryError, OverflowError):
-            raise DriverError(2, f"{call} of {size} bytes: the process could not allocate that much host "
-                                 "memory") from None
+            raise DriverError(CUresult.CUDA_ERROR_OUT_OF_MEMORY,
+                              f"{call} of {size} bytes: the process could not allocate that much host "
+                              "memory") from None
 
     @entry
     def mem_free_host(self, ptr: int) -> None:
@@ -145,7 +153,8 @@ class Memory(Work):
         self._ctx_current(t)
         cap.check_unsafe(self, t, "cuMemFreeHost")
         if not self.memory.free_host(int(ptr)):
-            raise DriverError(1, f"0x{int(ptr):x} was not allocated with cuMemAllocHost/cuMemHostAlloc")
+            raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
+                              f"0x{int(ptr):x} was not allocated with cuMemAllocHost/cuMemHostAlloc")
 
     @entry
     def mem_host_register(self, ptr: int, size: int, flags: int, unregister: bool = False) -> None:
@@ -154,19 +163,22 @@ class Memory(Work):
         self._ctx_current(t)
         if not unregister:
             if not ptr:
-                raise DriverError(1, "cuMemHostRegister: the host pointer is NULL")
+                raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE, "cuMemHostRegister: the host pointer is NULL")
             if size <= 0:
-                raise DriverError(1, f"cuMemHostRegister: bytesize {size} must be positive")
+                raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
+                                  f"cuMemHostRegister: bytesize {size} must be positive")
             if flags & ~0xF:
-                raise DriverError(1, f"cuMemHostRegister flags 0x{flags:x} have bits outside CU_MEMHOSTREGISTER_"
-                                     "PORTABLE (1), DEVICEMAP (2), IOMEMORY (4) and READ_ONLY (8)")
+                raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
+                                  f"cuMemHostRegister flags 0x{flags:x} have bits outside "
+                                  "CU_MEMHOSTREGISTER_PORTABLE (1), DEVICEMAP (2), IOMEMORY (4) and READ_ONLY (8)")
         cap.check_unsafe(self, t, "cuMemHostUnregister" if unregister else "cuMemHostRegister")
         if unregister:
             if self.memory.registered.pop(int(ptr), None) is None:
-                raise DriverError(713, f"0x{int(ptr):x} is not registered")
+                raise DriverError(CUresult.CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED, f"0x{int(ptr):x} is not registered")
         else:
             if int(ptr) in self.memory.registered:
-                raise DriverError(712, f"0x{int(ptr):x} is already registered")
+                raise DriverError(CUresult.CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED,
+                                  f"0x{int(ptr):x} is already registered")
             self.memory.registered[int(ptr)] = int(size)
 
     @entry
@@ -181,7 +193,8 @@ class Memory(Work):
         """cuMemGetAddressRange: ``(base, size)``. Errors: 1 not a device address."""
         a = self.memory.find(int(dptr))
         if a is None:
-            raise DriverError(1, f"0x{int(dptr):x} is not inside a live device allocation"
+            raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
+                              f"0x{int(dptr):x} is not inside a live device allocation"
                               + self.memory.missing(int(dptr)))
         return a.start, a.size
 
@@ -245,7 +258,7 @@ class Memory(Work):
         s = self._stream(h)
         ctx = s.ctx
         if size <= 0:
-            raise DriverError(1, f"allocation size {size} must be positive")
+            raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE, f"allocation size {size} must be positive")
         if cap.capturing_into(s) is not None:
             a = self.memory.reserve(int(size), KIND_GRAPH, ctx)
             node = cap.enqueue(self, s, cap.Op("mem_alloc", "cuMemAllocAsync",
@@ -267,7 +280,8 @@ class Memory(Work):
         s = self._stream(h)
         a = self.memory.find(int(dptr))
         if a is None or a.start != int(dptr):
-            raise DriverError(1, f"0x{int(dptr):x} is not the start of a live allocation"
+            raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
+                              f"0x{int(dptr):x} is not the start of a live allocation"
                               + self.memory.missing(int(dptr)))
         seq = s.capture
         into = cap.capturing_into(s)  # seq, when it is ACTIVE and takes stream work
@@ -279,8 +293,9 @@ class Memory(Work):
             # a graph allocation left allocated by a launch (cuGraphAddMemAllocNode: "can be freed by
             # cuMemFreeAsync"); before any launch there is nothing to free (field case C31)
             if a.outstanding is None:
-                raise DriverError(1, f"graph allocation 0x{a.start:x} is not allocated now: no launch of its graph "
-                                     "left it unfreed (it exists only while the graph runs; field case C31)")
+                raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
+                                  f"graph allocation 0x{a.start:x} is not allocated now: no launch of its graph left "
+                                  "it unfreed (it exists only while the graph runs; field case C31)")
 
             def run_free() -> str:
                 self.memory.unmap(a)
@@ -303,7 +318,8 @@ class Memory(Work):
         t = self._thread()
         ctx = self._ctx_current(t)
         if width <= 0 or channels not in (1, 2, 4):
-            raise DriverError(1, f"array width {width} must be positive and NumChannels {channels} 1, 2 or 4")
+            raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
+                              f"array width {width} must be positive and NumChannels {channels} 1, 2 or 4")
         cap.check_unsafe(self, t, "cuArrayCreate")
         arr = _Array(ctx, (int(width), int(height), int(depth)), int(fmt), int(channels))
         return self._handle(arr)
@@ -313,6 +329,6 @@ class Memory(Work):
         """cuArrayDestroy. Errors: 400 bad handle; 900 by spec 5.2 [H; I]."""
         arr = self._objs.get(h) if h else None
         if not isinstance(arr, _Array) or arr.destroyed:
-            raise DriverError(400, "not a live array handle")
+            raise DriverError(CUresult.CUDA_ERROR_INVALID_HANDLE, "not a live array handle")
         cap.check_unsafe(self, self._thread(), "cuArrayDestroy")
         arr.destroyed = True

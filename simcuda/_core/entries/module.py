@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import capture as cap
 from .. import hostmem
-from ..errors import DriverError
+from ..errors import CUresult, DriverError
 from ..graph import KernelParams, same_values
 from ..module import parse_image, struct_format
 from ..objects import Device, Function, Module, Stream
@@ -56,7 +56,8 @@ class Modules(Work):
         500 NOT_FOUND unknown entry name."""
         if name is None or isinstance(name, int):
             if not name or name < 0:
-                raise DriverError(1, "cuModuleGetFunction: the name is NULL" if not name else
+                raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
+                                  "cuModuleGetFunction: the name is NULL" if not name else
                                   f"cuModuleGetFunction: the name {name:#x} is not a host address")
             name = hostmem.read_c_string(self.memory, name, "cuModuleGetFunction name").decode("utf-8", "replace")
         m = self._module(h)
@@ -64,7 +65,8 @@ class Modules(Work):
         if f is None:
             if name not in m.entries:
                 known = ", ".join(sorted(m.entries)) or "none"
-                raise DriverError(500, f"module 0x{h:x} has no kernel entry named {name!r} (entries: {known})")
+                raise DriverError(CUresult.CUDA_ERROR_NOT_FOUND,
+                                  f"module 0x{h:x} has no kernel entry named {name!r} (entries: {known})")
             f = Function(0, m, name, m.entries[name])
             f.handle = self._handle(f)
             m.functions[name] = f
@@ -84,14 +86,14 @@ class Modules(Work):
         """cuLibraryUnload. Errors: 400 bad handle; 900 by spec 5.2 [I]."""
         m = self._objs.get(h) if h else None
         if not isinstance(m, Module) or m.unloaded:
-            raise DriverError(400, "not a loaded library handle")
+            raise DriverError(CUresult.CUDA_ERROR_INVALID_HANDLE, "not a loaded library handle")
         cap.check_unsafe(self, self._thread(), "cuLibraryUnload")
         m.unloaded = True
 
     @entry
     def module_get_global(self, h: int, name: str) -> tuple[int, int]:
         """cuModuleGetGlobal: globals are not simulated; 500 NOT_FOUND."""
-        raise DriverError(500, f"module globals are not simulated ({name!r})")
+        raise DriverError(CUresult.CUDA_ERROR_NOT_FOUND, f"module globals are not simulated ({name!r})")
 
     @entry
     def func_get_name(self, h: int) -> str:
@@ -153,23 +155,28 @@ class Modules(Work):
                 and shmem <= (lim[7] if f.max_dynamic_shared is None else f.max_dynamic_shared)):
             return  # the common case, in one test; the checks below say what is wrong
         if 0 in grid or 0 in block:
-            raise DriverError(1, f"{what} dimensions grid={grid} block={block} contain a zero")
+            raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
+                              f"{what} dimensions grid={grid} block={block} contain a zero")
         for i, axis in enumerate("xyz"):
             if block[i] > lim[i]:
-                raise DriverError(1, f"{what} blockDim.{axis} {block[i]} exceeds the device's MAX_BLOCK_DIM_"
-                                     f"{axis.upper()} ({lim[i]})")
+                raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
+                                  f"{what} blockDim.{axis} {block[i]} exceeds the device's "
+                                  f"MAX_BLOCK_DIM_{axis.upper()} ({lim[i]})")
         if block[0] * block[1] * block[2] > lim[6]:
-            raise DriverError(1, f"{what} block {block} has {block[0] * block[1] * block[2]} threads; the device "
-                                 f"allows MAX_THREADS_PER_BLOCK ({lim[6]})")
+            raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
+                              f"{what} block {block} has {block[0] * block[1] * block[2]} threads; the device allows "
+                              f"MAX_THREADS_PER_BLOCK ({lim[6]})")
         for i, axis in enumerate("xyz"):
             if grid[i] > lim[3 + i]:
-                raise DriverError(1, f"{what} gridDim.{axis} {grid[i]} exceeds the device's MAX_GRID_DIM_"
-                                     f"{axis.upper()} ({lim[3 + i]})")
+                raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
+                                  f"{what} gridDim.{axis} {grid[i]} exceeds the device's MAX_GRID_DIM_{axis.upper()} "
+                                  f"({lim[3 + i]})")
         cap_ = self._max_dynamic_shared(f)
         if shmem > cap_:
-            raise DriverError(1, f"{what} of {f.name} asks for {shmem} bytes of dynamic shared memory; the limit is "
-                                 f"{cap_} (CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES; raise it with "
-                                 "cuFuncSetAttribute up to the device's MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)")
+            raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
+                              f"{what} of {f.name} asks for {shmem} bytes of dynamic shared memory; the limit is "
+                              f"{cap_} (CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES; raise it with "
+                              "cuFuncSetAttribute up to the device's MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)")
 
     @entry
     def func_set_attribute(self, h: int, attrib: int, value: int) -> None:
@@ -184,19 +191,22 @@ class Modules(Work):
         if attrib == 8:
             top = self._func_device(f).launch_limits()[8]  # MAX_SHARED_MEMORY_PER_BLOCK_OPTIN
             if not 0 <= value <= top:
-                raise DriverError(1, f"cuFuncSetAttribute: MAX_DYNAMIC_SHARED_SIZE_BYTES {value} is outside 0..{top} "
-                                     "(the device's MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)")
+                raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
+                                  f"cuFuncSetAttribute: MAX_DYNAMIC_SHARED_SIZE_BYTES {value} is outside 0..{top} "
+                                  "(the device's MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)")
             f.max_dynamic_shared = value
         elif attrib == 9:
             if not -1 <= value <= 100:
-                raise DriverError(1, f"cuFuncSetAttribute: PREFERRED_SHARED_MEMORY_CARVEOUT {value} is outside "
-                                     "-1..100")
+                raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
+                                  f"cuFuncSetAttribute: PREFERRED_SHARED_MEMORY_CARVEOUT {value} is outside -1..100")
             f.carveout = value
         elif 11 <= attrib <= 15:
-            raise DriverError(801, f"cuFuncSetAttribute: cluster attribute {attrib} is not simulated")
+            raise DriverError(CUresult.CUDA_ERROR_NOT_SUPPORTED,
+                              f"cuFuncSetAttribute: cluster attribute {attrib} is not simulated")
         else:
-            raise DriverError(1, f"cuFuncSetAttribute: attribute {attrib} cannot be set (read-only or not a "
-                                 "CUfunction_attribute)")
+            raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
+                              f"cuFuncSetAttribute: attribute {attrib} cannot be set (read-only or not a "
+                              "CUfunction_attribute)")
 
     @entry
     def func_get_attribute(self, attrib: int, h: int) -> int:
@@ -219,8 +229,10 @@ class Modules(Work):
         if attrib == 9:
             return f.carveout
         if 10 <= attrib <= 17:
-            raise DriverError(801, f"cuFuncGetAttribute: attribute {attrib} is not simulated")
-        raise DriverError(1, f"cuFuncGetAttribute: {attrib} is not a CUfunction_attribute")
+            raise DriverError(CUresult.CUDA_ERROR_NOT_SUPPORTED,
+                              f"cuFuncGetAttribute: attribute {attrib} is not simulated")
+        raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE, f"cuFuncGetAttribute: {attrib} is not a "
+                                                             "CUfunction_attribute")
 
     @entry
     def launch_kernel(self, hfunc: int, grid: tuple[int, ...], block: tuple[int, ...], shmem: int, h: int,
@@ -243,10 +255,11 @@ class Modules(Work):
         if s.__class__ is not Stream or s.destroyed or s.ctx.destroyed:
             s = self._stream(h)
         if mctx is not None and mctx is not s.ctx:
-            raise DriverError(400, f"{call}: function {f.name} belongs to a module of context 0x{mctx.handle:x} but "
-                                   f"{s.label()} to context 0x{s.ctx.handle:x}; a module's functions are valid only "
-                                   "in its own context [inferred: INVALID_HANDLE, the launch's code for a function "
-                                   "handle it cannot use]")
+            raise DriverError(CUresult.CUDA_ERROR_INVALID_HANDLE,
+                              f"{call}: function {f.name} belongs to a module of context 0x{mctx.handle:x} but "
+                              f"{s.label()} to context 0x{s.ctx.handle:x}; a module's functions are valid only in "
+                              "its own context [inferred: INVALID_HANDLE, the launch's code for a function handle "
+                              "it cannot use]")
         coop = call == "cuLaunchCooperativeKernel"
         params = f.last_params  # the same objects again: the same (checked, immutable) parameters
         if (params is None or params.args is not args or params.grid is not grid or params.block is not block

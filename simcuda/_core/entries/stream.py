@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import capture as cap
 from .. import graph as gr
-from ..errors import DriverError
+from ..errors import CUresult, DriverError
 from ..objects import USER, EdgeData, EdgeDataArg, MemOp, SemValue, Stream
 from ..state import CU_STREAM_LEGACY, CU_STREAM_PER_THREAD, entry
 from ..work import Work
@@ -30,7 +30,8 @@ class Streams(Work):
         """
         ctx = self._ctx_current()
         if flags not in (0, 1):
-            raise DriverError(1, f"stream flags {flags} are not CU_STREAM_DEFAULT (0) or CU_STREAM_NON_BLOCKING (1)")
+            raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
+                              f"stream flags {flags} are not CU_STREAM_DEFAULT (0) or CU_STREAM_NON_BLOCKING (1)")
         s = Stream(0, ctx, flags, max(-5, min(0, int(priority))), USER, self._next_stream_id())
         s.handle = self._handle(s)
         ctx.streams.append(s)
@@ -47,7 +48,8 @@ class Streams(Work):
         """
         if h in (0, CU_STREAM_LEGACY, CU_STREAM_PER_THREAD):
             self._stream(h)
-            raise DriverError(1, "the legacy and per-thread default streams cannot be destroyed")
+            raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
+                              "the legacy and per-thread default streams cannot be destroyed")
         s = self._stream(h)
         self._stream_drain(s)
         cap.on_stream_destroyed(self, s)
@@ -62,9 +64,11 @@ class Streams(Work):
         s = self._stream(h, t)
         cap.check_stream_sync(self, s, t, "cuStreamQuery")
         if s.busy or s.deferred:
-            raise DriverError(600, f"{s.label()} is running a host function or Python kernel (on another thread)")
+            raise DriverError(CUresult.CUDA_ERROR_NOT_READY, f"{s.label()} is running a host function or Python "
+                                                             "kernel (on another thread)")
         if s.pending or (s.is_legacy and self._queue_blocking(s)):
-            raise DriverError(600, f"{s.label()} still has pending work (manual progression)")
+            raise DriverError(CUresult.CUDA_ERROR_NOT_READY, f"{s.label()} still has pending work (manual "
+                                                             "progression)")
 
     @entry
     def stream_synchronize(self, h: int) -> None:
@@ -106,8 +110,9 @@ class Streams(Work):
         s = self._stream(h, t)
         ev = self._event(hevent)
         if flags not in (0, 1):
-            raise DriverError(1, f"cuStreamWaitEvent flags {flags} are not 0 or CU_EVENT_WAIT_EXTERNAL (1) "
-                                 "(spec 4.1 row 1)")
+            raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
+                              f"cuStreamWaitEvent flags {flags} are not 0 or CU_EVENT_WAIT_EXTERNAL (1) (spec 4.1 "
+                              "row 1)")
         cap.wait_event(self, s, ev, flags)
 
     @entry
@@ -115,9 +120,9 @@ class Streams(Work):
         """cuStreamAddCallback. Errors: 1 flags != 0; 801 on a capturing stream (invalidates, spec 3.8) [I]."""
         s = self._stream(h)
         if flags != 0:
-            raise DriverError(1, "cuStreamAddCallback flags must be 0")
+            raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE, "cuStreamAddCallback flags must be 0")
         if not callback:
-            raise DriverError(1, "cuStreamAddCallback: the callback is NULL")
+            raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE, "cuStreamAddCallback: the callback is NULL")
         self._check_host_fn(callback, "cuStreamAddCallback: the callback")
 
         def run() -> str:
@@ -135,8 +140,9 @@ class Streams(Work):
         ``cuStreamAttachMemAsync(s, managed, 0, 0)`` and expects the capture rule's 801 [I]."""
         s = self._stream(h)
         if flags not in (0, 1, 2, 4):
-            raise DriverError(1, f"cuStreamAttachMemAsync flags {flags} must be one of CU_MEM_ATTACH_GLOBAL (1), "
-                                 "CU_MEM_ATTACH_HOST (2), CU_MEM_ATTACH_SINGLE (4)")
+            raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
+                              f"cuStreamAttachMemAsync flags {flags} must be one of CU_MEM_ATTACH_GLOBAL (1), "
+                              "CU_MEM_ATTACH_HOST (2), CU_MEM_ATTACH_SINGLE (4)")
         cap.enqueue(self, s, cap.Op("attach_mem", "cuStreamAttachMemAsync", {"dptr": dptr}, None))
 
     # ------------------------------------------------------------------ capture control
@@ -214,9 +220,10 @@ class Streams(Work):
         """cuLaunchHostFunc / cuLaunchHostFunc_v2: a HOST node during capture (spec 3.9)."""
         s = self._stream(h)
         if sync_mode is not None and sync_mode not in (0, 1):
-            raise DriverError(1, f"syncMode {sync_mode} is not a CUhostTaskSyncMode (0, 1) (spec 3.9) [inferred]")
+            raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
+                              f"syncMode {sync_mode} is not a CUhostTaskSyncMode (0, 1) (spec 3.9) [inferred]")
         if not fn:
-            raise DriverError(1, "the host function pointer is NULL")
+            raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE, "the host function pointer is NULL")
         self._check_host_fn(fn, "cuLaunchHostFunc: the host function")
         params = {"fn": fn, "user_data": user_data, "sync_mode": sync_mode or 0}
 
@@ -259,7 +266,8 @@ class Streams(Work):
         """
         s = self._stream(h)
         if not sems or any(int(x) == 0 for x in sems):
-            raise DriverError(400, "a NULL external semaphore handle (or numExtSems 0)")
+            raise DriverError(CUresult.CUDA_ERROR_INVALID_HANDLE,
+                              "a NULL external semaphore handle (or numExtSems 0)")
         params = {"sems": tuple(int(x) for x in sems), "values": tuple(tuple(v) for v in values)}
         call = "cuWaitExternalSemaphoresAsync" if wait else "cuSignalExternalSemaphoresAsync"
         op = cap.Op("ext_wait" if wait else "ext_signal", call, params,
