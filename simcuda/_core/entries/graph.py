@@ -285,6 +285,17 @@ class Graphs(Work):
         return self._add(hgraph, deps, eds, gr.EXT_SEMAS_WAIT if wait else gr.EXT_SEMAS_SIGNAL,
                          {"sems": sems, "values": values})
 
+    def _memory_node_graph(self, hgraph: int, deps: list[int], eds: EdgeDataArg | None) -> tuple[gr.Graph, list[Dep]]:
+        """The graph and dependencies of a new MEM_ALLOC / MEM_FREE node: INVALID_VALUE for a graph owned by a
+        child-graph node (memory nodes cannot be added to it)."""
+        g = self._graph(hgraph)
+        pairs = self._deps_of(g, deps, eds)
+        if g.owner_node is not None:
+            raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
+                              f"graph {g.gid} is owned by a child-graph node; allocation and free nodes cannot be "
+                              "added to it")
+        return g, pairs
+
     @entry
     def graph_add_mem_alloc_node(self, hgraph: int, deps: list[int], size: int, location: tuple[int, int] = (1, 0),
                                  alloc_type: int = 1, access: Sequence[Sequence[int]] | None = None,
@@ -300,12 +311,7 @@ class Graphs(Work):
         Errors: 1 INVALID_VALUE bad graph/dependencies, size 0, a location or allocation type other than
         DEVICE/PINNED, an access descriptor naming an unknown device, or a graph owned by a child-graph node.
         """
-        g = self._graph(hgraph)
-        pairs = self._deps_of(g, deps, eds)
-        if g.owner_node is not None:
-            raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
-                              f"graph {g.gid} is owned by a child-graph node; allocation and free nodes cannot be "
-                              "added to it")
+        g, pairs = self._memory_node_graph(hgraph, deps, eds)
         if int(size) <= 0:
             raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE, f"allocation node bytesize {size} must be positive")
         ltype, lid = location
@@ -357,12 +363,7 @@ class Graphs(Work):
         an allocation already freed by a free node (in this or another graph); in the owning graph, a
         free node not ordered after the allocation node [I]; a graph owned by a child-graph node.
         """
-        g = self._graph(hgraph)
-        pairs = self._deps_of(g, deps, eds)
-        if g.owner_node is not None:
-            raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
-                              f"graph {g.gid} is owned by a child-graph node; allocation and free nodes cannot be "
-                              "added to it")
+        g, pairs = self._memory_node_graph(hgraph, deps, eds)
         a = self._graph_alloc_to_free(int(dptr), g, pairs)
         node = self._attach(g, gr.MEM_FREE, {"dptr": a.start}, pairs)
         a.free_node = node

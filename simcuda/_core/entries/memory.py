@@ -229,28 +229,26 @@ class Memory(Work):
 
         Errors: 1 bad ranges; capture rules through the enqueue path (3.8) or the sync rules (6).
         """
-        t = self._thread()
-        if h is None:
-            self._ctx_current(t)
-            check_copy(self.memory, p)  # argument checks come before the stream rules (spec 3 preamble)
-            self._run_synchronous(t, call, "MEMCPY", p.describe(), lambda: do_copy(self.memory, p))
-            return
-        s = self._stream(h, t)
-        check_copy(self.memory, p)
-        cap.enqueue(self, s, cap.Op("memcpy", call, p, lambda: do_copy(self.memory, p)))
+        self._copy_or_set(p, h, call, "memcpy", check_copy, do_copy)
 
     @entry
     def memset(self, p: MemsetParams, h: int | None, call: str) -> None:
         """Every cuMemsetD* form. ``h`` None: synchronous. Errors: 1 bad range/value/alignment."""
+        self._copy_or_set(p, h, call, "memset", check_memset, do_memset)
+
+    def _copy_or_set(self, p: Any, h: int | None, call: str, kind: str, check: Callable[[Any, Any], None],
+                     run: Callable[[Any, Any], None]) -> None:
+        """A copy or set (``kind`` ``"memcpy"``/``"memset"``): its arguments checked first (spec 3 preamble),
+        then synchronously (``h`` None: :meth:`_run_synchronous`) or through the enqueue path (spec 3.8)."""
         t = self._thread()
         if h is None:
             self._ctx_current(t)
-            check_memset(self.memory, p)  # argument checks come before the stream rules (spec 3 preamble)
-            self._run_synchronous(t, call, "MEMSET", p.describe(), lambda: do_memset(self.memory, p))
+            check(self.memory, p)
+            self._run_synchronous(t, call, kind.upper(), p.describe(), lambda: run(self.memory, p))
             return
         s = self._stream(h, t)
-        check_memset(self.memory, p)
-        cap.enqueue(self, s, cap.Op("memset", call, p, lambda: do_memset(self.memory, p)))
+        check(self.memory, p)
+        cap.enqueue(self, s, cap.Op(kind, call, p, lambda: run(self.memory, p)))
 
     @entry
     def mem_alloc_async(self, size: int, h: int) -> int:
