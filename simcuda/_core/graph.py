@@ -387,6 +387,7 @@ def add_edge(graph: Graph, src: Node, dst: Node, ed: tuple[int, int, int] = ZERO
     """Add ``src -> dst`` (no checks: the caller has made them) in O(1).
 
     ``key`` may pass a ready ``(src, dst)`` tuple for the pair index (saves making another).
+    :func:`simcuda._core.capture.enqueue_kernel` has its own copy for a captured launch: keep them in step.
     """
     e = Edge(src, dst, ed)
     graph.edges[e] = None

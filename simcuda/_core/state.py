@@ -216,7 +216,9 @@ class DriverState:
         return g
 
     def _new_node(self, graph: gr.Graph, ntype: int, params: Any) -> gr.Node:
-        """A new node of ``graph`` (its next local id, a handle; ``Graph.add_node`` inline)."""
+        """A new node of ``graph`` (its next local id, a handle; ``Graph.add_node`` inline).
+
+        :func:`simcuda._core.capture.enqueue_kernel` has its own copy for a captured launch: keep them in step."""
         h = self._next_h
         self._next_h = h + HANDLE_STEP
         lid = graph.next_local
