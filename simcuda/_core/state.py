@@ -96,9 +96,7 @@ def entry(fn: Callable[Concatenate[S, P], R]) -> Callable[Concatenate[S, P], R]:
                         after(self, args, kwargs, result, token)
                 return result
             except DriverError as e:
-                t.last_error = e.detached()
-                if len(self.error_log) < 100_000:
-                    self.error_log.append(ErrorRecord(_call_name(args, kwargs), int(e.code), e.why, t.name))
+                self._record_failure(t, _call_name(args, kwargs), e)
                 raise
         finally:
             lock.release()
@@ -177,6 +175,12 @@ class DriverState:
         self._next_h += HANDLE_STEP
         self._objs[h] = obj
         return h
+
+    def _record_failure(self, t: ThreadState, call: str, e: DriverError) -> None:
+        """The entry wrapper's bookkeeping of a failed call: ``t``'s last error and an :attr:`error_log` record."""
+        t.last_error = e.detached()
+        if len(self.error_log) < 100_000:
+            self.error_log.append(ErrorRecord(call, int(e.code), e.why, t.name))
 
     def _foreign(self, h: Any) -> str:
         """A ``why`` suffix naming the driver a handle value came from, when it is another one's (else "")."""

@@ -1463,7 +1463,7 @@ def cuLaunchKernel(f: Any, gridDimX: Any, gridDimY: Any, gridDimZ: Any, blockDim
                     args = last[1]
             else:
                 args = _kernel_args(d, hf, kernelParams)
-        d.launch_kernel(hf, grid, block, sharedMemBytes, hs, args)
+        d.launch_kernel_fast(hf, grid, block, sharedMemBytes, hs, args)
     except _DriverError as e:
         return (e.code,)
     return _OK

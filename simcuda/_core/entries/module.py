@@ -255,6 +255,33 @@ class Modules(Work):
         cap.enqueue_kernel(self, s, call, params)
         self.stats["kernel_launches"] += 1  # only a launch the stream took (captured, recorded or run)
 
+    def launch_kernel_fast(self, hfunc: int, grid: tuple[int, ...], block: tuple[int, ...], shmem: int, h: int,
+                           args: list[Any]) -> None:
+        """``launch_kernel(hfunc, grid, block, shmem, h, args)``, for the ``cuLaunchKernel`` face: the same call
+        with the entry wrapper's work done inline on its common path (no packing of arguments).
+
+        That path is a thread with its state, not in a host function, an initialised open driver and no
+        hooks at all; it takes the lock and records a failure as the wrapper does (under
+        ``cuLaunchKernel``). Any other case goes through :meth:`launch_kernel` itself, unchanged.
+        """
+        lock = self._lock
+        lock.acquire()
+        try:
+            try:
+                t = self._tls.state  # the wrapper's look-up (see _thread)
+            except AttributeError:
+                t = None  # not looked up yet on this thread: the wrapper does it
+            if t is None or t.in_host_fn or self._closed or not self._initialized or self._hooks:
+                self.launch_kernel(hfunc, grid, block, shmem, h, args)
+                return
+            try:
+                _launch_kernel(self, hfunc, grid, block, shmem, h, args)
+            except DriverError as e:
+                self._record_failure(t, "cuLaunchKernel", e)
+                raise
+        finally:
+            lock.release()
+
     def _kernel_params(self, f: Function, s: Stream, grid: tuple[int, ...], block: tuple[int, ...], shmem: int,
                        args: list[Any],
                        coop: bool) -> KernelParams:
@@ -267,3 +294,6 @@ class Modules(Work):
         self._check_launch(f, grid, block, shmem, "launch")
         p = f.last_params = KernelParams(f, grid, block, int(shmem), args, s.priority, coop)
         return p
+
+
+_launch_kernel = Modules.launch_kernel.__wrapped__  # type: ignore[attr-defined]  # the undecorated body
