@@ -262,7 +262,8 @@ class Modules(Work):
 
         That path is a thread with its state, not in a host function, an initialised open driver and no
         hooks at all; it takes the lock and records a failure as the wrapper does (under
-        ``cuLaunchKernel``). Any other case goes through :meth:`launch_kernel` itself, unchanged.
+        ``cuLaunchKernel``), and runs the body inline for a live function and stream. Any other case
+        goes through :meth:`launch_kernel` itself (or its body), unchanged.
         """
         lock = self._lock
         lock.acquire()
@@ -275,6 +276,23 @@ class Modules(Work):
                 self.launch_kernel(hfunc, grid, block, shmem, h, args)
                 return
             try:
+                # launch_kernel's body for a live function and stream (its checks, none of which fails
+                # for them, and its parameter reuse, inline: keep in step); its own run otherwise
+                objs = self._objs
+                f = objs.get(hfunc)
+                s = objs.get(h)
+                if f.__class__ is Function and s.__class__ is Stream and not s.destroyed:
+                    m = f.module
+                    ctx = s.ctx
+                    if not m.unloaded and not ctx.destroyed and (m.is_library or m.ctx is None or m.ctx is ctx):
+                        params = f.last_params
+                        if (params is None or params.args is not args or params.grid is not grid
+                                or params.block is not block or params.shmem != shmem
+                                or params.cooperative is not False or params.priority is not s.priority):
+                            params = self._kernel_params(f, s, grid, block, shmem, args, False)
+                        cap.enqueue_kernel(self, s, "cuLaunchKernel", params)
+                        self.stats["kernel_launches"] += 1
+                        return
                 _launch_kernel(self, hfunc, grid, block, shmem, h, args)
             except DriverError as e:
                 self._record_failure(t, "cuLaunchKernel", e)
