@@ -611,6 +611,9 @@ def _op_label(op: Op) -> str:
     return p.describe() if hasattr(p, "describe") else op.kind
 
 
+_new = object.__new__
+
+
 def enqueue_kernel(drv: Work, stream: Stream, call: str, params: KernelParams) -> Node | None:
     """:func:`enqueue` of a kernel launch (``params`` a :class:`~simcuda._core.graph.KernelParams`).
 
@@ -623,17 +626,28 @@ def enqueue_kernel(drv: Work, stream: Stream, call: str, params: KernelParams) -
         graph = seq.graph
         if len(deps) != 1 or graph.pairs is not None:
             return add_node(drv, stream, KERNEL, params)
-        # the chain case of add_node, with DriverState._new_node and graph.add_edge inline (the hot path
-        # of a captured launch; keep the three in step): the same handle, node, edge and deps
+        # the chain case of add_node, with DriverState._new_node, graph.add_edge and the Node and Edge
+        # constructors inline (the hot path of a captured launch; keep them in step): the same handle,
+        # node, edge and deps (tests/core/test_capture_fast_path.py checks every slot is set)
         h = drv._next_h
         drv._next_h = h + HANDLE_STEP
         lid = graph.next_local
         graph.next_local = lid + 1
-        node = Node(h, graph, lid, KERNEL, params)
+        node = _new(Node)  # Node(h, graph, lid, KERNEL, params) with its edge set, without the __init__ calls
+        node.handle = h
+        node.graph = graph
+        node.local_id = lid
+        node.type = KERNEL
+        node.params = params
+        node.outs = NO_EDGES
+        node.destroyed = False
         drv._objs[h] = node
         graph.nodes.append(node)  # KERNEL: not counted per type (see Graph)
         d, ed = deps[0]
-        node.ins = e = Edge(d, node, ed)  # a new node has no edges yet
+        node.ins = e = _new(Edge)  # Edge(d, node, ed)
+        e.src = d
+        e.dst = node
+        e.ed = ed
         graph.edges[e] = None
         c = d.outs  # NO_EDGES, one Edge, a list or a dict (see simcuda._core.graph)
         if c is NO_EDGES:

@@ -194,7 +194,8 @@ class Edge:
     """One dependency ``src -> dst`` with its edge data ``(from_port, to_port, type)``.
 
     An edge is also the one-edge sequence of itself (``iter``, ``len``): the form ``Node.ins`` and
-    ``Node.outs`` take for a single edge (see the module docstring).
+    ``Node.outs`` take for a single edge (see the module docstring). :func:`simcuda._core.capture.enqueue_kernel`
+    sets the slots itself (no ``__init__`` call) for a captured launch.
     """
 
     __slots__ = ("src", "dst", "ed")
@@ -212,7 +213,11 @@ class Edge:
 
 
 class Node:
-    """A graph node: handle, owning graph, local id, ``CUgraphNodeType`` and parameters."""
+    """A graph node: handle, owning graph, local id, ``CUgraphNodeType`` and parameters.
+
+    :func:`simcuda._core.capture.enqueue_kernel` sets the slots itself (no ``__init__`` call) for a
+    captured launch: a new slot goes there too (tests/core/test_capture_fast_path.py checks).
+    """
 
     __slots__ = ("handle", "graph", "local_id", "type", "params", "ins", "outs", "destroyed")
 
