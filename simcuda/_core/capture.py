@@ -31,12 +31,13 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, Callable, NamedTuple, cast
 
 from .errors import CUresult, DriverError
-from .graph import (BATCH_MEM_OP, EVENT_RECORD, GRAPH, HOST, KERNEL, MEM_ALLOC, MEM_FREE, MEMCPY,
-                    MEMSET, TYPE_KEYWORDS, WAIT_EVENT, ZERO_ED, add_edge, graph_from_frozen, is_full, walk_body)
+from .graph import (BATCH_MEM_OP, EVENT_RECORD, GRAPH, HOST, KERNEL, MEM_ALLOC, MEM_FREE, MEMCPY, MEMSET, NO_EDGES,
+                    TYPE_KEYWORDS, WAIT_EVENT, ZERO_ED, Edge, Node, add_edge, graph_from_frozen, is_full, walk_body)
+from .process import HANDLE_STEP
 from .objects import CAPTURED, EMPTY, RECORDED, CigRecord
 
 if TYPE_CHECKING:
-    from .graph import Graph, GraphExec, KernelParams, Node
+    from .graph import Graph, GraphExec, KernelParams
     from .objects import Context, Dep, EdgeData, EdgeDataArg, Event, Stream, ThreadState
     from .work import Work  # every entry mixin, and so Driver, is a Work: the state and work the rules act on
 
@@ -637,6 +638,9 @@ def _op_label(op: Op) -> str:
     return p.describe() if hasattr(p, "describe") else op.kind
 
 
+_new = object.__new__
+
+
 def enqueue_kernel(drv: Work, stream: Stream, call: str, params: KernelParams) -> Node | None:
     """:func:`enqueue` of a kernel launch (``params`` a :class:`~simcuda._core.graph.KernelParams`).
 
@@ -645,7 +649,49 @@ def enqueue_kernel(drv: Work, stream: Stream, call: str, params: KernelParams) -
     """
     seq = stream.capture
     if seq is not None and seq.status == ACTIVE and stream.cig is None:
-        return add_node(drv, stream, KERNEL, params)
+        deps = stream.deps
+        graph = seq.graph
+        if len(deps) != 1 or graph.pairs is not None:
+            return add_node(drv, stream, KERNEL, params)
+        # the chain case of add_node, with DriverState._new_node, graph.add_edge and the Node and Edge
+        # constructors inline (the hot path of a captured launch; keep them in step): the same handle,
+        # node, edge and deps (tests/core/test_capture_fast_path.py checks every slot is set)
+        h = drv._next_h
+        drv._next_h = h + HANDLE_STEP
+        lid = graph.next_local
+        graph.next_local = lid + 1
+        node = _new(Node)  # Node(h, graph, lid, KERNEL, params) with its edge set, without the __init__ calls
+        node.handle = h
+        node.graph = graph
+        node.local_id = lid
+        node.type = KERNEL
+        node.params = params
+        node.outs = NO_EDGES
+        node.destroyed = False
+        drv._objs[h] = node
+        graph.nodes.append(node)  # KERNEL: not counted per type (see Graph)
+        d, ed = deps[0]
+        node.ins = e = _new(Edge)  # Edge(d, node, ed)
+        e.src = d
+        e.dst = node
+        e.ed = ed
+        graph.edges[e] = None
+        c = d.outs  # NO_EDGES, one Edge, a list or a dict (see simcuda._core.graph)
+        if c is NO_EDGES:
+            d.outs = e
+        elif c.__class__ is list:
+            c.append(e)
+        elif c.__class__ is Edge:
+            d.outs = [c, e]
+        else:
+            c[e] = None
+        deps[0] = (node, ZERO_ED)
+        runs = seq.captured
+        if runs and runs[-1] == lid:
+            runs[-1] = lid + 1
+        else:
+            runs += (lid, lid + 1)
+        return node
     return enqueue(drv, stream, Op("kernel", call, params, lambda: drv._run_kernel(params)))
 
 

@@ -194,7 +194,8 @@ class Edge:
     """One dependency ``src -> dst`` with its edge data ``(from_port, to_port, type)``.
 
     An edge is also the one-edge sequence of itself (``iter``, ``len``): the form ``Node.ins`` and
-    ``Node.outs`` take for a single edge (see the module docstring).
+    ``Node.outs`` take for a single edge (see the module docstring). :func:`simcuda._core.capture.enqueue_kernel`
+    sets the slots itself (no ``__init__`` call) for a captured launch.
     """
 
     __slots__ = ("src", "dst", "ed")
@@ -212,7 +213,11 @@ class Edge:
 
 
 class Node:
-    """A graph node: handle, owning graph, local id, ``CUgraphNodeType`` and parameters."""
+    """A graph node: handle, owning graph, local id, ``CUgraphNodeType`` and parameters.
+
+    :func:`simcuda._core.capture.enqueue_kernel` sets the slots itself (no ``__init__`` call) for a
+    captured launch: a new slot goes there too (tests/core/test_capture_fast_path.py checks).
+    """
 
     __slots__ = ("handle", "graph", "local_id", "type", "params", "ins", "outs", "destroyed")
 
@@ -387,6 +392,7 @@ def add_edge(graph: Graph, src: Node, dst: Node, ed: tuple[int, int, int] = ZERO
     """Add ``src -> dst`` (no checks: the caller has made them) in O(1).
 
     ``key`` may pass a ready ``(src, dst)`` tuple for the pair index (saves making another).
+    :func:`simcuda._core.capture.enqueue_kernel` has its own copy for a captured launch: keep them in step.
     """
     e = Edge(src, dst, ed)
     graph.edges[e] = None

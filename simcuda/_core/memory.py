@@ -100,6 +100,9 @@ class MemorySpace:
         self.host: dict[int, Any] = {}  # address -> ctypes buffer kept alive (pinned host memory)
         self.registered: dict[int, int] = {}  # host address -> size (cuMemHostRegister)
         self._finalizer = weakref.finalize(self, _retire, self._ledger)
+        # not at interpreter exit: the process's mappings go with it, and code still running then (a daemon
+        # thread, an object torn down late) must not find its memory made inaccessible under it
+        self._finalizer.atexit = False
 
     # -- device allocations ------------------------------------------------------------------
     def reserve(self, size: int, kind: str, ctx: Context | None) -> Allocation:

@@ -99,9 +99,7 @@ def entry(fn: Callable[Concatenate[S, P], R]) -> Callable[Concatenate[S, P], R]:
                         after(self, args, kwargs, result, token)
                 return result
             except DriverError as e:
-                t.last_error = e.detached()
-                if len(self.error_log) < 100_000:
-                    self.error_log.append(ErrorRecord(_call_name(args, kwargs), int(e.code), e.why, t.name))
+                self._record_failure(t, _call_name(args, kwargs), e)
                 raise
         finally:
             lock.release()
@@ -197,6 +195,12 @@ class DriverState:
         self._objs[h] = obj
         return h
 
+    def _record_failure(self, t: ThreadState, call: str, e: DriverError) -> None:
+        """The entry wrapper's bookkeeping of a failed call: ``t``'s last error and an :attr:`error_log` record."""
+        t.last_error = e.detached()
+        if len(self.error_log) < 100_000:
+            self.error_log.append(ErrorRecord(call, int(e.code), e.why, t.name))
+
     def _foreign(self, h: Any) -> str:
         """A ``why`` suffix naming the driver a handle value came from, when it is another one's (else "")."""
         return process.foreign(process.handle_owner(h), self.serial, "handle")
@@ -235,7 +239,9 @@ class DriverState:
         return g
 
     def _new_node(self, graph: gr.Graph, ntype: int, params: Any) -> gr.Node:
-        """A new node of ``graph`` (its next local id, a handle; ``Graph.add_node`` inline)."""
+        """A new node of ``graph`` (its next local id, a handle; ``Graph.add_node`` inline).
+
+        :func:`simcuda._core.capture.enqueue_kernel` has its own copy for a captured launch: keep them in step."""
         h = self._next_h
         self._next_h = h + HANDLE_STEP
         lid = graph.next_local

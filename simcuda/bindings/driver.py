@@ -1419,9 +1419,11 @@ def cuFuncGetName(hfunc: Any) -> _Result:
 
 # =========================================================================== launches
 _kernel_args = _KP.kernel_args
-#: the last launch's six dimensions and its (grid, block) tuples: the same objects again give the same
-#: tuples, which lets the core recognise a repeated launch by identity (tuples and ints are immutable)
-_dims: tuple[Any, ...] = (None,) * 8
+#: the last launch's six dimensions (converted: plain ints) and its (grid, block) tuples: the same
+#: objects again need no conversion and give the same tuples, which lets the core recognise a repeated
+#: launch by identity (tuples and ints are immutable); a fresh object first, which no argument is
+_NO_DIMS: tuple[Any, ...] = (object(),) * 6 + (None, None)
+_dims = _NO_DIMS
 
 
 @_doc
@@ -1438,20 +1440,25 @@ def cuLaunchKernel(f: Any, gridDimX: Any, gridDimY: Any, gridDimZ: Any, blockDim
     together with ``kernelParams``; NOT_SUPPORTED ``extra`` alone (not simulated); stream capture rules.
     """
     global _dims
-    try:  # typed parameters first (Cython converts them at entry), then the handles, last first
-        v = gridDimX | gridDimY | gridDimZ | blockDimX | blockDimY | blockDimZ | sharedMemBytes
-    except TypeError:
-        v = -1
-    if v < 0 or v >> 32:  # not plain unsigned ints: convert each as the wrapper does (OverflowError texts)
-        gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes = map(
-            _u, (gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes))
-    c = _dims
+    c = _dims  # typed parameters first (Cython converts them at entry), then the handles, last first
     if (gridDimX is c[0] and gridDimY is c[1] and gridDimZ is c[2] and blockDimX is c[3] and blockDimY is c[4]
-            and blockDimZ is c[5]):
+            and blockDimZ is c[5]):  # the last launch's dimensions, converted then: only sharedMemBytes to check
         grid, block = c[6], c[7]
+        if sharedMemBytes.__class__ is not int or sharedMemBytes < 0 or sharedMemBytes >> 32:
+            sharedMemBytes = _u(sharedMemBytes)
     else:
+        try:
+            v = gridDimX | gridDimY | gridDimZ | blockDimX | blockDimY | blockDimZ | sharedMemBytes
+        except TypeError:
+            v = -1
+        if v < 0 or v >> 32:  # not plain unsigned ints: convert each as the wrapper does (OverflowError texts)
+            gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes = map(
+                _u, (gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes))
+            v = 0
         grid, block = (gridDimX, gridDimY, gridDimZ), (blockDimX, blockDimY, blockDimZ)
-        _dims = (gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, grid, block)
+        # kept only for ints (or bools, int enums: immutable), which need no conversion when passed again
+        _dims = (gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, grid, block) if v.__class__ is int \
+            else _NO_DIMS
     if type(extra) is not int or extra < 0 or extra >> 64:
         extra = _u(extra, 64, "unsigned PY_LONG_LONG")
     t = type(hStream)  # the wrapper's value read as its __int__ reads it (what _h does for a wrapper)
@@ -1486,7 +1493,7 @@ def cuLaunchKernel(f: Any, gridDimX: Any, gridDimY: Any, gridDimZ: Any, blockDim
                     args = last[1]
             else:
                 args = _kernel_args(d, hf, kernelParams)
-        d.launch_kernel(hf, grid, block, sharedMemBytes, hs, args)
+        d.launch_kernel_fast(hf, grid, block, sharedMemBytes, hs, args)
     except _DriverError as e:
         return (e.code,)
     return _OK

@@ -411,6 +411,21 @@ def test_grid_dimension_of_2_32_raises_overflow_error(env):
         ("OverflowError", "value too large to convert to unsigned int")
 
 
+def test_repeated_dimensions_still_convert_shared_memory_and_odd_types(env):
+    """The face reuses the last launch's converted int dimensions: shared memory is still converted
+    (OverflowError for a negative one), and dimensions of other types (bools, ``ctypes`` ints) are
+    converted or refused as on the first launch, each time."""
+    assert launch(env, (2, 1, 1), (4, 1, 1)) == OK
+    assert launch(env, (2, 1, 1), (4, 1, 1)) == OK  # the repeated dimensions
+    assert raised(launch, env, (2, 1, 1), (4, 1, 1), -1) == ("OverflowError",
+                                                              "can't convert negative value to unsigned int")
+    assert raised(launch, env, (2, 1, 1), (4, 1, 1), 2 ** 32) == ("OverflowError",
+                                                                   "value too large to convert to unsigned int")
+    for _ in range(2):
+        assert launch(env, (True, 1, 1), (4, 1, 1)) == OK
+        assert raised(launch, env, (ctypes.c_uint(2), 1, 1), (4, 1, 1))[0] == "TypeError"
+
+
 @pytest.mark.parametrize("grid, block, shmem, text", [
     ((2 ** 31, 1, 1), (1, 1, 1), 0, "MAX_GRID_DIM_X"),
     ((1, 65536, 1), (1, 1, 1), 0, "MAX_GRID_DIM_Y"),

@@ -268,6 +268,51 @@ class Modules(Work):
         cap.enqueue_kernel(self, s, call, params)
         self.stats["kernel_launches"] += 1  # only a launch the stream took (captured, recorded or run)
 
+    def launch_kernel_fast(self, hfunc: int, grid: tuple[int, ...], block: tuple[int, ...], shmem: int, h: int,
+                           args: list[Any]) -> None:
+        """``launch_kernel(hfunc, grid, block, shmem, h, args)``, for the ``cuLaunchKernel`` face: the same call
+        with the entry wrapper's work done inline on its common path (no packing of arguments).
+
+        That path is a thread with its state, not in a host function, an initialised open driver and no
+        hooks at all; it takes the lock and records a failure as the wrapper does (under
+        ``cuLaunchKernel``), and runs the body inline for a live function and stream. Any other case
+        goes through :meth:`launch_kernel` itself (or its body), unchanged.
+        """
+        lock = self._lock
+        lock.acquire()
+        try:
+            try:
+                t = self._tls.state  # the wrapper's look-up (see _thread)
+            except AttributeError:
+                t = None  # not looked up yet on this thread: the wrapper does it
+            if t is None or t.in_host_fn or self._closed or not self._initialized or self._hooks:
+                self.launch_kernel(hfunc, grid, block, shmem, h, args)
+                return
+            try:
+                # launch_kernel's body for a live function and stream (its checks, none of which fails
+                # for them, and its parameter reuse, inline: keep in step); its own run otherwise
+                objs = self._objs
+                f = objs.get(hfunc)
+                s = objs.get(h)
+                if f.__class__ is Function and s.__class__ is Stream and not s.destroyed:
+                    m = f.module
+                    ctx = s.ctx
+                    if not m.unloaded and not ctx.destroyed and (m.is_library or m.ctx is None or m.ctx is ctx):
+                        params = f.last_params
+                        if (params is None or params.args is not args or params.grid is not grid
+                                or params.block is not block or params.shmem != shmem
+                                or params.cooperative is not False or params.priority is not s.priority):
+                            params = self._kernel_params(f, s, grid, block, shmem, args, False)
+                        cap.enqueue_kernel(self, s, "cuLaunchKernel", params)
+                        self.stats["kernel_launches"] += 1
+                        return
+                _launch_kernel(self, hfunc, grid, block, shmem, h, args)
+            except DriverError as e:
+                self._record_failure(t, "cuLaunchKernel", e)
+                raise
+        finally:
+            lock.release()
+
     def _kernel_params(self, f: Function, s: Stream, grid: tuple[int, ...], block: tuple[int, ...], shmem: int,
                        args: list[Any],
                        coop: bool) -> KernelParams:
@@ -280,3 +325,6 @@ class Modules(Work):
         self._check_launch(f, grid, block, shmem, "launch")
         p = f.last_params = KernelParams(f, grid, block, int(shmem), args, s.priority, coop)
         return p
+
+
+_launch_kernel = Modules.launch_kernel.__wrapped__  # type: ignore[attr-defined]  # the undecorated body
