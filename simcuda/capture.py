@@ -1320,7 +1320,7 @@ class StreamCapture:
                 fn = _function(drv, ctx, node.function_name)
                 if last is not None:
                     self._last_kernel = (*last[:5], weakref.ref(drv), ctx, fn)
-            drv.launch_kernel(fn, node.grid, node.block, node.shared_mem, s.raw(), _NO_ARGS)
+            drv.launch_kernel_fast(fn, node.grid, node.block, node.shared_mem, s.raw(), _NO_ARGS)
         except DriverError as e:
             raise _translate(e) from None
         self._nodes.append(node)
