@@ -777,3 +777,32 @@ def install_stubs(g: dict[str, Any], outputs: dict[str, tuple[str, tuple[tuple[s
 def is_enum_member(x: Any) -> bool:
     """True for members of the generated enums (the real FastEnum check)."""
     return isinstance(x, enum.Enum) and isinstance(x, int)
+
+
+def arity(sig: str) -> tuple[int, int]:
+    """``(required, total)`` positional parameters of a real wrapper's signature line such as
+    ``cuGraphGetNodes(hGraph, size_t numNodes=0)`` (a parameter with ``=`` has a default)."""
+    inner = sig[sig.find("(") + 1:sig.rfind(")")]
+    parts, depth, cur = [], 0, ""
+    for ch in inner:
+        depth += (ch in "[(") - (ch in "])")
+        if ch == "," and depth == 0:
+            parts.append(cur)
+            cur = ""
+        else:
+            cur += ch
+    parts.append(cur)
+    params = [p for p in parts if p.strip()]
+    return sum(1 for p in params if "=" not in p), len(params)
+
+
+def arity_error(name: str, required: int, total: int, given: int) -> TypeError:
+    """The ``TypeError`` a Cython wrapper raises for a wrong number of positional arguments, in its words
+    (checked against the real wheel by tests/faces/test_arity.py)."""
+    if total == 0:
+        return TypeError(f"{name}() takes no arguments ({given} given)")
+    if given < required:
+        bound, n = ("exactly" if required == total else "at least"), required
+    else:
+        bound, n = ("exactly" if required == total else "at most"), total
+    return TypeError(f"{name}() takes {bound} {n} positional argument{'' if n == 1 else 's'} ({given} given)")

@@ -282,21 +282,7 @@ def _convert_args(plan: _Plan, args: tuple[Any, ...], kwargs: dict[str, Any]) ->
     return args if out is None else tuple(out)
 
 
-def _arity(sig: str) -> tuple[int, int]:
-    """``(required, total)`` positional parameters of a real wrapper's signature line (defaults: ``n=0``)."""
-    params = _split_params(sig)
-    return sum(1 for pname, _c, ann in params if "=" not in pname and "=" not in ann), len(params)
-
-
-def _arity_error(name: str, required: int, total: int, given: int) -> TypeError:
-    """The ``TypeError`` a Cython wrapper raises for a wrong number of positional arguments, in its words."""
-    if total == 0:
-        return TypeError(f"{name}() takes no arguments ({given} given)")
-    if given < required:
-        bound, n = ("exactly" if required == total else "at least"), required
-    else:
-        bound, n = ("exactly" if required == total else "at most"), total
-    return TypeError(f"{name}() takes {bound} {n} positional argument{'' if n == 1 else 's'} ({given} given)")
+_arity, _arity_error = _T.arity, _T.arity_error
 
 
 def _face(fn: _Callable[_P, _Result]) -> _Callable[_P, _Result]:

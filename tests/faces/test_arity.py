@@ -70,3 +70,28 @@ def test_a_generator_where_a_list_goes_is_the_wrappers_type_error():
     assert message(face.cuGraphAddDependencies, args) == "object of type 'generator' has no len()"
     assert message(real.cuGraphAddDependencies, (0, (x for x in []), [], None, 0)) == message(
         face.cuGraphAddDependencies, (0, (x for x in []), [], None, 0))
+
+
+def _v2_cases():
+    from simcuda._generated.driver_outputs import V2_FUNCTIONS
+    from simcuda.bindings._v2 import driver as v2
+    real_v2 = importlib.import_module("cuda.bindings._v2.driver")
+    out = []
+    for name, sig in sorted(V2_FUNCTIONS.items()):
+        f, r = getattr(v2, name, None), getattr(real_v2, name, None)
+        if f is None or r is None or getattr(f, "__simcuda_stub__", False):
+            continue
+        inner = sig.split(" -> ")[0]
+        total = len([p for p in inner[inner.index("(") + 1:inner.rindex(")")].split(",") if p.strip()])
+        out.append((name, (0,) * (total + 1)))
+        if total and "=" not in inner:
+            out.append((name, ()))
+    return out
+
+
+@pytest.mark.parametrize("name, args", _v2_cases(), ids=_id)
+def test_v2_face_counts_arguments_like_the_real_wrapper(name, args):
+    """The raising face's TypeError for a wrong argument count is the real _v2 wrapper's."""
+    from simcuda.bindings._v2 import driver as v2
+    real_v2 = importlib.import_module("cuda.bindings._v2.driver")
+    assert message(getattr(v2, name), args) == message(getattr(real_v2, name), args)

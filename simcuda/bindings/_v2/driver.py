@@ -166,9 +166,13 @@ def _face(fn: _Callable[_P, _R]) -> _Callable[_P, _R]:
     api = _api_name(fn.__name__)
     convs = _converters(fn.__name__)
     index = {n: c for n, c in convs}
+    sig = _V2_FUNCTIONS.get(fn.__name__, "")
+    required, total = _T.arity(sig.split(" -> ")[0]) if sig else (0, 1 << 30)
 
     @_functools.wraps(fn)
     def face(*args: Any, **kwargs: Any) -> Any:  # fn's signature, which the arguments are converted for
+        if not kwargs and not required <= len(args) <= total:  # the wrapper counts before it converts
+            raise _T.arity_error(fn.__name__, required, total, len(args))
         _CALL.name = api
         if convs:
             args = tuple(c(a) if c is not None else a for (_, c), a in zip(convs, args)) + args[len(convs):]
@@ -1291,6 +1295,20 @@ def graph_exec_get_id(h_graph_exec: Any) -> int:
     return _drv().graph_exec_get_id(_ip(h_graph_exec))
 
 
+def _counted(fn: _Callable[_P, _R]) -> _Callable[_P, _R]:
+    """Only the real wrapper's argument count (for a function that converts its arguments itself)."""
+    sig = _V2_FUNCTIONS.get(fn.__name__, "")
+    required, total = _T.arity(sig.split(" -> ")[0]) if sig else (0, 1 << 30)
+
+    @_functools.wraps(fn)
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        if not kwargs and not required <= len(args) <= total:
+            raise _T.arity_error(fn.__name__, required, total, len(args))
+        return fn(*args, **kwargs)
+    return counted
+
+
+@_counted
 def graph_instantiate_with_params(h_graph: Any, instantiate_params: Any) -> int:
     """Mirrors ``graph_instantiate_with_params(intptr_t h_graph, instantiate_params) -> intptr_t`` of
     cuda.bindings._v2.driver 13.5; raises the ``DriverError`` subclass of any non-success code.
