@@ -378,6 +378,7 @@ class CopyParams:
 
     @property
     def nbytes(self) -> int:
+        """Bytes the copy moves: ``width * height * depth``."""
         return self.width * self.height * self.depth
 
     def span(self, side: str) -> tuple[int, int]:
@@ -390,6 +391,7 @@ class CopyParams:
         return first, max(0, last - first)
 
     def describe(self) -> str:
+        """How logs and DOT name the copy: ``HtoD 64 bytes``."""
         return f"{self.direction} {self.nbytes} bytes"
 
     def memory_type(self, side: str) -> int:
@@ -467,6 +469,7 @@ class MemsetParams:
         self.pitch = int(pitch) or self.width * self.element_size
 
     def describe(self) -> str:
+        """How logs and DOT name the set: ``16 x 1-byte value 0x7``."""
         return f"{self.width * self.height} x {self.element_size}-byte value 0x{self.value:x}"
 
 
