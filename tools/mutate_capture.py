@@ -23,8 +23,8 @@ cores). This one needs only the standard library and pytest (the project's ``tes
   statement (assignment, expression, ``raise``, ``return``, ``if``, ``for``, ``while``: replaced by
   ``pass``), and deletion of one entry of a module-level table (a dict or tuple constant). Not
   mutated: docstrings and other strings (the ``why`` texts), annotations (strings under
-  ``from __future__ import annotations``), ``__slots__``, and ``TRANSITIONS`` (the documentation
-  table that ``tools/gen_state_diagram.py`` reads; no behaviour depends on it).
+  ``from __future__ import annotations``) and ``__slots__``. The state machine ``MACHINE`` is
+  mutated like any table: the engine executes it (``capture.step``).
 * **Tests.** pytest collects ``tests/core`` and ``tests/conformance`` once, in this process. A
   first child runs every test unmutated under a line tracer (threads included), checks that all
   pass, and records which tests execute which lines of ``capture.py``. Each mutant then runs in a
@@ -66,7 +66,7 @@ TARGET = ROOT / "simcuda" / "_core" / "capture.py"
 MODULE = "simcuda._core.capture"
 TEST_DIRS = ("tests/core", "tests/conformance")
 #: module-level names never mutated (see the module docstring)
-SKIP_NAMES = {"TRANSITIONS", "__slots__"}
+SKIP_NAMES = {"__slots__"}
 
 #: mutant id -> why no test can tell it from the original (an equivalent mutant); see docs/mutation.md
 EQUIVALENT: dict[str, str] = {
