@@ -32,7 +32,8 @@ from typing import TYPE_CHECKING, Any, Callable, NamedTuple, cast
 
 from .errors import CUresult, DriverError
 from .graph import (BATCH_MEM_OP, EVENT_RECORD, GRAPH, HOST, KERNEL, MEM_ALLOC, MEM_FREE, MEMCPY, MEMSET, NO_EDGES,
-                    TYPE_KEYWORDS, WAIT_EVENT, ZERO_ED, Edge, Node, add_edge, graph_from_frozen, is_full, walk_body)
+                    TYPE_KEYWORDS, WAIT_EVENT, ZERO_ED, Edge, Node, add_edge, graph_from_frozen, is_full, walk_body,
+                    with_edge)
 from .process import HANDLE_STEP
 from .objects import CAPTURED, EMPTY, RECORDED, CigRecord
 
@@ -676,15 +677,8 @@ def enqueue_kernel(drv: Work, stream: Stream, call: str, params: KernelParams) -
         e.dst = node
         e.ed = ed
         graph.edges[e] = None
-        c = d.outs  # NO_EDGES, one Edge, a list or a dict (see simcuda._core.graph)
-        if c is NO_EDGES:
-            d.outs = e
-        elif c.__class__ is list:
-            c.append(e)
-        elif c.__class__ is Edge:
-            d.outs = [c, e]
-        else:
-            c[e] = None
+        c = d.outs  # in a chain the previous node has no out-edge yet; else graph.with_edge adds it
+        d.outs = e if c is NO_EDGES else with_edge(c, e)
         deps[0] = (node, ZERO_ED)
         runs = seq.captured
         if runs and runs[-1] == lid:

@@ -400,25 +400,23 @@ def add_edge(graph: Graph, src: Node, dst: Node, ed: tuple[int, int, int] = ZERO
     if pairs is not None:
         if pairs.setdefault(key or (src, dst), e) is not e:
             graph.n_dup += 1
-    c = src.outs  # NO_EDGES, one Edge, a list or a dict (see the module docstring)
-    if c is NO_EDGES:
-        src.outs = e
-    elif c.__class__ is list:
-        c.append(e)
-    elif c.__class__ is Edge:
-        src.outs = [c, e]
-    else:
-        c[e] = None
-    c = dst.ins
-    if c is NO_EDGES:
-        dst.ins = e
-    elif c.__class__ is list:
-        c.append(e)
-    elif c.__class__ is Edge:
-        dst.ins = [c, e]
-    else:
-        c[e] = None
+    src.outs = with_edge(src.outs, e)
+    dst.ins = with_edge(dst.ins, e)
     return e
+
+
+def with_edge(c: Any, e: Edge) -> Any:
+    """A node's edge container (NO_EDGES, one Edge, a list or a dict; see the module docstring) with ``e``
+    added at the end: the container itself when it grows in place, else its replacement."""
+    if c is NO_EDGES:
+        return e
+    if c.__class__ is list:
+        c.append(e)
+    elif c.__class__ is Edge:
+        return [c, e]
+    else:
+        c[e] = None
+    return c
 
 
 def pair_index(graph: Graph) -> dict[tuple[Node, Node], Edge]:
