@@ -23,6 +23,7 @@ from __future__ import annotations
 import array as _array
 import ctypes as _ct
 import functools as _functools
+import re as _re
 import threading as _threading
 import typing as _typing
 from collections.abc import Callable as _Callable
@@ -32,6 +33,8 @@ from typing import ParamSpec as _ParamSpec
 from typing import TypeVar as _TypeVar
 
 from ... import _state as _st
+from ..._core.api import API as _API
+from ..._core.api import Api as _Api
 from ..._core.errors import DriverError as _CoreError
 from ..._core.memory import DEVICE as _DEV
 from ..._core.memory import HOST as _HOST
@@ -123,6 +126,18 @@ def _api_name(name: str) -> str:
     return "cu" + "".join(w[:1].upper() + w[1:] for w in base.split("_")) + (f"_v{ver}" if ver else "")
 
 
+def _snake(c_name: str) -> str:
+    """``hStream`` -> ``h_stream``: a C parameter name as the ``_v2`` signatures spell it."""
+    return _re.sub(r"(?<=[a-z0-9])([A-Z])", r"_\1", c_name).lower()
+
+
+def _row(name: str) -> _Api | None:
+    """The table row (:mod:`simcuda._core.api`) of a ``_v2`` function: ``stream_begin_capture_v2`` is the entry
+    ``cuStreamBeginCapture`` (the suffix names the C symbol's ABI version, not another entry)."""
+    api = _api_name(name)
+    return _API.get(api) or _API.get(api.rpartition("_v")[0])
+
+
 def _ip_arg(x: object) -> int:
     """``intptr_t`` as Cython converts it: an ``int`` only (``__int__`` and ``__index__`` objects raise
     ``TypeError: an integer is required``), ``OverflowError`` outside the C ``ssize_t`` range."""
@@ -185,8 +200,18 @@ def _face(fn: _Callable[_P, _R]) -> _Callable[_P, _R]:
         except _CoreError as e:
             _raise(e)
     face.__doc__ = (f"Mirrors ``{_V2_FUNCTIONS.get(fn.__name__, fn.__name__)}`` of cuda.bindings._v2.driver 13.5; "
-                    "raises the ``DriverError`` subclass of any non-success code.\n\n" + (fn.__doc__ or ""))
+                    "raises the ``DriverError`` subclass of any non-success code.\n\n" + _description(fn))
     return face
+
+
+def _description(fn: _Callable[..., Any]) -> str:
+    """What is particular to this face (``fn``'s own docstring), then the entry's description from the table
+    (:mod:`simcuda._core.api`), the one copy of that prose."""
+    row = _row(fn.__name__)
+    own = (fn.__doc__ or "").strip()
+    if row is None:
+        return own
+    return f"{own}\n\n{row.doc}" if own else row.doc
 
 
 def _ip(x: Any) -> int:
@@ -491,18 +516,6 @@ def _struct_at(addr_or_obj: Any, layout: Any) -> Any:
 
 # ================================================================================ init, devices, contexts
 @_face
-def init(flags: Any) -> None:
-    """Initialise the driver. Raises InvalidValueError for non-zero flags."""
-    _drv().init(_u(flags))
-
-
-@_face
-def driver_get_version() -> int:
-    """13050 (CUDA 13.5)."""
-    return _drv().driver_get_version()
-
-
-@_face
 def get_error_name(error: Any) -> str:
     """The ``CUresult`` name (``'CUDA_ERROR_INVALID_VALUE'``). Raises InvalidValueError for an unknown code."""
     return _drv().get_error_name(int(error))
@@ -515,36 +528,12 @@ def get_error_string(error: Any) -> str:
 
 
 @_face
-def device_get(ordinal: Any) -> int:
-    """The device ordinal. Raises InvalidDeviceError out of range."""
-    return _drv().device_get(int(ordinal))
-
-
-@_face
-def device_get_count() -> int:
-    """Number of simulated devices."""
-    return _drv().device_get_count()
-
-
-@_face
 def device_get_name(len: Any, dev: Any) -> bytes:  # noqa: A002  (the real parameter name)
     """The device name as ``bytes`` (at most ``len - 1`` characters). A negative ``len`` raises
     ``ValueError: negative count`` as the real wrapper does when it sizes its buffer; 0 is INVALID_VALUE."""
     if len < 0:
         raise ValueError("negative count")
     return _drv().device_get_name(dev, len).encode()[:len - 1]
-
-
-@_face
-def device_get_attribute(attrib: Any, dev: Any) -> int:
-    """A ``DeviceAttribute`` value."""
-    return _drv().device_get_attribute(int(attrib), int(dev))
-
-
-@_face
-def device_primary_ctx_retain(dev: Any) -> int:
-    """Retain the device's primary context; returns its handle."""
-    return _drv().device_primary_ctx_retain(int(dev))
 
 
 @_face
@@ -561,107 +550,11 @@ def ctx_create_v4(ctx_create_params: Any, flags: Any, dev: Any) -> int:
     return _drv().ctx_create(_u(flags), int(dev), cig=cig, exec_affinity=affinity)
 
 
-@_face
-def ctx_destroy_v2(ctx: Any) -> None:
-    """Destroy a context (spec 5.2 during capture)."""
-    _drv().ctx_destroy(_ip(ctx))
-
-
-@_face
-def ctx_set_current(ctx: Any) -> None:
-    """Replace the current context (0 pops)."""
-    _drv().ctx_set_current(_ip(ctx))
-
-
-@_face
-def ctx_get_current() -> int:
-    """The current context handle, 0 when none."""
-    return _drv().ctx_get_current()
-
-
-@_face
-def ctx_push_current_v2(ctx: Any) -> None:
-    """Push a context."""
-    _drv().ctx_push_current(_ip(ctx))
-
-
-@_face
-def ctx_pop_current_v2() -> int:
-    """Pop the current context; returns it."""
-    return _drv().ctx_pop_current()
-
-
-@_face
-def ctx_get_device() -> int:
-    """The current context's device ordinal."""
-    return _drv().ctx_get_device()
-
-
-@_face
-def ctx_synchronize() -> None:
-    """Synchronise the current context (900 while one of its streams captures, spec 5.3)."""
-    _drv().ctx_synchronize()
-
-
-@_face
-def ctx_get_id(ctx: Any) -> int:
-    """The context id."""
-    return _drv().ctx_get_id(_ip(ctx))
-
-
 # ================================================================================ streams and capture
-@_face
-def stream_create(flags: Any) -> int:
-    """Create a stream (``StreamFlags``); returns its handle."""
-    return _drv().stream_create(_u(flags))
-
-
-@_face
-def stream_create_with_priority(flags: Any, priority: Any) -> int:
-    """Create a stream with a priority."""
-    return _drv().stream_create(_u(flags), int(priority))
-
-
-@_face
-def stream_destroy_v2(h_stream: Any) -> None:
-    """Destroy a stream (spec 2.1 during capture)."""
-    _drv().stream_destroy(_ip(h_stream))
-
-
-@_face
-def stream_query(h_stream: Any) -> None:
-    """``None`` when done; raises NotReadyError (600) while work is pending; capture rules (spec 5.3, 6)."""
-    _drv().stream_query(_ip(h_stream))
-
-
-@_face
-def stream_synchronize(h_stream: Any) -> None:
-    """Wait for a stream; capture rules (spec 5.3, 6, 5.2)."""
-    _drv().stream_synchronize(_ip(h_stream))
-
-
 @_face
 def stream_wait_event(h_stream: Any, h_event: Any, flags: Any) -> None:
     """Wait on an event: fork/join/merge/isolation (spec 4.1)."""
     _drv().stream_wait_event(_ip(h_stream), _ip(h_event), _u(flags))
-
-
-@_face
-def stream_get_ctx(h_stream: Any) -> int:
-    """The stream's context handle."""
-    return _drv().stream_get_ctx(_ip(h_stream))
-
-
-@_face
-def stream_get_id(h_stream: Any) -> int:
-    """The stream id."""
-    return _drv().stream_get_id(_ip(h_stream))
-
-
-@_face
-def stream_begin_capture_v2(h_stream: Any, mode: Any) -> None:
-    """Begin a capture (spec 3.1): 900 legacy, InvalidValueError mode, IllegalStateError already capturing."""
-    _drv().stream_begin_capture(_ip(h_stream), int(mode))
 
 
 @_face
@@ -673,18 +566,6 @@ def stream_begin_capture_to_graph(h_stream: Any, h_graph: Any, dependencies: Any
     deps = _handles(dependencies, n)
     _drv().stream_begin_capture_to_graph(_ip(h_stream), _ip(h_graph), deps,
                                          _edge_tuples(dependency_data, n, len(deps)), int(mode))
-
-
-@_face
-def stream_end_capture(h_stream: Any) -> int:
-    """End the capture; returns the graph handle (spec 3.3: 401, 903, 908, 901, 904 raise)."""
-    return _drv().stream_end_capture(_ip(h_stream))
-
-
-@_face
-def stream_is_capturing(h_stream: Any) -> int:
-    """The capture status as a plain ``int`` (0 NONE, 1 ACTIVE, 2 INVALIDATED; spec 3.4)."""
-    return _drv().stream_is_capturing(_ip(h_stream))
 
 
 @_face
@@ -739,85 +620,19 @@ def stream_begin_capture_to_cig(h_stream: Any, stream_cig_capture_params: Any) -
     _drv().stream_begin_capture_to_cig(_ip(h_stream), dtype, data)
 
 
-@_face
-def stream_end_capture_to_cig(h_stream: Any) -> None:
-    """End a CIG capture (spec 8.4)."""
-    _drv().stream_end_capture_to_cig(_ip(h_stream))
-
-
 # ================================================================================ events
-@_face
-def event_create(flags: Any) -> int:
-    """Create an event; returns its handle."""
-    return _drv().event_create(_u(flags))
-
-
-@_face
-def event_destroy_v2(h_event: Any) -> None:
-    """Destroy an event."""
-    _drv().event_destroy(_ip(h_event))
-
-
 @_face
 def event_record(h_event: Any, h_stream: Any) -> None:
     """Record an event (spec 4.2)."""
     _drv().event_record(_ip(h_event), _ip(h_stream))
 
 
-@_face
-def event_record_with_flags(h_event: Any, h_stream: Any, flags: Any) -> None:
-    """Record with ``EventRecordFlags`` (EXTERNAL adds an EVENT_RECORD node in capture)."""
-    _drv().event_record(_ip(h_event), _ip(h_stream), _u(flags), "cuEventRecordWithFlags")
-
-
-@_face
-def event_query(h_event: Any) -> None:
-    """``None`` when complete; raises NotReadyError (600) while pending, CapturedEventError (907)."""
-    _drv().event_query(_ip(h_event))
-
-
-@_face
-def event_synchronize(h_event: Any) -> None:
-    """Wait for an event."""
-    _drv().event_synchronize(_ip(h_event))
-
-
 # ================================================================================ memory
-@_face
-def mem_alloc_v2(bytesize: Any) -> int:
-    """Allocate device memory; returns the address (``int``). 900 during a restricting capture (spec 5.2)."""
-    return _drv().mem_alloc(_u(bytesize))
-
-
-@_face
-def mem_free_v2(dptr: Any) -> None:
-    """Free device memory."""
-    _drv().mem_free(_ip(dptr))
-
-
-@_face
-def mem_alloc_host_v2(bytesize: Any) -> int:
-    """Allocate host memory; returns its address."""
-    return _drv().mem_alloc_host(_u(bytesize))
-
-
 @_face
 def mem_free_host(p: Any) -> None:
     """Free host memory from ``mem_alloc_host_v2`` (``p``: an address or a writable buffer, as the real takes it)."""
     x = _buf(p, writable=True)
     _drv().mem_free_host(0 if x is None else x if isinstance(x, int) else _buffer_address(x)[0])
-
-
-@_face
-def mem_alloc_async(bytesize: Any, h_stream: Any) -> int:
-    """Stream-ordered allocation (a MEM_ALLOC node during capture)."""
-    return _drv().mem_alloc_async(_u(bytesize), _ip(h_stream))
-
-
-@_face
-def mem_free_async(dptr: Any, h_stream: Any) -> None:
-    """Stream-ordered free (a MEM_FREE node during capture)."""
-    _drv().mem_free_async(_ip(dptr), _ip(h_stream))
 
 
 @_face
@@ -893,12 +708,6 @@ def module_load_data(image: Any) -> int:
 
 
 @_face
-def module_unload(hmod: Any) -> None:
-    """Unload a module (spec 5.2 during capture)."""
-    _drv().module_unload(_ip(hmod))
-
-
-@_face
 def module_get_function(hmod: Any, name: Any) -> int:
     """A kernel handle by entry name: a buffer holding it (``bytes``...), the int address of the C string, or
     ``None`` (NULL: InvalidValueError); a ``str`` raises the real ``ValueError``. Raises NotFoundError for an
@@ -944,18 +753,6 @@ def launch_host_func(h_stream: Any, fn: Any, user_data: Any) -> None:
 
 # ================================================================================ graphs
 @_face
-def graph_create(flags: Any) -> int:
-    """Create an empty graph; returns its handle."""
-    return _drv().graph_create(_u(flags))
-
-
-@_face
-def graph_destroy(h_graph: Any) -> None:
-    """Destroy a graph."""
-    _drv().graph_destroy(_ip(h_graph))
-
-
-@_face
 def graph_get_nodes(h_graph: Any) -> memoryview:
     """The graph's node handles, creation order, as a ``memoryview`` of int64."""
     return _i64(_drv().graph_get_nodes(_ip(h_graph)))
@@ -983,24 +780,6 @@ def graph_get_edges_v2(h_graph: Any) -> tuple[memoryview, memoryview, GraphEdgeD
 
 
 @_face
-def graph_node_get_type(h_node: Any) -> int:
-    """The node type as a plain ``int`` (``GraphNodeType``)."""
-    return _drv().graph_node_get_type(_ip(h_node))
-
-
-@_face
-def graph_node_get_local_id(h_node: Any) -> int:
-    """The node's local id (DOT ``node_<id>``)."""
-    return _drv().graph_node_get_local_id(_ip(h_node))
-
-
-@_face
-def graph_get_id(h_graph: Any) -> int:
-    """The graph id (DOT ``graph_<id>``)."""
-    return _drv().graph_get_id(_ip(h_graph))
-
-
-@_face
 def graph_add_empty_node(h_graph: Any, dependencies: Any, num_dependencies: Any) -> int:
     """Add an EMPTY node; returns its handle."""
     n = _u(num_dependencies)
@@ -1015,35 +794,10 @@ def graph_add_child_graph_node(h_graph: Any, dependencies: Any, num_dependencies
 
 
 @_face
-def graph_clone(original_graph: Any) -> int:
-    """Deep copy of a graph."""
-    return _drv().graph_clone(_ip(original_graph))
-
-
-@_face
 def graph_instantiate_with_flags(h_graph: Any, flags: Any) -> int:
     """Instantiate; returns the exec handle (spec 9). ``GRAPH_INSTANTIATE_FLAG_UPLOAD`` raises InvalidValueError:
     it needs ``graph_instantiate_with_params`` and its upload stream (spec 16, 9)."""
     return _drv().graph_instantiate(_ip(h_graph), _u(flags))
-
-
-@_face
-def graph_launch(h_graph_exec: Any, h_stream: Any) -> None:
-    """Run an exec on a stream (900 into a capturing stream, spec 3.8); a destroyed exec raises
-    InvalidValueError (spec 16, 9)."""
-    _drv().graph_launch(_ip(h_graph_exec), _ip(h_stream))
-
-
-@_face
-def graph_upload(h_graph_exec: Any, h_stream: Any) -> None:
-    """Checks handles and stream rules; nothing to upload. A destroyed exec raises InvalidValueError (spec 16, 9)."""
-    _drv().graph_upload(_ip(h_graph_exec), _ip(h_stream))
-
-
-@_face
-def graph_exec_destroy(h_graph_exec: Any) -> None:
-    """Destroy an exec (potentially unsafe during capture, spec 5.2)."""
-    _drv().graph_exec_destroy(_ip(h_graph_exec))
 
 
 @_face
@@ -1154,12 +908,6 @@ def graph_mem_free_node_get_params(h_node: Any) -> int:
     return dptr
 
 
-@_face
-def graph_destroy_node(h_node: Any) -> None:
-    """Remove a node and its edges (INVALID_VALUE during capture of its graph or with memory nodes)."""
-    _drv().graph_destroy_node(_ip(h_node))
-
-
 def _deps_v2(h_node: Any, dependents: bool) -> tuple[memoryview, GraphEdgeData]:
     pairs = _drv().graph_node_get_dependencies(_ip(h_node), dependents)
     ed = GraphEdgeData(max(len(pairs), 1))
@@ -1204,18 +952,6 @@ def graph_remove_dependencies_v2(h_graph: Any, from_: Any, to: Any, edge_data: A
     n = _u(num_dependencies)
     froms, tos, eds = _pairs_v2(from_, to, edge_data, n)
     _drv().graph_remove_dependencies(_ip(h_graph), froms, tos, [(255, 255, 255) if e is None else e for e in eds])
-
-
-@_face
-def graph_child_graph_node_get_graph(h_node: Any) -> int:
-    """The graph embedded in a GRAPH node (owned by the node)."""
-    return _drv().graph_child_graph_node_get_graph(_ip(h_node))
-
-
-@_face
-def graph_node_get_containing_graph(h_node: Any) -> int:
-    """The graph that holds the node."""
-    return _drv().graph_node_get_containing_graph(_ip(h_node))
 
 
 def _event_of(h_node: Any, ntype: int) -> int:
@@ -1265,36 +1001,6 @@ def graph_exec_child_graph_node_set_params(h_graph_exec: Any, h_node: Any, child
     _drv().graph_exec_node_set_params(_ip(h_graph_exec), _ip(h_node), 4, _ip(child_graph))
 
 
-@_face
-def graph_node_find_in_clone(h_original_node: Any, h_cloned_graph: Any) -> int:
-    """The copy of a node in a graph made by ``graph_clone``."""
-    return _drv().graph_node_find_in_clone(_ip(h_original_node), _ip(h_cloned_graph))
-
-
-@_face
-def graph_node_set_enabled(h_graph_exec: Any, h_node: Any, is_enabled: Any) -> None:
-    """Enable or disable a kernel, memcpy or memset node in an exec."""
-    _drv().graph_node_set_enabled(_ip(h_graph_exec), _ip(h_node), _u(is_enabled))
-
-
-@_face
-def graph_node_get_enabled(h_graph_exec: Any, h_node: Any) -> int:
-    """1 when the node is enabled in the exec, else 0."""
-    return _drv().graph_node_get_enabled(_ip(h_graph_exec), _ip(h_node))
-
-
-@_face
-def graph_exec_get_flags(h_graph_exec: Any) -> int:
-    """The exec's instantiate flags (without UPLOAD)."""
-    return _drv().graph_exec_get_flags(_ip(h_graph_exec))
-
-
-@_face
-def graph_exec_get_id(h_graph_exec: Any) -> int:
-    """The exec's id."""
-    return _drv().graph_exec_get_id(_ip(h_graph_exec))
-
-
 def _counted(fn: _Callable[_P, _R]) -> _Callable[_P, _R]:
     """Only the real wrapper's argument count (for a function that converts its arguments itself)."""
     sig = _V2_FUNCTIONS.get(fn.__name__, "")
@@ -1305,15 +1011,14 @@ def _counted(fn: _Callable[_P, _R]) -> _Callable[_P, _R]:
         if not kwargs and not required <= len(args) <= total:
             raise _T.arity_error(fn.__name__, required, total, len(args))
         return fn(*args, **kwargs)
+    counted.__doc__ = (f"Mirrors ``{sig}`` of cuda.bindings._v2.driver 13.5; raises the ``DriverError`` subclass "
+                       "of any non-success code.\n\n" + _description(fn))
     return counted
 
 
 @_counted
 def graph_instantiate_with_params(h_graph: Any, instantiate_params: Any) -> int:
-    """Mirrors ``graph_instantiate_with_params(intptr_t h_graph, instantiate_params) -> intptr_t`` of
-    cuda.bindings._v2.driver 13.5; raises the ``DriverError`` subclass of any non-success code.
-
-    ``instantiate_params`` is the address of a ``CUDA_GRAPH_INSTANTIATE_PARAMS`` (or a
+    """``instantiate_params`` is the address of a ``CUDA_GRAPH_INSTANTIATE_PARAMS`` (or a
     ``GraphInstantiateParams``); ``result_out`` and ``h_err_node_out`` are written into it, on failure too
     (ERROR, INVALID_STRUCTURE, NODE_OPERATION_NOT_SUPPORTED, MULTIPLE_CTXS_NOT_SUPPORTED and the node).
     """
@@ -1334,6 +1039,60 @@ def graph_instantiate_with_params(h_graph: Any, instantiate_params: Any) -> int:
         _raise(e)
     c.result_out, c.hErrNode_out = 0, 0
     return x
+
+
+# ================================================================================ built from the table
+def _build(name: str, row: _Api) -> _Callable[..., Any]:
+    """The ``_v2`` function of a complete table row: the typed parameters converted as the real wrapper does
+    (:func:`_face`), passed to the row's core operation; the single output returned as it is (a tuple when
+    there are several), ``None`` when there is none."""
+    import inspect
+
+    call = row.call
+    names = [n for n, _ in _converters(name)]
+    spec = tuple((kw, names.index(_snake(p)) if p is not None else -1, lit) for kw, p, lit in call.args)
+    has_out = bool(call.outs)
+    op = call.op
+    signature = inspect.Signature([inspect.Parameter(n, inspect.Parameter.POSITIONAL_OR_KEYWORD) for n in names])
+
+    def fn(*args: Any, **kwargs: Any) -> Any:
+        if kwargs:
+            args = signature.bind(*args, **kwargs).args
+        pos: list[Any] = []
+        kws: dict[str, Any] = {}
+        for kw, i, lit in spec:
+            v = lit if i < 0 else args[i]
+            if kw is None:
+                pos.append(v)
+            else:
+                kws[kw] = v
+        r = getattr(_drv(), op)(*pos, **kws)
+        return r if has_out else None
+    fn.__name__ = fn.__qualname__ = name
+    fn.__signature__ = signature  # type: ignore[attr-defined]
+    return _face(fn)
+
+
+#: the functions built from the table (every other simulated one is written here by hand)
+_BUILT = (
+    "ctx_destroy_v2", "ctx_get_current", "ctx_get_device", "ctx_get_id", "ctx_pop_current_v2", "ctx_push_current_v2",
+    "ctx_set_current", "ctx_synchronize", "device_get", "device_get_attribute", "device_get_count",
+    "device_primary_ctx_retain", "driver_get_version", "event_create", "event_destroy_v2", "event_query",
+    "event_record_with_flags", "event_synchronize", "graph_child_graph_node_get_graph", "graph_clone",
+    "graph_create", "graph_destroy", "graph_destroy_node", "graph_exec_destroy", "graph_exec_get_flags",
+    "graph_exec_get_id", "graph_get_id", "graph_launch", "graph_node_find_in_clone",
+    "graph_node_get_containing_graph", "graph_node_get_enabled", "graph_node_get_local_id", "graph_node_get_type",
+    "graph_node_set_enabled", "graph_upload", "init", "mem_alloc_async", "mem_alloc_host_v2", "mem_alloc_v2",
+    "mem_free_async", "mem_free_v2", "module_unload", "stream_begin_capture_v2", "stream_create",
+    "stream_create_with_priority", "stream_destroy_v2", "stream_end_capture", "stream_end_capture_to_cig",
+    "stream_get_ctx", "stream_get_id", "stream_is_capturing", "stream_query", "stream_synchronize",
+)
+for _n in _BUILT:
+    _r = _row(_n)
+    assert _r is not None and not _r.particular, _n
+    globals()[_n] = _build(_n, _r)
+del _n, _r
+
 
 # ================================================================================ the rest: not simulated
 def _stub(name: str) -> Any:

@@ -1,0 +1,849 @@
+"""Every simulated driver entry, described once: the core operation that serves it and what it does.
+
+Mirrors: the driver API of cuda-bindings 13.5.0 (``cuda.bindings.driver``), one :class:`Api` row per entry,
+in the order of the tuple face. A row says three things, and nothing else says them:
+
+* ``shape``: the core operation and how the entry's arguments reach it, in the C parameter names of the
+  real declaration (``cuda/bindings/cydriver.pxd``, :mod:`simcuda._generated.entry_table`):
+  ``"stream_end_capture(hStream) -> phGraph"`` calls :meth:`Driver.stream_end_capture` with the converted
+  ``hStream`` and writes its result into the output slot ``phGraph``; a quoted argument is a literal
+  (``'cuMemAllocManaged'``, the API name for the core's messages), ``name=arg`` a keyword. Several
+  outputs come from a tuple result, in order. A shape ending in ``(...)`` names the core operation(s) of
+  an entry whose arguments a face converts by hand (struct parameters, buffers, callbacks, kernel
+  arguments): what is particular to that face stays in the face, the rest is here.
+* ``doc``: what the entry does, its arguments' meaning, and its errors in the order the core checks
+  them, with the spec sections they cite: the only copy of that prose. Every face (the tuple face, the
+  ``_v2`` face, the runtime face, the native adapters) shows it under its own generated header.
+* the argument kinds are not written here: each face derives them from the real declarations (the
+  Python wrapper's signature and docstring types for the Python faces, the C types for the native
+  adapters), so a conversion is written once per kind, never per entry.
+
+A face builds the function of every row whose shape is complete (:func:`simcuda.bindings.driver`'s
+``_build``); ``tests/faces/test_api_table.py`` checks that every row names a real core operation and a
+real entry, and that the built functions behave as the real wrapper does.
+"""
+from __future__ import annotations
+
+import ast
+import functools
+
+import attrs
+
+
+@attrs.frozen
+class Call:
+    """A parsed :attr:`Api.shape`: the core method, its arguments and the output slots it fills.
+
+    ``args``: ``(keyword or None, C parameter name or None, literal)`` per argument, in order (a literal
+    when the parameter name is None); ``outs``: the output slot names, in the order of the result.
+    """
+
+    op: str
+    args: tuple[tuple[str | None, str | None, object], ...]
+    outs: tuple[str, ...]
+
+
+@attrs.frozen
+class Api:
+    """One driver entry: its name, the core operation that serves it (:attr:`shape`), and its description.
+
+    ``name``: the driver API name as the tuple face spells it (``cuStreamBeginCapture``);
+    ``shape``: see the module docstring; ``doc``: the entry's description and errors.
+    """
+
+    name: str
+    shape: str
+    doc: str
+
+    @property
+    def particular(self) -> bool:
+        """True when a face converts this entry's arguments by hand (the shape ends in ``(...)``)."""
+        return self.shape.endswith("(...)")
+
+    @property
+    def ops(self) -> tuple[str, ...]:
+        """The core operation(s) the entry calls (``Driver`` method names)."""
+        return tuple(self.shape.split("(", 1)[0].split("/"))
+
+    @functools.cached_property
+    def call(self) -> Call:
+        """The parsed shape (ValueError for a particular entry, which has none)."""
+        if self.particular:
+            raise ValueError(f"{self.name}: its face converts the arguments by hand")
+        head, _, outs = self.shape.partition(" -> ")
+        expr = ast.parse(head, mode="eval").body
+        assert isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name), self.shape
+        args: list[tuple[str | None, str | None, object]] = []
+        for kw, node in [(None, a) for a in expr.args] + [(k.arg, k.value) for k in expr.keywords]:
+            if isinstance(node, ast.Name):
+                args.append((kw, node.id, None))
+            else:
+                args.append((kw, None, ast.literal_eval(node)))
+        return Call(expr.func.id, tuple(args), tuple(o.strip() for o in outs.split(",")) if outs else ())
+
+
+ROWS: tuple[Api, ...] = (
+    Api("cuInit", "init(Flags)",
+        """Initialise the simulated driver.
+
+Args: ``Flags`` (unsigned int) must be 0.
+Errors: INVALID_VALUE for non-zero flags; NO_DEVICE (100) on a ``Driver(available=False)``."""),
+    Api("cuDriverGetVersion", "driver_get_version() -> driverVersion",
+        """The simulated driver version, 13050 (CUDA 13.5); needs no ``cuInit``."""),
+    Api("cuGetErrorName", "get_error_name(...)",
+        """The name of a ``CUresult`` as ``bytes`` (``b'CUDA_ERROR_INVALID_VALUE'``); needs no ``cuInit``.
+
+Errors: INVALID_VALUE for a value that is not a ``CUresult``."""),
+    Api("cuGetErrorString", "get_error_string(...)",
+        """The description of a ``CUresult`` as ``bytes``; needs no ``cuInit``.
+
+Fidelity: the text is the code's documentation sentence from the cuda-bindings docstring (spec 10),
+not the shorter string of the real ``libcuda``. Errors: INVALID_VALUE for an unknown value."""),
+    Api("cuDeviceGet", "device_get(ordinal) -> device",
+        """The device with this ordinal. Errors: INVALID_DEVICE (101) out of range; NOT_INITIALIZED."""),
+    Api("cuDeviceGetCount", "device_get_count() -> count",
+        """Number of simulated devices (``Driver(devices=[...])``)."""),
+    Api("cuDeviceGetName", "device_get_name(...)",
+        """The device name as ``bytes`` of exactly ``length`` bytes (NUL-terminated, then padding, as the real
+wrapper returns its buffer). Errors: INVALID_DEVICE; INVALID_VALUE for ``length`` <= 0."""),
+    Api("cuDeviceGetAttribute", "device_get_attribute(attrib, dev) -> pi",
+        """A ``CUdevice_attribute`` value (``int``). Errors: INVALID_DEVICE; INVALID_VALUE unknown attribute."""),
+    Api("cuDeviceTotalMem", "device_total_mem(dev) -> bytes",
+        """Device memory in bytes (``DeviceSpec.total_mem``). Errors: INVALID_DEVICE."""),
+    Api("cuDeviceComputeCapability", "device_get_attribute(...)",
+        """``(major, minor)`` from attributes 75/76 (``DeviceSpec.compute_capability``). Errors: INVALID_DEVICE."""),
+    Api("cuDevicePrimaryCtxRetain", "device_primary_ctx_retain(dev) -> pctx",
+        """Retain (creating on first use) the device's primary context. Errors: INVALID_DEVICE."""),
+    Api("cuDevicePrimaryCtxRelease", "device_primary_ctx_release(dev)",
+        """Release one reference. Errors: INVALID_DEVICE; CONTEXT_IS_DESTROYED (709) when not retained.
+
+Fidelity: the context stays usable after the last release (the simulator only counts references)."""),
+    Api("cuDevicePrimaryCtxGetState", "device_primary_ctx_get_state(dev) -> flags, active",
+        """``(flags, active)`` of the primary context. Errors: INVALID_DEVICE."""),
+    Api("cuCtxCreate", "ctx_create(...)",
+        """Create a context on ``dev`` and make it current (pushed on this thread's stack).
+
+Args: ``ctxCreateParams``: ``None`` or a ``CUctxCreateParams`` (``cigParams`` non-empty makes a CIG
+context, spec 8.1); ``flags``: ``CUctx_flags`` bits; ``dev``: ``CUdevice`` or ordinal.
+Errors: INVALID_DEVICE; INVALID_VALUE both exec-affinity and CIG parameters [I] or a bad CIG data
+type; NOT_SUPPORTED (801) device without CIG support, or coredump flags with CIG [I];
+STREAM_CAPTURE_UNSUPPORTED (900) during a capture that restricts this thread (spec 5.2) [I]."""),
+    Api("cuCtxDestroy", "ctx_destroy(ctx)",
+        """Destroy a context and its streams (captures there end as on stream destroy, spec 5.2).
+
+Errors: INVALID_CONTEXT; CONTEXT_IS_DESTROYED; 900 during a restricting capture [I]."""),
+    Api("cuCtxSetCurrent", "ctx_set_current(ctx)",
+        """Replace the top of this thread's context stack (``None``/0 pops it). Errors: INVALID_CONTEXT, 709."""),
+    Api("cuCtxGetCurrent", "ctx_get_current() -> pctx",
+        """This thread's current context (``CUcontext(0)`` when none)."""),
+    Api("cuCtxPushCurrent", "ctx_push_current(ctx)",
+        """Push a context on this thread's stack. Errors: INVALID_CONTEXT, 709."""),
+    Api("cuCtxPopCurrent", "ctx_pop_current() -> pctx",
+        """Pop this thread's current context and return it. Errors: INVALID_CONTEXT when the stack is empty."""),
+    Api("cuCtxGetDevice", "ctx_get_device() -> device",
+        """The current context's device. Errors: INVALID_CONTEXT."""),
+    Api("cuCtxSynchronize", "ctx_synchronize()",
+        """Wait for all work of the current context.
+
+Errors: INVALID_CONTEXT; STREAM_CAPTURE_UNSUPPORTED (900) while a stream of the context is in a
+capture, whatever the thread and mode, invalidating those captures (spec 5.3)."""),
+    Api("cuCtxGetId", "ctx_get_id(ctx) -> ctxId",
+        """The context's unique id (``int``); ``None``/0 means the current context. Errors: INVALID_CONTEXT."""),
+    Api("cuCtxRecordEvent", "ctx_record_event(hCtx, hEvent)",
+        """Record an event after all work of a context. Errors: 201/709; INVALID_HANDLE; 900 while the
+context has a capturing stream (spec 5.3)."""),
+    Api("cuCtxWaitEvent", "ctx_wait_event(hCtx, hEvent)",
+        """Make a context's future work wait for an event. Errors: 201/709; 400; 900 while the context
+captures or the event belongs to a capture (spec 5.3)."""),
+    Api("cuStreamCreate", "stream_create(Flags) -> phStream",
+        """Create a stream. Args: ``Flags``: ``CU_STREAM_DEFAULT`` (0, blocking) or ``CU_STREAM_NON_BLOCKING`` (1).
+
+Errors: INVALID_CONTEXT (no current context); INVALID_VALUE other flags. Not an unsafe call (spec 5.2)."""),
+    Api("cuStreamCreateWithPriority", "stream_create(flags, priority) -> phStream",
+        """Create a stream with a priority (clamped to the device range [-5, 0]). Errors as ``cuStreamCreate``."""),
+    Api("cuStreamDestroy", "stream_destroy(hStream)",
+        """Destroy a stream.
+
+Mirrors ``cuda.bindings.driver.cuStreamDestroy(hStream)``; returns ``(CUresult,)``.
+
+Fidelity: during a capture (spec 2.1, 2.2, C-153, C-153b, C-154): destroying the origin terminates
+the capture and discards its graph [I]; destroying a member that is not the origin succeeds and
+leaves the capture's status as it was: the stream leaves the sequence and the nodes it captured
+stay in the graph [O: cuda.core's GraphBuilder.join]. Work of that member that was never joined
+still makes the end UNJOINED (904) [I, spec 4.4].
+
+Errors: INVALID_HANDLE (garbage); CONTEXT_IS_DESTROYED (destroyed); INVALID_VALUE for the
+legacy/per-thread handles."""),
+    Api("cuStreamQuery", "stream_query(hStream)",
+        """``(CUDA_SUCCESS,)`` when the stream's work is done, ``(CUDA_ERROR_NOT_READY,)`` while pending
+(``progression="manual"``). Capture rules: 906 on the legacy stream under a blocking capture;
+900 on a capturing stream in every mode (invalidates; 901 when already invalidated); 900 as a
+potentially unsafe call on another stream (spec 6, 5.3, 5.2)."""),
+    Api("cuStreamSynchronize", "stream_synchronize(hStream)",
+        """Wait for the stream's work (runs pending work). Capture rules as ``cuStreamQuery`` (spec 6, 5.3, 5.2)."""),
+    Api("cuStreamGetCtx", "stream_get_ctx(hStream) -> pctx",
+        """The stream's context. Errors: INVALID_CONTEXT (default-stream handle, no context), 400, 709."""),
+    Api("cuStreamGetId", "stream_get_id(hStream) -> streamId",
+        """The stream's unique id (``int``). Errors: preamble checks (spec 3)."""),
+    Api("cuStreamGetFlags", "stream_get_flags(hStream) -> flags",
+        """The stream's creation flags (``int``). Errors: preamble checks (spec 3)."""),
+    Api("cuStreamGetPriority", "stream_get_priority(hStream) -> priority",
+        """The stream's priority (``int``). Errors: preamble checks (spec 3)."""),
+    Api("cuStreamWaitEvent", "stream_wait_event(...)",
+        """Make ``hStream`` wait for ``hEvent``: fork, join, merge, isolation... (spec 4.1 rows in order).
+
+Args: ``Flags``: 0 or ``CU_EVENT_WAIT_EXTERNAL`` (1; inside a capture adds a WAIT_EVENT node).
+Errors: INVALID_VALUE bad flags, EXTERNAL outside capture, idle stream on an invalidated capture's
+event; INVALID_HANDLE bad event; 906 legacy stream; 902 MERGE (both invalidated); 905 ISOLATION
+(invalidates); 901 on an invalidated capture."""),
+    Api("cuStreamAddCallback", "stream_add_callback(...)",
+        """Enqueue a ``CUstreamCallback`` (``CUstreamCallback`` or ``int`` address; a Python callable raises
+``TypeError: an integer is required``). ``userData``: None, int address or buffer (passed as address).
+
+The callback is called through ctypes as ``void (*)(CUstream, CUresult, void*)`` when the work runs.
+Errors: INVALID_VALUE flags != 0; NOT_SUPPORTED (801) on a capturing stream, invalidating it, and on
+a CIG stream (spec 3.8, 8.3) [I]."""),
+    Api("cuStreamAttachMemAsync", "stream_attach_mem_async(hStream, dptr, length, flags)",
+        """Attach managed memory to a stream (bookkeeping only). Errors: NOT_SUPPORTED (801) on a capturing
+stream, invalidating it (spec 3.8) [I]."""),
+    Api("cuStreamBeginCapture", "stream_begin_capture(hStream, mode)",
+        """Begin capturing ``hStream`` into a new graph (spec 3.1).
+
+Args: ``mode``: ``CUstreamCaptureMode`` (not range-checked by the wrapper: the driver answers).
+Errors, in order: 900 legacy stream (or 0 in legacy mode); INVALID_VALUE mode not 0-2;
+ILLEGAL_STATE (401) stream already in a capture; 900 stream in CIG capture."""),
+    Api("cuStreamBeginCaptureToGraph", "stream_begin_capture_to_graph(...)",
+        """Begin capturing into an existing graph, after ``dependencies`` (spec 3.2).
+
+Args: ``dependencies``: list/tuple of ``CUgraphNode`` or None; ``dependencyData``: list of
+``CUgraphEdgeData`` or None (None or ``[]`` = all zero; a shorter non-empty list is INVALID_VALUE, no
+state change [I]); ``numDependencies`` > ``len(dependencies)`` raises ``RuntimeError: List is too
+small: 1 < 3`` as in the real wrapper.
+Errors: as ``cuStreamBeginCapture``, plus INVALID_VALUE bad graph, a dependency outside ``hGraph``,
+bad edge data; 401 graph already a capture target. ``cuStreamEndCapture`` returns ``hGraph`` itself."""),
+    Api("cuStreamEndCapture", "stream_end_capture(hStream) -> phGraph",
+        """End the capture begun on ``hStream`` and return its graph (spec 3.3).
+
+Errors, in order: 401 legacy stream or not capturing; 903 UNMATCHED on a forked member (invalidates);
+908 WRONG_THREAD for a non-RELAXED capture (invalidates) [I]; 901 INVALIDATED (capture ends, no
+graph); 904 UNJOINED (capture ends, no graph) [I]. The graph slot is ``None`` on every error."""),
+    Api("cuStreamIsCapturing", "stream_is_capturing(hStream) -> captureStatus",
+        """The stream's ``CUstreamCaptureStatus`` (NONE, ACTIVE, INVALIDATED; spec 3.4).
+
+Errors: 906 on the legacy stream while a blocking stream of its context captures (not invalidating)."""),
+    Api("cuStreamGetCaptureInfo", "stream_get_capture_info(...)",
+        """Capture status, id, graph, current dependencies with edge data, and their count (spec 3.5).
+
+Returns ``(res, CUstreamCaptureStatus, cuuint64_t id, CUgraph, list[CUgraphNode],
+list[CUgraphEdgeData], int)``. The id is a ``cuuint64_t``, which has no value equality: compare
+``int(id)`` (spec 11.1). When the status is not ACTIVE: id 0, ``CUgraph(0)``, empty lists, 0 [I].
+Errors: 906 on the legacy stream under a blocking capture (not invalidating)."""),
+    Api("cuStreamUpdateCaptureDependencies", "stream_update_capture_dependencies(...)",
+        """Add to or replace the stream's capture dependencies (spec 3.6).
+
+Args: ``flags``: ``CU_STREAM_ADD_CAPTURE_DEPENDENCIES`` (0) or ``CU_STREAM_SET_CAPTURE_DEPENDENCIES`` (1).
+The wrapper does not check ``numDependencies`` against the list: entries past the end reach the
+driver as invalid handles, so a larger count is INVALID_VALUE (row 5) [I]; None/``[]`` edge data
+is all zero; a shorter non-empty edge-data list is INVALID_VALUE [I].
+Errors, in order: 401 not capturing; 901 invalidated [I]; INVALID_VALUE flags, NULL/foreign
+dependency, bad edge data. Failures do not invalidate the capture."""),
+    Api("cuThreadExchangeStreamCaptureMode", "thread_exchange_stream_capture_mode(...)",
+        """Set this thread's capture interaction mode and return the previous one (spec 3.7).
+
+Errors: INVALID_VALUE for a mode outside 0-2 (the mode is unchanged)."""),
+    Api("cuStreamBeginCaptureToCig", "stream_begin_capture_to_cig(...)",
+        """Begin recording the stream's kernels and copies into a graphics command list (spec 8.2).
+
+Args: ``streamCigCaptureParams``: a ``CUstreamCigCaptureParams`` whose ``streamCigParams`` is
+``[CUstreamCigParam]``; ``None`` or an empty list means NULL.
+Errors, in order: INVALID_VALUE NULL params; INVALID_VALUE legacy stream; INVALID_CONTEXT non-CIG
+context; NOT_SUPPORTED device lacks CIG streams; INVALID_VALUE data type mismatch [I]; INVALID_VALUE
+already in CIG or graph capture."""),
+    Api("cuStreamEndCaptureToCig", "stream_end_capture_to_cig(hStream)",
+        """End a CIG capture (spec 8.4). Errors: INVALID_VALUE not CIG-capturing; 908 from another thread
+(the CIG capture goes on) unless ``Options(cig_end_any_thread=True)``."""),
+    Api("cuEventCreate", "event_create(Flags) -> phEvent",
+        """Create an event. Args: ``CUevent_flags`` bits. Errors: INVALID_CONTEXT; INVALID_VALUE unknown bits."""),
+    Api("cuEventDestroy", "event_destroy(hEvent)",
+        """Destroy an event (a captured event's nodes stay in the graph). Errors: INVALID_HANDLE."""),
+    Api("cuEventRecord", "event_record(...)",
+        """Record ``hEvent`` on ``hStream`` (spec 4.2): on a capturing stream the event captures the stream's
+current dependencies (no node); otherwise it marks the work so far.
+
+Errors, in order: INVALID_HANDLE bad event or other context; 906 legacy stream under a blocking
+capture (invalidating); 901 invalidated capture."""),
+    Api("cuEventRecordWithFlags", "event_record(hEvent, hStream, flags, 'cuEventRecordWithFlags')",
+        """``cuEventRecord`` with ``CUevent_record_flags``: ``CU_EVENT_RECORD_EXTERNAL`` (1) adds an
+EVENT_RECORD node during capture and is INVALID_VALUE outside capture (spec 4.2). Errors as
+``cuEventRecord`` plus INVALID_VALUE flags not 0/1."""),
+    Api("cuEventQuery", "event_query(hEvent)",
+        """``(CUDA_SUCCESS,)`` when the event completed, ``(CUDA_ERROR_NOT_READY,)`` while pending.
+
+Errors: INVALID_HANDLE; CAPTURED_EVENT (907) for an event recorded in an active capture
+(invalidates it); 900 for a RECORDED event during a restricting capture (spec 5.2, 5.3)."""),
+    Api("cuEventSynchronize", "event_synchronize(hEvent)",
+        """Wait for an event (runs the work before it). Errors as ``cuEventQuery`` (without NOT_READY)."""),
+    Api("cuEventElapsedTime", "event_elapsed_time(hStart, hEnd) -> pMilliseconds",
+        """Milliseconds (``float``) of simulated time between two completed events.
+
+Mirrors ``cuda.bindings.driver.cuEventElapsedTime(hStart, hEnd)``; returns ``(CUresult, float)``.
+
+Fidelity (spec 16) [I]: the simulated clock advances 0.001 ms for every operation that runs (each
+eager stream operation, each node a graph replay runs, a child graph's nodes one by one; event
+records and the launch itself do not tick), and an event's time is the clock when its record runs
+(an EVENT_RECORD node when the replay reaches it). Around a replay of N nodes: N * 0.001 ms; with
+nothing between the records: 0.0.
+
+Errors: INVALID_HANDLE never recorded or DISABLE_TIMING; 907 captured event (invalidates) [I];
+NOT_READY when pending."""),
+    Api("cuMemAlloc", "mem_alloc(bytesize) -> dptr",
+        """Allocate ``bytesize`` bytes of simulated device memory; returns a ``CUdeviceptr``.
+
+Errors: INVALID_CONTEXT; INVALID_VALUE size 0; OUT_OF_MEMORY; 900 during a restricting capture
+(potentially unsafe call, invalidating, spec 5.2)."""),
+    Api("cuMemAllocPitch", "mem_alloc_pitch(WidthInBytes, Height, ElementSizeBytes) -> dptr, pPitch",
+        """Pitched allocation: ``(CUdeviceptr, pitch)`` with rows padded to 512 bytes. Errors as ``cuMemAlloc``
+plus INVALID_VALUE for an element size other than 4, 8, 16."""),
+    Api("cuMemAllocManaged", "mem_alloc(bytesize, 'cuMemAllocManaged', managed=True, flags=flags) -> dptr",
+        """Managed allocation (simulated as device memory). Errors as ``cuMemAlloc``, plus INVALID_VALUE for
+``flags`` other than ``CU_MEM_ATTACH_GLOBAL`` (1) or ``CU_MEM_ATTACH_HOST`` (2)."""),
+    Api("cuMemFree", "mem_free(dptr)",
+        """Free device memory (``cuMemFree(0)`` succeeds). Errors: INVALID_VALUE not an allocation start or a
+graph allocation; 900 during a restricting capture (spec 5.2; field case C17)."""),
+    Api("cuMemAllocHost", "mem_alloc_host(bytesize) -> pp",
+        """Allocate real host memory (a ctypes buffer kept by the driver); returns its address (``int``).
+
+Errors: INVALID_CONTEXT; INVALID_VALUE size 0; 900 during a restricting capture (spec 5.2)."""),
+    Api("cuMemHostAlloc", "mem_alloc_host(bytesize, 'cuMemHostAlloc', Flags) -> pp",
+        """As ``cuMemAllocHost``; ``CU_MEMHOSTALLOC_*`` flags are checked (INVALID_VALUE for other bits) and
+otherwise have no effect."""),
+    Api("cuMemFreeHost", "mem_free_host(...)",
+        """Free memory from ``cuMemAllocHost``/``cuMemHostAlloc`` (``p``: int address or buffer).
+Errors: INVALID_VALUE unknown address; 900 during a restricting capture (spec 5.2)."""),
+    Api("cuMemHostRegister", "mem_host_register(...)",
+        """Page-lock host memory (bookkeeping only). Errors: INVALID_VALUE NULL pointer, size 0, flag bits outside
+``CU_MEMHOSTREGISTER_*``; HOST_MEMORY_ALREADY_REGISTERED (712); 900 (spec 5.2)."""),
+    Api("cuMemHostUnregister", "mem_host_register(...)",
+        """Undo ``cuMemHostRegister``. Errors: HOST_MEMORY_NOT_REGISTERED (713); 900 (spec 5.2)."""),
+    Api("cuMemGetInfo", "mem_get_info() -> free, total",
+        """``(free, total)`` bytes of the current context's device. Errors: INVALID_CONTEXT."""),
+    Api("cuMemGetAddressRange", "mem_get_address_range(dptr) -> pbase, psize",
+        """``(CUdeviceptr base, size)`` of the allocation holding ``dptr``. Errors: INVALID_VALUE."""),
+    Api("cuMemcpy", "memcpy(...)",
+        """Synchronous copy between unified addresses (device if inside a simulated allocation, else host).
+
+Legacy mode: runs on the legacy stream (906 and invalidation under a blocking capture; otherwise a
+potentially unsafe call, spec 6, 5.2). Per-thread mode: spec 6.1. Errors: INVALID_VALUE bad ranges."""),
+    Api("cuMemcpyAsync", "memcpy(...)",
+        """Asynchronous unified copy: a MEMCPY node during capture (spec 3.8); the source is read when the
+work runs (spec 3.10).
+
+Mirrors ``cuda.bindings.driver.cuMemcpyAsync(dst, src, ByteCount, hStream)``; returns ``(CUresult,)``.
+
+Fidelity: each address is resolved by the core when the call is made (inside a live simulated
+allocation: device, else host), and that decides how the bytes move, at once or at replay. A
+captured node records ``CU_MEMORYTYPE_UNIFIED`` for both sides, as ``cuGraphMemcpyNodeGetParams``
+shows (spec 16, 9) [O: cuda-python issue 2649]; the explicit HtoD/DtoH/DtoD copies keep their typed
+sides.
+
+Errors: INVALID_VALUE bad ranges; the stream's capture rules (spec 3.8)."""),
+    Api("cuMemcpyHtoD", "memcpy(...)",
+        """Synchronous host-to-device copy (``srcHost``: int address, ctypes object or buffer such as numpy/bytes).
+
+Errors: INVALID_VALUE bad range or short host buffer; legacy-stream/unsafe-call rules (spec 6, 5.2)."""),
+    Api("cuMemcpyHtoDAsync", "memcpy(...)",
+        """Asynchronous host-to-device copy: a MEMCPY node during capture that reads the host buffer when the
+graph runs, not now (spec 3.8, 3.10). Errors: INVALID_VALUE bad range; stream capture rules."""),
+    Api("cuMemcpyDtoH", "memcpy(...)",
+        """Synchronous device-to-host copy into a writable buffer or an int address. Errors as ``cuMemcpyHtoD``."""),
+    Api("cuMemcpyDtoHAsync", "memcpy(...)",
+        """Asynchronous device-to-host copy (captured as a MEMCPY node that writes the host buffer at replay)."""),
+    Api("cuMemcpyDtoD", "memcpy(...)",
+        """Synchronous device-to-device copy. Errors as ``cuMemcpyHtoD``."""),
+    Api("cuMemcpyDtoDAsync", "memcpy(...)",
+        """Asynchronous device-to-device copy (a MEMCPY node during capture)."""),
+    Api("cuMemcpy2D", "memcpy(...)",
+        """Synchronous 2D copy from a ``CUDA_MEMCPY2D`` (host, device or unified sides; arrays are NOT_SUPPORTED).
+
+Errors: INVALID_VALUE NULL struct, bad memory type, width above a pitch, bad ranges; sync-copy
+capture rules (spec 6)."""),
+    Api("cuMemcpy2DUnaligned", "memcpy(...)",
+        """As ``cuMemcpy2D`` (no alignment rules are simulated)."""),
+    Api("cuMemcpy2DAsync", "memcpy(...)",
+        """Asynchronous 2D copy (a MEMCPY node during capture). Errors as ``cuMemcpy2D`` plus stream rules."""),
+    Api("cuMemcpy3D", "memcpy(...)",
+        """Synchronous 3D copy from a ``CUDA_MEMCPY3D`` (``srcHeight``/``dstHeight`` rows per slice)."""),
+    Api("cuMemcpy3DAsync", "memcpy(...)",
+        """Asynchronous 3D copy (a MEMCPY node during capture)."""),
+    Api("cuMemsetD8", "memset(...)",
+        """Set ``N`` bytes to ``uc`` (synchronous: legacy-stream/unsafe-call rules, spec 6). Errors:
+        INVALID_VALUE range."""),
+    Api("cuMemsetD16", "memset(...)",
+        """Set ``N`` 16-bit values (``dstDevice`` 2-byte aligned). Errors: INVALID_VALUE range/alignment."""),
+    Api("cuMemsetD32", "memset(...)",
+        """Set ``N`` 32-bit values (``dstDevice`` 4-byte aligned). Errors: INVALID_VALUE range/alignment."""),
+    Api("cuMemsetD8Async", "memset(...)",
+        """Asynchronous ``cuMemsetD8``: a MEMSET node during capture (spec 3.8)."""),
+    Api("cuMemsetD16Async", "memset(...)",
+        """Asynchronous ``cuMemsetD16``: a MEMSET node during capture."""),
+    Api("cuMemsetD32Async", "memset(...)",
+        """Asynchronous ``cuMemsetD32``: a MEMSET node during capture."""),
+    Api("cuMemsetD2D8", "memset(...)",
+        """2D byte memset: ``Height`` rows of ``Width`` bytes, rows ``dstPitch`` bytes apart."""),
+    Api("cuMemsetD2D16", "memset(...)",
+        """2D 16-bit memset (``Width`` in elements, ``dstPitch`` in bytes)."""),
+    Api("cuMemsetD2D32", "memset(...)",
+        """2D 32-bit memset (``Width`` in elements, ``dstPitch`` in bytes)."""),
+    Api("cuMemsetD2D8Async", "memset(...)",
+        """Asynchronous ``cuMemsetD2D8`` (a MEMSET node during capture)."""),
+    Api("cuMemsetD2D16Async", "memset(...)",
+        """Asynchronous ``cuMemsetD2D16`` (a MEMSET node during capture)."""),
+    Api("cuMemsetD2D32Async", "memset(...)",
+        """Asynchronous ``cuMemsetD2D32`` (a MEMSET node during capture)."""),
+    Api("cuMemAllocAsync", "mem_alloc_async(bytesize, hStream) -> dptr",
+        """Stream-ordered allocation: during capture a MEM_ALLOC node with a fixed graph-owned address (spec 3.8).
+
+Errors: INVALID_VALUE size 0; NOT_SUPPORTED on a CIG stream (spec 8.3); stream capture rules."""),
+    Api("cuMemFreeAsync", "mem_free_async(dptr, hStream)",
+        """Stream-ordered free: during capture a MEM_FREE node; ``dptr`` must be a graph allocation there
+(INVALID_VALUE otherwise, spec 3.8 [I])."""),
+    Api("cuModuleLoadData", "module_load_data(...)",
+        """Load a module from PTX/CUDA text, CUBIN or fatbin bytes (a buffer such as ``bytes`` or a numpy char
+array, or the int address of NUL-terminated text; ``str`` raises ``TypeError`` as in the real wrapper).
+
+Errors: INVALID_CONTEXT; INVALID_IMAGE (200) nothing recognisable; 900 during a restricting capture
+(spec 5.2). Kernel entry names (and parameter types when visible) are read from the image."""),
+    Api("cuModuleLoadDataEx", "module_load_data(...)",
+        """As ``cuModuleLoadData``; JIT options are checked like the wrapper checks them (``options`` a list of
+``CUjit_option``, both lists at least ``numOptions`` long: ``RuntimeError: List is too small``) and
+otherwise ignored."""),
+    Api("cuModuleLoadFatBinary", "module_load_data(...)",
+        """As ``cuModuleLoadData`` for a fatbin image."""),
+    Api("cuModuleLoad", "module_load_data/read_image_file(...)",
+        """Load a module file (``fname``: ``bytes`` path). Errors: FILE_NOT_FOUND (301) unreadable file;
+otherwise as ``cuModuleLoadData``."""),
+    Api("cuModuleUnload", "module_unload(hmod)",
+        """Unload a module. Errors: INVALID_HANDLE; 900 during a restricting capture (spec 5.2)."""),
+    Api("cuModuleGetFunction", "module_get_function(...)",
+        """A kernel of the module (``name``: ``bytes``; ``str`` raises ``TypeError: expected bytes, str found``).
+
+Errors: INVALID_HANDLE bad module; NOT_FOUND (500) no such entry."""),
+    Api("cuFuncSetAttribute", "func_set_attribute(...)",
+        """Set a function attribute. Simulated: ``CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES`` (the dynamic
+shared memory later launches may ask for: up to the device's ``MAX_SHARED_MEMORY_PER_BLOCK_OPTIN``) and
+``CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT`` (-1 to 100).
+
+Errors: INVALID_HANDLE bad function; INVALID_VALUE a value out of range or a read-only attribute;
+NOT_SUPPORTED the cluster attributes (not simulated)."""),
+    Api("cuFuncGetAttribute", "func_get_attribute(...)",
+        """A function attribute (``int``): ``MAX_THREADS_PER_BLOCK`` (the device's), sizes and registers (0: no
+device code is simulated), PTX/binary version (the compute capability), ``MAX_DYNAMIC_SHARED_SIZE_BYTES``
+(48 KiB until raised) and the carveout. Errors: INVALID_HANDLE; NOT_SUPPORTED other attributes."""),
+    Api("cuFuncGetName", "func_get_name(...)",
+        """The kernel's entry name as ``bytes``. Errors: INVALID_HANDLE."""),
+    Api("cuLaunchKernel", "check_kernel_extra/launch_kernel_fast(...)",
+        """Launch a kernel: a KERNEL node during capture (spec 3.8), else it runs now (or when the stream
+progresses): a kernel registered with ``simcuda.kernel(name)`` runs against simulated memory.
+
+Args: dimensions and ``sharedMemBytes`` (bytes) as unsigned ints; ``kernelParams`` in any form of
+the real binding: ``None``, the ``int`` address of a ``void**`` array (decoded with the parameter
+types read from the module), a buffer of such addresses, or ``(values, types)`` (see
+:mod:`simcuda.bindings._kernel_params`); ``extra`` must be an ``int`` (0).
+Errors: INVALID_HANDLE bad function; INVALID_VALUE zero or oversized dimensions, or ``extra`` set
+together with ``kernelParams``; NOT_SUPPORTED ``extra`` alone (not simulated); stream capture rules."""),
+    Api("cuLaunchCooperativeKernel", "launch_kernel(...)",
+        """As ``cuLaunchKernel`` without ``extra`` (cooperative launches are simulated as ordinary ones)."""),
+    Api("cuLaunchKernelEx", "check_kernel_extra/check_launch_attributes/launch_kernel/require_arg(...)",
+        """Launch from a ``CUlaunchConfig`` (grid, block, shared memory, stream, ``attrs``).
+
+Fidelity: attributes ``IGNORE``, ``COOPERATIVE`` and ``PRIORITY`` are accepted (no effect); any other
+attribute is NOT_SUPPORTED (not simulated; spec 13.B). Errors otherwise as ``cuLaunchKernel``;
+INVALID_VALUE for a NULL config."""),
+    Api("cuLaunchHostFunc", "launch_host_func(...)",
+        """Enqueue a host function: a HOST node during capture, called once per replay (spec 3.9).
+
+Args: ``fn``: ``CUhostFn`` or the ``int`` address of a ``void (*)(void*)`` (for example
+``ctypes.cast(CFUNCTYPE(None, c_void_p)(py_fn), c_void_p).value``); a Python callable or the
+CFUNCTYPE object raises ``TypeError: an integer is required``. ``userData``: None, int or buffer
+(passed as an address). The simulator keeps no reference to the thunk, like the binding: keep it alive.
+Errors: INVALID_VALUE NULL function; NOT_SUPPORTED on a CIG stream (spec 8.3); stream capture rules.
+CUDA calls made from inside the function return NOT_PERMITTED (800) [I]."""),
+    Api("cuLaunchHostFunc_v2", "launch_host_func(...)",
+        """``cuLaunchHostFunc`` with a ``CUhostTaskSyncMode`` (0 BLOCKING, 1 SPINWAIT; another value is
+INVALID_VALUE [I]); the mode has no visible effect in the simulator (spec 3.9)."""),
+    Api("cuGraphCreate", "graph_create(flags) -> phGraph",
+        """Create an empty graph. Errors: INVALID_VALUE flags != 0."""),
+    Api("cuGraphDestroy", "graph_destroy(hGraph)",
+        """Destroy a graph and its nodes. Errors: INVALID_VALUE bad graph, a capture target (spec 9) [I], or a
+child graph owned by a node."""),
+    Api("cuGraphAddKernelNode", "graph_add_kernel_node(...)",
+        """Add a KERNEL node from ``CUDA_KERNEL_NODE_PARAMS`` (``func`` or ``kern``, grid/block dimensions,
+``sharedMemBytes`` in bytes, ``kernelParams`` in any form ``cuLaunchKernel`` takes; arguments are copied
+now, as the driver copies them). A kernel registered with ``simcuda.kernel`` runs on every launch.
+
+Another struct type (also ``CUDA_KERNEL_NODE_PARAMS_v2``/``_v3``) raises ``TypeError`` like the wrapper.
+Errors: INVALID_VALUE NULL params, bad graph/dependency, bad function (the Returns list has no
+INVALID_HANDLE), zero or oversized dimensions, ``kernelParams`` together with ``extra``;
+NOT_SUPPORTED ``extra`` alone (not simulated)."""),
+    Api("cuGraphAddMemcpyNode", "graph_add_memcpy_node(...)",
+        """Add a MEMCPY node from a ``CUDA_MEMCPY3D``; host sides are read and written when the graph runs,
+never now (spec 3.10). ``ctx`` is accepted and not checked.
+
+Errors: INVALID_VALUE NULL params, bad graph/dependency, device ranges outside an allocation, bad
+memory type; NOT_SUPPORTED for CUDA arrays."""),
+    Api("cuGraphAddMemsetNode", "graph_add_memset_node(...)",
+        """Add a MEMSET node from ``CUDA_MEMSET_NODE_PARAMS`` (``dst``, ``pitch`` in bytes, ``value``,
+``elementSize`` 1/2/4 bytes, ``width`` in elements, ``height`` in rows).
+
+Errors: INVALID_VALUE NULL params, bad graph/dependency, element size, value wider than the element,
+misaligned destination, range outside an allocation."""),
+    Api("cuGraphAddHostNode", "graph_add_host_node(...)",
+        """Add a HOST node from ``CUDA_HOST_NODE_PARAMS`` (``fn``: a ``CUhostFn`` address, ``userData``); the
+function is called through ctypes on every launch (spec 3.9). Keep the ctypes thunk alive.
+
+Errors: INVALID_VALUE NULL params or function, bad graph/dependency."""),
+    Api("cuGraphAddEmptyNode", "graph_add_empty_node(...)",
+        """Add an EMPTY node (a join point). Errors: INVALID_VALUE bad graph or dependency (also a repeated one)."""),
+    Api("cuGraphAddEventRecordNode", "graph_add_event_node(...)",
+        """Add an EVENT_RECORD node (the event completes when the node runs).
+
+Errors: INVALID_VALUE bad graph, dependency or event (the Returns list has no INVALID_HANDLE)."""),
+    Api("cuGraphAddEventWaitNode", "graph_add_event_node(...)",
+        """Add a WAIT_EVENT node (replay has nothing to wait for: nodes run in one order).
+
+Errors: INVALID_VALUE bad graph, dependency or event."""),
+    Api("cuGraphAddMemAllocNode", "graph_add_mem_alloc_node(...)",
+        """Add a MEM_ALLOC node from ``CUDA_MEM_ALLOC_NODE_PARAMS`` and write the allocation's fixed address
+into ``nodeParams.dptr`` (as the driver does).
+
+Fields read: ``bytesize`` (bytes), ``poolProps.allocType`` (PINNED), ``poolProps.location`` (DEVICE,
+ordinal), ``accessDescs[:accessDescCount]``. The memory exists while the graph runs, between this node
+and a MEM_FREE node (or, left unfreed, until cuMemFreeAsync / cuMemFree / the next AUTO_FREE launch).
+Errors: INVALID_VALUE NULL params, bad graph/dependency, size 0, a location other than a device of the
+driver, an allocation type other than PINNED, bad access descriptors, a graph owned by a child node."""),
+    Api("cuGraphAddMemFreeNode", "graph_add_mem_free_node(...)",
+        """Add a MEM_FREE node for a graph allocation (``dptr``: ``CUdeviceptr`` or ``int``).
+
+Errors: INVALID_VALUE bad graph/dependency; an address not returned by an allocation node; an
+allocation already freed by a free node (in any graph); in the owning graph a free node not
+ordered after its allocation node [I]."""),
+    Api("cuGraphAddBatchMemOpNode", "graph_add_batch_mem_op_node(...)",
+        """Add a BATCH_MEM_OP node from ``CUDA_BATCH_MEM_OP_NODE_PARAMS`` (``ctx``, ``count``, ``paramArray``
+of ``CUstreamBatchMemOpParams`` read by ``operation``, ``flags`` 0). The operations are copied.
+
+Replay: WRITE_VALUE operations store their value; WAIT_VALUE operations evaluate their condition and
+note it in the launch log (the simulator never blocks); barriers and flushes are no-ops.
+Errors: INVALID_VALUE NULL params, count above the list or 256, unknown operation, an address outside
+device memory or misaligned, a value too wide, unknown flags."""),
+    Api("cuGraphAddExternalSemaphoresSignalNode", "graph_add_ext_sem_node(...)",
+        """Add an EXT_SEMAS_SIGNAL node from ``CUDA_EXT_SEM_SIGNAL_NODE_PARAMS`` (``extSemArray``,
+``paramsArray``, ``numExtSems``). Recorded with its parameters; replay is a no-op with a note in the
+launch log (external semaphores are not simulated, so handles are not checked beyond NULL).
+
+Errors: INVALID_VALUE NULL params, no semaphores, a NULL handle, ``numExtSems`` above a list length."""),
+    Api("cuGraphAddExternalSemaphoresWaitNode", "graph_add_ext_sem_node(...)",
+        """Add an EXT_SEMAS_WAIT node from ``CUDA_EXT_SEM_WAIT_NODE_PARAMS``; as the signal node otherwise."""),
+    Api("cuGraphAddNode",
+        "graph_add_batch_mem_op_node/graph_add_child_graph_node/graph_add_empty_node/graph_add_event_node/"
+        "graph_add_ext_sem_node/graph_add_host_node/graph_add_kernel_node/graph_add_mem_alloc_node/"
+        "graph_add_mem_free_node/graph_add_memcpy_node/graph_add_memset_node(...)",
+        """Add a node of any simulated type from a ``CUgraphNodeParams`` tagged union (``type`` selects the
+member: ``kernel``, ``memcpy.copyParams``, ``memset``, ``host``, ``graph`` (ownership CLONE or MOVE),
+``eventRecord``, ``eventWait``, ``extSemSignal``, ``extSemWait``, ``alloc`` (its ``dptr`` is written
+back), ``free``, ``memOp``; EMPTY needs none), keeping ``dependencyData`` (spec 4.6 step 2).
+
+Errors: as the typed add calls; INVALID_VALUE an unknown type or ownership, bad edge data (to_port
+must be 0, type 0 or 1); NOT_SUPPORTED conditional, memcpy-batch and other unsimulated types."""),
+    Api("cuGraphAddNode_v3",
+        "graph_add_batch_mem_op_node/graph_add_child_graph_node/graph_add_empty_node/graph_add_event_node/"
+        "graph_add_ext_sem_node/graph_add_host_node/graph_add_kernel_node/graph_add_mem_alloc_node/"
+        "graph_add_mem_free_node/graph_add_memcpy_node/graph_add_memset_node(...)",
+        """The same call as ``cuGraphAddNode`` (13.x resolves both to the edge-data ABI)."""),
+    Api("cuGraphAddChildGraphNode", "graph_add_child_graph_node(...)",
+        """Add a GRAPH node holding a **clone** of ``childGraph`` (spec 4.6, 9); allowed on a capture graph, and
+with a capture graph as ``childGraph`` (cloning only reads it, spec 3.5).
+
+Errors: INVALID_VALUE bad graphs/dependencies, or a child with MEM_ALLOC/MEM_FREE/CONDITIONAL nodes."""),
+    Api("cuGraphChildGraphNodeGetGraph", "graph_child_graph_node_get_graph(hNode) -> phGraph",
+        """The graph embedded in a GRAPH node (owned by the node). Errors: INVALID_VALUE not a GRAPH node."""),
+    Api("cuGraphNodeGetParams", "graph_node_get_params(...)",
+        """A node's parameters as a ``CUgraphNodeParams`` (``type`` plus the member for that type).
+
+For a GRAPH node ``graph.graph`` is the embedded graph (owned by the node) and ``graph.ownership``
+is ``CU_GRAPH_CHILD_GRAPH_OWNERSHIP_INVALID``, as the driver sets it on query; for a MEM_ALLOC node
+``alloc.dptr`` is the allocation's address. Errors: INVALID_VALUE bad node."""),
+    Api("cuGraphNodeSetParams", "graph_node_set_params(...)",
+        """Set a node's parameters from a ``CUgraphNodeParams`` whose ``type`` must match the node's.
+
+Execs made earlier are not affected. GRAPH: ``graph.graph`` is cloned into the node (replacing the
+embedded graph). Errors: INVALID_VALUE NULL params, a type mismatch, bad parameters; NOT_SUPPORTED
+for MEM_ALLOC / MEM_FREE nodes (documented as not supported) and unsimulated types."""),
+    Api("cuGraphNodeSetParams_v2", "graph_node_set_params(...)",
+        """As ``cuGraphNodeSetParams`` (the ``_v2`` entry also takes green contexts, not simulated)."""),
+    Api("cuGraphKernelNodeGetParams", "graph_node_get_params(...)",
+        """A kernel node's ``CUDA_KERNEL_NODE_PARAMS``; ``kernelParams`` is the address of a ``void**`` array
+holding copies of the arguments (owned by the returned struct). Errors: INVALID_VALUE bad node or not
+a KERNEL node."""),
+    Api("cuGraphKernelNodeSetParams", "graph_node_set_params(...)",
+        """Set a kernel node's parameters (copied). Errors: INVALID_VALUE NULL params, not a KERNEL node, bad
+dimensions; INVALID_HANDLE a bad function (the Returns list names it)."""),
+    Api("cuGraphMemcpyNodeGetParams", "graph_node_get_params(...)",
+        """A memcpy node's ``CUDA_MEMCPY3D`` (host sides are the objects given).
+
+Mirrors ``cuda.bindings.driver.cuGraphMemcpyNodeGetParams(hNode)``; returns
+``(CUresult, CUDA_MEMCPY3D)``.
+
+Fidelity: each side's ``*MemoryType`` is the one the copy was made with: HOST/DEVICE for typed
+copies, ``CU_MEMORYTYPE_UNIFIED`` (address in ``*Device``) for a captured ``cuMemcpyAsync`` and for
+a side set as UNIFIED (spec 16, 9).
+
+Errors: INVALID_VALUE bad node or not a MEMCPY node."""),
+    Api("cuGraphMemcpyNodeSetParams", "graph_node_set_params(...)",
+        """Set a memcpy node's ``CUDA_MEMCPY3D``. Errors: INVALID_VALUE NULL params, not a MEMCPY node, bad
+ranges or memory types; NOT_SUPPORTED arrays."""),
+    Api("cuGraphMemsetNodeGetParams", "graph_node_get_params(...)",
+        """A memset node's ``CUDA_MEMSET_NODE_PARAMS``. Errors: INVALID_VALUE bad node or not a MEMSET node."""),
+    Api("cuGraphMemsetNodeSetParams", "graph_node_set_params(...)",
+        """Set a memset node's parameters. Errors: INVALID_VALUE NULL params, not a MEMSET node, bad range,
+element size or value."""),
+    Api("cuGraphHostNodeGetParams", "graph_node_get_params(...)",
+        """A host node's ``CUDA_HOST_NODE_PARAMS`` (``fn`` as ``CUhostFn``, ``userData`` as given). Errors:
+INVALID_VALUE."""),
+    Api("cuGraphHostNodeSetParams", "graph_node_set_params(...)",
+        """Set a host node's function and user data. Errors: INVALID_VALUE NULL params or function, not a HOST
+        node."""),
+    Api("cuGraphEventRecordNodeGetEvent", "graph_node_get_params(...)",
+        """The event of an EVENT_RECORD node. Errors: INVALID_VALUE bad node or another type."""),
+    Api("cuGraphEventRecordNodeSetEvent", "graph_node_set_params(...)",
+        """Set the event of an EVENT_RECORD node. Errors: INVALID_VALUE bad node or another type; INVALID_HANDLE
+a bad event."""),
+    Api("cuGraphEventWaitNodeGetEvent", "graph_node_get_params(...)",
+        """The event of a WAIT_EVENT node. Errors: INVALID_VALUE bad node or another type."""),
+    Api("cuGraphEventWaitNodeSetEvent", "graph_node_set_params(...)",
+        """Set the event of a WAIT_EVENT node. Errors: INVALID_VALUE bad node; INVALID_HANDLE a bad event."""),
+    Api("cuGraphMemAllocNodeGetParams", "graph_node_get_params(...)",
+        """A MEM_ALLOC node's ``CUDA_MEM_ALLOC_NODE_PARAMS`` (``dptr``, ``bytesize``, pinned device pool
+properties, access descriptors). Errors: INVALID_VALUE bad node or another type."""),
+    Api("cuGraphMemFreeNodeGetParams", "graph_node_get_params(...)",
+        """The address a MEM_FREE node frees, as ``CUdeviceptr``. Errors: INVALID_VALUE bad node or another type."""),
+    Api("cuGraphBatchMemOpNodeGetParams", "graph_node_get_params(...)",
+        """A BATCH_MEM_OP node's ``CUDA_BATCH_MEM_OP_NODE_PARAMS``. Errors: INVALID_VALUE bad node or another type."""),
+    Api("cuGraphBatchMemOpNodeSetParams", "graph_node_set_params(...)",
+        """Set a batch mem op node's operations (copied). Errors: INVALID_VALUE as ``cuGraphAddBatchMemOpNode``."""),
+    Api("cuGraphExternalSemaphoresSignalNodeGetParams", "graph_node_get_params(...)",
+        """An EXT_SEMAS_SIGNAL node's ``CUDA_EXT_SEM_SIGNAL_NODE_PARAMS``. Errors: INVALID_VALUE."""),
+    Api("cuGraphExternalSemaphoresSignalNodeSetParams", "graph_node_set_params(...)",
+        """Set an EXT_SEMAS_SIGNAL node's semaphores and parameters. Errors: INVALID_VALUE."""),
+    Api("cuGraphExternalSemaphoresWaitNodeGetParams", "graph_node_get_params(...)",
+        """An EXT_SEMAS_WAIT node's ``CUDA_EXT_SEM_WAIT_NODE_PARAMS``. Errors: INVALID_VALUE."""),
+    Api("cuGraphExternalSemaphoresWaitNodeSetParams", "graph_node_set_params(...)",
+        """Set an EXT_SEMAS_WAIT node's semaphores and parameters. Errors: INVALID_VALUE."""),
+    Api("cuGraphExecKernelNodeSetParams", "graph_exec_node_set_params(...)",
+        """Set a kernel node's parameters in an exec. All fields may change, but the function's owning context
+may not (Graph Update Limitations).
+
+Errors: INVALID_VALUE NULL params, a node not in the exec's graph (or destroyed), not a KERNEL node,
+bad function or dimensions, a function of another context."""),
+    Api("cuGraphExecMemcpyNodeSetParams", "graph_exec_node_set_params(...)",
+        """Set a memcpy node's ``CUDA_MEMCPY3D`` in an exec. The operands must stay in allocations of the same
+kind and context and keep their memory types; both the old and the new copy must be 1-dimensional to
+change geometry; zero-length copies are refused (the docstring's limits).
+
+Errors: INVALID_VALUE for any of those, NULL params, or a node not in the exec's graph."""),
+    Api("cuGraphExecMemsetNodeSetParams", "graph_exec_node_set_params(...)",
+        """Set a memset node's parameters in an exec: value and address may change (same kind of allocation,
+same context); 2D memsets may change nothing else, 1D ones not their height; zero sizes are refused.
+
+Errors: INVALID_VALUE for any of those, NULL params, or a node not in the exec's graph."""),
+    Api("cuGraphExecHostNodeSetParams", "graph_exec_node_set_params(...)",
+        """Set a host node's function and user data in an exec (no restrictions). Errors: INVALID_VALUE."""),
+    Api("cuGraphExecChildGraphNodeSetParams", "graph_exec_node_set_params(...)",
+        """Give a child-graph node of an exec the parameters of ``childGraph``, whose topology and node
+insertion order must match the embedded graph's (checked like ``cuGraphExecUpdate``, recursively).
+
+Errors: INVALID_VALUE bad handles, a node not in the exec's graph, or a mismatch (the ``why`` names the
+update result, e.g. TOPOLOGY_CHANGED)."""),
+    Api("cuGraphExecEventRecordNodeSetEvent", "graph_exec_node_set_params(...)",
+        """Set the event of an EVENT_RECORD node in an exec. Errors: INVALID_VALUE (bad event included)."""),
+    Api("cuGraphExecEventWaitNodeSetEvent", "graph_exec_node_set_params(...)",
+        """Set the event of a WAIT_EVENT node in an exec. Errors: INVALID_VALUE (bad event included)."""),
+    Api("cuGraphExecBatchMemOpNodeSetParams", "graph_exec_node_set_params(...)",
+        """Set a batch mem op node's operations in an exec: addresses, values and wait conditions may change;
+count, operation types, flags and context may not. Errors: INVALID_VALUE."""),
+    Api("cuGraphExecExternalSemaphoresSignalNodeSetParams", "graph_exec_node_set_params(...)",
+        """Set an EXT_SEMAS_SIGNAL node's parameters in an exec; ``numExtSems`` cannot change. Errors:
+        INVALID_VALUE."""),
+    Api("cuGraphExecExternalSemaphoresWaitNodeSetParams", "graph_exec_node_set_params(...)",
+        """Set an EXT_SEMAS_WAIT node's parameters in an exec; ``numExtSems`` cannot change. Errors: INVALID_VALUE."""),
+    Api("cuGraphExecNodeSetParams", "graph_exec_node_set_params(...)",
+        """Set a node's parameters in an exec from a ``CUgraphNodeParams`` (``type`` must match), with the limits
+of the per-type exec setters. Errors: INVALID_VALUE; NOT_SUPPORTED for memory and unsimulated nodes."""),
+    Api("cuGraphNodeSetEnabled", "graph_node_set_enabled(hGraphExec, hNode, isEnabled)",
+        """Enable (``isEnabled`` != 0) or disable a kernel, memcpy or memset node in an exec; a disabled node runs
+as an empty node and keeps its parameters. Errors: INVALID_VALUE another node type, a node not in the
+exec's graph, bad handles."""),
+    Api("cuGraphNodeGetEnabled", "graph_node_get_enabled(hGraphExec, hNode) -> isEnabled",
+        """Whether a kernel, memcpy or memset node is enabled in an exec (1 or 0). Errors: INVALID_VALUE."""),
+    Api("cuGraphNodeFindInClone", "graph_node_find_in_clone(hOriginalNode, hClonedGraph) -> phNode",
+        """The copy of ``hOriginalNode`` in a graph made by ``cuGraphClone`` of its graph.
+
+Errors: INVALID_VALUE bad handles, a graph that is not such a clone, a node added after cloning, or a
+copy destroyed since."""),
+    Api("cuGraphExecGetFlags", "graph_exec_get_flags(hGraphExec) -> flags",
+        """The flags the exec was instantiated with (``cuuint64_t``), without UPLOAD. Errors: INVALID_VALUE."""),
+    Api("cuGraphExecGetId", "graph_exec_get_id(hGraphExec) -> graphId",
+        """The exec's id (``int``; unique among this driver's graph and exec ids). Errors: INVALID_VALUE."""),
+    Api("cuStreamWriteValue32", "stream_batch_mem_op(...)",
+        """Write a 32-bit value to device memory in stream order (a BATCH_MEM_OP node during capture, spec 3.8 [I]).
+
+Args: ``addr`` a ``CUdeviceptr`` (4-byte aligned); ``value`` (``cuuint32_t`` or int); ``flags``
+``CUstreamWriteValue_flags``. Errors: INVALID_VALUE bad address, alignment or flags; stream capture rules."""),
+    Api("cuStreamWriteValue64", "stream_batch_mem_op(...)",
+        """As ``cuStreamWriteValue32`` with a 64-bit value (8-byte aligned address)."""),
+    Api("cuStreamWaitValue32", "stream_batch_mem_op(...)",
+        """Wait in stream order until ``*addr`` meets a condition (``CUstreamWaitValue_flags``: GEQ cyclic, EQ,
+AND, NOR, plus FLUSH). A BATCH_MEM_OP node during capture (spec 3.8 [I]).
+
+Fidelity: the simulator never blocks: the condition is evaluated when the work runs and the launch
+log says whether it held. Errors: INVALID_VALUE bad address, alignment or flags; NOT_SUPPORTED on a CIG
+stream (spec 8.3); stream capture rules."""),
+    Api("cuStreamWaitValue64", "stream_batch_mem_op(...)",
+        """As ``cuStreamWaitValue32`` with a 64-bit value."""),
+    Api("cuStreamBatchMemOp", "stream_batch_mem_op(...)",
+        """Enqueue ``count`` memory operations (``CUstreamBatchMemOpParams``, read by ``operation``): a
+BATCH_MEM_OP node during capture (spec 3.8 [D]); otherwise writes store and waits are evaluated when
+the work runs. ``count`` above the list raises ``RuntimeError: List is too small`` as the wrapper does.
+
+Errors: INVALID_VALUE count of 256 or more, unknown operation, bad address/alignment/value, flags != 0;
+NOT_SUPPORTED on a CIG stream (spec 8.3); stream capture rules."""),
+    Api("cuSignalExternalSemaphoresAsync", "stream_ext_semaphores(...)",
+        """Signal external semaphores in stream order: an EXT_SEMAS_SIGNAL node during capture (spec 3.8);
+otherwise a no-op noted in the launch log (external semaphores are not simulated; handles are not
+checked beyond NULL). Errors: INVALID_HANDLE a NULL handle or none; stream capture rules."""),
+    Api("cuWaitExternalSemaphoresAsync", "stream_ext_semaphores(...)",
+        """Wait on external semaphores in stream order: an EXT_SEMAS_WAIT node during capture (spec 3.8);
+otherwise a no-op noted in the launch log. Errors as ``cuSignalExternalSemaphoresAsync``."""),
+    Api("cuGraphGetNodes", "graph_get_nodes(...)",
+        """The graph's nodes in creation order [I] (spec 4.5, 9).
+
+``numNodes=0`` only counts: ``(res, [], N)``. A larger ``numNodes`` pads the list with
+``CUgraphNode(0)`` and returns the count N; a smaller one returns that many nodes and that count.
+Errors: INVALID_VALUE bad graph."""),
+    Api("cuGraphGetRootNodes", "graph_get_root_nodes(...)",
+        """Nodes with no incoming edge, creation order; count-only and padding as ``cuGraphGetNodes``."""),
+    Api("cuGraphGetEdges", "graph_get_edges(...)",
+        """Edges in creation order: ``(res, from, to, edgeData, count)`` with ``to[i]`` depending on ``from[i]``.
+
+``numEdges=0`` only counts; a larger value pads with ``CUgraphNode(0)`` and zero edge data.
+Errors: INVALID_VALUE bad graph."""),
+    Api("cuGraphNodeGetDependencies", "graph_node_get_params(...)",
+        """The node's dependencies with edge data, in edge order: ``(res, nodes, edgeData, count)``."""),
+    Api("cuGraphNodeGetDependentNodes", "graph_node_get_params(...)",
+        """The nodes that depend on this one, with edge data: ``(res, nodes, edgeData, count)``."""),
+    Api("cuGraphNodeGetType", "graph_node_get_type(hNode) -> type",
+        """The node's ``CUgraphNodeType``. Errors: INVALID_VALUE bad node."""),
+    Api("cuGraphNodeGetContainingGraph", "graph_node_get_containing_graph(hNode) -> phGraph",
+        """The graph that holds the node. Errors: INVALID_VALUE."""),
+    Api("cuGraphNodeGetLocalId", "graph_node_get_local_id(hNode) -> nodeId",
+        """The node's 0-based creation index in its graph (matches ``node_<id>`` in DOT output)."""),
+    Api("cuGraphGetId", "graph_get_id(hGraph) -> graphId",
+        """The graph's id (matches ``graph_<id>`` in DOT output)."""),
+    Api("cuGraphAddDependencies", "graph_add_dependencies(...)",
+        """Add edges ``from_[i] -> to[i]`` (``edgeData`` None = zero). Errors: INVALID_VALUE a node outside the
+graph or NULL (also counts past the lists), an existing edge, bad edge data."""),
+    Api("cuGraphRemoveDependencies", "graph_remove_dependencies(...)",
+        """Remove edges (recorded, so nodes cut off by graph edits stay exempt from UNJOINED, spec 4.4).
+Errors: INVALID_VALUE a missing edge, or a graph with memory nodes."""),
+    Api("cuGraphDestroyNode", "graph_destroy_node(hNode)",
+        """Remove a node and its edges. Errors: INVALID_VALUE during capture of its graph (spec 3.5) or with
+memory nodes."""),
+    Api("cuGraphClone", "graph_clone(originalGraph) -> phGraphClone",
+        """Deep copy (child graphs included). Errors: INVALID_VALUE, also for MEM_ALLOC/MEM_FREE/CONDITIONAL nodes."""),
+    Api("cuGraphInstantiate", "graph_instantiate(...)",
+        """Freeze a graph into an executable graph. Args: ``flags``: ``CUgraphInstantiate_flags`` bits (13.x takes
+them; the argument is required, as in the wrapper: one argument raises ``TypeError``).
+
+Mirrors ``cuda.bindings.driver.cuGraphInstantiate(hGraph, flags)``; returns ``(CUresult, CUgraphExec)``.
+
+Errors (INVALID_VALUE): ``CUDA_GRAPH_INSTANTIATE_FLAG_UPLOAD``, which needs the params form and its
+upload stream (spec 16, 9) [H/D]; unknown flag bits; a capture target [I]; a graph moved into a child-graph node;
+memory nodes while an exec of the graph exists (C-141); DEVICE_LAUNCH with AUTO_FREE_ON_LAUNCH, with no
+kernel/memcpy/memset node, other node types, pageable host copies or several contexts (C-143); a cycle.
+``cuGraphInstantiateWithParams`` also reports the ``CUgraphInstantiateResult`` and error node."""),
+    Api("cuGraphInstantiateWithParams", "graph_instantiate_with_params(...)",
+        """Instantiate from ``CUDA_GRAPH_INSTANTIATE_PARAMS`` (``flags``; ``hUploadStream`` used with
+``CUDA_GRAPH_INSTANTIATE_FLAG_UPLOAD``) and write ``result_out`` (a ``CUgraphInstantiateResult``) and
+``hErrNode_out`` into the struct, as the driver does: SUCCESS and NULL on success; on failure ERROR,
+INVALID_STRUCTURE (a cycle; a node on it), NODE_OPERATION_NOT_SUPPORTED (DEVICE_LAUNCH with another node
+type or pageable host memory; that node) or MULTIPLE_CTXS_NOT_SUPPORTED (that node).
+
+Errors: INVALID_VALUE NULL params and every rule of ``cuGraphInstantiate``; stream errors of the upload
+stream (checked before anything is made)."""),
+    Api("cuGraphLaunch", "graph_launch(hGraphExec, hStream)",
+        """Run an executable graph on a stream (replays nodes in topological order, creation order breaking ties).
+
+Mirrors ``cuda.bindings.driver.cuGraphLaunch(hGraphExec, hStream)``; returns ``(CUresult,)``.
+
+Errors: INVALID_VALUE for a NULL or destroyed exec (spec 16, 9), INVALID_HANDLE for a handle that never
+named an exec; INVALID_VALUE unfreed graph allocations without
+AUTO_FREE_ON_LAUNCH; 900 into a capturing stream, invalidating it (spec 3.8) unless
+``Options(graph_launch_in_capture="child-node")``; 906/901 by the stream rules."""),
+    Api("cuGraphUpload", "graph_upload(hGraphExec, hStream)",
+        """Nothing to upload in a simulator: checks the handles and the stream rules (906 legacy, 901).
+
+Mirrors ``cuda.bindings.driver.cuGraphUpload(hGraphExec, hStream)``; returns ``(CUresult,)``.
+
+Errors: INVALID_VALUE for a NULL or destroyed exec (spec 16, 9), INVALID_HANDLE for a handle that never
+named an exec; the stream's preamble errors; 906 on the legacy stream under a blocking capture; 901 on
+a stream of an invalidated capture."""),
+    Api("cuGraphExecDestroy", "graph_exec_destroy(hGraphExec)",
+        """Destroy an executable graph. Errors: INVALID_VALUE/INVALID_HANDLE; 900 during a restricting capture
+(potentially unsafe call, spec 5.2)."""),
+    Api("cuGraphExecUpdate", "graph_exec_update(...)",
+        """Update an exec's parameters from a graph of the same topology (spec 9; Programming Guide "Whole Graph
+Update": nodes paired by creation order, dependencies by edge order).
+
+Returns ``(CUDA_SUCCESS, CUgraphExecUpdateResultInfo(result=SUCCESS, errorNode=0, errorFromNode=0))``.
+On any error, including ``CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE`` (910), the info slot is ``None`` as in
+the real wrapper (spec 11.1, C-138); the driver's result (TOPOLOGY_CHANGED, NODE_TYPE_CHANGED,
+UNSUPPORTED_FUNCTION_CHANGE, PARAMETERS_CHANGED, ATTRIBUTES_CHANGED, NOT_SUPPORTED) and error nodes are
+named in ``simcuda.last_error().why`` and kept in ``simcuda.last_error().update_info``. The exec is
+unchanged on failure. Updating from the graph of a live capture is INVALID_VALUE: an update freezes the
+graph into the exec as instantiation does, which spec 3.2 rules out until the capture ends [inferred].
+
+Fidelity (spec 16, 9) [I]: when the two graphs created different numbers of nodes (destroyed ones
+included) the result is NOT_SUPPORTED with a NULL error node, as observed on NVIDIA; the same
+created count with different live nodes is TOPOLOGY_CHANGED. The rule is ``graph.plan_update``."""),
+    Api("cuGraphDebugDotPrint", "graph_debug_dot_print(...)",
+        """Write the graph as Graphviz DOT (spec 9.1). Args: ``path`` as ``bytes`` (``str`` raises TypeError);
+``CUgraphDebugDot_flags``. Errors: INVALID_VALUE bad graph or empty path; OPERATING_SYSTEM (304)
+when the file cannot be written."""),
+    Api("cuLibraryLoadData", "library_load_data(...)",
+        """Load a library from PTX/CUDA text, CUBIN or fatbin (as ``cuModuleLoadData``; options ignored).
+
+Errors: INVALID_CONTEXT; INVALID_IMAGE (200); 900 during a restricting capture (spec 5.2) [I].
+Fidelity: the simulator ties the library to the current context (the real one is context-independent)."""),
+    Api("cuLibraryLoadFromFile", "library_load_data/read_image_file(...)",
+        """Load a library file (``bytes`` path). Errors: FILE_NOT_FOUND (301); otherwise as ``cuLibraryLoadData``."""),
+    Api("cuLibraryUnload", "library_unload(library)",
+        """Unload a library. Errors: INVALID_HANDLE; 900 during a restricting capture (spec 5.2) [I]."""),
+    Api("cuLibraryGetKernel", "module_get_function(...)",
+        """The kernel ``name`` (``bytes``) of a library. Errors: INVALID_HANDLE; NOT_FOUND (500) unknown name."""),
+    Api("cuKernelGetFunction", "func_get_name(...)",
+        """The function of a kernel in the current context (simulated: the same handle). Errors: INVALID_HANDLE."""),
+    Api("cuKernelGetName", "func_get_name(...)",
+        """The kernel's entry name as ``bytes``. Errors: INVALID_HANDLE."""),
+    Api("cuArrayCreate", "array_create/require_arg(...)",
+        """Create a CUDA array from a ``CUDA_ARRAY_DESCRIPTOR`` (bookkeeping only; contents not simulated).
+
+Errors: INVALID_VALUE NULL descriptor, zero width, bad channel count; INVALID_CONTEXT; 900 during a
+restricting capture (spec 5.2) [H; I]."""),
+    Api("cuArrayDestroy", "array_destroy(hArray)",
+        """Destroy a CUDA array. Errors: INVALID_HANDLE; 900 during a restricting capture (spec 5.2) [H; I]."""),
+    Api("cuDevicePrimaryCtxReset", "device_primary_ctx_reset(dev)",
+        """Reset a device's primary context (its streams are destroyed). Errors: INVALID_DEVICE; 900 during a
+restricting capture (spec 5.2) [I]."""),
+)
+
+#: the rows by entry name
+API: dict[str, Api] = {r.name: r for r in ROWS}

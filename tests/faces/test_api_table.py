@@ -1,0 +1,96 @@
+"""The entry table (simcuda/_core/api.py): every row is real, every face reads it, and its prose has one copy."""
+from __future__ import annotations
+
+import ast
+import inspect
+from pathlib import Path
+
+import pytest
+
+import simcuda
+from simcuda._core.api import API, ROWS
+from simcuda._core.driver import Driver
+from simcuda._generated.driver_outputs import OUTPUTS
+from simcuda._generated.entry_table import ENTRIES
+from simcuda.bindings import driver as face
+from simcuda.bindings._v2 import driver as v2
+
+FACES = Path(simcuda.__file__).parent / "bindings"
+BY_PYTHON = {e.python: e for e in ENTRIES if e.python}
+
+
+@pytest.mark.parametrize("row", ROWS, ids=lambda r: r.name)
+def test_row_names_a_requested_entry_and_real_core_operations(row):
+    assert row.name in OUTPUTS and row.name in BY_PYTHON
+    for op in row.ops:
+        assert callable(getattr(Driver, op, None)), f"{row.name}: Driver has no {op}"
+
+
+@pytest.mark.parametrize("row", [r for r in ROWS if not r.particular], ids=lambda r: r.name)
+def test_complete_shape_uses_the_c_declaration(row):
+    """Arguments and outputs are named as in cydriver.pxd, so the native adapters read the same shape."""
+    declared = BY_PYTHON[row.name].params
+    ins = [n for _t, n, d in declared]
+    outs = [n for _t, n, d in declared if d == "out"]
+    for _kw, p, _lit in row.call.args:
+        assert p is None or p in ins, (row.name, p, ins)
+    assert list(row.call.outs) == outs, (row.name, row.call.outs, outs)
+    assert len(row.call.outs) == len(OUTPUTS[row.name][1])
+    core = inspect.signature(getattr(Driver, row.call.op))
+    core.bind(None, *[0] * sum(kw is None for kw, _p, _l in row.call.args),
+              **{kw: 0 for kw, _p, _l in row.call.args if kw})  # the core accepts the shape's arguments
+
+
+def _docstrings(path: Path) -> dict[str, str | None]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return {n.name: ast.get_docstring(n) for n in tree.body if isinstance(n, ast.FunctionDef)}
+
+
+def test_tuple_face_functions_carry_no_copy_of_the_description():
+    """A hand-written tuple-face function of a table entry has no docstring of its own: its help is the table's."""
+    docs = _docstrings(FACES / "driver.py")
+    assert [n for n, d in docs.items() if n in API and d] == []
+
+
+@pytest.mark.parametrize("row", ROWS, ids=lambda r: r.name)
+def test_every_face_shows_the_table_description(row):
+    assert getattr(face, row.name).__doc__.endswith(row.doc)
+    names = [n for n in dir(v2) if v2._row(n) is row and callable(getattr(v2, n))]
+    for name in names:
+        doc = getattr(v2, name).__doc__
+        if "Not simulated" not in doc:
+            assert doc.endswith(row.doc), name
+
+
+def test_complete_rows_are_built_not_written():
+    """Every row with a complete shape is served by the built function in the tuple face, and the _v2
+    functions built from the table are not also written by hand."""
+    written = _docstrings(FACES / "driver.py")
+    for row in ROWS:
+        if not row.particular:
+            assert row.name not in written, row.name
+    v2_written = _docstrings(FACES / "_v2" / "driver.py")
+    assert not set(v2._BUILT) & set(v2_written)
+
+
+def test_built_functions_behave_like_the_wrapper():
+    """Spot checks of built functions: outputs in the real types, errors as (code, None...), keywords."""
+    with simcuda.patch() as drv:
+        from cuda.bindings import driver as d
+        assert d.cuInit(0) == (d.CUresult.CUDA_SUCCESS,)
+        err, dev = d.cuDeviceGet(0)
+        assert isinstance(dev, d.CUdevice)
+        err, ctx = d.cuDevicePrimaryCtxRetain(dev)
+        assert isinstance(ctx, d.CUcontext)
+        d.cuCtxSetCurrent(ctx)
+        err, s = d.cuStreamCreate(Flags=1)  # keyword form
+        assert err == d.CUresult.CUDA_SUCCESS and isinstance(s, d.CUstream)
+        assert d.cuStreamIsCapturing(s) == (d.CUresult.CUDA_SUCCESS,
+                                            d.CUstreamCaptureStatus.CU_STREAM_CAPTURE_STATUS_NONE)
+        assert d.cuStreamBeginCapture(s, 5) == (d.CUresult.CUDA_ERROR_INVALID_VALUE,)
+        assert d.cuStreamEndCapture(s) == (d.CUresult.CUDA_ERROR_ILLEGAL_STATE, None)
+        assert drv.stats is not None and simcuda.last_error().code == d.CUresult.CUDA_ERROR_ILLEGAL_STATE
+        with pytest.raises(TypeError):
+            d.cuStreamIsCapturing("not a stream")
+        free, total = d.cuMemGetInfo()[1:]
+        assert 0 < free <= total
