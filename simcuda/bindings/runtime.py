@@ -33,6 +33,7 @@ from __future__ import annotations
 import ctypes  # noqa: F401  (the real module exposes ``ctypes`` too)
 import functools
 import hashlib
+import inspect as _inspect
 import os
 import threading
 import typing as _typing
@@ -42,6 +43,8 @@ from typing import Any, Optional  # noqa: F401  (the real module exports both na
 from typing import ParamSpec as _ParamSpec
 from typing import cast as _cast
 
+from .._core.api import API as _API
+from .._core.api import RUNTIME as _RUNTIME
 from .._core.errors import DriverError as _DriverError
 from .._core.memory import DEVICE as _DEV
 from .._core.memory import HOST as _HOST
@@ -320,6 +323,18 @@ def _record(d: Any, err: cudaError_t) -> None:
         _state(d).last[d.thread_id()] = err
 
 
+def _description(fn: _Callable[..., Any]) -> str:
+    """What is particular to the runtime entry (``fn``'s own docstring), then the description of the driver
+    entry whose rules it shares (:data:`simcuda._core.api.RUNTIME`), the one copy of that prose."""
+    own = _inspect.cleandoc(fn.__doc__ or "")
+    base = _RUNTIME.get(fn.__name__)
+    if base is None:
+        return own
+    shared = (f"The rules and errors are those of ``{base}``, each code translated to its ``cudaError_t`` "
+              f"(``CURESULT_TO_CUDA_ERROR``):\n\n{_API[base].doc}")
+    return f"{own}\n\n{shared}" if own else shared
+
+
 def _rt(needs: str = "ctx", nouts: int | None = None) -> _Callable[[_Callable[_P, _Result]], _Callable[_P, _Result]]:
     """Decorate a runtime function: context set-up (``needs``: ``"ctx"``, ``"init"`` or ``"none"``),
     ``DriverError`` -> ``(cudaError_t, None, ...)``, and the thread's last error."""
@@ -356,7 +371,7 @@ def _rt(needs: str = "ctx", nouts: int | None = None) -> _Callable[[_Callable[_P
         shape = ", ".join(["cudaError_t"] + [f"{a}: {t}" for a, t in outs])
         face.__doc__ = (f"Mirrors ``{sig}`` of cuda.bindings.runtime 13.5.\n\nReturns ``({shape}"
                         f"{',' if not outs else ''})``; on any error every output is ``None``.\n\n"
-                        + (fn.__doc__ or ""))
+                        + _description(fn))
         return face
     return deco
 
@@ -508,7 +523,7 @@ def cudaRuntimeGetVersion() -> _Result:
 # =========================================================================== devices
 @_rt("init")
 def cudaGetDeviceCount() -> _Result:
-    """Number of simulated devices. Errors: cudaErrorNoDevice (100) on a ``Driver(available=False)``."""
+    """Number of simulated devices."""
     return (_SUCCESS, _drv().device_get_count())
 
 
@@ -551,10 +566,7 @@ def cudaInitDevice(device: Any, deviceFlags: Any, flags: Any) -> _Result:
 
 @_rt("init")
 def cudaDeviceGetAttribute(attr: Any, device: Any) -> _Result:
-    """A ``cudaDeviceAttr`` value (``int``); the values equal the driver's ``CUdevice_attribute`` values.
-
-    Errors: cudaErrorInvalidDevice; cudaErrorInvalidValue for an unknown attribute.
-    """
+    """A ``cudaDeviceAttr`` value (``int``); the values equal the driver's ``CUdevice_attribute`` values."""
     a = _T.c_enum(attr, "attr", "enum cudaDeviceAttr")
     return (_SUCCESS, _drv().device_get_attribute(a, _T.c_int(device)))
 
@@ -613,11 +625,7 @@ def cudaGetDeviceProperties(device: Any) -> _Result:
 
 @_rt()
 def cudaDeviceSynchronize() -> _Result:
-    """Wait for all work of the current device (runs pending work in ``progression="manual"``).
-
-    Errors: cudaErrorStreamCaptureUnsupported (900) while a stream of the context is capturing,
-    invalidating those captures (spec 5.3).
-    """
+    """Wait for all work of the current device (runs pending work in ``progression="manual"``)."""
     _drv().ctx_synchronize()
     return _OK
 
@@ -667,17 +675,14 @@ def cudaMemGetInfo() -> _Result:
 def cudaMalloc(size: Any) -> _Result:
     """Allocate ``size`` bytes of simulated device memory; returns the address as an ``int``.
 
-    ``size`` 0 succeeds with address 0, as the real runtime does. Errors: cudaErrorMemoryAllocation
-    (2) beyond the device's memory; cudaErrorStreamCaptureUnsupported (900) during a capture that
-    restricts this thread (potentially unsafe call, spec 5.2).
+    ``size`` 0 succeeds with address 0, as the real runtime does.
     """
     return (_SUCCESS, _drv().mem_alloc(_size(size), "cudaMalloc", allow_zero=True))
 
 
 @_rt()
 def cudaMallocManaged(size: Any, flags: Any) -> _Result:
-    """Allocate managed memory (simulated as device memory). Errors as :func:`cudaMalloc`; cudaErrorInvalidValue
-    for flags other than ``cudaMemAttachGlobal``/``cudaMemAttachHost``."""
+    """Allocate managed memory (simulated as device memory)."""
     n, fl = _size(size), _u(flags)
     return (_SUCCESS, _drv().mem_alloc(n, "cudaMallocManaged", managed=True, flags=fl, allow_zero=True))
 
@@ -695,11 +700,7 @@ def cudaMallocPitch(width: Any, height: Any) -> _Result:
 
 @_rt()
 def cudaFree(devPtr: Any) -> _Result:
-    """Free device memory. ``cudaFree(0)`` does nothing and succeeds (programs call it to initialise the runtime).
-
-    Errors: cudaErrorInvalidValue when ``devPtr`` is not the start of a live allocation;
-    cudaErrorStreamCaptureUnsupported (900) during a restricting capture (spec 5.2).
-    """
+    """Free device memory. ``cudaFree(0)`` does nothing and succeeds (programs call it to initialise the runtime)."""
     _drv().mem_free(_T.void_ptr(devPtr), "cudaFree")
     return _OK
 
@@ -708,7 +709,7 @@ def cudaFree(devPtr: Any) -> _Result:
 def cudaMallocHost(size: Any) -> _Result:
     """Allocate real, page-locked-in-name host memory; returns its address as an ``int`` (valid for ctypes).
 
-    ``size`` 0 gives address 0. Errors: cudaErrorStreamCaptureUnsupported during a restricting capture.
+    ``size`` 0 gives address 0.
     """
     return (_SUCCESS, _drv().mem_alloc_host(_size(size), "cudaMallocHost", allow_zero=True))
 
@@ -716,17 +717,15 @@ def cudaMallocHost(size: Any) -> _Result:
 @_rt()
 def cudaHostAlloc(size: Any, flags: Any) -> _Result:
     """As :func:`cudaMallocHost`, with ``cudaHostAlloc*`` flags (accepted; portable/mapped/write-combined
-    make no difference here). Errors: cudaErrorInvalidValue for unknown flag bits."""
+    make no difference here).
+    """
     n, fl = _size(size), _u(flags)
     return (_SUCCESS, _drv().mem_alloc_host(n, "cudaHostAlloc", fl, allow_zero=True))
 
 
 @_rt()
 def cudaFreeHost(ptr: Any) -> _Result:
-    """Free memory from :func:`cudaMallocHost`/:func:`cudaHostAlloc` (``None``/0 does nothing).
-
-    Errors: cudaErrorInvalidValue for any other address; 900 during a restricting capture.
-    """
+    """Free memory from :func:`cudaMallocHost`/:func:`cudaHostAlloc` (``None``/0 does nothing)."""
     p = _T.void_ptr(ptr)
     if not p:
         return _OK
@@ -736,14 +735,14 @@ def cudaFreeHost(ptr: Any) -> _Result:
 
 @_rt()
 def cudaHostRegister(ptr: Any, size: Any, flags: Any) -> _Result:
-    """Page-lock existing host memory (bookkeeping only). Errors: cudaErrorHostMemoryAlreadyRegistered (712)."""
+    """Page-lock existing host memory (bookkeeping only)."""
     _drv().mem_host_register(_T.void_ptr(ptr), _size(size), _u(flags))
     return _OK
 
 
 @_rt()
 def cudaHostUnregister(ptr: Any) -> _Result:
-    """Undo :func:`cudaHostRegister`. Errors: cudaErrorHostMemoryNotRegistered (713)."""
+    """Undo :func:`cudaHostRegister`."""
     _drv().mem_host_register(_T.void_ptr(ptr), 0, 0, unregister=True)
     return _OK
 
@@ -787,9 +786,6 @@ def cudaMemcpy(dst: Any, src: Any, count: Any, kind: Any) -> _Result:
     side (an address inside a simulated allocation is device memory).
 
     Runs on the default stream (legacy, or the per-thread stream in per-thread mode, spec 6.1).
-    Errors: cudaErrorInvalidValue bad ranges or a buffer given as a device side;
-    cudaErrorInvalidMemcpyDirection (21) ``kind`` outside 0-4; cudaErrorStreamCaptureImplicit (906)
-    under a blocking capture in legacy mode, invalidating it (spec 6); 900 as a potentially unsafe call.
     """
     return _memcpy("cudaMemcpy", dst, src, count, kind)
 
@@ -798,8 +794,6 @@ def cudaMemcpy(dst: Any, src: Any, count: Any, kind: Any) -> _Result:
 def cudaMemcpyAsync(dst: Any, src: Any, count: Any, kind: Any, stream: Any) -> _Result:
     """Asynchronous copy on ``stream``: a MEMCPY node during capture (spec 3.8) that reads and writes
     host memory when the graph runs (spec 3.10). Arguments as :func:`cudaMemcpy`.
-
-    Errors: as :func:`cudaMemcpy` for the arguments; then the stream's capture rules.
     """
     return _memcpy("cudaMemcpyAsync", dst, src, count, kind, stream, sync=False)
 
@@ -817,10 +811,7 @@ def _memcpy2d(call: str, dst: Any, dpitch: Any, src: Any, spitch: Any, width: An
 
 @_rt()
 def cudaMemcpy2D(dst: Any, dpitch: Any, src: Any, spitch: Any, width: Any, height: Any, kind: Any) -> _Result:
-    """Synchronous 2D copy: ``height`` rows of ``width`` bytes, row starts ``spitch``/``dpitch`` bytes apart.
-
-    Errors: cudaErrorInvalidPitchValue (12) when ``width`` exceeds a pitch; otherwise as :func:`cudaMemcpy`.
-    """
+    """Synchronous 2D copy: ``height`` rows of ``width`` bytes, row starts ``spitch``/``dpitch`` bytes apart."""
     return _memcpy2d("cudaMemcpy2D", dst, dpitch, src, spitch, width, height, kind)
 
 
@@ -850,11 +841,7 @@ def _params3d(d: Any, p: Any, call: str) -> _CopyParams:
 
 @_rt()
 def cudaMemcpy3D(p: Any) -> _Result:
-    """Synchronous 3D copy from a ``cudaMemcpy3DParms`` (pitched pointers; ``extent.width`` in bytes).
-
-    Errors: cudaErrorInvalidValue NULL params or bad ranges; cudaErrorNotSupported for CUDA arrays
-    (not simulated); the synchronous-call capture rules of :func:`cudaMemcpy`.
-    """
+    """Synchronous 3D copy from a ``cudaMemcpy3DParms`` (pitched pointers; ``extent.width`` in bytes)."""
     d = _drv()
     d.memcpy(_params3d(d, p, "cudaMemcpy3D"), None, "cudaMemcpy3D")
     return _OK
@@ -878,11 +865,7 @@ def _memset(call: str, devPtr: Any, value: Any, width: Any, height: Any = 1, pit
 
 @_rt()
 def cudaMemset(devPtr: Any, value: Any, count: Any) -> _Result:
-    """Synchronously set ``count`` bytes at ``devPtr`` to ``value`` (converted to ``unsigned char``).
-
-    Errors: cudaErrorInvalidValue for a range outside a live allocation; the synchronous-call capture
-    rules (906 under a blocking capture in legacy mode, spec 6).
-    """
+    """Synchronously set ``count`` bytes at ``devPtr`` to ``value`` (converted to ``unsigned char``)."""
     return _memset("cudaMemset", devPtr, value, count)
 
 
@@ -926,13 +909,13 @@ def cudaStreamCreate() -> _Result:
 
 @_rt()
 def cudaStreamCreateWithFlags(flags: Any) -> _Result:
-    """Create a stream: ``cudaStreamDefault`` (0) or ``cudaStreamNonBlocking`` (1). Errors: cudaErrorInvalidValue."""
+    """Create a stream: ``cudaStreamDefault`` (0) or ``cudaStreamNonBlocking`` (1)."""
     return (_SUCCESS, _mk_stream(_drv().stream_create(_u(flags))))
 
 
 @_rt()
 def cudaStreamCreateWithPriority(flags: Any, priority: Any) -> _Result:
-    """Create a stream with a priority (clamped to [-5, 0]). Errors: cudaErrorInvalidValue bad flags."""
+    """Create a stream with a priority (clamped to [-5, 0])."""
     return (_SUCCESS, _mk_stream(_drv().stream_create(_u(flags), _T.c_int(priority))))
 
 
@@ -941,8 +924,8 @@ def cudaStreamDestroy(stream: Any) -> _Result:
     """Destroy a stream (pending work still runs). During a capture: destroying the origin ends the capture
     without a graph [I]; destroying a member that is not the origin leaves the capture as it was, the
     stream leaves it and its nodes stay (spec 2.2, C-153b); unjoined work of it still makes the end
-    unjoined [I]. Errors: cudaErrorInvalidResourceHandle (400),
-    cudaErrorContextIsDestroyed (709), cudaErrorInvalidValue for the default-stream handles."""
+    unjoined [I].
+    """
     _drv().stream_destroy(_h(stream, _cudaStream_t))
     return _OK
 
@@ -969,8 +952,7 @@ def cudaStreamQuery(stream: Any) -> _Result:
 def cudaStreamWaitEvent(stream: Any, event: Any, flags: Any) -> _Result:
     """Make ``stream`` wait for ``event``: joins captures (fork/join), merges or isolates them (spec 4.1).
 
-    Args: ``flags``: ``cudaEventWaitDefault`` (0) or ``cudaEventWaitExternal`` (1). Errors: as
-    ``cuStreamWaitEvent`` (902 merge, 905 isolation, 906 legacy, 901 invalidated, 400 bad event).
+    Args: ``flags``: ``cudaEventWaitDefault`` (0) or ``cudaEventWaitExternal`` (1).
     """
     _drv().stream_wait_event(_h(stream, _cudaStream_t), _h(event, _cudaEvent_t), _u(flags))
     return _OK
@@ -1008,11 +990,7 @@ def cudaStreamGetDevice(hStream: Any) -> _Result:
 
 @_rt()
 def cudaStreamAddCallback(stream: Any, callback: Any, userData: Any, flags: Any) -> _Result:
-    """Enqueue a ``cudaStreamCallback_t`` (or ``int`` address of ``void (*)(cudaStream_t, cudaError_t, void*)``).
-
-    Errors: cudaErrorInvalidValue flags != 0; cudaErrorNotSupported (801) on a capturing stream,
-    invalidating it (spec 3.8) [I].
-    """
+    """Enqueue a ``cudaStreamCallback_t`` (or ``int`` address of ``void (*)(cudaStream_t, cudaError_t, void*)``)."""
     fn = _h(callback, _cudaStreamCallback_t)
     _drv().stream_add_callback(_h(stream, _cudaStream_t), fn, _T.void_ptr(userData), _u(flags))
     return _OK
@@ -1020,7 +998,7 @@ def cudaStreamAddCallback(stream: Any, callback: Any, userData: Any, flags: Any)
 
 @_rt()
 def cudaStreamAttachMemAsync(stream: Any, devPtr: Any, length: Any, flags: Any) -> _Result:
-    """Attach managed memory to a stream (bookkeeping only). Errors: 801 on a capturing stream (invalidates) [I]."""
+    """Attach managed memory to a stream (bookkeeping only)."""
     _drv().stream_attach_mem_async(_h(stream, _cudaStream_t), _T.void_ptr(devPtr), _size(length), _u(flags))
     return _OK
 
@@ -1035,15 +1013,16 @@ def cudaEventCreate() -> _Result:
 @_rt()
 def cudaEventCreateWithFlags(flags: Any) -> _Result:
     """Create an event: ``cudaEventDefault``, ``cudaEventBlockingSync``, ``cudaEventDisableTiming``,
-    ``cudaEventInterprocess`` bits. Errors: cudaErrorInvalidValue unknown bits."""
+    ``cudaEventInterprocess`` bits.
+    """
     return (_SUCCESS, _mk_event(_drv().event_create(_u(flags))))
 
 
 @_rt()
 def cudaEventRecord(event: Any, stream: Any) -> _Result:
     """Record ``event`` on ``stream`` (spec 4.2): on a capturing stream it captures the stream's current
-    dependencies (no node). Errors: 400 bad event or other context; 906 legacy stream under a blocking
-    capture; 901 invalidated capture."""
+    dependencies (no node).
+    """
     _drv().event_record(_h(event, _cudaEvent_t), _h(stream, _cudaStream_t), 0, "cudaEventRecord")
     return _OK
 
@@ -1057,15 +1036,14 @@ def cudaEventRecordWithFlags(event: Any, stream: Any, flags: Any) -> _Result:
 
 @_rt()
 def cudaEventQuery(event: Any) -> _Result:
-    """``(cudaSuccess,)`` when complete, ``(cudaErrorNotReady,)`` while pending. Errors: 907 for an event
-    recorded in a capture (invalidates it); 900 by spec 5.2."""
+    """``(cudaSuccess,)`` when complete, ``(cudaErrorNotReady,)`` while pending."""
     _drv().event_query(_h(event, _cudaEvent_t))
     return _OK
 
 
 @_rt()
 def cudaEventSynchronize(event: Any) -> _Result:
-    """Wait for the event (runs the work before it). Errors as :func:`cudaEventQuery`."""
+    """Wait for the event (runs the work before it)."""
     _drv().event_synchronize(_h(event, _cudaEvent_t))
     return _OK
 
@@ -1074,14 +1052,13 @@ def cudaEventSynchronize(event: Any) -> _Result:
 def cudaEventElapsedTime(start: Any, end: Any) -> _Result:
     """Milliseconds (``float``) of simulated time between two completed events: 0.001 ms per operation run
     between the two records (eager operations and replayed graph nodes, spec 16) [I].
-
-    Errors: 400 never recorded or timing disabled; 600 pending; 907 captured (invalidates) [I]."""
+    """
     return (_SUCCESS, _drv().event_elapsed_time(_h(start, _cudaEvent_t), _h(end, _cudaEvent_t)))
 
 
 @_rt()
 def cudaEventDestroy(event: Any) -> _Result:
-    """Destroy an event (nodes it helped capture stay). Errors: cudaErrorInvalidResourceHandle."""
+    """Destroy an event (nodes it helped capture stay)."""
     _drv().event_destroy(_h(event, _cudaEvent_t))
     return _OK
 
@@ -1089,11 +1066,7 @@ def cudaEventDestroy(event: Any) -> _Result:
 # =========================================================================== capture
 @_rt()
 def cudaStreamBeginCapture(stream: Any, mode: Any) -> _Result:
-    """Begin capturing ``stream`` into a new graph (spec 3.1). ``mode``: ``cudaStreamCaptureMode``.
-
-    Errors, in order: 900 on the legacy stream; cudaErrorInvalidValue mode outside 0-2;
-    cudaErrorIllegalState (401) already capturing; 900 in CIG capture.
-    """
+    """Begin capturing ``stream`` into a new graph (spec 3.1). ``mode``: ``cudaStreamCaptureMode``."""
     _drv().stream_begin_capture(_h(stream, _cudaStream_t), _T.c_enum(mode, "mode", "enum cudaStreamCaptureMode"))
     return _OK
 
@@ -1113,18 +1086,13 @@ def cudaStreamBeginCaptureToGraph(stream: Any, graph: Any, dependencies: Any, de
 
 @_rt()
 def cudaStreamEndCapture(stream: Any) -> _Result:
-    """End the capture begun on ``stream``; returns its ``cudaGraph_t`` (spec 3.3).
-
-    Errors: 401 not capturing; 903 unmatched (a forked member); 908 wrong thread; 901 invalidated;
-    904 unjoined work. The graph slot is ``None`` on every error.
-    """
+    """End the capture begun on ``stream``; returns its ``cudaGraph_t`` (spec 3.3)."""
     return (_SUCCESS, _mk_graph(_drv().stream_end_capture(_h(stream, _cudaStream_t))))
 
 
 @_rt()
 def cudaStreamIsCapturing(stream: Any) -> _Result:
-    """The stream's ``cudaStreamCaptureStatus``. Errors: 906 on the legacy stream under a blocking
-    capture (without invalidating)."""
+    """The stream's ``cudaStreamCaptureStatus``."""
     return (_SUCCESS, _E.cudaStreamCaptureStatus(_drv().stream_is_capturing(_h(stream, _cudaStream_t))))
 
 
@@ -1133,7 +1101,7 @@ def cudaStreamGetCaptureInfo(stream: Any) -> _Result:
     """``(cudaSuccess, status, id, graph, dependencies, edgeData, numDependencies)`` (spec 3.5).
 
     The id is a plain ``int`` here (the driver face returns a ``cuuint64_t``); when the status is not
-    ACTIVE: id 0, ``cudaGraph_t(0)``, empty lists, 0 [I]. Errors: 906 on the legacy stream.
+    ACTIVE: id 0, ``cudaGraph_t(0)``, empty lists, 0 [I].
     """
     status, cid, g, deps, eds, n = _drv().stream_get_capture_info(_h(stream, _cudaStream_t))
     return (_SUCCESS, _E.cudaStreamCaptureStatus(status), cid, _mk_graph(g),
@@ -1144,8 +1112,8 @@ def cudaStreamGetCaptureInfo(stream: Any) -> _Result:
 def cudaStreamUpdateCaptureDependencies(stream: Any, dependencies: Any, dependencyData: Any, numDependencies: Any,
                                         flags: Any) -> _Result:
     """Add to (``cudaStreamAddCaptureDependencies``) or replace (``cudaStreamSetCaptureDependencies``) the
-    stream's capture dependencies (spec 3.6). Errors: 401 not capturing; cudaErrorInvalidValue flags or a
-    foreign dependency."""
+    stream's capture dependencies (spec 3.6).
+    """
     deps = _node_list(dependencies, "dependencies")
     eds = _edge_list(dependencyData, "dependencyData")
     deps, eds = _D._capture_deps(deps, eds, _size(numDependencies))
@@ -1155,10 +1123,7 @@ def cudaStreamUpdateCaptureDependencies(stream: Any, dependencies: Any, dependen
 
 @_rt("none")
 def cudaThreadExchangeStreamCaptureMode(mode: Any) -> _Result:
-    """Set this thread's capture interaction mode; returns the previous ``cudaStreamCaptureMode`` (spec 3.7).
-
-    Errors: cudaErrorInvalidValue for a mode outside 0-2 (unchanged).
-    """
+    """Set this thread's capture interaction mode; returns the previous ``cudaStreamCaptureMode`` (spec 3.7)."""
     d = _drv()
     _init(d)
     m = _T.c_enum(mode, "mode", "enum cudaStreamCaptureMode")
@@ -1173,8 +1138,6 @@ def cudaLaunchHostFunc(stream: Any, fn: Any, userData: Any) -> _Result:
     Args: ``fn``: ``cudaHostFn_t`` or the ``int`` address of a ``void (*)(void*)`` (for example
     ``ctypes.cast(CFUNCTYPE(None, c_void_p)(f), c_void_p).value``; keep the thunk alive); a Python
     callable raises ``TypeError: an integer is required``. ``userData``: None, int or buffer (its address).
-    Errors: cudaErrorInvalidValue NULL function; the stream's capture rules. CUDA calls made inside
-    the function fail with cudaErrorNotPermitted [I].
     """
     fp = _h(fn, _cudaHostFn_t)
     _drv().launch_host_func(_h(stream, _cudaStream_t), fp, _T.void_ptr(userData))
@@ -1192,14 +1155,13 @@ def cudaLaunchHostFunc_v2(stream: Any, fn: Any, userData: Any, syncMode: Any) ->
 # =========================================================================== graphs
 @_rt()
 def cudaGraphCreate(flags: Any) -> _Result:
-    """Create an empty graph. Errors: cudaErrorInvalidValue for flags != 0."""
+    """Create an empty graph."""
     return (_SUCCESS, _mk_graph(_drv().graph_create(_u(flags))))
 
 
 @_rt()
 def cudaGraphDestroy(graph: Any) -> _Result:
-    """Destroy a graph and its nodes. Errors: cudaErrorInvalidValue bad graph, a capture target, or a child
-    graph owned by a node."""
+    """Destroy a graph and its nodes."""
     _drv().graph_destroy(_h(graph, _cudaGraph_t))
     return _OK
 
@@ -1227,9 +1189,6 @@ def cudaGraphAddKernelNode(graph: Any, pDependencies: Any, numDependencies: Any,
     """Add a KERNEL node from ``cudaKernelNodeParams``: ``func`` (a ``CUfunction``/``cudaFunction_t`` or its
     ``int`` handle, from ``cuModuleGetFunction``), ``gridDim``/``blockDim`` (``dim3``), ``sharedMemBytes``
     (bytes), ``kernelParams`` (any form ``cuLaunchKernel`` takes).
-
-    Errors: cudaErrorInvalidValue bad graph/dependencies/dimensions or NULL params;
-    cudaErrorInvalidResourceHandle (400) when ``func`` is not a kernel handle.
     """
     deps = _deps(pDependencies, numDependencies)
     p = _struct_arg(pNodeParams, "cudaKernelNodeParams", "pNodeParams", "cudaGraphAddKernelNode")
@@ -1248,9 +1207,6 @@ def cudaGraphAddMemcpyNode(graph: Any, pDependencies: Any, numDependencies: Any,
     """Add a MEMCPY node from ``cudaMemcpy3DParms`` (pitched pointers made with ``make_cudaPitchedPtr``,
     positions with ``make_cudaPos``, ``extent`` with ``make_cudaExtent``: width in bytes). Host sides are
     read/written when the graph runs (spec 3.10); ``cudaMemcpyDefault`` infers each side.
-
-    Errors: cudaErrorInvalidValue bad graph/dependencies/ranges or NULL params; cudaErrorNotSupported
-    for CUDA arrays (not simulated); cudaErrorInvalidMemcpyDirection for a bad ``kind``.
     """
     deps = _deps(pDependencies, numDependencies)
     p = _struct_arg(pCopyParams, "cudaMemcpy3DParms", "pCopyParams", "cudaGraphAddMemcpyNode")
@@ -1276,8 +1232,6 @@ def cudaGraphAddMemcpyNode1D(graph: Any, pDependencies: Any, numDependencies: An
 def cudaGraphAddMemsetNode(graph: Any, pDependencies: Any, numDependencies: Any, pMemsetParams: Any) -> _Result:
     """Add a MEMSET node from ``cudaMemsetParams``: ``dst``, ``pitch`` (bytes, 0 for one row), ``value``,
     ``elementSize`` (1, 2 or 4 bytes), ``width`` (elements), ``height`` (rows).
-
-    Errors: cudaErrorInvalidValue bad graph/dependencies/range/element size/alignment, or NULL params.
     """
     deps = _deps(pDependencies, numDependencies)
     m = _struct_arg(pMemsetParams, "cudaMemsetParams", "pMemsetParams", "cudaGraphAddMemsetNode")
@@ -1287,10 +1241,7 @@ def cudaGraphAddMemsetNode(graph: Any, pDependencies: Any, numDependencies: Any,
 
 @_rt()
 def cudaGraphAddHostNode(graph: Any, pDependencies: Any, numDependencies: Any, pNodeParams: Any) -> _Result:
-    """Add a HOST node from ``cudaHostNodeParams`` (``fn``: ``cudaHostFn_t`` address, ``userData``).
-
-    Errors: cudaErrorInvalidValue NULL function or params.
-    """
+    """Add a HOST node from ``cudaHostNodeParams`` (``fn``: ``cudaHostFn_t`` address, ``userData``)."""
     deps = _deps(pDependencies, numDependencies)
     p = _struct_arg(pNodeParams, "cudaHostNodeParams", "pNodeParams", "cudaGraphAddHostNode")
     return (_SUCCESS, _mk_node(_drv().graph_add_host_node(_h(graph, _cudaGraph_t), deps, int(p.fn), p.userData)))
@@ -1298,7 +1249,7 @@ def cudaGraphAddHostNode(graph: Any, pDependencies: Any, numDependencies: Any, p
 
 @_rt()
 def cudaGraphAddEmptyNode(graph: Any, pDependencies: Any, numDependencies: Any) -> _Result:
-    """Add an EMPTY node (a join point). Errors: cudaErrorInvalidValue."""
+    """Add an EMPTY node (a join point)."""
     deps = _deps(pDependencies, numDependencies)
     return (_SUCCESS, _mk_node(_drv().graph_add_empty_node(_h(graph, _cudaGraph_t), deps)))
 
@@ -1313,13 +1264,13 @@ def cudaGraphAddChildGraphNode(graph: Any, pDependencies: Any, numDependencies: 
 
 @_rt()
 def cudaGraphChildGraphNodeGetGraph(node: Any) -> _Result:
-    """The graph embedded in a GRAPH node. Errors: cudaErrorInvalidValue not a GRAPH node."""
+    """The graph embedded in a GRAPH node."""
     return (_SUCCESS, _mk_graph(_drv().graph_child_graph_node_get_graph(_h(node, _cudaGraphNode_t))))
 
 
 @_rt()
 def cudaGraphAddEventRecordNode(graph: Any, pDependencies: Any, numDependencies: Any, event: Any) -> _Result:
-    """Add an EVENT_RECORD node. Errors: cudaErrorInvalidValue graph/dependencies; 400 event."""
+    """Add an EVENT_RECORD node."""
     deps = _deps(pDependencies, numDependencies)
     return (_SUCCESS, _mk_node(_drv().graph_add_event_node(_h(graph, _cudaGraph_t), deps,
                                                           _h(event, _cudaEvent_t), False)))
@@ -1327,7 +1278,7 @@ def cudaGraphAddEventRecordNode(graph: Any, pDependencies: Any, numDependencies:
 
 @_rt()
 def cudaGraphAddEventWaitNode(graph: Any, pDependencies: Any, numDependencies: Any, event: Any) -> _Result:
-    """Add a WAIT_EVENT node. Errors: cudaErrorInvalidValue graph/dependencies; 400 event."""
+    """Add a WAIT_EVENT node."""
     deps = _deps(pDependencies, numDependencies)
     return (_SUCCESS, _mk_node(_drv().graph_add_event_node(_h(graph, _cudaGraph_t), deps,
                                                           _h(event, _cudaEvent_t), True)))
@@ -1339,10 +1290,7 @@ def _dep_pairs(from_: Any, to: Any, edgeData: Any, n: Any, remove: bool) -> tupl
 
 @_rt()
 def cudaGraphAddDependencies(graph: Any, from_: Any, to: Any, edgeData: Any, numDependencies: Any) -> _Result:
-    """Add edges ``from_[i] -> to[i]`` (``edgeData`` None: ordinary dependencies).
-
-    Errors: cudaErrorInvalidValue a node outside the graph or NULL, an existing edge, bad edge data.
-    """
+    """Add edges ``from_[i] -> to[i]`` (``edgeData`` None: ordinary dependencies)."""
     froms, tos, eds = _dep_pairs(from_, to, edgeData, numDependencies, False)
     _drv().graph_add_dependencies(_h(graph, _cudaGraph_t), froms, tos, eds)
     return _OK
@@ -1350,7 +1298,7 @@ def cudaGraphAddDependencies(graph: Any, from_: Any, to: Any, edgeData: Any, num
 
 @_rt()
 def cudaGraphRemoveDependencies(graph: Any, from_: Any, to: Any, edgeData: Any, numDependencies: Any) -> _Result:
-    """Remove edges. Errors: cudaErrorInvalidValue a missing edge, or a graph with memory nodes."""
+    """Remove edges."""
     froms, tos, eds = _dep_pairs(from_, to, edgeData, numDependencies, True)
     # removal pads a short edge-data list with (255, 255, 255), an edge that never exists: never None
     _drv().graph_remove_dependencies(_h(graph, _cudaGraph_t), froms, tos, _cast("list[_EdgeData]", eds))
@@ -1367,7 +1315,6 @@ def cudaGraphGetNodes(graph: Any, numNodes: Any = 0) -> _Result:
 
     ``numNodes=0`` (the default) only counts: ``([], N)``; a larger value pads the list with
     ``cudaGraphNode_t(0)`` and returns N; a smaller one returns that many nodes and that count.
-    Errors: cudaErrorInvalidValue bad graph.
     """
     n = _size(numNodes)
     _T.check_calloc(n)
@@ -1422,7 +1369,7 @@ def cudaGraphNodeGetDependentNodes(node: Any, pNumDependentNodes: Any = 0) -> _R
 
 @_rt()
 def cudaGraphNodeGetType(node: Any) -> _Result:
-    """The node's ``cudaGraphNodeType`` (the same values as ``CUgraphNodeType``). Errors: cudaErrorInvalidValue."""
+    """The node's ``cudaGraphNodeType`` (the same values as ``CUgraphNodeType``)."""
     return (_SUCCESS, _E.cudaGraphNodeType(_drv().graph_node_get_type(_h(node, _cudaGraphNode_t))))
 
 
@@ -1446,14 +1393,14 @@ def cudaGraphGetId(hGraph: Any) -> _Result:
 
 @_rt()
 def cudaGraphDestroyNode(node: Any) -> _Result:
-    """Remove a node and its edges. Errors: cudaErrorInvalidValue during capture of its graph or with memory nodes."""
+    """Remove a node and its edges."""
     _drv().graph_destroy_node(_h(node, _cudaGraphNode_t))
     return _OK
 
 
 @_rt()
 def cudaGraphClone(originalGraph: Any) -> _Result:
-    """Deep copy of a graph. Errors: cudaErrorInvalidValue, also for MEM_ALLOC/MEM_FREE/CONDITIONAL nodes."""
+    """Deep copy of a graph."""
     return (_SUCCESS, _mk_graph(_drv().graph_clone(_h(originalGraph, _cudaGraph_t))))
 
 
@@ -1463,10 +1410,6 @@ def cudaGraphInstantiate(graph: Any, flags: Any) -> _Result:
 
     Mirrors ``cuda.bindings.runtime.cudaGraphInstantiate(graph, flags)``; returns
     ``(cudaError_t, cudaGraphExec_t)``.
-
-    Errors (cudaErrorInvalidValue): ``cudaGraphInstantiateFlagUpload`` (it needs the params form and its
-    upload stream, spec 16, 9); a capture target [I]; memory nodes with a live exec; DEVICE_LAUNCH with
-    AUTO_FREE_ON_LAUNCH, an empty graph or unsupported nodes; unknown bits; a cycle.
     """
     return (_SUCCESS, _mk_exec(_drv().graph_instantiate(_h(graph, _cudaGraph_t),
                                                        _u(flags, 64, "unsigned PY_LONG_LONG"))))
@@ -1487,11 +1430,6 @@ def cudaGraphInstantiateWithParams(graph: Any, instantiateParams: Any) -> _Resul
 
     Mirrors ``cuda.bindings.runtime.cudaGraphInstantiateWithParams(graph, instantiateParams)``; returns
     ``(cudaError_t, cudaGraphExec_t)``.
-
-    Errors as :func:`cudaGraphInstantiate`, except that ``cudaGraphInstantiateFlagUpload`` is accepted
-    here (spec 16, 9): the upload stream is checked first (the stream rules of cudaGraphUpload), so a
-    failure makes no exec. On failure ``result_out`` is the ``cudaGraphInstantiateResult`` and
-    ``errNode_out`` the error node, as the core reports them.
     """
     p = _struct_arg(instantiateParams, "cudaGraphInstantiateParams", "instantiateParams",
                     "cudaGraphInstantiateWithParams")
@@ -1510,30 +1448,21 @@ def cudaGraphInstantiateWithParams(graph: Any, instantiateParams: Any) -> _Resul
 
 @_rt()
 def cudaGraphLaunch(graphExec: Any, stream: Any) -> _Result:
-    """Run an executable graph on ``stream`` (nodes replay in topological order against simulated memory).
-
-    Errors: cudaErrorInvalidValue for a NULL or destroyed exec (spec 16, 9), cudaErrorInvalidResourceHandle
-    for a handle that never named one; 900 into a capturing stream (invalidates, spec 3.8); 906/901 by the
-    stream rules.
-    """
+    """Run an executable graph on ``stream`` (nodes replay in topological order against simulated memory)."""
     _drv().graph_launch(_h(graphExec, _cudaGraphExec_t), _h(stream, _cudaStream_t))
     return _OK
 
 
 @_rt()
 def cudaGraphUpload(graphExec: Any, stream: Any) -> _Result:
-    """Nothing to upload in a simulator: checks the handles and the stream rules.
-
-    Errors: cudaErrorInvalidValue for a NULL or destroyed exec (spec 16, 9), cudaErrorInvalidResourceHandle
-    for a handle that never named one; 906/901 by the stream rules.
-    """
+    """Nothing to upload in a simulator: checks the handles and the stream rules."""
     _drv().graph_upload(_h(graphExec, _cudaGraphExec_t), _h(stream, _cudaStream_t))
     return _OK
 
 
 @_rt()
 def cudaGraphExecDestroy(graphExec: Any) -> _Result:
-    """Destroy an executable graph. Errors: bad exec; 900 during a restricting capture (spec 5.2)."""
+    """Destroy an executable graph."""
     _drv().graph_exec_destroy(_h(graphExec, _cudaGraphExec_t))
     return _OK
 
@@ -1556,11 +1485,7 @@ def cudaGraphExecUpdate(hGraphExec: Any, hGraph: Any) -> _Result:
 
 @_rt()
 def cudaGraphDebugDotPrint(graph: Any, path: Any, flags: Any) -> _Result:
-    """Write the graph as Graphviz DOT (spec 9.1). ``path``: ``bytes`` (``str`` raises ``TypeError``).
-
-    Errors: cudaErrorInvalidValue bad graph or empty path; cudaErrorOperatingSystem (304) when the file
-    cannot be written.
-    """
+    """Write the graph as Graphviz DOT (spec 9.1). ``path``: ``bytes`` (``str`` raises ``TypeError``)."""
     p = _D._bytes_arg(path)
     _drv().graph_debug_dot_print(_h(graph, _cudaGraph_t), os.fsdecode(p), _u(flags))
     return _OK

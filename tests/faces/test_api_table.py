@@ -94,3 +94,14 @@ def test_built_functions_behave_like_the_wrapper():
             d.cuStreamIsCapturing("not a stream")
         free, total = d.cuMemGetInfo()[1:]
         assert 0 < free <= total
+
+
+def test_runtime_entries_show_the_driver_description_they_share():
+    from simcuda._core.api import RUNTIME
+    from simcuda.bindings import runtime
+    for rt_name, base in RUNTIME.items():
+        assert base in API, (rt_name, base)
+        doc = getattr(runtime, rt_name).__doc__
+        assert doc.endswith(API[base].doc) and f"those of ``{base}``" in doc, rt_name
+    own = _docstrings(FACES / "runtime.py")
+    assert [n for n in RUNTIME if own.get(n) and "Errors" in own[n]] == []  # the shared prose has one copy
