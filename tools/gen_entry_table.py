@@ -21,27 +21,17 @@ from __future__ import annotations
 
 import json
 import pathlib
-import re
 import sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
 
 from _gen import write_or_check  # noqa: E402
+from _pxd import DECL, PARAM, pxd_text  # noqa: E402
 
 OUT = ROOT / "simcuda" / "_generated" / "entry_table.py"
 REQUESTS = ROOT / "tools" / "data" / "cuda-bindings-13.5.0-procaddress-requests.txt"
 API = ROOT / "tools" / "data" / "cuda-bindings-13.5.0-api.json"
-DECL = re.compile(r"^cdef CUresult (\w+)\((.*?)\) except \?CUDA_ERROR_NOT_FOUND nogil$", re.M)
-PARAM = re.compile(r"^(.*?)(\w+)$")
-
-
-def pxd_text() -> str:
-    """The installed wheel's cydriver.pxd (ImportError/FileNotFoundError when there is none)."""
-    import cuda.bindings  # noqa: F401 - the wheel in the test extra
-    path = pathlib.Path(sys.modules["cuda.bindings"].__file__).parent / "cydriver.pxd"
-    return path.read_text()
-
 
 def python_params(sig: str) -> list[str]:
     """Parameter names of a call-shape string such as ``cuLaunchKernel(f, unsigned int gridDimX, ...)``."""
