@@ -58,7 +58,9 @@ def rows(pxd: str) -> list[tuple]:
         for p in filter(None, (x.strip() for x in params.split(","))):
             m = PARAM.match(p)
             ctype, name = m.group(1).strip(), m.group(2)
-            direction = "in" if py is None or name in py_in else "out"
+            # an output is a pointer the wrapper does not take (it allocates it); a value is always an input,
+            # whatever the wrapper calls it (cuDeviceGetName's ``len`` is its ``length``)
+            direction = "out" if py is not None and name not in py_in and ctype.endswith("*") else "in"
             cparams.append((ctype, name, direction))
         out.append((req, int(version), decl, py, tuple(cparams)))
     # a variant without a Python wrapper (cuCtxCreate_v2...) takes the directions of the wrapped variant of
