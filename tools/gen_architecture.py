@@ -22,6 +22,7 @@ GROUPS = [("simcuda/_core", "The core (the simulated driver; knows nothing of th
           ("simcuda/_core/entries", "The driver entry points, by concept"),
           ("simcuda/bindings", "Faces (translate, never decide)"),
           ("simcuda/bindings/_v2", "The raising face"),
+          ("simcuda/native", "The native library, for NVIDIA's own cuda.bindings (docs/native.md)"),
           ("simcuda", "Around them")]
 
 
@@ -41,7 +42,7 @@ def render_map() -> str:
     for folder, title in GROUPS:
         lines += [f"**{title}** (`{folder}/`)", ""]
         for p in sorted((ROOT / folder).glob("*.py")):
-            if p.name == "__init__.py" and folder != "simcuda":
+            if p.name == "__init__.py" and folder not in ("simcuda", "simcuda/native"):
                 continue
             lines.append(f"* `{p.name}`: {summary(p)}")
         lines.append("")

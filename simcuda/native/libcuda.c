@@ -1,0 +1,252 @@
+/* simcuda's libcuda.so.1: a table of driver entry points that NVIDIA's cuda.bindings resolves through
+ * cuGetProcAddress_v2, filled in from Python.
+ *
+ * This file knows nothing of CUDA semantics and includes no CUDA or Python headers. It holds:
+ *   - the (name, version) pairs of entries.h (generated from simcuda/_generated/entry_table.py, request order);
+ *   - two slot arrays, one for the default flags and one for CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM,
+ *     filled by simcuda_set_entry() (from Python: ctypes callbacks, the "adapters");
+ *   - for every entry, a "not simulated" stub answering 801 (CUDA_ERROR_NOT_SUPPORTED) that counts its calls;
+ *   - cuGetProcAddress_v2 / cuGetProcAddress answering from the table as the real driver does;
+ *   - the direct exports C callers and cuda.pathfinder use: cuDriverGetVersion, cuInit, cuGetExportTable.
+ *
+ * cuda.bindings resolves all of its entries at its first driver call and caches the pointers, so every slot
+ * must be set before that call (simcuda/native/__init__.py says so too): the table hands out the slot's
+ * pointer itself, not a trampoline.
+ */
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "entries.h"
+
+#define EXPORT __attribute__((visibility("default")))
+
+typedef int CUresult; /* a C enum: int-sized on every ABI this library is built for */
+typedef uint64_t cuuint64_t;
+typedef int CUdriverProcAddressQueryResult;
+
+enum {
+    CUDA_SUCCESS = 0,
+    CUDA_ERROR_INVALID_VALUE = 1,
+    CUDA_ERROR_NOT_FOUND = 500,
+    CUDA_ERROR_NOT_SUPPORTED = 801,
+};
+enum { /* CUdriverProcAddressQueryResult */
+    CU_GET_PROC_ADDRESS_SUCCESS = 0,
+    CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND = 1,
+    CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT = 2,
+};
+enum { /* CUdriverProcAddress_flags */
+    CU_GET_PROC_ADDRESS_DEFAULT = 0,
+    CU_GET_PROC_ADDRESS_LEGACY_STREAM = 1,
+    CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM = 2,
+};
+
+struct entry {
+    const char *name;
+    int version;
+};
+
+static const struct entry ENTRIES[SIMCUDA_ENTRY_COUNT] = {
+#define X(index, name, version) {name, version},
+    SIMCUDA_ENTRIES(X)
+#undef X
+};
+
+/* ------------------------------------------------------------------ stubs: 801, counted per entry */
+
+static uint64_t counts[SIMCUDA_ENTRY_COUNT];
+
+/* Each stub is declared with no parameters and handed out as a pointer to a function of the entry's real
+ * signature, so the binding calls it with arguments it ignores. ISO C leaves calls through a mismatched
+ * function type undefined; the cdecl-family calling conventions this library is built for (System V x86-64,
+ * AAPCS64 on aarch64) define them: arguments travel in registers and on a stack the caller owns and pops, the
+ * callee that reads none of them leaves both untouched, and the int result comes back in the same register
+ * whatever the parameters were. It is not safe for callee-pops conventions (stdcall), which are not built. */
+#define X(index, name, version)                                                                             \
+    static CUresult stub_##index(void) {                                                                   \
+        __atomic_fetch_add(&counts[index], 1, __ATOMIC_RELAXED);                                           \
+        return CUDA_ERROR_NOT_SUPPORTED;                                                                   \
+    }
+SIMCUDA_ENTRIES(X)
+#undef X
+
+typedef CUresult (*stub_fn)(void);
+static const stub_fn STUBS[SIMCUDA_ENTRY_COUNT] = {
+#define X(index, name, version) stub_##index,
+    SIMCUDA_ENTRIES(X)
+#undef X
+};
+
+/* ------------------------------------------------------------------ slots */
+
+/* slots[0]: what the default (legacy-stream) flags get; NULL means the stub (or the built-in answer of the
+ * few entries this file implements). slots[1]: the per-thread-default-stream variant; NULL means "none",
+ * and the lookup falls back to slots[0], as the real driver falls back to the legacy variant. */
+static void *slots[2][SIMCUDA_ENTRY_COUNT];
+static uint64_t lookups; /* answers cuGetProcAddress gave with a pointer */
+static int driver_version = SIMCUDA_DEFAULT_DRIVER_VERSION;
+
+static CUresult builtin_driver_get_version(int *version);
+EXPORT CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags,
+                                    CUdriverProcAddressQueryResult *symbolStatus);
+
+/* What slots[0][index] stands for while it is NULL. */
+static void *default_pointer(int index) {
+    switch (index) {
+    case SIMCUDA_INDEX_CUDRIVERGETVERSION:
+        return (void *)builtin_driver_get_version;
+    case SIMCUDA_INDEX_CUGETPROCADDRESS:
+        return (void *)cuGetProcAddress_v2;
+    default:
+        return (void *)STUBS[index];
+    }
+}
+
+/* The pointer an entry hands out: the per-thread slot when asked for and set, else the default slot. */
+static void *entry_pointer(int index, int ptds) {
+    void *fn = NULL;
+    if (ptds)
+        fn = __atomic_load_n(&slots[1][index], __ATOMIC_ACQUIRE);
+    if (fn == NULL)
+        fn = __atomic_load_n(&slots[0][index], __ATOMIC_ACQUIRE);
+    return fn != NULL ? fn : default_pointer(index);
+}
+
+/* ------------------------------------------------------------------ the registration API (Python side) */
+
+/* Put fn into the default (ptds == 0) or per-thread (ptds == 1) slot of entry `index`; NULL puts back the
+ * default (the stub; for ptds, "fall back to the default slot"). Returns 0, or -1 for an index or ptds out of
+ * range. Takes effect for lookups made afterwards only: callers keep the pointers they were given. */
+EXPORT int simcuda_set_entry(int index, int ptds, void *fn) {
+    if (index < 0 || index >= SIMCUDA_ENTRY_COUNT || (ptds != 0 && ptds != 1))
+        return -1;
+    __atomic_store_n(&slots[ptds][index], fn, __ATOMIC_RELEASE);
+    return 0;
+}
+
+/* The number of entries; with name/version, the table, so the loader can check it matches its own. */
+EXPORT int simcuda_entry_count(void) { return SIMCUDA_ENTRY_COUNT; }
+
+EXPORT const char *simcuda_entry_name(int index) {
+    return index >= 0 && index < SIMCUDA_ENTRY_COUNT ? ENTRIES[index].name : NULL;
+}
+
+EXPORT int simcuda_entry_version(int index) {
+    return index >= 0 && index < SIMCUDA_ENTRY_COUNT ? ENTRIES[index].version : -1;
+}
+
+/* Copy the stubs' call counters into out[0 .. n-1] (n is clipped to the entry count); returns the count. */
+EXPORT int simcuda_call_counts(uint64_t *out, int n) {
+    if (out != NULL)
+        for (int i = 0; i < n && i < SIMCUDA_ENTRY_COUNT; i++)
+            out[i] = __atomic_load_n(&counts[i], __ATOMIC_RELAXED);
+    return SIMCUDA_ENTRY_COUNT;
+}
+
+EXPORT void simcuda_reset_call_counts(void) {
+    for (int i = 0; i < SIMCUDA_ENTRY_COUNT; i++)
+        __atomic_store_n(&counts[i], 0, __ATOMIC_RELAXED);
+}
+
+/* How many times cuGetProcAddress handed out a pointer: non-zero means a caller may hold cached pointers. */
+EXPORT uint64_t simcuda_lookup_count(void) { return __atomic_load_n(&lookups, __ATOMIC_RELAXED); }
+
+EXPORT void simcuda_set_driver_version(int version) {
+    __atomic_store_n(&driver_version, version, __ATOMIC_RELAXED);
+}
+
+/* The digest of the sources this library was compiled from (the build passes it), "" when not given. */
+#ifndef SIMCUDA_SOURCE_DIGEST
+#define SIMCUDA_SOURCE_DIGEST ""
+#endif
+EXPORT const char *simcuda_source_digest(void) { return SIMCUDA_SOURCE_DIGEST; }
+
+/* ------------------------------------------------------------------ cuGetProcAddress */
+
+/* Find `symbol` for `cudaVersion`: the index of the entry with the highest version at or below it, or -1 with
+ * *status saying whether the name exists at all (only at higher versions: VERSION_NOT_SUFFICIENT). */
+static int find(const char *symbol, int cudaVersion, CUdriverProcAddressQueryResult *status) {
+    int best = -1, named = 0;
+    for (int i = 0; i < SIMCUDA_ENTRY_COUNT; i++) {
+        if (strcmp(ENTRIES[i].name, symbol) != 0)
+            continue;
+        named = 1;
+        if (ENTRIES[i].version <= cudaVersion && (best < 0 || ENTRIES[i].version > ENTRIES[best].version))
+            best = i;
+    }
+    if (best >= 0)
+        *status = CU_GET_PROC_ADDRESS_SUCCESS;
+    else
+        *status = named ? CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT : CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
+    return best;
+}
+
+/* The lookup both exports share. Returns CUDA_ERROR_INVALID_VALUE for a NULL symbol or pfn, flags other than
+ * DEFAULT, LEGACY_STREAM and PER_THREAD_DEFAULT_STREAM, or a cudaVersion above the reported driver version;
+ * otherwise CUDA_SUCCESS with *status set and *pfn the pointer, or NULL when the entry is not there. */
+static CUresult lookup(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags,
+                       CUdriverProcAddressQueryResult *status) {
+    if (symbol == NULL || pfn == NULL)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (flags != CU_GET_PROC_ADDRESS_DEFAULT && flags != CU_GET_PROC_ADDRESS_LEGACY_STREAM &&
+        flags != CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (cudaVersion > __atomic_load_n(&driver_version, __ATOMIC_RELAXED))
+        return CUDA_ERROR_INVALID_VALUE;
+    int index = find(symbol, cudaVersion, status);
+    if (index < 0) {
+        *pfn = NULL;
+        return CUDA_SUCCESS;
+    }
+    *pfn = entry_pointer(index, flags == CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM);
+    __atomic_fetch_add(&lookups, 1, __ATOMIC_RELAXED);
+    return CUDA_SUCCESS;
+}
+
+/* cuGetProcAddress (the CUDA 12.0 ABI, symbol cuGetProcAddress_v2). As documented: CUDA_SUCCESS with *pfn
+ * NULL and *symbolStatus SYMBOL_NOT_FOUND or VERSION_NOT_SUFFICIENT when no variant answers; symbolStatus
+ * may be NULL. */
+EXPORT CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags,
+                                    CUdriverProcAddressQueryResult *symbolStatus) {
+    CUdriverProcAddressQueryResult status = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
+    CUresult rc = lookup(symbol, pfn, cudaVersion, flags, &status);
+    if (rc == CUDA_SUCCESS && symbolStatus != NULL)
+        *symbolStatus = status;
+    return rc;
+}
+
+/* cuGetProcAddress (the CUDA 11.3 ABI, no status): CUDA_ERROR_NOT_FOUND with *pfn NULL when no variant
+ * answers, as the 11.x documentation of cuGetProcAddress gives it. */
+EXPORT CUresult cuGetProcAddress(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags) {
+    CUdriverProcAddressQueryResult status = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
+    CUresult rc = lookup(symbol, pfn, cudaVersion, flags, &status);
+    if (rc == CUDA_SUCCESS && status != CU_GET_PROC_ADDRESS_SUCCESS)
+        return CUDA_ERROR_NOT_FOUND;
+    return rc;
+}
+
+/* ------------------------------------------------------------------ direct exports */
+
+static CUresult builtin_driver_get_version(int *version) {
+    if (version == NULL)
+        return CUDA_ERROR_INVALID_VALUE;
+    *version = __atomic_load_n(&driver_version, __ATOMIC_RELAXED);
+    return CUDA_SUCCESS;
+}
+
+/* The direct exports go through the default slot of their entry, so what the binding resolves and what a C
+ * caller (cuda.pathfinder's driver version query) reaches are the same function. */
+EXPORT CUresult cuDriverGetVersion(int *driverVersion) {
+    return ((CUresult(*)(int *))entry_pointer(SIMCUDA_INDEX_CUDRIVERGETVERSION, 0))(driverVersion);
+}
+
+EXPORT CUresult cuInit(unsigned int Flags) {
+    return ((CUresult(*)(unsigned int))entry_pointer(SIMCUDA_INDEX_CUINIT, 0))(Flags);
+}
+
+/* Not simulated (the private tables NVIDIA's runtime and NVRTC ask for): the stub's 801, counted. */
+EXPORT CUresult cuGetExportTable(const void **ppExportTable, const void *pExportTableId) {
+    return ((CUresult(*)(const void **, const void *))entry_pointer(SIMCUDA_INDEX_CUGETEXPORTTABLE, 0))(
+        ppExportTable, pExportTableId);
+}
