@@ -38,7 +38,7 @@ from typing import Any, ParamSpec, TypeVar, cast
 
 from ._core.driver import Driver
 
-__all__ = ["patch", "PACKAGES", "FACES"]
+__all__ = ["patch", "route_of", "current_route", "PACKAGES", "FACES", "ROUTES"]
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -64,9 +64,38 @@ _saved_modules: dict[str, Any] = {}
 _saved_attrs: list[tuple[Any, str, Any]] = []
 
 
-def _faces() -> dict[str, types.ModuleType]:
+#: what the native route leaves to NVIDIA's own modules (they run over the simulated ``libcuda.so.1``)
+NATIVE_REAL = ("cuda.bindings.driver", "cuda.bindings._v2.driver")
+
+#: the routes a patch can take (:func:`route_of`)
+ROUTES = ("python", "native", "auto")
+_route = "python"  # the route of the active patch (the outermost one decides)
+
+
+def route_of(route: str | None = None) -> str:
+    """The route a patch takes: ``route``, else ``$SIMCUDA_ROUTE``, else ``"python"``.
+
+    ``"python"``: simcuda's Python faces stand in for ``cuda.bindings.driver`` and ``_v2.driver``.
+    ``"native"``: NVIDIA's own modules run over the simulated ``libcuda.so.1`` (:mod:`simcuda.native`);
+    :class:`simcuda.native.NativeUnavailable` says why when that cannot work here. ``"auto"``: native where
+    available, else python. The default stays ``"python"`` while the native adapters do not yet serve every
+    entry the Python faces do (docs/native.md lists what is served). The runtime and NVRTC faces are simcuda's
+    on both routes.
+    """
+    r = route or os.environ.get("SIMCUDA_ROUTE") or "python"
+    if r not in ROUTES:
+        raise ValueError(f"route must be one of {ROUTES}, not {r!r}")
+    if r == "auto":
+        from . import native
+        r = "native" if native.available()[0] else "python"
+    return r
+
+
+def _faces(route: str = "python") -> dict[str, types.ModuleType]:
     out = {}
     for name, target in FACES.items():
+        if route == "native" and name in NATIVE_REAL:
+            continue
         try:
             out[name] = importlib.import_module(target)
         except ImportError:
@@ -124,13 +153,18 @@ def _is_cuda_name(n: str) -> bool:
     return n == "cuda" or n.startswith("cuda.")
 
 
-def _install() -> None:
+def _install(route: str = "python") -> None:
+    global _route
+    if route == "native":
+        from .native import adapters
+        adapters.install()  # before the binding's first call: it caches the pointers it resolves then
+    _route = route
     _preexisting.clear()
     _preexisting.update(n for n in sys.modules if _is_cuda_name(n))
     names = PACKAGES + tuple(FACES)
     for n in names:
         _saved_modules[n] = sys.modules.get(n, _MISSING)
-    faces = _faces()
+    faces = _faces(route)
     pkgs: dict[str, types.ModuleType] = {}
     for n in PACKAGES:
         existing = sys.modules.get(n)
@@ -173,6 +207,11 @@ def active() -> bool:
     return _depth > 0
 
 
+def current_route() -> str | None:
+    """The route of the active patch (``"python"`` or ``"native"``), None when no patch is active."""
+    return _route if _depth > 0 else None
+
+
 class patch:
     """Install simcuda's faces as ``cuda.bindings.*`` (and ``cuda.cuda``/``cuda.cudart``/``cuda.nvrtc``).
 
@@ -183,13 +222,18 @@ class patch:
     Args:
         driver: a :class:`simcuda.Driver` to make current for the duration (restored on exit of this
             level); ``None`` keeps the current default driver.
+        route: ``"python"``, ``"native"`` or ``"auto"`` (:func:`route_of`; the outermost patch decides).
+            On the native route the simulated library stays loaded after the patch exits, and NVIDIA's
+            binding keeps using it for the life of the process (NATIVE.md): a real GPU needs a process of
+            its own.
 
     Nesting: only the outermost exit restores ``sys.modules`` and the package attributes, exactly.
     Thread note: ``sys.modules`` is process-wide, so the patch is too.
     """
 
-    def __init__(self, driver: Driver | Callable[..., Any] | None = None) -> None:
+    def __init__(self, driver: Driver | Callable[..., Any] | None = None, route: str | None = None) -> None:
         self._fn = None
+        self._route = route
         if callable(driver) and not isinstance(driver, Driver):  # bare @simcuda.patch
             self._fn = driver
             driver = None
@@ -205,7 +249,7 @@ class patch:
         with _lock:
             if _depth == 0:
                 try:
-                    _install()
+                    _install(route_of(self._route))
                 except BaseException:
                     _restore()
                     raise
@@ -226,7 +270,7 @@ class patch:
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if self._fn is not None:  # used bare as a decorator: this object is the wrapped function
-            with patch(self._driver):
+            with patch(self._driver, self._route):
                 return self._fn(*args, **kwargs)
         if len(args) != 1 or kwargs or not callable(args[0]):
             raise TypeError("patch() used as a decorator takes exactly one function")
@@ -234,16 +278,16 @@ class patch:
 
     def decorate(self, fn: Callable[P, R]) -> Callable[P, R]:
         """Wrap ``fn`` so that every call runs inside a fresh ``patch(driver)`` (coroutines too)."""
-        driver = self._driver
+        driver, route = self._driver, self._route
         if inspect.iscoroutinefunction(fn):
             @functools.wraps(fn)
             async def awrapper(*args: P.args, **kwargs: P.kwargs) -> Any:
-                with patch(driver):
+                with patch(driver, route):
                     return await fn(*args, **kwargs)
             return cast("Callable[P, R]", awrapper)  # fn is a coroutine function: R is the coroutine it returns
 
         @functools.wraps(fn)
         def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
-            with patch(driver):
+            with patch(driver, route):
                 return fn(*args, **kwargs)
         return wrapper

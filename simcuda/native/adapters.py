@@ -217,3 +217,28 @@ PARTICULAR: dict[str, Decoder] = {
     "cuStreamGetCaptureInfo": _capture_info(True),
     "cuStreamGetCaptureInfo_v2": _capture_info(False),
 }
+
+
+def install() -> int:
+    """Load the simulated ``libcuda.so.1`` (:func:`simcuda.native.load`) and register every adapter, in both
+    slots, before NVIDIA's binding makes its first call (it caches the pointers then). Idempotent; returns
+    the number of (entry, slot) pairs served. Raises :class:`simcuda.native.NativeUnavailable` with the reason
+    when the library cannot be used here."""
+    from . import load, set_entry
+
+    global _INSTALLED
+    load()
+    if _INSTALLED:
+        return _INSTALLED
+    n = 0
+    for i in range(len(ENTRIES)):
+        for ptds in (False, True):
+            f = c_function(i, ptds)
+            if f is not None:
+                set_entry(i, ptds, f)
+                n += 1
+    _INSTALLED = n
+    return n
+
+
+_INSTALLED = 0

@@ -1,0 +1,97 @@
+"""simcuda.patch(route="native"): NVIDIA's own cuda.bindings.driver over the simulated libcuda.so.1.
+
+Each test runs in a subprocess of its own: once a library with the soname libcuda.so.1 is loaded, NVIDIA's
+binding keeps it for the life of the process.
+"""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from simcuda import native
+
+pytestmark = pytest.mark.skipif(not native.available()[0], reason=f"native route: {native.available()[1]}")
+
+FLOW = r'''
+import json, simcuda
+from simcuda import _patch
+out = {}
+with simcuda.patch(route=ROUTE) as drv:
+    from cuda.bindings import driver as d
+    out["module"] = d.__file__
+    out["route"] = _patch.current_route()
+    codes = []
+    def c(r):
+        codes.append(int(r[0]))
+        return r[1:] if len(r) > 2 else (r[1] if len(r) == 2 else None)
+    c(d.cuInit(0))
+    dev = c(d.cuDeviceGet(0))
+    ctx = c(d.cuDevicePrimaryCtxRetain(dev))
+    c(d.cuCtxSetCurrent(ctx))
+    s = c(d.cuStreamCreate(1))
+    c(d.cuStreamBeginCapture(s, d.CUstreamCaptureMode.CU_STREAM_CAPTURE_MODE_GLOBAL))
+    c(d.cuStreamBeginCapture(s, 0))                       # 401: already capturing
+    c(d.cuStreamBeginCapture(d.CUstream(0), 0))           # 900: the legacy stream
+    info = c(d.cuStreamGetCaptureInfo(s))
+    out["status"] = int(info[0])
+    c(d.cuStreamIsCapturing(s))
+    g = c(d.cuStreamEndCapture(s))
+    c(d.cuStreamEndCapture(s))                            # 401: not capturing
+    out["nodes"] = len(drv._graph(int(g)).live_nodes())
+    c(d.cuGraphDestroy(g))
+    c(d.cuGraphDestroy(g))                                # 1: destroyed graph
+    c(d.cuStreamDestroy(s))
+    c(d.cuStreamQuery(s))                                 # 709: destroyed stream (observed on NVIDIA)
+    c(d.cuEventCreate(0xFFFF))                            # 1: bad flags
+    out["name"] = d.cuGetErrorName(d.CUresult(901))[1].decode()
+    out["codes"] = codes
+    out["why"] = simcuda.last_error().why
+print(json.dumps(out))
+'''
+
+
+def run(route: str) -> dict:
+    code = FLOW.replace("ROUTE", repr(route))
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    return json.loads(r.stdout.strip().splitlines()[-1])
+
+
+def test_nvidia_binding_runs_on_the_simulated_driver():
+    out = run("native")
+    assert out["route"] == "native"
+    assert "simcuda" not in out["module"] and "cuda/bindings" in out["module"].replace("\\", "/")
+    assert out["status"] == 1 and out["name"] == "CUDA_ERROR_STREAM_CAPTURE_INVALIDATED"
+    assert "CUevent_flags" in out["why"]  # the core's why, on this thread
+
+
+def test_both_routes_return_the_same_codes():
+    native_out, python_out = run("native"), run("python")
+    assert "simcuda" in python_out["module"]
+    assert native_out["codes"] == python_out["codes"]
+    assert native_out["codes"] == [0, 0, 0, 0, 0, 0, 401, 900, 0, 0, 0, 401, 0, 1, 0, 709, 1]
+    assert native_out["why"] == python_out["why"] and native_out["nodes"] == python_out["nodes"] == 0
+
+
+def test_a_process_without_the_native_route_loads_no_simulated_library():
+    code = textwrap.dedent('''
+        import simcuda
+        from simcuda import native
+        with simcuda.patch(route="python"):
+            from cuda.bindings import driver
+            driver.cuInit(0)
+        print(native.is_loaded())
+    ''')
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "False"
+
+
+def test_unknown_route_is_refused():
+    import simcuda
+    with pytest.raises(ValueError, match="route must be one of"):
+        simcuda.patch(route="fast").__enter__()
