@@ -248,8 +248,9 @@ class patch:
         from . import _state
         with _lock:
             if _depth == 0:
+                route = route_of(self._route)  # a bad route is refused before anything changes
                 try:
-                    _install(route_of(self._route))
+                    _install(route)
                 except BaseException:
                     _restore()
                     raise
