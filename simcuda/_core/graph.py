@@ -1120,9 +1120,9 @@ def _param_pairs(n: Node, kind: NodeKind, runtime: bool) -> list[tuple[str, Any]
 
 
 def _dot_node(n: Node, gid: int, flags: int, topo_id: dict[int, int]) -> str:
-    key = TYPE_KEYWORDS.get(n.type, str(n.type))
-    name = f"graph_{gid}_node_{n.local_id}"
     kind = KINDS[n.type]
+    key = kind.keyword
+    name = f"graph_{gid}_node_{n.local_id}"
     kind_flag = kind.dot_flag
     attrs = kind.dot_attributes(n.params) if flags & DOT_KERNEL_ATTRIBUTES else None
     record = flags & (kind_flag | DOT_HANDLES | DOT_EXTRA_TOPO_INFO) or attrs

@@ -4,7 +4,7 @@ This module knows nothing of capture rules or faces. It is the one place a node 
 :mod:`simcuda._core.graph` (replay, DOT, exec-update checks, clone, freeze), the graph and exec
 entries (node creation and set-params, the launch log, DEVICE_LAUNCH checks) and the faces reach a
 kind only through :data:`KINDS`, so adding a node kind is one record class, one :class:`NodeKind`
-subclass and one entry in :data:`KINDS` (``tests/core/test_node_kinds.py`` checks the registry).
+subclass and one entry in :data:`KINDS` (``tests/core/test_node_kind_registry.py`` checks the registry).
 
 Theory of operation
 -------------------
@@ -120,11 +120,6 @@ class KernelParams:
         self.priority = priority
         self.cooperative = cooperative
         self.detail: str | None = None
-
-    def __repr__(self) -> str:
-        """``KernelParams(name=..., grid=..., block=..., shmem=..., args=..., priority=..., cooperative=...)``."""
-        return (f"KernelParams(name={self.name!r}, grid={self.grid!r}, block={self.block!r}, shmem={self.shmem!r}, "
-                f"args={self.args!r}, priority={self.priority!r}, cooperative={self.cooperative!r})")
 
 
 #: types whose equal values cannot be told apart (immutable, no identity of their own that shows)
