@@ -34,6 +34,7 @@ from .errors import CUresult, DriverError
 from .graph import (BATCH_MEM_OP, EVENT_RECORD, GRAPH, HOST, KERNEL, MEM_ALLOC, MEM_FREE, MEMCPY, MEMSET, NO_EDGES,
                     TYPE_KEYWORDS, WAIT_EVENT, ZERO_ED, Edge, Node, add_edge, graph_from_frozen, is_full, walk_body,
                     with_edge)
+from .nodes import ChildGraphParams, EventParams
 from .process import HANDLE_STEP
 from .objects import CAPTURED, EMPTY, RECORDED, CigRecord
 
@@ -624,7 +625,7 @@ def _nest_exec(drv: Work, stream: Stream, x: GraphExec) -> Node:
                                                       "cannot be nested as a child-graph node of a capture "
                                                       "[inferred]")
     child = graph_from_frozen(drv, x.body, stream.ctx)
-    node = add_node(drv, stream, GRAPH, {"graph": child})
+    node = add_node(drv, stream, GRAPH, ChildGraphParams(child))
     child.owner_node = node
     return node
 
@@ -742,7 +743,7 @@ def record_event(drv: Work, event: Event, stream: Stream, flags: int, call: str)
     if seq is not None and seq.status == ACTIVE:
         _capture_event(seq, event, stream)
         if flags == 1:
-            add_node(drv, stream, EVENT_RECORD, {"event": event})
+            add_node(drv, stream, EVENT_RECORD, EventParams(event))
         return
     refuse_use(seq, call, stream, "spec 4.2 row 5")
     if flags == 1:
@@ -798,7 +799,7 @@ def wait_event(drv: Work, stream: Stream, event: Event, flags: int) -> None:
                                                       "4)")
     refuse_use(seq, call, stream, "spec 4.1 row 12")
     if flags == 1:  # row 5
-        add_node(drv, stream, WAIT_EVENT, {"event": event})
+        add_node(drv, stream, WAIT_EVENT, EventParams(event))
         return
     if seq is None:
         if eseq is not None:

@@ -34,18 +34,10 @@ DOT) is iterative, with an explicit stack, so nesting depth is limited only by m
 Python's recursion limit; each visits graphs and nodes in the order the recursive definition would
 (the same handles, graph ids, log order, DOT text and first error).
 
-Node parameters, per ``type`` (never mutated once stored; a set-params call stores a new object):
-
-* KERNEL: :class:`KernelParams` (``name, func (Function), grid, block, shmem, args, priority,
-  cooperative``; immutable, so launches with the same parameters share one record);
-* MEMCPY: :class:`~simcuda._core.memory.CopyParams`; MEMSET: :class:`~simcuda._core.memory.MemsetParams`;
-* HOST: dict ``fn, user_data, sync_mode``; GRAPH: dict ``graph`` (the embedded :class:`Graph`);
-* EVENT_RECORD / WAIT_EVENT: dict ``event``; EMPTY: ``{}``;
-* MEM_ALLOC: dict ``alloc`` (the graph-owned Allocation), ``size``, ``device``, ``access``
-  (list of ``(location type, id, flags)``); MEM_FREE: dict ``dptr``;
-* BATCH_MEM_OP: dict ``ops`` (tuple of ``(operation, address, value, flags)``), ``flags``, ``ctx``;
-* EXT_SEMAS_SIGNAL / EXT_SEMAS_WAIT: dict ``sems`` (tuple of handles), ``values`` (tuple of
-  ``(fence value, key, timeout_ms, flags)``).
+Node parameters are the records of :mod:`simcuda._core.nodes`, one per node kind (never mutated once
+stored; a set-params call stores a new record), and everything that differs between kinds (description,
+replay, DOT parameter blocks, exec-update checks) is asked of the kind's :class:`~simcuda._core.nodes.NodeKind`
+in :data:`~simcuda._core.nodes.KINDS`; this module knows the structure only (a GRAPH node's child graph).
 
 Instantiation *freezes* a graph into a :class:`Frozen` body: ``ExecNode`` records in a topological
 order (creation order breaking ties, spec 9), plus what later checks need: the creation-order
@@ -66,56 +58,67 @@ import ctypes
 import heapq
 from array import array
 from collections.abc import Iterator
-from math import copysign
 from typing import TYPE_CHECKING, Any, Callable
 
-from .memory import HOST as HOST_SIDE
-from .memory import do_copy, do_memset
+from .nodes import BATCH_MEM_OP as BATCH_MEM_OP
+from .nodes import CONDITIONAL as CONDITIONAL
+from .nodes import (
+    DOT_ALL,
+    DOT_EXTRA_TOPO_INFO,
+    DOT_HANDLES,
+    DOT_KERNEL_ATTRIBUTES,
+    DOT_RUNTIME_TYPES,
+    DOT_VERBOSE,
+    KINDS,
+    NO_PARAMS,
+    UPD_NODE_TYPE_CHANGED,
+    UPD_TOPOLOGY_CHANGED,
+    NodeKind,
+    addr,
+)
+from .nodes import EMPTY as EMPTY
+from .nodes import EVENT_RECORD as EVENT_RECORD
+from .nodes import EXT_SEMAS_SIGNAL as EXT_SEMAS_SIGNAL
+from .nodes import EXT_SEMAS_WAIT as EXT_SEMAS_WAIT
+from .nodes import GRAPH as GRAPH
+from .nodes import HOST as HOST
+from .nodes import KERNEL as KERNEL
+from .nodes import MEM_ALLOC as MEM_ALLOC
+from .nodes import MEM_FREE as MEM_FREE
+from .nodes import MEMCPY as MEMCPY
+from .nodes import MEMOP_WAIT_VALUE_32 as MEMOP_WAIT_VALUE_32
+from .nodes import MEMOP_WRITE_VALUE_32 as MEMOP_WRITE_VALUE_32
+from .nodes import MEMSET as MEMSET
+from .nodes import TYPE_KEYWORDS as TYPE_KEYWORDS
+from .nodes import UPD_ERROR as UPD_ERROR
+from .nodes import UPD_NOT_SUPPORTED as UPD_NOT_SUPPORTED
+from .nodes import UPD_SUCCESS as UPD_SUCCESS
+from .nodes import UPDATE_NAMES as UPDATE_NAMES
+from .nodes import WAIT_EVENT as WAIT_EVENT
+from .nodes import KernelParams as KernelParams
+from .nodes import same_values as same_values
 
 if TYPE_CHECKING:
     from .capture import CaptureSequence
-    from .memory import Allocation, MemorySpace
-    from .objects import Context, MemOp
+    from .memory import Allocation
+    from .objects import Context
     from .work import Work  # every entry mixin, and so Driver, is a Work: the state and work the rules act on
+
+# The node types, update results and kernel records are defined with the kinds (:mod:`simcuda._core.nodes`);
+# the names imported ``as`` themselves above are re-exported for the code and tests that take them from here.
 
 ZERO_ED = (0, 0, 0)
 
-# CUgraphNodeType values (spec section 10)
-KERNEL, MEMCPY, MEMSET, HOST, GRAPH, EMPTY, WAIT_EVENT, EVENT_RECORD = 0, 1, 2, 3, 4, 5, 6, 7
-EXT_SEMAS_SIGNAL, EXT_SEMAS_WAIT, MEM_ALLOC, MEM_FREE, BATCH_MEM_OP, CONDITIONAL = 8, 9, 10, 11, 12, 13
-
-TYPE_KEYWORDS = {
-    KERNEL: "KERNEL", MEMCPY: "MEMCPY", MEMSET: "MEMSET", HOST: "HOST", GRAPH: "GRAPH", EMPTY: "EMPTY",
-    WAIT_EVENT: "WAIT_EVENT", EVENT_RECORD: "EVENT_RECORD", EXT_SEMAS_SIGNAL: "EXT_SEMAS_SIGNAL",
-    EXT_SEMAS_WAIT: "EXT_SEMAS_WAIT", MEM_ALLOC: "MEM_ALLOC", MEM_FREE: "MEM_FREE",
-    BATCH_MEM_OP: "BATCH_MEM_OP", CONDITIONAL: "CONDITIONAL",
-}
 #: node types an exec can enable and disable (Programming Guide, "Individual node enable")
-ENABLE_TYPES = (KERNEL, MEMCPY, MEMSET)
+ENABLE_TYPES = tuple(t for t, k in KINDS.items() if k.can_disable)
 #: node types a DEVICE_LAUNCH graph may hold (cuGraphInstantiate docstring)
-DEVICE_LAUNCH_TYPES = (KERNEL, MEMCPY, MEMSET, GRAPH)
-
-# CUgraphExecUpdateResult (spec 10)
-UPD_SUCCESS, UPD_ERROR, UPD_TOPOLOGY_CHANGED, UPD_NODE_TYPE_CHANGED, UPD_FUNCTION_CHANGED = 0, 1, 2, 3, 4
-UPD_PARAMETERS_CHANGED, UPD_NOT_SUPPORTED, UPD_UNSUPPORTED_FUNCTION_CHANGE, UPD_ATTRIBUTES_CHANGED = 5, 6, 7, 8
-UPDATE_NAMES = {0: "SUCCESS", 1: "ERROR", 2: "TOPOLOGY_CHANGED", 3: "NODE_TYPE_CHANGED", 4: "FUNCTION_CHANGED",
-                5: "PARAMETERS_CHANGED", 6: "NOT_SUPPORTED", 7: "UNSUPPORTED_FUNCTION_CHANGE",
-                8: "ATTRIBUTES_CHANGED"}
+DEVICE_LAUNCH_TYPES = tuple(t for t, k in KINDS.items() if k.device_launch)
 
 # CUgraphInstantiateResult
 INST_SUCCESS, INST_ERROR, INST_INVALID_STRUCTURE, INST_NODE_OPERATION_NOT_SUPPORTED = 0, 1, 2, 3
 INST_MULTIPLE_CTXS_NOT_SUPPORTED = 4
 # CUgraphInstantiate_flags that the rules name
 INSTANTIATE_UPLOAD = 2  # CUDA_GRAPH_INSTANTIATE_FLAG_UPLOAD: the params form only (spec 16, 9)
-
-# CUstreamBatchMemOpType
-MEMOP_WAIT_VALUE_32, MEMOP_WRITE_VALUE_32, MEMOP_FLUSH_REMOTE_WRITES = 1, 2, 3
-MEMOP_WAIT_VALUE_64, MEMOP_WRITE_VALUE_64, MEMOP_BARRIER, MEMOP_ATOMIC_REDUCTION = 4, 5, 6, 8
-MEMOP_NAMES = {1: "WAIT_VALUE_32", 2: "WRITE_VALUE_32", 3: "FLUSH_REMOTE_WRITES", 4: "WAIT_VALUE_64",
-               5: "WRITE_VALUE_64", 6: "BARRIER", 8: "ATOMIC_REDUCTION"}
-#: CUstreamWaitValue_flags: the condition bits and the FLUSH bit
-WAIT_CONDITIONS = {0: "GEQ", 1: "EQ", 2: "AND", 3: "NOR"}
-WAIT_VALUE_FLUSH = 1 << 30
 
 HOST_FN_TYPE = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
 #: CUstreamCallback: void (*)(CUstream hStream, CUresult status, void *userData)
@@ -125,65 +128,6 @@ STREAM_CALLBACK_TYPE = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int, cty
 def is_full(ed: tuple[int, int, int]) -> bool:
     """A full dependency: type DEFAULT and from_port 0 (spec 4.4)."""
     return ed[2] == 0 and ed[0] == 0
-
-
-class KernelParams:
-    """The parameters of a KERNEL node: ``name``, ``func`` (the :class:`~simcuda._core.objects.Function`),
-    ``grid`` and ``block`` (3-tuples), ``shmem`` (bytes), ``args`` (the decoded argument values, a list),
-    ``priority`` and ``cooperative``.
-
-    Never mutated once made (a set-params call stores a new record), so launches with the same
-    parameters (:func:`same_values`) share one record: a million captured launches of one kernel
-    cost one record. ``detail`` caches the launch log's description of the launch (filled on first
-    replay, a pure function of the rest).
-    """
-
-    __slots__ = ("name", "func", "grid", "block", "shmem", "args", "priority", "cooperative", "detail")
-
-    def __init__(self, func: Any, grid: tuple[int, ...], block: tuple[int, ...], shmem: int, args: list[Any],
-                 priority: Any = 0,
-                 cooperative: bool = False) -> None:
-        self.name = func.name
-        self.func = func
-        self.grid = grid
-        self.block = block
-        self.shmem = shmem
-        self.args = args
-        self.priority = priority
-        self.cooperative = cooperative
-        self.detail: str | None = None
-
-    def as_dict(self) -> dict[str, Any]:
-        """The parameters as a dict (keys as the attributes, ``args`` a new list), for the node getters."""
-        return {"name": self.name, "func": self.func, "grid": self.grid, "block": self.block, "shmem": self.shmem,
-                "args": list(self.args), "priority": self.priority, "cooperative": self.cooperative}
-
-
-#: types whose equal values cannot be told apart (immutable, no identity of their own that shows)
-_VALUE_TYPES = frozenset({int, bool, str, bytes})
-
-
-def same_values(a: Any, b: Any) -> bool:
-    """True when sequences ``a`` and ``b`` are interchangeable as stored parameters: of one class, and item
-    by item the same object, or equal values of one type in :data:`_VALUE_TYPES`, or equal floats of the
-    same sign (``1``, ``True`` and ``1.0`` differ, and so do ``0.0`` and ``-0.0``; other objects only by
-    identity)."""
-    if a is b:
-        return True
-    if a.__class__ is not b.__class__ or len(a) != len(b):
-        return False
-    for x, y in zip(a, b):
-        if x is y:
-            continue
-        t = x.__class__
-        if t is not y.__class__:
-            return False
-        if t is float:
-            if x != y or copysign(1.0, x) != copysign(1.0, y):
-                return False
-        elif t not in _VALUE_TYPES or x != y:
-            return False
-    return True
 
 
 #: the ``ins`` / ``outs`` of a node without edges (see the module docstring)
@@ -242,38 +186,10 @@ class Node:
 
 
 def describe(ntype: int, p: Any) -> str:
-    """A one-line description of parameters ``p`` of a node of type ``ntype``."""
-    if ntype == KERNEL:
-        name: str = p.name
-        return name
-    if ntype in (MEMCPY, MEMSET):
-        text: str = p.describe()
-        return text
-    if ntype == GRAPH:
-        return f"graph_{p['graph'].gid}"
-    if ntype in (EVENT_RECORD, WAIT_EVENT):
-        return f"event 0x{p['event'].handle:x}"
-    if ntype == MEM_ALLOC:
-        return f"0x{p['alloc'].start:x} ({p['size']} bytes)"
-    if ntype == MEM_FREE:
-        return f"0x{p['dptr']:x}"
-    if ntype == HOST:
-        fn = p["fn"]
-        return f"fn 0x{fn:x}" if isinstance(fn, int) else getattr(fn, "__name__", "host function")
-    if ntype == BATCH_MEM_OP:
-        return ", ".join(MEMOP_NAMES.get(op[0], str(op[0])) for op in p["ops"]) or "no operations"
-    if ntype in (EXT_SEMAS_SIGNAL, EXT_SEMAS_WAIT):
-        return f"{len(p['sems'])} external semaphore(s)"
-    return TYPE_KEYWORDS.get(ntype, str(ntype))
-
-
-def copy_params(ntype: int, p: Any) -> Any:
-    """A copy of node parameters that later edits of the original cannot reach.
-
-    Dicts are copied one level deep; KernelParams, CopyParams, MemsetParams and the tuples inside the
-    dicts are never mutated once stored, so they are shared.
-    """
-    return dict(p) if isinstance(p, dict) else p
+    """A one-line description of parameters ``p`` of a node of type ``ntype`` (its kind's
+    :meth:`~simcuda._core.nodes.NodeKind.describe`; the type keyword for a type without a kind)."""
+    kind = KINDS.get(ntype)
+    return kind.describe(p) if kind is not None else TYPE_KEYWORDS.get(ntype, str(ntype))
 
 
 class Graph:
@@ -368,7 +284,7 @@ class Graph:
             if g.has_type(*types):
                 return True
             if g.type_counts.get(GRAPH, 0):
-                stack.extend(n.params["graph"] for n in g.nodes if n.type == GRAPH and not n.destroyed)
+                stack.extend(n.params.graph for n in g.nodes if n.type == GRAPH and not n.destroyed)
         return False
 
     def first_of(self, *types: int) -> Node | None:
@@ -378,7 +294,7 @@ class Graph:
                 continue
             if n.type in types:
                 return n
-            if n.type == GRAPH and n.params["graph"].has_type_deep(*types):
+            if n.type == GRAPH and n.params.graph.has_type_deep(*types):
                 return n
         return None
 
@@ -685,15 +601,20 @@ class Frozen:
         return f
 
     def _memory(self) -> tuple[list[Allocation], list[int]]:
+        """``(allocations mapped, addresses freed)`` by the nodes of this body and its child bodies (each kind's
+        :meth:`~simcuda._core.nodes.NodeKind.allocation` and :meth:`~simcuda._core.nodes.NodeKind.freed`)."""
         if self._mem is None:
             allocs: list[Allocation] = []
             frees: list[int] = []
             if self.kernels is None and any(x.type in (MEM_ALLOC, MEM_FREE, GRAPH) for x in self.order):
                 for x in walk_body(self):
-                    if x.type == MEM_ALLOC:
-                        allocs.append(x.params["alloc"])
-                    elif x.type == MEM_FREE:
-                        frees.append(x.params["dptr"])
+                    kind = KINDS[x.type]
+                    a = kind.allocation(x.params)
+                    if a is not None:
+                        allocs.append(a)
+                    f = kind.freed(x.params)
+                    if f is not None:
+                        frees.append(f)
             self._mem = (allocs, frees)
         return self._mem
 
@@ -733,7 +654,7 @@ def walk_graph(g: Graph) -> Iterator[Node]:
         for n in stack[-1]:
             yield n
             if n.type == GRAPH:
-                stack.append(iter(n.params["graph"].live_nodes()))
+                stack.append(iter(n.params.graph.live_nodes()))
                 break
         else:
             stack.pop()
@@ -812,7 +733,7 @@ def freeze(graph: Graph) -> Frozen:
             raise GraphCycle(_cycle_node(live))
         sorted_graphs.append((g, live, order))
         if g.type_counts.get(GRAPH, 0):
-            stack.extend(reversed([n.params["graph"] for n in order if n.type == GRAPH]))
+            stack.extend(reversed([n.params.graph for n in order if n.type == GRAPH]))
     bodies: dict[int, Frozen] = {}
     for g, live, order in reversed(sorted_graphs):
         if order is live or len(order) == len(live) and all(a is b for a, b in zip(order, live)):
@@ -826,7 +747,7 @@ def freeze(graph: Graph) -> Frozen:
             bodies[id(g)] = Frozen(g.gid, None, creation, topo, exits, g.next_local,
                                    (order, [n.params for n in order]))
             continue
-        xs = [ExecNode(n, n.params, bodies.pop(id(n.params["graph"])) if n.type == GRAPH else None)
+        xs = [ExecNode(n, n.params, bodies.pop(id(n.params.graph)) if n.type == GRAPH else None)
               for n in order]
         bodies[id(g)] = Frozen(g.gid, xs, creation, topo, exits, g.next_local)
     return bodies[id(graph)]
@@ -885,7 +806,7 @@ TICK_MS = 0.001
 CLOCK_FREE_OPS = frozenset({"event_record", "graph_launch"})
 #: node types whose replay does not advance the clock: EVENT_RECORD reads it, and a child-graph node
 #: advances it through its own nodes, one by one (spec 16) [I]
-CLOCK_FREE_NODES = (EVENT_RECORD, GRAPH)
+CLOCK_FREE_NODES = tuple(t for t, k in KINDS.items() if not k.ticks)
 
 
 # -------------------------------------------------------------------------- replay
@@ -908,102 +829,30 @@ def run_frozen(drv: Work, body: Frozen, log: Callable[[Any, Any, str], None]) ->
             drv._clock_ms += TICK_MS
             log(x, p, drv._run_kernel(p))
         return
-    mem = drv.memory
+    kinds = KINDS
     stack = [iter(body.order)]
     owners: list[ExecNode | None] = [None]
     while stack:
         for x in stack[-1]:
             t = x.type
             p = x.params
-            note = ""
-            if t not in CLOCK_FREE_NODES:
+            kind = kinds[t]
+            if kind.ticks:
                 drv._clock_ms += TICK_MS
             if not x.enabled:
                 log(x, p, "disabled (cuGraphNodeSetEnabled): runs as an empty node")
                 continue
-            if t == KERNEL:
-                note = drv._run_kernel(p)
-            elif t == MEMCPY:
-                do_copy(mem, p)
-            elif t == MEMSET:
-                do_memset(mem, p)
-            elif t == HOST:
-                drv._call_host_fn(p["fn"], p["user_data"])
-                note = "called host function"
-            elif t == GRAPH:
-                assert x.child is not None  # a GRAPH node's frozen child body
+            if x.child is not None:  # a GRAPH node: its child body replays in place
                 log(x, p, f"child graph graph_{x.child.gid} begins")
                 stack.append(iter(x.child.order))
                 owners.append(x)
                 break  # the child's nodes next; its "ends" record when its body is done
-            elif t == EVENT_RECORD:
-                drv._complete_event(p["event"])
-                note = "event recorded"
-            elif t == WAIT_EVENT:
-                note = "event wait (nothing to wait for in replay order)"
-            elif t == MEM_ALLOC:
-                a = p["alloc"]
-                mem.map(a)  # MemoryError past the host budget: the driver turns it into OUT_OF_MEMORY
-                note = f"mapped 0x{a.start:x} ({a.size} bytes)"
-            elif t == MEM_FREE:
-                a = mem.find(p["dptr"])
-                if a is not None:
-                    mem.unmap(a)
-                note = f"unmapped 0x{p['dptr']:x}"
-            elif t == BATCH_MEM_OP:
-                note = run_mem_ops(mem, p["ops"])
-            elif t in (EXT_SEMAS_SIGNAL, EXT_SEMAS_WAIT):
-                what = "signal" if t == EXT_SEMAS_SIGNAL else "wait"
-                note = (f"no-op: external semaphores are not simulated ({what} of {len(p['sems'])} semaphore(s) "
-                        "recorded with their parameters only)")
-            elif t == EMPTY:
-                pass
-            else:
-                note = "recorded only (not simulated)"
-            log(x, p, note)
+            log(x, p, kind.replay(drv, p))
         else:
             stack.pop()
             owner = owners.pop()
             if owner is not None and owner.child is not None:  # always a GRAPH node, with its child body
                 log(owner, owner.params, f"child graph graph_{owner.child.gid} ends")
-
-
-def run_mem_ops(mem: MemorySpace, ops: tuple[MemOp, ...]) -> str:
-    """Run batch memory operations: writes store their value, waits evaluate their condition.
-
-    Fidelity: a wait whose condition does not hold would block the GPU stream until another agent
-    writes the location; the simulator cannot wait for that, so it goes on and says so in the note.
-    """
-    notes = []
-    for op, addr, value, flags in ops:
-        if op in (MEMOP_WRITE_VALUE_32, MEMOP_WRITE_VALUE_64):
-            n = 4 if op == MEMOP_WRITE_VALUE_32 else 8
-            mem.device_view(addr, n, "write-value address")[:] = int(value).to_bytes(n, "little")
-            notes.append(f"wrote {value} to 0x{addr:x}")
-        elif op in (MEMOP_WAIT_VALUE_32, MEMOP_WAIT_VALUE_64):
-            n = 4 if op == MEMOP_WAIT_VALUE_32 else 8
-            cur = int.from_bytes(bytes(mem.device_view(addr, n, "wait-value address")), "little")
-            ok = wait_condition(cur, int(value), flags & 3, n)
-            cond = WAIT_CONDITIONS[flags & 3]
-            notes.append(f"wait {cond} {value} at 0x{addr:x}: " + ("condition holds" if ok else
-                         f"condition does not hold (value {cur}); a GPU would wait here, the simulator goes on"))
-        else:
-            notes.append(f"{MEMOP_NAMES.get(op, op)}: no-op in the simulator")
-    return "; ".join(notes)
-
-
-def wait_condition(cur: int, value: int, cond: int, nbytes: int) -> bool:
-    """``cuStreamWaitValue*`` conditions: GEQ is cyclic ``(int)(cur - value) >= 0``; EQ; AND; NOR."""
-    bits = 8 * nbytes
-    mask = (1 << bits) - 1
-    if cond == 0:
-        diff = (cur - value) & mask
-        return diff < (1 << (bits - 1))
-    if cond == 1:
-        return cur == value
-    if cond == 2:
-        return bool(cur & value)
-    return bool(~(cur | value) & mask)
 
 
 # -------------------------------------------------------------------------- clone
@@ -1016,29 +865,27 @@ def clone_graph(drv: Work, g: Graph) -> Graph:
     are handed out in the order a recursive copy would use: a graph, then, node by node, the copy of a
     child graph before the GRAPH node holding it.
     """
-    # frame: [original, copy, iterator over the original's nodes, id(node) -> copy, GRAPH node waiting, its params]
-    frames: list[list[Any]] = [[g, drv._new_graph(g.ctx), iter(g.nodes), {}, None, None]]
+    # frame: [original, copy, iterator over the original's nodes, id(node) -> copy, GRAPH node waiting]
+    frames: list[list[Any]] = [[g, drv._new_graph(g.ctx), iter(g.nodes), {}, None]]
     done: Graph | None = None  # the copy just finished, for the GRAPH node its parent frame waits on
     while frames:
         fr = frames[-1]
         orig, new, it, mapping = fr[0], fr[1], fr[2], fr[3]
         if done is not None:
-            n, params = fr[4], fr[5]
-            params["graph"] = done
-            m = drv._new_node(new, n.type, params)
+            n = fr[4]
+            m = drv._new_node(new, n.type, KINDS[n.type].copy(n.params, done))
             done.owner_node = m
             mapping[id(n)] = m
             done = None
         for n in it:
             if n.destroyed:
                 continue
-            params = copy_params(n.type, n.params)
             if n.type == GRAPH:
-                child = params["graph"]
-                fr[4], fr[5] = n, params
-                frames.append([child, drv._new_graph(child.ctx), iter(child.nodes), {}, None, None])
+                child = n.params.graph
+                fr[4] = n
+                frames.append([child, drv._new_graph(child.ctx), iter(child.nodes), {}, None])
                 break
-            mapping[id(n)] = drv._new_node(new, n.type, params)
+            mapping[id(n)] = drv._new_node(new, n.type, KINDS[n.type].copy(n.params))
         else:
             for e in orig.edges:
                 add_edge(new, mapping[id(e.src)], mapping[id(e.dst)], e.ed)
@@ -1057,27 +904,26 @@ def graph_from_frozen(drv: Work, body: Frozen, ctx: Context | None) -> Graph:
     holding it). Edges are added once every node of the graph exists, node by node in creation order
     and, per node, in its edge order (so edges from a later node to an earlier one work too).
     """
-    # frame: [body, graph, iterator over creation positions, nodes made, GRAPH exec node waiting, its params]
-    frames: list[list[Any]] = [[body, drv._new_graph(ctx), iter(body.creation), [], None, None]]
+    # frame: [body, graph, iterator over creation positions, nodes made, GRAPH exec node waiting]
+    frames: list[list[Any]] = [[body, drv._new_graph(ctx), iter(body.creation), [], None]]
     done: Graph | None = None
     while frames:
         fr = frames[-1]
         b, g, it, made = fr[0], fr[1], fr[2], fr[3]
         if done is not None:
-            x, params = fr[4], fr[5]
-            params["graph"] = done
-            m = drv._new_node(g, GRAPH, params)
+            x = fr[4]
+            m = drv._new_node(g, GRAPH, KINDS[GRAPH].copy(x.params, done))
             done.owner_node = m
             made.append(m)
             done = None
         for pos in it:
             x = b.order[pos]
-            params = copy_params(x.type, x.params)
             if x.type == GRAPH and x.enabled:
-                fr[4], fr[5] = x, params
-                frames.append([x.child, drv._new_graph(ctx), iter(x.child.creation), [], None, None])
+                fr[4] = x
+                frames.append([x.child, drv._new_graph(ctx), iter(x.child.creation), [], None])
                 break
-            made.append(drv._new_node(g, EMPTY if not x.enabled else x.type, {} if not x.enabled else params))
+            made.append(drv._new_node(g, EMPTY, NO_PARAMS) if not x.enabled else
+                        drv._new_node(g, x.type, KINDS[x.type].copy(x.params)))
         else:
             topo = b.topology
             for i, m in enumerate(made):
@@ -1099,99 +945,17 @@ class UpdateFailure(Exception):
         self.result, self.node, self.from_node, self.why = result, node, from_node, why
 
 
-def _alloc_facts(resolve: Callable[[int], Allocation | None], addr: Any) -> tuple[str | None, int | None]:
-    a = resolve(int(addr)) if isinstance(addr, int) else None
-    if a is None:
-        return (None, None)
-    return (a.kind, id(a.ctx))
-
-
 def param_change_problem(ntype: int, old: Any, new: Any, resolve: Callable[[int], Allocation | None], flags: int,
                          per_node: bool = False) -> tuple[int, str] | None:
     """Whether an exec may take ``new`` in place of ``old`` for a node of ``ntype``.
 
-    Returns ``(CUgraphExecUpdateResult, why)`` or None. The rules are NVIDIA's "Graph Update
-    Limitations" (Programming Guide) and the cuGraphExec*SetParams docstrings; ``per_node`` selects
-    the wording of the individual set-params calls.
+    Returns ``(CUgraphExecUpdateResult, why)`` or None: the answer of the kind's
+    :meth:`~simcuda._core.nodes.NodeKind.update_problem` (NVIDIA's "Graph Update Limitations", Programming
+    Guide, and the cuGraphExec*SetParams docstrings); a type without a kind has no restrictions.
+    ``per_node`` says the individual set-params calls ask (the rules are the same).
     """
-    if ntype == KERNEL:
-        octx, nctx = old.func.module.ctx, new.func.module.ctx
-        if octx is not nctx:
-            return (UPD_UNSUPPORTED_FUNCTION_CHANGE,
-                    f"the kernel's function {new.name} belongs to context 0x{nctx.handle:x}, the original "
-                    f"function {old.name} to context 0x{octx.handle:x}; the owning context of the function "
-                    "cannot change (Graph Update Limitations)")
-        if bool(old.cooperative) != bool(new.cooperative):
-            return (UPD_PARAMETERS_CHANGED, "a cooperative kernel node cannot become non-cooperative or the "
-                                            "reverse (cuGraphExecUpdate limitations) [inferred result]")
-        if flags & 8 and old.priority != new.priority:
-            return (UPD_ATTRIBUTES_CHANGED, "the exec was instantiated with USE_NODE_PRIORITY, so the kernel "
-                                            "node's priority attribute cannot change [inferred result]")
-        return None
-    if ntype == MEMCPY:
-        if new.nbytes == 0:
-            return (UPD_PARAMETERS_CHANGED, "zero-length memcpy operations are not supported in an exec update")
-        if (old.src_kind, old.dst_kind) != (new.src_kind, new.dst_kind):
-            return (UPD_PARAMETERS_CHANGED, f"the copy's memory types changed ({old.direction} -> "
-                                            f"{new.direction}); changing the source or destination memory type "
-                                            "is not supported (Graph Update Limitations)")
-        for side, o, n, k in (("source", old.src, new.src, old.src_kind), ("destination", old.dst, new.dst,
-                                                                           old.dst_kind)):
-            if k != HOST_SIDE and _alloc_facts(resolve, o) != _alloc_facts(resolve, n):
-                return (UPD_PARAMETERS_CHANGED, f"the new {side} 0x{int(n):x} is not memory of the same kind and "
-                                                f"context as the original {side} 0x{int(o):x} (Graph Update "
-                                                "Limitations)")
-        if not (old.height == old.depth == new.height == new.depth == 1):
-            if _geometry(old) != _geometry(new) or old.src != new.src or old.dst != new.dst:
-                return (UPD_PARAMETERS_CHANGED, "only 1D memcpy nodes can be changed: the original or the new copy "
-                                                "is 2D/3D (Graph Update Limitations)")
-        return None
-    if ntype == MEMSET:
-        if new.width == 0 or new.height == 0:
-            return (UPD_PARAMETERS_CHANGED, "zero-sized memset operations are not supported in an exec update")
-        if _alloc_facts(resolve, old.dst) != _alloc_facts(resolve, new.dst):
-            return (UPD_PARAMETERS_CHANGED, f"the new destination 0x{new.dst:x} is not the same kind of allocation, "
-                                            f"in the same context, as the original 0x{old.dst:x} "
-                                            "(cuGraphExecMemsetNodeSetParams)")
-        dims_old = (old.width, old.height, old.element_size, old.pitch)
-        dims_new = (new.width, new.height, new.element_size, new.pitch)
-        if old.height > 1 or new.height > 1:
-            if dims_old != dims_new:
-                return (UPD_PARAMETERS_CHANGED, "for 2D memsets only the address and the value may change "
-                                                "(cuGraphExecMemsetNodeSetParams)")
-        elif old.height != new.height:
-            return (UPD_PARAMETERS_CHANGED, "a memset's height cannot change (cuGraphExecMemsetNodeSetParams)")
-        return None
-    if ntype in (EXT_SEMAS_SIGNAL, EXT_SEMAS_WAIT):
-        if len(old["sems"]) != len(new["sems"]):
-            return (UPD_PARAMETERS_CHANGED, f"the number of external semaphores changed ({len(old['sems'])} -> "
-                                            f"{len(new['sems'])}), which is not supported (Graph Update Limitations)")
-        return None
-    if ntype == BATCH_MEM_OP:
-        o_ops, n_ops = old["ops"], new["ops"]
-        if (len(o_ops) != len(n_ops) or old.get("flags") != new.get("flags") or old.get("ctx") is not new.get("ctx")
-                or any(a[0] != b[0] or (a[3] & ~3) != (b[3] & ~3) for a, b in zip(o_ops, n_ops))):
-            return (UPD_PARAMETERS_CHANGED, "a batch mem op node may change only addresses, values and wait "
-                                            "conditions; its count, operation types, flags and context are fixed "
-                                            "(cuGraphExecBatchMemOpNodeSetParams)")
-        return None
-    if ntype == MEM_ALLOC:
-        if old["alloc"] is not new["alloc"]:
-            return (UPD_PARAMETERS_CHANGED, f"the allocation node now allocates 0x{new['alloc'].start:x} "
-                                            f"({new['size']} bytes) instead of 0x{old['alloc'].start:x} "
-                                            f"({old['size']} bytes) [inferred]")
-        return None
-    if ntype == MEM_FREE:
-        if old["dptr"] != new["dptr"]:
-            return (UPD_PARAMETERS_CHANGED, f"the free node now frees 0x{new['dptr']:x} instead of "
-                                            f"0x{old['dptr']:x} [inferred]")
-        return None
-    return None  # HOST, EVENT_RECORD, WAIT_EVENT, EMPTY: no restrictions (Graph Update Limitations)
-
-
-def _geometry(p: Any) -> tuple[int, ...]:
-    return (p.width, p.height, p.depth, p.src_pitch, p.dst_pitch, p.src_height, p.dst_height, p.src_x, p.src_y,
-            p.src_z, p.dst_x, p.dst_y, p.dst_z)
+    kind = KINDS.get(ntype)
+    return kind.update_problem(old, new, resolve, flags) if kind is not None else None
 
 
 def _check_update_shape(old: Frozen, g: Graph) -> list[Node]:
@@ -1276,7 +1040,7 @@ def plan_update(old: Frozen, g: Graph, resolve: Callable[[int], Allocation | Non
             pos = body.creation[i]
             x = body.order[pos]
             if n.type == GRAPH:
-                child_g = n.params["graph"]
+                child_g = n.params.graph
                 fr[5] = (i, n)
                 live = _check_update_shape(x.child, child_g)
                 frames.append([x.child, child_g, live, iter(enumerate(live)), list(x.child.order), None])
@@ -1296,34 +1060,6 @@ def plan_update(old: Frozen, g: Graph, resolve: Callable[[int], Allocation | Non
 
 
 # -------------------------------------------------------------------------- DOT (spec 9.1)
-DOT_VERBOSE, DOT_RUNTIME_TYPES, DOT_KERNEL_PARAMS, DOT_MEMCPY_PARAMS, DOT_MEMSET_PARAMS = 1, 2, 4, 8, 16
-DOT_HOST_PARAMS, DOT_EVENT_PARAMS, DOT_EXT_SIGNAL_PARAMS, DOT_EXT_WAIT_PARAMS = 32, 64, 128, 256
-DOT_KERNEL_ATTRIBUTES, DOT_HANDLES, DOT_MEM_ALLOC_PARAMS, DOT_MEM_FREE_PARAMS = 512, 1024, 2048, 4096
-DOT_BATCH_MEM_OP_PARAMS, DOT_EXTRA_TOPO_INFO, DOT_CONDITIONAL_PARAMS = 8192, 16384, 32768
-DOT_MEMCPY_BATCH_PARAMS, DOT_FABRIC_CPY_BATCH_PARAMS = 65536, 131072
-#: what VERBOSE means: every flag that adds information (RUNTIME_TYPES only renames, so it stays off:
-#: observed verbose dumps print driver names such as ``DtoD (DEVICE to DEVICE)``, spec 9.1)
-DOT_ALL = ((1 << 18) - 1) & ~DOT_RUNTIME_TYPES
-
-#: the flag that adds a node type's parameters
-_KIND_FLAG = {KERNEL: DOT_KERNEL_PARAMS, MEMCPY: DOT_MEMCPY_PARAMS, MEMSET: DOT_MEMSET_PARAMS,
-              HOST: DOT_HOST_PARAMS, EVENT_RECORD: DOT_EVENT_PARAMS, WAIT_EVENT: DOT_EVENT_PARAMS,
-              EXT_SEMAS_SIGNAL: DOT_EXT_SIGNAL_PARAMS, EXT_SEMAS_WAIT: DOT_EXT_WAIT_PARAMS,
-              MEM_ALLOC: DOT_MEM_ALLOC_PARAMS, MEM_FREE: DOT_MEM_FREE_PARAMS, BATCH_MEM_OP: DOT_BATCH_MEM_OP_PARAMS,
-              CONDITIONAL: DOT_CONDITIONAL_PARAMS}
-#: struct names printed as the header of a parameter block: (driver name, runtime name)
-_STRUCT_NAMES = {KERNEL: ("CUDA_KERNEL_NODE_PARAMS", "cudaKernelNodeParams"),
-                 MEMCPY: ("CUDA_MEMCPY3D", "cudaMemcpy3DParms"),
-                 MEMSET: ("CUDA_MEMSET_NODE_PARAMS", "cudaMemsetParams"),
-                 HOST: ("CUDA_HOST_NODE_PARAMS", "cudaHostNodeParams"),
-                 EVENT_RECORD: ("CUevent", "cudaEvent_t"), WAIT_EVENT: ("CUevent", "cudaEvent_t"),
-                 EXT_SEMAS_SIGNAL: ("CUDA_EXT_SEM_SIGNAL_NODE_PARAMS", "cudaExternalSemaphoreSignalNodeParams"),
-                 EXT_SEMAS_WAIT: ("CUDA_EXT_SEM_WAIT_NODE_PARAMS", "cudaExternalSemaphoreWaitNodeParams"),
-                 MEM_ALLOC: ("CUDA_MEM_ALLOC_NODE_PARAMS", "cudaMemAllocNodeParams"),
-                 MEM_FREE: ("CUDA_MEM_FREE_NODE_PARAMS", "cudaMemFreeNodeParams"),
-                 BATCH_MEM_OP: ("CUDA_BATCH_MEM_OP_NODE_PARAMS", "cudaBatchMemOpNodeParams")}
-_COPY_KINDS = {"HtoD": ("HOST to DEVICE", "cudaMemcpyHostToDevice"), "DtoH": ("DEVICE to HOST", "cudaMemcpyDeviceToHost"),
-               "DtoD": ("DEVICE to DEVICE", "cudaMemcpyDeviceToDevice"), "HtoH": ("HOST to HOST", "cudaMemcpyHostToHost")}
 
 
 def dot_text(g: Graph, flags: int = 0) -> str:
@@ -1376,81 +1112,37 @@ def _block(pairs: list[tuple[str, Any]]) -> str:
     return f"{{{{{names}}} | {{{values}}}}}"
 
 
-def _addr(v: Any) -> str:
-    if isinstance(v, int):
-        return f"0x{v:x}"
-    from .memory import host_address
-    a = host_address(v)
-    return f"0x{a:x}" if a is not None else type(v).__name__
-
-
-def _param_pairs(n: Node, runtime: bool) -> list[tuple[str, Any]]:
-    t, p = n.type, n.params
-    head = ("params", _STRUCT_NAMES[t][1 if runtime else 0]) if t in _STRUCT_NAMES else None
-    pairs: list[tuple[str, Any]] = [head] if head else []
-    if t == KERNEL:
-        pairs += [("func", p.name), ("gridDim", "x".join(map(str, p.grid))),
-                  ("blockDim", "x".join(map(str, p.block))), ("sharedMemBytes", p.shmem),
-                  ("kernelParams", ", ".join(_addr(a) if isinstance(a, int) and a > 0xFFFF else str(a)
-                                             for a in p.args) or "none")]
-    elif t == MEMCPY:
-        names = _COPY_KINDS.get(p.direction, (p.direction, p.direction))
-        pairs += [("kind", names[1] if runtime else f"{p.direction} ({names[0]})"),
-                  ("src", _addr(p.src)), ("dst", _addr(p.dst)),
-                  ("extent", f"{p.width} x {p.height} x {p.depth}"),
-                  ("srcPitch", p.src_pitch), ("dstPitch", p.dst_pitch)]
-    elif t == MEMSET:
-        pairs += [("dst", _addr(p.dst)), ("value", f"0x{p.value:x}"), ("elementSize", p.element_size),
-                  ("width", p.width), ("height", p.height), ("pitch", p.pitch)]
-    elif t == HOST:
-        pairs += [("fn", _addr(p["fn"]) if isinstance(p["fn"], int) else describe(HOST, p)),
-                  ("userData", _addr(p["user_data"]) if p["user_data"] else "0x0")]
-    elif t in (EVENT_RECORD, WAIT_EVENT):
-        pairs += [("event", _addr(p["event"].handle))]
-    elif t in (EXT_SEMAS_SIGNAL, EXT_SEMAS_WAIT):
-        pairs += [("numExtSems", len(p["sems"])), ("extSemArray", ", ".join(_addr(s) for s in p["sems"]) or "none"),
-                  ("fence values", ", ".join(str(v[0]) for v in p["values"]) or "none")]
-    elif t == MEM_ALLOC:
-        pairs += [("dptr", _addr(p["alloc"].start)), ("bytesize", p["size"]), ("device", p.get("device", 0))]
-    elif t == MEM_FREE:
-        pairs += [("dptr", _addr(p["dptr"]))]
-    elif t == BATCH_MEM_OP:
-        pairs += [("count", len(p["ops"]))]
-        pairs += [(f"op {i}", f"{MEMOP_NAMES.get(op, op)} {_addr(a)} {v} flags {f}")
-                  for i, (op, a, v, f) in enumerate(p["ops"])]
-    return pairs
+def _param_pairs(n: Node, kind: NodeKind, runtime: bool) -> list[tuple[str, Any]]:
+    """The parameter block of ``n``: its kind's struct name as the header, then the kind's own lines."""
+    names = kind.struct_names
+    head = [("params", names[1 if runtime else 0])] if names else []
+    return head + kind.dot_pairs(n.params, runtime)
 
 
 def _dot_node(n: Node, gid: int, flags: int, topo_id: dict[int, int]) -> str:
-    key = TYPE_KEYWORDS.get(n.type, str(n.type))
+    kind = KINDS[n.type]
+    key = kind.keyword
     name = f"graph_{gid}_node_{n.local_id}"
-    kind_flag = _KIND_FLAG.get(n.type, 0)
-    attrs = n.type == KERNEL and flags & DOT_KERNEL_ATTRIBUTES
+    kind_flag = kind.dot_flag
+    attrs = kind.dot_attributes(n.params) if flags & DOT_KERNEL_ATTRIBUTES else None
     record = flags & (kind_flag | DOT_HANDLES | DOT_EXTRA_TOPO_INFO) or attrs
     if not record:
-        if n.type == KERNEL:
+        if kind.bold:
             return f'"{name}"[style="bold" shape="octagon" label="{n.local_id}\n{_plain(n.describe())}\n"];'
         desc = n.describe()
         desc = "" if desc == key else _plain(desc) + "\n"
         return f'"{name}"[style="solid" shape="rectangle" label="{n.local_id}\n{key}\n{desc}"];'
     ident = f"{n.local_id} (topoId: {topo_id[id(n)]})" if flags & DOT_EXTRA_TOPO_INFO else str(n.local_id)
-    desc = _esc(n.describe())
-    if n.type == KERNEL:
-        p = n.params
-        desc += _esc(f"<<<({','.join(map(str, p.grid))}),({','.join(map(str, p.block))}),{p.shmem}>>>")
+    desc = _esc(n.describe()) + _esc(kind.dot_launch(n.params))
     parts = [key, f"{{ID | {ident} | {desc}}}"]
     if flags & kind_flag:
-        parts.append(_block(_param_pairs(n, bool(flags & DOT_RUNTIME_TYPES))))
+        parts.append(_block(_param_pairs(n, kind, bool(flags & DOT_RUNTIME_TYPES))))
     if attrs:
-        parts.append(_block([("priority", n.params.priority),
-                             ("cooperative", int(bool(n.params.cooperative)))]))
+        parts.append(_block(attrs))
     if flags & DOT_HANDLES:
-        hs = [("node handle", _addr(n.handle))]
-        if n.type == KERNEL:
-            hs.append(("func handle", _addr(n.params.func.handle)))
-        parts.append(_block(hs))
+        parts.append(_block([("node handle", addr(n.handle)), *kind.dot_handles(n.params)]))
     label = "{" + " | ".join(parts) + "}"
-    style = "bold" if n.type == KERNEL else "solid"
+    style = "bold" if kind.bold else "solid"
     return f'"{name}"[style="{style}" shape="record" label="{label}"];'
 
 
@@ -1470,7 +1162,7 @@ def _dot_cluster(g: Graph, flags: int, lines: list[str]) -> list[Graph]:
     for n in live:
         lines.append(_dot_node(n, gid, flags, topo_id))
         if n.type == GRAPH:
-            children.append(n.params["graph"])
+            children.append(n.params.graph)
     head = {id(e): j for n in live for j, e in enumerate(n.ins)} if flags & DOT_EXTRA_TOPO_INFO else {}
     for e in g.edges:
         attrs = []

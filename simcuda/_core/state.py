@@ -262,8 +262,8 @@ class DriverState:
             g.destroyed = True
             for n in g.nodes:
                 n.destroyed = True
-                if n.type == gr.GRAPH and not n.params["graph"].destroyed:
-                    stack.append(n.params["graph"])
+                if n.type == gr.GRAPH and not n.params.graph.destroyed:
+                    stack.append(n.params.graph)
 
     def _ctx_current(self, t: ThreadState | None = None) -> Context:
         t = t or self._thread()

@@ -1006,19 +1006,19 @@ def _arg_slot(ptype: Any, v: Any) -> Any:
     return ctypes.c_uint64(int(v) & (2 ** 64 - 1))
 
 
-def _kernel_struct(params: dict[str, Any], cls_name: str = "CUDA_KERNEL_NODE_PARAMS") -> Any:
-    """A ``CUDA_KERNEL_NODE_PARAMS`` describing core kernel parameters; ``kernelParams`` is the address of
-    a ``void**`` array owned by the returned struct (as the driver's copy is owned by the node)."""
+def _kernel_struct(params: Any, cls_name: str = "CUDA_KERNEL_NODE_PARAMS") -> Any:
+    """A ``CUDA_KERNEL_NODE_PARAMS`` describing core kernel parameters (a ``KernelParams``); ``kernelParams`` is
+    the address of a ``void**`` array owned by the returned struct (as the driver's copy is owned by the node)."""
     import ctypes
     st = globals()[cls_name]()
-    f = params["func"]
+    f = params.func
     g = st._d
     g["func"] = _CUfunction._mk(f.handle)
-    g["gridDimX"], g["gridDimY"], g["gridDimZ"] = params["grid"]
-    g["blockDimX"], g["blockDimY"], g["blockDimZ"] = params["block"]
-    g["sharedMemBytes"] = params["shmem"]
+    g["gridDimX"], g["gridDimY"], g["gridDimZ"] = params.grid
+    g["blockDimX"], g["blockDimY"], g["blockDimZ"] = params.block
+    g["sharedMemBytes"] = params.shmem
     g["ctx"] = _mk_ctx(f.module.ctx.handle if f.module.ctx is not None else 0)
-    args = params["args"]
+    args = params.args
     if args:
         types = f.param_types if len(f.param_types) == len(args) else [None] * len(args)
         slots = [_arg_slot(t, v) for t, v in zip(types, args)]
@@ -1069,13 +1069,13 @@ def _host_from(st: Any) -> dict[str, Any]:
     return {"fn": int(g["fn"]), "user_data": _T.void_ptr(g["userData"]), "sync_mode": g.get("syncMode", 0)}
 
 
-def _host_struct(p: dict[str, Any], cls_name: str = "CUDA_HOST_NODE_PARAMS") -> Any:
+def _host_struct(p: Any, cls_name: str = "CUDA_HOST_NODE_PARAMS") -> Any:
     st = globals()[cls_name]()
-    fn = p["fn"]
+    fn = p.fn
     st._d["fn"] = _CUhostFn._mk(fn if isinstance(fn, int) else 0)
-    st._d["userData"] = p["user_data"] if p["user_data"] else 0
+    st._d["userData"] = p.user_data if p.user_data else 0
     if "syncMode" in st._d:
-        st._d["syncMode"] = p.get("sync_mode", 0)
+        st._d["syncMode"] = p.sync_mode
     return st
 
 
@@ -1092,19 +1092,19 @@ def _alloc_from(d: Any, st: Any, call: str) -> dict[str, Any]:
             "access": access}
 
 
-def _alloc_struct(p: dict[str, Any], cls_name: str = "CUDA_MEM_ALLOC_NODE_PARAMS") -> Any:
+def _alloc_struct(p: Any, cls_name: str = "CUDA_MEM_ALLOC_NODE_PARAMS") -> Any:
     st = globals()[cls_name]()
     g = st._d
     pp = g["poolProps"]._d
     pp["allocType"] = 1  # CU_MEM_ALLOCATION_TYPE_PINNED
-    pp["location"]._d["type"], pp["location"]._d["id"] = 1, p.get("device", 0)  # CU_MEM_LOCATION_TYPE_DEVICE
+    pp["location"]._d["type"], pp["location"]._d["id"] = 1, p.device  # CU_MEM_LOCATION_TYPE_DEVICE
     descs = []
-    for t, did, fl in p.get("access", []):
+    for t, did, fl in p.access:
         a = globals()["CUmemAccessDesc"]()
         a._d["location"]._d["type"], a._d["location"]._d["id"], a._d["flags"] = t, did, fl
         descs.append(a)
     g["accessDescs"], g["accessDescCount"] = descs, len(descs)
-    g["bytesize"], g["dptr"] = p["size"], _mk_dptr(p["alloc"].start)
+    g["bytesize"], g["dptr"] = p.size, _mk_dptr(p.alloc.start)
     return st
 
 
@@ -1163,12 +1163,12 @@ def _batch_from(d: Any, st: Any, call: str) -> dict[str, Any]:
             "ctx": int(g["ctx"])}
 
 
-def _batch_struct(p: dict[str, Any], cls_name: str = "CUDA_BATCH_MEM_OP_NODE_PARAMS") -> Any:
+def _batch_struct(p: Any, cls_name: str = "CUDA_BATCH_MEM_OP_NODE_PARAMS") -> Any:
     st = globals()[cls_name]()
     g = st._d
-    g["ctx"] = _mk_ctx(p["ctx"].handle if p.get("ctx") is not None else 0)
-    g["paramArray"] = [_mem_op_struct(op) for op in p["ops"]]
-    g["count"], g["flags"] = len(p["ops"]), p.get("flags", 0)
+    g["ctx"] = _mk_ctx(p.ctx.handle if p.ctx is not None else 0)
+    g["paramArray"] = [_mem_op_struct(op) for op in p.ops]
+    g["count"], g["flags"] = len(p.ops), p.flags
     return st
 
 
@@ -1186,13 +1186,13 @@ def _ext_from(d: Any, st: Any, wait: bool, call: str) -> dict[str, Any]:
     return {"sems": [int(s) for s in sems[:n]], "values": values}
 
 
-def _ext_struct(p: dict[str, Any], wait: bool, cls_name: str) -> Any:
+def _ext_struct(p: Any, wait: bool, cls_name: str) -> Any:
     st = globals()[cls_name]()
     g = st._d
-    g["extSemArray"] = [globals()["CUexternalSemaphore"](h) for h in p["sems"]]
+    g["extSemArray"] = [globals()["CUexternalSemaphore"](h) for h in p.sems]
     pcls = globals()["CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS" if wait else "CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS"]
     out = []
-    for fence, key, timeout, flags in p["values"]:
+    for fence, key, timeout, flags in p.values:
         sp = pcls()
         q = sp._d["params"]._d
         q["fence"]._d["value"] = fence
@@ -1260,10 +1260,10 @@ def _gnp_struct(t: int, p: Any) -> Any:
     elif t == _NT_HOST:
         g["host"] = _host_struct(p, "CUDA_HOST_NODE_PARAMS_v2")
     elif t == _NT_GRAPH:
-        g["graph"]._d["graph"] = _mk_graph(p["graph"].handle)
+        g["graph"]._d["graph"] = _mk_graph(p.graph.handle)
         g["graph"]._d["ownership"] = -1  # CU_GRAPH_CHILD_GRAPH_OWNERSHIP_INVALID: set on query
     elif t in (_NT_WAIT, _NT_RECORD):
-        g["eventWait" if t == _NT_WAIT else "eventRecord"]._d["event"] = _mk_event(p["event"].handle)
+        g["eventWait" if t == _NT_WAIT else "eventRecord"]._d["event"] = _mk_event(p.event.handle)
     elif t in (_NT_SIGNAL, _NT_EXT_WAIT):
         g["extSemSignal" if t == _NT_SIGNAL else "extSemWait"] = _ext_struct(
             p, t == _NT_EXT_WAIT, "CUDA_EXT_SEM_WAIT_NODE_PARAMS_v2" if t == _NT_EXT_WAIT else
@@ -1271,7 +1271,7 @@ def _gnp_struct(t: int, p: Any) -> Any:
     elif t == _NT_ALLOC:
         g["alloc"] = _alloc_struct(p, "CUDA_MEM_ALLOC_NODE_PARAMS_v2")
     elif t == _NT_FREE:
-        g["free"]._d["dptr"] = _mk_dptr(p["dptr"])
+        g["free"]._d["dptr"] = _mk_dptr(p.dptr)
     elif t == _NT_BATCH:
         g["memOp"] = _batch_struct(p, "CUDA_BATCH_MEM_OP_NODE_PARAMS_v2")
     return np_
@@ -1542,7 +1542,8 @@ def cuGraphHostNodeSetParams(hNode: Any, nodeParams: Any) -> _Result:
 
 @_face
 def cuGraphEventRecordNodeGetEvent(hNode: Any) -> _Result:
-    return (_SUCCESS, _mk_event(_node_params(hNode, _NT_RECORD)["event"].handle))
+    return (_SUCCESS, _mk_event(_node_params(hNode, _NT_RECORD).event.handle))
+
 
 
 @_face
@@ -1552,7 +1553,8 @@ def cuGraphEventRecordNodeSetEvent(hNode: Any, event: Any) -> _Result:
 
 @_face
 def cuGraphEventWaitNodeGetEvent(hNode: Any) -> _Result:
-    return (_SUCCESS, _mk_event(_node_params(hNode, _NT_WAIT)["event"].handle))
+    return (_SUCCESS, _mk_event(_node_params(hNode, _NT_WAIT).event.handle))
+
 
 
 @_face
@@ -1567,7 +1569,8 @@ def cuGraphMemAllocNodeGetParams(hNode: Any) -> _Result:
 
 @_face
 def cuGraphMemFreeNodeGetParams(hNode: Any) -> _Result:
-    return (_SUCCESS, _mk_dptr(_node_params(hNode, _NT_FREE)["dptr"]))
+    return (_SUCCESS, _mk_dptr(_node_params(hNode, _NT_FREE).dptr))
+
 
 
 @_face

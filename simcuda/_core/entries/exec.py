@@ -5,8 +5,9 @@ from typing import TYPE_CHECKING, Any
 
 from .. import capture as cap
 from .. import graph as gr
+from .. import nodes as nd
 from ..errors import CUresult, DriverError
-from ..memory import HOST, KIND_GRAPH
+from ..memory import KIND_GRAPH
 from ..state import entry
 from ..work import Work
 
@@ -17,15 +18,16 @@ _INST_NAMES = {0: "SUCCESS", 1: "ERROR", 2: "INVALID_STRUCTURE", 3: "NODE_OPERAT
 
 def _node_detail(x: gr.ExecNode, p: Any) -> str:
     """The launch log's ``detail`` for node ``x`` replayed with parameters ``p``: a kernel's is cached on its
-    parameter record, any other's on its exec node (computed once, shared by the records of every launch)."""
+    parameter record, any other's on its exec node (computed once, shared by the records of every launch); the
+    text is the kind's :meth:`~simcuda._core.nodes.NodeKind.log_detail`."""
     if x.type == gr.KERNEL:
         d: str | None = p.detail
         if d is None:
-            d = p.detail = f"{p.name}<<<{p.grid},{p.block},{p.shmem}>>>"
+            d = p.detail = nd.KINDS[gr.KERNEL].log_detail(p)
         return d
     d = x.detail
     if d is None:
-        d = x.detail = gr.describe(x.type, p)
+        d = x.detail = nd.KINDS[x.type].log_detail(p)
     return d
 
 
@@ -60,7 +62,7 @@ class Execs(Work):
             raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
                               f"node {n.local_id} is {gr.TYPE_KEYWORDS.get(n.type)}, not "
                               f"{gr.TYPE_KEYWORDS.get(ntype)}")
-        if ntype in (gr.MEM_ALLOC, gr.MEM_FREE):
+        if not nd.KINDS[ntype].settable:
             raise DriverError(CUresult.CUDA_ERROR_NOT_SUPPORTED,
                               f"node {n.local_id} is {gr.TYPE_KEYWORDS[ntype]}: its parameters cannot be changed in "
                               "an exec")
@@ -216,7 +218,7 @@ class Execs(Work):
             raise self._inst_error(gr.INST_ERROR, None, "CUDA_GRAPH_INSTANTIATE_FLAG_DEVICE_LAUNCH cannot be "
                                                         "combined with AUTO_FREE_ON_LAUNCH (spec 9)")
         nodes = list(gr.walk_graph(g))
-        if not any(n.type in (gr.KERNEL, gr.MEMCPY, gr.MEMSET) for n in nodes):
+        if not any(nd.KINDS[n.type].device_work for n in nodes):
             raise self._inst_error(gr.INST_ERROR, None, f"a DEVICE_LAUNCH graph cannot be empty: graph {g.gid} has "
                                                         "no kernel, memcpy or memset node (spec 9)")
         ctxs: dict[int, gr.Node] = {}
@@ -225,25 +227,10 @@ class Execs(Work):
                 raise self._inst_error(gr.INST_NODE_OPERATION_NOT_SUPPORTED, n,
                                        f"node {n.local_id} ({gr.TYPE_KEYWORDS[n.type]}) is not allowed in a "
                                        "DEVICE_LAUNCH graph (kernel, memcpy, memset and child graph nodes only)")
-            node_ctxs = []
-            if n.type == gr.KERNEL:
-                node_ctxs.append(n.params.func.module.ctx)
-            elif n.type == gr.MEMCPY:
-                p = n.params
-                for kind, obj in ((p.src_kind, p.src), (p.dst_kind, p.dst)):
-                    if kind == HOST:
-                        if not (isinstance(obj, int) and obj in self.memory.host):
-                            raise self._inst_error(gr.INST_NODE_OPERATION_NOT_SUPPORTED, n,
-                                                   f"memcpy node {n.local_id} copies pageable host memory; a "
-                                                   "DEVICE_LAUNCH graph may copy only device or pinned host memory")
-                    else:
-                        a = self.memory.find(int(obj))
-                        if a is not None and a.ctx is not None:
-                            node_ctxs.append(a.ctx)
-            elif n.type == gr.MEMSET:
-                a = self.memory.find(n.params.dst)
-                if a is not None and a.ctx is not None:
-                    node_ctxs.append(a.ctx)
+            node_ctxs, problem = nd.KINDS[n.type].device_launch_facts(self.memory, n.params)
+            if problem is not None:
+                raise self._inst_error(gr.INST_NODE_OPERATION_NOT_SUPPORTED, n,
+                                       f"{gr.TYPE_KEYWORDS[n.type].lower()} node {n.local_id} {problem}")
             for c in node_ctxs:
                 ctxs.setdefault(id(c), n)
                 if len(ctxs) > 1:

@@ -8,9 +8,10 @@ from typing import TYPE_CHECKING, Any, cast
 from .. import capture as cap
 from .. import graph as gr
 from .. import hostmem
+from .. import nodes as nd
 from ..errors import CUresult, DriverError
-from ..memory import KIND_GRAPH, CopyParams, MemsetParams, check_copy, check_memset
-from ..objects import Dep, EdgeData, EdgeDataArg, Event, Function, MemOp, SemValue
+from ..memory import KIND_GRAPH, CopyParams, MemsetParams
+from ..objects import Dep, EdgeData, EdgeDataArg, Function, MemOp, SemValue
 from ..state import entry
 from ..work import Work
 
@@ -105,59 +106,21 @@ class Graphs(Work):
         return gr.KernelParams(f, grid, block, int(shmem), list(args), priority)
 
     def _build(self, ntype: int, spec: Any, bad_handle_code: int = 1) -> Any:
-        """Validated node parameters of ``ntype`` from a face's ``spec`` (see the add/set entries).
+        """Validated node parameters of ``ntype`` from a face's ``spec`` (see the add/set entries): the record
+        its kind builds (:meth:`~simcuda._core.nodes.NodeKind.build`).
 
         GRAPH specs are handled by the callers (they clone or move a graph).
+        Errors: those of the kind's ``build``; 801 NOT_SUPPORTED for a type without a kind.
         """
-        if ntype == gr.KERNEL:
-            return self._kernel_spec(spec["hfunc"], spec["grid"], spec["block"], spec["shmem"], spec["args"],
-                                     bad_handle_code, int(spec.get("priority", 0)))
-        if ntype == gr.MEMCPY:
-            check_copy(self.memory, spec)
-            return spec
-        if ntype == gr.MEMSET:
-            if spec.width == 0 or spec.height == 0:
-                raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
-                                  f"memset node of width {spec.width} and height {spec.height}: zero-sized memsets "
-                                  "are not supported (cuGraphExecMemsetNodeSetParams: 'Zero sized operations are "
-                                  "not supported') [inferred for node creation]")
-            check_memset(self.memory, spec)
-            return spec
-        if ntype == gr.HOST:
-            if not spec["fn"]:
-                raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE, "the host node's function is NULL")
-            self._check_host_fn(spec["fn"], "the host node's function")
-            if spec.get("sync_mode", 0) not in (0, 1):
-                raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
-                                  f"syncMode {spec['sync_mode']} is not a CUhostTaskSyncMode (0, 1) (spec 3.9)")
-            return {"fn": spec["fn"], "user_data": spec.get("user_data"), "sync_mode": spec.get("sync_mode", 0)}
-        if ntype in (gr.EVENT_RECORD, gr.WAIT_EVENT):
-            ev = self._objs.get(spec) if spec else None
-            if not isinstance(ev, Event) or ev.destroyed:
-                raise DriverError(bad_handle_code, "the node's event is NULL" if not spec else
-                                  f"0x{int(spec):x} is not a live event handle")
-            return {"event": ev}
-        if ntype == gr.EMPTY:
-            return {}
-        if ntype == gr.BATCH_MEM_OP:
-            return self._mem_ops_spec(spec["ops"], spec.get("flags", 0), spec.get("ctx", 0), "batch mem op node")
-        if ntype in (gr.EXT_SEMAS_SIGNAL, gr.EXT_SEMAS_WAIT):
-            sems = tuple(int(h) for h in spec["sems"])
-            values = tuple(tuple(v) for v in spec["values"])
-            if not sems:
-                raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
-                                  "an external semaphore node needs at least one semaphore (numExtSems 0)")
-            if any(h == 0 for h in sems):
-                raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE, "an external semaphore handle is NULL")
-            if len(values) != len(sems):
-                raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
-                                  f"{len(sems)} semaphores but {len(values)} parameter structs")
-            return {"sems": sems, "values": values}
-        raise DriverError(CUresult.CUDA_ERROR_NOT_SUPPORTED, f"nodes of type {gr.TYPE_KEYWORDS.get(ntype, ntype)} "
-                                                             "are not simulated")
+        kind = nd.KINDS.get(ntype)
+        if kind is None:
+            raise DriverError(CUresult.CUDA_ERROR_NOT_SUPPORTED, f"nodes of type {gr.TYPE_KEYWORDS.get(ntype, ntype)} "
+                                                                 "are not simulated")
+        return kind.build(self, spec, bad_handle_code)
 
-    def _mem_ops_spec(self, ops: list[MemOp], flags: int, hctx: int, what: str) -> dict[str, Any]:
-        """Validated batch memory operations ``(operation, address, value, flags)`` (cuStreamBatchMemOp)."""
+    def _mem_ops_spec(self, ops: list[MemOp], flags: int, hctx: int, what: str) -> nd.BatchMemOpParams:
+        """Validated batch memory operations ``(operation, address, value, flags)`` (cuStreamBatchMemOp), as the
+        parameters of a BATCH_MEM_OP node."""
         if flags != 0:
             raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE, f"{what}: flags must be 0 (reserved), got {flags}")
         if len(ops) > 255:
@@ -167,16 +130,16 @@ class Graphs(Work):
         out = []
         for i, (op, addr, value, fl) in enumerate(ops):
             op, addr, value, fl = int(op), int(addr), int(value), int(fl)
-            if op not in gr.MEMOP_NAMES:
+            if op not in nd.MEMOP_NAMES:
                 raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
                                   f"{what}: operation {i} has unknown type {op} (CUstreamBatchMemOpType)")
-            if op in (gr.MEMOP_WAIT_VALUE_32, gr.MEMOP_WRITE_VALUE_32, gr.MEMOP_WAIT_VALUE_64,
-                      gr.MEMOP_WRITE_VALUE_64):
-                n = 4 if op in (gr.MEMOP_WAIT_VALUE_32, gr.MEMOP_WRITE_VALUE_32) else 8
+            if op in (nd.MEMOP_WAIT_VALUE_32, nd.MEMOP_WRITE_VALUE_32, nd.MEMOP_WAIT_VALUE_64,
+                      nd.MEMOP_WRITE_VALUE_64):
+                n = 4 if op in (nd.MEMOP_WAIT_VALUE_32, nd.MEMOP_WRITE_VALUE_32) else 8
                 a = self.memory.find(addr)
                 if a is None or addr + n > a.start + a.size:
                     raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
-                                      f"{what}: operation {i} ({gr.MEMOP_NAMES[op]}) address 0x{addr:x} is not "
+                                      f"{what}: operation {i} ({nd.MEMOP_NAMES[op]}) address 0x{addr:x} is not "
                                       "inside a device allocation")
                 if addr % n:
                     raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
@@ -184,15 +147,15 @@ class Graphs(Work):
                 if not 0 <= value < 1 << (8 * n):
                     raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
                                       f"{what}: operation {i} value {value} does not fit in {8 * n} bits")
-                if op in (gr.MEMOP_WAIT_VALUE_32, gr.MEMOP_WAIT_VALUE_64):
-                    if fl & ~(3 | gr.WAIT_VALUE_FLUSH):
+                if op in (nd.MEMOP_WAIT_VALUE_32, nd.MEMOP_WAIT_VALUE_64):
+                    if fl & ~(3 | nd.WAIT_VALUE_FLUSH):
                         raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
                                           f"{what}: operation {i} has unknown wait flags 0x{fl:x}")
                 elif fl not in (0, 1):
                     raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
                                       f"{what}: operation {i} has unknown write flags 0x{fl:x}")
             out.append((op, addr, value, fl))
-        return {"ops": tuple(out), "flags": flags, "ctx": ctx}
+        return nd.BatchMemOpParams(tuple(out), flags, ctx)
 
     def _add(self, hgraph: int, deps: list[int], eds: EdgeDataArg | None, ntype: int, spec: Any) -> int:
         g = self._graph(hgraph)
@@ -322,15 +285,14 @@ class Graphs(Work):
         if alloc_type != 1:
             raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
                               f"allocation node allocType {alloc_type} is not CU_MEM_ALLOCATION_TYPE_PINNED (1)")
-        access = [tuple(int(v) for v in a) for a in (access or [])]
-        for i, (t, did, fl) in enumerate(access):
+        descs = tuple(tuple(int(v) for v in a) for a in (access or []))
+        for i, (t, did, fl) in enumerate(descs):
             if t != 1 or not 0 <= did < len(self.devices) or fl not in (0, 1, 3):
                 raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
                                   f"accessDescs[{i}] (location type {t}, id {did}, flags {fl}) is not valid")
         ctx = self.devices[int(lid)].primary if g.ctx is None else g.ctx
         a = self.memory.reserve(int(size), KIND_GRAPH, ctx)
-        node = self._attach(g, gr.MEM_ALLOC, {"alloc": a, "size": int(size), "device": int(lid), "access": access},
-                            pairs)
+        node = self._attach(g, gr.MEM_ALLOC, nd.MemAllocParams(a, int(size), int(lid), descs), pairs)
         a.graph_node = node
         return node.handle, a.start
 
@@ -365,7 +327,7 @@ class Graphs(Work):
         """
         g, pairs = self._memory_node_graph(hgraph, deps, eds)
         a = self._graph_alloc_to_free(int(dptr), g, pairs)
-        node = self._attach(g, gr.MEM_FREE, {"dptr": a.start}, pairs)
+        node = self._attach(g, gr.MEM_FREE, nd.MemFreeParams(a.start), pairs)
         a.free_node = node
         return node.handle
 
@@ -410,7 +372,7 @@ class Graphs(Work):
         if not move:
             child = gr.clone_graph(self, child)
             child.clone_map = None
-        node = self._attach(g, gr.GRAPH, {"graph": child}, pairs)
+        node = self._attach(g, gr.GRAPH, nd.ChildGraphParams(child), pairs)
         child.owner_node = node
         child.moved = move
         return node.handle
@@ -426,7 +388,7 @@ class Graphs(Work):
             raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
                               f"node {n.local_id} of graph {n.graph.gid} is {gr.TYPE_KEYWORDS[n.type]}, not a "
                               "child-graph node")
-        child: gr.Graph = n.params["graph"]
+        child: gr.Graph = n.params.graph
         return child.handle
 
     @entry
@@ -565,7 +527,7 @@ class Graphs(Work):
         gr.detach_node(g, n)
         g.drop_node(n)
         if n.type == gr.GRAPH:
-            self._discard_graph(n.params["graph"])
+            self._discard_graph(n.params.graph)
 
     @entry
     def graph_clone(self, hgraph: int) -> int:
@@ -617,14 +579,12 @@ class Graphs(Work):
         """cuGraphNodeGetParams and the per-kind getters (cuGraphKernelNodeGetParams, ...).
 
         Args: ``ntype``: the type the per-kind getter expects (None: any).
-        Returns: ``(CUgraphNodeType, params)`` with ``params`` a copy in the form of :mod:`graph`'s
-        docstring (a GRAPH node's dict holds the embedded graph, not a copy).
+        Returns: ``(CUgraphNodeType, params)`` with ``params`` the node's record (:mod:`simcuda._core.nodes`;
+        never mutated once stored, so it is shared, not copied; a GRAPH node's holds the embedded graph).
         Errors: 1 INVALID_VALUE bad node, or a node of another type.
         """
         n = self._node(hnode) if ntype is None else self._typed_node(hnode, ntype)
-        if n.type == gr.KERNEL:
-            return n.type, n.params.as_dict()
-        return n.type, gr.copy_params(n.type, n.params)
+        return n.type, n.params
 
     @entry
     def graph_node_set_params(self, hnode: int, ntype: int, spec: Any) -> None:
@@ -640,7 +600,7 @@ class Graphs(Work):
         nodes ("modifying parameters is not supported", cuGraphNodeSetParams) [I code].
         """
         n = self._typed_node(hnode, ntype)
-        if ntype in (gr.MEM_ALLOC, gr.MEM_FREE):
+        if not nd.KINDS[ntype].settable:
             raise DriverError(CUresult.CUDA_ERROR_NOT_SUPPORTED,
                               f"node {n.local_id} is {gr.TYPE_KEYWORDS[ntype]}: modifying the parameters of "
                               "allocation and free nodes is not supported (cuGraphNodeSetParams)")
@@ -648,11 +608,11 @@ class Graphs(Work):
             child = self._child_for(int(spec), n.graph, False)
             new = gr.clone_graph(self, child)
             new.clone_map = None
-            old = n.params["graph"]
+            old = n.params.graph
             old.owner_node = None
             self._discard_graph(old)
             new.owner_node = n
-            n.params = {"graph": new}
+            n.params = nd.ChildGraphParams(new)
             return
         n.params = self._build(ntype, spec, 400)
 

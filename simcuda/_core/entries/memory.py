@@ -9,6 +9,7 @@ from typing import Any
 from .. import capture as cap
 from .. import graph as gr
 from .. import hostmem
+from .. import nodes as nd
 from ..errors import CUresult, DriverError
 from ..memory import (
     KIND_DEVICE,
@@ -260,8 +261,7 @@ class Memory(Work):
         if cap.capturing_into(s) is not None:
             a = self.memory.reserve(int(size), KIND_GRAPH, ctx)
             node = cap.enqueue(self, s, cap.Op("mem_alloc", "cuMemAllocAsync",
-                                               {"alloc": a, "size": int(size), "device": ctx.device.ordinal,
-                                                "access": []}, None))
+                                               nd.MemAllocParams(a, int(size), ctx.device.ordinal), None))
             a.graph_node = node
             return a.start
         self._check_alloc_size(int(size), ctx)
@@ -285,7 +285,7 @@ class Memory(Work):
         into = cap.capturing_into(s)  # seq, when it is ACTIVE and takes stream work
         if into is not None:
             cap.check_free_async_in_capture(into, int(dptr), a.kind == KIND_GRAPH, a.free_node)
-            a.free_node = cap.enqueue(self, s, cap.Op("mem_free", "cuMemFreeAsync", {"dptr": int(dptr)}, None))
+            a.free_node = cap.enqueue(self, s, cap.Op("mem_free", "cuMemFreeAsync", nd.MemFreeParams(int(dptr)), None))
             return
         if a.kind == KIND_GRAPH and s.cig is None and seq is None:
             # a graph allocation left allocated by a launch (cuGraphAddMemAllocNode: "can be freed by
@@ -298,13 +298,13 @@ class Memory(Work):
             def run_free() -> str:
                 self.memory.unmap(a)
                 return ""
-            cap.enqueue(self, s, cap.Op("mem_free", "cuMemFreeAsync", {"dptr": int(dptr)}, run_free))
+            cap.enqueue(self, s, cap.Op("mem_free", "cuMemFreeAsync", nd.MemFreeParams(int(dptr)), run_free))
             a.outstanding = None
             return
         def run() -> str:
             self.memory.free(a)
             return ""
-        cap.enqueue(self, s, cap.Op("mem_free", "cuMemFreeAsync", {"dptr": int(dptr)}, run))
+        cap.enqueue(self, s, cap.Op("mem_free", "cuMemFreeAsync", nd.MemFreeParams(int(dptr)), run))
 
     @entry
     def array_create(self, width: int, height: int, fmt: int, channels: int, depth: int = 0) -> int:

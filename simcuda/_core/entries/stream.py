@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import capture as cap
 from .. import graph as gr
+from .. import nodes as nd
 from ..errors import CUresult, DriverError
 from ..objects import USER, EdgeData, EdgeDataArg, MemOp, SemValue, Stream
 from ..state import CU_STREAM_LEGACY, CU_STREAM_PER_THREAD, entry
@@ -19,7 +20,7 @@ class Streams(Work):
     ``cuThreadExchangeStreamCaptureMode``.
     """
     if TYPE_CHECKING:  # defined by the Graphs entries; Driver combines both
-        def _mem_ops_spec(self, ops: list[MemOp], flags: int, hctx: int, what: str) -> dict[str, Any]: ...
+        def _mem_ops_spec(self, ops: list[MemOp], flags: int, hctx: int, what: str) -> nd.BatchMemOpParams: ...
 
     # ------------------------------------------------------------------ streams
     @entry
@@ -225,7 +226,7 @@ class Streams(Work):
         if not fn:
             raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE, "the host function pointer is NULL")
         self._check_host_fn(fn, "cuLaunchHostFunc: the host function")
-        params = {"fn": fn, "user_data": user_data, "sync_mode": sync_mode or 0}
+        params = nd.HostParams(fn, user_data, sync_mode or 0)
 
         def run() -> str:
             self._call_host_fn(fn, user_data)
@@ -249,7 +250,7 @@ class Streams(Work):
         params = self._mem_ops_spec(ops, flags, 0, call)
         kind = "batch_mem_op" if call == "cuStreamBatchMemOp" else (
             "wait_value" if "Wait" in call else "write_value")
-        op = cap.Op(kind, call, params, lambda: gr.run_mem_ops(self.memory, params["ops"]))
+        op = cap.Op(kind, call, params, lambda: nd.run_mem_ops(self.memory, params.ops))
         op.node_type = gr.BATCH_MEM_OP
         cap.enqueue(self, s, op)
 
@@ -268,8 +269,8 @@ class Streams(Work):
         if not sems or any(int(x) == 0 for x in sems):
             raise DriverError(CUresult.CUDA_ERROR_INVALID_HANDLE,
                               "a NULL external semaphore handle (or numExtSems 0)")
-        params = {"sems": tuple(int(x) for x in sems), "values": tuple(tuple(v) for v in values)}
+        params = nd.ExtSemParams(tuple(int(x) for x in sems), tuple(tuple(v) for v in values))
         call = "cuWaitExternalSemaphoresAsync" if wait else "cuSignalExternalSemaphoresAsync"
         op = cap.Op("ext_wait" if wait else "ext_signal", call, params,
-                    lambda: f"no-op: external semaphores are not simulated ({len(params['sems'])} semaphore(s))")
+                    lambda: f"no-op: external semaphores are not simulated ({len(params.sems)} semaphore(s))")
         cap.enqueue(self, s, op)

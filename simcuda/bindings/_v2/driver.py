@@ -874,8 +874,8 @@ def graph_host_node_get_params(h_node: Any) -> HostNodeParams_v1:
     """A HOST node's parameters as a ``HostNodeParams_v1``."""
     p = _drv().graph_node_get_params(_ip(h_node), 3)[1]
     out = HostNodeParams_v1()
-    out.fn = p["fn"] if isinstance(p["fn"], int) else 0
-    out.user_data = p["user_data"] if isinstance(p["user_data"], int) else 0
+    out.fn = p.fn if isinstance(p.fn, int) else 0
+    out.user_data = p.user_data if isinstance(p.user_data, int) else 0
     return out
 
 
@@ -904,7 +904,7 @@ def graph_add_mem_free_node(h_graph: Any, dependencies: Any, num_dependencies: A
 @_face
 def graph_mem_free_node_get_params(h_node: Any) -> int:
     """The address a MEM_FREE node frees."""
-    dptr: int = _drv().graph_node_get_params(_ip(h_node), 11)[1]["dptr"]
+    dptr: int = _drv().graph_node_get_params(_ip(h_node), 11)[1].dptr
     return dptr
 
 
@@ -955,7 +955,7 @@ def graph_remove_dependencies_v2(h_graph: Any, from_: Any, to: Any, edge_data: A
 
 
 def _event_of(h_node: Any, ntype: int) -> int:
-    event: _Event = _drv().graph_node_get_params(_ip(h_node), ntype)[1]["event"]
+    event: _Event = _drv().graph_node_get_params(_ip(h_node), ntype)[1].event
     return event.handle
 
 
