@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import bisect
 import ctypes
+import struct
 import threading
 from typing import Any
 
@@ -186,3 +187,34 @@ def read_c_string(mem: Any, addr: int, what: str, chunk: int = 1 << 16) -> bytes
             return b"".join(out)
         out.append(data)
         pos += n
+
+
+def image_size(head: bytes) -> int | None:
+    """The size in bytes of the binary module image whose first 64 bytes are ``head``: an ELF (CUBIN) ends at
+    the furthest of its section and program header tables; a fatbin's header gives its header size and the
+    size of the data that follows (magic 0xBA55ED50, little-endian). None for text (PTX, CUDA C)."""
+    if head[:4] == b"\x7fELF" and len(head) >= 64 and head[4] == 2:
+        phoff, shoff = struct.unpack_from("<QQ", head, 0x20)
+        phentsize, phnum, shentsize, shnum = struct.unpack_from("<HHHH", head, 0x36)
+        return int(max(shoff + shentsize * shnum, phoff + phentsize * phnum, 64))
+    if head[:4] == b"\x50\xed\x55\xba" and len(head) >= 16:
+        header_size, = struct.unpack_from("<H", head, 6)
+        fat_size, = struct.unpack_from("<Q", head, 8)
+        return int(header_size + fat_size)
+    return None
+
+
+def read_image(mem: Any, addr: int, what: str) -> bytes:
+    """The module image at host address ``addr`` (the ``void*`` of cuModuleLoadData / cuLibraryLoadData): a
+    CUBIN or fatbin read to the size its header gives, else NUL-terminated text; read only where readable.
+
+    Errors: INVALID_VALUE when the image is not readable memory of this process.
+    """
+    addr = int(addr)
+    check(mem, addr, 1, "r", what)
+    n = next((k for k in (64, 16) if problem(mem, addr, k, "r") is None), 0)
+    size = image_size(ctypes.string_at(addr, n)) if n else None
+    if size is None:
+        return read_c_string(mem, addr, what)
+    check(mem, addr, size, "r", what)
+    return ctypes.string_at(addr, size)

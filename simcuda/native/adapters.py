@@ -209,6 +209,151 @@ def _capture_info(edge_data: bool) -> Decoder:
     return make
 
 
+def _addr(p: Any) -> int:
+    """The address a ctypes pointer argument holds (0 for NULL)."""
+    return ctypes.cast(p, ctypes.c_void_p).value or 0 if p is not None else 0
+
+
+def _stream(h: int | None, ptds: bool) -> int:
+    return h or (CU_STREAM_PER_THREAD if ptds else 0)
+
+
+def _module_load(method: str, image_at: int, call_name: str | None = None) -> Decoder:
+    """cuModuleLoadData / cuModuleLoadDataEx / cuModuleLoadFatBinary / cuLibraryLoadData: the image is the
+    ``void*`` at parameter ``image_at`` (text, or a CUBIN/fatbin read to its header's size by the core); the
+    JIT and library options are accepted unread, as the Python faces accept them."""
+    def make(entry: Entry, ptds: bool) -> Callable[..., int]:
+        call = call_name or entry.name
+
+        def body(out: Any, *args: Any) -> int:
+            d = _drv()
+            d.require_arg(bool(out), "the handle output", call)
+            image = args[image_at - 1]
+            h = getattr(d, method)(image or 0, call)
+            out[0] = h
+            return 0
+        return body
+    return make
+
+
+def _get_function(entry: Entry, ptds: bool) -> Callable[..., int]:
+    """cuModuleGetFunction / cuLibraryGetKernel ``(out, module or library, const char *name)``."""
+    def body(out: Any, h: int | None, name: bytes | None) -> int:
+        d = _drv()
+        d.require_arg(bool(out), "the function output", entry.name)
+        out[0] = d.module_get_function(h or 0, None if name is None else name.decode("utf-8", "replace"))
+        return 0
+    return body
+
+
+def _kernel_get_function(entry: Entry, ptds: bool) -> Callable[..., int]:
+    """cuKernelGetFunction ``(CUfunction *pFunc, CUkernel kernel)``: a library's kernel is its function."""
+    def body(out: Any, k: int | None) -> int:
+        d = _drv()
+        d.require_arg(bool(out), "pFunc", entry.name)
+        d.func_get_name(k or 0)  # the kernel handle must be valid
+        out[0] = k
+        return 0
+    return body
+
+
+def _launch_kernel(entry: Entry, ptds: bool) -> Callable[..., int]:
+    """cuLaunchKernel: the ``void**`` kernelParams decoded by the kernel's parameter types (the core reads the
+    image's), ``extra`` by the core's rule."""
+    call = entry.name
+
+    def body(f: int | None, gx: int, gy: int, gz: int, bx: int, by: int, bz: int, shmem: int, h: int | None,
+             kp: Any, extra: Any) -> int:
+        d = _drv()
+        kpa, ex = _addr(kp), _addr(extra)
+        d.check_kernel_extra(bool(kpa), ex, call)
+        args = d.decode_kernel_args(f or 0, kpa, call) if kpa else []
+        d.launch_kernel(f or 0, (gx, gy, gz), (bx, by, bz), shmem, _stream(h, ptds), args, call)
+        return 0
+    return body
+
+
+def _launch_kernel_ex(entry: Entry, ptds: bool) -> Callable[..., int]:
+    """cuLaunchKernelEx ``(const CUlaunchConfig *config, CUfunction f, void **kernelParams, void **extra)``."""
+    call = entry.name
+
+    def body(config: Any, f: int | None, kp: Any, extra: Any) -> int:
+        d = _drv()
+        d.require_arg(bool(config), "config", call)
+        c = config[0]
+        ids = [c.attrs[k].id for k in range(c.numAttrs)] if c.numAttrs and c.attrs else []
+        d.check_launch_attributes(ids, call)
+        kpa, ex = _addr(kp), _addr(extra)
+        d.check_kernel_extra(bool(kpa), ex, call)
+        args = d.decode_kernel_args(f or 0, kpa, call) if kpa else []
+        d.launch_kernel(f or 0, (c.gridDimX, c.gridDimY, c.gridDimZ), (c.blockDimX, c.blockDimY, c.blockDimZ),
+                        c.sharedMemBytes, _stream(c.hStream, ptds), args, call)
+        return 0
+    return body
+
+
+def _copy(src: str, dst: str, stream_at: int | None) -> Decoder:
+    """cuMemcpy{HtoD,DtoH,DtoD}[Async] and cuMemcpy[Async] ``(dst, src, ByteCount[, hStream])``: the same
+    copy record the Python faces make (``HOST`` sides as addresses, which the core checks)."""
+    from .._core.memory import DEVICE, HOST, CopyParams
+    kinds = {"H": HOST, "D": DEVICE}
+
+    def make(entry: Entry, ptds: bool) -> Callable[..., int]:
+        call = entry.name
+
+        def body(dst_p: Any, src_p: Any, n: int, *rest: Any) -> int:
+            d = _drv()
+            h = None if stream_at is None else _stream(rest[0], ptds)
+            a, b = int(dst_p or 0), int(src_p or 0)
+            if src == "U":  # unified addressing: each side is what its address is (cuMemcpy/cuMemcpyAsync)
+                side = {True: DEVICE, False: HOST}
+                p = CopyParams(side[d.is_device_pointer(b)], b, side[d.is_device_pointer(a)], a, n,
+                               src_unified=h is not None, dst_unified=h is not None)
+            else:
+                p = CopyParams(kinds[src], b, kinds[dst], a, n)
+            d.memcpy(p, h, call)
+            return 0
+        return body
+    return make
+
+
+def _memset(esize: int, asynchronous: bool) -> Decoder:
+    """cuMemsetD8/16/32[Async] ``(CUdeviceptr dstDevice, value, size_t N[, hStream])``."""
+    from .._core.memory import MemsetParams
+
+    def make(entry: Entry, ptds: bool) -> Callable[..., int]:
+        call = entry.name
+
+        def body(dst: int, value: int, n: int, *rest: Any) -> int:
+            d = _drv()
+            d.memset(MemsetParams(dst, value, esize, n), _stream(rest[0], ptds) if asynchronous else None, call)
+            return 0
+        return body
+    return make
+
+
+def _instantiate_with_params(entry: Entry, ptds: bool) -> Callable[..., int]:
+    """cuGraphInstantiateWithParams ``(CUgraphExec *phGraphExec, CUgraph hGraph, CUDA_GRAPH_INSTANTIATE_PARAMS
+    *params)``: ``result_out`` and ``hErrNode_out`` written back, on failure too."""
+    call = entry.name
+
+    def body(out: Any, g: int | None, params: Any) -> int:
+        d = _drv()
+        d.require_arg(bool(out), "phGraphExec", call)
+        d.require_arg(bool(params), "instantiateParams", call)
+        p = params[0]
+        try:
+            x = d.graph_instantiate_with_params(g or 0, int(p.flags), _stream(p.hUploadStream, ptds))
+        except DriverError as e:
+            p.result_out = getattr(e, "instantiate_result", 1)
+            p.hErrNode_out = getattr(e, "err_node", 0) or None
+            raise
+        p.result_out, p.hErrNode_out = 0, None
+        out[0] = x
+        return 0
+    return body
+
+
 #: the declared C name -> the decoder of an entry whose C arguments need more than a type's rule
 PARTICULAR: dict[str, Decoder] = {
     "cuGetErrorName": _error_string("get_error_name"),
@@ -216,6 +361,30 @@ PARTICULAR: dict[str, Decoder] = {
     "cuDeviceGetName": _device_get_name,
     "cuStreamGetCaptureInfo": _capture_info(True),
     "cuStreamGetCaptureInfo_v2": _capture_info(False),
+    "cuModuleLoadData": _module_load("module_load_data", 1),
+    "cuModuleLoadDataEx": _module_load("module_load_data", 1),
+    "cuModuleLoadFatBinary": _module_load("module_load_data", 1),
+    "cuLibraryLoadData": _module_load("library_load_data", 1),
+    "cuModuleGetFunction": _get_function,
+    "cuLibraryGetKernel": _get_function,
+    "cuKernelGetFunction": _kernel_get_function,
+    "cuLaunchKernel": _launch_kernel,
+    "cuLaunchKernelEx": _launch_kernel_ex,
+    "cuMemcpyHtoD": _copy("H", "D", None),
+    "cuMemcpyDtoH": _copy("D", "H", None),
+    "cuMemcpyDtoD": _copy("D", "D", None),
+    "cuMemcpyHtoDAsync": _copy("H", "D", 3),
+    "cuMemcpyDtoHAsync": _copy("D", "H", 3),
+    "cuMemcpyDtoDAsync": _copy("D", "D", 3),
+    "cuMemcpy": _copy("U", "U", None),
+    "cuMemcpyAsync": _copy("U", "U", 3),
+    "cuMemsetD8": _memset(1, False),
+    "cuMemsetD16": _memset(2, False),
+    "cuMemsetD32": _memset(4, False),
+    "cuMemsetD8Async": _memset(1, True),
+    "cuMemsetD16Async": _memset(2, True),
+    "cuMemsetD32Async": _memset(4, True),
+    "cuGraphInstantiateWithParams": _instantiate_with_params,
 }
 
 

@@ -31,8 +31,8 @@ class Modules(Work):
         """
         t = self._thread()
         ctx = self._ctx_current(t)
-        if isinstance(image, int):  # the address of NUL-terminated text (the real void* form)
-            image = hostmem.read_c_string(self.memory, image, f"{call} image") if image else b""
+        if isinstance(image, int):  # an address (the real void* form): text, or a CUBIN/fatbin by its header
+            image = hostmem.read_image(self.memory, image, f"{call} image") if image else b""
         entries, source = parse_image(image)
         cap.check_unsafe(self, t, call)
         m = Module(0, ctx, entries, source)
