@@ -175,13 +175,15 @@ class Function:
     drops it, as the limits may change.
     """
 
-    __slots__ = ("handle", "module", "name", "param_types", "max_dynamic_shared", "carveout", "last_params")
+    __slots__ = ("handle", "module", "name", "param_types", "max_dynamic_shared", "carveout", "last_params",
+                 "readers")
 
     def __init__(self, handle: int, module: Module, name: str, param_types: list[str]) -> None:
         self.handle = handle
         self.module = module
         self.name = name
         self.param_types = param_types
+        self.readers: tuple[Any, ...] | None = None  # ctypes readers of its arguments (decode_kernel_args)
         self.max_dynamic_shared: int | None = None  # CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES once set
         self.carveout = -1  # CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT (-1: no preference)
         self.last_params: Any = None

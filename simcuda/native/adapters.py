@@ -61,6 +61,13 @@ def _drv() -> Any:
     return d
 
 
+def _bug(name: str) -> int:
+    """Report the exception being handled as a simulator bug (stderr) and answer 999."""
+    print(f"simcuda: internal error in the native adapter of {name}:", file=sys.stderr)
+    traceback.print_exc()
+    return UNKNOWN
+
+
 def _guard(name: str, fn: Callable[..., int]) -> Adapter:
     """Wrap an adapter body: a ``DriverError`` returns its code; any other exception is reported and 999."""
     def adapter(*args: Any) -> int:
@@ -69,9 +76,7 @@ def _guard(name: str, fn: Callable[..., int]) -> Adapter:
         except DriverError as e:
             return int(e.code)
         except BaseException:  # a simulator bug: loud, and never CUDA_SUCCESS
-            print(f"simcuda: internal error in the native adapter of {name}:", file=sys.stderr)
-            traceback.print_exc()
-            return UNKNOWN
+            return _bug(name)
     adapter.__name__ = adapter.__qualname__ = f"native_{name}"
     return adapter
 
@@ -82,6 +87,33 @@ def row_of(entry: Entry) -> Api | None:
     return API.get(entry.python) if entry.python else None
 
 
+def _is_pointer(t: Any) -> bool:
+    """A ctypes argument type that is a pointer (to data or a function): passed as an address."""
+    if t is ctypes.c_void_p:
+        return True
+    return isinstance(t, type) and (issubclass(t, ctypes._Pointer) or hasattr(t, "_flags_"))  # _flags_: a CFUNCTYPE
+
+
+def flat_prototype(index: int) -> Any:
+    """Entry ``index``'s prototype with every pointer parameter (data or function) as ``c_void_p``: the same C
+    ABI, and the adapter receives plain ``int`` addresses (None for NULL) instead of ctypes pointer objects,
+    which cost more to make on every call than the adapter's whole work on the launch path."""
+    proto = C.PROTOTYPES[index]
+    return ctypes.CFUNCTYPE(proto._restype_, *[ctypes.c_void_p if _is_pointer(t) else t for t in proto._argtypes_])
+
+
+def pointee(index: int, param: int) -> Any:
+    """The ctypes type an output parameter points to (``c_int`` for ``int*``, ``c_void_p`` for a handle's)."""
+    t = C.PROTOTYPES[index]._argtypes_[param]
+    inner = getattr(t, "_type_", ctypes.c_void_p)
+    return ctypes.c_void_p if isinstance(inner, str) or not isinstance(inner, type) else inner
+
+
+def put(t: Any, addr: int, value: Any) -> None:
+    """Write ``value`` as a ``t`` at ``addr`` (an output the caller allocated)."""
+    t.from_address(addr).value = value
+
+
 def _build(entry: Entry, row: Api, ptds: bool) -> Callable[..., int]:
     call = row.call
     params = entry.params
@@ -89,6 +121,8 @@ def _build(entry: Entry, row: Api, ptds: bool) -> Callable[..., int]:
     streams = {j for j, (t, _n, _d) in enumerate(params) if t == "CUstream"} if ptds else set()
     spec = tuple((kw, names.index(p) if p is not None else -1, lit) for kw, p, lit in call.args)
     outs = tuple(names.index(o) for o in call.outs)
+    index = ENTRIES.index(entry)
+    types = tuple(pointee(index, j) for j in outs)
     op, api = call.op, entry.name
 
     def body(*args: Any) -> int:
@@ -113,10 +147,10 @@ def _build(entry: Entry, row: Api, ptds: bool) -> Callable[..., int]:
                 kws[kw] = v
         r = getattr(d, op)(*pos, **kws)
         if len(outs) == 1:
-            args[outs[0]][0] = r
+            types[0].from_address(args[outs[0]]).value = r
         elif outs:
-            for j, v in zip(outs, r):
-                args[j][0] = v
+            for t, j, v in zip(types, outs, r):
+                t.from_address(args[j]).value = v
         return 0
     return body
 
@@ -127,7 +161,8 @@ def adapter(index: int, ptds: bool = False) -> Adapter | None:
     entry = ENTRIES[index]
     particular = PARTICULAR.get(entry.declared)
     if particular is not None:
-        return _guard(entry.name, particular(entry, ptds))
+        body = particular(entry, ptds)
+        return body if getattr(body, "guarded", False) else _guard(entry.name, body)
     row = row_of(entry)
     if row is None or row.particular:
         return None
@@ -137,7 +172,7 @@ def adapter(index: int, ptds: bool = False) -> Adapter | None:
 def c_function(index: int, ptds: bool = False) -> Any | None:
     """The adapter of entry ``index`` as a C function pointer of its declared prototype (keep a reference)."""
     fn = adapter(index, ptds)
-    return None if fn is None else C.PROTOTYPES[index](fn)
+    return None if fn is None else flat_prototype(index)(fn)
 
 
 # ================================================================================ particular entries
@@ -165,9 +200,9 @@ def _error_string(which: str) -> Decoder:
             try:
                 s = getattr(d, which)(error)
             except DriverError:
-                ctypes.cast(p_str, ctypes.POINTER(ctypes.c_void_p))[0] = None
+                put(ctypes.c_void_p, p_str, None)
                 raise
-            ctypes.cast(p_str, ctypes.POINTER(ctypes.c_void_p))[0] = _static(s if isinstance(s, str) else s.decode())
+            put(ctypes.c_void_p, p_str, _static(s if isinstance(s, str) else s.decode()))
             return 0
         return body
     return make
@@ -198,20 +233,16 @@ def _capture_info(edge_data: bool) -> Decoder:
             for k, e in enumerate(edges):
                 earr[k].from_port, earr[k].to_port, earr[k].type = e
             _KEPT[(d.thread_id(), entry.name)] = (arr, earr)
-            for ptr, v in ((status, st), (cid, i), (graph, g), (n, count)):
+            for t, ptr, v in ((ctypes.c_int, status, st), (ctypes.c_uint64, cid, i), (ctypes.c_void_p, graph, g),
+                              (ctypes.c_size_t, n, count)):
                 if ptr:
-                    ptr[0] = v
+                    put(t, ptr, v)
             for out, array, items in ((deps, arr, nodes), (eds, earr, edges)):
                 if out:  # a pointer to a pointer: written as an address
-                    ctypes.cast(out, ctypes.POINTER(ctypes.c_void_p))[0] = ctypes.addressof(array) if items else None
+                    put(ctypes.c_void_p, out, ctypes.addressof(array) if items else None)
             return 0
         return body
     return make
-
-
-def _addr(p: Any) -> int:
-    """The address a ctypes pointer argument holds (0 for NULL)."""
-    return ctypes.cast(p, ctypes.c_void_p).value or 0 if p is not None else 0
 
 
 def _stream(h: int | None, ptds: bool) -> int:
@@ -229,8 +260,7 @@ def _module_load(method: str, image_at: int, call_name: str | None = None) -> De
             d = _drv()
             d.require_arg(bool(out), "the handle output", call)
             image = args[image_at - 1]
-            h = getattr(d, method)(image or 0, call)
-            out[0] = h
+            put(ctypes.c_void_p, out, getattr(d, method)(image or 0, call))
             return 0
         return body
     return make
@@ -241,7 +271,8 @@ def _get_function(entry: Entry, ptds: bool) -> Callable[..., int]:
     def body(out: Any, h: int | None, name: bytes | None) -> int:
         d = _drv()
         d.require_arg(bool(out), "the function output", entry.name)
-        out[0] = d.module_get_function(h or 0, None if name is None else name.decode("utf-8", "replace"))
+        fname = None if name is None else name.decode("utf-8", "replace")
+        put(ctypes.c_void_p, out, d.module_get_function(h or 0, fname))
         return 0
     return body
 
@@ -252,7 +283,7 @@ def _kernel_get_function(entry: Entry, ptds: bool) -> Callable[..., int]:
         d = _drv()
         d.require_arg(bool(out), "pFunc", entry.name)
         d.func_get_name(k or 0)  # the kernel handle must be valid
-        out[0] = k
+        put(ctypes.c_void_p, out, k)
         return 0
     return body
 
@@ -261,15 +292,28 @@ def _launch_kernel(entry: Entry, ptds: bool) -> Callable[..., int]:
     """cuLaunchKernel: the ``void**`` kernelParams decoded by the kernel's parameter types (the core reads the
     image's), ``extra`` by the core's rule."""
     call = entry.name
+    shapes: dict[tuple[int, int, int], tuple[int, int, int]] = {}  # one tuple object per launch shape
 
     def body(f: int | None, gx: int, gy: int, gz: int, bx: int, by: int, bz: int, shmem: int, h: int | None,
              kp: Any, extra: Any) -> int:
-        d = _drv()
-        kpa, ex = _addr(kp), _addr(extra)
-        d.check_kernel_extra(bool(kpa), ex, call)
-        args = d.decode_kernel_args(f or 0, kpa, call) if kpa else []
-        d.launch_kernel(f or 0, (gx, gy, gz), (bx, by, bz), shmem, _stream(h, ptds), args, call)
-        return 0
+        try:  # its own guard (the hot path: one frame less than _guard's)
+            d = _state._current
+            if d is None or d.per_thread_mode is None:
+                d = _drv()
+            kpa = kp or 0
+            if extra:  # the core's rule for a non-NULL extra (with kernelParams too: 1; alone: 801)
+                d.check_kernel_extra(bool(kpa), extra, call)
+            args = d.packed_kernel_args(f or 0, kpa)  # the binding packed the array: read as the driver does
+            grid, block = (gx, gy, gz), (bx, by, bz)
+            if len(shapes) < 64:  # the same tuple objects again: the launch reuses its checked parameters
+                grid, block = shapes.setdefault(grid, grid), shapes.setdefault(block, block)
+            d.launch_kernel_fast(f or 0, grid, block, shmem, h or (CU_STREAM_PER_THREAD if ptds else 0), args or [])
+            return 0
+        except DriverError as e:
+            return int(e.code)
+        except BaseException:
+            return _bug(call)
+    body.guarded = True  # type: ignore[attr-defined]
     return body
 
 
@@ -280,12 +324,12 @@ def _launch_kernel_ex(entry: Entry, ptds: bool) -> Callable[..., int]:
     def body(config: Any, f: int | None, kp: Any, extra: Any) -> int:
         d = _drv()
         d.require_arg(bool(config), "config", call)
-        c = config[0]
+        c = C.CUlaunchConfig.from_address(config)
         ids = [c.attrs[k].id for k in range(c.numAttrs)] if c.numAttrs and c.attrs else []
         d.check_launch_attributes(ids, call)
-        kpa, ex = _addr(kp), _addr(extra)
-        d.check_kernel_extra(bool(kpa), ex, call)
-        args = d.decode_kernel_args(f or 0, kpa, call) if kpa else []
+        kpa = kp or 0
+        d.check_kernel_extra(bool(kpa), extra or 0, call)
+        args = d.packed_kernel_args(f or 0, kpa) or []
         d.launch_kernel(f or 0, (c.gridDimX, c.gridDimY, c.gridDimZ), (c.blockDimX, c.blockDimY, c.blockDimZ),
                         c.sharedMemBytes, _stream(c.hStream, ptds), args, call)
         return 0
@@ -341,7 +385,7 @@ def _instantiate_with_params(entry: Entry, ptds: bool) -> Callable[..., int]:
         d = _drv()
         d.require_arg(bool(out), "phGraphExec", call)
         d.require_arg(bool(params), "instantiateParams", call)
-        p = params[0]
+        p = C.CUDA_GRAPH_INSTANTIATE_PARAMS.from_address(params)
         try:
             x = d.graph_instantiate_with_params(g or 0, int(p.flags), _stream(p.hUploadStream, ptds))
         except DriverError as e:
@@ -349,7 +393,7 @@ def _instantiate_with_params(entry: Entry, ptds: bool) -> Callable[..., int]:
             p.hErrNode_out = getattr(e, "err_node", 0) or None
             raise
         p.result_out, p.hErrNode_out = 0, None
-        out[0] = x
+        put(ctypes.c_void_p, out, x)
         return 0
     return body
 
