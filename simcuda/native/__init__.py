@@ -14,14 +14,17 @@ Order matters, and is the caller's to keep:
 2. :func:`load` loads the library by path with ``RTLD_GLOBAL``, so cuda.pathfinder finds it as already loaded.
    Once loaded, the binding keeps using it for the whole process: there is no unload, so a process that
    loaded it cannot also reach a real GPU through cuda.bindings.
-3. :func:`set_entry` registers every adapter (a ctypes callback of the entry's C signature) **before the
-   binding's first driver call**: the binding resolves all its entries at that call and caches the pointers,
-   so an entry registered later is never seen by it. :func:`lookup_count` says whether lookups happened.
+3. :func:`set_entry` registers an adapter (a ctypes callback of the entry's C signature). The binding resolves
+   all its entries at its first driver call and caches the pointers, but what the library hands out are
+   trampolines that read the slot at every call, so an entry registered (or put back) later is seen too.
+   :func:`lookup_count` says whether lookups happened. At interpreter exit the trampolines start answering
+   ``CUDA_ERROR_DEINITIALIZED`` in C.
 4. :func:`call_counts` lists the entries the binding called that have no adapter (each answered 801,
    ``CUDA_ERROR_NOT_SUPPORTED``).
 """
 from __future__ import annotations
 
+import atexit
 import ctypes
 import importlib.metadata
 import os
@@ -134,6 +137,9 @@ def load() -> ctypes.CDLL:
         _declare(lib)
         _check_table(lib)
         lib.simcuda_set_driver_version(_driver_version)
+        # at interpreter exit, before the callbacks behind the slots stop working, every entry starts to answer
+        # CUDA_ERROR_DEINITIALIZED in C (handles freed by C++ destructors after that never reach Python)
+        atexit.register(lib.simcuda_shutdown)
         _lib = lib
         return lib
 
@@ -161,6 +167,8 @@ def _declare(lib: ctypes.CDLL) -> None:
     lib.simcuda_lookup_count.restype = ctypes.c_uint64
     lib.simcuda_set_driver_version.argtypes = [ctypes.c_int]
     lib.simcuda_set_driver_version.restype = None
+    lib.simcuda_shutdown.argtypes = []
+    lib.simcuda_shutdown.restype = None
     lib.simcuda_source_digest.argtypes = []
     lib.simcuda_source_digest.restype = ctypes.c_char_p
 

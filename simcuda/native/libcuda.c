@@ -9,9 +9,11 @@
  *   - cuGetProcAddress_v2 / cuGetProcAddress answering from the table as the real driver does;
  *   - the direct exports C callers and cuda.pathfinder use: cuDriverGetVersion, cuInit, cuGetExportTable.
  *
- * cuda.bindings resolves all of its entries at its first driver call and caches the pointers, so every slot
- * must be set before that call (simcuda/native/__init__.py says so too): the table hands out the slot's
- * pointer itself, not a trampoline.
+ * cuda.bindings resolves all of its entries at its first driver call and caches the pointers. The table hands
+ * out trampolines, one per entry and slot, that jump through the slot at every call: an entry registered
+ * later is seen, and after simcuda_shutdown() (Python's exit) every trampoline answers
+ * CUDA_ERROR_DEINITIALIZED without calling into Python, as the real driver answers while a process tears
+ * down (handles freed by C++ destructors after the interpreter is gone would otherwise call dead callbacks).
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -28,6 +30,7 @@ typedef int CUdriverProcAddressQueryResult;
 enum {
     CUDA_SUCCESS = 0,
     CUDA_ERROR_INVALID_VALUE = 1,
+    CUDA_ERROR_DEINITIALIZED = 4,
     CUDA_ERROR_NOT_FOUND = 500,
     CUDA_ERROR_NOT_SUPPORTED = 801,
 };
@@ -112,6 +115,55 @@ static void *entry_pointer(int index, int ptds) {
         fn = __atomic_load_n(&slots[0][index], __ATOMIC_ACQUIRE);
     return fn != NULL ? fn : default_pointer(index);
 }
+
+/* ------------------------------------------------------------------ trampolines */
+
+/* A trampoline takes and forwards 16 pointer-sized integers: the most parameters an entry has (checked by
+ * tools/gen_native_entries.py). Every parameter of the driver API is an integer, a pointer, or a struct passed
+ * by value; under System V x86-64 and AAPCS64 those travel in the integer registers and, past them, in
+ * caller-owned stack words, which the forwarding call copies in order (reading a few words of the caller's
+ * frame that the entry has no parameter for, which the callee ignores). The four deprecated entries with a
+ * float parameter (cuParamSetf, cuTexRefSetMipmapLevel*) are never simulated: their slot stays the stub, and
+ * the trampoline, which uses no floating-point register, leaves the float where the stub ignores it. */
+#define ARGS16                                                                                              \
+    uintptr_t a0, uintptr_t a1, uintptr_t a2, uintptr_t a3, uintptr_t a4, uintptr_t a5, uintptr_t a6,      \
+        uintptr_t a7, uintptr_t a8, uintptr_t a9, uintptr_t a10, uintptr_t a11, uintptr_t a12, uintptr_t a13, \
+        uintptr_t a14, uintptr_t a15
+#define PASS16 a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15
+typedef CUresult (*forward_fn)(ARGS16);
+
+static int shutting_down; /* set by simcuda_shutdown() */
+
+#define X(index, name, version)                                                                             \
+    static CUresult tramp_##index##_0(ARGS16) {                                                            \
+        if (__atomic_load_n(&shutting_down, __ATOMIC_ACQUIRE))                                             \
+            return CUDA_ERROR_DEINITIALIZED;                                                               \
+        return ((forward_fn)entry_pointer(index, 0))(PASS16);                                              \
+    }                                                                                                      \
+    static CUresult tramp_##index##_1(ARGS16) {                                                            \
+        if (__atomic_load_n(&shutting_down, __ATOMIC_ACQUIRE))                                             \
+            return CUDA_ERROR_DEINITIALIZED;                                                               \
+        return ((forward_fn)entry_pointer(index, 1))(PASS16);                                              \
+    }
+SIMCUDA_ENTRIES(X)
+#undef X
+
+static const forward_fn TRAMPOLINES[2][SIMCUDA_ENTRY_COUNT] = {
+    {
+#define X(index, name, version) tramp_##index##_0,
+        SIMCUDA_ENTRIES(X)
+#undef X
+    },
+    {
+#define X(index, name, version) tramp_##index##_1,
+        SIMCUDA_ENTRIES(X)
+#undef X
+    },
+};
+
+/* From now on every handed-out entry answers CUDA_ERROR_DEINITIALIZED (4) without calling its slot: called
+ * by the Python side at interpreter exit, before the callbacks behind the slots stop working. */
+EXPORT void simcuda_shutdown(void) { __atomic_store_n(&shutting_down, 1, __ATOMIC_RELEASE); }
 
 /* ------------------------------------------------------------------ the registration API (Python side) */
 
@@ -199,7 +251,10 @@ static CUresult lookup(const char *symbol, void **pfn, int cudaVersion, cuuint64
         *pfn = NULL;
         return CUDA_SUCCESS;
     }
-    *pfn = entry_pointer(index, flags == CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM);
+    /* the entry's getProcAddress itself answers directly (it never calls into Python) */
+    *pfn = index == SIMCUDA_INDEX_CUGETPROCADDRESS
+               ? (void *)cuGetProcAddress_v2
+               : (void *)TRAMPOLINES[flags == CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM][index];
     __atomic_fetch_add(&lookups, 1, __ATOMIC_RELAXED);
     return CUDA_SUCCESS;
 }

@@ -88,29 +88,60 @@ def test_invalid_values_leave_the_outputs_alone(native_run):
 
 def test_registered_entry_and_the_per_thread_slot(native_run):
     """set_entry fills the default slot (flags 0 and 1) and the per-thread one (flags 2); flags 2 falls back to
-    the default slot where no per-thread function is set; None puts the stub back."""
+    the default slot where no per-thread function is set; None puts the stub back. The pointers handed out
+    are trampolines through the slots: one taken before a registration reaches the function registered later."""
     out = native_run("""
         T = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.POINTER(ctypes.c_int))
-        legacy, ptds = T(lambda s, o: 0), T(lambda s, o: 0)
-        addr = lambda f: ctypes.cast(f, ctypes.c_void_p).value
+        def answer(value):
+            def cb(s, o):
+                o[0] = value
+                return 0
+            return T(cb)
+        legacy, ptds = answer(11), answer(22)
+        def call(flags):
+            f = T(ask("cuStreamIsCapturing", 13000, flags)[1])
+            v = ctypes.c_int(-1)
+            return [f(None, ctypes.byref(v)), v.value]
+        early = T(ask("cuStreamIsCapturing", 13000, 0)[1])  # taken before anything is registered
         i = native.index_of("cuStreamIsCapturing", 10000)
-        stub = ask("cuStreamIsCapturing", 13000)[1]
+        out["stub"] = call(0)
         native.set_entry(i, False, legacy)
-        out["fallback"] = ask("cuStreamIsCapturing", 13000, 2)[1] == addr(legacy)
+        out["fallback"] = call(2)
         native.set_entry(i, True, ptds)
-        out["flags"] = [ask("cuStreamIsCapturing", 13000, f)[1] for f in (0, 1, 2)]
-        out["want"] = [addr(legacy), addr(legacy), addr(ptds)]
+        out["flags"] = [call(f) for f in (0, 1, 2)]
+        v = ctypes.c_int(-1)
+        out["early"] = [early(None, ctypes.byref(v)), v.value]
         native.set_entry(i, False, None)
         native.set_entry(i, True, None)
-        out["reset"] = ask("cuStreamIsCapturing", 13000, 2)[1] == stub
+        out["reset"] = call(2)
         try:
             native.set_entry(len(native.ENTRIES), False, legacy)
         except IndexError:
             out["range"] = "IndexError"
     """)
-    assert out["fallback"] is True
-    assert out["flags"] == out["want"]
-    assert out["reset"] is True and out["range"] == "IndexError"
+    assert out["stub"] == [801, -1]
+    assert out["fallback"] == [0, 11]
+    assert out["flags"] == [[0, 11], [0, 11], [0, 22]]
+    assert out["early"] == [0, 11]
+    assert out["reset"] == [801, -1] and out["range"] == "IndexError"
+
+
+def test_after_shutdown_every_entry_answers_deinitialized(native_run):
+    """simcuda_shutdown() (registered with atexit by load()) makes every handed-out entry answer
+    CUDA_ERROR_DEINITIALIZED (4) in C, without calling its slot: destructors running after the interpreter
+    is gone never reach a dead callback."""
+    out = native_run("""
+        T = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.POINTER(ctypes.c_int))
+        calls = []
+        cb = T(lambda s, o: calls.append(1) or 0)
+        native.set_entry(native.index_of("cuStreamIsCapturing", 10000), False, cb)
+        f = T(ask("cuStreamIsCapturing", 13000, 0)[1])
+        out["before"] = f(None, None)
+        native.load().simcuda_shutdown()
+        out["after"] = [f(None, None), T(ask("cuGraphLaunch", 13000, 0)[1])(None, None)]
+        out["calls"] = len(calls)
+    """)
+    assert out["before"] == 0 and out["after"] == [4, 4] and out["calls"] == 1
 
 
 def test_a_stub_answers_801_and_counts_its_calls(native_run):
