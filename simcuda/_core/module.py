@@ -21,7 +21,8 @@ _C_KERNEL = re.compile(
     r'__global__\s+(?:__launch_bounds__\s*\([^)]*\)\s*)?void\s+(?:__launch_bounds__\s*\([^)]*\)\s*)?'
     r'([A-Za-z_]\w*)\s*\(([^)]*)\)', re.S)
 _PTX_ENTRY = re.compile(r'\.entry\s+([A-Za-z_$][\w$]*)\s*\(([^)]*)\)', re.S)
-_PTX_PARAM = re.compile(r'\.param\s+\.(\w+)')
+_PTX_PARAM = re.compile(r'\.param\s+(?:\.align\s+\d+\s+)?(?:\.ptr\s+[^,]*?)?\.(\w+)\s+[\w$]+\s*(?:\[(\d+)\])?')
+_PTX_BYTES = {"8": 1, "16": 2, "32": 4, "64": 8}
 _PTX_SIZES = {"u8": "unsigned char", "s8": "char", "b8": "char", "u16": "unsigned short", "s16": "short",
               "b16": "short", "u32": "unsigned int", "s32": "int", "b32": "int", "f32": "float",
               "u64": "unsigned long long", "s64": "long long", "b64": "unsigned long long", "f64": "double"}
@@ -68,7 +69,7 @@ def parse_ptx(text: str) -> dict[str, list[str]]:
     """PTX ``.entry`` kernels with parameter types (``// simcuda-params`` lines give exact C types)."""
     entries: dict[str, list[str]] = {}
     for m in _PTX_ENTRY.finditer(text):
-        entries[m.group(1)] = [_PTX_SIZES.get(t, "unsigned long long") for t in _PTX_PARAM.findall(m.group(2))]
+        entries[m.group(1)] = [_ptx_param_type(t, count) for t, count in _PTX_PARAM.findall(m.group(2))]
     for line in text.splitlines():  # precise C types left by simcuda's nvrtc
         if line.startswith(PARAMS_TAG):
             name, _, types = line[len(PARAMS_TAG):].partition(":")
@@ -77,8 +78,47 @@ def parse_ptx(text: str) -> dict[str, list[str]]:
     return entries
 
 
+def _ptx_param_type(t: str, count: str) -> str:
+    """The C type of one PTX ``.param``: a scalar by its PTX type (``.u32`` -> ``unsigned int``); an array
+    (``.align 8 .b8 p[16]``, a struct passed by value) as ``char[N]``, its size in bytes."""
+    if count:
+        return f"char[{int(count) * _PTX_BYTES.get(t[1:], 1)}]"
+    return _PTX_SIZES.get(t, "unsigned long long")
+
+
+#: EIATTR_KPARAM_INFO in a CUBIN's ``.nv.info.<kernel>`` section: one record per kernel parameter
+_EIATTR_KPARAM_INFO = 0x17
+_SIZED = {1: "unsigned char", 2: "unsigned short", 4: "unsigned int", 8: "unsigned long long"}
+
+
+def _kparam_types(section: bytes) -> list[str]:
+    """Parameter types of a kernel from its ``.nv.info.<kernel>`` attributes: each EIATTR_KPARAM_INFO record
+    gives a parameter's ordinal and its size in bytes (the top 14 bits of its last word); a CUBIN keeps sizes,
+    not C types, so a parameter reads as the unsigned integer of its size, or ``char[N]`` (docs/fidelity.md)."""
+    params: dict[int, int] = {}
+    pos = 0
+    while pos + 2 <= len(section):
+        fmt, attr = section[pos], section[pos + 1]
+        if fmt == 4:  # EIFMT_SVAL: a u16 size, then the payload
+            size, = struct.unpack_from("<H", section, pos + 2)
+            if attr == _EIATTR_KPARAM_INFO and size >= 12:
+                _index, ordinal, _offset, flags = struct.unpack_from("<IHHI", section, pos + 4)
+                params[ordinal] = flags >> 18
+            pos += 4 + size
+        elif fmt == 3:  # EIFMT_HVAL: a u16 value
+            pos += 4
+        elif fmt == 2:  # EIFMT_BVAL: a byte
+            pos += 3
+        else:  # EIFMT_NVAL (1): no value; anything else ends the walk
+            if fmt != 1:
+                break
+            pos += 2
+    return [_SIZED.get(n, f"char[{n}]") for _o, n in sorted(params.items())]
+
+
 def _elf_entries(data: bytes) -> dict[str, list[str]]:
-    """Kernel names of a CUBIN: sections named ``.text.<kernel>``."""
+    """Kernel names of a CUBIN (sections named ``.text.<kernel>``) with their parameter types, read from the
+    ``.nv.info.<kernel>`` sections when present (:func:`_kparam_types`)."""
     try:
         if data[4] != 2:  # ELFCLASS64 only
             return {}
@@ -87,6 +127,7 @@ def _elf_entries(data: bytes) -> dict[str, list[str]]:
         hdr = shoff + shstrndx * shentsize
         str_off, = struct.unpack_from("<Q", data, hdr + 0x18)
         names: dict[str, list[str]] = {}
+        info: dict[str, list[str]] = {}
         for i in range(shnum):
             base = shoff + i * shentsize
             name_off, = struct.unpack_from("<I", data, base)
@@ -94,7 +135,10 @@ def _elf_entries(data: bytes) -> dict[str, list[str]]:
             name = data[str_off + name_off:end].decode("latin-1")
             if name.startswith(".text."):
                 names[name[6:]] = []
-        return names
+            elif name.startswith(".nv.info."):
+                off, size = struct.unpack_from("<QQ", data, base + 0x18)
+                info[name[9:]] = _kparam_types(data[off:off + size])
+        return {k: info.get(k, v) for k, v in names.items()}
     except (struct.error, ValueError, IndexError):
         return {}
 
@@ -147,7 +191,10 @@ _C_SCALARS = {
 
 
 def struct_format(ctype: str) -> str:
-    """``struct`` format for a C parameter type (pointers and unknown types: 8-byte unsigned)."""
+    """``struct`` format for a C parameter type (pointers and unknown types: 8-byte unsigned; ``char[N]``, a
+    struct passed by value: ``Ns``, its bytes)."""
     if ctype.endswith("*"):
         return "Q"
+    if ctype.startswith("char[") and ctype.endswith("]"):
+        return f"{int(ctype[5:-1])}s"
     return _C_SCALARS.get(ctype, "Q")

@@ -20,13 +20,23 @@ _C_READER: dict[str, Any] = {"b": ctypes.c_byte, "B": ctypes.c_ubyte, "?": ctype
                              "Q": ctypes.c_uint64, "f": ctypes.c_float, "d": ctypes.c_double}
 
 
+def _reader(fmt: str) -> Any:
+    """The ctypes type that reads an argument of ``struct`` format ``fmt``; ``Ns`` (a struct passed by value)
+    reads its ``N`` bytes."""
+    reader = _C_READER.get(fmt)
+    if reader is None:
+        n = int(fmt[:-1])
+        reader = _C_READER[fmt] = type(f"_Bytes{n}", (ctypes.c_char * n,), {"value": property(lambda a: a.raw)})
+    return reader
+
+
 def _readers(f: Function) -> tuple[Any, ...]:
     """``(array type, reader of argument 0, reader of argument 1, ...)`` of ``f``'s ``void**`` array, built
     once per function: the ctypes array of its pointers, and the ctypes type of each argument."""
     readers = f.readers
     if readers is None:
         readers = f.readers = (ctypes.c_void_p * len(f.param_types),
-                               *(_C_READER[struct_format(t)] for t in f.param_types))
+                               *(_reader(struct_format(t)) for t in f.param_types))
     return readers
 
 
