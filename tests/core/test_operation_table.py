@@ -137,3 +137,17 @@ def test_only_a_graph_launch_nests_under_the_child_node_option():
     thunk = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int, ctypes.c_void_p)(lambda *a: None)
     assert code(d.stream_add_callback, d.s, ctypes.cast(thunk, ctypes.c_void_p).value, None, 0) == 801
     assert d.stream_is_capturing(d.s) == cap.INVALIDATED
+
+
+def test_queued_event_records_do_not_tick():
+    """Manual progression: records queued behind work complete without a tick of their own (spec 16) [I]."""
+    d = ready(progression="manual")
+    s, buf = d.stream_create(0), d.mem_alloc(16)
+    p = MemsetParams(buf, 1, 1, 16)
+    e0, e1 = d.event_create(0), d.event_create(0)
+    d.memset(p, s, "cuMemsetD8Async")  # pending: the records below queue behind it
+    d.event_record(e0, s)
+    d.memset(p, s, "cuMemsetD8Async")
+    d.event_record(e1, s)
+    d.advance()
+    assert d.event_elapsed_time(e0, e1) == pytest.approx(0.001)
