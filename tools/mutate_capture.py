@@ -10,7 +10,7 @@ Usage (from the repository root, in the project's virtual environment)::
     python tools/mutate_capture.py --json out.json # also write every result as JSON
 
 Why a runner of its own: mutmut 3.8 hung while collecting its statistics (in the conformance cases
-run on a second thread) and does not mutate module-level tables (``REFUSED_ON_CIG``), and
+run on a second thread) and does not mutate module-level tables (``OPS``), and
 cosmic-ray runs the whole test command per mutant (759 mutants at ~5 s each is an hour on two
 cores). This one needs only the standard library and pytest (the project's ``test`` extra):
 
@@ -105,26 +105,29 @@ EQUIVALENT: dict[str, str] = {
         "the same fast path: falling through, the walk runs and the final loop returns '' as well",
     "unjoined|delete|return ''#1":
         "falling off the end returns None, and the only caller (end) tests the result's truth only",
-    "<module>|drop-entry|NODE_OF_KIND: 'batch_mem_op'#0":
-        "Driver.stream_batch_mem_op sets op.node_type = BATCH_MEM_OP itself for every batch kind",
-    "<module>|drop-entry|NODE_OF_KIND: 'wait_event'#0":
-        "no Op of kind wait_event is ever made: cuStreamWaitEvent(EXTERNAL) adds its node with add_node directly",
-    "<module>|drop-entry|NODE_OF_KIND: 'event_record'#0":
-        "the only Op of kind event_record is an uncaptured pending record (Driver._record_uncaptured), whose node "
-        "type is never read; captured records add their node with add_node directly",
-    "enqueue|delete|return None#1":
+    "OpKind|constant|cig_code: int = 0  [0 -> 1]#0":
+        "the default is never read: cig_code is read only for kinds refused on CIG streams (CIG_REFUSE), and each "
+        "of them sets its own",
+    "OpKind|constant|False -> True#3":
+        "user_code=True for work that calls no user code only marks its stream busy around a run that holds the "
+        "driver lock throughout, so no other thread can see it busy",
+    "enqueue|delete|if k.on_cig == NOTHING:#0":
+        "the only such kind (upload) also does NOTHING on an uncaptured stream, and a CIG stream never belongs to a "
+        "capture: falling through returns None as well",
+    "enqueue|delete|return None#1": "the same: the upload on a CIG stream falls through to its eager NOTHING",
+    "enqueue|delete|return None#2":
+        "after a join, falling through reaches the in-capture tests again: JOIN is not REFUSE, so 'return None' "
+        "(NOTHING) follows",
+    "enqueue|delete|return None#3":
+        "an upload into a capture falls through to the eager part: not unsafe, and its eager NOTHING returns None",
+    "enqueue|delete|return None#4":
         "the last statement of enqueue: falling off the end returns None too",
     "_uncapture_event|delete|event.capture = None#0":
-        "every caller overwrites event.capture next: _capture_event (the new sequence), record_event's uncaptured "
+        "every caller overwrites event.capture next: _capture_event (the new sequence), an uncaptured record "
         "path (Driver._record_uncaptured sets None), ctx_record_event (_complete_event), event_destroy (the event "
         "is destroyed)",
-    "wait_event|delete|drv._wait_uncaptured(stream, event)#0":
+    "_fork|delete|drv._wait_uncaptured(stream, event)#0":
         "Driver._wait_uncaptured is a no-op (one global queue already orders the record first)",
-    "wait_event|delete|return#2":
-        "row 13 falls into the ACTIVE part with seq and eseq both None: 'eseq is seq' takes the join, which walks "
-        "event.nodes, empty for every event that is not CAPTURED, and returns",
-    "wait_event|delete|return#4":
-        "the last statement of wait_event (row 11): falling off the end returns None too",
 }
 
 

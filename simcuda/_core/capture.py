@@ -18,7 +18,11 @@ without effect, or *invalidates* the whole sequence (5.1), which is sticky until
 ``cuStreamEndCapture`` terminates it. Ending checks the unjoined rule (4.4) in linear time.
 
 Every stream operation funnels through :func:`enqueue`, which decides: run now, add a node to a
-capture, record into a CIG command list, or reject. New operations plug in there.
+capture, record into a CIG command list, or reject. Kernels, copies and sets (synchronous ones too),
+host functions, memory operations, allocation and free, event records and waits, graph launch and
+upload all take that one path; how they differ is declared in the operation table :data:`OPS` (one
+:class:`OpKind` per kind: its node type, what a capture, a CIG capture and an uncaptured stream do
+with it), which :func:`enqueue` reads. New operations are a row of that table.
 
 The transitions of a sequence are the table ``MACHINE`` (spec 2.1): (status, event) -> (next status,
 result). The engine executes it (:func:`step`), and ``docs/capture-states.md`` is generated from that
@@ -30,11 +34,13 @@ from bisect import bisect_right
 from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, Callable, NamedTuple, cast
 
+import attrs
+
 from .errors import CUresult, DriverError
 from .graph import (BATCH_MEM_OP, EVENT_RECORD, GRAPH, HOST, KERNEL, MEM_ALLOC, MEM_FREE, MEMCPY, MEMSET, NO_EDGES,
                     TYPE_KEYWORDS, WAIT_EVENT, ZERO_ED, Edge, Node, add_edge, graph_from_frozen, is_full, walk_body,
                     with_edge)
-from .nodes import ChildGraphParams, EventParams
+from .nodes import ChildGraphParams
 from .process import HANDLE_STEP
 from .objects import CAPTURED, EMPTY, RECORDED, CigRecord
 
@@ -548,71 +554,204 @@ def update_deps(drv: Work, stream: Stream, nodes: list[Node | None], eds: EdgeDa
 
 
 # -- 3.8: the single enqueue path --------------------------------------------------------------
-#: op kinds that make a node during capture, and its CUgraphNodeType (spec 3.8)
-NODE_OF_KIND = {
-    "kernel": KERNEL, "memcpy": MEMCPY, "memset": MEMSET, "host": HOST, "mem_alloc": MEM_ALLOC,
-    "mem_free": MEM_FREE, "batch_mem_op": BATCH_MEM_OP, "wait_event": WAIT_EVENT,
-    "event_record": EVENT_RECORD, "ext_signal": 8, "ext_wait": 9,
-}
-#: op kinds that a capture refuses: kind -> (code, why) (spec 3.8)
-REFUSED_IN_CAPTURE = {
-    "callback": (801, "cuStreamAddCallback is not supported on a capturing stream (spec 3.8) [inferred code]; "
-                      "use cuLaunchHostFunc, which is captured as a HOST node"),
-    "attach_mem": (801, "cuStreamAttachMemAsync is not supported on a capturing stream (spec 3.8) [inferred code]"),
-    "graph_launch": (900, "cuGraphLaunch into a capturing stream is not permitted (spec 3.8, 4.6); to nest a "
-                          "graph, add it to the capture graph as a child-graph node (cuStreamGetCaptureInfo, "
-                          "cuGraphAddChildGraphNode, cuStreamUpdateCaptureDependencies SET)"),
-}
-#: op kinds refused on a CIG-capturing stream: kind -> code (spec 8.3)
-REFUSED_ON_CIG = {"host": 801, "callback": 801, "wait_value": 801, "batch_mem_op": 801, "mem_alloc": 801,
-                  "mem_free": 801}
-#: op kinds a CIG command list records (spec 8.3)
-RECORDED_ON_CIG = ("kernel", "memcpy", "memset")
+# What an ACTIVE capture does with an operation (OpKind.in_capture):
+NODE = "node"  # add a node of the kind's node type (spec 3.8)
+REFUSE = "refuse"  # refuse it and invalidate the capture (spec 3.8, 5.3, 6.1)
+SNAPSHOT = "snapshot"  # an event record: the event takes the stream's deps (spec 4.2), plus a node when it has a type
+JOIN = "join"  # a wait: join, merge, isolation (spec 4.1 rows 8-11)
+NOTHING = "nothing"  # accepted and nothing recorded (an upload, spec 3.8)
+# What a CIG-capturing stream does with it (OpKind.on_cig, spec 8.3), besides NOTHING:
+CIG_RECORD = "record"  # append it to the command list
+CIG_REFUSE = "refuse"  # refuse it (OpKind.cig_code); the CIG capture goes on
+CIG_PASS = "pass"  # as on an uncaptured stream
+# What an uncaptured stream does with it (OpKind.eager), besides NOTHING:
+SUBMIT = "submit"  # stream order: now, after the stream's user code, or when it progresses (Work._submit)
+NOW = "now"  # a synchronous call: it waits for earlier work, then runs (Work._run_now, spec 6)
+RECORD = "record"  # an event record completes in stream order (spec 4.2, 16)
+FORK = "fork"  # a wait: fork into the event's capture, or an ordinary wait (spec 4.1 rows 6, 7, 13)
+
+
+def _params_label(op: Op) -> str:
+    p = op.params
+    return p.describe() if hasattr(p, "describe") else op.kind.name
+
+
+@attrs.frozen
+class OpKind:
+    """One kind of stream operation: what each stream state does with it (spec 3.8, 4.1, 4.2, 6, 8.3).
+
+    :func:`enqueue` reads these fields, in the one order of its checks; an operation differs from another
+    only by them (and by the ``prepare`` and ``run`` of the :class:`Op` itself).
+
+    * ``name``: the kind, as the launch log (upper case, unless ``log_as``) and CIG command lists show it.
+    * ``node_type``: the ``CUgraphNodeType`` of the node it makes in a capture (NODE, or SNAPSHOT with a node).
+    * ``in_capture``: NODE, REFUSE (``refusal``: code and ``why`` template, invalidating; ``nests``: a graph
+      launch nests as a child-graph node under ``Options(graph_launch_in_capture="child-node")``), SNAPSHOT,
+      JOIN or NOTHING; ``cite``: the spec row named when the capture is already invalidated (901).
+    * ``on_cig``: CIG_RECORD (``label`` of the entry), CIG_REFUSE (``cig_code``), CIG_PASS or NOTHING;
+      ``cig_forbids``: node types a launched graph may not hold there (900).
+    * ``eager``: SUBMIT, NOW, RECORD, FORK or NOTHING; ``needs_capture``: the flag that makes it valid only
+      on a capturing stream (INVALID_VALUE elsewhere, with ``cite_uncaptured``); ``unsafe``: potentially
+      unsafe (spec 5.2) when it is not captured; ``joins``: a wait, which the legacy stream refuses for a
+      captured event (spec 4.1 row 3).
+    * How it runs: ``ticks`` the simulated clock (spec 16), ``logged`` in the launch log, ``user_code``
+      (run with the lock released, its stream busy).
+    """
+
+    name: str
+    node_type: int | None = None
+    in_capture: str = NODE
+    refusal: tuple[int, str] | None = None
+    nests: bool = False
+    cite: str = "spec 3.8, 5.1"
+    on_cig: str = CIG_PASS
+    cig_code: int = 0
+    cig_forbids: tuple[int, ...] = ()
+    label: Callable[[Op], str] = _params_label
+    eager: str = SUBMIT
+    needs_capture: tuple[str, str] | None = None
+    unsafe: bool = False
+    joins: bool = False
+    ticks: bool = True
+    logged: bool = True
+    user_code: bool = False
+    log_as: str = ""
+
+
+_IN_CIG = 801  # NOT_SUPPORTED: in the Returns lists of the calls CIG streams refuse (spec 8.3) [inferred code]
+_SYNC_REFUSAL = ("{call} is synchronous and would run on {stream}, which is capturing in {seq}: a synchronous call "
+                 "on a capturing stream is refused in every mode (spec 6.1, 5.3) [inferred]")
+
+
+def _kernel_label(op: Op) -> str:
+    name: str = op.params.name
+    return name
+
+
+#: The operation table (spec 3.8, 4.1, 4.2, 6, 8.3): every kind of stream operation and what each stream
+#: state does with it. Every entry that puts work on a stream makes an :class:`Op` of one of these and
+#: calls :func:`enqueue`.
+OPS: dict[str, OpKind] = {k.name: k for k in (
+    OpKind("kernel", KERNEL, on_cig=CIG_RECORD, label=_kernel_label, user_code=True),
+    OpKind("memcpy", MEMCPY, on_cig=CIG_RECORD),
+    OpKind("memset", MEMSET, on_cig=CIG_RECORD),
+    OpKind("host", HOST, on_cig=CIG_REFUSE, cig_code=_IN_CIG, user_code=True),
+    OpKind("mem_alloc", MEM_ALLOC, on_cig=CIG_REFUSE, cig_code=_IN_CIG),
+    OpKind("mem_free", MEM_FREE, on_cig=CIG_REFUSE, cig_code=_IN_CIG),
+    OpKind("batch_mem_op", BATCH_MEM_OP, on_cig=CIG_REFUSE, cig_code=_IN_CIG),
+    OpKind("wait_value", BATCH_MEM_OP, on_cig=CIG_REFUSE, cig_code=_IN_CIG),
+    OpKind("write_value", BATCH_MEM_OP),
+    OpKind("ext_signal", 8),
+    OpKind("ext_wait", 9),
+    OpKind("callback", in_capture=REFUSE, on_cig=CIG_REFUSE, cig_code=_IN_CIG, user_code=True,
+           refusal=(801, "{call} on {stream} of {seq}: cuStreamAddCallback is not supported on a capturing stream "
+                         "(spec 3.8) [inferred code]; use cuLaunchHostFunc, which is captured as a HOST node")),
+    OpKind("attach_mem", in_capture=REFUSE,
+           refusal=(801, "{call} on {stream} of {seq}: cuStreamAttachMemAsync is not supported on a capturing "
+                         "stream (spec 3.8) [inferred code]")),
+    OpKind("graph_launch", GRAPH, in_capture=REFUSE, nests=True, on_cig=CIG_RECORD, user_code=True,
+           refusal=(900, "{call} on {stream} of {seq}: cuGraphLaunch into a capturing stream is not permitted "
+                         "(spec 3.8, 4.6); to nest a graph, add it to the capture graph as a child-graph node "
+                         "(cuStreamGetCaptureInfo, cuGraphAddChildGraphNode, cuStreamUpdateCaptureDependencies "
+                         "SET)"),
+           cig_forbids=(HOST, MEM_ALLOC, MEM_FREE, BATCH_MEM_OP), label=lambda op: f"graph_{op.params.gid}",
+           ticks=False, logged=False),
+    OpKind("upload", in_capture=NOTHING, on_cig=NOTHING, eager=NOTHING),
+    OpKind("event_record", in_capture=SNAPSHOT, cite="spec 4.2 row 5", on_cig=CIG_RECORD, eager=RECORD,
+           label=lambda op: op.params.event.label(), ticks=False, logged=False),
+    OpKind("event_record_external", EVENT_RECORD, in_capture=SNAPSHOT, cite="spec 4.2 row 5",
+           needs_capture=("CU_EVENT_RECORD_EXTERNAL", "spec 4.2 row 6")),
+    OpKind("wait_event", in_capture=JOIN, cite="spec 4.1 row 12", eager=FORK, joins=True),
+    OpKind("wait_event_external", WAIT_EVENT, cite="spec 4.1 row 12", joins=True,
+           needs_capture=("CU_EVENT_WAIT_EXTERNAL", "spec 4.1 row 4")),
+    OpKind("sync_memcpy", in_capture=REFUSE, refusal=(900, _SYNC_REFUSAL), cite="spec 6.1, 5.3 [inferred]",
+           eager=NOW, unsafe=True, log_as="MEMCPY"),
+    OpKind("sync_memset", in_capture=REFUSE, refusal=(900, _SYNC_REFUSAL), cite="spec 6.1, 5.3 [inferred]",
+           eager=NOW, unsafe=True, log_as="MEMSET"),
+)}
 
 
 class Op:
-    """One unit of stream work. ``run`` performs it; ``params`` become the node's parameters."""
+    """One unit of stream work: its :class:`OpKind`, the call, its ``params`` (the node's parameters when it is
+    captured), ``run`` (the work, when it runs eagerly) and ``prepare`` (rules of the op's own arguments that
+    depend on whether it becomes a node: called first, with the ACTIVE capture it would be a node of, or None)."""
 
-    __slots__ = ("kind", "call", "params", "run", "node_type")
+    __slots__ = ("kind", "call", "params", "run", "prepare")
+    params: Any
 
-    def __init__(self, kind: str, call: str, params: Any, run: Callable[[], Any] | None) -> None:
+    def __init__(self, kind: OpKind, call: str, params: Any, run: Callable[[], Any] | None,
+                 prepare: Callable[[CaptureSequence | None], None] | None = None) -> None:
         self.kind = kind
         self.call = call
         self.params = params
         self.run = run
-        # None for the kinds a capture refuses (REFUSED_IN_CAPTURE) and those whose entry sets it (batch mem ops)
-        self.node_type: int | None = NODE_OF_KIND.get(kind)
+        self.prepare = prepare
 
 
 def enqueue(drv: Work, stream: Stream, op: Op) -> Node | None:
-    """Decide what a stream operation does (spec 3.8 order of checks, items 2-5).
+    """Decide what a stream operation does, reading its :class:`OpKind` (spec 3.8 order of checks, items 2-5).
 
-    Returns the new node when the op was captured, else ``None``.
+    In order: the op's own ``prepare``; the legacy stream (906, spec 6; a wait on a captured event, spec 4.1
+    row 3); an op valid only in capture on an uncaptured stream (1, spec 4.1 row 4, 4.2 row 6); a CIG
+    capture (spec 8.3); a capture (901 when invalidated, then ``in_capture``); else ``eager`` (the potentially
+    unsafe class first, spec 5.2). Returns the new node when the op was captured as one, else ``None``.
     """
-    if stream.kind == "legacy":
+    k = op.kind
+    if op.prepare is not None:
+        op.prepare(capturing_into(stream))
+    seq = stream.capture
+    if stream.is_legacy:
         check_legacy_use(drv, stream, op.call)
+        if k.joins:
+            _refuse_legacy_join(stream, op)
+    if k.needs_capture is not None and seq is None:
+        flag, cite = k.needs_capture
+        raise _err(CUresult.CUDA_ERROR_INVALID_VALUE, f"{op.call}: {flag} is only valid on a capturing stream, and "
+                                                      f"{stream.label()} is not capturing ({cite})")
     cig = stream.cig
     if cig is not None:
-        code = REFUSED_ON_CIG.get(op.kind)
-        if code is not None:
-            raise _err(code, f"{op.call} is not allowed on {stream.label()}, which is in CIG capture (spec 8.3) "
-                             "[inferred code: 801 is in its Returns list]; the CIG capture goes on")
-        if op.kind in RECORDED_ON_CIG or op.kind == "graph_launch":
-            cig.ops.append((op.kind, _op_label(op)))
+        if k.on_cig == CIG_REFUSE:
+            raise _err(k.cig_code, f"{op.call} is not allowed on {stream.label()}, which is in CIG capture (spec "
+                                   "8.3) [inferred code: 801 is in its Returns list]; the CIG capture goes on")
+        if k.cig_forbids:
+            _check_cig_graph_launch(stream, op.params, k.cig_forbids)
+        if k.on_cig == CIG_RECORD:
+            cig.ops.append((k.name, k.label(op)))
             return None
-    seq = stream.capture
+        if k.on_cig == NOTHING:
+            return None
     if seq is not None:
-        refuse_use(seq, op.call, stream, "spec 3.8, 5.1")
-        refused = REFUSED_IN_CAPTURE.get(op.kind)
-        if refused is not None:
-            if op.kind == "graph_launch" and drv.options.graph_launch_in_capture == "child-node":
+        refuse_use(seq, op.call, stream, k.cite)
+        how = k.in_capture
+        if how == NODE:
+            return add_node(drv, stream, k.node_type, op.params)  # type: ignore[arg-type]  # NODE kinds have one
+        if how == SNAPSHOT:
+            _capture_event(seq, op.params.event, stream)
+            return None if k.node_type is None else add_node(drv, stream, k.node_type, op.params)
+        if how == JOIN:
+            _join(seq, stream, op)
+            return None
+        if how == REFUSE:
+            if k.nests and drv.options.graph_launch_in_capture == "child-node":
                 return _nest_exec(drv, stream, op.params)
-            code, why = refused
+            code, why = k.refusal  # type: ignore[misc]  # REFUSE kinds have one
             seq_was = seq.label()  # the status before this call, for the why
             eff = invalidate(seq, op.call)
-            raise _err(code, f"{op.call} on {stream.label()} of {seq_was}: {why}; {eff}")
-        return add_node(drv, stream, op.node_type, op.params)  # type: ignore[arg-type]  # see Op.node_type
-    drv._submit(stream, op)
+            raise _err(code, why.format(call=op.call, stream=stream.label(), seq=seq_was) + f"; {eff}")
+        return None  # NOTHING
+    if k.unsafe:
+        check_unsafe(drv, drv._thread(), op.call)
+    how = k.eager
+    if how == SUBMIT:
+        drv._submit(stream, op)
+    elif how == NOW:
+        drv._run_now(stream, op)
+    elif how == RECORD:
+        event = op.params.event
+        _uncapture_event(event)
+        drv._record_uncaptured(event, stream)
+    elif how == FORK:
+        _fork(drv, stream, op)
     return None
 
 
@@ -630,17 +769,19 @@ def _nest_exec(drv: Work, stream: Stream, x: GraphExec) -> Node:
     return node
 
 
-def _op_label(op: Op) -> str:
-    p = op.params
-    if op.kind == "kernel":
-        name: str = p.name
-        return name
-    if op.kind == "graph_launch":
-        return f"graph_{p.gid}"
-    return p.describe() if hasattr(p, "describe") else op.kind
+def _check_cig_graph_launch(stream: Stream, x: GraphExec, forbidden: tuple[int, ...]) -> None:
+    """``cuGraphLaunch`` onto a CIG-capturing stream of a graph holding a node the CIG list forbids: 900
+    (cuGraphLaunch's Returns list has no 801) [I] (spec 8.3); the CIG capture goes on."""
+    for n in walk_body(x.body):
+        if n.type in forbidden:
+            raise _err(CUresult.CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED,
+                       f"cuGraphLaunch onto {stream.label()} (CIG capture): the graph holds a "
+                       f"{TYPE_KEYWORDS[n.type]} node, which CIG streams forbid (spec 8.3) [inferred code]; the CIG "
+                       "capture goes on")
 
 
 _new = object.__new__
+_KERNEL = OPS["kernel"]
 
 
 def enqueue_kernel(drv: Work, stream: Stream, call: str, params: KernelParams) -> Node | None:
@@ -687,7 +828,7 @@ def enqueue_kernel(drv: Work, stream: Stream, call: str, params: KernelParams) -
         else:
             runs += (lid, lid + 1)
         return node
-    return enqueue(drv, stream, Op("kernel", call, params, lambda: drv._run_kernel(params)))
+    return enqueue(drv, stream, Op(_KERNEL, call, params, lambda: drv._run_kernel(params)))
 
 
 def add_node(drv: Work, stream: Stream, ntype: int, params: Any) -> Node:
@@ -712,51 +853,7 @@ def add_node(drv: Work, stream: Stream, ntype: int, params: Any) -> Node:
     return node
 
 
-#: node types a graph launched onto a CIG stream may not hold (spec 8.3)
-FORBIDDEN_IN_CIG_GRAPH_LAUNCH = (HOST, MEM_ALLOC, MEM_FREE, BATCH_MEM_OP)
-
-
-def check_upload(drv: Work, stream: Stream) -> None:
-    """cuGraphUpload's stream rules (spec 3.8, 6): the legacy stream while a blocking stream captures is
-    906 and invalidates; a stream of an invalidated capture is 901. Into an ACTIVE capture or a CIG
-    capture an upload records nothing and succeeds (there is nothing to upload in a simulator)."""
-    check_legacy_use(drv, stream, "cuGraphUpload")
-    refuse_use(stream.capture, "cuGraphUpload", stream, "spec 3.8, 5.1")
-
-
-def check_graph_launch_on_cig(stream: Stream, node_types: Iterable[int]) -> None:
-    """``cuGraphLaunch`` onto a CIG-capturing stream of a graph holding a node the CIG list forbids: 900
-    (cuGraphLaunch's Returns list has no 801) [I] (spec 8.3); the CIG capture goes on."""
-    for t in node_types:
-        if t in FORBIDDEN_IN_CIG_GRAPH_LAUNCH:
-            raise _err(CUresult.CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED,
-                       f"cuGraphLaunch onto {stream.label()} (CIG capture): the graph holds a {TYPE_KEYWORDS[t]} "
-                       "node, which CIG streams forbid (spec 8.3) [inferred code]; the CIG capture goes on")
-
-
-# -- 4.2: event record ---------------------------------------------------------------------------
-def record_event(drv: Work, event: Event, stream: Stream, flags: int, call: str) -> None:
-    """cuEventRecord / cuEventRecordWithFlags after rows 1-2 (handles, flags) of spec 4.2."""
-    if stream.is_legacy:
-        check_legacy_use(drv, stream, call)
-    seq = stream.capture
-    if seq is not None and seq.status == ACTIVE:
-        _capture_event(seq, event, stream)
-        if flags == 1:
-            add_node(drv, stream, EVENT_RECORD, EventParams(event))
-        return
-    refuse_use(seq, call, stream, "spec 4.2 row 5")
-    if flags == 1:
-        raise _err(CUresult.CUDA_ERROR_INVALID_VALUE, f"{call}: CU_EVENT_RECORD_EXTERNAL is only valid on a "
-                                                      f"capturing stream, and {stream.label()} is not capturing "
-                                                      "(spec 4.2 row 6)")
-    if stream.cig is not None:
-        stream.cig.ops.append(("event_record", event.label()))
-        return
-    _uncapture_event(event)
-    drv._record_uncaptured(event, stream)
-
-
+# -- 4.2: event record (the rows an OpKind with SNAPSHOT or RECORD reads) ----------------------------
 def _capture_event(seq: CaptureSequence, event: Event, stream: Stream) -> None:
     _uncapture_event(event)
     event.state = CAPTURED
@@ -776,48 +873,47 @@ def _uncapture_event(event: Event) -> None:
     event.nodes = []
 
 
-# -- 4.1: stream wait event ------------------------------------------------------------------------
-def wait_event(drv: Work, stream: Stream, event: Event, flags: int) -> None:
-    """cuStreamWaitEvent after row 1 (flags) and the handle checks of spec 4.1."""
-    call = "cuStreamWaitEvent"
-    seq = stream.capture
-    es = event.state
-    eseq = event.capture if es == CAPTURED else None
-    # rows 2-3: the legacy stream never joins a capture
-    if stream.is_legacy:
-        check_legacy_use(drv, stream, call)
-        if eseq is not None:
-            eseq_was = eseq.label()  # the status before this call, for the why
-            eff = invalidate(eseq, "cuStreamWaitEvent on the legacy stream")
-            raise _err(CUresult.CUDA_ERROR_STREAM_CAPTURE_IMPLICIT,
-                       f"{call}: {stream.label()} would wait on {event.label()}, captured by {eseq_was}; the legacy "
-                       f"stream can never join a capture (spec 4.1 row 3) [inferred]; {eff}")
-    # row 4: EXTERNAL outside capture
-    if flags == 1 and seq is None:
-        raise _err(CUresult.CUDA_ERROR_INVALID_VALUE, f"{call}: CU_EVENT_WAIT_EXTERNAL is only valid on a capturing "
-                                                      f"stream, and {stream.label()} is not capturing (spec 4.1 row "
-                                                      "4)")
-    refuse_use(seq, call, stream, "spec 4.1 row 12")
-    if flags == 1:  # row 5
-        add_node(drv, stream, WAIT_EVENT, EventParams(event))
-        return
-    if seq is None:
-        if eseq is not None:
-            if eseq.status == ACTIVE:  # row 6: fork
-                if stream.cig is not None:
-                    raise _err(CUresult.CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED,
-                               f"{call}: {stream.label()} is in CIG capture and cannot join {eseq.label()}")
-                stream.capture = eseq
-                stream.deps = list(event.nodes)
-                eseq.members.append(stream)
-                return
-            raise _err(CUresult.CUDA_ERROR_INVALID_VALUE, f"{call}: {event.label()} was recorded in {eseq.label()}, "
-                                                          f"which is invalidated, so {stream.label()} cannot fork "
-                                                          "into it (spec 4.1 row 7) [claimed by HIP to match CUDA]")
-        # row 13: ordinary wait
-        drv._wait_uncaptured(stream, event)
-        return
-    # seq ACTIVE
+# -- 4.1: stream wait event (the rows an OpKind with ``joins`` reads) ------------------------------------
+def _waited(op: Op) -> tuple[Event, CaptureSequence | None]:
+    """The event a wait waits on, and the capture it is CAPTURED by (or None)."""
+    event: Event = op.params.event
+    return event, event.capture if event.state == CAPTURED else None
+
+
+def _refuse_legacy_join(stream: Stream, op: Op) -> None:
+    """Rows 2-3 of spec 4.1: the legacy stream never joins a capture (906, invalidating the event's capture)."""
+    event, eseq = _waited(op)
+    if eseq is not None:
+        eseq_was = eseq.label()  # the status before this call, for the why
+        eff = invalidate(eseq, "cuStreamWaitEvent on the legacy stream")
+        raise _err(CUresult.CUDA_ERROR_STREAM_CAPTURE_IMPLICIT,
+                   f"{op.call}: {stream.label()} would wait on {event.label()}, captured by {eseq_was}; the legacy "
+                   f"stream can never join a capture (spec 4.1 row 3) [inferred]; {eff}")
+
+
+def _fork(drv: Work, stream: Stream, op: Op) -> None:
+    """A wait on an uncaptured stream: rows 6 (fork), 7 and 13 (an ordinary wait) of spec 4.1."""
+    event, eseq = _waited(op)
+    if eseq is not None:
+        if eseq.status == ACTIVE:  # row 6: fork
+            if stream.cig is not None:
+                raise _err(CUresult.CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED,
+                           f"{op.call}: {stream.label()} is in CIG capture and cannot join {eseq.label()}")
+            stream.capture = eseq
+            stream.deps = list(event.nodes)
+            eseq.members.append(stream)
+            return
+        raise _err(CUresult.CUDA_ERROR_INVALID_VALUE, f"{op.call}: {event.label()} was recorded in {eseq.label()}, "
+                                                      f"which is invalidated, so {stream.label()} cannot fork into "
+                                                      "it (spec 4.1 row 7) [claimed by HIP to match CUDA]")
+    # row 13: ordinary wait
+    drv._wait_uncaptured(stream, event)
+
+
+def _join(seq: CaptureSequence, stream: Stream, op: Op) -> None:
+    """A wait on a stream of ACTIVE ``seq``: rows 8 (join), 9 (merge), 10 (isolation) and 11 of spec 4.1."""
+    event, eseq = _waited(op)
+    call = op.call
     if eseq is seq:  # row 8: join
         have = {id(n) for n, _ in stream.deps}
         for n, ed in event.nodes:
@@ -833,15 +929,14 @@ def wait_event(drv: Work, stream: Stream, event: Event, flags: int) -> None:
         raise _err(CUresult.CUDA_ERROR_STREAM_CAPTURE_MERGE, f"{call}: {stream.label()} of {seq_was} would wait on "
                                                              f"{event.label()} captured by {eseq_was}; two capture "
                                                              f"sequences cannot merge (spec 4.1 row 9); {e1}; {e2}")
-    if es == RECORDED:  # row 10: isolation
+    if event.state == RECORDED:  # row 10: isolation
         seq_was = seq.label()  # the status before this call, for the why
         eff = invalidate(seq, "cuStreamWaitEvent on uncaptured work")
         raise _err(CUresult.CUDA_ERROR_STREAM_CAPTURE_ISOLATION,
                    f"{call}: {stream.label()} of {seq_was} would wait on {event.label()}, which was recorded outside "
                    f"any capture; a capture cannot depend on uncaptured work (spec 4.1 row 10); {eff}. Use "
                    "CU_EVENT_WAIT_EXTERNAL for a wait node, or wait before the capture")
-    # row 11: never recorded
-    return
+    # row 11: never recorded: nothing to wait for
 
 
 # -- 5.3: calls forbidden in every mode ------------------------------------------------------------
@@ -874,29 +969,6 @@ def check_event_host_wait(drv: Work, event: Event, thread: ThreadState, call: st
                                                        f"any mode (spec 5.3); {eff}")
     if event.state == RECORDED:
         check_unsafe(drv, thread, call)
-
-
-def check_synchronous_call(drv: Work, stream: Stream, thread: ThreadState, call: str) -> None:
-    """Synchronous ``cuMemcpy*`` / ``cuMemsetD*`` on the stream they run on (spec 6, 6.1, 5.2).
-
-    Legacy mode: the legacy stream's rule (906 under a blocking capture of its context), then the
-    potentially unsafe class. Per-thread mode: the caller's per-thread stream; when it is itself
-    capturing, a synchronous call on it is refused in every mode like ``cuStreamSynchronize``
-    (900 and invalidation; 901 if already invalidated) [I]; otherwise the unsafe class.
-    """
-    if stream.is_legacy:
-        check_legacy_use(drv, stream, call)
-    else:
-        seq = stream.capture
-        if seq is not None:
-            refuse_use(seq, call, stream, "spec 6.1, 5.3 [inferred]")
-            seq_was = seq.label()  # the status before this call, for the why
-            eff = invalidate(seq, call)
-            raise _err(CUresult.CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED,
-                       f"{call} is synchronous and would run on {stream.label()}, which is capturing in {seq_was}: a "
-                       "synchronous call on a capturing stream is refused in every mode (spec 6.1, 5.3) [inferred]; "
-                       f"{eff}")
-    check_unsafe(drv, thread, call)
 
 
 def check_elapsed_time_events(events: Iterable[Event]) -> None:

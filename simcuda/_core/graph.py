@@ -800,10 +800,6 @@ class GraphExec:
 #: one tick of the simulated clock in milliseconds (spec 16, 2.4, 9) [I]: the clock advances by one tick for
 #: every operation that runs, eager or replayed; wall-clock time never enters (the simulator is deterministic)
 TICK_MS = 0.001
-#: eager stream operations that do not advance the clock: an event record reads it (so two records with
-#: nothing between them are 0 ms apart), and a graph launch advances it through the nodes its replay runs
-#: (spec 16) [I]
-CLOCK_FREE_OPS = frozenset({"event_record", "graph_launch"})
 #: node types whose replay does not advance the clock: EVENT_RECORD reads it, and a child-graph node
 #: advances it through its own nodes, one by one (spec 16) [I]
 CLOCK_FREE_NODES = tuple(t for t, k in KINDS.items() if not k.ticks)

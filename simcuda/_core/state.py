@@ -148,10 +148,14 @@ class DriverState:
         self.launch_log = LaunchLog(self.options.launch_log_limit)
         self.error_log: list[ErrorRecord] = []
         self.kernels: dict[str, Callable[[KernelLaunch], Any]] = {}
-        self.stats = {"captures_begun": 0, "captures_ended": 0, "graph_launches": 0, "kernel_launches": 0}
+        self._stats = {"captures_begun": 0, "captures_ended": 0, "graph_launches": 0, "kernel_launches": 0}
+        self._kernel_launches = 0  # stats["kernel_launches"], counted apart (the hot path of a launch)
         self._captured_graphs: list[gr.Graph] = []
         self._initialized = False
         self._closed = False
+        # the common path of every entry: initialised, not closed, no hooks (kept by init, close and add_hook;
+        # Driver.launch_kernel_fast reads it alone)
+        self._common = False
         self._objs: dict[int, Any] = {}
         self._next_h = process.handle_base(self.serial)
         self._threads: dict[int, ThreadState] = {}
@@ -169,6 +173,13 @@ class DriverState:
         self._draining = 0  # the thread running queued work (manual progression), 0 when none
         self.per_thread_mode: bool | None = self.options.per_thread_default_stream
         self._all_graphs: list[gr.Graph] = []
+
+    @property
+    def stats(self) -> dict[str, int]:
+        """The counters (see :class:`~simcuda._core.driver.Driver`), brought up to date when read."""
+        s = self._stats
+        s["kernel_launches"] = self._kernel_launches
+        return s
 
     # ------------------------------------------------------------------ internals
     def add_hook(self, name: str, before: Callable[..., Any] | None = None,
@@ -188,6 +199,7 @@ class DriverState:
             raise ValueError(f"{name!r} is not a core entry point of simcuda.Driver")
         with self._lock:
             self._hooks.setdefault(name, []).append((before, after))
+            self._common = False
 
     def _handle(self, obj: Any) -> int:
         h = self._next_h
@@ -440,6 +452,7 @@ class DriverState:
         """
         with self._lock:
             self._closed = True
+            self._common = False
             self.memory.retire()
 
     def _queue_blocking(self, legacy: Stream) -> bool:

@@ -24,10 +24,6 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 
-#: op kinds whose work calls user code (run with the lock released, their stream marked busy)
-_USER_CODE_OPS = frozenset({"host", "callback", "kernel", "graph_launch"})
-
-
 class Work(DriverState):
     """Progression of eager work and the running of user code (on top of :class:`DriverState`)."""
     # User code (host functions, host nodes, Python kernels) runs without the driver lock, as on a
@@ -61,19 +57,28 @@ class Work(DriverState):
             stream.pending.append(self._ticket)
             self._queue.append((self._ticket, stream, (op, runner)))
 
+    def _run_now(self, stream: Stream, op: cap.Op) -> None:
+        """Run a synchronous operation on ``stream`` (the legacy or per-thread stream, spec 6): it waits for
+        earlier work (user code on the context's streams, and queued work), then runs."""
+        self._wait_idle(self._ctx_streams(stream.ctx))
+        self._drain()
+        self._execute(stream, op, op.run)
+
     def _execute(self, stream: Stream, op: cap.Op, runner: Callable[[], Any] | None) -> None:
-        """Run one eager stream operation; it advances the simulated clock by one tick unless it is an
-        event record or a graph launch (whose replayed nodes tick instead) (spec 16) [I]."""
-        if op.kind not in gr.CLOCK_FREE_OPS:
+        """Run one eager stream operation, as its kind says (:class:`~simcuda._core.capture.OpKind`): it
+        advances the simulated clock by one tick unless it is an event record or a graph launch (whose
+        replayed nodes tick instead) (spec 16) [I], user code runs with the lock released, and it is logged."""
+        k = op.kind
+        if k.ticks:
             self._clock_ms += gr.TICK_MS
         if runner is None:
             note = ""
-        elif op.kind in _USER_CODE_OPS:
+        elif k.user_code:
             note = self._run_user_op(stream, runner)
         else:
             note = runner()
-        if op.kind not in ("event_record", "graph_launch", "wait"):
-            self._log({"source": "stream", "kind": op.kind.upper(), "detail": cap._op_label(op),
+        if k.logged:
+            self._log({"source": "stream", "kind": k.log_as or k.name.upper(), "detail": k.label(op),
                        "stream": stream.handle, "note": note or ""})
         if stream.deferred and not stream.busy:
             self._run_deferred(stream)
@@ -154,7 +159,7 @@ class Work(DriverState):
                 event.time_ms = self._clock_ms
                 event.pending_on = None
                 return ""
-            op = cap.Op("event_record", "cuEventRecord", None, complete)
+            op = cap.Op(cap.OPS["event_record"], "cuEventRecord", None, complete)
             self._submit(stream, op)
             event.pending_ticket = self._ticket
 

@@ -23,6 +23,7 @@ class Contexts(Work):
             raise DriverError(CUresult.CUDA_ERROR_NO_DEVICE, "the simulated machine has no CUDA-capable device "
                                                              "(Driver(available=False))")
         self._initialized = True
+        self._common = not self._closed and not self._hooks
 
     @entry
     def driver_get_version(self) -> int:

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from .. import capture as cap
+from .. import nodes as nd
 from ..errors import CUresult, DriverError
 from ..objects import EMPTY, RECORDED, Event
 from ..state import entry
@@ -41,7 +42,8 @@ class Events(Work):
         if flags not in (0, 1):
             raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
                               f"{call}: flags {flags} are not 0 or CU_EVENT_RECORD_EXTERNAL (1) (spec 4.2 row 2)")
-        cap.record_event(self, e, s, flags, call)
+        kind = cap.OPS["event_record_external" if flags == 1 else "event_record"]
+        cap.enqueue(self, s, cap.Op(kind, call, nd.EventParams(e), None))
 
     @entry
     def event_query(self, h: int) -> None:

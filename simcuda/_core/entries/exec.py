@@ -171,7 +171,7 @@ class Execs(Work):
             s = None
             if flags & gr.INSTANTIATE_UPLOAD:
                 s = self._stream(hupload)
-                cap.check_upload(self, s)
+                cap.enqueue(self, s, cap.Op(cap.OPS["upload"], "cuGraphUpload", None, None))
             return self._instantiate(g, int(flags)).handle
         except DriverError as e:
             if not hasattr(e, "instantiate_result"):
@@ -274,18 +274,18 @@ class Execs(Work):
         x = self._exec_to_run(hexec, "cuGraphLaunch")
         s = self._stream(h)
         body = x.body
-        if s.cig is not None:
-            cap.check_graph_launch_on_cig(s, (n.type for n in gr.walk_body(body)))
-        seq = s.capture
         allocs = body.allocs()
         frees = body.frees()
-        if seq is None and s.cig is None and allocs and not x.flags & 1:
-            left = [a for a in allocs if a.outstanding is not None]
-            if left:
-                raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
-                                  f"exec 0x{x.handle:x} still has {len(left)} graph allocation(s) from an earlier "
-                                  f"launch that were never freed (0x{left[0].start:x}...); free them or instantiate "
-                                  "with CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH (spec 9, C-142)")
+
+        def prepare(into: object) -> None:  # on an uncaptured stream, before the stream rules (C-142)
+            if s.capture is None and s.cig is None and allocs and not x.flags & 1:
+                left = [a for a in allocs if a.outstanding is not None]
+                if left:
+                    raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
+                                      f"exec 0x{x.handle:x} still has {len(left)} graph allocation(s) from an "
+                                      f"earlier launch that were never freed (0x{left[0].start:x}...); free them or "
+                                      "instantiate with CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH (spec 9, "
+                                      "C-142)")
         started: list[int] = []
 
         def run() -> str:
@@ -339,7 +339,7 @@ class Execs(Work):
         x.pending += 1
         x.shared = True
         try:
-            nested = cap.enqueue(self, s, cap.Op("graph_launch", "cuGraphLaunch", x, run))
+            nested = cap.enqueue(self, s, cap.Op(cap.OPS["graph_launch"], "cuGraphLaunch", x, run, prepare))
         except DriverError:
             if not started:
                 x.pending -= 1
@@ -363,7 +363,7 @@ class Execs(Work):
         stream while a blocking stream captures; 901 on a stream of an invalidated capture.
         """
         self._exec_to_run(hexec, "cuGraphUpload")
-        cap.check_upload(self, self._stream(h))
+        cap.enqueue(self, self._stream(h), cap.Op(cap.OPS["upload"], "cuGraphUpload", None, None))
 
     @entry
     def graph_exec_update(self, hexec: int, hgraph: int) -> tuple[int, int, int]:

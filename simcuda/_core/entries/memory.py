@@ -7,7 +7,6 @@ from collections.abc import Callable
 from typing import Any
 
 from .. import capture as cap
-from .. import graph as gr
 from .. import hostmem
 from .. import nodes as nd
 from ..errors import CUresult, DriverError
@@ -22,7 +21,7 @@ from ..memory import (
     do_copy,
     do_memset,
 )
-from ..objects import Context, Stream, ThreadState
+from ..objects import Context
 from ..state import entry
 from ..work import Work
 
@@ -206,24 +205,6 @@ class Memory(Work):
         with self._lock:
             return self.memory.find(ptr) is not None
 
-    def _sync_stream(self, t: ThreadState, call: str) -> Stream:
-        """The stream a synchronous copy/set runs on (legacy, or the caller's per-thread stream, spec 6.1),
-        after the capture rules for synchronous calls (``capture.check_synchronous_call``)."""
-        ctx = self._ctx_current(t)
-        s = self._per_thread_of(ctx, t) if self._per_thread_mode() else self._legacy_of(ctx)
-        cap.check_synchronous_call(self, s, t, call)
-        return s
-
-    def _run_synchronous(self, t: ThreadState, call: str, kind: str, detail: str, run: Callable[[], Any]) -> None:
-        """A synchronous copy or set: the rules for synchronous calls (spec 6), then it waits for earlier work
-        (user code and queued work), runs, ticks the clock once (spec 16) and is logged."""
-        s = self._sync_stream(t, call)
-        self._wait_idle(self._ctx_streams(s.ctx))
-        self._drain()
-        run()
-        self._clock_ms += gr.TICK_MS  # one operation ran (spec 16)
-        self._log({"source": "stream", "kind": kind, "detail": detail, "stream": s.handle})
-
     @entry
     def memcpy(self, p: CopyParams, h: int | None, call: str) -> None:
         """Every cuMemcpy* form. ``h`` None: synchronous (legacy or per-thread stream, spec 6).
@@ -240,16 +221,18 @@ class Memory(Work):
     def _copy_or_set(self, p: Any, h: int | None, call: str, kind: str, check: Callable[[Any, Any], None],
                      run: Callable[[Any, Any], None]) -> None:
         """A copy or set (``kind`` ``"memcpy"``/``"memset"``): its arguments checked first (spec 3 preamble),
-        then synchronously (``h`` None: :meth:`_run_synchronous`) or through the enqueue path (spec 3.8)."""
+        then through the enqueue path (spec 3.8) on stream ``h``, or (``h`` None) as a synchronous call on the
+        legacy stream or the caller's per-thread stream (spec 6, 6.1)."""
         t = self._thread()
         if h is None:
-            self._ctx_current(t)
+            ctx = self._ctx_current(t)
             check(self.memory, p)
-            self._run_synchronous(t, call, kind.upper(), p.describe(), lambda: run(self.memory, p))
-            return
-        s = self._stream(h, t)
-        check(self.memory, p)
-        cap.enqueue(self, s, cap.Op(kind, call, p, lambda: run(self.memory, p)))
+            s = self._per_thread_of(ctx, t) if self._per_thread_mode() else self._legacy_of(ctx)
+            kind = "sync_" + kind
+        else:
+            s = self._stream(h, t)
+            check(self.memory, p)
+        cap.enqueue(self, s, cap.Op(cap.OPS[kind], call, p, lambda: run(self.memory, p)))
 
     @entry
     def mem_alloc_async(self, size: int, h: int) -> int:
@@ -258,19 +241,22 @@ class Memory(Work):
         ctx = s.ctx
         if size <= 0:
             raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE, f"allocation size {size} must be positive")
-        if cap.capturing_into(s) is not None:
-            a = self.memory.reserve(int(size), KIND_GRAPH, ctx)
-            node = cap.enqueue(self, s, cap.Op("mem_alloc", "cuMemAllocAsync",
-                                               nd.MemAllocParams(a, int(size), ctx.device.ordinal), None))
+        op = cap.Op(cap.OPS["mem_alloc"], "cuMemAllocAsync", None, None)
+
+        def prepare(into: cap.CaptureSequence | None) -> None:
+            if into is not None:  # the node's graph-owned address is fixed at once (spec 3.8)
+                op.params = nd.MemAllocParams(self.memory.reserve(int(size), KIND_GRAPH, ctx), int(size),
+                                              ctx.device.ordinal)
+            else:
+                self._check_alloc_size(int(size), ctx)
+        op.prepare = prepare
+        node = cap.enqueue(self, s, op)
+        if node is not None:
+            a = op.params.alloc
             a.graph_node = node
-            return a.start
-        self._check_alloc_size(int(size), ctx)
-        params: dict[str, Any] = {"size": int(size)}
-        # route through the enqueue path first (CIG 801, invalidated 901, legacy 906), then allocate
-        cap.enqueue(self, s, cap.Op("mem_alloc", "cuMemAllocAsync", params, None))
-        a = self.memory.reserve(int(size), KIND_DEVICE, ctx)
-        params["alloc"] = a
-        return a.start
+        else:  # the stream rules passed (CIG 801, invalidated 901, legacy 906): allocate now
+            a = self.memory.reserve(int(size), KIND_DEVICE, ctx)
+        return int(a.start)
 
     @entry
     def mem_free_async(self, dptr: int, h: int) -> None:
@@ -281,30 +267,30 @@ class Memory(Work):
             raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
                               f"0x{int(dptr):x} is not the start of a live allocation"
                               + self.memory.missing(int(dptr)))
-        seq = s.capture
-        into = cap.capturing_into(s)  # seq, when it is ACTIVE and takes stream work
-        if into is not None:
-            cap.check_free_async_in_capture(into, int(dptr), a.kind == KIND_GRAPH, a.free_node)
-            a.free_node = cap.enqueue(self, s, cap.Op("mem_free", "cuMemFreeAsync", nd.MemFreeParams(int(dptr)), None))
-            return
-        if a.kind == KIND_GRAPH and s.cig is None and seq is None:
-            # a graph allocation left allocated by a launch (cuGraphAddMemAllocNode: "can be freed by
-            # cuMemFreeAsync"); before any launch there is nothing to free (field case C31)
-            if a.outstanding is None:
+        # a graph allocation left allocated by a launch, on an uncaptured stream (cuGraphAddMemAllocNode: "can be
+        # freed by cuMemFreeAsync"); before any launch there is nothing to free (field case C31)
+        launched = a.kind == KIND_GRAPH and s.cig is None and s.capture is None
+
+        def prepare(into: cap.CaptureSequence | None) -> None:
+            if into is not None:
+                cap.check_free_async_in_capture(into, int(dptr), a.kind == KIND_GRAPH, a.free_node)
+            elif launched and a.outstanding is None:
                 raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
                                   f"graph allocation 0x{a.start:x} is not allocated now: no launch of its graph left "
                                   "it unfreed (it exists only while the graph runs; field case C31)")
 
-            def run_free() -> str:
-                self.memory.unmap(a)
-                return ""
-            cap.enqueue(self, s, cap.Op("mem_free", "cuMemFreeAsync", nd.MemFreeParams(int(dptr)), run_free))
-            a.outstanding = None
-            return
         def run() -> str:
-            self.memory.free(a)
+            if launched:
+                self.memory.unmap(a)
+            else:
+                self.memory.free(a)
             return ""
-        cap.enqueue(self, s, cap.Op("mem_free", "cuMemFreeAsync", nd.MemFreeParams(int(dptr)), run))
+        node = cap.enqueue(self, s, cap.Op(cap.OPS["mem_free"], "cuMemFreeAsync", nd.MemFreeParams(int(dptr)), run,
+                                           prepare))
+        if node is not None:
+            a.free_node = node
+        elif launched:
+            a.outstanding = None
 
     @entry
     def array_create(self, width: int, height: int, fmt: int, channels: int, depth: int = 0) -> int:

@@ -317,7 +317,7 @@ class Modules(Work):
                 or params.shmem != shmem or params.cooperative is not coop or params.priority is not s.priority):
             params = self._kernel_params(f, s, grid, block, shmem, args, coop)
         cap.enqueue_kernel(self, s, call, params)
-        self.stats["kernel_launches"] += 1  # only a launch the stream took (captured, recorded or run)
+        self._kernel_launches += 1  # only a launch the stream took (captured, recorded or run)
 
     def launch_kernel_fast(self, hfunc: int, grid: tuple[int, ...], block: tuple[int, ...], shmem: int, h: int,
                            args: list[Any]) -> None:
@@ -325,9 +325,9 @@ class Modules(Work):
         with the entry wrapper's work done inline on its common path (no packing of arguments).
 
         That path is a thread with its state, not in a host function, an initialised open driver and no
-        hooks at all; it takes the lock and records a failure as the wrapper does (under
-        ``cuLaunchKernel``), and runs the body inline for a live function and stream. Any other case
-        goes through :meth:`launch_kernel` itself (or its body), unchanged.
+        hooks at all (one flag, ``_common``, kept by init, close and add_hook); it takes the lock and records a
+        failure as the wrapper does (under ``cuLaunchKernel``), and runs the body inline for a live function
+        and stream. Any other case goes through :meth:`launch_kernel` itself (or its body), unchanged.
         """
         lock = self._lock
         lock.acquire()
@@ -336,7 +336,7 @@ class Modules(Work):
                 t = self._tls.state  # the wrapper's look-up (see _thread)
             except AttributeError:
                 t = None  # not looked up yet on this thread: the wrapper does it
-            if t is None or t.in_host_fn or self._closed or not self._initialized or self._hooks:
+            if t is None or t.in_host_fn or not self._common:  # _common: initialised, not closed, no hooks
                 self.launch_kernel(hfunc, grid, block, shmem, h, args)
                 return
             try:
@@ -355,7 +355,7 @@ class Modules(Work):
                                 or params.cooperative is not False or params.priority is not s.priority):
                             params = self._kernel_params(f, s, grid, block, shmem, args, False)
                         cap.enqueue_kernel(self, s, "cuLaunchKernel", params)
-                        self.stats["kernel_launches"] += 1
+                        self._kernel_launches += 1
                         return
                 _launch_kernel(self, hfunc, grid, block, shmem, h, args)
             except DriverError as e:

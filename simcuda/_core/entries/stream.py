@@ -5,7 +5,6 @@ import contextlib
 from typing import TYPE_CHECKING, Any
 
 from .. import capture as cap
-from .. import graph as gr
 from .. import nodes as nd
 from ..errors import CUresult, DriverError
 from ..objects import USER, EdgeData, EdgeDataArg, MemOp, SemValue, Stream
@@ -114,7 +113,8 @@ class Streams(Work):
             raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
                               f"cuStreamWaitEvent flags {flags} are not 0 or CU_EVENT_WAIT_EXTERNAL (1) (spec 4.1 "
                               "row 1)")
-        cap.wait_event(self, s, ev, flags)
+        kind = cap.OPS["wait_event_external" if flags == 1 else "wait_event"]
+        cap.enqueue(self, s, cap.Op(kind, "cuStreamWaitEvent", nd.EventParams(ev), None))
 
     @entry
     def stream_add_callback(self, h: int, callback: Any, user_data: Any, flags: int) -> None:
@@ -130,7 +130,7 @@ class Streams(Work):
             if isinstance(callback, int):  # CUstreamCallback: void (*)(CUstream, CUresult, void *userData)
                 self._call_host_fn(callback, user_data, (s.handle, 0))
             return ""
-        cap.enqueue(self, s, cap.Op("callback", "cuStreamAddCallback", {"fn": callback}, run))
+        cap.enqueue(self, s, cap.Op(cap.OPS["callback"], "cuStreamAddCallback", {"fn": callback}, run))
 
     @entry
     def stream_attach_mem_async(self, h: int, dptr: int, length: int, flags: int) -> None:
@@ -144,7 +144,7 @@ class Streams(Work):
             raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
                               f"cuStreamAttachMemAsync flags {flags} must be one of CU_MEM_ATTACH_GLOBAL (1), "
                               "CU_MEM_ATTACH_HOST (2), CU_MEM_ATTACH_SINGLE (4)")
-        cap.enqueue(self, s, cap.Op("attach_mem", "cuStreamAttachMemAsync", {"dptr": dptr}, None))
+        cap.enqueue(self, s, cap.Op(cap.OPS["attach_mem"], "cuStreamAttachMemAsync", {"dptr": dptr}, None))
 
     # ------------------------------------------------------------------ capture control
     @entry
@@ -231,7 +231,7 @@ class Streams(Work):
         def run() -> str:
             self._call_host_fn(fn, user_data)
             return ""
-        cap.enqueue(self, s, cap.Op("host", "cuLaunchHostFunc", params, run))
+        cap.enqueue(self, s, cap.Op(cap.OPS["host"], "cuLaunchHostFunc", params, run))
 
     # -- stream work that makes BATCH_MEM_OP and EXT_SEMAS nodes during capture (spec 3.8) --------
     @entry
@@ -250,8 +250,7 @@ class Streams(Work):
         params = self._mem_ops_spec(ops, flags, 0, call)
         kind = "batch_mem_op" if call == "cuStreamBatchMemOp" else (
             "wait_value" if "Wait" in call else "write_value")
-        op = cap.Op(kind, call, params, lambda: nd.run_mem_ops(self.memory, params.ops))
-        op.node_type = gr.BATCH_MEM_OP
+        op = cap.Op(cap.OPS[kind], call, params, lambda: nd.run_mem_ops(self.memory, params.ops))
         cap.enqueue(self, s, op)
 
     @entry
@@ -271,6 +270,6 @@ class Streams(Work):
                               "a NULL external semaphore handle (or numExtSems 0)")
         params = nd.ExtSemParams(tuple(int(x) for x in sems), tuple(tuple(v) for v in values))
         call = "cuWaitExternalSemaphoresAsync" if wait else "cuSignalExternalSemaphoresAsync"
-        op = cap.Op("ext_wait" if wait else "ext_signal", call, params,
+        op = cap.Op(cap.OPS["ext_wait" if wait else "ext_signal"], call, params,
                     lambda: f"no-op: external semaphores are not simulated ({len(params.sems)} semaphore(s))")
         cap.enqueue(self, s, op)
