@@ -12,7 +12,9 @@ through the out-pointers and returns the ``CUresult``.
   :mod:`simcuda._generated.cydriver_ctypes`). A C argument is decoded by its declared type: a handle
   (``CUstream``...) is its address as an ``int`` (NULL is 0), integers and enums are their values. An output is
   written through its pointer; a NULL output pointer is the core's INVALID_VALUE (``require_arg``), checked
-  before the operation runs.
+  before the operation runs. Rows whose call has array kinds (``name[count]``: a list read from a C array, or
+  an output array with its in/out count) or in/out pointers (``*name``) are built by :func:`_build_arrays`,
+  also those that stay particular for the Python faces (``op(...) -> ... (...)``, see :mod:`simcuda._core.api`).
 * **Particular entries** (struct parameters, arrays the driver hands out, strings) have a decoder in
   :data:`PARTICULAR`, keyed by the declared C name: what is particular to the C ABI, no capture rule (those are
   the core's). An entry with neither a complete row nor a decoder is left to the library's not-simulated
