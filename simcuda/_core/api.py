@@ -11,6 +11,18 @@ in the order of the tuple face. A row says three things, and nothing else says t
   outputs come from a tuple result, in order. A shape ending in ``(...)`` names the core operation(s) of
   an entry whose arguments a face converts by hand (struct parameters, buffers, callbacks, kernel
   arguments): what is particular to that face stays in the face, the rest is here.
+
+  Two more forms say how C arrays reach the core, so a face that reads C arguments (the native adapters)
+  builds the entry from the row too. ``name[count]`` is the array ``name`` of ``count`` items (``count`` the
+  C parameter holding their number): as an argument, the core gets a ``list`` (a handle array gives ``int``
+  handles; an edge-data array ``(from_port, to_port, type)`` tuples, all zero when the array is NULL); as an
+  output, ``count`` is a pointer read for the room there is and written with the number of items, the
+  core's result is a list, and several outputs with the same count share one list of tuples
+  (``-> from_[numEdges], to[numEdges], edgeData[numEdges]``): a NULL (first) array only counts, as the
+  driver does. ``*name`` passes the value an in/out pointer points to (``*mode``, written back through
+  ``-> mode``). A complete call may be followed by `` (...)``: the entry stays particular for the Python
+  faces, which convert the wrapper's arguments by hand (their list checks, texts and order), while the call
+  (:attr:`Api.call`, :attr:`Api.has_call`) serves faces that read C arguments.
 * ``doc``: what the entry does, its arguments' meaning, and its errors in the order the core checks
   them, with the spec sections they cite: the only copy of that prose. Every face (the tuple face, the
   ``_v2`` face, the runtime face, the native adapters) shows it under its own generated header.
@@ -35,12 +47,16 @@ class Call:
     """A parsed :attr:`Api.shape`: the core method, its arguments and the output slots it fills.
 
     ``args``: ``(keyword or None, C parameter name or None, literal)`` per argument, in order (a literal
-    when the parameter name is None); ``outs``: the output slot names, in the order of the result.
+    when the parameter name is None); ``outs``: the output slot names, in the order of the result;
+    ``counts``: the array arguments and outputs (``name[count]``), name -> its count parameter;
+    ``reads``: the in/out pointers whose value is passed (``*name``).
     """
 
     op: str
     args: tuple[tuple[str | None, str | None, object], ...]
     outs: tuple[str, ...]
+    counts: dict[str, str] = attrs.field(factory=dict)
+    reads: frozenset[str] = frozenset()
 
 
 @attrs.frozen
@@ -61,25 +77,52 @@ class Api:
         return self.shape.endswith("(...)")
 
     @property
+    def has_call(self) -> bool:
+        """True when the shape spells the core call (complete, or complete then `` (...)``)."""
+        return not self.particular or (self.shape != self._head + "(...)" and self.shape.endswith(" (...)"))
+
+    @property
+    def _head(self) -> str:
+        return self.shape.split("(", 1)[0]
+
+    @property
     def ops(self) -> tuple[str, ...]:
         """The core operation(s) the entry calls (``Driver`` method names)."""
         return tuple(self.shape.split("(", 1)[0].split("/"))
 
     @functools.cached_property
     def call(self) -> Call:
-        """The parsed shape (ValueError for a particular entry, which has none)."""
-        if self.particular:
+        """The parsed shape (ValueError for a particular entry that spells no call)."""
+        if not self.has_call:
             raise ValueError(f"{self.name}: its face converts the arguments by hand")
-        head, _, outs = self.shape.partition(" -> ")
+        shape = self.shape.removesuffix(" (...)")
+        head, _, outs = shape.partition(" -> ")
         expr = ast.parse(head, mode="eval").body
         assert isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name), self.shape
         args: list[tuple[str | None, str | None, object]] = []
+        counts: dict[str, str] = {}
+        reads: set[str] = set()
+
+        def name_of(node: ast.expr) -> str | None:
+            if isinstance(node, ast.Subscript):  # name[count]: an array and its count parameter
+                assert isinstance(node.value, ast.Name) and isinstance(node.slice, ast.Name), self.shape
+                counts[node.value.id] = node.slice.id
+                return node.value.id
+            if isinstance(node, ast.Starred):  # *name: the value an in/out pointer points to
+                assert isinstance(node.value, ast.Name), self.shape
+                reads.add(node.value.id)
+                return node.value.id
+            return node.id if isinstance(node, ast.Name) else None
+
         for kw, node in [(None, a) for a in expr.args] + [(k.arg, k.value) for k in expr.keywords]:
-            if isinstance(node, ast.Name):
-                args.append((kw, node.id, None))
-            else:
-                args.append((kw, None, ast.literal_eval(node)))
-        return Call(expr.func.id, tuple(args), tuple(o.strip() for o in outs.split(",")) if outs else ())
+            p = name_of(node)
+            args.append((kw, p, None if p is not None else ast.literal_eval(node)))
+        out_names: list[str] = []
+        for o in (outs.split(",") if outs else []):
+            p = name_of(ast.parse(o.strip(), mode="eval").body)
+            assert p is not None, self.shape
+            out_names.append(p)
+        return Call(expr.func.id, tuple(args), tuple(out_names), counts, frozenset(reads))
 
 
 ROWS: tuple[Api, ...] = (
@@ -189,14 +232,14 @@ potentially unsafe call on another stream (spec 6, 5.3, 5.2)."""),
         """The stream's creation flags (``int``). Errors: preamble checks (spec 3)."""),
     Api("cuStreamGetPriority", "stream_get_priority(hStream) -> priority",
         """The stream's priority (``int``). Errors: preamble checks (spec 3)."""),
-    Api("cuStreamWaitEvent", "stream_wait_event(...)",
+    Api("cuStreamWaitEvent", "stream_wait_event(hStream, hEvent, Flags) (...)",
         """Make ``hStream`` wait for ``hEvent``: fork, join, merge, isolation... (spec 4.1 rows in order).
 
 Args: ``Flags``: 0 or ``CU_EVENT_WAIT_EXTERNAL`` (1; inside a capture adds a WAIT_EVENT node).
 Errors: INVALID_VALUE bad flags, EXTERNAL outside capture, idle stream on an invalidated capture's
 event; INVALID_HANDLE bad event; 906 legacy stream; 902 MERGE (both invalidated); 905 ISOLATION
 (invalidates); 901 on an invalidated capture."""),
-    Api("cuStreamAddCallback", "stream_add_callback(...)",
+    Api("cuStreamAddCallback", "stream_add_callback(hStream, callback, userData, flags) (...)",
         """Enqueue a ``CUstreamCallback`` (``CUstreamCallback`` or ``int`` address; a Python callable raises
 ``TypeError: an integer is required``). ``userData``: None, int address or buffer (passed as address).
 
@@ -212,7 +255,9 @@ stream, invalidating it (spec 3.8) [I]."""),
 Args: ``mode``: ``CUstreamCaptureMode`` (not range-checked by the wrapper: the driver answers).
 Errors, in order: 900 legacy stream (or 0 in legacy mode); INVALID_VALUE mode not 0-2;
 ILLEGAL_STATE (401) stream already in a capture; 900 stream in CIG capture."""),
-    Api("cuStreamBeginCaptureToGraph", "stream_begin_capture_to_graph(...)",
+    Api("cuStreamBeginCaptureToGraph",
+        "stream_begin_capture_to_graph(hStream, hGraph, dependencies[numDependencies], "
+        "dependencyData[numDependencies], mode) (...)",
         """Begin capturing into an existing graph, after ``dependencies`` (spec 3.2).
 
 Args: ``dependencies``: list/tuple of ``CUgraphNode`` or None; ``dependencyData``: list of
@@ -238,7 +283,9 @@ Returns ``(res, CUstreamCaptureStatus, cuuint64_t id, CUgraph, list[CUgraphNode]
 list[CUgraphEdgeData], int)``. The id is a ``cuuint64_t``, which has no value equality: compare
 ``int(id)`` (spec 11.1). When the status is not ACTIVE: id 0, ``CUgraph(0)``, empty lists, 0 [I].
 Errors: 906 on the legacy stream under a blocking capture (not invalidating)."""),
-    Api("cuStreamUpdateCaptureDependencies", "stream_update_capture_dependencies(...)",
+    Api("cuStreamUpdateCaptureDependencies",
+        "stream_update_capture_dependencies(hStream, dependencies[numDependencies], "
+        "dependencyData[numDependencies], flags) (...)",
         """Add to or replace the stream's capture dependencies (spec 3.6).
 
 Args: ``flags``: ``CU_STREAM_ADD_CAPTURE_DEPENDENCIES`` (0) or ``CU_STREAM_SET_CAPTURE_DEPENDENCIES`` (1).
@@ -247,7 +294,7 @@ driver as invalid handles, so a larger count is INVALID_VALUE (row 5) [I]; None/
 is all zero; a shorter non-empty edge-data list is INVALID_VALUE [I].
 Errors, in order: 401 not capturing; 901 invalidated [I]; INVALID_VALUE flags, NULL/foreign
 dependency, bad edge data. Failures do not invalidate the capture."""),
-    Api("cuThreadExchangeStreamCaptureMode", "thread_exchange_stream_capture_mode(...)",
+    Api("cuThreadExchangeStreamCaptureMode", "thread_exchange_stream_capture_mode(*mode) -> mode (...)",
         """Set this thread's capture interaction mode and return the previous one (spec 3.7).
 
 Errors: INVALID_VALUE for a mode outside 0-2 (the mode is unchanged)."""),
@@ -266,7 +313,7 @@ already in CIG or graph capture."""),
         """Create an event. Args: ``CUevent_flags`` bits. Errors: INVALID_CONTEXT; INVALID_VALUE unknown bits."""),
     Api("cuEventDestroy", "event_destroy(hEvent)",
         """Destroy an event (a captured event's nodes stay in the graph). Errors: INVALID_HANDLE."""),
-    Api("cuEventRecord", "event_record(...)",
+    Api("cuEventRecord", "event_record(hEvent, hStream) (...)",
         """Record ``hEvent`` on ``hStream`` (spec 4.2): on a capturing stream the event captures the stream's
 current dependencies (no node); otherwise it marks the work so far.
 
@@ -317,7 +364,7 @@ Errors: INVALID_CONTEXT; INVALID_VALUE size 0; 900 during a restricting capture 
     Api("cuMemHostAlloc", "mem_alloc_host(bytesize, 'cuMemHostAlloc', Flags) -> pp",
         """As ``cuMemAllocHost``; ``CU_MEMHOSTALLOC_*`` flags are checked (INVALID_VALUE for other bits) and
 otherwise have no effect."""),
-    Api("cuMemFreeHost", "mem_free_host(...)",
+    Api("cuMemFreeHost", "mem_free_host(p) (...)",
         """Free memory from ``cuMemAllocHost``/``cuMemHostAlloc`` (``p``: int address or buffer).
 Errors: INVALID_VALUE unknown address; 900 during a restricting capture (spec 5.2)."""),
     Api("cuMemHostRegister", "mem_host_register(...)",
@@ -459,7 +506,7 @@ together with ``kernelParams``; NOT_SUPPORTED ``extra`` alone (not simulated); s
 Fidelity: attributes ``IGNORE``, ``COOPERATIVE`` and ``PRIORITY`` are accepted (no effect); any other
 attribute is NOT_SUPPORTED (not simulated; spec 13.B). Errors otherwise as ``cuLaunchKernel``;
 INVALID_VALUE for a NULL config."""),
-    Api("cuLaunchHostFunc", "launch_host_func(...)",
+    Api("cuLaunchHostFunc", "launch_host_func(hStream, fn, userData) (...)",
         """Enqueue a host function: a HOST node during capture, called once per replay (spec 3.9).
 
 Args: ``fn``: ``CUhostFn`` or the ``int`` address of a ``void (*)(void*)`` (for example
@@ -502,13 +549,15 @@ misaligned destination, range outside an allocation."""),
 function is called through ctypes on every launch (spec 3.9). Keep the ctypes thunk alive.
 
 Errors: INVALID_VALUE NULL params or function, bad graph/dependency."""),
-    Api("cuGraphAddEmptyNode", "graph_add_empty_node(...)",
+    Api("cuGraphAddEmptyNode", "graph_add_empty_node(hGraph, dependencies[numDependencies]) -> phGraphNode (...)",
         """Add an EMPTY node (a join point). Errors: INVALID_VALUE bad graph or dependency (also a repeated one)."""),
-    Api("cuGraphAddEventRecordNode", "graph_add_event_node(...)",
+    Api("cuGraphAddEventRecordNode",
+        "graph_add_event_node(hGraph, dependencies[numDependencies], event, False) -> phGraphNode (...)",
         """Add an EVENT_RECORD node (the event completes when the node runs).
 
 Errors: INVALID_VALUE bad graph, dependency or event (the Returns list has no INVALID_HANDLE)."""),
-    Api("cuGraphAddEventWaitNode", "graph_add_event_node(...)",
+    Api("cuGraphAddEventWaitNode",
+        "graph_add_event_node(hGraph, dependencies[numDependencies], event, True) -> phGraphNode (...)",
         """Add a WAIT_EVENT node (replay has nothing to wait for: nodes run in one order).
 
 Errors: INVALID_VALUE bad graph, dependency or event."""),
@@ -521,7 +570,8 @@ ordinal), ``accessDescs[:accessDescCount]``. The memory exists while the graph r
 and a MEM_FREE node (or, left unfreed, until cuMemFreeAsync / cuMemFree / the next AUTO_FREE launch).
 Errors: INVALID_VALUE NULL params, bad graph/dependency, size 0, a location other than a device of the
 driver, an allocation type other than PINNED, bad access descriptors, a graph owned by a child node."""),
-    Api("cuGraphAddMemFreeNode", "graph_add_mem_free_node(...)",
+    Api("cuGraphAddMemFreeNode",
+        "graph_add_mem_free_node(hGraph, dependencies[numDependencies], dptr) -> phGraphNode (...)",
         """Add a MEM_FREE node for a graph allocation (``dptr``: ``CUdeviceptr`` or ``int``).
 
 Errors: INVALID_VALUE bad graph/dependency; an address not returned by an allocation node; an
@@ -559,7 +609,8 @@ must be 0, type 0 or 1); NOT_SUPPORTED conditional, memcpy-batch and other unsim
         "graph_add_ext_sem_node/graph_add_host_node/graph_add_kernel_node/graph_add_mem_alloc_node/"
         "graph_add_mem_free_node/graph_add_memcpy_node/graph_add_memset_node(...)",
         """The same call as ``cuGraphAddNode`` (13.x resolves both to the edge-data ABI)."""),
-    Api("cuGraphAddChildGraphNode", "graph_add_child_graph_node(...)",
+    Api("cuGraphAddChildGraphNode",
+        "graph_add_child_graph_node(hGraph, dependencies[numDependencies], childGraph) -> phGraphNode (...)",
         """Add a GRAPH node holding a **clone** of ``childGraph`` (spec 4.6, 9); allowed on a capture graph, and
 with a capture graph as ``childGraph`` (cloning only reads it, spec 3.5).
 
@@ -723,22 +774,25 @@ checked beyond NULL). Errors: INVALID_HANDLE a NULL handle or none; stream captu
     Api("cuWaitExternalSemaphoresAsync", "stream_ext_semaphores(...)",
         """Wait on external semaphores in stream order: an EXT_SEMAS_WAIT node during capture (spec 3.8);
 otherwise a no-op noted in the launch log. Errors as ``cuSignalExternalSemaphoresAsync``."""),
-    Api("cuGraphGetNodes", "graph_get_nodes(...)",
+    Api("cuGraphGetNodes", "graph_get_nodes(hGraph) -> nodes[numNodes] (...)",
         """The graph's nodes in creation order [I] (spec 4.5, 9).
 
 ``numNodes=0`` only counts: ``(res, [], N)``. A larger ``numNodes`` pads the list with
 ``CUgraphNode(0)`` and returns the count N; a smaller one returns that many nodes and that count.
 Errors: INVALID_VALUE bad graph."""),
-    Api("cuGraphGetRootNodes", "graph_get_root_nodes(...)",
+    Api("cuGraphGetRootNodes", "graph_get_root_nodes(hGraph) -> rootNodes[numRootNodes] (...)",
         """Nodes with no incoming edge, creation order; count-only and padding as ``cuGraphGetNodes``."""),
-    Api("cuGraphGetEdges", "graph_get_edges(...)",
+    Api("cuGraphGetEdges", "graph_get_edges(hGraph) -> from_[numEdges], to[numEdges], edgeData[numEdges] (...)",
         """Edges in creation order: ``(res, from, to, edgeData, count)`` with ``to[i]`` depending on ``from[i]``.
 
 ``numEdges=0`` only counts; a larger value pads with ``CUgraphNode(0)`` and zero edge data.
 Errors: INVALID_VALUE bad graph."""),
-    Api("cuGraphNodeGetDependencies", "graph_node_get_params(...)",
+    Api("cuGraphNodeGetDependencies",
+        "graph_node_get_dependencies(hNode, False) -> dependencies[numDependencies], edgeData[numDependencies] (...)",
         """The node's dependencies with edge data, in edge order: ``(res, nodes, edgeData, count)``."""),
-    Api("cuGraphNodeGetDependentNodes", "graph_node_get_params(...)",
+    Api("cuGraphNodeGetDependentNodes",
+        "graph_node_get_dependencies(hNode, True) -> dependentNodes[numDependentNodes], "
+        "edgeData[numDependentNodes] (...)",
         """The nodes that depend on this one, with edge data: ``(res, nodes, edgeData, count)``."""),
     Api("cuGraphNodeGetType", "graph_node_get_type(hNode) -> type",
         """The node's ``CUgraphNodeType``. Errors: INVALID_VALUE bad node."""),
@@ -748,10 +802,13 @@ Errors: INVALID_VALUE bad graph."""),
         """The node's 0-based creation index in its graph (matches ``node_<id>`` in DOT output)."""),
     Api("cuGraphGetId", "graph_get_id(hGraph) -> graphId",
         """The graph's id (matches ``graph_<id>`` in DOT output)."""),
-    Api("cuGraphAddDependencies", "graph_add_dependencies(...)",
+    Api("cuGraphAddDependencies",
+        "graph_add_dependencies(hGraph, from_[numDependencies], to[numDependencies], edgeData[numDependencies]) (...)",
         """Add edges ``from_[i] -> to[i]`` (``edgeData`` None = zero). Errors: INVALID_VALUE a node outside the
 graph or NULL (also counts past the lists), an existing edge, bad edge data."""),
-    Api("cuGraphRemoveDependencies", "graph_remove_dependencies(...)",
+    Api("cuGraphRemoveDependencies",
+        "graph_remove_dependencies(hGraph, from_[numDependencies], to[numDependencies], "
+        "edgeData[numDependencies]) (...)",
         """Remove edges (recorded, so nodes cut off by graph edits stay exempt from UNJOINED, spec 4.4).
 Errors: INVALID_VALUE a missing edge, or a graph with memory nodes."""),
     Api("cuGraphDestroyNode", "graph_destroy_node(hNode)",
@@ -759,7 +816,7 @@ Errors: INVALID_VALUE a missing edge, or a graph with memory nodes."""),
 memory nodes."""),
     Api("cuGraphClone", "graph_clone(originalGraph) -> phGraphClone",
         """Deep copy (child graphs included). Errors: INVALID_VALUE, also for MEM_ALLOC/MEM_FREE/CONDITIONAL nodes."""),
-    Api("cuGraphInstantiate", "graph_instantiate(...)",
+    Api("cuGraphInstantiate", "graph_instantiate(hGraph, flags) -> phGraphExec (...)",
         """Freeze a graph into an executable graph. Args: ``flags``: ``CUgraphInstantiate_flags`` bits (13.x takes
 them; the argument is required, as in the wrapper: one argument raises ``TypeError``).
 

@@ -12,7 +12,9 @@ through the out-pointers and returns the ``CUresult``.
   :mod:`simcuda._generated.cydriver_ctypes`). A C argument is decoded by its declared type: a handle
   (``CUstream``...) is its address as an ``int`` (NULL is 0), integers and enums are their values. An output is
   written through its pointer; a NULL output pointer is the core's INVALID_VALUE (``require_arg``), checked
-  before the operation runs.
+  before the operation runs. Rows whose call has array kinds (``name[count]``: a list read from a C array, or
+  an output array with its in/out count) or in/out pointers (``*name``) are built by :func:`_build_arrays`,
+  also those that stay particular for the Python faces (``op(...) -> ... (...)``, see :mod:`simcuda._core.api`).
 * **Particular entries** (struct parameters, arrays the driver hands out, strings) have a decoder in
   :data:`PARTICULAR`, keyed by the declared C name: what is particular to the C ABI, no capture rule (those are
   the core's). An entry with neither a complete row nor a decoder is left to the library's not-simulated
@@ -39,6 +41,7 @@ from .._core.api import API, Api
 from .._core.errors import DriverError
 from .._generated import cydriver_ctypes as C
 from .._generated.entry_table import ENTRIES, Entry
+from . import structs as _structs
 
 CU_STREAM_PER_THREAD = 2
 UNKNOWN = 999
@@ -155,6 +158,136 @@ def _build(entry: Entry, row: Api, ptds: bool) -> Callable[..., int]:
     return body
 
 
+# ================================================================================ array kinds
+def _base(ctype: str) -> str:
+    """``const CUgraphNode*`` -> ``CUgraphNode``: the item type of an array parameter."""
+    return ctype.replace("const ", "").rstrip("*").strip()
+
+
+def _items(ctype: str) -> tuple[Any, tuple[str, ...]]:
+    """The ctypes item type of an array parameter and, for a struct item, the fields a core item carries
+    (a struct item is a tuple of its fields but ``reserved``; a handle item an ``int``, NULL 0)."""
+    base = _base(ctype)
+    t = getattr(C, base, None)
+    if base in _HANDLE_TYPES or t is None:
+        return ctypes.c_void_p, ()
+    if isinstance(t, type) and issubclass(t, ctypes.Structure):
+        return t, tuple(f for f, *_ in t._fields_ if f != "reserved")
+    return t, ()
+
+
+def _read_array(t: Any, fields: tuple[str, ...], addr: int | None, n: int) -> list[Any]:
+    """``n`` items of an input array at ``addr``. A NULL handle array gives one NULL handle (the core refuses
+    it as it would the first item) unless ``n`` is 0; a NULL struct array gives ``n`` zeroed items (NULL edge
+    data means all-zero edge data)."""
+    if not addr:
+        if fields:
+            return [(0,) * len(fields)] * n
+        return [0] if n else []
+    arr = (t * n).from_address(addr)
+    if fields:
+        return [tuple(getattr(x, f) for f in fields) for x in arr]
+    return [x or 0 for x in arr]
+
+
+def _write_array(t: Any, fields: tuple[str, ...], addr: int, items: list[Any], room: int) -> None:
+    """Write ``items`` (cut to ``room``) at ``addr`` and clear the rest of the ``room`` entries, as the driver
+    pads what the caller allocated beyond the items (NULL handles, zeroed structs)."""
+    arr = (t * room).from_address(addr)
+    ctypes.memset(addr, 0, ctypes.sizeof(t) * room)
+    for k, v in enumerate(items[:room]):
+        if fields:
+            x = arr[k]
+            for f, fv in zip(fields, v):
+                setattr(x, f, fv)
+        else:
+            arr[k] = v or None
+
+
+def _build_arrays(entry: Entry, row: Api, ptds: bool) -> Callable[..., int]:
+    """The adapter of a row whose call has array kinds (``name[count]``) or in/out pointers (``*name``), see
+    :mod:`simcuda._core.api`: input arrays are read as lists, outputs with a count are written as arrays
+    with the in/out count (a NULL first array only counts), the rest as :func:`_build` does."""
+    call = row.call
+    params = entry.params
+    names = [n for _t, n, _d in params]
+    index = ENTRIES.index(entry)
+    ctypes_of = {n: t for t, n, _d in params}
+    op, api = call.op, entry.name
+    streams = {names.index(n) for t, n, _d in params if t == "CUstream"} if ptds else set()
+    ins: list[tuple[str | None, int, Any, Any]] = []  # (keyword, parameter or -1, literal, reader)
+    for kw, p, lit in call.args:
+        if p is None:
+            ins.append((kw, -1, lit, None))
+        elif p in call.counts:
+            t, fields = _items(ctypes_of[p])
+            ins.append((kw, names.index(p), (t, fields, names.index(call.counts[p])), "array"))
+        elif p in call.reads:
+            ins.append((kw, names.index(p), pointee(index, names.index(p)), "read"))
+        else:
+            ins.append((kw, names.index(p), None, "value"))
+    scalars = [(names.index(o), pointee(index, names.index(o))) for o in call.outs if o not in call.counts]
+    groups: dict[str, list[tuple[int, Any, tuple[str, ...]]]] = {}
+    for o in call.outs:
+        if o in call.counts:
+            groups.setdefault(call.counts[o], []).append((names.index(o), *_items(ctypes_of[o])))
+    arrays = [(names.index(c), outs) for c, outs in groups.items()]
+    slots: list[str] = []  # the core's results in order: an output, or a count shared by its arrays' one list
+    for o in call.outs:
+        key = call.counts.get(o, o)
+        if key not in slots:
+            slots.append(key)
+
+    def body(*args: Any) -> int:
+        d = _drv()
+        for j, _t in scalars:
+            if not args[j]:
+                d.require_arg(False, names[j], api)
+        for c, outs in arrays:
+            if not args[c]:
+                d.require_arg(False, names[c], api)
+            present = [bool(args[j]) for j, _t, f in outs if not f]  # node arrays: all or none
+            if any(present) and not all(present):
+                d.require_arg(False, names[outs[0][0]], api)
+        pos: list[Any] = []
+        kws: dict[str, Any] = {}
+        for kw, j, lit, how in ins:
+            if how is None:
+                v = lit
+            elif how == "array":
+                t, fields, c = lit
+                v = _read_array(t, fields, args[j], args[c] or 0)
+            elif how == "read":
+                d.require_arg(bool(args[j]), names[j], api)
+                v = lit.from_address(args[j]).value
+            else:
+                v = args[j] or 0
+                if j in streams and v == 0:
+                    v = CU_STREAM_PER_THREAD
+            if kw is None:
+                pos.append(v)
+            else:
+                kws[kw] = v
+        r = getattr(d, op)(*pos, **kws)
+        results = dict(zip(slots, [r] if len(slots) == 1 else r)) if slots else {}
+        for j, t in scalars:
+            t.from_address(args[j]).value = results[names[j]]
+        for c, outs in arrays:
+            items = results[names[c]]
+            room = ctypes.c_size_t.from_address(args[c])
+            if not args[outs[0][0]]:  # count only
+                room.value = len(items)
+                continue
+            n = room.value
+            for k, (j, t, fields) in enumerate(outs):
+                if args[j]:
+                    col = items if len(outs) == 1 else [x[k] for x in items]
+                    _write_array(t, fields, args[j], col, n)
+            room.value = len(items) if n >= len(items) else n
+        return 0
+    return body
+
+
 def adapter(index: int, ptds: bool = False) -> Adapter | None:
     """The Python adapter of entry ``index`` of :data:`ENTRIES` (``ptds``: the per-thread-default-stream variant),
     or None when the simulator does not serve it (the library's 801 stub answers)."""
@@ -164,9 +297,11 @@ def adapter(index: int, ptds: bool = False) -> Adapter | None:
         body = particular(entry, ptds)
         return body if getattr(body, "guarded", False) else _guard(entry.name, body)
     row = row_of(entry)
-    if row is None or row.particular:
+    if row is None or not row.has_call:
         return None
-    return _guard(entry.name, _build(entry, row, ptds))
+    call = row.call
+    build = _build_arrays if call.counts or call.reads else _build
+    return _guard(entry.name, build(entry, row, ptds))
 
 
 def c_function(index: int, ptds: bool = False) -> Any | None:
@@ -430,6 +565,7 @@ PARTICULAR: dict[str, Decoder] = {
     "cuMemsetD32Async": _memset(4, True),
     "cuGraphInstantiateWithParams": _instantiate_with_params,
 }
+PARTICULAR.update(_structs.DECODERS)  # struct parameters (simcuda/native/structs.py)
 
 
 def install() -> int:

@@ -20,6 +20,14 @@ start, so legacy-only cases call ``cu.require_legacy_mode()``). ``cu_pt`` is per
 fake is built with ``Options(per_thread_default_stream=True)``; the real backend skips unless the
 variable was set to a non-zero integer before the process started.
 
+Routes (``SIMCUDA_ROUTE``, read through :func:`simcuda._patch.route_of`): with ``python`` (the default) the
+``fake`` backend drives simcuda's Python face directly; with ``native`` (``auto`` where the native library is
+available) it drives NVIDIA's own ``cuda.bindings.driver`` over the simulated ``libcuda.so.1``, inside
+``simcuda.patch(driver=..., route="native")``: the adapters are registered when this conftest is imported,
+before any driver call. Both routes must agree case by case (``tests/native/test_conformance_routes.py`` runs
+this suite on the native route in a process of its own). In a process where the simulated library is loaded
+the ``real`` backend skips: NVIDIA's binding would reach the simulator, not a GPU (NATIVE.md).
+
 Tests whose outcome is undefined behaviour on the real driver (destroyed or garbage handles) skip
 on ``real`` unless ``SIMCUDA_CONFORMANCE_UB=1``: such a call may crash the process, so
 ``tools/conformance_on_gpu.sh`` runs them one per process.
@@ -42,6 +50,25 @@ try:
     REAL_PER_THREAD = bool(int(_PT_RAW)) if _PT_RAW is not None else False
 except ValueError:  # the real binding raises on every call then; the real probe skips
     REAL_PER_THREAD = False
+
+def _route() -> str:
+    """The route of the ``fake`` backend: ``$SIMCUDA_ROUTE`` as simcuda.patch reads it ("python" without simcuda)."""
+    try:
+        from simcuda._patch import route_of
+    except ImportError:
+        return "python"
+    return route_of()
+
+
+#: the route the ``fake`` backend takes (see the module docstring)
+ROUTE = _route()
+
+if ROUTE == "native":
+    # before any driver call of NVIDIA's binding: it resolves and caches every entry at its first call
+    from simcuda.native import adapters as _adapters
+
+    _adapters.install()
+    import cuda.bindings.driver  # noqa: F401  imported once, so each test's patch keeps the real package
 
 #: allow cases that are undefined behaviour on the real driver (may crash the process)
 REAL_UB_ALLOWED = os.environ.get("SIMCUDA_CONFORMANCE_UB", "") == "1"
@@ -126,14 +153,16 @@ class Backend:
         drv: the ``cuda.bindings.driver``-style module.
         per_thread: whether this backend runs in per-thread default-stream mode (spec 6.1).
         sim: the :class:`simcuda.Driver` (fake only), else ``None``.
+        route: the fake backend's route, ``"python"`` or ``"native"`` (see the module docstring); None on real.
         dev, ctx, s1..s4, n1, e0..e4, d, h, mod, k, k2: the standard setup.
         LEG, PTS: ``CU_STREAM_LEGACY`` (1) and ``CU_STREAM_PER_THREAD`` (2).
         G, TL, R: capture modes; NONE, ACTIVE, INVALIDATED: capture statuses; ADD, SET: update flags.
         KERNEL, MEMCPY, ...: ``CUgraphNodeType`` values as ints.
     """
 
-    def __init__(self, name: str, drv: Any, per_thread: bool, sim: Any = None) -> None:
+    def __init__(self, name: str, drv: Any, per_thread: bool, sim: Any = None, route: str | None = None) -> None:
         self.name = name
+        self.route = route
         self.drv = drv
         self.per_thread = per_thread
         self.sim = sim
@@ -542,6 +571,15 @@ def _real_module() -> Any:
     if "module" in _real_probe:
         return _real_probe["module"]
     try:
+        from simcuda import native
+    except ImportError:
+        native = None
+    if native is not None and native.is_loaded():
+        _real_probe["skip"] = ("the simulated libcuda.so.1 is loaded in this process: NVIDIA's binding keeps it "
+                               "for the process and would reach the simulator, not a GPU; run the real backend "
+                               "in a process of its own (SIMCUDA_ROUTE unset or python)")
+        pytest.skip(_real_probe["skip"])
+    try:
         import cuda.bindings.driver as real
     except Exception as e:  # not installed
         _real_probe["skip"] = f"cuda.bindings is not importable: {type(e).__name__}: {e}"
@@ -566,7 +604,7 @@ def _real_module() -> Any:
     return real
 
 
-def _make_backend(kind: str, per_thread: bool) -> Backend:
+def _make_backend(kind: str, per_thread: bool, stack: contextlib.ExitStack) -> Backend:
     if kind == "fake":
         try:
             import simcuda
@@ -575,10 +613,13 @@ def _make_backend(kind: str, per_thread: bool) -> Backend:
             pytest.skip(f"the cuda.bindings-style face simcuda.bindings.driver is not importable yet: {e}")
         sim = simcuda.Driver(options=simcuda.Options(per_thread_default_stream=per_thread))
         simcuda.use(sim)
-        if TYPECHECK:
+        if ROUTE == "native":
+            stack.enter_context(simcuda.patch(driver=sim, route="native"))
+            import cuda.bindings.driver as face  # NVIDIA's, over the simulated libcuda.so.1
+        elif TYPECHECK:
             import cuda.bindings.driver as real
             face = _TypecheckedFace(face, real)
-        return Backend("fake", face, per_thread, sim)
+        return Backend("fake", face, per_thread, sim, route=ROUTE)
     real = _real_module()
     if per_thread and not REAL_PER_THREAD:
         pytest.skip("per-thread-mode case: start the process with CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM=1")
@@ -586,15 +627,16 @@ def _make_backend(kind: str, per_thread: bool) -> Backend:
 
 
 def _backend_fixture(request: pytest.FixtureRequest, per_thread: bool) -> Any:
-    be = _make_backend(request.param, per_thread)
-    try:
-        be.setup()
-        yield be
-    finally:
-        be.teardown()
-        if be.name == "fake":
-            import simcuda
-            simcuda.use(simcuda.Driver())  # nothing leaks into the next test
+    with contextlib.ExitStack() as stack:
+        be = _make_backend(request.param, per_thread, stack)
+        try:
+            be.setup()
+            yield be
+        finally:
+            be.teardown()
+            if be.name == "fake":
+                import simcuda
+                simcuda.use(simcuda.Driver())  # nothing leaks into the next test
 
 
 @pytest.fixture(params=["fake", "real"])
@@ -619,3 +661,13 @@ def _record_inferred(request: pytest.FixtureRequest) -> None:
     if request.config.getini("junit_family") not in ("xunit1", "legacy"):
         return
     request.getfixturevalue("record_property")("inferred", "yes")
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    """On the native route, list the entries the binding called that have no adapter (the stub answered 801)."""
+    if ROUTE != "native":
+        return
+    from simcuda import native
+    counts = native.call_counts()
+    names = ", ".join(f"{n}@{v}: {c}" for (n, v), c in sorted(counts.items())) or "none"
+    terminalreporter.write_line(f"simcuda native route: entries answered by the 801 stub: {names}")

@@ -105,3 +105,32 @@ def test_runtime_entries_show_the_driver_description_they_share():
         assert doc.endswith(API[base].doc) and f"those of ``{base}``" in doc, rt_name
     own = _docstrings(FACES / "runtime.py")
     assert [n for n in RUNTIME if own.get(n) and "Errors" in own[n]] == []  # the shared prose has one copy
+
+
+@pytest.mark.parametrize("row", [r for r in ROWS if r.particular and r.has_call], ids=lambda r: r.name)
+def test_a_particular_row_that_spells_its_call_uses_the_c_declaration(row):
+    """``op(args) -> outs (...)``: the Python faces convert by hand, the call (arrays ``name[count]``, in/out
+    pointers ``*name``) names C parameters of the declaration, so the native adapters build the entry from it."""
+    declared = {n: t for t, n, _d in BY_PYTHON[row.name].params}
+    call = row.call
+    for _kw, p, _lit in call.args:
+        assert p is None or p in declared, (row.name, p)
+    for name, count in call.counts.items():
+        assert declared[name].endswith("*") and declared[count] in ("size_t", "size_t*"), (row.name, name, count)
+        assert (declared[count] == "size_t*") == (name in call.outs), (row.name, name)
+    for name in call.reads:
+        assert declared[name].endswith("*") and name in call.outs, (row.name, name)
+    assert set(call.outs) <= set(declared)
+    core = inspect.signature(getattr(Driver, call.op))
+    core.bind(None, *[0] * sum(kw is None for kw, _p, _l in call.args), **{kw: 0 for kw, _p, _l in call.args if kw})
+
+
+def test_shape_notation_parses_arrays_and_in_out_pointers():
+    from simcuda._core.api import Api
+
+    c = Api("cuX", "op(h, deps[n], *mode, 'lit', k=True) -> a[m], b[m], mode (...)", "").call
+    assert c.op == "op" and c.outs == ("a", "b", "mode")
+    assert c.args == ((None, "h", None), (None, "deps", None), (None, "mode", None), (None, None, "lit"),
+                      ("k", None, True))
+    assert c.counts == {"deps": "n", "a": "m", "b": "m"} and c.reads == {"mode"}
+    assert not Api("cuY", "op(...)", "").has_call and Api("cuZ", "op(h)", "").has_call

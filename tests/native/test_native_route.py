@@ -95,3 +95,27 @@ def test_unknown_route_is_refused():
     import simcuda
     with pytest.raises(ValueError, match="route must be one of"):
         simcuda.patch(route="fast").__enter__()
+
+
+def test_after_the_native_patch_exits_the_binding_keeps_serving_the_current_driver():
+    """docs/native.md: no unload; the cached entries reach the adapters, which serve simcuda's current driver."""
+    code = textwrap.dedent('''
+        import sys, simcuda
+        from simcuda import native
+        with simcuda.patch(route="native"):
+            from cuda.bindings import driver as d
+            d.cuInit(0)
+        assert "simcuda.bindings.runtime" != getattr(sys.modules.get("cuda.bindings.runtime"), "__name__", "")
+        later = simcuda.Driver()
+        simcuda.use(later)
+        from cuda.bindings import driver as d2
+        d2.cuInit(0)
+        err, dev = d2.cuDeviceGet(0)
+        err, ctx = d2.cuDevicePrimaryCtxRetain(dev)
+        d2.cuCtxSetCurrent(ctx)
+        err, s = d2.cuStreamCreate(1)
+        print(int(err), native.is_loaded(), later.stream_is_capturing(int(s)) == 0, "simcuda" in d2.__file__)
+    ''')
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split() == ["0", "True", "True", "False"]
