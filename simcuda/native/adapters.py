@@ -37,6 +37,7 @@ from typing import Any
 from .. import _state
 from .._core.api import API, Api
 from .._core.errors import DriverError
+from .._core.objects import POOL_ATTR_U64
 from .._generated import cydriver_ctypes as C
 from .._generated.entry_table import ENTRIES, Entry
 
@@ -209,6 +210,40 @@ def _capture_info(edge_data: bool) -> Decoder:
     return make
 
 
+def _user_object_create(entry: Entry, ptds: bool) -> Callable[..., int]:
+    """cuUserObjectCreate ``(CUuserObject *object_out, void *ptr, CUhostFn destroy, unsigned int initialRefcount,
+    unsigned int flags)``: the C function pointer reaches the core as its address (NULL is 0), which the core calls
+    through ctypes with ``ptr`` when the last reference goes."""
+    def body(out: Any, ptr: int | None, destroy: Any, initial: int, flags: int) -> int:
+        d = _drv()
+        if not out:
+            d.require_arg(False, "object_out", entry.name)
+        fn = ctypes.cast(destroy, ctypes.c_void_p).value or 0
+        out[0] = d.user_object_create(ptr or 0, fn, initial, flags)
+        return 0
+    return body
+
+
+def _mem_pool_attribute(setter: bool) -> Decoder:
+    """cuMemPoolGetAttribute / cuMemPoolSetAttribute ``(CUmemoryPool pool, CUmemPool_attribute attr, void *value)``:
+    ``value`` points to a ``cuuint64_t`` for the byte-count attributes, to an ``int`` otherwise; NULL is the core's
+    INVALID_VALUE."""
+    def make(entry: Entry, ptds: bool) -> Callable[..., int]:
+        def body(pool: int | None, attr: int, value: int | None) -> int:
+            d = _drv()
+            if not value:
+                d.require_arg(False, "value", entry.name)
+            addr = int(value or 0)
+            ctype = ctypes.c_uint64 if attr in POOL_ATTR_U64 else ctypes.c_int
+            if setter:
+                d.mem_pool_set_attribute(pool or 0, attr, ctype.from_address(addr).value)
+            else:
+                ctype.from_address(addr).value = d.mem_pool_get_attribute(pool or 0, attr)
+            return 0
+        return body
+    return make
+
+
 #: the declared C name -> the decoder of an entry whose C arguments need more than a type's rule
 PARTICULAR: dict[str, Decoder] = {
     "cuGetErrorName": _error_string("get_error_name"),
@@ -216,6 +251,9 @@ PARTICULAR: dict[str, Decoder] = {
     "cuDeviceGetName": _device_get_name,
     "cuStreamGetCaptureInfo": _capture_info(True),
     "cuStreamGetCaptureInfo_v2": _capture_info(False),
+    "cuUserObjectCreate": _user_object_create,
+    "cuMemPoolGetAttribute": _mem_pool_attribute(False),
+    "cuMemPoolSetAttribute": _mem_pool_attribute(True),
 }
 
 
