@@ -198,12 +198,17 @@ context has a capturing stream (spec 5.3)."""),
     Api("cuCtxWaitEvent", "ctx_wait_event(hCtx, hEvent)",
         """Make a context's future work wait for an event. Errors: 201/709; 400; 900 while the context
 captures or the event belongs to a capture (spec 5.3)."""),
+    Api("cuCtxGetStreamPriorityRange", "ctx_get_stream_priority_range() -> leastPriority, greatestPriority",
+        """``(least, greatest)`` stream priority of the current context's device: ``(0, -5)`` on the simulated H100
+(``DeviceSpec.stream_priority_range``); a lower number is a higher priority, and ``cuStreamCreateWithPriority``
+clamps into this range. Errors: INVALID_CONTEXT (no current context)."""),
     Api("cuStreamCreate", "stream_create(Flags) -> phStream",
         """Create a stream. Args: ``Flags``: ``CU_STREAM_DEFAULT`` (0, blocking) or ``CU_STREAM_NON_BLOCKING`` (1).
 
 Errors: INVALID_CONTEXT (no current context); INVALID_VALUE other flags. Not an unsafe call (spec 5.2)."""),
     Api("cuStreamCreateWithPriority", "stream_create(flags, priority) -> phStream",
-        """Create a stream with a priority (clamped to the device range [-5, 0]). Errors as ``cuStreamCreate``."""),
+        """Create a stream with a priority, clamped to the device range ``cuCtxGetStreamPriorityRange`` reports
+([-5, 0] on the simulated H100). Errors as ``cuStreamCreate``."""),
     Api("cuStreamDestroy", "stream_destroy(hStream)",
         """Destroy a stream.
 
@@ -454,6 +459,47 @@ Errors: INVALID_VALUE size 0; NOT_SUPPORTED on a CIG stream (spec 8.3); stream c
     Api("cuMemFreeAsync", "mem_free_async(dptr, hStream)",
         """Stream-ordered free: during capture a MEM_FREE node; ``dptr`` must be a graph allocation there
 (INVALID_VALUE otherwise, spec 3.8 [I])."""),
+    Api("cuMemAllocFromPoolAsync", "mem_alloc_from_pool_async(bytesize, pool, hStream) -> dptr",
+        """Stream-ordered allocation from ``pool``, as ``cuMemAllocAsync``: during capture a MEM_ALLOC node (graph
+memory, spec 3.8); otherwise device memory counted in the pool's USED/RESERVED attributes until ``cuMemFreeAsync``
+(or ``cuMemFree``) frees it.
+
+Errors: the stream's preamble; INVALID_VALUE a bad pool handle or size 0; NOT_SUPPORTED on a CIG stream (spec
+8.3); the stream's capture rules."""),
+    Api("cuDeviceGetDefaultMemPool", "device_get_default_mem_pool(dev) -> pool_out",
+        """The device's default memory pool (the same handle on every call; no context needed).
+
+Errors: INVALID_DEVICE. Fidelity: default pools are the only pools simulated (``cuMemPoolCreate`` answers 801)."""),
+    Api("cuDeviceGetMemPool", "device_get_mem_pool(dev) -> pool",
+        """The device's current memory pool, the one ``cuMemAllocAsync`` allocates from: its default pool unless
+``cuDeviceSetMemPool`` set another. Errors: INVALID_DEVICE."""),
+    Api("cuDeviceSetMemPool", "device_set_mem_pool(dev, pool)",
+        """Make ``pool`` the device's current memory pool. Errors: INVALID_DEVICE; INVALID_VALUE a bad pool handle
+or a pool of another device [I code]."""),
+    Api("cuMemPoolGetAttribute", "mem_pool_get_attribute(...)",
+        """An attribute of a memory pool: ``CU_MEMPOOL_ATTR_RELEASE_THRESHOLD`` (default 0),
+``RESERVED_MEM_CURRENT``, ``RESERVED_MEM_HIGH``, ``USED_MEM_CURRENT``, ``USED_MEM_HIGH``, each a ``cuuint64_t`` of
+bytes. ``attr`` must be a ``CUmemPool_attribute`` (a plain ``int`` raises ``AttributeError`` in the wrapper, as in
+the real one).
+
+Used counts the live stream-ordered allocations made from the pool (not graph allocations, which come from the
+graph memory pool); the simulated pool keeps no freed memory, so reserved follows used [I]; the watermarks are
+the highest values since their last reset.
+
+Errors, in order: INVALID_VALUE a bad pool; STREAM_CAPTURE_UNSUPPORTED (900) during a capture that restricts
+the calling thread (GLOBAL or THREAD_LOCAL mode; fine in RELAXED), invalidating it, so its end is 901 (spec 16,
+5.2) [O: cuda-python issue 2834]; NOT_SUPPORTED (801) for the other attributes (reuse flags, allocation type,
+export handle types, location, maximum size), which are not simulated."""),
+    Api("cuMemPoolSetAttribute", "mem_pool_set_attribute(...)",
+        """Set ``CU_MEMPOOL_ATTR_RELEASE_THRESHOLD`` (``value``: a ``cuuint64_t`` of bytes; a plain ``int``
+raises ``AttributeError`` in the wrapper, as in the real one), or reset ``RESERVED_MEM_HIGH`` / ``USED_MEM_HIGH``
+to their current values (``value`` must be ``cuuint64_t(0)``).
+
+Fidelity: the threshold is stored and read back; the simulated pool releases freed memory at once whatever it
+says [I].
+Errors, in order: INVALID_VALUE a bad pool, a read-only attribute (the CURRENT counters, the location and type
+attributes) [I code], a non-zero watermark value; 900 during a restricting capture, invalidating it (spec 16,
+5.2); NOT_SUPPORTED (801) for the reuse flags and the other attributes, which are not simulated."""),
     Api("cuModuleLoadData", "module_load_data(...)",
         """Load a module from PTX/CUDA text, CUBIN or fatbin bytes (a buffer such as ``bytes`` or a numpy char
 array, or the int address of NUL-terminated text; ``str`` raises ``TypeError`` as in the real wrapper).
@@ -521,8 +567,8 @@ INVALID_VALUE [I]); the mode has no visible effect in the simulator (spec 3.9)."
     Api("cuGraphCreate", "graph_create(flags) -> phGraph",
         """Create an empty graph. Errors: INVALID_VALUE flags != 0."""),
     Api("cuGraphDestroy", "graph_destroy(hGraph)",
-        """Destroy a graph and its nodes. Errors: INVALID_VALUE bad graph, a capture target (spec 9) [I], or a
-child graph owned by a node."""),
+        """Destroy a graph and its nodes; the user-object references it (and its child graphs) held are released.
+Errors: INVALID_VALUE bad graph, a capture target (spec 9) [I], or a child graph owned by a node."""),
     Api("cuGraphAddKernelNode", "graph_add_kernel_node(...)",
         """Add a KERNEL node from ``CUDA_KERNEL_NODE_PARAMS`` (``func`` or ``kern``, grid/block dimensions,
 ``sharedMemBytes`` in bytes, ``kernelParams`` in any form ``cuLaunchKernel`` takes; arguments are copied
@@ -815,7 +861,8 @@ Errors: INVALID_VALUE a missing edge, or a graph with memory nodes."""),
         """Remove a node and its edges. Errors: INVALID_VALUE during capture of its graph (spec 3.5) or with
 memory nodes."""),
     Api("cuGraphClone", "graph_clone(originalGraph) -> phGraphClone",
-        """Deep copy (child graphs included). Errors: INVALID_VALUE, also for MEM_ALLOC/MEM_FREE/CONDITIONAL nodes."""),
+        """Deep copy (child graphs included), with new references to the user objects each graph holds. Errors:
+INVALID_VALUE, also for MEM_ALLOC/MEM_FREE/CONDITIONAL nodes."""),
     Api("cuGraphInstantiate", "graph_instantiate(hGraph, flags) -> phGraphExec (...)",
         """Freeze a graph into an executable graph. Args: ``flags``: ``CUgraphInstantiate_flags`` bits (13.x takes
 them; the argument is required, as in the wrapper: one argument raises ``TypeError``).
@@ -854,7 +901,8 @@ Errors: INVALID_VALUE for a NULL or destroyed exec (spec 16, 9), INVALID_HANDLE 
 named an exec; the stream's preamble errors; 906 on the legacy stream under a blocking capture; 901 on
 a stream of an invalidated capture."""),
     Api("cuGraphExecDestroy", "graph_exec_destroy(hGraphExec)",
-        """Destroy an executable graph. Errors: INVALID_VALUE/INVALID_HANDLE; 900 during a restricting capture
+        """Destroy an executable graph and release its user-object references (a launch still pending or running
+keeps its own until it completes). Errors: INVALID_VALUE/INVALID_HANDLE; 900 during a restricting capture
 (potentially unsafe call, spec 5.2)."""),
     Api("cuGraphExecUpdate", "graph_exec_update(...)",
         """Update an exec's parameters from a graph of the same topology (spec 9; Programming Guide "Whole Graph
@@ -870,11 +918,49 @@ graph into the exec as instantiation does, which spec 3.2 rules out until the ca
 
 Fidelity (spec 16, 9) [I]: when the two graphs created different numbers of nodes (destroyed ones
 included) the result is NOT_SUPPORTED with a NULL error node, as observed on NVIDIA; the same
-created count with different live nodes is TOPOLOGY_CHANGED. The rule is ``graph.plan_update``."""),
+created count with different live nodes is TOPOLOGY_CHANGED. The rule is ``graph.plan_update``. On success the
+exec's user-object references are replaced by new ones to those of ``hGraph`` (and its child graphs) [I]."""),
     Api("cuGraphDebugDotPrint", "graph_debug_dot_print(...)",
         """Write the graph as Graphviz DOT (spec 9.1). Args: ``path`` as ``bytes`` (``str`` raises TypeError);
 ``CUgraphDebugDot_flags``. Errors: INVALID_VALUE bad graph or empty path; OPERATING_SYSTEM (304)
 when the file cannot be written."""),
+    Api("cuUserObjectCreate", "user_object_create(...)",
+        """Create a user object: ``destroy(ptr)`` runs once its last reference goes. The caller owns the
+``initialRefcount`` references it starts with.
+
+Args: ``ptr``: the value handed to ``destroy`` (None, an int address or a buffer, as ``userData`` of
+``cuLaunchHostFunc``); ``destroy``: a ``CUhostFn`` or an ``int`` address (a Python callable raises ``TypeError: an
+integer is required``, as in the real wrapper); ``flags``: ``CU_USER_OBJECT_NO_DESTRUCTOR_SYNC`` (1), required.
+
+References: graphs take them with ``cuGraphRetainUserObject`` (cuda.core moves the caller's reference to its
+capture's graph); a clone copies the graph's; an exec keeps its own copy from instantiate
+(replaced by the source graph's at ``cuGraphExecUpdate`` [I]) until it is destroyed; a launch holds the exec's
+until the replay has run, so the destructor never runs during a launch that uses the object.
+Fidelity [I]: the destructor runs on the calling thread when the call that dropped the last reference ends
+(NVIDIA runs it later on an internal thread), outside the driver lock, with every CUDA call from it refused
+with NOT_PERMITTED (800, spec 3.9). Not a potentially unsafe call: fine during capture.
+
+Errors: INVALID_VALUE ``flags`` other than 1; ``initialRefcount`` 0 or above INT_MAX [H: hip-tests; I]; a NULL
+``destroy`` [H; I]."""),
+    Api("cuUserObjectRetain", "user_object_retain(object, count)",
+        """Add ``count`` references owned by the caller. Errors: INVALID_VALUE a bad handle, or one whose references
+are all gone [I]; ``count`` 0 or above INT_MAX."""),
+    Api("cuUserObjectRelease", "user_object_release(object, count)",
+        """Release ``count`` of the caller's references; the last reference of all runs the destructor.
+
+Errors (nothing released): INVALID_VALUE a bad or dead handle; ``count`` 0 or above INT_MAX; more references
+than the caller holds: undefined behaviour in CUDA, INVALID_VALUE here [I]."""),
+    Api("cuGraphRetainUserObject", "graph_retain_user_object(graph, object, count, flags)",
+        """The graph takes ``count`` references: new ones (``flags`` 0) or, with ``CU_GRAPH_USER_OBJECT_MOVE``
+(1), the caller's. Allowed on the graph of an open capture (cuda.core's GraphBuilder does it) [O].
+
+Errors (nothing changes): INVALID_VALUE a bad graph or object; ``count`` 0 or above INT_MAX; other ``flags``;
+with MOVE, more references than the caller holds [I]."""),
+    Api("cuGraphReleaseUserObject", "graph_release_user_object(graph, object, count)",
+        """The graph releases ``count`` of its references. Execs instantiated from it keep their own copy.
+
+Errors (nothing changes): INVALID_VALUE a bad graph or object; ``count`` 0 or above INT_MAX; more references than
+the graph holds: undefined behaviour in CUDA, INVALID_VALUE here [I]."""),
     Api("cuLibraryLoadData", "library_load_data(...)",
         """Load a library from PTX/CUDA text, CUBIN or fatbin (as ``cuModuleLoadData``; options ignored).
 
@@ -934,6 +1020,18 @@ RUNTIME: dict[str, str] = {
     "cudaMemset2D": "cuMemsetD2D8",
     "cudaMemset2DAsync": "cuMemsetD2D8Async",
     "cudaMallocAsync": "cuMemAllocAsync",
+    "cudaMallocFromPoolAsync": "cuMemAllocFromPoolAsync",
+    "cudaDeviceGetDefaultMemPool": "cuDeviceGetDefaultMemPool",
+    "cudaDeviceGetMemPool": "cuDeviceGetMemPool",
+    "cudaDeviceSetMemPool": "cuDeviceSetMemPool",
+    "cudaMemPoolGetAttribute": "cuMemPoolGetAttribute",
+    "cudaMemPoolSetAttribute": "cuMemPoolSetAttribute",
+    "cudaDeviceGetStreamPriorityRange": "cuCtxGetStreamPriorityRange",
+    "cudaUserObjectCreate": "cuUserObjectCreate",
+    "cudaUserObjectRetain": "cuUserObjectRetain",
+    "cudaUserObjectRelease": "cuUserObjectRelease",
+    "cudaGraphRetainUserObject": "cuGraphRetainUserObject",
+    "cudaGraphReleaseUserObject": "cuGraphReleaseUserObject",
     "cudaFreeAsync": "cuMemFreeAsync",
     "cudaStreamCreate": "cuStreamCreate",
     "cudaStreamCreateWithFlags": "cuStreamCreate",

@@ -17,6 +17,8 @@ class DeviceSpec:
         multiprocessors: SM count.
         cig_d3d12, cig_vulkan: CIG context support (attributes 135 and 138).
         cig_d3d12_streams, cig_vulkan_streams: CIG stream support (attributes 151 and 159).
+        stream_priority_range: ``(least, greatest)`` stream priorities (``cuCtxGetStreamPriorityRange``; a
+            lower number is a higher priority, H100: 0 and -5); ``cuStreamCreateWithPriority`` clamps into it.
         attributes: overrides for any ``CUdevice_attribute`` value (int -> int).
     """
 
@@ -28,6 +30,7 @@ class DeviceSpec:
     cig_vulkan: bool = True
     cig_d3d12_streams: bool = True
     cig_vulkan_streams: bool = True
+    stream_priority_range: tuple[int, int] = (0, -5)
     attributes: dict[int, int] = attrs.field(factory=dict)
 
 

@@ -97,6 +97,7 @@ from .nodes import UPDATE_NAMES as UPDATE_NAMES
 from .nodes import WAIT_EVENT as WAIT_EVENT
 from .nodes import KernelParams as KernelParams
 from .nodes import same_values as same_values
+from .objects import UserRefs, retain_refs
 
 if TYPE_CHECKING:
     from .capture import CaptureSequence
@@ -205,7 +206,7 @@ class Graph:
 
     __slots__ = ("handle", "gid", "nodes", "edges", "_removed", "capture_target_of", "live_execs",
                  "destroyed", "owner_node", "ctx", "next_local", "type_counts", "n_dead", "clone_map", "moved",
-                 "pairs", "n_dup")
+                 "pairs", "n_dup", "user_refs")
 
     def __init__(self, handle: int, gid: int, ctx: Context | None = None) -> None:
         self.handle = handle
@@ -225,6 +226,7 @@ class Graph:
         self.moved = False  # moved into a child-graph node (CU_GRAPH_CHILD_GRAPH_OWNERSHIP_MOVE)
         self.pairs: dict[tuple[Node, Node], Edge] | None = None  # built on first use: pair_index()
         self.n_dup = 0  # live edges whose (src, dst) pair already had an edge (capture only)
+        self.user_refs: UserRefs | None = None  # user-object references the graph owns (cuGraphRetainUserObject)
 
     @property
     def removed_edges(self) -> list[Edge]:
@@ -767,7 +769,7 @@ class GraphExec:
     """
 
     __slots__ = ("handle", "graph", "gid", "exec_id", "flags", "body", "destroyed", "launches", "pending",
-                 "running", "shared")
+                 "running", "shared", "user_refs")
 
     def __init__(self, handle: int, graph: Graph, flags: int, body: Frozen, exec_id: int = 0) -> None:
         self.handle = handle
@@ -781,6 +783,7 @@ class GraphExec:
         self.pending = 0
         self.running = 0
         self.shared = False
+        self.user_refs: UserRefs | None = None  # its own copy of its graphs' user-object references (instantiate)
 
     @property
     def order(self) -> list[ExecNode]:
@@ -862,7 +865,7 @@ def clone_graph(drv: Work, g: Graph) -> Graph:
     child graph before the GRAPH node holding it.
     """
     # frame: [original, copy, iterator over the original's nodes, id(node) -> copy, GRAPH node waiting]
-    frames: list[list[Any]] = [[g, drv._new_graph(g.ctx), iter(g.nodes), {}, None]]
+    frames: list[list[Any]] = [[g, _copy_of(drv, g), iter(g.nodes), {}, None]]
     done: Graph | None = None  # the copy just finished, for the GRAPH node its parent frame waits on
     while frames:
         fr = frames[-1]
@@ -879,7 +882,7 @@ def clone_graph(drv: Work, g: Graph) -> Graph:
             if n.type == GRAPH:
                 child = n.params.graph
                 fr[4] = n
-                frames.append([child, drv._new_graph(child.ctx), iter(child.nodes), {}, None])
+                frames.append([child, _copy_of(drv, child), iter(child.nodes), {}, None])
                 break
             mapping[id(n)] = drv._new_node(new, n.type, KINDS[n.type].copy(n.params))
         else:
@@ -890,6 +893,26 @@ def clone_graph(drv: Work, g: Graph) -> Graph:
             done = new
     assert done is not None
     return done
+
+
+def _copy_of(drv: Work, g: Graph) -> Graph:
+    """A new empty graph for the copy of ``g``, with new references to ``g``'s user objects (a clone copies
+    them, cuGraphClone and child-graph nodes alike: a child graph owns its own references)."""
+    new = drv._new_graph(g.ctx)
+    if g.user_refs:
+        new.user_refs = retain_refs(g.user_refs)
+    return new
+
+
+def graph_user_refs(g: Graph) -> UserRefs:
+    """New references to the user objects of ``g`` and of every graph nested in it (an exec's own copy)."""
+    out: UserRefs = {}
+    stack = [g]
+    while stack:
+        h = stack.pop()
+        retain_refs(h.user_refs, out)
+        stack.extend(n.params.graph for n in h.nodes if n.type == GRAPH and not n.destroyed)
+    return out
 
 
 def graph_from_frozen(drv: Work, body: Frozen, ctx: Context | None) -> Graph:

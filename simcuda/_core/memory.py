@@ -28,7 +28,7 @@ from .errors import CUresult, DriverError
 
 if TYPE_CHECKING:
     from .graph import GraphExec, Node
-    from .objects import Context
+    from .objects import Context, MemPool
 
 HOST_ALIGN = 64
 
@@ -46,7 +46,7 @@ class Allocation:
     """
 
     __slots__ = ("start", "size", "span", "kind", "ctx", "freed", "mapped", "graph_node", "free_node",
-                 "outstanding")
+                 "outstanding", "pool")
 
     def __init__(self, start: int, size: int, span: int, kind: str, ctx: Context | None) -> None:
         self.start = start
@@ -59,6 +59,7 @@ class Allocation:
         self.graph_node: Node | None = None  # graph allocations: the MEM_ALLOC node that owns the address
         self.free_node: Node | None = None  # graph allocations: the MEM_FREE node (of any graph) that frees it
         self.outstanding: GraphExec | None = None  # graph allocations: the exec whose launch allocated it, until freed
+        self.pool: MemPool | None = None  # stream-ordered allocations: the memory pool it came from
 
 
 class _Ledger:
@@ -213,6 +214,8 @@ class MemorySpace:
             alloc.freed = True
             if alloc.kind != KIND_GRAPH:
                 self.in_use -= alloc.size
+            if alloc.pool is not None:
+                alloc.pool.give_back(alloc.size)
             self._unmap(alloc)
             self._holes.setdefault(alloc.span, []).append(alloc.start)
 

@@ -40,9 +40,9 @@ CAPTURED = "CAPTURED"
 
 
 class Device:
-    """A simulated device: its ordinal, its :class:`DeviceSpec`, and its primary context (refcounted)."""
+    """A simulated device: its ordinal, its :class:`DeviceSpec`, its primary context (refcounted) and memory pools."""
 
-    __slots__ = ("ordinal", "spec", "primary", "primary_refs", "_limits")
+    __slots__ = ("ordinal", "spec", "primary", "primary_refs", "_limits", "default_pool", "current_pool")
 
     def __init__(self, ordinal: int, spec: DeviceSpec) -> None:
         self.ordinal = ordinal
@@ -50,6 +50,8 @@ class Device:
         self.primary: Context | None = None
         self.primary_refs = 0
         self._limits: tuple[int, ...] | None = None
+        self.default_pool: MemPool | None = None  # made on first use (cuDeviceGetDefaultMemPool, cuMemAllocAsync)
+        self.current_pool: MemPool | None = None  # cuDeviceSetMemPool; None: the default pool
 
     def launch_limits(self) -> tuple[int, ...]:
         """``(block x, y, z, grid x, y, z, threads per block, shared per block, shared opt-in)`` from the
@@ -225,3 +227,89 @@ class CigRecord:
         self.data_type = data_type
         self.data = data
         self.ops: list[tuple[str, str]] = []
+
+
+class UserObject:
+    """A user object (``CUuserObject``): a destructor ``fn(ptr)`` run once its last reference goes.
+
+    ``refs`` counts every reference (the caller's, graphs', execs' and running launches'); ``caller``
+    the ones the caller owns (``cuUserObjectCreate``/``Retain`` give them, ``Release`` and a MOVE to a graph
+    take them). ``gone`` is set when ``refs`` reached 0: the handle is dead from then on.
+    """
+
+    __slots__ = ("handle", "ptr", "fn", "refs", "caller", "gone")
+
+    def __init__(self, handle: int, ptr: Any, fn: Any, refs: int) -> None:
+        self.handle = handle
+        self.ptr = ptr
+        self.fn = fn
+        self.refs = refs
+        self.caller = refs
+        self.gone = False
+
+    def label(self) -> str:
+        """How ``why`` texts name this user object."""
+        return f"user object 0x{self.handle:x}"
+
+
+#: user-object references a holder owns (a graph, an exec, a launch): object -> count
+UserRefs = dict[UserObject, int]
+
+
+def retain_refs(refs: UserRefs | None, into: UserRefs | None = None) -> UserRefs:
+    """New references for a copy of ``refs`` (a clone, an instantiate, a launch), added to ``into``."""
+    out: UserRefs = {} if into is None else into
+    if refs:
+        for obj, k in refs.items():
+            obj.refs += k
+            out[obj] = out.get(obj, 0) + k
+    return out
+
+
+def release_refs(refs: UserRefs | None, due: list[UserObject]) -> None:
+    """Drop every reference of ``refs``; an object whose last reference went is added to ``due`` (its destructor
+    runs when the entry that dropped it ends, outside the lock: :meth:`~simcuda._core.work.Work._run_destructors`)."""
+    if refs:
+        for obj, k in refs.items():
+            obj.refs -= k
+            if obj.refs <= 0 and not obj.gone:
+                obj.gone = True
+                due.append(obj)
+        refs.clear()
+
+
+#: the ``CUmemPool_attribute`` values whose value is a ``cuuint64_t`` (the others are ``int`` or an enum)
+POOL_ATTR_U64 = frozenset({4, 5, 6, 7, 8, 13})
+
+
+class MemPool:
+    """A memory pool (``CUmemoryPool``) of a device: the device's default pool (the only kind simulated).
+
+    ``used``/``used_high``: bytes of live allocations made from the pool and their high watermark;
+    ``reserved``/``reserved_high``: the backing memory held for them (the simulated pool keeps no freed
+    memory, so reserved follows used) [I]; ``release_threshold``: CU_MEMPOOL_ATTR_RELEASE_THRESHOLD.
+    """
+
+    __slots__ = ("handle", "device", "release_threshold", "used", "used_high", "reserved", "reserved_high")
+
+    def __init__(self, handle: int, device: Device) -> None:
+        self.handle = handle
+        self.device = device
+        self.release_threshold = 0
+        self.used = self.used_high = self.reserved = self.reserved_high = 0
+
+    def take(self, size: int) -> None:
+        """An allocation of ``size`` bytes was made from the pool."""
+        self.used += size
+        self.reserved += size
+        self.used_high = max(self.used_high, self.used)
+        self.reserved_high = max(self.reserved_high, self.reserved)
+
+    def give_back(self, size: int) -> None:
+        """An allocation of ``size`` bytes made from the pool was freed (its memory goes back at once)."""
+        self.used -= size
+        self.reserved -= size
+
+    def label(self) -> str:
+        """How ``why`` texts name this pool."""
+        return f"the default memory pool 0x{self.handle:x} of device {self.device.ordinal}"

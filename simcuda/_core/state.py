@@ -14,7 +14,7 @@ import os
 import threading
 import weakref
 from collections.abc import Callable
-from typing import Any, Concatenate, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
 
 from . import capture as cap
 from . import graph as gr
@@ -24,7 +24,19 @@ from .errors import CUresult, DriverError
 from .kernels import KernelLaunch
 from .logs import ErrorRecord, LaunchLog
 from .memory import MemorySpace
-from .objects import LEGACY, PER_THREAD, Context, Device, Event, Function, Module, Stream, ThreadState
+from .objects import (
+    LEGACY,
+    PER_THREAD,
+    Context,
+    Device,
+    Event,
+    Function,
+    Module,
+    Stream,
+    ThreadState,
+    UserObject,
+    release_refs,
+)
 
 CU_STREAM_LEGACY = 1
 CU_STREAM_PER_THREAD = 2
@@ -58,6 +70,8 @@ def entry(fn: Callable[Concatenate[S, P], R]) -> Callable[Concatenate[S, P], R]:
     :meth:`DriverState.add_hook` (``after`` only when the call succeeds), and records a failure as the
     thread's last error and in ``error_log``, under the driver API name of the call (a ``call``
     argument, when the method serves several entry points, else the method's name in CUDA spelling).
+    Before it lets the lock go, it runs the destructors of the user objects whose last reference the
+    call dropped (:meth:`~simcuda._core.work.Work._run_destructors`), once the call's state is complete.
     """
     name = fn.__name__
     ENTRIES[name] = fn
@@ -101,6 +115,9 @@ def entry(fn: Callable[Concatenate[S, P], R]) -> Callable[Concatenate[S, P], R]:
             except DriverError as e:
                 self._record_failure(t, _call_name(args, kwargs), e)
                 raise
+            finally:
+                if self._uo_due and not t.in_host_fn:  # user objects whose last reference this call dropped
+                    self._run_destructors()
         finally:
             lock.release()
 
@@ -134,6 +151,8 @@ def _check_arguments(devices: Any, available: Any, progression: Any, options: An
 
 class DriverState:
     """One simulated driver's shared state: lock, handles, threads, counters, logs, and the handle resolvers."""
+    if TYPE_CHECKING:  # defined by Work (it runs user code)
+        def _run_destructors(self) -> None: ...
     def __init__(self, devices: list[DeviceSpec] | None = None, available: bool = True,
                  progression: str = "immediate", options: Options | None = None) -> None:
         _check_arguments(devices, available, progression, options)
@@ -173,6 +192,7 @@ class DriverState:
         self._draining = 0  # the thread running queued work (manual progression), 0 when none
         self.per_thread_mode: bool | None = self.options.per_thread_default_stream
         self._all_graphs: list[gr.Graph] = []
+        self._uo_due: list[UserObject] = []  # user objects whose last reference went: destructors to run
 
     @property
     def stats(self) -> dict[str, int]:
@@ -267,11 +287,14 @@ class DriverState:
         return n
 
     def _discard_graph(self, g: gr.Graph) -> None:
-        """Mark ``g``, its nodes and every graph nested in them destroyed (iterative: any depth)."""
+        """Mark ``g``, its nodes and every graph nested in them destroyed (iterative: any depth); their
+        user-object references are released."""
         stack = [g]
         while stack:
             g = stack.pop()
             g.destroyed = True
+            if g.user_refs:  # a destroyed graph releases its user-object references
+                release_refs(g.user_refs, self._uo_due)
             for n in g.nodes:
                 n.destroyed = True
                 if n.type == gr.GRAPH and not n.params.graph.destroyed:

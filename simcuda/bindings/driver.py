@@ -36,6 +36,7 @@ from .._core.memory import DEVICE as _DEV
 from .._core.memory import HOST as _HOST
 from .._core.memory import CopyParams as _CopyParams
 from .._core.memory import MemsetParams as _MemsetParams
+from .._core.objects import POOL_ATTR_U64 as _POOL_ATTR_U64
 from .._core.objects import EdgeData as _EdgeData
 from .._core.objects import EdgeDataArg as _EdgeDataArg
 from .._core.objects import MemOp as _MemOp
@@ -959,6 +960,44 @@ def cuLaunchHostFunc(hStream: Any, fn: Any, userData: Any) -> _Result:
 def cuLaunchHostFunc_v2(hStream: Any, fn: Any, userData: Any, syncMode: Any) -> _Result:
     fp = _host_fn(fn)
     _drv().launch_host_func(_h(hStream, _CUstream), fp, _T.void_ptr(userData), _u(syncMode))
+    return _OK
+
+
+# =========================================================================== user objects, memory pools
+@_face
+def cuUserObjectCreate(ptr: Any, destroy: Any, initialRefcount: Any, flags: Any) -> _Result:
+    fp = _host_fn(destroy)
+    return (_SUCCESS, globals()["CUuserObject"]._mk(
+        _drv().user_object_create(_T.void_ptr(ptr), fp, initialRefcount, flags)))
+
+
+def _pool_attr(attr: Any) -> int:
+    """``attr`` of the pool-attribute calls: the wrapper reads ``attr.value`` (an ``int`` raises
+    ``AttributeError``, as in the real binding)."""
+    _T.c_enum(attr, "attr", "CUmemPool_attribute_enum")  # the typed parameter's conversion at entry
+    if not isinstance(attr, _E.CUmemPool_attribute):
+        raise AttributeError(f"'{_tp_name(type(attr))}' object has no attribute 'value'")
+    return int(attr.value)
+
+
+@_face
+def cuMemPoolGetAttribute(pool: Any, attr: Any) -> _Result:
+    hp = _h(pool, globals()["CUmemoryPool"])
+    a = _pool_attr(attr)
+    v = _drv().mem_pool_get_attribute(hp, a)
+    return (_SUCCESS, _cuuint64_t._mk(v) if a in _POOL_ATTR_U64 else v)
+
+
+@_face
+def cuMemPoolSetAttribute(pool: Any, attr: Any, value: Any) -> _Result:
+    hp = _h(pool, globals()["CUmemoryPool"])
+    a = _pool_attr(attr)
+    if a in _POOL_ATTR_U64:
+        value.getPtr  # noqa: B018  # a cuuint64_t, as the wrapper requires (AttributeError otherwise)
+        v = int(value)
+    else:
+        v = int(value)
+    _drv().mem_pool_set_attribute(hp, a, v)
     return _OK
 
 

@@ -50,6 +50,7 @@ from .._core.memory import DEVICE as _DEV
 from .._core.memory import HOST as _HOST
 from .._core.memory import CopyParams as _CopyParams
 from .._core.memory import MemsetParams as _MemsetParams
+from .._core.objects import POOL_ATTR_U64 as _POOL_ATTR_U64
 from .._core.objects import EdgeData as _EdgeData
 from .._core.objects import EdgeDataArg as _EdgeDataArg
 from .._generated import runtime_enums as _E
@@ -255,6 +256,8 @@ _cudaGraph_t = _RCLS["cudaGraph_t"]
 _cudaGraphNode_t = _RCLS["cudaGraphNode_t"]
 _cudaGraphExec_t = _RCLS["cudaGraphExec_t"]
 _cudaHostFn_t = _RCLS["cudaHostFn_t"]
+_cudaMemPool_t = _RCLS["cudaMemPool_t"]
+_cudaUserObject_t = _RCLS["cudaUserObject_t"]
 _cudaStreamCallback_t = _RCLS["cudaStreamCallback_t"]
 _cudaGraphEdgeData = _RCLS["cudaGraphEdgeData"]
 _CUgraphNode = _DRIVER_CLASSES["CUgraphNode"]
@@ -642,12 +645,6 @@ def cudaDeviceReset() -> _Result:
 
 
 @_rt()
-def cudaDeviceGetStreamPriorityRange() -> _Result:
-    """``(cudaSuccess, leastPriority 0, greatestPriority -5)``, the range stream priorities are clamped to."""
-    return (_SUCCESS, 0, -5)
-
-
-@_rt()
 def cudaGetDeviceFlags() -> _Result:
     """The current device's flags (the primary context's flags, 0 unless set)."""
     d = _drv()
@@ -900,6 +897,104 @@ def cudaFreeAsync(devPtr: Any, hStream: Any) -> _Result:
     return _OK
 
 
+@_rt()
+def cudaMallocFromPoolAsync(size: Any, memPool: Any, stream: Any) -> _Result:
+    """Stream-ordered allocation from ``memPool``; a MEM_ALLOC node during capture (spec 3.8)."""
+    return (_SUCCESS, _drv().mem_alloc_from_pool_async(_size(size), _h(memPool, _cudaMemPool_t),
+                                                       _h(stream, _cudaStream_t)))
+
+
+@_rt("init")
+def cudaDeviceGetDefaultMemPool(device: Any) -> _Result:
+    """The device's default memory pool (a ``cudaMemPool_t``)."""
+    return (_SUCCESS, _cudaMemPool_t._mk(_drv().device_get_default_mem_pool(_T.c_int(device))))
+
+
+@_rt("init")
+def cudaDeviceGetMemPool(device: Any) -> _Result:
+    """The device's current memory pool (a ``cudaMemPool_t``)."""
+    return (_SUCCESS, _cudaMemPool_t._mk(_drv().device_get_mem_pool(_T.c_int(device))))
+
+
+@_rt("init")
+def cudaDeviceSetMemPool(device: Any, memPool: Any) -> _Result:
+    """Make ``memPool`` the device's current pool."""
+    _drv().device_set_mem_pool(_T.c_int(device), _h(memPool, _cudaMemPool_t))
+    return _OK
+
+
+def _pool_attr(attr: Any) -> int:
+    """``attr`` of the pool-attribute calls: a ``cudaMemPoolAttr`` (the wrapper reads ``attr.value``)."""
+    _T.c_enum(attr, "attr", "enum cudaMemPoolAttr")  # the typed parameter's conversion at entry
+    if not isinstance(attr, _E.cudaMemPoolAttr):
+        raise AttributeError(f"'{_D._tp_name(type(attr))}' object has no attribute 'value'")
+    return int(attr.value)
+
+
+@_rt("init")
+def cudaMemPoolGetAttribute(memPool: Any, attr: Any) -> _Result:
+    """A ``cuuint64_t`` for the byte-count attributes (the values equal the driver's ``CUmemPool_attribute``)."""
+    hp = _h(memPool, _cudaMemPool_t)
+    a = _pool_attr(attr)
+    v = _drv().mem_pool_get_attribute(hp, a)
+    return (_SUCCESS, _DRIVER_CLASSES["cuuint64_t"]._mk(v) if a in _POOL_ATTR_U64 else v)
+
+
+@_rt("init")
+def cudaMemPoolSetAttribute(memPool: Any, attr: Any, value: Any) -> _Result:
+    """``value``: a ``cuuint64_t`` for the byte-count attributes (a plain ``int`` raises ``AttributeError``)."""
+    hp = _h(memPool, _cudaMemPool_t)
+    a = _pool_attr(attr)
+    if a in _POOL_ATTR_U64:
+        value.getPtr  # noqa: B018  # a cuuint64_t, as the wrapper requires (AttributeError otherwise)
+    _drv().mem_pool_set_attribute(hp, a, int(value))
+    return _OK
+
+
+@_rt()
+def cudaDeviceGetStreamPriorityRange() -> _Result:
+    """``(least, greatest)`` stream priority of the current device."""
+    least, greatest = _drv().ctx_get_stream_priority_range()
+    return (_SUCCESS, least, greatest)
+
+
+# =========================================================================== user objects
+@_rt("init")
+def cudaUserObjectCreate(ptr: Any, destroy: Any, initialRefcount: Any, flags: Any) -> _Result:
+    """``destroy``: a ``cudaHostFn_t`` or an ``int`` address (a Python callable raises ``TypeError``)."""
+    fp = _h(destroy, _cudaHostFn_t)
+    return (_SUCCESS, _cudaUserObject_t._mk(_drv().user_object_create(_T.void_ptr(ptr), fp, initialRefcount,
+                                                                      flags)))
+
+
+@_rt("init")
+def cudaUserObjectRetain(object: Any, count: Any) -> _Result:
+    """Add references owned by the caller."""
+    _drv().user_object_retain(_h(object, _cudaUserObject_t), count)
+    return _OK
+
+
+@_rt("init")
+def cudaUserObjectRelease(object: Any, count: Any) -> _Result:
+    """Release references owned by the caller."""
+    _drv().user_object_release(_h(object, _cudaUserObject_t), count)
+    return _OK
+
+
+@_rt("init")
+def cudaGraphRetainUserObject(graph: Any, object: Any, count: Any, flags: Any) -> _Result:
+    """The graph takes references (``cudaGraphUserObjectMove`` = 1: the caller's)."""
+    _drv().graph_retain_user_object(_h(graph, _cudaGraph_t), _h(object, _cudaUserObject_t), count, flags)
+    return _OK
+
+
+@_rt("init")
+def cudaGraphReleaseUserObject(graph: Any, object: Any, count: Any) -> _Result:
+    """The graph releases references."""
+    _drv().graph_release_user_object(_h(graph, _cudaGraph_t), _h(object, _cudaUserObject_t), count)
+    return _OK
+
+
 # =========================================================================== streams
 @_rt()
 def cudaStreamCreate() -> _Result:
@@ -915,7 +1010,7 @@ def cudaStreamCreateWithFlags(flags: Any) -> _Result:
 
 @_rt()
 def cudaStreamCreateWithPriority(flags: Any, priority: Any) -> _Result:
-    """Create a stream with a priority (clamped to [-5, 0])."""
+    """Create a stream with a priority (clamped to the range cudaDeviceGetStreamPriorityRange gives)."""
     return (_SUCCESS, _mk_stream(_drv().stream_create(_u(flags), _T.c_int(priority))))
 
 

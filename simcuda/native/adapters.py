@@ -39,6 +39,7 @@ from typing import Any
 from .. import _state
 from .._core.api import API, Api
 from .._core.errors import DriverError
+from .._core.objects import POOL_ATTR_U64
 from .._generated import cydriver_ctypes as C
 from .._generated.entry_table import ENTRIES, Entry
 from . import structs as _structs
@@ -496,6 +497,39 @@ def _copy(src: str, dst: str, stream_at: int | None) -> Decoder:
     return make
 
 
+def _user_object_create(entry: Entry, ptds: bool) -> Callable[..., int]:
+    """cuUserObjectCreate ``(CUuserObject *object_out, void *ptr, CUhostFn destroy, unsigned int initialRefcount,
+    unsigned int flags)``: the C function pointer reaches the core as its address (NULL is 0), which the core calls
+    through ctypes with ``ptr`` when the last reference goes."""
+    def body(out: Any, ptr: int | None, destroy: Any, initial: int, flags: int) -> int:
+        d = _drv()
+        if not out:
+            d.require_arg(False, "object_out", entry.name)
+        put(ctypes.c_void_p, out, d.user_object_create(ptr or 0, destroy or 0, initial, flags))
+        return 0
+    return body
+
+
+def _mem_pool_attribute(setter: bool) -> Decoder:
+    """cuMemPoolGetAttribute / cuMemPoolSetAttribute ``(CUmemoryPool pool, CUmemPool_attribute attr, void *value)``:
+    ``value`` points to a ``cuuint64_t`` for the byte-count attributes, to an ``int`` otherwise; NULL is the core's
+    INVALID_VALUE."""
+    def make(entry: Entry, ptds: bool) -> Callable[..., int]:
+        def body(pool: int | None, attr: int, value: int | None) -> int:
+            d = _drv()
+            if not value:
+                d.require_arg(False, "value", entry.name)
+            addr = int(value or 0)
+            ctype = ctypes.c_uint64 if attr in POOL_ATTR_U64 else ctypes.c_int
+            if setter:
+                d.mem_pool_set_attribute(pool or 0, attr, ctype.from_address(addr).value)
+            else:
+                ctype.from_address(addr).value = d.mem_pool_get_attribute(pool or 0, attr)
+            return 0
+        return body
+    return make
+
+
 def _memset(esize: int, asynchronous: bool) -> Decoder:
     """cuMemsetD8/16/32[Async] ``(CUdeviceptr dstDevice, value, size_t N[, hStream])``."""
     from .._core.memory import MemsetParams
@@ -564,6 +598,9 @@ PARTICULAR: dict[str, Decoder] = {
     "cuMemsetD16Async": _memset(2, True),
     "cuMemsetD32Async": _memset(4, True),
     "cuGraphInstantiateWithParams": _instantiate_with_params,
+    "cuUserObjectCreate": _user_object_create,
+    "cuMemPoolGetAttribute": _mem_pool_attribute(False),
+    "cuMemPoolSetAttribute": _mem_pool_attribute(True),
 }
 PARTICULAR.update(_structs.DECODERS)  # struct parameters (simcuda/native/structs.py)
 

@@ -203,6 +203,14 @@ class Contexts(Work):
         return (self._context(h) if h else self._ctx_current()).ctx_id
 
     @entry
+    def ctx_get_stream_priority_range(self) -> tuple[int, int]:
+        """cuCtxGetStreamPriorityRange: ``(least, greatest)`` stream priority of the current context's device
+        (``DeviceSpec.stream_priority_range``, H100: ``(0, -5)``), the range cuStreamCreateWithPriority clamps
+        into. Errors: 201 no current context (709 destroyed)."""
+        least, greatest = self._ctx_current().device.spec.stream_priority_range
+        return least, greatest
+
+    @entry
     def ctx_synchronize(self) -> None:
         """cuCtxSynchronize. Errors: 201; 900 while any stream of the context is in a capture (spec 5.3)."""
         ctx = self._ctx_current()

@@ -8,6 +8,7 @@ from .. import graph as gr
 from .. import nodes as nd
 from ..errors import CUresult, DriverError
 from ..memory import KIND_GRAPH
+from ..objects import release_refs, retain_refs
 from ..state import entry
 from ..work import Work
 
@@ -209,6 +210,7 @@ class Execs(Work):
         self._graph_counter += 1
         x = gr.GraphExec(0, g, flags, body, self._graph_counter)
         x.handle = self._handle(x)
+        x.user_refs = gr.graph_user_refs(g) or None  # the exec's own copy (entries/userobj.py)
         g.live_execs += 1
         return x
 
@@ -245,12 +247,14 @@ class Execs(Work):
         Fidelity: launches still pending (manual progression) or running (another thread destroys the
         exec while a host node or Python kernel of its replay runs) run to completion with the body they
         started with, as NVIDIA frees an exec in flight when it finishes; the handle is refused at once.
-        Graph allocations the exec left unfreed stay allocated.
+        Graph allocations the exec left unfreed stay allocated. The exec's user-object references go now; a
+        pending or running launch keeps its own until it completes (entries/userobj.py).
         """
         x = self._exec(hexec)
         cap.check_unsafe(self, self._thread(), "cuGraphExecDestroy")
         x.destroyed = True
         x.graph.live_execs -= 1
+        release_refs(x.user_refs, self._uo_due)
 
     @entry
     def graph_launch(self, hexec: int, h: int) -> None:
@@ -287,6 +291,7 @@ class Execs(Work):
                                       "instantiate with CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH (spec 9, "
                                       "C-142)")
         started: list[int] = []
+        held = retain_refs(x.user_refs) if x.user_refs else None  # this launch's references, until it has run
 
         def run() -> str:
             started.append(1)
@@ -296,6 +301,8 @@ class Execs(Work):
                 return replay()
             finally:
                 x.running -= 1
+                if held:
+                    release_refs(held, self._uo_due)
 
         def replay() -> str:
             if x.flags & 1:
@@ -343,10 +350,12 @@ class Execs(Work):
         except DriverError:
             if not started:
                 x.pending -= 1
+                release_refs(held, self._uo_due)
             raise
         if nested is not None or s.cig is not None:  # a child-graph node of a capture (Options), or recorded
             if not started:                         # into the CIG command list: never run here (spec 8.3)
                 x.pending -= 1
+                release_refs(held, self._uo_due)
             return
         for a in allocs:
             a.outstanding = x
@@ -414,6 +423,9 @@ class Execs(Work):
             raise self._update_error(x, f) from None
         x.body = body
         x.shared = False
+        new_refs = gr.graph_user_refs(g) or None  # the source graph's references replace the exec's
+        release_refs(x.user_refs, self._uo_due)
+        x.user_refs = new_refs
         return (gr.UPD_SUCCESS, 0, 0)
 
     def _update_error(self, x: gr.GraphExec, f: gr.UpdateFailure) -> DriverError:

@@ -26,13 +26,15 @@ class Streams(Work):
     def stream_create(self, flags: int, priority: int = 0) -> int:
         """cuStreamCreate / cuStreamCreateWithPriority. Errors: 201 no context; 1 flags not 0/1.
 
-        Priority is clamped to the device range [-5, 0] as the real driver does.
+        Priority is clamped to the device range (``DeviceSpec.stream_priority_range``, H100: [-5, 0], the
+        range ``cuCtxGetStreamPriorityRange`` reports) as the real driver does.
         """
         ctx = self._ctx_current()
         if flags not in (0, 1):
             raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
                               f"stream flags {flags} are not CU_STREAM_DEFAULT (0) or CU_STREAM_NON_BLOCKING (1)")
-        s = Stream(0, ctx, flags, max(-5, min(0, int(priority))), USER, self._next_stream_id())
+        least, greatest = ctx.device.spec.stream_priority_range
+        s = Stream(0, ctx, flags, max(greatest, min(least, int(priority))), USER, self._next_stream_id())
         s.handle = self._handle(s)
         ctx.streams.append(s)
         return s.handle

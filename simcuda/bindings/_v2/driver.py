@@ -40,6 +40,7 @@ from ..._core.memory import DEVICE as _DEV
 from ..._core.memory import HOST as _HOST
 from ..._core.memory import CopyParams as _CopyParams
 from ..._core.memory import MemsetParams as _MemsetParams
+from ..._core.objects import POOL_ATTR_U64 as _POOL_ATTR_U64
 from ..._core.objects import EdgeDataArg as _EdgeDataArg
 from ..._generated import v2_enums as _E2
 from ..._generated.driver_enums import CUresult as _CUresult
@@ -1041,6 +1042,39 @@ def graph_instantiate_with_params(h_graph: Any, instantiate_params: Any) -> int:
     return x
 
 
+# ================================================================================ user objects, memory pools
+@_face
+def user_object_create(ptr: Any, destroy: Any, initial_refcount: Any, flags: Any) -> int:
+    """``destroy`` is a host function address; ``ptr`` the value handed to it (None, an ``int`` address or a
+    contiguous writable buffer, as the real wrapper converts a ``void*``)."""
+    b = _buf(ptr, writable=True)
+    addr = b if b is None or isinstance(b, int) else _T.void_ptr(b)
+    return int(_drv().user_object_create(addr, destroy, initial_refcount, flags))
+
+
+def _check_pool_attr(attr: int) -> None:
+    if not 1 <= attr <= 15:  # the CUmemPool_attribute values
+        raise TypeError(f"Unsupported memory pool attribute: {attr}")
+
+
+@_face
+def mem_pool_get_attribute(pool: Any, attr: Any) -> int:
+    """The attribute's value as an ``int`` (byte counts for the ``cuuint64_t`` attributes); an ``attr`` that is
+    no ``CUmemPool_attribute`` raises ``TypeError: Unsupported memory pool attribute``, as the real wrapper."""
+    _check_pool_attr(attr)
+    return int(_drv().mem_pool_get_attribute(pool, attr))
+
+
+@_face
+def mem_pool_set_attribute(pool: Any, attr: Any, value: Any) -> None:
+    """``value`` is the address of the new value: a ``cuuint64_t`` for the byte-count attributes, an ``int``
+    (4 bytes) for the others; the core checks that it is readable first (INVALID_VALUE otherwise)."""
+    width = 8 if int(attr) in _POOL_ATTR_U64 else 4
+    addr = _readable(value, width, "the attribute value")
+    v = (_ct.c_uint64 if width == 8 else _ct.c_int).from_address(addr).value
+    _drv().mem_pool_set_attribute(pool, attr, v)
+
+
 # ================================================================================ built from the table
 def _build(name: str, row: _Api) -> _Callable[..., Any]:
     """The ``_v2`` function of a complete table row: the typed parameters converted as the real wrapper does
@@ -1086,6 +1120,9 @@ _BUILT = (
     "mem_free_async", "mem_free_v2", "module_unload", "stream_begin_capture_v2", "stream_create",
     "stream_create_with_priority", "stream_destroy_v2", "stream_end_capture", "stream_end_capture_to_cig",
     "stream_get_ctx", "stream_get_id", "stream_is_capturing", "stream_query", "stream_synchronize",
+    "ctx_get_stream_priority_range", "user_object_retain", "user_object_release", "graph_retain_user_object",
+    "graph_release_user_object", "device_get_default_mem_pool", "device_get_mem_pool", "device_set_mem_pool",
+    "mem_alloc_from_pool_async",
 )
 for _n in _BUILT:
     _r = _row(_n)
