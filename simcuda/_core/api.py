@@ -920,7 +920,7 @@ Fidelity (spec 16, 9) [I]: when the two graphs created different numbers of node
 included) the result is NOT_SUPPORTED with a NULL error node, as observed on NVIDIA; the same
 created count with different live nodes is TOPOLOGY_CHANGED. The rule is ``graph.plan_update``. On success the
 exec's user-object references are replaced by new ones to those of ``hGraph`` (and its child graphs) [I]."""),
-    Api("cuGraphDebugDotPrint", "graph_debug_dot_print(...)",
+    Api("cuGraphDebugDotPrint", "graph_debug_dot_print(hGraph, path, flags) (...)",
         """Write the graph as Graphviz DOT (spec 9.1). Args: ``path`` as ``bytes`` (``str`` raises TypeError);
 ``CUgraphDebugDot_flags``. Errors: INVALID_VALUE bad graph or empty path; OPERATING_SYSTEM (304)
 when the file cannot be written."""),
