@@ -27,6 +27,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import importlib
+import importlib.machinery
 import importlib.util
 import inspect
 import os
@@ -133,6 +134,9 @@ def _stand_in(name: str, path: list[str]) -> types.ModuleType:
     m = types.ModuleType(name, f"simcuda stand-in for the package {name!r} (installed by simcuda.patch())")
     m.__path__ = path
     m.__package__ = name
+    # a package's spec, as the import system gives one (importlib.util.find_spec reads it: numba-cuda does)
+    m.__spec__ = importlib.machinery.ModuleSpec(name, None, is_package=True)
+    m.__spec__.submodule_search_locations = list(path)
     # a module takes any attribute; typeshed's ModuleType declares neither of these two
     m.__simcuda_stand_in__ = True  # type: ignore[attr-defined]
     if name == "cuda.bindings":

@@ -146,6 +146,10 @@ not the shorter string of the real ``libcuda``. Errors: INVALID_VALUE for an unk
         """The device with this ordinal. Errors: INVALID_DEVICE (101) out of range; NOT_INITIALIZED."""),
     Api("cuDeviceGetCount", "device_get_count() -> count",
         """Number of simulated devices (``Driver(devices=[...])``)."""),
+    Api("cuDeviceGetUuid", "device_get_uuid(...)",
+        """The device's UUID (``CUuuid``, 16 bytes): a stable hash of its name and ordinal, the same every run [I].
+
+Errors: INVALID_DEVICE."""),
     Api("cuDeviceGetName", "device_get_name(...)",
         """The device name as ``bytes`` of exactly ``length`` bytes (NUL-terminated, then padding, as the real
 wrapper returns its buffer). Errors: INVALID_DEVICE; INVALID_VALUE for ``length`` <= 0."""),

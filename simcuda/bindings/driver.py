@@ -441,6 +441,13 @@ def cuDeviceGetName(length: Any, dev: Any) -> _Result:
 
 
 @_face
+def cuDeviceGetUuid(dev: Any) -> _Result:
+    u = globals()["CUuuid"]()
+    u._d["bytes"] = _drv().device_get_uuid(_h(dev, _CUdevice))
+    return (_SUCCESS, u)
+
+
+@_face
 def cuDeviceComputeCapability(dev: Any) -> _Result:
     d, h = _drv(), _h(dev, _CUdevice)
     major = d.device_get_attribute(_E.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, h)

@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import ctypes  # noqa: F401  (the real module exposes ``ctypes`` too)
 import functools
-import hashlib
 import inspect as _inspect
 import os
 import threading
@@ -523,6 +522,14 @@ def cudaRuntimeGetVersion() -> _Result:
     return (_SUCCESS, _E.CUDART_VERSION)
 
 
+def getLocalRuntimeVersion() -> _Result:
+    """Mirrors ``getLocalRuntimeVersion()`` of cuda.bindings.runtime 13.5: ``(cudaSuccess, version)``, the
+    version of the CUDA runtime library the binding finds locally. The simulated runtime is that library here:
+    its ``CUDART_VERSION`` (13050), as :func:`cudaRuntimeGetVersion`. Needs no device and no ``cuInit``;
+    numba-cuda reads it at import."""
+    return (_SUCCESS, _E.CUDART_VERSION)
+
+
 # =========================================================================== devices
 @_rt("init")
 def cudaGetDeviceCount() -> _Result:
@@ -617,7 +624,7 @@ def cudaGetDeviceProperties(device: Any) -> _Result:
             p._d[field] = d.device_total_mem(dev)
         elif field == "uuid":
             u = _RCLS["cudaUUID_t"]()
-            u._d["bytes"] = hashlib.md5(name + b"/" + str(dev).encode()).digest()
+            u._d["bytes"] = d.device_get_uuid(dev)
             p._d[field] = u
         elif kind == "raw":
             v = _prop_value(d, dev, field)

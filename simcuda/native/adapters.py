@@ -355,6 +355,16 @@ def _device_get_name(entry: Entry, ptds: bool) -> Callable[..., int]:
     return body
 
 
+def _device_get_uuid(entry: Entry, ptds: bool) -> Callable[..., int]:
+    """cuDeviceGetUuid ``(CUuuid *uuid, CUdevice dev)``: the 16 bytes written to ``uuid``."""
+    def body(uuid: int | None, dev: int) -> int:
+        d = _drv()
+        d.require_arg(bool(uuid), "uuid", entry.name)
+        ctypes.memmove(uuid or 0, d.device_get_uuid(dev), 16)
+        return 0
+    return body
+
+
 def _capture_info(edge_data: bool) -> Decoder:
     """cuStreamGetCaptureInfo (12030 with edge data, 11030 without): every output optional (NULL skips it); the
     dependency and edge-data arrays stay valid until this thread asks again, as the driver keeps them."""
@@ -572,6 +582,7 @@ PARTICULAR: dict[str, Decoder] = {
     "cuGetErrorName": _error_string("get_error_name"),
     "cuGetErrorString": _error_string("get_error_string"),
     "cuDeviceGetName": _device_get_name,
+    "cuDeviceGetUuid": _device_get_uuid,
     "cuStreamGetCaptureInfo": _capture_info(True),
     "cuStreamGetCaptureInfo_v2": _capture_info(False),
     "cuModuleLoadData": _module_load("module_load_data", 1),

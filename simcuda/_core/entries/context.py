@@ -1,6 +1,8 @@
 """Init, devices, primary contexts and contexts (spec 1, 3 preamble, 5.3, 8.1)."""
 from __future__ import annotations
 
+import hashlib
+
 from .. import capture as cap
 from ..errors import CUresult, DriverError
 from ..objects import Context
@@ -39,6 +41,13 @@ class Contexts(Work):
     def device_get(self, ordinal: int) -> int:
         """cuDeviceGet. Errors: 101 for an ordinal out of range."""
         return self._device(ordinal).ordinal
+
+    @entry
+    def device_get_uuid(self, dev: int) -> bytes:
+        """cuDeviceGetUuid: the device's 16-byte UUID, a stable hash of its name and ordinal (the same bytes every
+        run, distinct per device) [I: the simulated device has no hardware UUID]. Errors: 101 bad device."""
+        d = self._device(dev)
+        return hashlib.md5(f"{d.spec.name}/{d.ordinal}".encode()).digest()
 
     @entry
     def device_get_name(self, dev: int, length: int | None = None) -> str:
