@@ -160,8 +160,9 @@ def _is_cuda_name(n: str) -> bool:
 def _install(route: str = "python") -> None:
     global _route
     if route == "native":
-        from .native import adapters
+        from .native import adapters, nvml
         adapters.install()  # before the binding's first call: it caches the pointers it resolves then
+        nvml.install()  # NVML for cuda.core's system module (found by soname, as the driver)
     _route = route
     _preexisting.clear()
     _preexisting.update(n for n in sys.modules if _is_cuda_name(n))

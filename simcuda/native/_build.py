@@ -20,11 +20,13 @@ import sys
 import tempfile
 
 HERE = pathlib.Path(__file__).resolve().parent
-SOURCES = ("libcuda.c", "entries.h")
+SOURCES = ("libcuda.c", "entries.h", "libnvml.c", "nvml_entries.h")
 LIBRARY = "libcuda.so.1"
+#: the libraries built, each (file and soname, C source): the driver, and the NVML front end (simcuda.native.nvml)
+LIBRARIES = (("libcuda.so.1", "libcuda.c"), ("libnvidia-ml.so.1", "libnvml.c"))
 STATUS = "build-status.txt"
 CFLAGS = ["-std=c11", "-O2", "-Wall", "-Wextra", "-fPIC", "-shared", "-fvisibility=hidden"]
-LDFLAGS = ["-Wl,-soname,libcuda.so.1", "-Wl,--no-undefined"]
+LDFLAGS = ["-Wl,--no-undefined"]
 
 
 def source_digest(folder: pathlib.Path = HERE) -> str:
@@ -86,25 +88,23 @@ def build(target: pathlib.Path, source: pathlib.Path = HERE, log: bool = True) -
 
 
 def _compile(argv: list[str], source: pathlib.Path, target: pathlib.Path, digest: str) -> tuple[bool, str]:
-    """Run the compiler; (True, the library's path) or (False, the compiler's complaint)."""
-    fd, tmp = tempfile.mkstemp(prefix=".libcuda-", suffix=".so", dir=target)
-    os.close(fd)
-    cmd = [*argv, *CFLAGS, f'-DSIMCUDA_SOURCE_DIGEST="{digest}"', f"-I{source}", "-o", tmp,
-           str(source / "libcuda.c"), *LDFLAGS]
-    try:
-        r = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
-    except (OSError, subprocess.SubprocessError) as e:
-        os.unlink(tmp)
-        return False, f"running the C compiler ({argv[0]}) failed: {e}"
-    if r.returncode != 0:
-        os.unlink(tmp)
-        tail = (r.stderr or r.stdout).strip().splitlines()[-5:]
-        return False, f"the C compiler ({argv[0]}) failed: " + " | ".join(tail)
-    os.chmod(tmp, 0o755)
-    os.replace(tmp, target / LIBRARY)
-    return True, f"{target / LIBRARY} (compiled with {argv[0]})"
-
-
-if __name__ == "__main__":
-    built, _why = build(HERE)
-    raise SystemExit(0 if built else 1)
+    """Run the compiler for each of :data:`LIBRARIES`; (True, the libraries' paths) or (False, the complaint)."""
+    built = []
+    for library, c_file in LIBRARIES:
+        fd, tmp = tempfile.mkstemp(prefix=f".{library}-", suffix=".so", dir=target)
+        os.close(fd)
+        cmd = [*argv, *CFLAGS, f'-DSIMCUDA_SOURCE_DIGEST="{digest}"', f"-I{source}", "-o", tmp,
+               str(source / c_file), f"-Wl,-soname,{library}", *LDFLAGS]
+        try:
+            r = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+        except (OSError, subprocess.SubprocessError) as e:
+            os.unlink(tmp)
+            return False, f"running the C compiler ({argv[0]}) failed: {e}"
+        if r.returncode != 0:
+            os.unlink(tmp)
+            tail = (r.stderr or r.stdout).strip().splitlines()[-5:]
+            return False, f"the C compiler ({argv[0]}) failed on {c_file}: " + " | ".join(tail)
+        os.chmod(tmp, 0o755)
+        os.replace(tmp, target / library)
+        built.append(str(target / library))
+    return True, f"{', '.join(built)} (compiled with {argv[0]})"

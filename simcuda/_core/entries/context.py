@@ -5,10 +5,15 @@ import hashlib
 
 from .. import capture as cap
 from ..errors import CUresult, DriverError
-from ..objects import Context
+from ..objects import Context, Device
 from ..state import DRIVER_VERSION, entry
 from ..work import Work
 
+
+def device_uuid(d: Device) -> bytes:
+    """The 16-byte UUID of a simulated device: a stable hash of its name and ordinal [I] (cuDeviceGetUuid and
+    the NVML front end's nvmlDeviceGetUUID report the same bytes; NVML needs no cuInit, hence a function)."""
+    return hashlib.md5(f"{d.spec.name}/{d.ordinal}".encode()).digest()
 
 class Contexts(Work):
     """Init, devices, primary contexts and contexts of the simulated driver.
@@ -46,8 +51,7 @@ class Contexts(Work):
     def device_get_uuid(self, dev: int) -> bytes:
         """cuDeviceGetUuid: the device's 16-byte UUID, a stable hash of its name and ordinal (the same bytes every
         run, distinct per device) [I: the simulated device has no hardware UUID]. Errors: 101 bad device."""
-        d = self._device(dev)
-        return hashlib.md5(f"{d.spec.name}/{d.ordinal}".encode()).digest()
+        return device_uuid(self._device(dev))
 
     @entry
     def device_get_name(self, dev: int, length: int | None = None) -> str:
