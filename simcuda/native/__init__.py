@@ -18,7 +18,7 @@ Order matters, and is the caller's to keep:
    all its entries at its first driver call and caches the pointers, but what the library hands out are
    trampolines that read the slot at every call, so an entry registered (or put back) later is seen too.
    :func:`lookup_count` says whether lookups happened. At interpreter exit the trampolines start answering
-   ``CUDA_ERROR_DEINITIALIZED`` in C.
+   ``CUDA_SUCCESS`` in C, doing nothing, once Python starts to finalize (``atexit``).
 4. :func:`call_counts` lists the entries the binding called that have no adapter (each answered 801,
    ``CUDA_ERROR_NOT_SUPPORTED``).
 """
@@ -137,11 +137,17 @@ def load() -> ctypes.CDLL:
         _declare(lib)
         _check_table(lib)
         lib.simcuda_set_driver_version(_driver_version)
-        # at interpreter exit, before the callbacks behind the slots stop working, every entry starts to answer
-        # CUDA_ERROR_DEINITIALIZED in C (handles freed by C++ destructors after that never reach Python)
-        atexit.register(lib.simcuda_shutdown)
+        # when the interpreter starts to finalize, every entry starts to answer in C (module teardown and C++
+        # destructors free handles after ctypes has stopped running callbacks)
+        at_interpreter_end(lib.simcuda_shutdown)
         _lib = lib
         return lib
+
+
+def at_interpreter_end(c_function: Any) -> None:
+    """Have the C function ``void f(void)`` called when Python starts to finalize (``atexit``): from then on
+    ctypes no longer runs callbacks (a call would get an undefined result), so the library answers in C."""
+    atexit.register(c_function)
 
 
 def is_loaded() -> bool:

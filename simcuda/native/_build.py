@@ -108,3 +108,8 @@ def _compile(argv: list[str], source: pathlib.Path, target: pathlib.Path, digest
         os.replace(tmp, target / library)
         built.append(str(target / library))
     return True, f"{', '.join(built)} (compiled with {argv[0]})"
+
+
+if __name__ == "__main__":
+    built, _why = build(HERE)
+    raise SystemExit(0 if built else 1)

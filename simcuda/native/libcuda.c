@@ -11,9 +11,10 @@
  *
  * cuda.bindings resolves all of its entries at its first driver call and caches the pointers. The table hands
  * out trampolines, one per entry and slot, that jump through the slot at every call: an entry registered
- * later is seen, and after simcuda_shutdown() (Python's exit) every trampoline answers
- * CUDA_ERROR_DEINITIALIZED without calling into Python, as the real driver answers while a process tears
- * down (handles freed by C++ destructors after the interpreter is gone would otherwise call dead callbacks).
+ * later is seen. After simcuda_shutdown() (called when Python starts to finalize, after which ctypes runs no
+ * callback) every trampoline answers CUDA_SUCCESS without calling into Python: the handles a process frees
+ * while it ends (module teardown, C++ destructors of cuda.core's handles) are freed as the real driver frees
+ * them, successfully, and nothing of the simulated state is left to change.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -30,7 +31,6 @@ typedef int CUdriverProcAddressQueryResult;
 enum {
     CUDA_SUCCESS = 0,
     CUDA_ERROR_INVALID_VALUE = 1,
-    CUDA_ERROR_DEINITIALIZED = 4,
     CUDA_ERROR_NOT_FOUND = 500,
     CUDA_ERROR_NOT_SUPPORTED = 801,
 };
@@ -137,12 +137,12 @@ static int shutting_down; /* set by simcuda_shutdown() */
 #define X(index, name, version)                                                                             \
     static CUresult tramp_##index##_0(ARGS16) {                                                            \
         if (__atomic_load_n(&shutting_down, __ATOMIC_ACQUIRE))                                             \
-            return CUDA_ERROR_DEINITIALIZED;                                                               \
+            return CUDA_SUCCESS;                                                                           \
         return ((forward_fn)entry_pointer(index, 0))(PASS16);                                              \
     }                                                                                                      \
     static CUresult tramp_##index##_1(ARGS16) {                                                            \
         if (__atomic_load_n(&shutting_down, __ATOMIC_ACQUIRE))                                             \
-            return CUDA_ERROR_DEINITIALIZED;                                                               \
+            return CUDA_SUCCESS;                                                                           \
         return ((forward_fn)entry_pointer(index, 1))(PASS16);                                              \
     }
 SIMCUDA_ENTRIES(X)
@@ -161,8 +161,8 @@ static const forward_fn TRAMPOLINES[2][SIMCUDA_ENTRY_COUNT] = {
     },
 };
 
-/* From now on every handed-out entry answers CUDA_ERROR_DEINITIALIZED (4) without calling its slot: called
- * by the Python side at interpreter exit, before the callbacks behind the slots stop working. */
+/* From now on every handed-out entry answers CUDA_SUCCESS without calling its slot: called by the Python side
+ * when the interpreter starts to finalize, before the callbacks behind the slots stop running. */
 EXPORT void simcuda_shutdown(void) { __atomic_store_n(&shutting_down, 1, __ATOMIC_RELEASE); }
 
 /* ------------------------------------------------------------------ the registration API (Python side) */

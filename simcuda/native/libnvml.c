@@ -5,8 +5,8 @@
  *     each a trampoline through a slot that simcuda_nvml_set_entry() fills (from Python: ctypes callbacks);
  *     an empty slot answers NVML_ERROR_NOT_SUPPORTED (3) and counts the call;
  *   - nvmlErrorString, the one function returning a string, answered here from a fixed table;
- *   - simcuda_nvml_shutdown(): from then on every function answers NVML_ERROR_UNINITIALIZED (1) without calling
- *     its slot (the Python side calls it at interpreter exit, as libcuda.c's simcuda_shutdown).
+ *   - simcuda_nvml_shutdown(): from then on every function answers NVML_SUCCESS without calling its slot (the
+ *     Python side calls it when the interpreter starts to finalize, as libcuda.c's simcuda_shutdown).
  * The trampolines take and forward 16 pointer-sized integers (every NVML parameter is an integer or a pointer;
  * tools/gen_native_nvml.py checks the count), as libcuda.c explains for the System V x86-64 and AAPCS64 ABIs.
  */
@@ -18,7 +18,7 @@
 #define EXPORT __attribute__((visibility("default")))
 
 typedef int nvmlReturn_t;
-enum { NVML_SUCCESS = 0, NVML_ERROR_UNINITIALIZED = 1, NVML_ERROR_NOT_SUPPORTED = 3 };
+enum { NVML_SUCCESS = 0, NVML_ERROR_NOT_SUPPORTED = 3 };
 
 #define ARGS16                                                                                              \
     uintptr_t a0, uintptr_t a1, uintptr_t a2, uintptr_t a3, uintptr_t a4, uintptr_t a5, uintptr_t a6,      \
@@ -40,7 +40,7 @@ static const char *const NAMES[SIMCUDA_NVML_COUNT] = {
 #define X(index, name)                                                                                      \
     EXPORT nvmlReturn_t name(ARGS16) {                                                                     \
         if (__atomic_load_n(&shutting_down, __ATOMIC_ACQUIRE))                                             \
-            return NVML_ERROR_UNINITIALIZED;                                                               \
+            return NVML_SUCCESS;                                                                           \
         forward_fn fn = (forward_fn)__atomic_load_n(&slots[index], __ATOMIC_ACQUIRE);                      \
         if (fn == NULL) {                                                                                  \
             __atomic_fetch_add(&counts[index], 1, __ATOMIC_RELAXED);                                       \

@@ -18,11 +18,10 @@ and fills the functions below with ctypes callbacks. What they answer:
 * A buffer too small for a string is NVML_ERROR_INSUFFICIENT_SIZE (7), a NULL output NVML_ERROR_INVALID_ARGUMENT.
 
 Every other NVML function answers NVML_ERROR_NOT_SUPPORTED (3) and is counted (:func:`call_counts`). At
-interpreter exit the library starts answering NVML_ERROR_UNINITIALIZED in C (as ``libcuda.so.1`` does).
+the start of the interpreter's finalization the library starts answering NVML_SUCCESS in C (as ``libcuda.so.1``).
 """
 from __future__ import annotations
 
-import atexit
 import ctypes
 import os
 import threading
@@ -142,7 +141,8 @@ def install() -> ctypes.CDLL:
             cb = ctypes.CFUNCTYPE(ctypes.c_int, *argtypes)(_guarded(name, fn))
             _keep.append(cb)
             lib.simcuda_nvml_set_entry(index[name], ctypes.cast(cb, ctypes.c_void_p))
-        atexit.register(lib.simcuda_nvml_shutdown)
+        from . import at_interpreter_end
+        at_interpreter_end(lib.simcuda_nvml_shutdown)
         _lib = lib
         return lib
 

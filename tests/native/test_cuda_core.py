@@ -115,3 +115,34 @@ def test_graph_builder_workflow_end_to_end(target, tmp_path):
 def test_nothing_it_called_was_left_unsimulated(tmp_path):
     out = run("ptx", tmp_path)
     assert out["not_simulated"] == [], textwrap.shorten(" ".join(out["not_simulated"]), 300)
+
+
+def test_the_readme_program_exits_cleanly():
+    """README's cuda.core example, left to the interpreter's exit to free its buffer and stream: the process
+    ends with code 0 and nothing on stderr (cuda.core frees handles while Python finalizes, when ctypes runs no
+    callback any more: the library answers those calls itself, as a real driver that frees them)."""
+    code = textwrap.dedent('''
+        import simcuda
+
+        @simcuda.kernel("fill")
+        def fill(launch):
+            p, v, n = launch.args
+            launch.array(p, "int32", n)[:] = v
+
+        with simcuda.patch(route="native"):
+            from cuda.core import Device, LaunchConfig, Program, ProgramOptions, launch
+            import numpy as np
+            dev = Device(); dev.set_current(); stream = dev.create_stream()
+            src = 'extern "C" __global__ void fill(int *p, int v, unsigned n) { p[threadIdx.x] = v; }'
+            kernel = Program(src, code_type="c++", options=ProgramOptions(arch=f"sm_{dev.arch}")).compile(
+                "ptx").get_kernel("fill")
+            buf = dev.allocate(256, stream=stream)
+            launch(stream, LaunchConfig(grid=1, block=64), kernel, buf, np.int32(7), np.uint32(64))
+            stream.sync()
+            host = np.zeros(64, dtype=np.int32)
+            from cuda.bindings import driver as cu
+            cu.cuMemcpyDtoH(host.ctypes.data, int(buf.handle), 256)
+            print(sorted(set(host.tolist())))
+    ''')
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert (r.returncode, r.stdout.strip(), r.stderr) == (0, "[7]", "")
