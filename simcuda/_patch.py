@@ -80,8 +80,9 @@ def route_of(route: str | None = None) -> str:
     ``"native"``: NVIDIA's own modules run over the simulated ``libcuda.so.1`` (:mod:`simcuda.native`);
     :class:`simcuda.native.NativeUnavailable` says why when that cannot work here. ``"auto"``: native where
     available, else python. The default stays ``"python"`` while the native adapters do not yet serve every
-    entry the Python faces do (docs/native.md lists what is served). The runtime and NVRTC faces are simcuda's
-    on both routes.
+    entry the Python faces do (docs/native.md lists what is served). The runtime face is simcuda's on both
+    routes (on the native one its handle classes derive from NVIDIA's driver classes); NVRTC is NVIDIA's own on
+    the native route where its library loads (:func:`native_nvrtc`), else simcuda's face.
     """
     r = route or os.environ.get("SIMCUDA_ROUTE") or "python"
     if r not in ROUTES:
@@ -92,13 +93,67 @@ def route_of(route: str | None = None) -> str:
     return r
 
 
+#: why the native route's NVRTC is simcuda's face (None: NVIDIA's own ``cuda.bindings.nvrtc``); set by ``_faces``
+nvrtc_why: str | None = None
+
+
+def native_nvrtc() -> str | None:
+    """None when NVIDIA's own ``cuda.bindings.nvrtc`` can serve the native route (cuda.pathfinder loads
+    ``libnvrtc``, from the ``nvidia-cuda-nvrtc`` wheel or a toolkit, and the module imports), else why not.
+    Loading the library is what NVIDIA's module does at its first call; NVRTC needs no GPU, and the
+    ``cuGetExportTable`` it asks the driver for answers 801, which it tolerates (NATIVE.md). NVIDIA's NVRTC is
+    a real compiler: the headers a program includes must exist (``--include-path``). ``SIMCUDA_NVRTC=simcuda``
+    keeps simcuda's face (which reads kernel names and parameters without compiling)."""
+    if os.environ.get("SIMCUDA_NVRTC", "") == "simcuda":
+        return "SIMCUDA_NVRTC=simcuda"
+    try:
+        from cuda.pathfinder import load_nvidia_dynamic_lib
+        load_nvidia_dynamic_lib("nvrtc")
+        mod = importlib.import_module("cuda.bindings.nvrtc")
+    except Exception as e:  # noqa: BLE001 - any failure means: keep simcuda's face, and say why
+        return f"{type(e).__name__}: {e}"
+    if "simcuda" in (getattr(mod, "__file__", "") or ""):
+        return "cuda.bindings.nvrtc is simcuda's face here"
+    return None
+
+
+def _native_runtime() -> types.ModuleType:
+    """The runtime face built for the native route (``simcuda/bindings/runtime.py`` loaded again as
+    :data:`simcuda.bindings.runtime.NATIVE_NAME`): its handle classes derive from NVIDIA's driver classes."""
+    from .bindings import runtime
+    mod = sys.modules.get(runtime.NATIVE_NAME)
+    if mod is None:
+        spec = importlib.util.spec_from_file_location(runtime.NATIVE_NAME, runtime.__file__)
+        assert spec is not None and spec.loader is not None
+        mod = importlib.util.module_from_spec(spec)
+        sys.modules[runtime.NATIVE_NAME] = mod
+        try:
+            spec.loader.exec_module(mod)
+        except BaseException:
+            del sys.modules[runtime.NATIVE_NAME]
+            raise
+    return mod
+
+
 def _faces(route: str = "python") -> dict[str, types.ModuleType]:
-    out = {}
+    """The modules to install under each name of :data:`FACES`. The native route leaves the driver names
+    (:data:`NATIVE_REAL`) to NVIDIA, gives the runtime names the native runtime face, and the NVRTC names
+    NVIDIA's own module when :func:`native_nvrtc` says it can serve (else simcuda's face, ``nvrtc_why``)."""
+    global nvrtc_why
+    out: dict[str, types.ModuleType] = {}
+    nvrtc_why = native_nvrtc() if route == "native" else "the python route"
     for name, target in FACES.items():
         if route == "native" and name in NATIVE_REAL:
             continue
         try:
-            out[name] = importlib.import_module(target)
+            if route == "native" and target == "simcuda.bindings.runtime":
+                out[name] = _native_runtime()
+            elif route == "native" and target == "simcuda.bindings.nvrtc" and nvrtc_why is None:
+                if name == "cuda.bindings.nvrtc":
+                    continue  # NVIDIA's own module stays
+                out[name] = importlib.import_module("cuda.bindings.nvrtc")  # the legacy cuda.nvrtc name
+            else:
+                out[name] = importlib.import_module(target)
         except ImportError:
             if name != "cuda.bindings._v2.driver":
                 raise

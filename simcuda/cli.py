@@ -26,7 +26,8 @@ __all__ = ["main", "build_parser", "run_script"]
 _RUN_HELP = """\
 Run SCRIPT like `python SCRIPT ARGS...` (sys.argv, __main__, the script's folder first on sys.path,
 the same exit code) with cuda.bindings.driver/runtime/nvrtc/_v2.driver and the legacy cuda.cuda /
-cuda.cudart / cuda.nvrtc replaced by simcuda's faces, on a fresh simulated driver. Then print a
+cuda.cudart / cuda.nvrtc replaced by simcuda's faces, on a fresh simulated driver (--route native: NVIDIA's
+own cuda.bindings.driver and _v2.driver over the simulated libcuda.so.1 instead). Then print a
 summary on stderr: captures begun and ended, each graph with its node counts by type and its edge
 count, and graph launches. Options go before SCRIPT; everything after SCRIPT goes to the script.
 """
@@ -46,6 +47,10 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--kernels", metavar="FILE", action="append", default=[],
                    help="a Python file that registers kernel implementations with simcuda.kernel(...); "
                         "run before SCRIPT (may be repeated)")
+    r.add_argument("--route", choices=("python", "native", "auto"), default=None,
+                   help="how cuda.bindings.driver reaches the simulator: simcuda's Python faces (python), NVIDIA's "
+                        "own binding over the simulated libcuda.so.1 (native), or native where available (auto); "
+                        "default: $SIMCUDA_ROUTE, else python (simcuda.patch's route_of)")
     r.add_argument("--quiet", "-q", action="store_true", help="do not print the summary")
     r.add_argument("script", nargs="?", help="the Python script to run")
     r.add_argument("args", nargs=argparse.REMAINDER, help="arguments for the script (optional)")
@@ -77,7 +82,7 @@ def _print_exception(exc: BaseException, script: str) -> None:
 
 
 def run_script(script: str, args: Sequence[str] = (), *, kernels: Sequence[str] = (), per_thread: bool = False,
-               driver: Driver | None = None) -> tuple[int, Driver]:
+               driver: Driver | None = None, route: str | None = None) -> tuple[int, Driver]:
     """Run ``script`` under :func:`simcuda.patch` on a fresh recording driver.
 
     Args:
@@ -86,6 +91,8 @@ def run_script(script: str, args: Sequence[str] = (), *, kernels: Sequence[str] 
         kernels: files run first (inside the patch) to register kernels with :func:`simcuda.kernel`.
         per_thread: per-thread default stream mode.
         driver: use this driver instead of a fresh one watched by a :class:`simcuda._summary.Recorder`.
+        route: the patch's route (``"python"``, ``"native"``, ``"auto"``; None: :func:`simcuda._patch.route_of`'s
+            default). On the native route the simulated ``libcuda.so.1`` stays loaded in this process.
 
     Returns:
         ``(exit code, driver)``: 0 on normal completion, the ``SystemExit`` status, or 1 after an
@@ -101,7 +108,7 @@ def run_script(script: str, args: Sequence[str] = (), *, kernels: Sequence[str] 
     script_dir = os.path.dirname(os.path.abspath(script))
     rc = 0
     try:
-        with patch(driver=drv):
+        with patch(driver=drv, route=route):
             sys.argv = [script, *args]
             sys.path.insert(0, script_dir)
             try:
@@ -131,7 +138,19 @@ def _cmd_run(ns: argparse.Namespace) -> int:
     if ns.png and not ns.dot:
         print("simcuda run: --png needs --dot DIR", file=sys.stderr)
         return 2
-    rc, drv = run_script(ns.script, ns.args, kernels=ns.kernels, per_thread=ns.per_thread)
+    from ._patch import route_of
+    try:
+        route = route_of(ns.route)
+        if route == "native":
+            from . import native
+            ok, why = native.available()
+            if not ok:
+                print(f"simcuda run: the native route is not available here: {why}", file=sys.stderr)
+                return 2
+    except ValueError as e:
+        print(f"simcuda run: {e}", file=sys.stderr)
+        return 2
+    rc, drv = run_script(ns.script, ns.args, kernels=ns.kernels, per_thread=ns.per_thread, route=route)
     sys.stdout.flush()
     err = sys.stderr
     if ns.explain:

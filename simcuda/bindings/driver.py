@@ -197,7 +197,9 @@ def _list_check(cls: type, name: str, runtime: bool = False) -> _Conv:
     non-iterable raises ``TypeError: 'int' object is not iterable``), then its ``len()`` (a generator
     raises ``TypeError: object of type 'generator' has no len()``); lists of enums check their items too
     (the real message has no trailing comma there). The runtime's node lists take driver nodes too."""
-    ok: Any = (cls, _CUgraphNode) if runtime and cls.__name__ == "cudaGraphNode_t" else cls
+    ok: Any = cls
+    if runtime and cls.__name__ == "cudaGraphNode_t":  # with its driver base: NVIDIA's on the native route
+        ok = (cls, _CUgraphNode, *[b for b in cls.__mro__ if b.__name__ == "CUgraphNode"])
     msg = _list_message(name, cls, runtime)
 
     def check(x: Any) -> Any:

@@ -116,6 +116,32 @@ class _RtError(Exception):
 _DRIVER_CLASSES = _T.build_classes()
 _RCLS: dict[str, type[Any]] = {}
 
+#: the module name under which :mod:`simcuda._patch` loads this file a second time for the native route
+NATIVE_NAME = "simcuda.bindings._runtime_native"
+
+#: NVIDIA's own ``cuda.bindings.driver`` when this module is the native route's runtime face (``NATIVE_NAME``),
+#: else None. There the handle classes with a driver base (``cudaStream_t``, ``cudaGraphNode_t``...) derive from
+#: NVIDIA's driver classes, as the real runtime's do, so NVIDIA's driver wrappers take them (its list checks are
+#: C-level type checks), and this face takes NVIDIA's driver handles wherever it takes a driver handle.
+_NV: Any = None
+if __name__ == NATIVE_NAME:
+    import importlib as _importlib
+    _NV = _importlib.import_module("cuda.bindings.driver")
+    if "simcuda" in getattr(_NV, "__file__", "simcuda"):
+        raise ImportError("the native runtime face needs NVIDIA's own cuda.bindings.driver, not simcuda's face")
+
+
+class _NvHandle:
+    """Mixin of the native route's handle classes (NVIDIA's driver class is the other base): what the face
+    calls on its own handle classes (``_mk``, the value range)."""
+
+    __slots__ = ()
+    _lo, _hi = 0, 2 ** 64 - 1
+
+    @classmethod
+    def _mk(cls, v: int) -> Any:
+        return cls(v)  # type: ignore[call-arg]  # (NVIDIA's driver class is the other base)
+
 
 class _DriverNamedRepr:
     """Mixin: ``repr`` with the driver base's name (the real ``cudaStream_t(5)`` prints ``<CUstream 0x5>``)."""
@@ -130,6 +156,11 @@ class _DriverNamedRepr:
 
 
 def _handle_class(name: str, kind: str, detail: tuple[Any, ...], drv_base: str) -> type[Any]:
+    if drv_base and _NV is not None:
+        return type(name, (_NvHandle, getattr(_NV, drv_base)), {
+            "__slots__": (), "__module__": __name__,
+            "__doc__": f"{name}(init_value=0, _ptr=0)\n\nSimulated ``cuda.bindings.runtime.{name}`` of the native "
+                       f"route: a subclass of NVIDIA's ``cuda.bindings.driver.{drv_base}``, as the real class is."})
     if drv_base:
         base = _DRIVER_CLASSES[drv_base]
         return type(name, (_DriverNamedRepr, base), {
@@ -259,8 +290,9 @@ _cudaMemPool_t = _RCLS["cudaMemPool_t"]
 _cudaUserObject_t = _RCLS["cudaUserObject_t"]
 _cudaStreamCallback_t = _RCLS["cudaStreamCallback_t"]
 _cudaGraphEdgeData = _RCLS["cudaGraphEdgeData"]
-_CUgraphNode = _DRIVER_CLASSES["CUgraphNode"]
-_CUgraphEdgeData = _DRIVER_CLASSES["CUgraphEdgeData"]
+#: driver node handles and edge data the runtime's lists take: the face's, and NVIDIA's on the native route
+_CUgraphNode: Any = (_DRIVER_CLASSES["CUgraphNode"],) + ((_NV.CUgraphNode,) if _NV is not None else ())
+_CUgraphEdgeData: Any = (_DRIVER_CLASSES["CUgraphEdgeData"],) + ((_NV.CUgraphEdgeData,) if _NV is not None else ())
 _mk_stream, _mk_event, _mk_graph = _cudaStream_t._mk, _cudaEvent_t._mk, _cudaGraph_t._mk
 _mk_node, _mk_exec = _cudaGraphNode_t._mk, _cudaGraphExec_t._mk
 
@@ -413,7 +445,7 @@ def _deps(x: Any, n: Any, arg: str = "pDependencies") -> list[int]:
 def _edge_list(x: Any, arg: str) -> _EdgeDataArg:  # (a fresh list, which may be padded with None)
     if x is None:
         return []
-    ok = (_RCLS["cudaGraphEdgeData_st"], _CUgraphEdgeData)
+    ok = (_RCLS["cudaGraphEdgeData_st"], *_CUgraphEdgeData)
     x = list(x)
     if not all(isinstance(e, ok) for e in x):
         raise TypeError(f"Argument '{arg}' is not instance of type (expected tuple[cyruntime.cudaGraphEdgeData,] or "

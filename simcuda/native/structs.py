@@ -72,9 +72,640 @@ def graph_exec_update(entry: Entry, ptds: bool) -> Callable[..., int]:
     return body
 
 
+
+# ================================================================================ graph node parameters
+# The readers below turn a C parameter struct into the core values the tuple face's helpers make from the
+# wrapper's struct (simcuda/bindings/driver.py: _kernel_spec, _copy_struct, _memset_from, _host_from,
+# _alloc_from, _batch_from, _ext_from, _gnp_spec); the writers are its _*_struct helpers, written into the
+# caller's struct. Node types: simcuda._core.graph (CUgraphNodeType).
+KERNEL, MEMCPY, MEMSET, HOST, GRAPH, EMPTY, WAIT, RECORD, SIGNAL, EXT_WAIT, ALLOC, FREE, BATCH = range(13)
+_HOST_KIND, _DEVICE_KIND = "host", "device"  # simcuda._core.memory.HOST / DEVICE
+_EDGE_FIELDS = ("from_port", "to_port", "type")
+
+
+def _addr(st: Any, field: str) -> int:
+    """The raw address held by pointer field ``field`` of struct ``st`` (a data or function pointer; NULL 0)."""
+    return ctypes.c_void_p.from_address(ctypes.addressof(st) + getattr(type(st), field).offset).value or 0
+
+
+def _set_addr(st: Any, field: str, value: int | None) -> None:
+    """Write an address into pointer field ``field`` of ``st``."""
+    ctypes.c_void_p.from_address(ctypes.addressof(st) + getattr(type(st), field).offset).value = value or None
+
+
+def _handles(addr: int | None, n: int) -> list[int]:
+    """A ``const CUgraphNode*`` of ``n`` items as the generic adapters read one (a NULL array with a count
+    gives one NULL handle, which the core refuses as it would the first item)."""
+    if not addr:
+        return [0] if n else []
+    return [x or 0 for x in (ctypes.c_void_p * n).from_address(addr)]
+
+
+def _edges(addr: int | None, n: int) -> list[tuple[int, int, int]]:
+    """A ``const CUgraphEdgeData*`` of ``n`` items; NULL is all-zero edge data (the face's ``_eds_for``)."""
+    if not addr:
+        return [(0, 0, 0)] * n
+    return [(e.from_port, e.to_port, e.type) for e in (C.CUgraphEdgeData * n).from_address(addr)]
+
+
+def kernel_spec(d: Any, st: Any, call: str) -> dict[str, Any]:
+    """The core kernel spec of a ``CUDA_KERNEL_NODE_PARAMS`` (v1 or the v3 member of ``CUgraphNodeParams``):
+    ``func`` (or ``kern``), dimensions, shared memory, and the ``void**`` ``kernelParams`` decoded by the
+    kernel's parameter types (checked readable, as the face decodes an address); ``extra`` by the core's rule."""
+    hf = st.func or st.kern or 0
+    kp, extra = _addr(st, "kernelParams"), _addr(st, "extra")
+    if extra:
+        d.check_kernel_extra(bool(kp), extra, call)
+    return {"hfunc": hf, "grid": (st.gridDimX, st.gridDimY, st.gridDimZ),
+            "block": (st.blockDimX, st.blockDimY, st.blockDimZ), "shmem": st.sharedMemBytes,
+            "args": d.decode_kernel_args(hf, kp, call) if kp else []}
+
+
+def _arg_slot(ptype: str | None, v: Any) -> Any:
+    """One argument of a kernel node's ``kernelParams`` array, packed by the kernel's parameter type (the
+    face's ``_arg_slot``)."""
+    import struct
+
+    from .._core.module import struct_format
+    if isinstance(v, ctypes.Structure):
+        return v
+    if ptype is not None:
+        try:
+            raw = struct.pack(struct_format(ptype), v)
+        except (struct.error, TypeError):
+            raw = None
+        if raw is not None:
+            return ctypes.create_string_buffer(raw, len(raw))
+    if isinstance(v, float):
+        return ctypes.c_double(v)
+    if isinstance(v, bytes):
+        return ctypes.create_string_buffer(v, len(v))
+    return ctypes.c_uint64(int(v) & (2 ** 64 - 1))
+
+
+def _kernel_args_array(hnode: int, params: Any) -> int:
+    """The address of a ``void**`` array holding copies of a kernel node's arguments. The driver hands out an
+    array that stays valid: it is kept (in ``adapters._KEPT``) for as long as the node keeps these
+    parameters, and the same array is handed out again while it does."""
+    from .adapters import _KEPT
+    args = params.args
+    if not args:
+        return 0
+    key = (hnode, "kernelParams")
+    kept = _KEPT.get(key)
+    if kept is not None and kept[0] is params:
+        return ctypes.addressof(kept[1])
+    f = params.func
+    types = f.param_types if len(f.param_types) == len(args) else [None] * len(args)
+    slots = [_arg_slot(t, v) for t, v in zip(types, args)]
+    arr = (ctypes.c_void_p * len(slots))(*[ctypes.addressof(x) for x in slots])
+    _KEPT[key] = (params, arr, slots)
+    return ctypes.addressof(arr)
+
+
+def write_kernel(st: Any, hnode: int, p: Any) -> None:
+    """Fill a ``CUDA_KERNEL_NODE_PARAMS`` (or v3) from a node's ``KernelParams`` (the face's ``_kernel_struct``)."""
+    ctypes.memset(ctypes.addressof(st), 0, ctypes.sizeof(st))
+    f = p.func
+    st.func = f.handle
+    st.gridDimX, st.gridDimY, st.gridDimZ = p.grid
+    st.blockDimX, st.blockDimY, st.blockDimZ = p.block
+    st.sharedMemBytes = p.shmem
+    st.ctx = f.module.ctx.handle if f.module.ctx is not None else None
+    _set_addr(st, "kernelParams", _kernel_args_array(hnode, p))
+
+
+def _side(d: Any, st: Any, pre: str, call: str) -> tuple[str, Any, bool]:
+    """(kind, address, unified) of one side of a ``CUDA_MEMCPY3D`` (the face's ``_side``)."""
+    mt = getattr(st, pre + "MemoryType")
+    kind = {1: _HOST_KIND, 2: _DEVICE_KIND}.get(mt) or d.copy_memory_type(mt, pre, call)
+    if kind == _HOST_KIND:
+        return _HOST_KIND, _addr(st, pre + "Host"), False
+    a = int(getattr(st, pre + "Device"))
+    if kind == _DEVICE_KIND:
+        return _DEVICE_KIND, a, False
+    return (_DEVICE_KIND if d.is_device_pointer(a) else _HOST_KIND), a, True
+
+
+def copy3d(d: Any, st: Any, call: str) -> Any:
+    """The core ``CopyParams`` of a ``CUDA_MEMCPY3D`` (the face's ``_copy_struct``, 3D)."""
+    from .._core.memory import CopyParams
+    sk, so, su = _side(d, st, "src", call)
+    dk, do, du = _side(d, st, "dst", call)
+    return CopyParams(sk, so, dk, do, st.WidthInBytes, st.Height, st.Depth, st.srcPitch, st.srcHeight, st.dstPitch,
+                      st.dstHeight, st.srcXInBytes, st.srcY, st.srcZ, st.dstXInBytes, st.dstY, st.dstZ,
+                      src_unified=su, dst_unified=du)
+
+
+def _host_address(obj: Any) -> int:
+    """A host side of a stored copy as an address (an ``int`` as the native route stores it, else a buffer's)."""
+    if isinstance(obj, int):
+        return obj
+    if isinstance(obj, ctypes._CData):
+        return ctypes.addressof(obj)
+    from ..bindings._driver_types import void_ptr  # a buffer a Python face stored
+    return void_ptr(obj)
+
+
+def write_copy3d(st: Any, p: Any) -> None:
+    """Fill a ``CUDA_MEMCPY3D`` from a node's ``CopyParams`` (the face's ``_memcpy_struct``)."""
+    ctypes.memset(ctypes.addressof(st), 0, ctypes.sizeof(st))
+    for pre, obj, x, y, z, pitch, height in (
+            ("src", p.src, p.src_x, p.src_y, p.src_z, p.src_pitch, p.src_height),
+            ("dst", p.dst, p.dst_x, p.dst_y, p.dst_z, p.dst_pitch, p.dst_height)):
+        mt = p.memory_type(pre)
+        setattr(st, pre + "MemoryType", mt)
+        if mt == 1:
+            _set_addr(st, pre + "Host", _host_address(obj))
+        else:
+            setattr(st, pre + "Device", int(obj))
+        for field, v in (("XInBytes", x), ("Y", y), ("Z", z), ("Pitch", pitch), ("Height", height)):
+            setattr(st, pre + field, v)
+    st.WidthInBytes, st.Height, st.Depth = p.width, p.height, p.depth
+
+
+def memset_params(st: Any) -> Any:
+    """The core ``MemsetParams`` of a ``CUDA_MEMSET_NODE_PARAMS`` (or v2; the face's ``_memset_from``)."""
+    from .._core.memory import MemsetParams
+    return MemsetParams(st.dst, st.value, st.elementSize, st.width, st.height, st.pitch)
+
+
+def write_memset(st: Any, p: Any) -> None:
+    """Fill a ``CUDA_MEMSET_NODE_PARAMS`` (or v2) from a node's ``MemsetParams``."""
+    ctypes.memset(ctypes.addressof(st), 0, ctypes.sizeof(st))
+    st.dst, st.pitch, st.value, st.elementSize, st.width, st.height = (p.dst, p.pitch, p.value, p.element_size,
+                                                                      p.width, p.height)
+
+
+def host_params(st: Any) -> dict[str, Any]:
+    """``fn`` (a function address), ``user_data`` and ``sync_mode`` of a ``CUDA_HOST_NODE_PARAMS`` (or v2)."""
+    return {"fn": _addr(st, "fn"), "user_data": st.userData or 0, "sync_mode": getattr(st, "syncMode", 0)}
+
+
+def write_host(st: Any, p: Any) -> None:
+    """Fill a ``CUDA_HOST_NODE_PARAMS`` (or v2) from a node's ``HostParams``."""
+    ctypes.memset(ctypes.addressof(st), 0, ctypes.sizeof(st))
+    _set_addr(st, "fn", p.fn if isinstance(p.fn, int) else 0)
+    ud = p.user_data
+    st.userData = (ud if isinstance(ud, int) else _host_address(ud)) or None
+    if hasattr(st, "syncMode"):
+        st.syncMode = p.sync_mode
+
+
+def alloc_params(d: Any, st: Any, call: str) -> dict[str, Any]:
+    """The core values of a ``CUDA_MEM_ALLOC_NODE_PARAMS`` (or v2; the face's ``_alloc_from``)."""
+    pp = st.poolProps
+    count, at = st.accessDescCount, _addr(st, "accessDescs")
+    if count and not at:
+        d.require_count(count, 0, "accessDescCount", call)
+    descs = (C.CUmemAccessDesc * count).from_address(at) if count else []
+    return {"size": st.bytesize, "location": (pp.location.type, pp.location.id), "alloc_type": pp.allocType,
+            "access": [(a.location.type, a.location.id, a.flags) for a in descs]}
+
+
+def write_alloc(st: Any, hnode: int, p: Any) -> None:
+    """Fill a ``CUDA_MEM_ALLOC_NODE_PARAMS`` (or v2) from a node's ``MemAllocParams``; the access descriptor
+    array is kept with the node's parameters, as the kernel arguments are."""
+    from .adapters import _KEPT
+    ctypes.memset(ctypes.addressof(st), 0, ctypes.sizeof(st))
+    st.poolProps.allocType = 1  # CU_MEM_ALLOCATION_TYPE_PINNED
+    st.poolProps.location.type, st.poolProps.location.id = 1, p.device  # CU_MEM_LOCATION_TYPE_DEVICE
+    arr = (C.CUmemAccessDesc * max(len(p.access), 1))()
+    for k, (t, did, fl) in enumerate(p.access):
+        arr[k].location.type, arr[k].location.id, arr[k].flags = t, did, fl
+    _KEPT[(hnode, "accessDescs")] = arr
+    _set_addr(st, "accessDescs", ctypes.addressof(arr) if p.access else 0)
+    st.accessDescCount, st.bytesize, st.dptr = len(p.access), p.size, p.alloc.start
+
+
+def batch_params(d: Any, st: Any, call: str) -> dict[str, Any]:
+    """The core values of a ``CUDA_BATCH_MEM_OP_NODE_PARAMS`` (or v2; the face's ``_batch_from``)."""
+    n, at = st.count, _addr(st, "paramArray")
+    if n and not at:
+        d.require_count(n, 0, "count (of paramArray)", call)
+    ops = []
+    for u in ((C.CUstreamBatchMemOpParams * n).from_address(at) if n else []):
+        op = u.operation
+        if op in (1, 4, 2, 5):
+            s = u.waitValue if op in (1, 4) else u.writeValue
+            ops.append((op, int(s.address), int(s.value if op in (1, 2) else s.value64), s.flags))
+        elif op == 3:
+            ops.append((op, 0, 0, u.flushRemoteWrites.flags))
+        elif op == 6:
+            ops.append((op, 0, 0, u.memoryBarrier.flags))
+        else:
+            ops.append((op, 0, 0, 0))  # the core refuses unknown or unsimulated types
+    return {"ops": ops, "flags": st.flags, "ctx": st.ctx or 0}
+
+
+def write_batch(st: Any, hnode: int, p: Any) -> None:
+    """Fill a ``CUDA_BATCH_MEM_OP_NODE_PARAMS`` (or v2) from a node's ``BatchMemOpParams``."""
+    from .adapters import _KEPT
+    ctypes.memset(ctypes.addressof(st), 0, ctypes.sizeof(st))
+    arr = (C.CUstreamBatchMemOpParams * max(len(p.ops), 1))()
+    for k, (kind, addr, value, flags) in enumerate(p.ops):
+        u = arr[k]
+        u.operation = kind
+        if kind in (1, 4, 2, 5):
+            s = u.waitValue if kind in (1, 4) else u.writeValue
+            s.operation, s.address, s.flags = kind, addr, flags
+            if kind in (1, 2):
+                s.value = value
+            else:
+                s.value64 = value
+        elif kind in (3, 6):
+            (u.flushRemoteWrites if kind == 3 else u.memoryBarrier).flags = flags
+    _KEPT[(hnode, "paramArray")] = arr
+    st.ctx = p.ctx.handle if p.ctx is not None else None
+    _set_addr(st, "paramArray", ctypes.addressof(arr) if p.ops else 0)
+    st.count, st.flags = len(p.ops), p.flags
+
+
+def ext_params(d: Any, st: Any, wait: bool, call: str) -> dict[str, Any]:
+    """The core values of a ``CUDA_EXT_SEM_{SIGNAL,WAIT}_NODE_PARAMS`` (or v2; the face's ``_ext_from``)."""
+    n, sa, pa = st.numExtSems, _addr(st, "extSemArray"), _addr(st, "paramsArray")
+    if n and not (sa and pa):
+        d.require_count(n, 0, "numExtSems (of extSemArray and paramsArray)", call)
+    pt = C.CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS if wait else C.CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS
+    sems = [x or 0 for x in (ctypes.c_void_p * n).from_address(sa)] if n else []
+    values = []
+    for sp in ((pt * n).from_address(pa) if n else []):
+        q = sp.params
+        values.append((q.fence.value, q.keyedMutex.key, q.keyedMutex.timeoutMs if wait else 0, sp.flags))
+    return {"sems": sems, "values": values}
+
+
+def write_ext(st: Any, hnode: int, p: Any, wait: bool) -> None:
+    """Fill a ``CUDA_EXT_SEM_{SIGNAL,WAIT}_NODE_PARAMS`` (or v2) from a node's ``ExtSemParams``."""
+    from .adapters import _KEPT
+    ctypes.memset(ctypes.addressof(st), 0, ctypes.sizeof(st))
+    pt = C.CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS if wait else C.CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS
+    n = len(p.sems)
+    sems = (ctypes.c_void_p * max(n, 1))(*p.sems)
+    params = (pt * max(n, 1))()
+    for k, (fence, key, timeout, flags) in enumerate(p.values):
+        params[k].params.fence.value, params[k].params.keyedMutex.key, params[k].flags = fence, key, flags
+        if wait:
+            params[k].params.keyedMutex.timeoutMs = timeout
+    _KEPT[(hnode, "extSemArray")] = (sems, params)
+    _set_addr(st, "extSemArray", ctypes.addressof(sems) if n else 0)
+    _set_addr(st, "paramsArray", ctypes.addressof(params) if n else 0)
+    st.numExtSems = n
+
+
+#: the member of the ``CUgraphNodeParams`` union per node type (None: EMPTY has none)
+_MEMBER = {KERNEL: "kernel", MEMCPY: "memcpy", MEMSET: "memset", HOST: "host", GRAPH: "graph", EMPTY: None,
+           WAIT: "eventWait", RECORD: "eventRecord", SIGNAL: "extSemSignal", EXT_WAIT: "extSemWait", ALLOC: "alloc",
+           FREE: "free", BATCH: "memOp"}
+
+
+def node_params(d: Any, np_: Any, call: str) -> tuple[int, Any]:
+    """``(node type, core spec)`` of a ``CUgraphNodeParams``, the tagged union read by ``type`` (the face's
+    ``_gnp_spec``); an unknown or unsimulated type is the core's ``check_node_type``."""
+    t = np_.type
+    if t not in _MEMBER:
+        d.check_node_type(t, call)
+    member = _MEMBER[t]
+    m: Any = getattr(np_, member) if member else None
+    if t == KERNEL:
+        return t, kernel_spec(d, m, call)
+    if t == MEMCPY:
+        return t, copy3d(d, m.copyParams, call)
+    if t == MEMSET:
+        return t, memset_params(m)
+    if t == HOST:
+        return t, host_params(m)
+    if t == GRAPH:
+        return t, (m.graph or 0, m.ownership)
+    if t in (WAIT, RECORD):
+        return t, m.event or 0
+    if t in (SIGNAL, EXT_WAIT):
+        return t, ext_params(d, m, t == EXT_WAIT, call)
+    if t == ALLOC:
+        return t, alloc_params(d, m, call)
+    if t == FREE:
+        return t, int(m.dptr)
+    if t == BATCH:
+        return t, batch_params(d, m, call)
+    return t, None
+
+
+def write_node_params(np_: Any, hnode: int, t: int, p: Any) -> None:
+    """Fill a ``CUgraphNodeParams`` for a node of type ``t`` with record ``p`` (the face's ``_gnp_struct``)."""
+    ctypes.memset(ctypes.addressof(np_), 0, ctypes.sizeof(np_))
+    np_.type = t
+    if t == KERNEL:
+        write_kernel(np_.kernel, hnode, p)
+    elif t == MEMCPY:
+        write_copy3d(np_.memcpy.copyParams, p)
+    elif t == MEMSET:
+        write_memset(np_.memset, p)
+    elif t == HOST:
+        write_host(np_.host, p)
+    elif t == GRAPH:
+        np_.graph.graph, np_.graph.ownership = p.graph.handle, -1  # OWNERSHIP_INVALID: set on query
+    elif t in (WAIT, RECORD):
+        (np_.eventWait if t == WAIT else np_.eventRecord).event = p.event.handle
+    elif t in (SIGNAL, EXT_WAIT):
+        write_ext(np_.extSemWait if t == EXT_WAIT else np_.extSemSignal, hnode, p, t == EXT_WAIT)
+    elif t == ALLOC:
+        write_alloc(np_.alloc, hnode, p)
+    elif t == FREE:
+        np_.free.dptr = p.dptr
+    elif t == BATCH:
+        write_batch(np_.memOp, hnode, p)
+
+
+# ------------------------------------------------------------------------ the entries
+Body = Callable[..., int]
+
+
+def _typed_add(kind: int) -> Callable[[Entry, bool], Body]:
+    """cuGraphAdd{Kernel,Memcpy,Memset,Host,MemAlloc,BatchMemOp,ExternalSemaphores*}Node ``(CUgraphNode
+    *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, <params>*[,
+    CUcontext ctx])``: the params struct read as the tuple face reads it, then its core add; a MEM_ALLOC
+    node's address is written back into ``nodeParams.dptr``."""
+    def make(entry: Entry, ptds: bool) -> Body:
+        call, arg = entry.name, entry.params[4][1]
+        struct = getattr(C, entry.params[4][0].replace("const ", "").rstrip("*").strip())
+
+        def body(out: int | None, hg: int | None, deps_at: int | None, n: int, params: int | None,
+                 *_ctx: Any) -> int:
+            d = _drv()
+            d.require_arg(bool(out), "phGraphNode", call)
+            deps = _handles(deps_at, n)
+            d.require_arg(bool(params), arg, call)
+            st = struct.from_address(params)
+            g = hg or 0
+            if kind == KERNEL:
+                k = kernel_spec(d, st, call)
+                h = d.graph_add_kernel_node(g, deps, k["hfunc"], k["grid"], k["block"], k["shmem"], k["args"])
+            elif kind == MEMCPY:
+                h = d.graph_add_memcpy_node(g, deps, copy3d(d, st, call))
+            elif kind == MEMSET:
+                h = d.graph_add_memset_node(g, deps, memset_params(st))
+            elif kind == HOST:
+                hp = host_params(st)
+                h = d.graph_add_host_node(g, deps, hp["fn"], hp["user_data"])
+            elif kind == ALLOC:
+                a = alloc_params(d, st, call)
+                h, dptr = d.graph_add_mem_alloc_node(g, deps, a["size"], a["location"], a["alloc_type"], a["access"])
+                st.dptr = dptr
+            elif kind == BATCH:
+                b = batch_params(d, st, call)
+                h = d.graph_add_batch_mem_op_node(g, deps, b["ops"], b["flags"], b["ctx"])
+            else:
+                e = ext_params(d, st, kind == EXT_WAIT, call)
+                h = d.graph_add_ext_sem_node(g, deps, e["sems"], e["values"], kind == EXT_WAIT)
+            ctypes.c_void_p.from_address(out or 0).value = h
+            return 0
+        return body
+    return make
+
+
+def graph_add_node(entry: Entry, ptds: bool) -> Body:
+    """cuGraphAddNode (12030) and cuGraphAddNode_v3 (13041) ``(CUgraphNode *phGraphNode, CUgraph hGraph, const
+    CUgraphNode *dependencies, const CUgraphEdgeData *dependencyData, size_t numDependencies,
+    CUgraphNodeParams *nodeParams)``: the tagged union read by ``type`` and the core add of that type, with
+    the edge data (the face's ``_add_node``); a MEM_ALLOC node's address written back into ``alloc.dptr``."""
+    call = entry.name
+
+    def body(out: int | None, hg: int | None, deps_at: int | None, eds_at: int | None, n: int,
+             params: int | None) -> int:
+        d = _drv()
+        d.require_arg(bool(out), "phGraphNode", call)
+        deps = _handles(deps_at, n)
+        eds = _edges(eds_at, len(deps))
+        d.require_arg(bool(params), "nodeParams", call)
+        np_ = C.CUgraphNodeParams.from_address(params or 0)
+        g = hg or 0
+        t, spec = node_params(d, np_, call)
+        if t == KERNEL:
+            h = d.graph_add_kernel_node(g, deps, spec["hfunc"], spec["grid"], spec["block"], spec["shmem"],
+                                        spec["args"], eds)
+        elif t == MEMCPY:
+            h = d.graph_add_memcpy_node(g, deps, spec, eds)
+        elif t == MEMSET:
+            h = d.graph_add_memset_node(g, deps, spec, eds)
+        elif t == HOST:
+            h = d.graph_add_host_node(g, deps, spec["fn"], spec["user_data"], spec["sync_mode"], eds)
+        elif t == GRAPH:
+            hchild, own = spec
+            d.check_child_ownership(own, call)
+            h = d.graph_add_child_graph_node(g, deps, hchild, eds, move=own == 1)
+        elif t == EMPTY:
+            h = d.graph_add_empty_node(g, deps, eds)
+        elif t in (WAIT, RECORD):
+            h = d.graph_add_event_node(g, deps, spec, t == WAIT, eds)
+        elif t in (SIGNAL, EXT_WAIT):
+            h = d.graph_add_ext_sem_node(g, deps, spec["sems"], spec["values"], t == EXT_WAIT, eds)
+        elif t == ALLOC:
+            h, dptr = d.graph_add_mem_alloc_node(g, deps, spec["size"], spec["location"], spec["alloc_type"],
+                                                 spec["access"], eds)
+            np_.alloc.dptr = dptr
+        elif t == FREE:
+            h = d.graph_add_mem_free_node(g, deps, spec, eds)
+        else:
+            h = d.graph_add_batch_mem_op_node(g, deps, spec["ops"], spec["flags"], spec["ctx"], eds)
+        ctypes.c_void_p.from_address(out or 0).value = h
+        return 0
+    return body
+
+
+def _typed_reader(kind: int) -> Callable[[Any, Any, str], Any]:
+    """The core spec of a typed params struct (``d, struct, call``), as the typed setters pass it."""
+    readers: dict[int, Callable[[Any, Any, str], Any]] = {
+        KERNEL: kernel_spec, MEMCPY: copy3d, MEMSET: lambda d, st, call: memset_params(st),
+        HOST: lambda d, st, call: host_params(st), BATCH: batch_params,
+        SIGNAL: lambda d, st, call: ext_params(d, st, False, call),
+        EXT_WAIT: lambda d, st, call: ext_params(d, st, True, call)}
+    return readers[kind]
+
+
+def _typed_get(kind: int) -> Callable[[Entry, bool], Body]:
+    """cuGraph{Kernel,Memcpy,Memset,Host,MemAlloc,BatchMemOp,ExternalSemaphores*}NodeGetParams ``(CUgraphNode
+    hNode, <params> *nodeParams)``: the node's record (the core's ``graph_node_get_params`` of that type)
+    written into the caller's struct; arrays it points to stay valid while the node keeps its parameters."""
+    def make(entry: Entry, ptds: bool) -> Body:
+        call = entry.name
+        struct = getattr(C, entry.params[1][0].rstrip("*").strip())
+
+        def body(hnode: int | None, out: int | None) -> int:
+            d = _drv()
+            h = hnode or 0
+            _t, p = d.graph_node_get_params(h, kind)
+            d.require_arg(bool(out), "nodeParams", call)
+            st = struct.from_address(out)
+            if kind == KERNEL:
+                write_kernel(st, h, p)
+            elif kind == MEMCPY:
+                write_copy3d(st, p)
+            elif kind == MEMSET:
+                write_memset(st, p)
+            elif kind == HOST:
+                write_host(st, p)
+            elif kind == ALLOC:
+                write_alloc(st, h, p)
+            elif kind == BATCH:
+                write_batch(st, h, p)
+            else:
+                write_ext(st, h, p, kind == EXT_WAIT)
+            return 0
+        return body
+    return make
+
+
+def _typed_set(kind: int, exec_: bool) -> Callable[[Entry, bool], Body]:
+    """cuGraph*NodeSetParams ``(CUgraphNode hNode, const <params> *nodeParams)`` and cuGraphExec*NodeSetParams
+    ``(CUgraphExec hGraphExec, CUgraphNode hNode, const <params> *nodeParams[, CUcontext ctx])``: the struct
+    read as the face reads it, then ``graph_node_set_params`` / ``graph_exec_node_set_params`` of that type."""
+    read = _typed_reader(kind)
+
+    def make(entry: Entry, ptds: bool) -> Body:
+        call = entry.name
+        at = 2 if exec_ else 1
+        arg = entry.params[at][1]
+        struct = getattr(C, entry.params[at][0].replace("const ", "").rstrip("*").strip())
+
+        def body(*args: Any) -> int:
+            d = _drv()
+            params = args[at]
+            d.require_arg(bool(params), arg, call)
+            spec = read(d, struct.from_address(params), call)
+            if exec_:
+                d.graph_exec_node_set_params(args[0] or 0, args[1] or 0, kind, spec)
+            else:
+                d.graph_node_set_params(args[0] or 0, kind, spec)
+            return 0
+        return body
+    return make
+
+
+def graph_node_get_params(entry: Entry, ptds: bool) -> Body:
+    """cuGraphNodeGetParams (13020) ``(CUgraphNode hNode, CUgraphNodeParams *nodeParams)``: ``type`` and the
+    member of that type (GRAPH: the embedded graph, ownership INVALID; MEM_ALLOC: its address)."""
+    call = entry.name
+
+    def body(hnode: int | None, out: int | None) -> int:
+        d = _drv()
+        h = hnode or 0
+        t, p = d.graph_node_get_params(h)
+        d.require_arg(bool(out), "nodeParams", call)
+        write_node_params(C.CUgraphNodeParams.from_address(out or 0), h, t, p)
+        return 0
+    return body
+
+
+def graph_node_set_params(entry: Entry, ptds: bool) -> Body:
+    """cuGraphNodeSetParams (12020) / cuGraphNodeSetParams_v2 (13041) ``(CUgraphNode hNode, CUgraphNodeParams
+    *nodeParams)``: GRAPH passes the graph to clone; MEM_ALLOC / MEM_FREE pass no spec (the core refuses
+    them, as the face's ``_node_set``)."""
+    call = entry.name
+
+    def body(hnode: int | None, params: int | None) -> int:
+        d = _drv()
+        d.require_arg(bool(params), "nodeParams", call)
+        t, spec = node_params(d, C.CUgraphNodeParams.from_address(params or 0), call)
+        if t == GRAPH:
+            spec = spec[0]
+        elif t in (ALLOC, FREE):
+            spec = None
+        d.graph_node_set_params(hnode or 0, t, spec)
+        return 0
+    return body
+
+
+def graph_exec_node_set_params(entry: Entry, ptds: bool) -> Body:
+    """cuGraphExecNodeSetParams (12020) ``(CUgraphExec hGraphExec, CUgraphNode hNode, CUgraphNodeParams
+    *nodeParams)``."""
+    call = entry.name
+
+    def body(hexec: int | None, hnode: int | None, params: int | None) -> int:
+        d = _drv()
+        d.require_arg(bool(params), "nodeParams", call)
+        t, spec = node_params(d, C.CUgraphNodeParams.from_address(params or 0), call)
+        if t == GRAPH:
+            spec = spec[0]
+        d.graph_exec_node_set_params(hexec or 0, hnode or 0, t, spec)
+        return 0
+    return body
+
+
+def stream_begin_capture_to_cig(entry: Entry, ptds: bool) -> Body:
+    """cuStreamBeginCaptureToCig (13020) ``(CUstream hStream, CUstreamCigCaptureParams
+    *streamCigCaptureParams)``: the first ``streamCigParams`` entry's data type and command list; NULL params
+    or a NULL ``streamCigParams`` reach the core as None (its INVALID_VALUE, in its order)."""
+    from .adapters import _stream
+
+    def body(h: int | None, params: int | None) -> int:
+        d = _drv()
+        dtype, data = None, 0
+        if params:
+            at = _addr(C.CUstreamCigCaptureParams.from_address(params), "streamCigParams")
+            if at:
+                c = C.CUstreamCigParam.from_address(at)
+                dtype, data = int(c.streamSharedDataType), c.streamSharedData or 0
+        d.stream_begin_capture_to_cig(_stream(h, ptds), dtype, data)
+        return 0
+    return body
+
+
+def launch_host_func_v2(entry: Entry, ptds: bool) -> Body:
+    """cuLaunchHostFunc_v2 (13020) ``(CUstream hStream, CUhostFn fn, void *userData, unsigned int syncMode)``:
+    the core calls ``fn`` through ctypes with ``userData`` (the 10000 entry is built from the table row)."""
+    from .adapters import _stream
+
+    def body(h: int | None, fn: int | None, user_data: int | None, sync_mode: int) -> int:
+        _drv().launch_host_func(_stream(h, ptds), fn or 0, user_data or 0, sync_mode)
+        return 0
+    return body
+
+
+# Not generic on purpose: a ``name[count]``-like kind for a struct (read by its fields into a core tuple) would
+# serve the typed setters, but the struct members are not flat (unions by type, nested arrays kept alive, the
+# copy's memory types resolved by the core), so each reader above mirrors its face helper instead.
+
 #: the declared C name -> its decoder (merged into adapters.PARTICULAR)
 DECODERS: dict[str, Callable[[Entry, bool], Callable[..., int]]] = {
     "cuCtxCreate": ctx_create,
     "cuCtxCreate_v2": ctx_create,
     "cuGraphExecUpdate": graph_exec_update,
+    "cuGraphAddKernelNode": _typed_add(KERNEL),
+    "cuGraphAddMemcpyNode": _typed_add(MEMCPY),
+    "cuGraphAddMemsetNode": _typed_add(MEMSET),
+    "cuGraphAddHostNode": _typed_add(HOST),
+    "cuGraphAddMemAllocNode": _typed_add(ALLOC),
+    "cuGraphAddBatchMemOpNode": _typed_add(BATCH),
+    "cuGraphAddExternalSemaphoresSignalNode": _typed_add(SIGNAL),
+    "cuGraphAddExternalSemaphoresWaitNode": _typed_add(EXT_WAIT),
+    "cuGraphAddNode": graph_add_node,
+    "cuGraphAddNode_v3": graph_add_node,
+    "cuGraphKernelNodeGetParams": _typed_get(KERNEL),
+    "cuGraphMemcpyNodeGetParams": _typed_get(MEMCPY),
+    "cuGraphMemsetNodeGetParams": _typed_get(MEMSET),
+    "cuGraphHostNodeGetParams": _typed_get(HOST),
+    "cuGraphMemAllocNodeGetParams": _typed_get(ALLOC),
+    "cuGraphBatchMemOpNodeGetParams": _typed_get(BATCH),
+    "cuGraphExternalSemaphoresSignalNodeGetParams": _typed_get(SIGNAL),
+    "cuGraphExternalSemaphoresWaitNodeGetParams": _typed_get(EXT_WAIT),
+    "cuGraphKernelNodeSetParams": _typed_set(KERNEL, False),
+    "cuGraphMemcpyNodeSetParams": _typed_set(MEMCPY, False),
+    "cuGraphMemsetNodeSetParams": _typed_set(MEMSET, False),
+    "cuGraphHostNodeSetParams": _typed_set(HOST, False),
+    "cuGraphBatchMemOpNodeSetParams": _typed_set(BATCH, False),
+    "cuGraphExternalSemaphoresSignalNodeSetParams": _typed_set(SIGNAL, False),
+    "cuGraphExternalSemaphoresWaitNodeSetParams": _typed_set(EXT_WAIT, False),
+    "cuGraphExecKernelNodeSetParams": _typed_set(KERNEL, True),
+    "cuGraphExecMemcpyNodeSetParams": _typed_set(MEMCPY, True),
+    "cuGraphExecMemsetNodeSetParams": _typed_set(MEMSET, True),
+    "cuGraphExecHostNodeSetParams": _typed_set(HOST, True),
+    "cuGraphExecBatchMemOpNodeSetParams": _typed_set(BATCH, True),
+    "cuGraphExecExternalSemaphoresSignalNodeSetParams": _typed_set(SIGNAL, True),
+    "cuGraphExecExternalSemaphoresWaitNodeSetParams": _typed_set(EXT_WAIT, True),
+    "cuGraphNodeGetParams": graph_node_get_params,
+    "cuGraphNodeSetParams": graph_node_set_params,
+    "cuGraphNodeSetParams_v2": graph_node_set_params,
+    "cuGraphExecNodeSetParams": graph_exec_node_set_params,
+    "cuStreamBeginCaptureToCig": stream_begin_capture_to_cig,
+    "cuLaunchHostFunc_v2": launch_host_func_v2,
 }

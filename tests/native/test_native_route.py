@@ -119,3 +119,36 @@ def test_after_the_native_patch_exits_the_binding_keeps_serving_the_current_driv
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stderr
     assert r.stdout.split() == ["0", "True", "True", "False"]
+
+
+@pytest.mark.parametrize("route, nvidia", [("native", True), ("python", False), ("auto", True)])
+def test_simcuda_run_takes_a_route(route, nvidia, tmp_path):
+    """``simcuda run --route`` passes the route to ``simcuda.patch``: NVIDIA's binding over the simulated
+    library on the native route (``auto`` takes it where it is available), simcuda's face on the python one;
+    the summary counts the capture either way."""
+    script = tmp_path / "prog.py"
+    script.write_text(textwrap.dedent('''
+        from cuda.bindings import driver as d
+        print("simcuda" not in d.__file__)
+        d.cuInit(0)
+        err, dev = d.cuDeviceGet(0)
+        err, ctx = d.cuDevicePrimaryCtxRetain(dev)
+        d.cuCtxSetCurrent(ctx)
+        err, s = d.cuStreamCreate(1)
+        d.cuStreamBeginCapture(s, 0)
+        err, g = d.cuStreamEndCapture(s)
+    '''))
+    env = {k: v for k, v in __import__("os").environ.items() if k != "SIMCUDA_ROUTE"}
+    r = subprocess.run([sys.executable, "-m", "simcuda.cli", "run", "--route", route, str(script)],
+                       capture_output=True, text=True, timeout=120, env=env)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split() == [str(nvidia)]
+    assert "captures: 1 begun, 1 ended" in r.stderr
+
+
+def test_simcuda_run_refuses_an_unknown_route(tmp_path):
+    script = tmp_path / "prog.py"
+    script.write_text("pass\n")
+    r = subprocess.run([sys.executable, "-m", "simcuda.cli", "run", "--route", "fast", str(script)],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2 and "invalid choice: 'fast'" in r.stderr
