@@ -59,7 +59,7 @@ def _snapshot(g: gr.Graph, origin: str, destroyed: bool) -> GraphRecord:
     return GraphRecord(
         gid=g.gid, handle=g.handle, origin=origin,
         nodes=tuple((n.local_id, gr.TYPE_KEYWORDS.get(n.type, str(n.type)), n.describe()) for n in live),
-        edges=tuple((e.src.local_id, e.dst.local_id) for e in g.edges),
+        edges=tuple((src.local_id, dst.local_id) for src, dst, _ed in gr.edge_list(g)),
         dot=gr.dot_text(g, 0), destroyed=destroyed)
 
 

@@ -38,8 +38,8 @@ import attrs
 
 from .errors import CUresult, DriverError
 from .graph import (BATCH_MEM_OP, EVENT_RECORD, GRAPH, HOST, KERNEL, MEM_ALLOC, MEM_FREE, MEMCPY, MEMSET, NO_EDGES,
-                    TYPE_KEYWORDS, WAIT_EVENT, ZERO_ED, Edge, Node, add_edge, graph_from_frozen, is_full, walk_body,
-                    with_edge)
+                    TYPE_KEYWORDS, WAIT_EVENT, ZERO_ED, Node, add_chain_edge, add_edge, graph_from_frozen, in_edges,
+                    is_full, walk_body, with_edge)
 from .nodes import ChildGraphParams
 from .process import HANDLE_STEP
 from .objects import CAPTURED, EMPTY, RECORDED, CigRecord
@@ -421,9 +421,9 @@ def unjoined(seq: CaptureSequence) -> str:
         if k in anc:
             continue
         anc.add(k)
-        for e in n.ins:
-            if is_full(e.ed):
-                stack.append(e.src)
+        for src, ed in in_edges(n):
+            if is_full(ed):
+                stack.append(src)
     removed_in: dict[int, list[Node]] = {}
     for e in seq.graph.removed_edges:
         if is_full(e.ed):
@@ -437,7 +437,7 @@ def unjoined(seq: CaptureSequence) -> str:
             if k in anc2:
                 continue
             anc2.add(k)
-            stack.extend(e.src for e in n.ins if is_full(e.ed))
+            stack.extend(src for src, ed in in_edges(n) if is_full(ed))
             stack.extend(removed_in.get(k, ()))
         anc = anc2
     for who, n in candidates:
@@ -796,9 +796,12 @@ def enqueue_kernel(drv: Work, stream: Stream, call: str, params: KernelParams) -
         graph = seq.graph
         if len(deps) != 1 or graph.pairs is not None:
             return add_node(drv, stream, KERNEL, params)
-        # the chain case of add_node, with DriverState._new_node, graph.add_edge and the Node and Edge
-        # constructors inline (the hot path of a captured launch; keep them in step): the same handle,
-        # node, edge and deps (tests/core/test_capture_fast_path.py checks every slot is set)
+        d, ed = deps[0]
+        if ed is not ZERO_ED and ed != ZERO_ED:
+            return add_node(drv, stream, KERNEL, params)
+        # the chain case of add_node, with DriverState._new_node, graph.add_chain_edge and the Node
+        # constructor inline (the hot path of a captured launch; keep them in step): the same handle,
+        # node, chain edge and deps (tests/core/test_capture_fast_path.py checks every slot is set)
         h = drv._next_h
         drv._next_h = h + HANDLE_STEP
         lid = graph.next_local
@@ -809,18 +812,14 @@ def enqueue_kernel(drv: Work, stream: Stream, call: str, params: KernelParams) -
         node.local_id = lid
         node.type = KERNEL
         node.params = params
-        node.outs = NO_EDGES
+        node._outs = NO_EDGES
         node.destroyed = False
         drv._objs[h] = node
         graph.nodes.append(node)  # KERNEL: not counted per type (see Graph)
-        d, ed = deps[0]
-        node.ins = e = _new(Edge)  # Edge(d, node, ed)
-        e.src = d
-        e.dst = node
-        e.ed = ed
-        graph.edges[e] = None
-        c = d.outs  # in a chain the previous node has no out-edge yet; else graph.with_edge adds it
-        d.outs = e if c is NO_EDGES else with_edge(c, e)
+        graph.lazy = True  # add_chain_edge(graph, d, node): the compact form, no Edge (see graph.py)
+        node._ins = d
+        c = d._outs  # in a chain the previous node has no out-edge yet; else graph.with_edge adds it
+        d._outs = node if c is NO_EDGES else with_edge(c, node)
         deps[0] = (node, ZERO_ED)
         runs = seq.captured
         if runs and runs[-1] == lid:
@@ -839,7 +838,10 @@ def add_node(drv: Work, stream: Stream, ntype: int, params: Any) -> Node:
     deps = stream.deps
     if len(deps) == 1:  # a chain: the stream's own list (never shared) is reused
         d, ed = deps[0]
-        add_edge(graph, d, node, ed)
+        if graph.pairs is None and (ed is ZERO_ED or ed == ZERO_ED):
+            add_chain_edge(graph, d, node)  # one full dependency: the compact form (graph.py)
+        else:
+            add_edge(graph, d, node, ed)
         deps[0] = (node, ZERO_ED)
     else:
         for d, ed in deps:

@@ -17,10 +17,27 @@ Edges cost O(1) each to add, find and remove, whatever the graph's shape (chain,
   ``cuGraphGetEdges`` (spec 4.5), O(1) removal.
 * ``Node.ins`` / ``Node.outs`` hold the node's edges in edge order: the shared empty tuple
   (``NO_EDGES``) while there are none; the :class:`Edge` itself for one edge (an edge iterates as the
-  one-edge sequence of itself, so the chain of a capture costs no container per node); a list from the
+  one-edge sequence of itself, so a chain costs no container per node); a list from the
   second edge on; the first removal from a list longer than ``_SMALL`` turns it into an
   insertion-ordered dict, so removing from a 100k fan-out is O(1) per edge too. Readers only iterate
   them, take ``len`` or test emptiness, which every form supports.
+* *Chain edges* (the compact form): a captured node whose only dependency is one full dependency
+  (edge data ``ZERO_ED``) on one node, the common case of a capture, gets no :class:`Edge` object and
+  no entry in ``Graph.edges``: its raw in-slot ``Node._ins`` holds the source node itself, and the
+  source's raw out-slot ``Node._outs`` holds the target node where it would hold the edge (alone or
+  as an element of its list or dict). Such an edge sits in the graph's edge order just after its
+  target node's creation: each entry of the raw edge set ``Graph._edges`` records, while chain edges
+  may exist (``Graph.lazy``), the graph's ``next_local`` when it was added, and the chain edge of node
+  ``L`` precedes exactly the entries stamped above ``L``. The public views materialise: reading
+  ``Node.ins``, ``Node.outs`` or ``Graph.edges`` first turns every chain edge of the graph into an
+  ordinary :class:`Edge` in place (:func:`solid`, O(nodes + edges) once, the order kept), as do the
+  pair index (so every edit by handle pair) and :func:`remove_edge`; the graph keeps the ordinary
+  form until a capture adds chain edges again. The walks (topological order, topology, freeze, exec
+  update, ancestors, the unjoined rule, DOT, clone, ``cuGraphGetEdges`` and the per-node queries)
+  read both forms through :func:`in_edges`, :func:`out_edges` and :func:`edge_list` without
+  materialising; :func:`detach_node` unlinks both forms. Only a capture makes chain edges
+  (:func:`add_chain_edge` and its inline copy in ``capture.enqueue_kernel``), and only while the graph
+  has no pair index.
 * ``Graph.pairs`` maps ``(src node, dst node)`` to the edge between them, for the duplicate checks of
   ``cuGraphAddDependencies`` and the look-ups of ``cuGraphRemoveDependencies``. It is built on first
   use (:func:`pair_index`, linear once) and kept up to date afterwards, so graphs nobody edits that
@@ -139,8 +156,8 @@ class Edge:
     """One dependency ``src -> dst`` with its edge data ``(from_port, to_port, type)``.
 
     An edge is also the one-edge sequence of itself (``iter``, ``len``): the form ``Node.ins`` and
-    ``Node.outs`` take for a single edge (see the module docstring). :func:`simcuda._core.capture.enqueue_kernel`
-    sets the slots itself (no ``__init__`` call) for a captured launch.
+    ``Node.outs`` take for a single edge (see the module docstring). A chain edge (the compact form, see
+    the module docstring) has no Edge until something materialises it (:func:`solid`).
     """
 
     __slots__ = ("src", "dst", "ed")
@@ -162,9 +179,14 @@ class Node:
 
     :func:`simcuda._core.capture.enqueue_kernel` sets the slots itself (no ``__init__`` call) for a
     captured launch: a new slot goes there too (tests/core/test_capture_fast_path.py checks).
+
+    ``_ins`` / ``_outs`` are the raw edge containers, which may hold chain edges in the compact form
+    (a node in place of an edge, see the module docstring); the ``ins`` / ``outs`` properties return
+    them with every chain edge of the graph materialised first. Code of the core reads the raw slots
+    through :func:`in_edges` / :func:`out_edges` (or checks the forms itself) and never materialises.
     """
 
-    __slots__ = ("handle", "graph", "local_id", "type", "params", "ins", "outs", "destroyed")
+    __slots__ = ("handle", "graph", "local_id", "type", "params", "_ins", "_outs", "destroyed")
 
     def __init__(self, handle: int, graph: "Graph", local_id: int, ntype: int, params: Any) -> None:
         self.handle = handle
@@ -172,9 +194,24 @@ class Node:
         self.local_id = local_id
         self.type = ntype
         self.params = params
-        self.ins: Any = NO_EDGES  # (), an Edge, a list or a dict of edges, edge order: see the module docstring
-        self.outs: Any = NO_EDGES
+        self._ins: Any = NO_EDGES  # (), an Edge, a list or a dict of edges, or a node: see the module docstring
+        self._outs: Any = NO_EDGES  # (), an Edge or node, a list or a dict of edges and nodes
         self.destroyed = False
+
+    @property
+    def ins(self) -> Any:
+        """The node's dependency edges in edge order (NO_EDGES, an Edge, a list or a dict of Edges), every chain
+        edge of its graph materialised first (:func:`solid`)."""
+        if self.graph.lazy:
+            solid(self.graph)
+        return self._ins
+
+    @property
+    def outs(self) -> Any:
+        """The node's dependent edges in edge order (as :attr:`ins`), chain edges materialised first."""
+        if self.graph.lazy:
+            solid(self.graph)
+        return self._outs
 
     @property
     def gid(self) -> int:
@@ -202,17 +239,21 @@ class Graph:
 
     ``type_counts`` counts live nodes per type, KERNEL excepted (kernels, the bulk of large graphs,
     cost no count: their number is ``n_live`` minus the others); ``n_dead`` counts destroyed nodes.
+
+    ``_edges`` is the raw edge set: the graph's :class:`Edge` objects in creation order, each mapped to
+    None, or, when added while ``lazy`` (chain edges may exist), to the graph's ``next_local`` then
+    (see the module docstring); the :attr:`edges` view materialises the chain edges first.
     """
 
-    __slots__ = ("handle", "gid", "nodes", "edges", "_removed", "capture_target_of", "live_execs",
+    __slots__ = ("handle", "gid", "nodes", "_edges", "_removed", "capture_target_of", "live_execs",
                  "destroyed", "owner_node", "ctx", "next_local", "type_counts", "n_dead", "clone_map", "moved",
-                 "pairs", "n_dup", "user_refs")
+                 "pairs", "n_dup", "user_refs", "lazy")
 
     def __init__(self, handle: int, gid: int, ctx: Context | None = None) -> None:
         self.handle = handle
         self.gid = gid
         self.nodes: list[Node] = []
-        self.edges: dict[Edge, None] = {}  # insertion-ordered set: O(1) removal
+        self._edges: dict[Edge, int | None] = {}  # insertion-ordered set: O(1) removal (values: stamps)
         self._removed: list[Edge] = []
         self.capture_target_of: CaptureSequence | None = None
         self.live_execs = 0
@@ -227,6 +268,15 @@ class Graph:
         self.pairs: dict[tuple[Node, Node], Edge] | None = None  # built on first use: pair_index()
         self.n_dup = 0  # live edges whose (src, dst) pair already had an edge (capture only)
         self.user_refs: UserRefs | None = None  # user-object references the graph owns (cuGraphRetainUserObject)
+        self.lazy = False  # chain edges (the compact form) may exist: see the module docstring
+
+    @property
+    def edges(self) -> dict[Edge, Any]:
+        """Every edge in creation order, as an insertion-ordered set (``Edge -> None``), chain edges
+        materialised first (:func:`solid`); read only (the edge functions of this module change it)."""
+        if self.lazy:
+            solid(self)
+        return self._edges
 
     @property
     def removed_edges(self) -> list[Edge]:
@@ -307,44 +357,146 @@ _SMALL = 16
 
 def add_edge(graph: Graph, src: Node, dst: Node, ed: tuple[int, int, int] = ZERO_ED,
              key: tuple[Node, Node] | None = None) -> Edge:
-    """Add ``src -> dst`` (no checks: the caller has made them) in O(1).
+    """Add ``src -> dst`` (no checks: the caller has made them) in O(1), as an :class:`Edge`.
 
-    ``key`` may pass a ready ``(src, dst)`` tuple for the pair index (saves making another).
-    :func:`simcuda._core.capture.enqueue_kernel` has its own copy for a captured launch: keep them in step.
+    ``key`` may pass a ready ``(src, dst)`` tuple for the pair index (saves making another). While the graph
+    may hold chain edges (``lazy``) the edge is stamped with ``next_local`` (edge order, see the module
+    docstring); a ``dst`` whose dependency is a chain edge has the graph's chain edges materialised first.
     """
+    if dst._ins.__class__ is Node:
+        solid(graph)
     e = Edge(src, dst, ed)
-    graph.edges[e] = None
+    graph._edges[e] = graph.next_local if graph.lazy else None
     pairs = graph.pairs
     if pairs is not None:
         if pairs.setdefault(key or (src, dst), e) is not e:
             graph.n_dup += 1
-    src.outs = with_edge(src.outs, e)
-    dst.ins = with_edge(dst.ins, e)
+    src._outs = with_edge(src._outs, e)
+    dst._ins = with_edge(dst._ins, e)
     return e
 
 
-def with_edge(c: Any, e: Edge) -> Any:
-    """A node's edge container (NO_EDGES, one Edge, a list or a dict; see the module docstring) with ``e``
-    added at the end: the container itself when it grows in place, else its replacement."""
+def add_chain_edge(graph: Graph, src: Node, dst: Node) -> None:
+    """Add ``src -> dst`` with edge data ``ZERO_ED`` as a chain edge (the compact form: no :class:`Edge`, see the
+    module docstring). The caller guarantees that ``dst`` is the graph's newest node, made just now and without
+    edges, and that the graph has no pair index. :func:`simcuda._core.capture.enqueue_kernel` has its own copy
+    for a captured launch: keep them in step."""
+    graph.lazy = True
+    dst._ins = src
+    c = src._outs
+    src._outs = dst if c is NO_EDGES else with_edge(c, dst)
+
+
+def with_edge(c: Any, e: Any) -> Any:
+    """A node's raw edge container (NO_EDGES, one Edge or node, a list or a dict; see the module docstring) with
+    ``e`` (an Edge, or the target node of a chain edge) added at the end: the container itself when it grows
+    in place, else its replacement."""
     if c is NO_EDGES:
         return e
-    if c.__class__ is list:
+    k = c.__class__
+    if k is list:
         c.append(e)
-    elif c.__class__ is Edge:
+    elif k is Edge or k is Node:
         return [c, e]
     else:
         c[e] = None
     return c
 
 
+def in_edges(n: Node) -> list[tuple[Node, tuple[int, int, int]]]:
+    """``[(source, edge data), ...]`` of ``n``'s dependencies in edge order, either form (never materialises)."""
+    c = n._ins
+    k = c.__class__
+    if k is Node:
+        return [(c, ZERO_ED)]
+    if k is Edge:
+        return [(c.src, c.ed)]
+    return [(e.src, e.ed) for e in c]
+
+
+def out_edges(n: Node) -> list[tuple[Node, tuple[int, int, int]]]:
+    """``[(target, edge data), ...]`` of ``n``'s dependents in edge order, either form (never materialises)."""
+    c = n._outs
+    k = c.__class__
+    if k is Node:
+        return [(c, ZERO_ED)]
+    if k is Edge:
+        return [(c.dst, c.ed)]
+    return [(x, ZERO_ED) if x.__class__ is Node else (x.dst, x.ed) for x in c]
+
+
+def _n_in(n: Node) -> int:
+    """The number of ``n``'s dependencies (either form)."""
+    c = n._ins
+    return 1 if c.__class__ is Node else len(c)
+
+
+def _in_order(graph: Graph) -> list[Any]:
+    """Every edge of ``graph`` in creation order: an :class:`Edge`, or the target node of a chain edge (whose
+    source is its ``_ins``). Linear in nodes + edges (edges alone when the graph holds no chain edge)."""
+    if not graph.lazy:
+        return list(graph._edges)
+    chain = [n for n in graph.nodes if n._ins.__class__ is Node]  # creation order
+    out: list[Any] = []
+    j, k = 0, len(chain)
+    for e, stamp in graph._edges.items():
+        if stamp is not None:  # added while lazy: after the chain edges of the nodes made before it
+            while j < k and chain[j].local_id < stamp:
+                out.append(chain[j])
+                j += 1
+        out.append(e)
+    out.extend(chain[j:])
+    return out
+
+
+def edge_list(graph: Graph) -> list[tuple[Node, Node, tuple[int, int, int]]]:
+    """``[(source, target, edge data), ...]`` of every edge of ``graph`` in creation order (``cuGraphGetEdges``,
+    spec 4.5), either form, without materialising chain edges."""
+    return [(x._ins, x, ZERO_ED) if x.__class__ is Node else (x.src, x.dst, x.ed) for x in _in_order(graph)]
+
+
+def solid(graph: Graph) -> None:
+    """Materialise every chain edge of ``graph`` as an :class:`Edge`, in place: the same edges, each node's edge
+    order and the graph's edge order kept (see the module docstring). O(nodes + edges); nothing to do when the
+    graph is not ``lazy``."""
+    if not graph.lazy:
+        return
+    order = _in_order(graph)
+    graph.lazy = False
+    edges: dict[Edge, int | None] = {}
+    sources: dict[int, Node] = {}
+    for x in order:
+        if x.__class__ is Node:
+            src = x._ins
+            x._ins = e = Edge(src, x, ZERO_ED)
+            sources[id(src)] = src
+            edges[e] = None
+        else:
+            edges[x] = None
+    graph._edges = edges
+    for src in sources.values():  # a chain target in an out-container becomes its (now materialised) edge
+        c = src._outs
+        k = c.__class__
+        if k is Node:
+            src._outs = c._ins
+        elif k is list:
+            c[:] = [x._ins if x.__class__ is Node else x for x in c]
+        elif k is dict:
+            src._outs = dict.fromkeys(x._ins if x.__class__ is Node else x for x in c)
+
+
 def pair_index(graph: Graph) -> dict[tuple[Node, Node], Edge]:
     """``(src, dst) -> edge`` of ``graph`` (the first edge of a pair, edge order), built once in
-    O(edges) on first use and kept up to date by :func:`add_edge` / :func:`remove_edge`."""
+    O(edges) on first use and kept up to date by :func:`add_edge` / :func:`remove_edge`.
+
+    Building it materialises the graph's chain edges (:func:`solid`); a graph with a pair index gets no new
+    chain edges, so its edges stay :class:`Edge` objects."""
     pairs = graph.pairs
     if pairs is None:
+        solid(graph)
         pairs = {}
         dup = 0
-        for e in graph.edges:
+        for e in graph._edges:
             if pairs.setdefault((e.src, e.dst), e) is not e:
                 dup += 1
         graph.pairs, graph.n_dup = pairs, dup
@@ -358,14 +510,15 @@ def find_edge(graph: Graph, src: Node, dst: Node, ed: tuple[int, int, int] | Non
     if e is None or ed is None or e.ed == ed:
         return e
     if graph.n_dup:
-        return next((x for x in src.outs if x.dst is dst and x.ed == ed), None)
+        return next((x for x in src._outs if x.dst is dst and x.ed == ed), None)
     return None
 
 
-def _unlink(node: Node, attr: str, e: Edge) -> None:
-    """Remove ``e`` from ``node.ins`` or ``node.outs`` (``attr``) in O(1) (amortised)."""
+def _unlink(node: Node, attr: str, e: Any) -> None:
+    """Remove ``e`` (an Edge, or the node of a chain edge) from ``node._ins`` or ``node._outs`` (``attr``) in
+    O(1) (amortised)."""
     c = getattr(node, attr)
-    if c.__class__ is Edge:  # the one edge
+    if c.__class__ is Edge or c.__class__ is Node:  # the one edge
         setattr(node, attr, NO_EDGES)
         return
     if c.__class__ is list:
@@ -386,7 +539,7 @@ def _unindex(graph: Graph, e: Edge) -> None:
     if pairs.get(key) is not e:
         graph.n_dup -= 1  # e was a duplicate
         return
-    nxt = next((x for x in e.src.outs if x.dst is e.dst and x is not e), None) if graph.n_dup else None
+    nxt = next((x for x in e.src._outs if x.dst is e.dst and x is not e), None) if graph.n_dup else None
     if nxt is None:
         del pairs[key]
     else:
@@ -395,27 +548,37 @@ def _unindex(graph: Graph, e: Edge) -> None:
 
 
 def remove_edge(graph: Graph, e: Edge, remember: bool = True) -> None:
-    """Remove ``e`` in O(1); with ``remember``, keep it in ``removed_edges`` (spec 4.4: removed edges still
-    count for the unjoined rule)."""
-    del graph.edges[e]
+    """Remove ``e`` (an :class:`Edge` of ``graph``: from :func:`find_edge` or a materialised view) in O(1); with
+    ``remember``, keep it in ``removed_edges`` (spec 4.4: removed edges still count for the unjoined rule)."""
+    del graph._edges[e]
     _unindex(graph, e)
-    _unlink(e.src, "outs", e)
-    _unlink(e.dst, "ins", e)
+    _unlink(e.src, "_outs", e)
+    _unlink(e.dst, "_ins", e)
     if remember:
         graph._removed.append(e)
 
 
 def detach_node(graph: Graph, n: Node) -> None:
-    """Remove every edge of ``n`` (not remembered in ``removed_edges``), in time linear in its edges."""
-    for e in n.ins:
-        del graph.edges[e]
-        _unindex(graph, e)
-        _unlink(e.src, "outs", e)
-    for e in n.outs:
-        del graph.edges[e]
-        _unindex(graph, e)
-        _unlink(e.dst, "ins", e)
-    n.ins, n.outs = NO_EDGES, NO_EDGES
+    """Remove every edge of ``n`` (not remembered in ``removed_edges``), in time linear in its edges; chain
+    edges are unlinked in their compact form."""
+    c = n._ins
+    if c.__class__ is Node:  # the chain edge c -> n
+        _unlink(c, "_outs", n)
+    else:
+        for e in c:
+            del graph._edges[e]
+            _unindex(graph, e)
+            _unlink(e.src, "_outs", e)
+    outs: Any = n._outs
+    x: Any
+    for x in ((outs,) if outs.__class__ is Node else outs):
+        if x.__class__ is Node:  # the chain edge n -> x: x's only dependency
+            x._ins = NO_EDGES
+        else:
+            del graph._edges[x]
+            _unindex(graph, x)
+            _unlink(x.dst, "_ins", x)
+    n._ins, n._outs = NO_EDGES, NO_EDGES
 
 
 class GraphCycle(Exception):
@@ -437,8 +600,14 @@ def topo_order(nodes: list[Node]) -> list[Node] | None:
         live = nodes  # all live: the caller's list (read only)
     forward = True
     for n in live:
-        c = n.ins
-        if c.__class__ is Edge:  # one edge (the chain of a capture)
+        c = n._ins
+        k = c.__class__
+        if k is Node:  # a chain edge (the compact form)
+            if c.local_id >= n.local_id:
+                forward = False
+                break
+            continue
+        if k is Edge:  # one edge
             if c.src.local_id >= n.local_id:
                 forward = False
                 break
@@ -452,18 +621,18 @@ def topo_order(nodes: list[Node]) -> list[Node] | None:
             break
     if forward:
         return live
-    indeg = {id(n): len(n.ins) for n in live}
-    heap = [(n.local_id, n) for n in live if not n.ins]
+    indeg = {id(n): _n_in(n) for n in live}
+    heap = [(n.local_id, n) for n in live if not n._ins]
     heapq.heapify(heap)
     out: list[Node] = []
     while heap:
         _, n = heapq.heappop(heap)
         out.append(n)
-        for e in n.outs:
-            k = id(e.dst)
+        for d, _ed in out_edges(n):
+            k = id(d)
             indeg[k] -= 1
             if indeg[k] == 0:
-                heapq.heappush(heap, (e.dst.local_id, e.dst))
+                heapq.heappush(heap, (d.local_id, d))
     return out if len(out) == len(live) else None
 
 
@@ -479,17 +648,17 @@ def _cycle_node(nodes: list[Node]) -> Node:
 def topo_order_partial(nodes: list[Node]) -> list[Node]:
     """The nodes Kahn's algorithm can place (all of them when there is no cycle)."""
     live = [n for n in nodes if not n.destroyed]
-    indeg = {id(n): len(n.ins) for n in live}
-    stack = [n for n in live if not n.ins]
+    indeg = {id(n): _n_in(n) for n in live}
+    stack = [n for n in live if not n._ins]
     out = []
     while stack:
         n = stack.pop()
         out.append(n)
-        for e in n.outs:
-            k = id(e.dst)
+        for d, _ed in out_edges(n):
+            k = id(d)
             indeg[k] -= 1
             if indeg[k] == 0:
-                stack.append(e.dst)
+                stack.append(d)
     return out
 
 
@@ -684,8 +853,12 @@ class Topology:
         eds: list[tuple[int, int, int]] = []
         plain = True  # every edge ZERO_ED so far
         for n in live:
-            c = n.ins
-            if c.__class__ is Edge:  # one edge (the chain of a capture)
+            c = n._ins
+            k = c.__class__
+            if k is Node:  # a chain edge (the compact form): edge data ZERO_ED
+                src.append(c.local_id if pos is None else pos[id(c)])
+                eds.append(ZERO_ED)
+            elif k is Edge:  # one edge
                 src.append(c.src.local_id if pos is None else pos[id(c.src)])
                 ed = c.ed
                 eds.append(ed)
@@ -714,8 +887,9 @@ class Topology:
 
 def signature(live: list[Node]) -> tuple[Topology, int]:
     """``(topology, exit count)`` of live nodes in creation order (see :class:`Frozen`)."""
-    # an exit has no out-edge: its outs is NO_EDGES, or an emptied list or dict (never an Edge)
-    return Topology(live), sum(1 for n in live if n.outs.__class__ is not Edge and not n.outs)
+    # an exit has no out-edge: its outs is NO_EDGES, or an emptied list or dict (never an Edge; a chain
+    # target node is true)
+    return Topology(live), sum(1 for n in live if n._outs.__class__ is not Edge and not n._outs)
 
 
 def freeze(graph: Graph) -> Frozen:
@@ -886,8 +1060,8 @@ def clone_graph(drv: Work, g: Graph) -> Graph:
                 break
             mapping[id(n)] = drv._new_node(new, n.type, KINDS[n.type].copy(n.params))
         else:
-            for e in orig.edges:
-                add_edge(new, mapping[id(e.src)], mapping[id(e.dst)], e.ed)
+            for src, dst, ed in edge_list(orig):
+                add_edge(new, mapping[id(src)], mapping[id(dst)], ed)
             new.clone_map = {n.handle: mapping[id(n)] for n in orig.nodes if not n.destroyed}
             frames.pop()
             done = new
@@ -1003,8 +1177,8 @@ def _check_update_shape(old: Frozen, g: Graph) -> list[Node]:
     topo, exits = signature(live)
     if exits > old.exits:
         old_exit = set(range(len(live))) - set(old.topology.src)
-        extra = next((n for i, n in enumerate(live) if not n.outs and i not in old_exit),
-                     next(n for n in live if not n.outs))
+        extra = next((n for i, n in enumerate(live) if not n._outs and i not in old_exit),
+                     next(n for n in live if not n._outs))
         raise UpdateFailure(UPD_TOPOLOGY_CHANGED, extra,
                             f"graph {g.gid} has {exits} exit nodes, more than the exec's {old.exits}; node "
                             f"{extra.local_id} is one of them")
@@ -1018,7 +1192,7 @@ def _check_update_shape(old: Frozen, g: Graph) -> list[Node]:
                                 f"node in the exec {len(old_deps)}")
         for j, (a, b) in enumerate(zip(new_deps, old_deps)):
             if a != b:
-                src = list(n.ins)[j].src
+                src = in_edges(n)[j][0]
                 raise UpdateFailure(UPD_TOPOLOGY_CHANGED, n,
                                     f"dependency {j} of node {n.local_id} (node {src.local_id}"
                                     f"{'' if a[1] == ZERO_ED else ' with edge data ' + str(a[1])}) does not match "
@@ -1182,15 +1356,26 @@ def _dot_cluster(g: Graph, flags: int, lines: list[str]) -> list[Graph]:
         lines.append(_dot_node(n, gid, flags, topo_id))
         if n.type == GRAPH:
             children.append(n.params.graph)
-    head = {id(e): j for n in live for j, e in enumerate(n.ins)} if flags & DOT_EXTRA_TOPO_INFO else {}
-    for e in g.edges:
+    head: dict[int, int] = {}  # id(edge) -> its index among its target's dependencies (a chain edge's: 0)
+    if flags & DOT_EXTRA_TOPO_INFO:
+        for n in live:
+            c = n._ins
+            if c.__class__ is not Node:
+                for j, e in enumerate(c):
+                    head[id(e)] = j
+    for x in _in_order(g):
+        if x.__class__ is Node:  # a chain edge: x._ins -> x, edge data ZERO_ED
+            src, dst, ed, j = x._ins, x, ZERO_ED, 0
+        else:
+            src, dst, ed = x.src, x.dst, x.ed
+            j = head.get(id(x), 0)
         attrs = []
         if flags & DOT_EXTRA_TOPO_INFO:
-            attrs.append(f"headlabel={head[id(e)]}")
-            if e.ed != ZERO_ED:
-                attrs.append(f'label="ports {e.ed[0]}->{e.ed[1]} type {e.ed[2]}"')
+            attrs.append(f"headlabel={j}")
+            if ed != ZERO_ED:
+                attrs.append(f'label="ports {ed[0]}->{ed[1]} type {ed[2]}"')
         suffix = f" [{' '.join(attrs)}]" if attrs else ""
-        lines.append(f'"graph_{gid}_node_{e.src.local_id}" -> "graph_{gid}_node_{e.dst.local_id}"{suffix};')
+        lines.append(f'"graph_{gid}_node_{src.local_id}" -> "graph_{gid}_node_{dst.local_id}"{suffix};')
     lines.append("}")
     return children
 
@@ -1204,7 +1389,7 @@ def ancestors(nodes: list[Node]) -> set[int]:
         if id(n) in seen:
             continue
         seen.add(id(n))
-        stack.extend(e.src for e in n.ins)
+        stack.extend(s for s, _ed in in_edges(n))
     return seen
 
 

@@ -399,12 +399,12 @@ class Graphs(Work):
     @entry
     def graph_get_root_nodes(self, hgraph: int) -> list[int]:
         """cuGraphGetRootNodes: nodes with no dependency, creation order. Errors: 1 bad graph."""
-        return [n.handle for n in self._graph(hgraph).live_nodes() if not n.ins]
+        return [n.handle for n in self._graph(hgraph).live_nodes() if not gr.in_edges(n)]
 
     @entry
     def graph_get_edges(self, hgraph: int) -> list[tuple[int, int, EdgeData]]:
         """cuGraphGetEdges: ``(from, to, edge data)`` in creation order (spec 4.5). Errors: 1 bad graph."""
-        return [(e.src.handle, e.dst.handle, e.ed) for e in self._graph(hgraph).edges]
+        return [(src.handle, dst.handle, ed) for src, dst, ed in gr.edge_list(self._graph(hgraph))]
 
     @entry
     def graph_node_get_type(self, hnode: int) -> int:
@@ -416,8 +416,8 @@ class Graphs(Work):
         """cuGraphNodeGetDependencies / DependentNodes: ``[(node, edge data)]`` in edge order. Errors: 1."""
         n = self._node(hnode)
         if dependents:
-            return [(e.dst.handle, e.ed) for e in n.outs]
-        return [(e.src.handle, e.ed) for e in n.ins]
+            return [(dst.handle, ed) for dst, ed in gr.out_edges(n)]
+        return [(src.handle, ed) for src, ed in gr.in_edges(n)]
 
     @entry
     def graph_node_get_containing_graph(self, hnode: int) -> int:
