@@ -8,7 +8,12 @@ Fixtures:
         test; yields the driver.
 
 Marker:
-    ``@pytest.mark.simcuda``: run the test with ``patched_cuda`` applied automatically.
+    ``@pytest.mark.simcuda``: run the test with ``patched_cuda`` applied automatically;
+    ``@pytest.mark.simcuda(route="native")`` takes that route for the test (``"python"``, ``"native"`` or
+    ``"auto"``; without it, ``$SIMCUDA_ROUTE``, else ``"python"``: :func:`simcuda._patch.route_of`). On the
+    native route NVIDIA's own ``cuda.bindings.driver`` runs over the simulated ``libcuda.so.1``, and it keeps
+    that library for the rest of the pytest process (docs/native.md): a session that also tests a real GPU
+    runs those tests in a process of their own.
 
 simcuda is imported lazily, so installing it costs nothing in test sessions that do not use it.
 """
@@ -24,8 +29,8 @@ MARKER = "simcuda"
 
 def pytest_configure(config: Any) -> None:
     """Register the ``simcuda`` marker."""
-    config.addinivalue_line("markers", f"{MARKER}: run the test against a fresh simulated CUDA driver, "
-                                       "with cuda.bindings patched to simcuda's faces")
+    config.addinivalue_line("markers", f"{MARKER}(route=None): run the test against a fresh simulated CUDA driver, "
+                                       "with cuda.bindings patched (route: python, native or auto)")
 
 
 @pytest.fixture
@@ -41,10 +46,13 @@ def simcuda_driver() -> Iterator[Any]:
 
 
 @pytest.fixture
-def patched_cuda(simcuda_driver: Any) -> Iterator[Any]:
-    """``simcuda_driver`` plus ``cuda.bindings.*`` patched to the simulated faces."""
+def patched_cuda(simcuda_driver: Any, request: Any) -> Iterator[Any]:
+    """``simcuda_driver`` plus ``cuda.bindings.*`` patched to the simulated driver, on the route the test's
+    ``simcuda`` marker names (``route=...``), else the default route."""
     import simcuda
-    with simcuda.patch():
+    marker = request.node.get_closest_marker(MARKER)
+    route = marker.kwargs.get("route") if marker is not None else None
+    with simcuda.patch(route=route):
         yield simcuda_driver
 
 
