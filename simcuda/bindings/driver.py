@@ -1458,33 +1458,9 @@ def _add_node(name: str, hGraph: Any, dependencies: Any, dependencyData: Any, nu
     _null(d, nodeParams, name, "nodeParams")
     hg = _h(hGraph, _CUgraph)
     t, spec = _gnp_spec(d, nodeParams, name)
-    if t == _NT_KERNEL:
-        h = d.graph_add_kernel_node(hg, deps, spec["hfunc"], spec["grid"], spec["block"], spec["shmem"], spec["args"],
-                                    eds)
-    elif t == _NT_MEMCPY:
-        h = d.graph_add_memcpy_node(hg, deps, spec, eds)
-    elif t == _NT_MEMSET:
-        h = d.graph_add_memset_node(hg, deps, spec, eds)
-    elif t == _NT_HOST:
-        h = d.graph_add_host_node(hg, deps, spec["fn"], spec["user_data"], spec["sync_mode"], eds)
-    elif t == _NT_GRAPH:
-        hchild, own = spec
-        d.check_child_ownership(own, name)
-        h = d.graph_add_child_graph_node(hg, deps, hchild, eds, move=own == 1)
-    elif t == _NT_EMPTY:
-        h = d.graph_add_empty_node(hg, deps, eds)
-    elif t in (_NT_WAIT, _NT_RECORD):
-        h = d.graph_add_event_node(hg, deps, spec, t == _NT_WAIT, eds)
-    elif t in (_NT_SIGNAL, _NT_EXT_WAIT):
-        h = d.graph_add_ext_sem_node(hg, deps, spec["sems"], spec["values"], t == _NT_EXT_WAIT, eds)
-    elif t == _NT_ALLOC:
-        h, dptr = d.graph_add_mem_alloc_node(hg, deps, spec["size"], spec["location"], spec["alloc_type"],
-                                             spec["access"], eds)
+    h, dptr = d.graph_add_node(hg, deps, t, spec, eds, name)
+    if dptr is not None:
         nodeParams._d["alloc"]._d["dptr"] = _mk_dptr(dptr)
-    elif t == _NT_FREE:
-        h = d.graph_add_mem_free_node(hg, deps, spec, eds)
-    else:
-        h = d.graph_add_batch_mem_op_node(hg, deps, spec["ops"], spec["flags"], spec["ctx"], eds)
     return (_SUCCESS, _mk_node(h))
 
 

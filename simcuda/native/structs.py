@@ -480,33 +480,9 @@ def graph_add_node(entry: Entry, ptds: bool) -> Body:
         np_ = C.CUgraphNodeParams.from_address(params or 0)
         g = hg or 0
         t, spec = node_params(d, np_, call)
-        if t == KERNEL:
-            h = d.graph_add_kernel_node(g, deps, spec["hfunc"], spec["grid"], spec["block"], spec["shmem"],
-                                        spec["args"], eds)
-        elif t == MEMCPY:
-            h = d.graph_add_memcpy_node(g, deps, spec, eds)
-        elif t == MEMSET:
-            h = d.graph_add_memset_node(g, deps, spec, eds)
-        elif t == HOST:
-            h = d.graph_add_host_node(g, deps, spec["fn"], spec["user_data"], spec["sync_mode"], eds)
-        elif t == GRAPH:
-            hchild, own = spec
-            d.check_child_ownership(own, call)
-            h = d.graph_add_child_graph_node(g, deps, hchild, eds, move=own == 1)
-        elif t == EMPTY:
-            h = d.graph_add_empty_node(g, deps, eds)
-        elif t in (WAIT, RECORD):
-            h = d.graph_add_event_node(g, deps, spec, t == WAIT, eds)
-        elif t in (SIGNAL, EXT_WAIT):
-            h = d.graph_add_ext_sem_node(g, deps, spec["sems"], spec["values"], t == EXT_WAIT, eds)
-        elif t == ALLOC:
-            h, dptr = d.graph_add_mem_alloc_node(g, deps, spec["size"], spec["location"], spec["alloc_type"],
-                                                 spec["access"], eds)
+        h, dptr = d.graph_add_node(g, deps, t, spec, eds, call)
+        if dptr is not None:
             np_.alloc.dptr = dptr
-        elif t == FREE:
-            h = d.graph_add_mem_free_node(g, deps, spec, eds)
-        else:
-            h = d.graph_add_batch_mem_op_node(g, deps, spec["ops"], spec["flags"], spec["ctx"], eds)
         ctypes.c_void_p.from_address(out or 0).value = h
         return 0
     return body

@@ -13,7 +13,7 @@ from ..errors import CUresult, DriverError
 from ..memory import KIND_GRAPH, CopyParams, MemsetParams
 from ..objects import Dep, EdgeData, EdgeDataArg, Function, MemOp, SemValue
 from ..state import entry
-from ..work import Work
+from .arguments import ArgumentRules
 
 
 def _ed(ed: Sequence[int]) -> EdgeData:
@@ -21,7 +21,7 @@ def _ed(ed: Sequence[int]) -> EdgeData:
     return cast(EdgeData, tuple(ed))
 
 
-class Graphs(Work):
+class Graphs(ArgumentRules):
     """Graphs: creation, nodes of every kind, edges, queries, clone, params, DOT of the simulated driver.
 
     Entries: ``cuGraphCreate``/``Destroy``, ``cuGraphAdd*Node``, ``cuGraph*Dependencies``,
@@ -203,6 +203,46 @@ class Graphs(Work):
         Errors: 1 INVALID_VALUE NULL function, bad sync mode, bad graph/dependencies.
         """
         return self._add(hgraph, deps, eds, gr.HOST, {"fn": fn, "user_data": user_data, "sync_mode": sync_mode})
+
+    def graph_add_node(self, hgraph: int, deps: list[int], ntype: int, spec: Any, eds: EdgeDataArg,
+                       call: str) -> tuple[int, int | None]:
+        """cuGraphAddNode / cuGraphAddNode_v3: the typed add of node type ``ntype`` (``CUgraphNodeType``) with the
+        parameters a face read from ``CUgraphNodeParams`` (``spec``, the shape each typed add takes: a kernel's
+        ``{"hfunc", "grid", "block", "shmem", "args"}``, a ``CopyParams``, a ``MemsetParams``, a host node's
+        ``{"fn", "user_data", "sync_mode"}``, a child graph's ``(graph, ownership)``, an event, a semaphore
+        ``{"sems", "values"}``, an allocation ``{"size", "location", "alloc_type", "access"}``, a freed address,
+        a batch ``{"ops", "flags", "ctx"}``). Returns ``(node handle, the allocation's address or None)``.
+
+        Errors: those of the typed add of that type (``cuGraphAdd*Node``), and for a child graph the ownership
+        rule (:meth:`check_child_ownership`)."""
+        if ntype == gr.KERNEL:
+            return self.graph_add_kernel_node(hgraph, deps, spec["hfunc"], spec["grid"], spec["block"],
+                                              spec["shmem"], spec["args"], eds), None
+        if ntype == gr.MEMCPY:
+            return self.graph_add_memcpy_node(hgraph, deps, spec, eds), None
+        if ntype == gr.MEMSET:
+            return self.graph_add_memset_node(hgraph, deps, spec, eds), None
+        if ntype == gr.HOST:
+            return self.graph_add_host_node(hgraph, deps, spec["fn"], spec["user_data"], spec["sync_mode"],
+                                            eds), None
+        if ntype == gr.GRAPH:
+            hchild, own = spec
+            self.check_child_ownership(own, call)
+            return self.graph_add_child_graph_node(hgraph, deps, hchild, eds, move=own == 1), None
+        if ntype == gr.EMPTY:
+            return self.graph_add_empty_node(hgraph, deps, eds), None
+        if ntype in (gr.WAIT_EVENT, gr.EVENT_RECORD):
+            return self.graph_add_event_node(hgraph, deps, spec, ntype == gr.WAIT_EVENT, eds), None
+        if ntype in (gr.EXT_SEMAS_SIGNAL, gr.EXT_SEMAS_WAIT):
+            return self.graph_add_ext_sem_node(hgraph, deps, spec["sems"], spec["values"],
+                                               ntype == gr.EXT_SEMAS_WAIT, eds), None
+        if ntype == gr.MEM_ALLOC:
+            h, dptr = self.graph_add_mem_alloc_node(hgraph, deps, spec["size"], spec["location"],
+                                                    spec["alloc_type"], spec["access"], eds)
+            return h, dptr
+        if ntype == gr.MEM_FREE:
+            return self.graph_add_mem_free_node(hgraph, deps, spec, eds), None
+        return self.graph_add_batch_mem_op_node(hgraph, deps, spec["ops"], spec["flags"], spec["ctx"], eds), None
 
     @entry
     def graph_add_empty_node(self, hgraph: int, deps: list[int], eds: EdgeDataArg | None = None) -> int:
