@@ -6,7 +6,7 @@ them, served by the simulated driver. NVIDIA's Cython layer calls an entry of th
 pair; the callback decodes the C arguments, calls the core operation the entry table names, writes the outputs
 through the out-pointers and returns the ``CUresult``.
 
-* **Built, not written.** :func:`adapter` builds every adapter from two tables: the entry's row in
+* **Built where the table says it all.** :func:`adapter` builds an entry's adapter from two tables: its row in
   :mod:`simcuda._core.api` (the core operation and which C parameters reach it, the same row the Python faces
   read) and its C declaration (:mod:`simcuda._generated.entry_table`, prototypes in
   :mod:`simcuda._generated.cydriver_ctypes`). A C argument is decoded by its declared type: a handle
@@ -15,6 +15,8 @@ through the out-pointers and returns the ``CUresult``.
   before the operation runs. Rows whose call has array kinds (``name[count]``: a list read from a C array, or
   an output array with its in/out count) or in/out pointers (``*name``) are built by :func:`_build_arrays`,
   also those that stay particular for the Python faces (``op(...) -> ... (...)``, see :mod:`simcuda._core.api`).
+  Every parameter that is a pointer (to data or a function) arrives as an ``int`` address (:func:`flat_prototype`:
+  the same C ABI, without a ctypes pointer object per call); outputs are written with :func:`put`.
 * **Particular entries** (struct parameters, arrays the driver hands out, strings) have a decoder in
   :data:`PARTICULAR`, keyed by the declared C name: what is particular to the C ABI, no capture rule (those are
   the core's). An entry with neither a complete row nor a decoder is left to the library's not-simulated
