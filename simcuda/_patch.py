@@ -86,7 +86,8 @@ def route_of(route: str | None = None) -> str:
     """
     r = route or os.environ.get("SIMCUDA_ROUTE") or "python"
     if r not in ROUTES:
-        raise ValueError(f"route must be one of {ROUTES}, not {r!r}")
+        where = "" if route else " (from the environment variable SIMCUDA_ROUTE)"
+        raise ValueError(f"route must be one of {ROUTES}, not {r!r}{where}")
     if r == "auto":
         from . import native
         r = "native" if native.available()[0] else "python"
@@ -314,6 +315,11 @@ class patch:
                 except BaseException:
                     _restore()
                     raise
+            elif self._route not in (None, "auto") and route_of(self._route) != _route:
+                # an inner patch cannot change the modules the outer one installed (the outermost decides)
+                raise RuntimeError(f"simcuda.patch(route={self._route!r}) inside an active patch on the {_route!r} "
+                                   f"route: the outermost patch decides the route; start the outer one (or "
+                                   f"simcuda run --route, or SIMCUDA_ROUTE) with route={route_of(self._route)!r}")
             _depth += 1
             if self._driver is not None:
                 self._old_driver.append(_state.use(self._driver))

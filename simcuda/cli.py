@@ -207,6 +207,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _cmd_run(ns)
     if ns.command == "demo":
         from ._demo import main as demo_main
+        from ._patch import route_of
+        try:
+            route_of()  # a malformed SIMCUDA_ROUTE is a usage error, before the demo starts
+        except ValueError as e:
+            print(f"simcuda demo: {e}", file=sys.stderr)
+            return 2
         return demo_main()
     return _cmd_explain(ns.code)
 

@@ -13,7 +13,11 @@ Marker:
     ``"auto"``; without it, ``$SIMCUDA_ROUTE``, else ``"python"``: :func:`simcuda._patch.route_of`). On the
     native route NVIDIA's own ``cuda.bindings.driver`` runs over the simulated ``libcuda.so.1``, and it keeps
     that library for the rest of the pytest process (docs/native.md): a session that also tests a real GPU
-    runs those tests in a process of their own.
+    runs those tests in a process of their own. cuda.core and numba-cuda keep their own device and context
+    state for the whole process, made from the driver current at their first call: a fresh driver per test
+    (what these fixtures give) leaves them holding the handles of a replaced one, so test cuda.core code on the
+    native route either in one test per process (a subprocess, as simcuda's own tests do) or under one driver
+    for the session (``simcuda.patch(route="native")`` entered once, e.g. in a session fixture).
 
 simcuda is imported lazily, so installing it costs nothing in test sessions that do not use it.
 """

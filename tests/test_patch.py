@@ -212,3 +212,24 @@ def test_other_real_submodules_stay_importable_and_are_forgotten_after():
         assert d.__name__ == "simcuda.bindings.driver"
     after = {n for n in sys.modules if n == "cuda" or n.startswith("cuda.")}
     assert after == before
+
+
+def test_an_inner_patch_cannot_change_the_route():
+    """The outermost patch decides the route: an inner one asking for another is refused with the reason, and
+    the outer patch goes on unchanged; the same route, no route or "auto" nest as before."""
+    import simcuda
+    from simcuda import _patch
+    with simcuda.patch(route="python"):
+        with pytest.raises(RuntimeError, match="the outermost patch decides the route"):
+            simcuda.patch(route="native").__enter__()
+        assert _patch.current_route() == "python" and _patch._depth == 1
+        with simcuda.patch(route="python"), simcuda.patch(), simcuda.patch(route="auto"):
+            assert _patch._depth == 4
+    assert not _patch.active()
+
+
+def test_a_bad_route_from_the_environment_says_so(monkeypatch):
+    from simcuda import _patch
+    monkeypatch.setenv("SIMCUDA_ROUTE", "bogus")
+    with pytest.raises(ValueError, match="from the environment variable SIMCUDA_ROUTE"):
+        _patch.route_of()

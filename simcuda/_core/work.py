@@ -178,7 +178,13 @@ class Work(DriverState):
         if fn is None:
             return "recorded only (no Python kernel registered)"
         launch = KernelLaunch(cast("Driver", self), p.name, p.grid, p.block, p.shmem, list(p.args))
-        self._unlocked(fn, launch)
+        try:
+            self._unlocked(fn, launch)
+        except BaseException as e:
+            # the user's kernel raised: it propagates (the Python faces let it through); a face that cannot
+            # raise it (the native route's C boundary) reads this mark to report it as the kernel's fault
+            e.__simcuda_kernel__ = p.name  # type: ignore[attr-defined]
+            raise
         return "ran Python kernel"
 
     def _check_host_fn(self, fn: Any, what: str) -> None:

@@ -67,8 +67,26 @@ def _drv() -> Any:
     return d
 
 
+LAUNCH_FAILED = 719  # CUDA_ERROR_LAUNCH_FAILED: what a kernel that faults gives
+
+
 def _bug(name: str) -> int:
-    """Report the exception being handled as a simulator bug (stderr) and answer 999."""
+    """The answer for an exception other than a ``DriverError`` (the one being handled): a Python kernel that
+    raised (the core marks it) is the kernel's fault: its traceback on stderr and CUDA_ERROR_LAUNCH_FAILED
+    (719), as a kernel that faults on a GPU [I: the Python faces let the exception itself through, which a C
+    caller cannot receive]; Ctrl-C inside it is handed back to the main thread (``_thread.interrupt_main``),
+    so it still stops the program. Anything else is a simulator bug: reported as one, and 999 (UNKNOWN)."""
+    import _thread
+    e = sys.exc_info()[1]
+    kernel = getattr(e, "__simcuda_kernel__", None)
+    if isinstance(e, KeyboardInterrupt):
+        _thread.interrupt_main()
+        return LAUNCH_FAILED if kernel is not None else UNKNOWN
+    if kernel is not None:
+        print(f"simcuda: the Python kernel {kernel!r} raised during {name} (the call answers "
+              "CUDA_ERROR_LAUNCH_FAILED on the native route):", file=sys.stderr)
+        traceback.print_exc()
+        return LAUNCH_FAILED
     print(f"simcuda: internal error in the native adapter of {name}:", file=sys.stderr)
     traceback.print_exc()
     return UNKNOWN

@@ -152,3 +152,27 @@ def test_simcuda_run_refuses_an_unknown_route(tmp_path):
     r = subprocess.run([sys.executable, "-m", "simcuda.cli", "run", "--route", "fast", str(script)],
                        capture_output=True, text=True, timeout=60)
     assert r.returncode == 2 and "invalid choice: 'fast'" in r.stderr
+
+
+def test_a_python_kernel_that_raises_is_the_launch_failing():
+    """On the native route a Python kernel's exception cannot cross the C boundary: the launch answers
+    CUDA_ERROR_LAUNCH_FAILED (719) and the kernel's traceback goes to stderr, named as the kernel's (the Python
+    route lets the exception itself through)."""
+    code = textwrap.dedent('''
+        import simcuda
+        @simcuda.kernel("k")
+        def k(launch):
+            1 / 0
+        with simcuda.patch(route="native"):
+            from cuda.bindings import driver as cu
+            cu.cuInit(0)
+            cu.cuCtxCreate(None, 0, 0)
+            ptx = b".version 8.0\\n.target sm_90\\n.address_size 64\\n.visible .entry k()\\n{ ret; }\\n"
+            m = cu.cuModuleLoadData(ptx)[1]
+            f = cu.cuModuleGetFunction(m, b"k")[1]
+            print(int(cu.cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, 0, None, 0)[0]))
+    ''')
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0 and r.stdout.strip() == "719", r.stderr
+    assert "the Python kernel 'k' raised" in r.stderr and "ZeroDivisionError" in r.stderr
+    assert "internal error" not in r.stderr
