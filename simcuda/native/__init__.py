@@ -85,14 +85,18 @@ def available() -> tuple[bool, str]:
     :data:`SUPPORTED_BINDINGS`. With any of these failing, the Python faces (``simcuda.patch()``) still work.
     """
     if not sys.platform.startswith("linux"):
-        return False, f"the native route needs Linux (this is {sys.platform}); the Python faces are in use"
+        return False, f"the native route needs Linux (this is {sys.platform}); the Python faces work without it"
     state, detail, digest = _build_status(LIBRARY.parent)
     if not LIBRARY.is_file():
         if state == "not built" and detail:
             why = f"libcuda.so.1 was not built at install time: {detail}"
+        elif not state:
+            why = (f"libcuda.so.1 is not built in {LIBRARY.parent}, and no install wrote a build report there: this "
+                   "simcuda may be a source checkout on sys.path rather than the installed package (run from "
+                   "another folder, or pip install it with a C compiler on PATH)")
         else:
             why = f"libcuda.so.1 is not built ({LIBRARY} is missing; reinstall simcuda with a C compiler on PATH)"
-        return False, why + "; the Python faces are in use"
+        return False, why + "; the Python faces work without it"
     current = _build.source_digest()
     if current and digest != current:
         return False, (f"{LIBRARY} was built from other sources than those in the package now; rebuild it "
@@ -103,7 +107,7 @@ def available() -> tuple[bool, str]:
     if not any(version == s or version.startswith(s + ".") for s in SUPPORTED_BINDINGS):
         return False, (f"cuda-bindings {version} is installed; the native route supports "
                        f"{', '.join(s + '.x' for s in SUPPORTED_BINDINGS)} (its table is the request list of 13.5.0); "
-                       "the Python faces are in use")
+                       "the Python faces work without it")
     return True, str(LIBRARY)
 
 

@@ -46,7 +46,8 @@ def find_compiler() -> tuple[list[str] | None, str]:
     if cc:
         argv = shlex.split(cc)
         if shutil.which(argv[0]) is None:
-            return None, f"CC={cc!r} is set but {argv[0]!r} is not an executable on PATH"
+            where = "there" if os.sep in argv[0] else "on PATH"
+            return None, f"CC={cc!r} is set but {argv[0]!r} is not an executable {where}"
         return argv, f"CC={cc!r}"
     for name in ("cc", "gcc"):
         path = shutil.which(name)
