@@ -1032,28 +1032,6 @@ def _kernel_spec(d: Any, st: Any, call: str) -> dict[str, Any]:
             "args": _kernel_args(d, hf, p["kernelParams"], call)}
 
 
-def _arg_slot(ptype: Any, v: Any) -> Any:
-    import ctypes
-    import struct as _struct
-
-    from .._core.module import struct_format
-    if isinstance(v, ctypes.Structure):
-        return v
-    if ptype is not None:
-        fmt = struct_format(ptype)
-        try:
-            raw = _struct.pack(fmt, v)
-        except (_struct.error, TypeError):
-            raw = None
-        if raw is not None:
-            return ctypes.create_string_buffer(raw, len(raw))
-    if isinstance(v, float):
-        return ctypes.c_double(v)
-    if isinstance(v, bytes):
-        return ctypes.create_string_buffer(v, len(v))
-    return ctypes.c_uint64(int(v) & (2 ** 64 - 1))
-
-
 def _kernel_struct(params: Any, cls_name: str = "CUDA_KERNEL_NODE_PARAMS") -> Any:
     """A ``CUDA_KERNEL_NODE_PARAMS`` describing core kernel parameters (a ``KernelParams``); ``kernelParams`` is
     the address of a ``void**`` array owned by the returned struct (as the driver's copy is owned by the node)."""
@@ -1069,7 +1047,7 @@ def _kernel_struct(params: Any, cls_name: str = "CUDA_KERNEL_NODE_PARAMS") -> An
     args = params.args
     if args:
         types = f.param_types if len(f.param_types) == len(args) else [None] * len(args)
-        slots = [_arg_slot(t, v) for t, v in zip(types, args)]
+        slots = [_KP.arg_slot(t, v) for t, v in zip(types, args)]
         arr = (ctypes.c_void_p * len(slots))(*[ctypes.addressof(s) for s in slots])
         object.__setattr__(st, "_keep", (arr, slots))
         g["kernelParams"] = ctypes.addressof(arr)

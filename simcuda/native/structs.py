@@ -15,6 +15,7 @@ from typing import Any
 from .._core.errors import DriverError
 from .._generated import cydriver_ctypes as C
 from .._generated.entry_table import Entry
+from ..bindings._kernel_params import arg_slot
 
 
 def _drv() -> Any:
@@ -121,28 +122,6 @@ def kernel_spec(d: Any, st: Any, call: str) -> dict[str, Any]:
             "args": d.decode_kernel_args(hf, kp, call) if kp else []}
 
 
-def _arg_slot(ptype: str | None, v: Any) -> Any:
-    """One argument of a kernel node's ``kernelParams`` array, packed by the kernel's parameter type (the
-    face's ``_arg_slot``)."""
-    import struct
-
-    from .._core.module import struct_format
-    if isinstance(v, ctypes.Structure):
-        return v
-    if ptype is not None:
-        try:
-            raw = struct.pack(struct_format(ptype), v)
-        except (struct.error, TypeError):
-            raw = None
-        if raw is not None:
-            return ctypes.create_string_buffer(raw, len(raw))
-    if isinstance(v, float):
-        return ctypes.c_double(v)
-    if isinstance(v, bytes):
-        return ctypes.create_string_buffer(v, len(v))
-    return ctypes.c_uint64(int(v) & (2 ** 64 - 1))
-
-
 def _kernel_args_array(hnode: int, params: Any) -> int:
     """The address of a ``void**`` array holding copies of a kernel node's arguments. The driver hands out an
     array that stays valid: it is kept (in ``adapters._KEPT``) for as long as the node keeps these
@@ -157,7 +136,7 @@ def _kernel_args_array(hnode: int, params: Any) -> int:
         return ctypes.addressof(kept[1])
     f = params.func
     types = f.param_types if len(f.param_types) == len(args) else [None] * len(args)
-    slots = [_arg_slot(t, v) for t, v in zip(types, args)]
+    slots = [arg_slot(t, v) for t, v in zip(types, args)]
     arr = (ctypes.c_void_p * len(slots))(*[ctypes.addressof(x) for x in slots])
     _KEPT[key] = (params, arr, slots)
     return ctypes.addressof(arr)
