@@ -42,6 +42,17 @@ def test_outputs_are_the_parameters_the_wrapper_returns():
     assert outs(by[("cuCtxCreate", 3020)]) == ["pctx"]
     assert outs(by[("cuLaunchKernel", 4000)]) == []
     assert len(outs(by[("cuStreamGetCaptureInfo", 12030)])) == 6
+    assert outs(by[("cuFuncGetName", 12030)]) == ["name"]  # const char**: the pointer it points to is written
+
+
+def test_a_pointer_to_const_data_is_an_input():
+    """``const char* fname`` (the wrapper's ``char *fname``) and ``const CUdevResource* input`` (its ``input_``)
+    are inputs: the callee cannot write through a pointer to const data."""
+    by = {(e.name, e.version): e for e in ENTRIES}
+    assert by[("cuModuleLoad", 2000)].params == (("CUmodule*", "module", "out"), ("const char*", "fname", "in"))
+    single_const_outs = [(e.name, n) for e in ENTRIES for t, n, d in e.params
+                         if d == "out" and t.startswith("const ") and t.count("*") == 1]
+    assert single_const_outs == []
 
 
 def test_every_wrapped_entry_exists_in_the_tuple_face():

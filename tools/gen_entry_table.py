@@ -39,7 +39,7 @@ def python_params(sig: str) -> list[str]:
     names = []
     for part in filter(None, (p.strip() for p in inner.split(","))):
         head = part.split(":")[0].split("=")[0].strip()
-        names.append(head.split()[-1] if head else head)
+        names.append(head.split()[-1].lstrip("*") if head else head)  # ``char *fname``: the name is fname
     return names
 
 
@@ -59,8 +59,11 @@ def rows(pxd: str) -> list[tuple]:
             m = PARAM.match(p)
             ctype, name = m.group(1).strip(), m.group(2)
             # an output is a pointer the wrapper does not take (it allocates it); a value is always an input,
-            # whatever the wrapper calls it (cuDeviceGetName's ``len`` is its ``length``)
-            direction = "out" if py is not None and name not in py_in and ctype.endswith("*") else "in"
+            # whatever the wrapper calls it (cuDeviceGetName's ``len`` is its ``length``), and so is a pointer to
+            # const data (``const char* fname``, ``const CUdevResource* input``, which the wrapper calls ``input_``):
+            # the callee cannot write through it. ``const char**`` points to a writable pointer: an output.
+            const_in = ctype.startswith("const ") and ctype.count("*") == 1
+            direction = "out" if py is not None and name not in py_in and ctype.endswith("*") and not const_in else "in"
             cparams.append((ctype, name, direction))
         out.append((req, int(version), decl, py, tuple(cparams)))
     # a variant without a Python wrapper (cuCtxCreate_v2...) takes the directions of the wrapped variant of

@@ -376,10 +376,10 @@ otherwise have no effect."""),
     Api("cuMemFreeHost", "mem_free_host(p) (...)",
         """Free memory from ``cuMemAllocHost``/``cuMemHostAlloc`` (``p``: int address or buffer).
 Errors: INVALID_VALUE unknown address; 900 during a restricting capture (spec 5.2)."""),
-    Api("cuMemHostRegister", "mem_host_register(...)",
+    Api("cuMemHostRegister", "mem_host_register(p, bytesize, Flags) (...)",
         """Page-lock host memory (bookkeeping only). Errors: INVALID_VALUE NULL pointer, size 0, flag bits outside
 ``CU_MEMHOSTREGISTER_*``; HOST_MEMORY_ALREADY_REGISTERED (712); 900 (spec 5.2)."""),
-    Api("cuMemHostUnregister", "mem_host_register(...)",
+    Api("cuMemHostUnregister", "mem_host_register(p, 0, 0, unregister=True) (...)",
         """Undo ``cuMemHostRegister``. Errors: HOST_MEMORY_NOT_REGISTERED (713); 900 (spec 5.2)."""),
     Api("cuMemGetInfo", "mem_get_info() -> free, total",
         """``(free, total)`` bytes of the current context's device. Errors: INVALID_CONTEXT."""),
@@ -525,14 +525,14 @@ otherwise as ``cuModuleLoadData``."""),
         """A kernel of the module (``name``: ``bytes``; ``str`` raises ``TypeError: expected bytes, str found``).
 
 Errors: INVALID_HANDLE bad module; NOT_FOUND (500) no such entry."""),
-    Api("cuFuncSetAttribute", "func_set_attribute(...)",
+    Api("cuFuncSetAttribute", "func_set_attribute(hfunc, attrib, value) (...)",
         """Set a function attribute. Simulated: ``CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES`` (the dynamic
 shared memory later launches may ask for: up to the device's ``MAX_SHARED_MEMORY_PER_BLOCK_OPTIN``) and
 ``CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT`` (-1 to 100).
 
 Errors: INVALID_HANDLE bad function; INVALID_VALUE a value out of range or a read-only attribute;
 NOT_SUPPORTED the cluster attributes (not simulated)."""),
-    Api("cuFuncGetAttribute", "func_get_attribute(...)",
+    Api("cuFuncGetAttribute", "func_get_attribute(attrib, hfunc) -> pi (...)",
         """A function attribute (``int``): ``MAX_THREADS_PER_BLOCK`` (the device's), sizes and registers (0: no
 device code is simulated), PTX/binary version (the compute capability), ``MAX_DYNAMIC_SHARED_SIZE_BYTES``
 (48 KiB until raised) and the carveout. Errors: INVALID_HANDLE; NOT_SUPPORTED other attributes."""),
@@ -715,12 +715,12 @@ INVALID_VALUE."""),
         node."""),
     Api("cuGraphEventRecordNodeGetEvent", "graph_node_get_params(...)",
         """The event of an EVENT_RECORD node. Errors: INVALID_VALUE bad node or another type."""),
-    Api("cuGraphEventRecordNodeSetEvent", "graph_node_set_params(...)",
+    Api("cuGraphEventRecordNodeSetEvent", "graph_node_set_params(hNode, ntype=7, spec=event) (...)",
         """Set the event of an EVENT_RECORD node. Errors: INVALID_VALUE bad node or another type; INVALID_HANDLE
 a bad event."""),
     Api("cuGraphEventWaitNodeGetEvent", "graph_node_get_params(...)",
         """The event of a WAIT_EVENT node. Errors: INVALID_VALUE bad node or another type."""),
-    Api("cuGraphEventWaitNodeSetEvent", "graph_node_set_params(...)",
+    Api("cuGraphEventWaitNodeSetEvent", "graph_node_set_params(hNode, ntype=6, spec=event) (...)",
         """Set the event of a WAIT_EVENT node. Errors: INVALID_VALUE bad node; INVALID_HANDLE a bad event."""),
     Api("cuGraphMemAllocNodeGetParams", "graph_node_get_params(...)",
         """A MEM_ALLOC node's ``CUDA_MEM_ALLOC_NODE_PARAMS`` (``dptr``, ``bytesize``, pinned device pool
@@ -758,15 +758,18 @@ same context); 2D memsets may change nothing else, 1D ones not their height; zer
 Errors: INVALID_VALUE for any of those, NULL params, or a node not in the exec's graph."""),
     Api("cuGraphExecHostNodeSetParams", "graph_exec_node_set_params(...)",
         """Set a host node's function and user data in an exec (no restrictions). Errors: INVALID_VALUE."""),
-    Api("cuGraphExecChildGraphNodeSetParams", "graph_exec_node_set_params(...)",
+    Api("cuGraphExecChildGraphNodeSetParams",
+        "graph_exec_node_set_params(hGraphExec, hNode, ntype=4, spec=childGraph) (...)",
         """Give a child-graph node of an exec the parameters of ``childGraph``, whose topology and node
 insertion order must match the embedded graph's (checked like ``cuGraphExecUpdate``, recursively).
 
 Errors: INVALID_VALUE bad handles, a node not in the exec's graph, or a mismatch (the ``why`` names the
 update result, e.g. TOPOLOGY_CHANGED)."""),
-    Api("cuGraphExecEventRecordNodeSetEvent", "graph_exec_node_set_params(...)",
+    Api("cuGraphExecEventRecordNodeSetEvent",
+        "graph_exec_node_set_params(hGraphExec, hNode, ntype=7, spec=event) (...)",
         """Set the event of an EVENT_RECORD node in an exec. Errors: INVALID_VALUE (bad event included)."""),
-    Api("cuGraphExecEventWaitNodeSetEvent", "graph_exec_node_set_params(...)",
+    Api("cuGraphExecEventWaitNodeSetEvent",
+        "graph_exec_node_set_params(hGraphExec, hNode, ntype=6, spec=event) (...)",
         """Set the event of a WAIT_EVENT node in an exec. Errors: INVALID_VALUE (bad event included)."""),
     Api("cuGraphExecBatchMemOpNodeSetParams", "graph_exec_node_set_params(...)",
         """Set a batch mem op node's operations in an exec: addresses, values and wait conditions may change;

@@ -33,6 +33,7 @@ through the out-pointers and returns the ``CUresult``.
 from __future__ import annotations
 
 import ctypes
+import os
 import sys
 import traceback
 from collections.abc import Callable
@@ -364,6 +365,31 @@ def _error_string(which: str) -> Decoder:
     return make
 
 
+def _get_name(entry: Entry, ptds: bool) -> Callable[..., int]:
+    """cuFuncGetName / cuKernelGetName ``(const char **name, CUfunction|CUkernel hfunc)``: the kernel's name as a
+    static string (kept for the process, as the driver's stays valid while the module is loaded)."""
+    def body(out: int | None, h: int | None) -> int:
+        d = _drv()
+        d.require_arg(bool(out), "name", entry.name)
+        put(ctypes.c_void_p, out or 0, _static(d.func_get_name(h or 0)))
+        return 0
+    return body
+
+
+def _compute_capability(entry: Entry, ptds: bool) -> Callable[..., int]:
+    """cuDeviceComputeCapability ``(int *major, int *minor, CUdevice dev)``: the two attributes the face reads
+    (CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR 75, _MINOR 76), written once both are known."""
+    def body(major: int | None, minor: int | None, dev: int) -> int:
+        d = _drv()
+        d.require_arg(bool(major), "major", entry.name)
+        d.require_arg(bool(minor), "minor", entry.name)
+        a, b = d.device_get_attribute(75, dev), d.device_get_attribute(76, dev)
+        put(ctypes.c_int, major or 0, a)
+        put(ctypes.c_int, minor or 0, b)
+        return 0
+    return body
+
+
 def _device_get_name(entry: Entry, ptds: bool) -> Callable[..., int]:
     """cuDeviceGetName ``(char *name, int len, CUdevice dev)``: the name, NUL-terminated, cut to ``len`` bytes."""
     def body(name: Any, length: int, dev: int) -> int:
@@ -427,6 +453,24 @@ def _module_load(method: str, image_at: int, call_name: str | None = None) -> De
             d.require_arg(bool(out), "the handle output", call)
             image = args[image_at - 1]
             put(ctypes.c_void_p, out, getattr(d, method)(image or 0, call))
+            return 0
+        return body
+    return make
+
+
+def _load_from_file(method: str) -> Decoder:
+    """cuModuleLoad ``(CUmodule *module, const char *fname)`` and cuLibraryLoadFromFile ``(CUlibrary *library,
+    const char *fileName, <JIT and library options>)``: the file's bytes (the core's ``read_image_file``), then
+    the load the ``Data`` entries make; the options are accepted unread, as the Python faces accept them."""
+    def make(entry: Entry, ptds: bool) -> Callable[..., int]:
+        call, out_name, file_name = entry.name, entry.params[0][1], entry.params[1][1]
+
+        def body(out: int | None, fname: bytes | None, *_options: Any) -> int:
+            d = _drv()
+            d.require_arg(bool(out), out_name, call)
+            d.require_arg(fname is not None, file_name, call)
+            data = d.read_image_file(os.fsdecode(fname or b""), call)
+            put(ctypes.c_void_p, out or 0, getattr(d, method)(data, call))
             return 0
         return body
     return make
@@ -575,6 +619,52 @@ def _memset(esize: int, asynchronous: bool) -> Decoder:
     return make
 
 
+def _memset2d(esize: int, asynchronous: bool) -> Decoder:
+    """cuMemsetD2D8/16/32[Async] ``(CUdeviceptr dstDevice, size_t dstPitch, value, size_t Width, size_t Height[,
+    hStream])``: the face's ``_set`` with a width, height and pitch."""
+    from .._core.memory import MemsetParams
+
+    def make(entry: Entry, ptds: bool) -> Callable[..., int]:
+        call = entry.name
+
+        def body(dst: int, pitch: int, value: int, width: int, height: int, *rest: Any) -> int:
+            d = _drv()
+            p = MemsetParams(dst, value, esize, width, height, pitch)
+            d.memset(p, _stream(rest[0], ptds) if asynchronous else None, call)
+            return 0
+        return body
+    return make
+
+
+def _stream_value(op: int) -> Decoder:
+    """cuStream{Wait,Write}Value{32,64} ``(CUstream stream, CUdeviceptr addr, cuuint32_t|cuuint64_t value,
+    unsigned int flags)``: one memory operation of type ``op`` (CUstreamBatchMemOpType), as the face's
+    ``_stream_value`` passes it to the core's ``stream_batch_mem_op``."""
+    def make(entry: Entry, ptds: bool) -> Callable[..., int]:
+        call = entry.name
+
+        def body(h: int | None, addr: int, value: int, flags: int) -> int:
+            _drv().stream_batch_mem_op(_stream(h, ptds), [(op, addr or 0, value, flags)], 0, call)
+            return 0
+        return body
+    return make
+
+
+def _launch_cooperative(entry: Entry, ptds: bool) -> Callable[..., int]:
+    """cuLaunchCooperativeKernel ``(CUfunction f, grid, block, unsigned int sharedMemBytes, CUstream hStream,
+    void **kernelParams)``: the array the binding packed, read as cuLaunchKernelEx reads it, then the core's
+    ``launch_kernel`` under this entry's name."""
+    call = entry.name
+
+    def body(f: int | None, gx: int, gy: int, gz: int, bx: int, by: int, bz: int, shmem: int, h: int | None,
+             kp: int | None) -> int:
+        d = _drv()
+        args = d.packed_kernel_args(f or 0, kp or 0) or []
+        d.launch_kernel(f or 0, (gx, gy, gz), (bx, by, bz), shmem, _stream(h, ptds), args, call)
+        return 0
+    return body
+
+
 def _instantiate_with_params(entry: Entry, ptds: bool) -> Callable[..., int]:
     """cuGraphInstantiateWithParams ``(CUgraphExec *phGraphExec, CUgraph hGraph, CUDA_GRAPH_INSTANTIATE_PARAMS
     *params)``: ``result_out`` and ``hErrNode_out`` written back, on failure too."""
@@ -628,6 +718,22 @@ PARTICULAR: dict[str, Decoder] = {
     "cuMemsetD8Async": _memset(1, True),
     "cuMemsetD16Async": _memset(2, True),
     "cuMemsetD32Async": _memset(4, True),
+    "cuMemsetD2D8": _memset2d(1, False),
+    "cuMemsetD2D16": _memset2d(2, False),
+    "cuMemsetD2D32": _memset2d(4, False),
+    "cuMemsetD2D8Async": _memset2d(1, True),
+    "cuMemsetD2D16Async": _memset2d(2, True),
+    "cuMemsetD2D32Async": _memset2d(4, True),
+    "cuFuncGetName": _get_name,
+    "cuKernelGetName": _get_name,
+    "cuDeviceComputeCapability": _compute_capability,
+    "cuModuleLoad": _load_from_file("module_load_data"),
+    "cuLibraryLoadFromFile": _load_from_file("library_load_data"),
+    "cuStreamWaitValue32": _stream_value(1),
+    "cuStreamWriteValue32": _stream_value(2),
+    "cuStreamWaitValue64": _stream_value(4),
+    "cuStreamWriteValue64": _stream_value(5),
+    "cuLaunchCooperativeKernel": _launch_cooperative,
     "cuGraphInstantiateWithParams": _instantiate_with_params,
     "cuUserObjectCreate": _user_object_create,
     "cuMemPoolGetAttribute": _mem_pool_attribute(False),

@@ -176,6 +176,15 @@ def copy3d(d: Any, st: Any, call: str) -> Any:
                       src_unified=su, dst_unified=du)
 
 
+def copy2d(d: Any, st: Any, call: str) -> Any:
+    """The core ``CopyParams`` of a ``CUDA_MEMCPY2D`` (the face's ``_copy_struct``, 2D: depth 1, no Z or heights)."""
+    from .._core.memory import CopyParams
+    sk, so, su = _side(d, st, "src", call)
+    dk, do, du = _side(d, st, "dst", call)
+    return CopyParams(sk, so, dk, do, st.WidthInBytes, st.Height, 1, st.srcPitch, 0, st.dstPitch, 0, st.srcXInBytes,
+                      st.srcY, 0, st.dstXInBytes, st.dstY, 0, src_unified=su, dst_unified=du)
+
+
 def _host_address(obj: Any) -> int:
     """A host side of a stored copy as an address (an ``int`` as the native route stores it, else a buffer's)."""
     if isinstance(obj, int):
@@ -259,11 +268,17 @@ def write_alloc(st: Any, hnode: int, p: Any) -> None:
 
 def batch_params(d: Any, st: Any, call: str) -> dict[str, Any]:
     """The core values of a ``CUDA_BATCH_MEM_OP_NODE_PARAMS`` (or v2; the face's ``_batch_from``)."""
-    n, at = st.count, _addr(st, "paramArray")
+    return {"ops": mem_ops(d, _addr(st, "paramArray"), st.count, call), "flags": st.flags, "ctx": st.ctx or 0}
+
+
+def mem_ops(d: Any, at: int | None, n: int, call: str) -> list[tuple[int, int, int, int]]:
+    """``(operation, address, value, flags)`` of ``n`` ``CUstreamBatchMemOpParams`` at ``at`` (the union read by
+    its ``operation``, which every member starts with; the face's ``_mem_ops_from``); a NULL array with a count
+    is the core's ``require_count``."""
     if n and not at:
         d.require_count(n, 0, "count (of paramArray)", call)
     ops = []
-    for u in ((C.CUstreamBatchMemOpParams * n).from_address(at) if n else []):
+    for u in ((C.CUstreamBatchMemOpParams * n).from_address(at or 0) if n else []):
         op = u.operation
         if op in (1, 4, 2, 5):
             s = u.waitValue if op in (1, 4) else u.writeValue
@@ -274,7 +289,7 @@ def batch_params(d: Any, st: Any, call: str) -> dict[str, Any]:
             ops.append((op, 0, 0, u.memoryBarrier.flags))
         else:
             ops.append((op, 0, 0, 0))  # the core refuses unknown or unsimulated types
-    return {"ops": ops, "flags": st.flags, "ctx": st.ctx or 0}
+    return ops
 
 
 def write_batch(st: Any, hnode: int, p: Any) -> None:
@@ -302,13 +317,19 @@ def write_batch(st: Any, hnode: int, p: Any) -> None:
 
 def ext_params(d: Any, st: Any, wait: bool, call: str) -> dict[str, Any]:
     """The core values of a ``CUDA_EXT_SEM_{SIGNAL,WAIT}_NODE_PARAMS`` (or v2; the face's ``_ext_from``)."""
-    n, sa, pa = st.numExtSems, _addr(st, "extSemArray"), _addr(st, "paramsArray")
+    return ext_semaphores(d, _addr(st, "extSemArray"), _addr(st, "paramsArray"), st.numExtSems, wait, call)
+
+
+def ext_semaphores(d: Any, sa: int | None, pa: int | None, n: int, wait: bool, call: str) -> dict[str, Any]:
+    """``sems`` and ``values`` (``(fence value, keyed-mutex key, timeout, flags)``) of ``n`` external semaphores
+    and their ``CUDA_EXTERNAL_SEMAPHORE_{SIGNAL,WAIT}_PARAMS`` (the face's ``_ext_from`` / ``_ext_async``); NULL
+    arrays with a count are the core's ``require_count``."""
     if n and not (sa and pa):
         d.require_count(n, 0, "numExtSems (of extSemArray and paramsArray)", call)
     pt = C.CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS if wait else C.CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS
-    sems = [x or 0 for x in (ctypes.c_void_p * n).from_address(sa)] if n else []
+    sems = [x or 0 for x in (ctypes.c_void_p * n).from_address(sa or 0)] if n else []
     values = []
-    for sp in ((pt * n).from_address(pa) if n else []):
+    for sp in ((pt * n).from_address(pa or 0) if n else []):
         q = sp.params
         values.append((q.fence.value, q.keyedMutex.key, q.keyedMutex.timeoutMs if wait else 0, sp.flags))
     return {"sems": sems, "values": values}
@@ -616,6 +637,90 @@ def launch_host_func_v2(entry: Entry, ptds: bool) -> Body:
     return body
 
 
+def _typed_get_handle(kind: int, field: str, ctype: Any) -> Callable[[Entry, bool], Body]:
+    """cuGraphEvent{Record,Wait}NodeGetEvent ``(CUgraphNode hNode, CUevent *event_out)`` and
+    cuGraphMemFreeNodeGetParams ``(CUgraphNode hNode, CUdeviceptr *dptr_out)``: one value of the node's record
+    (the core's ``graph_node_get_params`` of that type), the face's ``_node_params(...).event.handle`` / ``.dptr``."""
+    def make(entry: Entry, ptds: bool) -> Body:
+        call, arg = entry.name, entry.params[1][1]
+
+        def body(hnode: int | None, out: int | None) -> int:
+            d = _drv()
+            _t, p = d.graph_node_get_params(hnode or 0, kind)
+            d.require_arg(bool(out), arg, call)
+            v = getattr(p, field)
+            ctype.from_address(out or 0).value = v.handle if field == "event" else v
+            return 0
+        return body
+    return make
+
+
+# ------------------------------------------------------------------------ struct parameters of stream work
+def memcpy_struct(three_d: bool, asynchronous: bool) -> Callable[[Entry, bool], Body]:
+    """cuMemcpy2D / cuMemcpy2DUnaligned / cuMemcpy3D ``(const CUDA_MEMCPY2D|3D *pCopy)`` and the ``Async``
+    variants ``(..., CUstream hStream)``: the same ``CopyParams`` as the face's ``_copy_struct``, then the
+    core's ``memcpy``; NULL ``pCopy`` is INVALID_VALUE."""
+    struct = C.CUDA_MEMCPY3D if three_d else C.CUDA_MEMCPY2D
+    read = copy3d if three_d else copy2d
+
+    def make(entry: Entry, ptds: bool) -> Body:
+        from .adapters import _stream
+        call = entry.name
+
+        def body(pcopy: int | None, *rest: Any) -> int:
+            d = _drv()
+            d.require_arg(bool(pcopy), "pCopy", call)
+            p = read(d, struct.from_address(pcopy or 0), call)
+            d.memcpy(p, _stream(rest[0], ptds) if asynchronous else None, call)
+            return 0
+        return body
+    return make
+
+
+def array_create(entry: Entry, ptds: bool) -> Body:
+    """cuArrayCreate ``(CUarray *pHandle, const CUDA_ARRAY_DESCRIPTOR *pAllocateArray)``: the descriptor's
+    width, height, format and channel count, as the face reads them."""
+    call = entry.name
+
+    def body(out: int | None, desc: int | None) -> int:
+        d = _drv()
+        d.require_arg(bool(out), "pHandle", call)
+        d.require_arg(bool(desc), "pAllocateArray", call)
+        a = C.CUDA_ARRAY_DESCRIPTOR.from_address(desc or 0)
+        ctypes.c_void_p.from_address(out or 0).value = d.array_create(a.Width, a.Height, a.Format, a.NumChannels)
+        return 0
+    return body
+
+
+def ext_semaphores_async(wait: bool) -> Callable[[Entry, bool], Body]:
+    """cuSignalExternalSemaphoresAsync / cuWaitExternalSemaphoresAsync ``(const CUexternalSemaphore *extSemArray,
+    const CUDA_EXTERNAL_SEMAPHORE_{SIGNAL,WAIT}_PARAMS *paramsArray, unsigned int numExtSems, CUstream stream)``."""
+    def make(entry: Entry, ptds: bool) -> Body:
+        from .adapters import _stream
+        call = entry.name
+
+        def body(sa: int | None, pa: int | None, n: int, h: int | None) -> int:
+            d = _drv()
+            e = ext_semaphores(d, sa, pa, n, wait, call)
+            d.stream_ext_semaphores(_stream(h, ptds), e["sems"], e["values"], wait)
+            return 0
+        return body
+    return make
+
+
+def stream_batch_mem_op(entry: Entry, ptds: bool) -> Body:
+    """cuStreamBatchMemOp ``(CUstream stream, unsigned int count, CUstreamBatchMemOpParams *paramArray,
+    unsigned int flags)``."""
+    from .adapters import _stream
+    call = entry.name
+
+    def body(h: int | None, n: int, at: int | None, flags: int) -> int:
+        d = _drv()
+        d.stream_batch_mem_op(_stream(h, ptds), mem_ops(d, at, n, call), flags, call)
+        return 0
+    return body
+
+
 # Not generic on purpose: a ``name[count]``-like kind for a struct (read by its fields into a core tuple) would
 # serve the typed setters, but the struct members are not flat (unions by type, nested arrays kept alive, the
 # copy's memory types resolved by the core), so each reader above mirrors its face helper instead.
@@ -661,6 +766,18 @@ DECODERS: dict[str, Callable[[Entry, bool], Callable[..., int]]] = {
     "cuGraphNodeSetParams": graph_node_set_params,
     "cuGraphNodeSetParams_v2": graph_node_set_params,
     "cuGraphExecNodeSetParams": graph_exec_node_set_params,
+    "cuGraphEventRecordNodeGetEvent": _typed_get_handle(RECORD, "event", ctypes.c_void_p),
+    "cuGraphEventWaitNodeGetEvent": _typed_get_handle(WAIT, "event", ctypes.c_void_p),
+    "cuGraphMemFreeNodeGetParams": _typed_get_handle(FREE, "dptr", ctypes.c_uint64),
+    "cuMemcpy2D": memcpy_struct(False, False),
+    "cuMemcpy2DUnaligned": memcpy_struct(False, False),
+    "cuMemcpy2DAsync": memcpy_struct(False, True),
+    "cuMemcpy3D": memcpy_struct(True, False),
+    "cuMemcpy3DAsync": memcpy_struct(True, True),
+    "cuArrayCreate": array_create,
+    "cuSignalExternalSemaphoresAsync": ext_semaphores_async(False),
+    "cuWaitExternalSemaphoresAsync": ext_semaphores_async(True),
+    "cuStreamBatchMemOp": stream_batch_mem_op,
     "cuStreamBeginCaptureToCig": stream_begin_capture_to_cig,
     "cuLaunchHostFunc_v2": launch_host_func_v2,
 }
