@@ -189,11 +189,16 @@ Errors: INVALID_CONTEXT; CONTEXT_IS_DESTROYED; 900 during a restricting capture 
         """Pop this thread's current context and return it. Errors: INVALID_CONTEXT when the stack is empty."""),
     Api("cuCtxGetDevice", "ctx_get_device() -> device",
         """The current context's device. Errors: INVALID_CONTEXT."""),
+    Api("cuCtxGetDevice_v2", "ctx_get_device(ctx) -> device",
+        """The device of context ``ctx`` (NULL: the current context [I]). Errors: INVALID_CONTEXT."""),
     Api("cuCtxSynchronize", "ctx_synchronize()",
         """Wait for all work of the current context.
 
 Errors: INVALID_CONTEXT; STREAM_CAPTURE_UNSUPPORTED (900) while a stream of the context is in a
 capture, whatever the thread and mode, invalidating those captures (spec 5.3)."""),
+    Api("cuCtxSynchronize_v2", "ctx_synchronize(ctx, call='cuCtxSynchronize_v2')",
+        """As ``cuCtxSynchronize``, for context ``ctx`` (NULL: the current context [I]). Errors: INVALID_CONTEXT
+for a bad or destroyed context; 900 while a stream of that context captures (spec 5.3)."""),
     Api("cuCtxGetId", "ctx_get_id(ctx) -> ctxId",
         """The context's unique id (``int``); ``None``/0 means the current context. Errors: INVALID_CONTEXT."""),
     Api("cuCtxRecordEvent", "ctx_record_event(hCtx, hEvent)",
@@ -235,6 +240,9 @@ potentially unsafe call on another stream (spec 6, 5.3, 5.2)."""),
         """Wait for the stream's work (runs pending work). Capture rules as ``cuStreamQuery`` (spec 6, 5.3, 5.2)."""),
     Api("cuStreamGetCtx", "stream_get_ctx(hStream) -> pctx",
         """The stream's context. Errors: INVALID_CONTEXT (default-stream handle, no context), 400, 709."""),
+    Api("cuStreamGetCtx_v2", "stream_get_ctx_v2(hStream) -> pCtx, pGreenCtx",
+        """The stream's context and its green context; green contexts are not simulated, so the second is
+always NULL. Errors: as ``cuStreamGetCtx``."""),
     Api("cuStreamGetId", "stream_get_id(hStream) -> streamId",
         """The stream's unique id (``int``). Errors: preamble checks (spec 3)."""),
     Api("cuStreamGetFlags", "stream_get_flags(hStream) -> flags",

@@ -176,3 +176,28 @@ def test_a_python_kernel_that_raises_is_the_launch_failing():
     assert r.returncode == 0 and r.stdout.strip() == "719", r.stderr
     assert "the Python kernel 'k' raised" in r.stderr and "ZeroDivisionError" in r.stderr
     assert "internal error" not in r.stderr
+
+
+def test_the_context_taking_variants_on_both_routes():
+    """cuCtxGetDevice_v2, cuCtxSynchronize_v2 and cuStreamGetCtx_v2 (the 13.0/12.5 variants that name their
+    context), through NVIDIA's binding on the native route and the Python face, with the same results."""
+    code = textwrap.dedent('''
+        import json, sys, simcuda
+        with simcuda.patch(route=sys.argv[1]):
+            from cuda.bindings import driver as cu
+            cu.cuInit(0)
+            ctx = cu.cuCtxCreate(None, 0, 0)[1]
+            s = cu.cuStreamCreate(1)[1]
+            got = [int(cu.cuCtxGetDevice_v2(ctx)[0]), int(cu.cuCtxGetDevice_v2(ctx)[1]),
+                   int(cu.cuCtxSynchronize_v2(ctx)[0]), int(cu.cuStreamGetCtx_v2(s)[1]) == int(ctx),
+                   int(cu.cuStreamGetCtx_v2(s)[2]), int(cu.cuCtxGetDevice_v2(cu.CUcontext(12345))[0])]
+            cu.cuStreamBeginCapture(s, 0)
+            got.append(int(cu.cuCtxSynchronize_v2(ctx)[0]))  # 900 while a stream of the context captures
+            print(json.dumps(got))
+    ''')
+    outs = []
+    for route in ("native", "python"):
+        r = subprocess.run([sys.executable, "-c", code, route], capture_output=True, text=True, timeout=60)
+        assert r.returncode == 0, r.stderr
+        outs.append(json.loads(r.stdout.strip().splitlines()[-1]))
+    assert outs[0] == outs[1] == [0, 0, 0, True, 0, 201, 900]

@@ -206,9 +206,11 @@ class Contexts(Work):
         return t.ctx_stack.pop().handle
 
     @entry
-    def ctx_get_device(self) -> int:
-        """cuCtxGetDevice: ordinal of the current context's device. Errors: 201."""
-        return self._ctx_current().device.ordinal
+    def ctx_get_device(self, h: int = 0) -> int:
+        """cuCtxGetDevice: ordinal of the current context's device; cuCtxGetDevice_v2: of context ``h`` (0: the
+        current one [I: as cuCtxGetId reads NULL]). Errors: 201 no current context; 201 a bad or destroyed
+        context handle (the resolver's code)."""
+        return (self._context(h) if h else self._ctx_current()).device.ordinal
 
     @entry
     def ctx_get_id(self, h: int) -> int:
@@ -224,10 +226,11 @@ class Contexts(Work):
         return least, greatest
 
     @entry
-    def ctx_synchronize(self) -> None:
-        """cuCtxSynchronize. Errors: 201; 900 while any stream of the context is in a capture (spec 5.3)."""
-        ctx = self._ctx_current()
-        cap.check_ctx_sync(self, ctx, "cuCtxSynchronize")
+    def ctx_synchronize(self, h: int = 0, call: str = "cuCtxSynchronize") -> None:
+        """cuCtxSynchronize (the current context) and cuCtxSynchronize_v2 (context ``h``; 0: the current one [I]).
+        Errors: 201; 900 while any stream of the context is in a capture (spec 5.3)."""
+        ctx = self._context(h) if h else self._ctx_current()
+        cap.check_ctx_sync(self, ctx, call)
         self._wait_idle(self._ctx_streams(ctx))
         self._drain()
 

@@ -91,6 +91,12 @@ class Streams(Work):
         return self._stream(h).ctx.handle
 
     @entry
+    def stream_get_ctx_v2(self, h: int) -> tuple[int, int]:
+        """cuStreamGetCtx_v2: ``(context, green context)``; no green contexts are simulated, so the second is
+        always NULL (0), as for a stream of a plain context."""
+        return self._stream(h).ctx.handle, 0
+
+    @entry
     def stream_get_id(self, h: int) -> int:
         """cuStreamGetId (legacy stream: 0)."""
         return self._stream(h).stream_id

@@ -1109,6 +1109,7 @@ def _build(name: str, row: _Api) -> _Callable[..., Any]:
 
 #: the functions built from the table (every other simulated one is written here by hand)
 _BUILT = (
+    "ctx_get_device_v2", "ctx_synchronize_v2", "stream_get_ctx_v2",
     "ctx_destroy_v2", "ctx_get_current", "ctx_get_device", "ctx_get_id", "ctx_pop_current_v2", "ctx_push_current_v2",
     "ctx_set_current", "ctx_synchronize", "device_get", "device_get_attribute", "device_get_count",
     "device_primary_ctx_retain", "driver_get_version", "event_create", "event_destroy_v2", "event_query",
