@@ -40,13 +40,19 @@ def ctx_create_params(addr: int | None) -> tuple[tuple[int, int] | None, bool]:
 
 def ctx_create(entry: Entry, ptds: bool) -> Callable[..., int]:
     """cuCtxCreate (12050) ``(CUcontext *pctx, CUctxCreateParams *ctxCreateParams, unsigned int flags,
-    CUdevice dev)`` and cuCtxCreate_v2 (3020) ``(CUcontext *pctx, unsigned int flags, CUdevice dev)``."""
-    with_params = len(entry.params) == 4
+    CUdevice dev)``, cuCtxCreate_v3 (11040) ``(CUcontext *pctx, CUexecAffinityParam *paramsArray, int
+    numParams, unsigned int flags, CUdevice dev)`` (execution-affinity parameters given when ``numParams`` > 0,
+    as the 12050 form's ``numExecAffinityParams``) and cuCtxCreate_v2 (3020) ``(CUcontext *pctx, unsigned int
+    flags, CUdevice dev)``."""
+    n = len(entry.params)
 
     def body(out: int | None, *args: Any) -> int:
         d = _drv()
         d.require_arg(bool(out), "pctx", entry.name)
-        cig, affinity = ctx_create_params(args[0]) if with_params else (None, False)
+        if n == 5:
+            cig, affinity = None, bool(args[0]) or args[1] > 0
+        else:
+            cig, affinity = ctx_create_params(args[0]) if n == 4 else (None, False)
         flags, dev = args[-2], args[-1]
         ctypes.c_void_p.from_address(out or 0).value = d.ctx_create(flags, dev, cig=cig, exec_affinity=affinity)
         return 0
@@ -729,6 +735,7 @@ def stream_batch_mem_op(entry: Entry, ptds: bool) -> Body:
 DECODERS: dict[str, Callable[[Entry, bool], Callable[..., int]]] = {
     "cuCtxCreate": ctx_create,
     "cuCtxCreate_v2": ctx_create,
+    "cuCtxCreate_v3": ctx_create,
     "cuGraphExecUpdate": graph_exec_update,
     "cuGraphAddKernelNode": _typed_add(KERNEL),
     "cuGraphAddMemcpyNode": _typed_add(MEMCPY),

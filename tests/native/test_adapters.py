@@ -118,3 +118,17 @@ def test_a_simulator_bug_is_loud_and_never_success(ctx, monkeypatch, capsys):
     monkeypatch.setattr(type(ctx), "stream_query", lambda self, h: 1 / 0)
     assert c_fn("cuStreamQuery")(stream()) == 999
     assert "ZeroDivisionError" in capsys.readouterr().err
+
+
+def test_every_requested_variant_of_a_simulated_name_is_served():
+    """cuCtxCreate at 3020, 11040 and 12050 (three C signatures) each have their adapter; the 11040 form
+    (execution-affinity parameters) makes a context like the others."""
+    for version in (3020, 11040, 12050):
+        assert A.adapter(next(i for i, e in enumerate(ENTRIES) if (e.name, e.version) == ("cuCtxCreate", version)))
+    drv = simcuda.reset()
+    assert c_fn("cuInit")(0) == 0
+    h = ctypes.c_void_p()
+    assert c_fn("cuCtxCreate", 11040)(ctypes.byref(h), None, 0, 0, 0) == 0 and h.value
+    assert drv.ctx_get_current() == h.value
+    assert c_fn("cuCtxCreate", 11040)(None, None, 0, 0, 0) == 1  # NULL pctx
+    assert c_fn("cuCtxCreate", 11040)(ctypes.byref(h), None, 0, 0, 7) == 101  # no device 7
