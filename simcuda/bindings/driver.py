@@ -585,23 +585,17 @@ def _copy(d: Any, p: _CopyParams, h: Any, call: str) -> _Result:
     return _OK
 
 
-def _kind_of(d: Any, addr: int) -> str:
-    return _DEV if d.is_device_pointer(addr) else _HOST
-
-
 @_face
 def cuMemcpy(dst: Any, src: Any, ByteCount: Any) -> _Result:
-    d = _drv()
-    a, b = _h(dst, _CUdeviceptr), _h(src, _CUdeviceptr)
-    return _copy(d, _CopyParams(_kind_of(d, b), b, _kind_of(d, a), a, _size(ByteCount)), None, "cuMemcpy")
+    _drv().memcpy_unified(_h(dst, _CUdeviceptr), _h(src, _CUdeviceptr), _size(ByteCount), None, "cuMemcpy")
+    return _OK
 
 
 @_face
 def cuMemcpyAsync(dst: Any, src: Any, ByteCount: Any, hStream: Any) -> _Result:
-    d = _drv()
-    a, b = _h(dst, _CUdeviceptr), _h(src, _CUdeviceptr)
-    return _copy(d, _CopyParams(_kind_of(d, b), b, _kind_of(d, a), a, _size(ByteCount), src_unified=True,
-                                dst_unified=True), _h(hStream, _CUstream), "cuMemcpyAsync")
+    _drv().memcpy_unified(_h(dst, _CUdeviceptr), _h(src, _CUdeviceptr), _size(ByteCount), _h(hStream, _CUstream),
+                          "cuMemcpyAsync")
+    return _OK
 
 
 @_face
@@ -661,7 +655,7 @@ def _side(d: Any, st: Any, pre: str, call: str) -> tuple[str, Any, bool]:
     if kind == _DEV:
         return _DEV, int(st._raw(pre + "Device")), False
     a = int(st._raw(pre + "Device"))
-    return _kind_of(d, a), a, True
+    return d.unified_side(a), a, True
 
 
 def _copy_struct(d: Any, p: Any, call: str, three_d: bool) -> _CopyParams:

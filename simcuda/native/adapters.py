@@ -559,13 +559,10 @@ def _copy(src: str, dst: str, stream_at: int | None) -> Decoder:
             d = _drv()
             h = None if stream_at is None else _stream(rest[0], ptds)
             a, b = int(dst_p or 0), int(src_p or 0)
-            if src == "U":  # unified addressing: each side is what its address is (cuMemcpy/cuMemcpyAsync)
-                side = {True: DEVICE, False: HOST}
-                p = CopyParams(side[d.is_device_pointer(b)], b, side[d.is_device_pointer(a)], a, n,
-                               src_unified=h is not None, dst_unified=h is not None)
+            if src == "U":  # unified addressing (cuMemcpy/cuMemcpyAsync): the core decides each side
+                d.memcpy_unified(a, b, n, h, call)
             else:
-                p = CopyParams(kinds[src], b, kinds[dst], a, n)
-            d.memcpy(p, h, call)
+                d.memcpy(CopyParams(kinds[src], b, kinds[dst], a, n), h, call)
             return 0
         return body
     return make

@@ -169,7 +169,7 @@ def _side(d: Any, st: Any, pre: str, call: str) -> tuple[str, Any, bool]:
     a = int(getattr(st, pre + "Device"))
     if kind == _DEVICE_KIND:
         return _DEVICE_KIND, a, False
-    return (_DEVICE_KIND if d.is_device_pointer(a) else _HOST_KIND), a, True
+    return d.unified_side(a), a, True
 
 
 def copy3d(d: Any, st: Any, call: str) -> Any:

@@ -11,6 +11,8 @@ from .. import hostmem
 from .. import nodes as nd
 from ..errors import CUresult, DriverError
 from ..memory import (
+    DEVICE,
+    HOST,
     KIND_DEVICE,
     KIND_GRAPH,
     KIND_MANAGED,
@@ -220,6 +222,22 @@ class Memory(Work):
             return False
         with self._lock:
             return self.memory.find(ptr) is not None
+
+    def memcpy_unified(self, dst: int, src: int, nbytes: int, h: int | None, call: str) -> None:
+        """cuMemcpy / cuMemcpyAsync: a copy between unified-addressing pointers (``h`` None: the synchronous one).
+
+        Each side is device memory when its address lies in a simulated allocation, else host memory (an address
+        the host side then checks); the asynchronous form records ``CU_MEMORYTYPE_UNIFIED`` for both sides of a
+        captured node (spec 16, 9). Errors: those of :meth:`memcpy`. Every face that takes unified addresses
+        (the tuple face, the native adapters) calls this, so the sides are decided once."""
+        unified = h is not None
+        self.memcpy(CopyParams(self.unified_side(src), src, self.unified_side(dst), dst, nbytes,
+                               src_unified=unified, dst_unified=unified), h, call)
+
+    def unified_side(self, addr: int) -> str:
+        """What a unified address is on one side of a copy: ``DEVICE`` inside a simulated allocation, else
+        ``HOST`` (cuMemcpy's rule, and a ``CU_MEMORYTYPE_UNIFIED`` side of a ``CUDA_MEMCPY2D/3D``)."""
+        return DEVICE if self.is_device_pointer(addr) else HOST
 
     @entry
     def memcpy(self, p: CopyParams, h: int | None, call: str) -> None:
