@@ -19,7 +19,22 @@ class DeviceSpec:
         cig_d3d12_streams, cig_vulkan_streams: CIG stream support (attributes 151 and 159).
         stream_priority_range: ``(least, greatest)`` stream priorities (``cuCtxGetStreamPriorityRange``; a
             lower number is a higher priority, H100: 0 and -5); ``cuStreamCreateWithPriority`` clamps into it.
-        attributes: overrides for any ``CUdevice_attribute`` value (int -> int).
+        memory_pools: stream-ordered memory pools (attribute 115, ``MEMORY_POOLS_SUPPORTED``); off: every pool
+            call and ``cuMemAllocAsync``/``cuMemFreeAsync`` fail with ``CUDA_ERROR_NOT_SUPPORTED``.
+        managed_memory: managed (unified) memory (attributes 83 ``MANAGED_MEMORY`` and 89
+            ``CONCURRENT_MANAGED_ACCESS``); off: ``cuMemAllocManaged`` fails with NOT_SUPPORTED.
+        host_mapped_memory: host memory mapped into the device's address space (attribute 19,
+            ``CAN_MAP_HOST_MEMORY``); off: ``DEVICEMAP`` allocations and registrations and
+            ``cuMemHostGetDevicePointer`` fail with NOT_SUPPORTED.
+        virtual_memory: virtual memory management (attribute 102, ``VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED``);
+            off: the ``cuMemCreate``/``cuMemMap`` family fails with NOT_SUPPORTED.
+        cooperative_launch: ``cuLaunchCooperativeKernel`` (attribute 95, ``COOPERATIVE_LAUNCH``).
+        cluster_launch: thread-block clusters in ``cuLaunchKernelEx`` (attribute 120, ``CLUSTER_LAUNCH``;
+            ``None``: compute capability 9.0 or newer).
+        stream_priorities: stream priorities (attribute 78, ``STREAM_PRIORITIES_SUPPORTED``); off: the range
+            is ``(0, 0)`` and every priority is clamped to 0, as on such hardware.
+        attributes: overrides for any ``CUdevice_attribute`` value (int -> int); an override does not switch
+            a feature on or off, the flags above do.
     """
 
     name: str = "NVIDIA H100 80GB HBM3 (simulated)"
@@ -31,7 +46,19 @@ class DeviceSpec:
     cig_d3d12_streams: bool = True
     cig_vulkan_streams: bool = True
     stream_priority_range: tuple[int, int] = (0, -5)
+    memory_pools: bool = True
+    managed_memory: bool = True
+    host_mapped_memory: bool = True
+    virtual_memory: bool = True
+    cooperative_launch: bool = True
+    cluster_launch: bool | None = None
+    stream_priorities: bool = True
     attributes: dict[int, int] = attrs.field(factory=dict)
+
+    def priority_range(self) -> tuple[int, int]:
+        """``(least, greatest)`` stream priority in effect: ``stream_priority_range``, or ``(0, 0)`` on a device
+        without stream priorities (``stream_priorities=False``)."""
+        return self.stream_priority_range if self.stream_priorities else (0, 0)
 
 
 def _check_launch_log_limit(_inst: Any, _attr: Any, value: Any) -> None:

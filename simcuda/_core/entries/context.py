@@ -222,7 +222,7 @@ class Contexts(Work):
         """cuCtxGetStreamPriorityRange: ``(least, greatest)`` stream priority of the current context's device
         (``DeviceSpec.stream_priority_range``, H100: ``(0, -5)``), the range cuStreamCreateWithPriority clamps
         into. Errors: 201 no current context (709 destroyed)."""
-        least, greatest = self._ctx_current().device.spec.stream_priority_range
+        least, greatest = self._ctx_current().device.spec.priority_range()
         return least, greatest
 
     @entry

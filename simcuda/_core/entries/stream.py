@@ -33,7 +33,7 @@ class Streams(Work):
         if flags not in (0, 1):
             raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
                               f"stream flags {flags} are not CU_STREAM_DEFAULT (0) or CU_STREAM_NON_BLOCKING (1)")
-        least, greatest = ctx.device.spec.stream_priority_range
+        least, greatest = ctx.device.spec.priority_range()
         s = Stream(0, ctx, flags, max(greatest, min(least, int(priority))), USER, self._next_stream_id())
         s.handle = self._handle(s)
         ctx.streams.append(s)
