@@ -16,7 +16,7 @@ import runpy
 import sys
 import traceback
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from ._core.driver import Driver
@@ -24,18 +24,21 @@ if TYPE_CHECKING:
 __all__ = ["main", "build_parser", "run_script"]
 
 _RUN_HELP = """\
-Run SCRIPT like `python SCRIPT ARGS...` (sys.argv, __main__, the script's folder first on sys.path,
-the same exit code) with cuda.bindings.driver/runtime/nvrtc/_v2.driver and the legacy cuda.cuda /
-cuda.cudart / cuda.nvrtc replaced by simcuda's faces, on a fresh simulated driver (--route native: NVIDIA's
-own cuda.bindings.driver and _v2.driver over the simulated libcuda.so.1 instead). Then print a
-summary on stderr: captures begun and ended, each graph with its node counts by type and its edge
-count, and graph launches. Options go before SCRIPT; everything after SCRIPT goes to the script.
+Run SCRIPT like `python SCRIPT ARGS...`, or -m MODULE like `python -m MODULE ARGS...` (sys.argv,
+__main__, the script's folder first on sys.path, the same exit code) with cuda.bindings.driver/runtime/
+nvrtc/_v2.driver and the legacy cuda.cuda / cuda.cudart / cuda.nvrtc replaced by simcuda's faces, on a
+fresh simulated driver (--route native: NVIDIA's own cuda.bindings.driver and _v2.driver over the
+simulated libcuda.so.1 instead). Then print a summary on stderr: captures begun and ended, each graph
+with its node counts by type and its edge count, and graph launches. Options go before SCRIPT (or
+-m MODULE); everything after SCRIPT or MODULE goes to the script.
 """
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``simcuda`` command."""
+    from . import __version__
     p = argparse.ArgumentParser(prog="simcuda", description="In-memory simulator of CUDA stream capture and graphs.")
+    p.add_argument("--version", action="version", version=f"simcuda {__version__}")
     sub = p.add_subparsers(dest="command", metavar="{run,demo,explain}")
     sub.required = True
     r = sub.add_parser("run", help="run a CUDA Python script on the simulator", description=_RUN_HELP)
@@ -52,6 +55,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "own binding over the simulated libcuda.so.1 (native), or native where available (auto); "
                         "default: $SIMCUDA_ROUTE, else python (simcuda.patch's route_of)")
     r.add_argument("--quiet", "-q", action="store_true", help="do not print the summary")
+    r.add_argument("-m", dest="module", metavar="MODULE",
+                   help="run library module MODULE as a script (like python -m MODULE); the rest are its arguments")
     r.add_argument("script", nargs="?", help="the Python script to run")
     r.add_argument("args", nargs=argparse.REMAINDER, help="arguments for the script (optional)")
     sub.add_parser("demo", help="capture the Programming Guide's fork/join graph and show it")
@@ -82,11 +87,12 @@ def _print_exception(exc: BaseException, script: str) -> None:
 
 
 def run_script(script: str, args: Sequence[str] = (), *, kernels: Sequence[str] = (), per_thread: bool = False,
-               driver: Driver | None = None, route: str | None = None) -> tuple[int, Driver]:
+               driver: Driver | None = None, route: str | None = None, module: bool = False) -> tuple[int, Driver]:
     """Run ``script`` under :func:`simcuda.patch` on a fresh recording driver.
 
     Args:
-        script: path of the Python file.
+        script: path of the Python file (with ``module=True``: the name of a module, run as ``python -m``
+            runs it: ``sys.argv[0]`` its file, the current folder first on ``sys.path``).
         args: its command-line arguments (``sys.argv[1:]``).
         kernels: files run first (inside the patch) to register kernels with :func:`simcuda.kernel`.
         per_thread: per-thread default stream mode.
@@ -96,7 +102,8 @@ def run_script(script: str, args: Sequence[str] = (), *, kernels: Sequence[str] 
 
     Returns:
         ``(exit code, driver)``: 0 on normal completion, the ``SystemExit`` status, or 1 after an
-        uncaught exception (whose traceback is printed on stderr, as Python does).
+        uncaught exception (whose traceback is printed on stderr, as Python does). With ``module=True``, a
+        module that cannot be found is exit code 1 with Python's ``No module named`` message.
     """
     from . import _summary
     from ._core.driver import Options
@@ -105,7 +112,7 @@ def run_script(script: str, args: Sequence[str] = (), *, kernels: Sequence[str] 
     drv = driver if driver is not None else _summary.RecordingDriver(
         options=Options(per_thread_default_stream=True) if per_thread else None)
     old_argv, old_path = sys.argv[:], sys.path[:]
-    script_dir = os.path.dirname(os.path.abspath(script))
+    script_dir = os.getcwd() if module else os.path.dirname(os.path.abspath(script))
     rc = 0
     try:
         with patch(driver=drv, route=route):
@@ -114,7 +121,12 @@ def run_script(script: str, args: Sequence[str] = (), *, kernels: Sequence[str] 
             try:
                 for k in kernels:
                     runpy.run_path(k, run_name="simcuda_kernels")
-                runpy.run_path(script, run_name="__main__")
+                if module:
+                    spec = _module_spec(script)
+                    sys.argv[0] = spec.origin or script
+                    runpy.run_module(script, run_name="__main__", alter_sys=True)
+                else:
+                    runpy.run_path(script, run_name="__main__")
             except SystemExit as e:
                 rc = _exit_code(e)
             except BaseException as e:  # noqa: BLE001 - report like the interpreter, then carry on to the summary
@@ -126,9 +138,46 @@ def run_script(script: str, args: Sequence[str] = (), *, kernels: Sequence[str] 
     return rc, drv
 
 
+def _module_spec(name: str) -> Any:
+    """The import spec of module ``name`` as ``python -m`` finds it (a package: its ``__main__``).
+
+    Raises ``SystemExit`` with Python's message when there is none.
+    """
+    import importlib.util
+    try:
+        spec = importlib.util.find_spec(name)
+    except (ImportError, ValueError) as e:
+        raise SystemExit(f"No module named {name!r} ({e})") from None
+    if spec is None:
+        raise SystemExit(f"No module named {name}")
+    if spec.submodule_search_locations is not None:
+        main = importlib.util.find_spec(name + ".__main__")
+        if main is None:
+            raise SystemExit(f"No module named {name}.__main__; {name!r} is a package and cannot be directly executed")
+        return main
+    return spec
+
+
+def _dot_dir_problem(path: str) -> str | None:
+    """Why DOT files cannot be written into folder ``path``, found by making it (if missing) and a scratch file
+    in it, before the script runs; ``None`` when they can."""
+    import tempfile
+    try:
+        os.makedirs(path, exist_ok=True)
+        with tempfile.TemporaryFile(dir=path):
+            pass
+    except OSError as e:
+        return e.strerror or str(e)
+    return None
+
+
 def _cmd_run(ns: argparse.Namespace) -> int:
     from . import _summary
-    if not os.path.isfile(ns.script):
+    if ns.module is not None:
+        if ns.script is not None:
+            ns.args = [ns.script, *ns.args]
+        ns.script = ns.module
+    elif not os.path.isfile(ns.script):
         print(f"simcuda run: can't open file {ns.script!r}: no such file", file=sys.stderr)
         return 2
     for k in ns.kernels:
@@ -137,6 +186,9 @@ def _cmd_run(ns: argparse.Namespace) -> int:
             return 2
     if ns.png and not ns.dot:
         print("simcuda run: --png needs --dot DIR", file=sys.stderr)
+        return 2
+    if ns.dot and (problem := _dot_dir_problem(ns.dot)) is not None:
+        print(f"simcuda run: --dot {ns.dot}: {problem}", file=sys.stderr)
         return 2
     from ._patch import route_of
     try:
@@ -150,7 +202,8 @@ def _cmd_run(ns: argparse.Namespace) -> int:
     except ValueError as e:
         print(f"simcuda run: {e}", file=sys.stderr)
         return 2
-    rc, drv = run_script(ns.script, ns.args, kernels=ns.kernels, per_thread=ns.per_thread, route=route)
+    rc, drv = run_script(ns.script, ns.args, kernels=ns.kernels, per_thread=ns.per_thread, route=route,
+                         module=ns.module is not None)
     sys.stdout.flush()
     err = sys.stderr
     if ns.explain:
@@ -167,26 +220,14 @@ def _cmd_run(ns: argparse.Namespace) -> int:
 
 
 def _cmd_explain(code: str) -> int:
-    from ._core.errors import explain
+    from ._core.errors import code_value, explain
     from ._generated.driver_enums import CUresult
     from ._generated.runtime_enums import cudaError_t
     from ._generated.runtime_outputs import ERROR_STRINGS
-
-    text = code.strip()
-    value = None
-    if text.lstrip("-").isdigit():
-        value = int(text)
-    elif text.lower().startswith("0x"):
-        try:
-            value = int(text, 16)
-        except ValueError:
-            value = None
-    elif text in CUresult.__members__:
-        value = int(CUresult[text])
-    elif "CUDA_ERROR_" + text.upper() in CUresult.__members__:
-        value = int(CUresult["CUDA_ERROR_" + text.upper()])
-    elif text in cudaError_t.__members__:
-        value = int(cudaError_t[text])
+    try:
+        value: int | None = code_value(code)
+    except ValueError:
+        value = None
     if value is None or (value not in CUresult and value not in cudaError_t):
         print(f"simcuda explain: {code!r} is not a CUresult or cudaError_t name or value", file=sys.stderr)
         return 2
@@ -200,9 +241,18 @@ def _cmd_explain(code: str) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``simcuda`` console script; returns the exit status."""
     parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    rest: list[str] | None = None
+    if argv[:1] == ["run"] and "-m" in argv:
+        # as for python -m: everything after the module's name is the module's own, options included
+        i = argv.index("-m")
+        if i + 1 < len(argv) and not any(not a.startswith("-") for a in argv[1:i]):
+            argv, rest = argv[:i + 2], argv[i + 2:]
     ns = parser.parse_args(argv)
-    if ns.command == "run" and not ns.script:
-        parser.error("simcuda run needs a script: simcuda run [options] SCRIPT [ARGS...]")
+    if rest is not None:
+        ns.args = rest
+    if ns.command == "run" and not ns.script and ns.module is None:
+        parser.error("simcuda run needs a script: simcuda run [options] SCRIPT [ARGS...] (or -m MODULE [ARGS...])")
     if ns.command == "run":
         return _cmd_run(ns)
     if ns.command == "demo":

@@ -240,3 +240,61 @@ def test_module_entry_point_exit_code(tmp_path):
     assert res.returncode == 5
     assert res.stdout == "argv ['5']\ndone\n"
     assert "simcuda summary" in res.stderr
+
+
+def test_version_prints_the_package_version(capsys):
+    """``simcuda --version`` prints ``simcuda <version>`` and exits 0."""
+    import simcuda
+    with pytest.raises(SystemExit) as e:
+        main(["--version"])
+    assert e.value.code == 0
+    assert capsys.readouterr().out.strip() == f"simcuda {simcuda.__version__}"
+
+
+def test_run_m_runs_a_module_with_every_later_argument_its_own(tmp_path, capfd, monkeypatch):
+    """``simcuda run -m MODULE ARGS`` runs the module as ``__main__`` on the simulator, options after the
+    module name (``-q`` here) going to the module, not to simcuda; the module's exit code is the command's."""
+    write(tmp_path, "capmod.py", CAPTURE_SCRIPT)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", sys.path[:])
+    rc = main(["run", "-m", "capmod", "4", "-q"])
+    out, err = capfd.readouterr()
+    assert rc == 4
+    assert out == "argv ['4', '-q']\ndone\n"
+    assert "captures: 1 begun, 1 ended" in err and "capmod exited with code 4" in err
+
+
+def test_run_m_of_a_missing_module_is_pythons_message(capfd):
+    """A module that cannot be found is exit code 1 with Python's ``No module named`` text."""
+    rc = main(["run", "-q", "-m", "simcuda_no_such_module_here"])
+    assert rc == 1
+    assert "No module named simcuda_no_such_module_here" in capfd.readouterr().err
+
+
+def test_run_dot_into_an_unusable_path_fails_before_the_script_runs(tmp_path, capfd):
+    """``--dot`` naming a path under a plain file is a usage error (2) and the script never starts."""
+    script = write(tmp_path, "cap.py", CAPTURE_SCRIPT)
+    (tmp_path / "plain").write_text("x")
+    rc = main(["run", "--dot", str(tmp_path / "plain" / "graphs"), script])
+    out, err = capfd.readouterr()
+    assert rc == 2 and out == ""
+    assert "--dot" in err and "Not a directory" in err
+
+
+@pytest.mark.parametrize("code", ["CUDA_ERROR_STREAM_CAPTURE_UNJOINED", "stream_capture_unjoined", "904", 904,
+                                  "cudaErrorStreamCaptureUnjoined", "0x388"])
+def test_simcuda_explain_takes_names_like_the_command_line(code):
+    """``simcuda.explain`` accepts the names and numbers ``simcuda explain`` does."""
+    import simcuda
+    assert simcuda.explain(code).startswith("CUDA_ERROR_STREAM_CAPTURE_UNJOINED (904): ")
+
+
+def test_simcuda_explain_rejects_what_is_not_a_code():
+    """A text naming no code is ValueError; an object that is not a code (a bool included) is TypeError."""
+    import simcuda
+    with pytest.raises(ValueError, match="not a CUresult"):
+        simcuda.explain("CUDA_ERROR_NO_SUCH_THING")
+    with pytest.raises(TypeError):
+        simcuda.explain(True)
+    with pytest.raises(TypeError):
+        simcuda.explain(1.5)

@@ -98,17 +98,45 @@ MEANINGS: dict[int, str] = {
 }
 
 
-def explain(code: int) -> str:
-    """Return the general meaning of a ``CUresult`` (or its integer value).
+def code_value(code: object) -> int:
+    """The number a ``CUresult``/``cudaError_t`` is written as: a member, an ``int``, or a ``str`` that is a
+    number (``"904"``, ``"0x388"``), a ``CUresult`` name (``"CUDA_ERROR_STREAM_CAPTURE_UNJOINED"``, or without
+    its prefix, any case: ``"stream_capture_unjoined"``) or a ``cudaError_t`` name
+    (``"cudaErrorStreamCaptureUnjoined"``).
 
-    Mirrors: ``cuGetErrorString`` in spirit, but written for learners.
+    Raises ``ValueError`` for a text that is none of these, ``TypeError`` for another type (a ``bool`` too).
+    """
+    from .._generated.runtime_enums import cudaError_t
+    if isinstance(code, bool) or not isinstance(code, (int, str)):
+        raise TypeError(f"an error code is an int, a CUresult/cudaError_t member or a name, not {type(code).__name__}")
+    if isinstance(code, int):
+        return int(code)
+    text = code.strip()
+    try:
+        return int(text, 0)
+    except ValueError:
+        pass
+    for name in (text, "CUDA_ERROR_" + text.upper(), text.upper()):
+        if name in CUresult.__members__:
+            return int(CUresult[name])
+    if text in cudaError_t.__members__:
+        return int(cudaError_t[text])
+    raise ValueError(f"{code!r} is not a CUresult or cudaError_t name or value")
+
+
+def explain(code: object) -> str:
+    """Return the general meaning of a ``CUresult``, given as a member, a number or a name.
+
+    Mirrors: ``cuGetErrorString`` in spirit, but written for learners (``simcuda explain CODE`` prints the same).
 
     Args:
-        code: a ``CUresult`` member, a ``cudaError_t``-compatible value, or a plain ``int``.
+        code: a ``CUresult`` member, an ``int``, or a name or number as text (see :func:`code_value`: a
+            ``cudaError_t`` name gives the ``CUresult`` of the same number, the two enums share the capture codes).
 
     Returns:
-        ``"NAME (value): meaning"``. Raises ``ValueError`` if ``code`` is not a ``CUresult`` value.
+        ``"NAME (value): meaning"``. Raises ``ValueError`` if ``code`` names no ``CUresult`` value, ``TypeError``
+        for an object that is not a code.
     """
-    member = CUresult(int(code))
+    member = CUresult(code_value(code))
     text = MEANINGS.get(int(member), "See the CUDA driver documentation for this code.")
     return f"{member.name} ({int(member)}): {text}"
