@@ -6,6 +6,43 @@ from typing import Any
 import attrs
 
 
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _check_spec(inst: Any) -> None:
+    """Validate a :class:`DeviceSpec` when it is made: ``TypeError`` for a value of the wrong type, ``ValueError``
+    for one out of range (so a bad configuration fails here, not later inside a driver call)."""
+    if not isinstance(inst.name, str) or not inst.name or "\0" in inst.name:
+        raise TypeError(f"DeviceSpec.name must be a non-empty str without NUL, got {inst.name!r}")
+    cc = inst.compute_capability
+    if not (isinstance(cc, tuple) and len(cc) == 2 and all(_is_int(v) for v in cc)):
+        raise TypeError(f"DeviceSpec.compute_capability must be a (major, minor) tuple of ints, got {cc!r}")
+    if cc[0] < 1 or cc[1] < 0:
+        raise ValueError(f"DeviceSpec.compute_capability must be (major >= 1, minor >= 0), got {cc!r}")
+    for field in ("total_mem", "multiprocessors"):
+        v = getattr(inst, field)
+        if not _is_int(v):
+            raise TypeError(f"DeviceSpec.{field} must be an int, got {v!r}")
+        if v <= 0:
+            raise ValueError(f"DeviceSpec.{field} must be positive, got {v}")
+    for field in ("cig_d3d12", "cig_vulkan", "cig_d3d12_streams", "cig_vulkan_streams", "memory_pools",
+                  "managed_memory", "host_mapped_memory", "virtual_memory", "cooperative_launch",
+                  "stream_priorities"):
+        if not isinstance(getattr(inst, field), bool):
+            raise TypeError(f"DeviceSpec.{field} must be True or False, got {getattr(inst, field)!r}")
+    if inst.cluster_launch is not None and not isinstance(inst.cluster_launch, bool):
+        raise TypeError(f"DeviceSpec.cluster_launch must be None, True or False, got {inst.cluster_launch!r}")
+    pr = inst.stream_priority_range
+    if not (isinstance(pr, tuple) and len(pr) == 2 and all(_is_int(v) for v in pr)):
+        raise TypeError(f"DeviceSpec.stream_priority_range must be a (least, greatest) tuple of ints, got {pr!r}")
+    if pr[1] > pr[0]:
+        raise ValueError(f"DeviceSpec.stream_priority_range: greatest ({pr[1]}) must be <= least ({pr[0]}); "
+                         "a lower number is a higher priority")
+    if not isinstance(inst.attributes, dict) or not all(_is_int(k) and _is_int(v) for k, v in inst.attributes.items()):
+        raise TypeError(f"DeviceSpec.attributes must be a dict of int -> int, got {inst.attributes!r}")
+
+
 @attrs.frozen
 class DeviceSpec:
     """Configuration of one simulated device.
@@ -35,6 +72,9 @@ class DeviceSpec:
             is ``(0, 0)`` and every priority is clamped to 0, as on such hardware.
         attributes: overrides for any ``CUdevice_attribute`` value (int -> int); an override does not switch
             a feature on or off, the flags above do.
+
+    Errors (at construction): ``TypeError`` for a value of the wrong type (a ``bool`` is not an int here),
+    ``ValueError`` for one out of range (non-positive memory or SM count, ``greatest > least`` priorities).
     """
 
     name: str = "NVIDIA H100 80GB HBM3 (simulated)"
@@ -59,6 +99,9 @@ class DeviceSpec:
         """``(least, greatest)`` stream priority in effect: ``stream_priority_range``, or ``(0, 0)`` on a device
         without stream priorities (``stream_priorities=False``)."""
         return self.stream_priority_range if self.stream_priorities else (0, 0)
+
+    def __attrs_post_init__(self) -> None:
+        _check_spec(self)
 
 
 def _check_launch_log_limit(_inst: Any, _attr: Any, value: Any) -> None:
@@ -96,7 +139,9 @@ class Options:
             count goes on); ``None`` keeps every record (memory grows with the work run). The log is the
             simulator's own; nothing in CUDA corresponds to it.
 
-    Errors: ``TypeError`` for a ``launch_log_limit`` that is neither ``None`` nor an ``int`` (a ``bool``
+    Errors: ``ValueError`` for a ``graph_launch_in_capture`` other than the two choices; ``TypeError`` for a
+    non-bool ``cig_end_any_thread`` or ``per_thread_default_stream`` (``None`` allowed); ``TypeError`` for a
+    ``launch_log_limit`` that is neither ``None`` nor an ``int`` (a ``bool``
     included), ``ValueError`` for a negative one.
     """
 
@@ -105,6 +150,16 @@ class Options:
     per_thread_default_stream: Any = None
     launch_log_limit: int | None = attrs.field(default=DEFAULT_LAUNCH_LOG_LIMIT, validator=_check_launch_log_limit)
     host_memory_budget: int | None = attrs.field(default=None)
+
+    def __attrs_post_init__(self) -> None:
+        if self.graph_launch_in_capture not in ("reject", "child-node"):
+            raise ValueError("Options.graph_launch_in_capture must be 'reject' or 'child-node', "
+                             f"got {self.graph_launch_in_capture!r}")
+        if not isinstance(self.cig_end_any_thread, bool):
+            raise TypeError(f"Options.cig_end_any_thread must be True or False, got {self.cig_end_any_thread!r}")
+        if self.per_thread_default_stream not in (None, True, False) or _is_int(self.per_thread_default_stream):
+            raise TypeError("Options.per_thread_default_stream must be None, True or False, "
+                            f"got {self.per_thread_default_stream!r}")
 
     @host_memory_budget.validator
     def _check_budget(self, _attr: Any, value: Any) -> None:

@@ -38,3 +38,33 @@ def test_without_stream_priorities_the_range_is_zero_and_priorities_clamp_to_it(
     assert d.ctx_get_stream_priority_range() == (0, 0)
     s = d.stream_create(0, -5)
     assert d.stream_get_priority(s) == 0
+
+
+@pytest.mark.parametrize("kwargs, error", [
+    ({"name": ""}, TypeError), ({"name": 3}, TypeError), ({"compute_capability": "9.0"}, TypeError),
+    ({"compute_capability": (0, 0)}, ValueError), ({"total_mem": -1}, ValueError), ({"total_mem": 1.5}, TypeError),
+    ({"multiprocessors": True}, TypeError), ({"memory_pools": 1}, TypeError), ({"cluster_launch": "yes"}, TypeError),
+    ({"stream_priority_range": (-5, 0)}, ValueError), ({"attributes": {"x": 1}}, TypeError),
+])
+def test_a_device_spec_validates_its_values_when_made(kwargs, error):
+    """A bad DeviceSpec value fails at construction with TypeError/ValueError naming the field."""
+    field = next(iter(kwargs))
+    with pytest.raises(error, match=f"DeviceSpec.{field}"):
+        DeviceSpec(**kwargs)
+
+
+@pytest.mark.parametrize("kwargs, error", [
+    ({"graph_launch_in_capture": "child"}, ValueError), ({"cig_end_any_thread": 1}, TypeError),
+    ({"per_thread_default_stream": 1}, TypeError), ({"per_thread_default_stream": "yes"}, TypeError),
+])
+def test_options_validate_their_values_when_made(kwargs, error):
+    """A bad Options value fails at construction, naming the field."""
+    field = next(iter(kwargs))
+    with pytest.raises(error, match=f"Options.{field}"):
+        simcuda.Options(**kwargs)
+
+
+def test_a_driver_refuses_an_empty_device_list():
+    """``Driver(devices=[])`` is a ValueError, not one silent default device."""
+    with pytest.raises(ValueError, match="at least one DeviceSpec"):
+        simcuda.Driver(devices=[])
