@@ -91,7 +91,7 @@ def test_real_package_imported_after_the_patch_is_real():
         pass
     import cuda.bindings.driver as d
     assert d is not sim_driver
-    assert "simcuda" not in (d.__file__ or "")
+    assert not d.__name__.startswith("simcuda")  # NVIDIA's module (its file path may contain any word)
 
 
 def test_pathfinder_stays_importable_under_the_patch():

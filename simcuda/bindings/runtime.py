@@ -127,7 +127,7 @@ _NV: Any = None
 if __name__ == NATIVE_NAME:
     import importlib as _importlib
     _NV = _importlib.import_module("cuda.bindings.driver")
-    if "simcuda" in getattr(_NV, "__file__", "simcuda"):
+    if _NV.__name__.startswith("simcuda."):  # by name: NVIDIA's file may sit in a folder called anything
         raise ImportError("the native runtime face needs NVIDIA's own cuda.bindings.driver, not simcuda's face")
 
 

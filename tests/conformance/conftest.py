@@ -584,7 +584,7 @@ def _real_module() -> Any:
     except Exception as e:  # not installed
         _real_probe["skip"] = f"cuda.bindings is not importable: {type(e).__name__}: {e}"
         pytest.skip(_real_probe["skip"])
-    if "simcuda" in (getattr(real, "__file__", "") or "") or real.__name__.startswith("simcuda"):
+    if real.__name__.startswith("simcuda"):
         _real_probe["skip"] = "cuda.bindings.driver is simcuda's face here (simcuda.patch() is active), not NVIDIA's"
         pytest.skip(_real_probe["skip"])
     try:

@@ -248,7 +248,7 @@ with simcuda.patch(route=ROUTE) as drv:
     c(d.cuEventQuery(e1), "query-e1")
     out["types"] = [n.type for n in drv._graph(int(g)).live_nodes()]
 out["codes"] = codes
-out["module"] = d.__file__
+out["module"] = d.__name__
 out["stubs"] = sorted(f"{n} {v}" for (n, v) in native.call_counts()) if native.is_loaded() else []
 print("OUT=" + json.dumps(out, default=lambda o: o.decode() if isinstance(o, bytes) else repr(o)))
 '''

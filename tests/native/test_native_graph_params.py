@@ -159,7 +159,7 @@ with simcuda.patch(route=ROUTE) as drv:
     out["calls"] = calls
     out["launched"] = [n.params.value for n in drv._graph(int(g)).live_nodes() if n.type == 2]
 out["codes"] = codes
-out["module"] = d.__file__
+out["module"] = d.__name__
 out["stubs"] = sorted(f"{n} {v}" for (n, v) in native.call_counts()) if native.is_loaded() else []
 print("OUT=" + json.dumps(out))
 '''

@@ -114,7 +114,7 @@ def test_after_the_native_patch_exits_the_binding_keeps_serving_the_current_driv
         err, ctx = d2.cuDevicePrimaryCtxRetain(dev)
         d2.cuCtxSetCurrent(ctx)
         err, s = d2.cuStreamCreate(1)
-        print(int(err), native.is_loaded(), later.stream_is_capturing(int(s)) == 0, "simcuda" in d2.__file__)
+        print(int(err), native.is_loaded(), later.stream_is_capturing(int(s)) == 0, d2.__name__.startswith("simcuda"))
     ''')
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stderr
@@ -129,7 +129,7 @@ def test_simcuda_run_takes_a_route(route, nvidia, tmp_path):
     script = tmp_path / "prog.py"
     script.write_text(textwrap.dedent('''
         from cuda.bindings import driver as d
-        print("simcuda" not in d.__file__)
+        print(not d.__name__.startswith("simcuda"))
         d.cuInit(0)
         err, dev = d.cuDeviceGet(0)
         err, ctx = d.cuDevicePrimaryCtxRetain(dev)

@@ -29,7 +29,7 @@ fn = HOST_FN(lambda ud: calls.append(ud or 0))
 with simcuda.patch(route=ROUTE) as drv:
     from cuda.bindings import driver as d, nvrtc, runtime as rt
     out["runtime"] = rt.__name__
-    out["nvrtc_is_nvidias"] = "simcuda" not in (getattr(nvrtc, "__file__", "") or "simcuda")
+    out["nvrtc_is_nvidias"] = not nvrtc.__name__.startswith("simcuda")
     out["nvrtc_why"] = _patch.nvrtc_why
     def c(r, tag):
         codes.append((tag, int(r[0])))
