@@ -163,6 +163,11 @@ def summary_text(drv: Driver, title: str = "", explained: bool = False) -> str:
                      + (f", launched {runs} time{'s' if runs != 1 else ''}" if runs else ""))
     lines.append(f"  graph launches: {st.get('graph_launches', 0)}")
     lines.append(f"  kernel launch calls (cuLaunchKernel and friends, captured or not): {st.get('kernel_launches', 0)}")
+    missing = drv.kernels_without_implementation
+    if missing:
+        shown = ", ".join(f"{name} ({n} run{'s' if n != 1 else ''})" for name, n in sorted(missing.items()))
+        lines.append(f"  kernels with no Python implementation (recorded only, their results not computed): {shown}; "
+                     "register one with simcuda.kernel(name) or --kernels FILE")
     nerr = len(drv.error_log)
     if nerr:
         lines.append(f"  failed calls: {nerr}" + ("" if explained else " (run with --explain to see each one and why)"))

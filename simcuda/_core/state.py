@@ -193,6 +193,7 @@ class DriverState:
         self.per_thread_mode: bool | None = self.options.per_thread_default_stream
         self._all_graphs: list[gr.Graph] = []
         self._uo_due: list[UserObject] = []  # user objects whose last reference went: destructors to run
+        self._unimplemented_runs: dict[str, int] = {}  # kernel name -> runs with no Python kernel registered
 
     @property
     def stats(self) -> dict[str, int]:
@@ -200,6 +201,14 @@ class DriverState:
         s = self._stats
         s["kernel_launches"] = self._kernel_launches
         return s
+
+    @property
+    def kernels_without_implementation(self) -> dict[str, int]:
+        """Kernels that ran (a launch outside a capture, or a replayed kernel node) with no Python implementation
+        registered (:func:`simcuda.kernel`, ``Driver.kernels``): entry name -> how many times; their launches were
+        recorded only, so the memory they would have written is unchanged. A copy; simcuda's own, nothing in CUDA
+        corresponds to it."""
+        return dict(self._unimplemented_runs)
 
     # ------------------------------------------------------------------ internals
     def add_hook(self, name: str, before: Callable[..., Any] | None = None,

@@ -176,6 +176,7 @@ class Work(DriverState):
     def _run_kernel(self, p: gr.KernelParams) -> str:
         fn = self.kernels.get(p.name) or KERNELS.get(p.name)
         if fn is None:
+            self._unimplemented_runs[p.name] = self._unimplemented_runs.get(p.name, 0) + 1
             return "recorded only (no Python kernel registered)"
         launch = KernelLaunch(cast("Driver", self), p.name, p.grid, p.block, p.shmem, list(p.args))
         try:
