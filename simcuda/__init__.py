@@ -16,6 +16,7 @@ Public names:
 """
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable
 from typing import Any
 
@@ -52,6 +53,9 @@ def kernel(name: str) -> Callable[[Callable[[KernelLaunch], Any]], Callable[[Ker
         raise TypeError("simcuda.kernel() needs the kernel's entry name as a non-empty str")
 
     def register(fn: Callable[[KernelLaunch], Any]) -> Callable[[KernelLaunch], Any]:
+        if not callable(fn):
+            raise TypeError(f"simcuda.kernel({name!r}) registers a function taking a KernelLaunch, "
+                            f"not {type(fn).__name__}")
         KERNELS[name] = fn
         return fn
     return register
@@ -73,9 +77,11 @@ def dot(graph: Any, flags: int = 0) -> str:
     Returns: the text, one ``subgraph cluster_<id>`` per graph (child graphs as their own clusters) and
     node statements named ``graph_<id>_node_<local id>``.
     Raises: :class:`DriverError` (INVALID_VALUE) for a NULL or destroyed graph; ``TypeError`` for an
-    object that is not a handle.
+    object that is not a handle, or flags that are not an int.
     """
-    return current_driver().dot(_handle_int(graph), int(flags))
+    if isinstance(flags, bool) or not hasattr(type(flags), "__index__"):
+        raise TypeError(f"simcuda.dot() flags are CUgraphDebugDot_flags bits (an int), not {type(flags).__name__}")
+    return current_driver().dot(_handle_int(graph), operator.index(flags))
 
 
 def _handle_int(x: Any) -> int:

@@ -233,3 +233,19 @@ def test_a_bad_route_from_the_environment_says_so(monkeypatch):
     monkeypatch.setenv("SIMCUDA_ROUTE", "bogus")
     with pytest.raises(ValueError, match="from the environment variable SIMCUDA_ROUTE"):
         _patch.route_of()
+
+
+def test_simcuda_helpers_reject_bad_input_with_type_errors():
+    """simcuda's own helpers answer a wrong argument with TypeError, never KeyError/AttributeError."""
+    d = simcuda.reset()
+    d.init(0)
+    d.ctx_create(0, 0)
+    g = d.graph_create(0)
+    assert simcuda.dot(g) == simcuda.dot(g, 0)
+    for flags in ("a", None, 1.5, True):
+        with pytest.raises(TypeError, match="flags"):
+            simcuda.dot(g, flags)
+    with pytest.raises(TypeError, match="KernelLaunch"):
+        simcuda.kernel("k")(3)
+    with pytest.raises(TypeError, match="entry name"):
+        simcuda.kernel(3)
