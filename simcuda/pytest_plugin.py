@@ -1,63 +1,403 @@
 """pytest plugin for simcuda (registered under the ``pytest11`` entry point).
 
-Fixtures:
-    simcuda_driver: a fresh :class:`simcuda.Driver`, installed as the current default for the test
-        and replaced afterwards.
-    patched_cuda: like ``simcuda_driver``, and the simulated faces installed under
-        ``cuda.bindings.*`` (and the legacy ``cuda.cuda``/``cuda.cudart``/``cuda.nvrtc``) for the
-        test; yields the driver.
+Two ways in:
 
-Marker:
-    ``@pytest.mark.simcuda``: run the test with ``patched_cuda`` applied automatically;
-    ``@pytest.mark.simcuda(route="native")`` takes that route for the test (``"python"``, ``"native"`` or
-    ``"auto"``; without it, ``$SIMCUDA_ROUTE``, else ``"python"``: :func:`simcuda._patch.route_of`). On the
-    native route NVIDIA's own ``cuda.bindings.driver`` runs over the simulated ``libcuda.so.1``, and it keeps
-    that library for the rest of the pytest process (docs/native.md): a session that also tests a real GPU
-    runs those tests in a process of their own. cuda.core and numba-cuda keep their own device and context
-    state for the whole process, made from the driver current at their first call: a fresh driver per test
-    (what these fixtures give) leaves them holding the handles of a replaced one, so test cuda.core code on the
-    native route either in one test per process (a subprocess, as simcuda's own tests do) or under one driver
-    for the session (``simcuda.patch(route="native")`` entered once, e.g. in a session fixture).
+* ``pytest --simcuda``: the whole session runs on the simulator. The patch (:func:`simcuda.patch`) is entered
+  in ``pytest_configure``, before collection, so test modules (and the code they test) that import
+  ``cuda.bindings`` or ``cuda.core`` at module top level get the simulated driver, unmodified. The route is
+  native where available (NVIDIA's own ``cuda.bindings`` over the simulated ``libcuda.so.1``), else simcuda's
+  Python faces (``--simcuda-route`` picks one). Each test gets a fresh driver (``--simcuda-scope``). At the end
+  of the run a short report: captures, graphs, graph launches, calls answered "not simulated", kernels that
+  ran with no Python implementation.
+* per test, without ``--simcuda``: the ``@pytest.mark.simcuda`` marker or the ``patched_cuda`` fixture patch
+  for that test only (code under test must then import ``cuda.bindings`` inside the test).
+
+Options (command line / ini setting in ``pytest.ini``, ``pyproject.toml``'s ``[tool.pytest.ini_options]``...):
+
+=============================  ====================  ==========================================================
+command line                   ini                   meaning
+=============================  ====================  ==========================================================
+``--simcuda``                  ``simcuda = true``    patch the session before collection
+``--simcuda-route R``          ``simcuda_route``     ``auto`` (default), ``native`` or ``python``
+``--simcuda-devices N``        ``simcuda_devices``   N simulated devices (default 1)
+``--simcuda-progression P``    ``simcuda_progression``  ``immediate`` (default) or ``manual`` (:class:`Driver`)
+``--simcuda-kernels FILE``     ``simcuda_kernels``   a file registering Python kernels (``simcuda.kernel``),
+                                                     run once inside the patch; repeatable (ini: one per line,
+                                                     relative to the ini file's folder)
+``--simcuda-scope S``          ``simcuda_scope``     driver lifetime: ``test`` (a fresh driver per test),
+                                                     ``session`` (one for the run), ``auto`` (default: ``test``,
+                                                     but ``session`` when ``cuda.core`` or ``numba.cuda`` was
+                                                     imported by the collected modules)
+``--simcuda-real``             ``simcuda_real``      where a real GPU driver works, leave it in place (no patch)
+=============================  ====================  ==========================================================
+
+Why ``auto`` scope: cuda.core and numba-cuda keep process-wide state made at their first call (cuda.core calls
+``cuInit`` once per process and caches each device's primary context; its own test suite clears only the
+per-thread ``Device`` cache between tests), so a driver replaced under them leaves them holding handles of the
+old one. One driver for the session is what a real process has; tests of such suites share it as they would
+share a GPU.
+
+Marker ``@pytest.mark.simcuda(route=None, devices=None, progression=None)``: the test runs on a fresh driver made
+with these settings (also under ``--simcuda``, whatever the scope; a ``route`` other than the session's is a
+skip with the reason, since the outermost patch decides the modules). Fixtures: ``simcuda_driver`` (the test's
+driver, current for the test), ``patched_cuda`` (the same, with the faces installed; yields the driver).
 
 simcuda is imported lazily, so installing it costs nothing in test sessions that do not use it.
 """
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 MARKER = "simcuda"
+OPTION = "--simcuda"
+_SCOPES = ("auto", "test", "session")
+_ROUTES = ("auto", "native", "python")
+_PROGRESSIONS = ("immediate", "manual")
+#: the report is kept here, and carried from pytest-xdist workers to the controller under this key
+_REPORT_KEY = "simcuda_report"
+
+_REAL_PROBE = """\
+import ctypes, sys
+try:
+    lib = ctypes.CDLL("libcuda.so.1")
+except OSError as e:
+    sys.exit(f"no libcuda.so.1: {e}")
+n = ctypes.c_int(0)
+if lib.cuInit(0) != 0 or lib.cuDeviceGetCount(ctypes.byref(n)) != 0 or n.value < 1:
+    sys.exit("libcuda.so.1 loads but cuInit/cuDeviceGetCount find no device")
+"""
+
+
+def pytest_addoption(parser: Any) -> None:
+    """The ``--simcuda*`` options and their ini settings."""
+    g = parser.getgroup("simcuda", "simcuda: run CUDA tests on the simulated driver")
+    g.addoption(OPTION, action="store_true", default=None,
+                help="patch cuda.bindings/cuda.core with the simulated driver before collection (ini: simcuda)")
+    g.addoption("--simcuda-route", choices=_ROUTES, default=None,
+                help="auto (native where available, the default), native or python (ini: simcuda_route)")
+    g.addoption("--simcuda-devices", type=int, default=None, metavar="N",
+                help="number of simulated devices (default 1; ini: simcuda_devices)")
+    g.addoption("--simcuda-progression", choices=_PROGRESSIONS, default=None,
+                help="immediate (default) or manual progression of the simulated work (ini: simcuda_progression)")
+    g.addoption("--simcuda-kernels", action="append", default=None, metavar="FILE",
+                help="a file registering Python kernels with simcuda.kernel(); repeatable (ini: simcuda_kernels)")
+    g.addoption("--simcuda-scope", choices=_SCOPES, default=None,
+                help="driver lifetime: auto (default), test or session (ini: simcuda_scope)")
+    g.addoption("--simcuda-real", action="store_true", default=None,
+                help="leave a working real GPU driver in place instead of patching (ini: simcuda_real)")
+    parser.addini("simcuda", "patch the session with the simulated driver (as --simcuda)", type="bool", default=False)
+    parser.addini("simcuda_route", "auto, native or python (as --simcuda-route)", default="auto")
+    parser.addini("simcuda_devices", "number of simulated devices (as --simcuda-devices)", default="1")
+    parser.addini("simcuda_progression", "immediate or manual (as --simcuda-progression)", default="immediate")
+    parser.addini("simcuda_kernels", "files registering Python kernels, one per line", type="paths", default=[])
+    parser.addini("simcuda_scope", "driver lifetime: auto, test or session (as --simcuda-scope)", default="auto")
+    parser.addini("simcuda_real", "leave a working real GPU driver in place", type="bool", default=False)
+
+
+class _Session:
+    """The ``--simcuda`` session: its settings, the patch, the session driver and the run's report."""
+
+    def __init__(self, config: Any) -> None:
+        def pick(opt: str, ini: str) -> Any:
+            v = _option(config, opt)
+            return config.getini(ini) if v is None else v
+        self.route_asked = str(pick("--simcuda-route", "simcuda_route"))
+        self.devices = _positive_int(pick("--simcuda-devices", "simcuda_devices"), "simcuda devices")
+        self.progression = str(pick("--simcuda-progression", "simcuda_progression"))
+        self.scope_asked = str(pick("--simcuda-scope", "simcuda_scope"))
+        kernels = _option(config, "--simcuda-kernels")
+        self.kernels = [str(k) for k in (kernels if kernels is not None else config.getini("simcuda_kernels"))]
+        self.real = bool(pick("--simcuda-real", "simcuda_real"))
+        for value, allowed, what in ((self.route_asked, _ROUTES, "route"), (self.scope_asked, _SCOPES, "scope"),
+                                     (self.progression, _PROGRESSIONS, "progression")):
+            if value not in allowed:
+                raise pytest.UsageError(f"simcuda {what} must be one of {allowed}, not {value!r}")
+        for k in self.kernels:
+            if not os.path.isfile(k):
+                raise pytest.UsageError(f"simcuda kernels file {k!r}: no such file")
+        self.patch: Any = None
+        self.route = ""
+        self.scope = ""
+        self.real_why = ""
+        self.driver: Any = None
+        self.report: dict[str, Any] = _empty_report()
+
+    def start(self) -> None:
+        """Enter the patch (unless a real GPU stays in place) and run the kernels files."""
+        import runpy
+
+        import simcuda
+        from simcuda._patch import route_of
+        if self.real:
+            probe = subprocess.run([sys.executable, "-c", _REAL_PROBE], capture_output=True, text=True, timeout=120)
+            if probe.returncode == 0:
+                self.real_why = "a real GPU driver works here (--simcuda-real): the session is not patched"
+                return
+        try:
+            self.route = route_of(self.route_asked)
+        except ValueError as e:
+            raise pytest.UsageError(f"simcuda: {e}") from None
+        self.driver = self.new_driver()
+        self.patch = simcuda.patch(driver=self.driver, route=self.route)
+        self.patch.__enter__()
+        for k in self.kernels:
+            runpy.run_path(k, run_name="simcuda_kernels")
+
+    def new_driver(self, devices: int | None = None, progression: str | None = None) -> Any:
+        """A driver with the session's settings (or the marker's), watched by a recorder for the report (graphs
+        destroyed before the end are counted too)."""
+        import simcuda
+        from simcuda._summary import RecordingDriver
+        n = self.devices if devices is None else devices
+        return RecordingDriver(devices=[simcuda.DeviceSpec() for _ in range(n)],
+                               progression=progression or self.progression)
+
+    def decide_scope(self) -> None:
+        """Resolve ``auto`` once the test modules are imported (after collection)."""
+        if self.scope_asked != "auto":
+            self.scope = self.scope_asked
+        else:
+            keeps_state = any(m in sys.modules for m in ("cuda.core", "numba.cuda"))
+            self.scope = "session" if keeps_state else "test"
+
+    def stop(self) -> None:
+        if self.driver is not None:
+            self.add(self.driver)
+        if self.route == "native":
+            from simcuda import native
+            for (name, version), count in native.call_counts().items():
+                key = f"{name} (version {version})"
+                self.report["not_simulated"][key] = self.report["not_simulated"].get(key, 0) + count
+        if self.patch is not None:
+            self.patch.__exit__(None, None, None)
+            self.patch = None
+
+    def add(self, drv: Any) -> None:
+        """Add what driver ``drv`` saw to the report."""
+        _merge(self.report, _report_of(drv))
+
+
+def _positive_int(value: Any, what: str) -> int:
+    try:
+        n = int(value)
+    except (TypeError, ValueError):
+        raise pytest.UsageError(f"{what} must be a positive integer, not {value!r}") from None
+    if n < 1:
+        raise pytest.UsageError(f"{what} must be a positive integer, not {n}")
+    return n
+
+
+def _empty_report() -> dict[str, Any]:
+    return {"drivers": 0, "captures_begun": 0, "captures_ended": 0, "graphs": 0, "graph_launches": 0,
+            "kernel_launches": 0, "not_simulated": {}, "no_kernel": {}, "scopes": {}}
+
+
+def _report_of(drv: Any) -> dict[str, Any]:
+    """What one driver saw: its counters, the calls it answered 801 (not simulated) and the kernels it ran with no
+    Python implementation."""
+    from simcuda._summary import graph_records
+    st = drv.stats
+    rep = _empty_report()
+    rep.update(drivers=1, captures_begun=st.get("captures_begun", 0), captures_ended=st.get("captures_ended", 0),
+               graphs=len(graph_records(drv)), graph_launches=st.get("graph_launches", 0),
+               kernel_launches=st.get("kernel_launches", 0), no_kernel=drv.kernels_without_implementation)
+    for rec in drv.error_log:
+        if rec.code == 801:
+            rep["not_simulated"][rec.call] = rep["not_simulated"].get(rec.call, 0) + 1
+    return rep
+
+
+def _merge(into: dict[str, Any], rep: dict[str, Any]) -> None:
+    for key, value in rep.items():
+        if isinstance(value, dict):
+            for name, n in value.items():
+                into[key][name] = into[key].get(name, 0) + n
+        else:
+            into[key] += value
+
+
+def _option(config: Any, name: str) -> Any:
+    """A ``--simcuda*`` option's value (``None`` when not given), also before ``pytest_configure``: from the
+    early namespace pytest parses for ``pytest_load_initial_conftests``."""
+    dest = name.lstrip("-").replace("-", "_")
+    ns = getattr(config, "known_args_namespace", None)
+    if ns is not None and getattr(ns, dest, None) is not None:
+        return getattr(ns, dest)
+    try:
+        return config.getoption(dest)
+    except (ValueError, AttributeError):
+        return None
+
+
+def _enabled(config: Any) -> bool:
+    on = _option(config, OPTION)
+    return bool(config.getini("simcuda") if on is None else on)
+
+
+def _start(config: Any) -> None:
+    """Start the ``--simcuda`` session once (the first of the two hooks below that runs)."""
+    if getattr(config, "_simcuda_session", None) is None and _enabled(config):
+        s = _Session(config)
+        config._simcuda_session = s
+        s.start()
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_load_initial_conftests(early_config: Any, parser: Any, args: Any) -> None:
+    """With ``--simcuda``: patch before the first ``conftest.py`` is imported (a conftest, like a test module,
+    may import ``cuda.bindings`` at its top level). Only plugins installed by entry point see this hook; one
+    given with ``-p`` starts in ``pytest_configure`` instead."""
+    _start(early_config)
+
+
+def _session(config: Any) -> _Session | None:
+    s: _Session | None = getattr(config, "_simcuda_session", None)
+    return s
 
 
 def pytest_configure(config: Any) -> None:
-    """Register the ``simcuda`` marker."""
-    config.addinivalue_line("markers", f"{MARKER}(route=None): run the test against a fresh simulated CUDA driver, "
-                                       "with cuda.bindings patched (route: python, native or auto)")
+    """Register the ``simcuda`` marker; with ``--simcuda``, patch before collection."""
+    config.addinivalue_line("markers", f"{MARKER}(route=None, devices=None, progression=None): run the test against "
+                                       "a fresh simulated CUDA driver, with cuda.bindings patched (route: python, "
+                                       "native or auto)")
+    _start(config)
+
+
+def pytest_collection_finish(session: Any) -> None:
+    """With ``--simcuda``: resolve the ``auto`` scope, the test modules now imported."""
+    s = _session(session.config)
+    if s is not None and s.patch is not None:
+        s.decide_scope()
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_sessionfinish(session: Any) -> None:
+    """A pytest-xdist worker under ``--simcuda`` hands its report to the controller (before xdist sends it)."""
+    s = _session(session.config)
+    if s is not None and hasattr(session.config, "workeroutput") and s.patch is not None:
+        rep = _empty_report()
+        _merge(rep, s.report)
+        _merge(rep, _report_of(s.driver))
+        rep["scopes"] = {s.scope or s.scope_asked: 1}
+        session.config.workeroutput[_REPORT_KEY] = rep
+
+
+def pytest_unconfigure(config: Any) -> None:
+    """With ``--simcuda``: end the patch."""
+    s = _session(config)
+    if s is not None:
+        s.stop()
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node: Any, error: Any) -> None:
+    """pytest-xdist controller: add a worker's report to the run's."""
+    s = _session(node.config)
+    rep = getattr(node, "workeroutput", {}).get(_REPORT_KEY)
+    if s is not None and rep:
+        _merge(s.report, rep)
+
+
+def pytest_terminal_summary(terminalreporter: Any, config: Any) -> None:
+    """With ``--simcuda``: the run's report (all workers' under pytest-xdist)."""
+    s = _session(config)
+    if s is None:
+        return
+    tr = terminalreporter
+    tr.section("simcuda")
+    if s.real_why:
+        tr.write_line(s.real_why)
+        return
+    if s.driver is not None:  # the session driver's share (stop() adds it again at unconfigure: count once)
+        rep = _empty_report()
+        _merge(rep, s.report)
+        _merge(rep, _report_of(s.driver))
+    else:
+        rep = s.report
+    workers = sum(rep["scopes"].values())
+    scope = (", ".join(f"{k} ({n} worker{'s' if n != 1 else ''})" for k, n in sorted(rep["scopes"].items()))
+             if workers else s.scope or s.scope_asked)
+    tr.write_line(f"route: {s.route}; driver scope: {scope}; devices: {s.devices}")
+    tr.write_line(f"captures: {rep['captures_begun']} begun, {rep['captures_ended']} ended; graphs: {rep['graphs']}; "
+                  f"graph launches: {rep['graph_launches']}; kernel launch calls: {rep['kernel_launches']}")
+    for key, title in (("not_simulated", "calls answered 801 (not simulated)"),
+                       ("no_kernel", "kernels that ran with no Python implementation (recorded only)")):
+        if rep[key]:
+            tr.write_line(f"{title}: " + ", ".join(f"{k} x{n}" for k, n in sorted(rep[key].items())))
+
+
+def _marker(request: Any) -> Any:
+    return request.node.get_closest_marker(MARKER)
 
 
 @pytest.fixture
-def simcuda_driver() -> Iterator[Any]:
-    """A fresh simulated driver, current for the duration of the test."""
+def simcuda_driver(request: Any) -> Iterator[Any]:
+    """A fresh simulated driver (the marker's ``devices``/``progression``, else the session's settings), current
+    for the duration of the test. Under ``--simcuda`` in session scope with no such marker arguments: the session
+    driver."""
     import simcuda
-    drv = simcuda.Driver()
+    s = _session(request.config)
+    m = _marker(request)
+    kw = {k: m.kwargs[k] for k in ("devices", "progression") if m is not None and m.kwargs.get(k) is not None}
+    if s is not None and s.driver is not None and s.scope == "session" and not kw:
+        yield s.driver
+        return
+    if "devices" in kw:
+        n = kw["devices"]
+        if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+            raise pytest.UsageError(f"@pytest.mark.simcuda(devices=...) needs a positive int, got {n!r}")
+    if s is not None and s.driver is not None:
+        drv = s.new_driver(kw.get("devices"), kw.get("progression"))
+    else:
+        n = kw.get("devices", 1)
+        drv = simcuda.Driver(devices=[simcuda.DeviceSpec() for _ in range(n)],
+                             progression=kw.get("progression", "immediate"))
     old = simcuda.use(drv)
     try:
         yield drv
     finally:
         simcuda.use(old)
+        if s is not None:
+            s.add(drv)
 
 
 @pytest.fixture
 def patched_cuda(simcuda_driver: Any, request: Any) -> Iterator[Any]:
     """``simcuda_driver`` plus ``cuda.bindings.*`` patched to the simulated driver, on the route the test's
-    ``simcuda`` marker names (``route=...``), else the default route."""
+    ``simcuda`` marker names (``route=...``), else the session's (under ``--simcuda``) or the default route."""
     import simcuda
-    marker = request.node.get_closest_marker(MARKER)
-    route = marker.kwargs.get("route") if marker is not None else None
+    from simcuda._patch import route_of
+    m = _marker(request)
+    route = m.kwargs.get("route") if m is not None else None
+    s = _session(request.config)
+    if s is not None and s.patch is not None and route not in (None, "auto") and route_of(route) != s.route:
+        pytest.skip(f"@pytest.mark.simcuda(route={route!r}) in a --simcuda session on the {s.route!r} route: the "
+                    "session's patch decides the modules (run this test in a session of its own)")
     with simcuda.patch(route=route):
         yield simcuda_driver
+
+
+@pytest.fixture(autouse=True)
+def _simcuda_session_driver(request: Any) -> Iterator[None]:
+    """Under ``--simcuda`` in test scope: every test gets a fresh driver with the session's settings."""
+    s = _session(request.config)
+    if s is None or s.driver is None or s.scope != "test" or "simcuda_driver" in request.fixturenames:
+        yield
+        return
+    import simcuda
+    drv = s.new_driver()
+    old = simcuda.use(drv)
+    try:
+        yield
+    finally:
+        simcuda.use(old)
+        s.add(drv)
 
 
 def pytest_collection_modifyitems(items: list[Any]) -> None:
