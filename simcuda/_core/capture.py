@@ -231,18 +231,31 @@ def prohibited(drv: Work, thread: ThreadState) -> list[CaptureSequence]:
 
 
 def check_unsafe(drv: Work, thread: ThreadState, call: str) -> None:
-    """Apply 5.2 to a potentially unsafe call: 900 and invalidation of the named captures."""
+    """Apply 5.2 to a potentially unsafe call: 900 and invalidation of the named captures.
+
+    The ``why`` says, for each capture that forbids the call, which half of the rule applies: the calling
+    thread's own non-RELAXED capture (whatever the thread's mode), or another thread's GLOBAL capture (because
+    the calling thread is in GLOBAL mode), and the remedy that fits.
+    """
     bad = prohibited(drv, thread)
     if not bad:
         return
-    labels = "; ".join(s.label() for s in bad)
+    reasons = []
+    for s in bad:
+        if s.begin_thread == thread.tid:
+            reasons.append(f"thread {thread.name} began {s.label()} itself, and a {MODE_NAMES[s.mode]} capture "
+                           "forbids potentially unsafe calls on the thread that began it, in any mode but RELAXED")
+        else:
+            reasons.append(f"{s.label()} is a GLOBAL capture of another thread, and thread {thread.name} is in "
+                           "GLOBAL mode, which every GLOBAL capture restricts")
     effects = "; ".join(invalidate(s, f"{call} on thread {thread.name}") for s in bad)
-    raise _err(CUresult.CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, f"{call} is a potentially unsafe call (spec 5.2) and "
-                                                               f"thread {thread.name} is in "
-                                                               f"{MODE_NAMES[thread.mode]} mode while {labels} is "
-                                                               f"open; {effects}. Switch the thread to RELAXED with "
-                                                               "cuThreadExchangeStreamCaptureMode around the call, "
-                                                               "or make it before the capture")
+    own = any(s.begin_thread == thread.tid for s in bad)
+    remedy = ("Make the call before the capture (or after it ends), or switch this thread to RELAXED with "
+              "cuThreadExchangeStreamCaptureMode around the call" if own else
+              "Switch this thread to RELAXED (or THREAD_LOCAL) with cuThreadExchangeStreamCaptureMode around the "
+              "call, begin the other capture in THREAD_LOCAL mode, or make the call before the capture")
+    raise _err(CUresult.CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED,
+               f"{call} is a potentially unsafe call (spec 5.2): {'; '.join(reasons)}; {effects}. {remedy}")
 
 
 # -- section 6: the legacy stream ----------------------------------------------------------------
@@ -930,7 +943,11 @@ def _join(seq: CaptureSequence, stream: Stream, op: Op) -> None:
         e2 = invalidate(eseq, "cuStreamWaitEvent merging two captures")
         raise _err(CUresult.CUDA_ERROR_STREAM_CAPTURE_MERGE, f"{call}: {stream.label()} of {seq_was} would wait on "
                                                              f"{event.label()} captured by {eseq_was}; two capture "
-                                                             f"sequences cannot merge (spec 4.1 row 9); {e1}; {e2}")
+                                                             f"sequences cannot merge (spec 4.1 row 9); {e1}; {e2}. "
+                                                             "End both on their origins; to order work across them, "
+                                                             "capture it as one sequence (fork the second stream from "
+                                                             "the first with an event recorded inside the capture), "
+                                                             "or order the launches of the two graphs instead")
     if event.state == RECORDED:  # row 10: isolation
         seq_was = seq.label()  # the status before this call, for the why
         eff = invalidate(seq, "cuStreamWaitEvent on uncaptured work")
@@ -968,7 +985,9 @@ def check_event_host_wait(drv: Work, event: Event, thread: ThreadState, call: st
         eff = invalidate(seq, call)
         raise _err(CUresult.CUDA_ERROR_CAPTURED_EVENT, f"{call}: {event.label()} was last recorded in {seq_was}; "
                                                        "such an event cannot be queried or waited on by the host in "
-                                                       f"any mode (spec 5.3); {eff}")
+                                                       f"any mode (spec 5.3); {eff}. Query or synchronise it once "
+                                                       "the capture has ended and its graph has been launched, or "
+                                                       "record a separate event outside the capture for the host")
     if event.state == RECORDED:
         check_unsafe(drv, thread, call)
 
@@ -986,7 +1005,8 @@ def check_elapsed_time_events(events: Iterable[Event]) -> None:
             eff = invalidate(seq, "cuEventElapsedTime")
             raise _err(CUresult.CUDA_ERROR_CAPTURED_EVENT, f"cuEventElapsedTime: {e.label()} was last recorded in "
                                                            f"{seq_was}; its time is not known to the host (spec 5.3) "
-                                                           f"[inferred]; {eff}")
+                                                           f"[inferred]; {eff}. Time the graph's launch instead, with "
+                                                           "events recorded around cuGraphLaunch outside any capture")
 
 
 def capturing_into(stream: Stream) -> CaptureSequence | None:

@@ -436,7 +436,8 @@ class Execs(Work):
                f"{f.why}; error node "
                + (f"0x{enode:x} (node {f.node.local_id} of graph {f.node.graph.gid})" if f.node is not None else "NULL")
                + (f", error-from node 0x{efrom:x} (node {f.from_node.local_id})" if f.from_node is not None else "")
-               + "; the exec is unchanged")
+               + "; the exec is unchanged. Instantiate the new graph instead (cuGraphInstantiate), or change only "
+               "parameters, keeping the node types and dependencies the exec was made from")
         e = DriverError(CUresult.CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE, why)
         e.update_info = (f.result, enode, efrom)
         return e
