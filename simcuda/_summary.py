@@ -11,12 +11,14 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import textwrap
 import weakref
 from collections import Counter
 from typing import Any, TextIO
 
 import attrs
 
+from ._core import capture as cap
 from ._core import graph as gr
 from ._core.driver import Driver
 from ._core.errors import DriverError
@@ -63,26 +65,103 @@ def _snapshot(g: gr.Graph, origin: str, destroyed: bool) -> GraphRecord:
         dot=gr.dot_text(g, 0), destroyed=destroyed)
 
 
+@attrs.frozen
+class FailedCapture:
+    """A capture whose ``cuStreamEndCapture`` returned no graph (901 invalidated, 904 unjoined), as it stood
+    when the end was called, for pictures.
+
+    Attributes:
+        capture_id: the capture sequence's id (``cuStreamGetCaptureInfo``'s id).
+        code: the ``CUresult`` the end returned.
+        why: the end's ``why``.
+        culprit: ``graph_<gid>_node_<id>`` of the node that broke the rule (the unjoined node, or the source of a
+            dangling half-edge), or ``None`` (an invalidated capture: the call that broke it made no node).
+        dot: the graph as the capture had built it, the culprit drawn red and a red note saying what failed.
+    """
+
+    capture_id: int
+    code: int
+    why: str
+    culprit: str | None
+    dot: str
+
+
+def _failed_dot(base: str, seq_id: int, culprit: str | None, anchor: str | None, note: str) -> str:
+    """A failed capture's DOT text: ``base`` (the graph as it stood) with node ``culprit`` drawn red and a red
+    note, linked to the culprit (or to ``anchor``, the origin's last work, when no node broke the rule)."""
+    text = base.rstrip()
+    assert text.endswith("}")
+    lines = [f'"capture_{seq_id}_failure" [shape="note", color="red", fontcolor="red", '
+             f'label="{_dot_escape(textwrap.fill(note, 60))}"];']
+    if culprit is not None:
+        lines.append(f'"{culprit}" [color="red", fontcolor="red", penwidth="3"];')
+    target = culprit or anchor
+    if target is not None:
+        lines.append(f'"capture_{seq_id}_failure" -> "{target}" [color="red", style="dashed"];')
+    return text[:-1] + "\n".join(lines) + "\n}\n"
+
+
+def _dot_escape(text: str) -> str:
+    return text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+
+
 class Recorder:
     """Remembers, for one driver, each graph the program destroys (a :class:`GraphRecord` snapshot taken just
-    before ``cuGraphDestroy`` succeeds) and which graphs are clones of which. It observes the driver through
-    :meth:`simcuda.Driver.add_hook` and changes nothing the driver does; used by ``simcuda run``.
+    before ``cuGraphDestroy`` succeeds), which graphs are clones of which, and each capture whose end gave no
+    graph (a :class:`FailedCapture`). It observes the driver through :meth:`simcuda.Driver.add_hook` and changes
+    nothing the driver does; used by ``simcuda run`` and the pytest plugin.
 
     Attributes:
         destroyed_graphs: the snapshots, in destroy order.
         clone_of: clone graph id -> source graph id.
+        failed_captures: the failed captures, in the order their ends were called.
     """
 
     def __init__(self) -> None:
         self.destroyed_graphs: list[GraphRecord] = []
         self.clone_of: dict[int, int] = {}
+        self.failed_captures: list[FailedCapture] = []
 
     def attach(self, drv: Driver) -> Driver:
         """Start recording ``drv`` (returns it); :func:`graph_records` then includes what it recorded."""
         _RECORDERS[drv] = self
         drv.add_hook("graph_clone", after=self._cloned)
         drv.add_hook("graph_destroy", before=self._before_destroy, after=self._destroyed)
+        drv.add_hook("stream_end_capture", before=self._before_end, failed=self._end_failed)
         return drv
+
+    def _before_end(self, drv: Driver, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        """When this end will give no graph (the origin's capture is invalidated, or unjoined: the rule's own
+        check, read only), the capture's graph drawn as it stands; ``None`` otherwise (nothing is drawn for
+        an end that succeeds, so recording costs a capture nothing)."""
+        try:
+            s = drv._stream(args[0])
+        except (DriverError, TypeError, ValueError):
+            return None
+        seq = s.capture
+        if seq is None or seq.origin is not s:
+            return None
+        culprit = None
+        if seq.status == cap.ACTIVE:
+            reason, culprit = cap.unjoined_culprit(seq)
+            if not reason:
+                return None
+        g = seq.graph
+        name = f"graph_{g.gid}_node_{culprit.local_id}" if culprit is not None else None
+        anchor = next((f"graph_{g.gid}_node_{n.local_id}" for n, _ed in s.deps[-1:]), None)
+        return seq.id, gr.dot_text(g, 0), name, anchor, seq.invalidated_by
+
+    def _end_failed(self, drv: Driver, args: tuple[Any, ...], kwargs: dict[str, Any], e: DriverError,
+                    token: Any) -> None:
+        code = int(e.code)
+        if token is None or code not in (901, 904):
+            return
+        seq_id, base, culprit, anchor, invalidated_by = token
+        what = f"capture {seq_id} " + (f"invalidated (901) by {invalidated_by}" if code == 901 else
+                                       "unjoined (904)")
+        note = what + ": " + e.why
+        self.failed_captures.append(FailedCapture(seq_id, code, e.why, culprit,
+                                                  _failed_dot(base, seq_id, culprit, anchor, note)))
 
     def _cloned(self, drv: Driver, args: tuple[Any, ...], kwargs: dict[str, Any], result: int, _token: Any) -> None:
         self.clone_of[drv._graph(result).gid] = drv._graph(int(args[0])).gid
@@ -168,6 +247,11 @@ def summary_text(drv: Driver, title: str = "", explained: bool = False) -> str:
         shown = ", ".join(f"{name} ({n} run{'s' if n != 1 else ''})" for name, n in sorted(missing.items()))
         lines.append(f"  kernels with no Python implementation (recorded only, their results not computed): {shown}; "
                      "register one with simcuda.kernel(name) or --kernels FILE")
+    failed = failed_captures(drv)
+    if failed:
+        lines.append(f"  captures that gave no graph: {len(failed)} ("
+                     + ", ".join(f"capture {f.capture_id}: {_code_name('cu', f.code)}" for f in failed)
+                     + "; --dot DIR draws each one as it stood, marking what broke the rule)")
     nerr = len(drv.error_log)
     if nerr:
         lines.append(f"  failed calls: {nerr}" + ("" if explained else " (run with --explain to see each one and why)"))
@@ -194,9 +278,17 @@ def explain_text(drv: Driver) -> str:
     return "\n".join(lines) + "\n"
 
 
+def failed_captures(drv: Driver) -> list[FailedCapture]:
+    """The captures of ``drv`` whose end gave no graph (901, 904), when a :class:`Recorder` watches it."""
+    rec = _RECORDERS.get(drv)
+    return list(rec.failed_captures) if rec is not None else []
+
+
 def write_dots(drv: Driver, folder: str, png: bool = False, log: TextIO | None = None) -> list[str]:
-    """Write ``graph_<id>.dot`` for every graph into ``folder`` (created if needed); with ``png``, also
-    render ``graph_<id>.png`` with Graphviz ``dot`` when it is installed (a notice otherwise).
+    """Write ``graph_<id>.dot`` for every graph, and ``capture_<id>_failed.dot`` for every capture whose end gave
+    no graph (:class:`FailedCapture`: the graph as it stood, the node that broke the rule in red, a note naming
+    the failure), into ``folder`` (created if needed); with ``png``, also render each as ``.png`` with Graphviz
+    ``dot`` when it is installed (a notice otherwise).
 
     Returns the paths written.
     """
@@ -205,10 +297,12 @@ def write_dots(drv: Driver, folder: str, png: bool = False, log: TextIO | None =
     dot_exe = shutil.which("dot") if png else None
     if png and dot_exe is None and log is not None:
         log.write("simcuda: Graphviz 'dot' is not installed; skipping --png (the .dot files are written)\n")
-    for r in graph_records(drv):
-        path = os.path.join(folder, f"graph_{r.gid}.dot")
+    pictures = [(f"graph_{r.gid}.dot", r.dot) for r in graph_records(drv)]
+    pictures += [(f"capture_{f.capture_id}_failed.dot", f.dot) for f in failed_captures(drv)]
+    for filename, text in pictures:
+        path = os.path.join(folder, filename)
         with open(path, "w", encoding="utf-8") as fh:
-            fh.write(r.dot)
+            fh.write(text)
         written.append(path)
         if dot_exe:
             out = path[:-4] + ".png"

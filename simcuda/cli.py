@@ -42,7 +42,9 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", metavar="{run,demo,explain}")
     sub.required = True
     r = sub.add_parser("run", help="run a CUDA Python script on the simulator", description=_RUN_HELP)
-    r.add_argument("--dot", metavar="DIR", help="write each graph as Graphviz DOT into DIR (graph_<id>.dot)")
+    r.add_argument("--dot", metavar="DIR",
+                   help="write each graph as Graphviz DOT into DIR (graph_<id>.dot), and each capture whose end "
+                        "gave no graph (capture_<id>_failed.dot: the node that broke the rule in red)")
     r.add_argument("--png", action="store_true", help="with --dot, also render PNGs when Graphviz 'dot' is installed")
     r.add_argument("--explain", action="store_true", help="print every non-success result with the simulator's why")
     r.add_argument("--per-thread", action="store_true",

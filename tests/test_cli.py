@@ -304,3 +304,50 @@ def test_simcuda_explain_rejects_what_is_not_a_code():
         simcuda.explain(True)
     with pytest.raises(TypeError):
         simcuda.explain(1.5)
+
+
+FAILED_CAPTURES = """\
+from cuda.bindings import driver as cu
+cu.cuInit(0)
+cu.cuCtxCreate(None, 0, 0)
+s1, s2 = cu.cuStreamCreate(1)[1], cu.cuStreamCreate(1)[1]
+e = cu.cuEventCreate(0)[1]
+d = cu.cuMemAlloc(64)[1]
+M = cu.CUstreamCaptureMode.CU_STREAM_CAPTURE_MODE_GLOBAL
+cu.cuStreamBeginCapture(s1, M)
+cu.cuMemsetD8Async(d, 1, 64, s1)
+cu.cuEventRecord(e, s1)
+cu.cuStreamWaitEvent(s2, e, 0)
+cu.cuMemsetD8Async(d, 2, 32, s2)      # forked, never joined
+cu.cuMemsetD8Async(d, 3, 64, s1)
+assert cu.cuStreamEndCapture(s1)[0] == cu.CUresult.CUDA_ERROR_STREAM_CAPTURE_UNJOINED
+cu.cuStreamBeginCapture(s1, M)
+cu.cuMemsetD8Async(d, 1, 64, s1)
+cu.cuMemAlloc(8)                      # 900: invalidates the capture
+assert cu.cuStreamEndCapture(s1)[0] == cu.CUresult.CUDA_ERROR_STREAM_CAPTURE_INVALIDATED
+cu.cuStreamBeginCapture(s1, M)
+cu.cuMemsetD8Async(d, 1, 64, s1)
+assert cu.cuStreamEndCapture(s1)[0] == cu.CUresult.CUDA_SUCCESS
+"""
+
+
+def test_run_dot_draws_the_captures_that_failed(tmp_path, capfd):
+    """--dot draws each capture whose end gave no graph as it stood, with the node that broke the rule in red
+    (the unjoined memset) or a note naming the call that invalidated it; a capture that ended well is drawn as
+    its graph only; the summary counts the failed ones."""
+    import pydot
+    script = write(tmp_path, "fail.py", FAILED_CAPTURES)
+    out_dir = tmp_path / "dots"
+    assert main(["run", "--dot", str(out_dir), script]) == 0
+    err = capfd.readouterr().err
+    assert sorted(p.name for p in out_dir.iterdir()) == ["capture_1_failed.dot", "capture_2_failed.dot",
+                                                         "graph_3.dot"]
+    unjoined = pydot.graph_from_dot_file(str(out_dir / "capture_1_failed.dot"))[0]
+    red = [n.get_name() for n in unjoined.get_nodes() if n.get("color") == '"red"']
+    assert red == ['"capture_1_failure"', '"graph_1_node_1"']  # node 1: the memset on the forked stream
+    assert "unjoined (904)" in unjoined.get_node('"capture_1_failure"')[0].get("label")
+    invalidated = (out_dir / "capture_2_failed.dot").read_text()
+    assert "invalidated (901) by cuMemAlloc on thread" in invalidated.replace("\\n", " ")
+    assert '"capture_2_failure" -> "graph_2_node_0"' in invalidated
+    assert "captures that gave no graph: 2 (capture 1: CUDA_ERROR_STREAM_CAPTURE_UNJOINED, capture 2: " \
+           "CUDA_ERROR_STREAM_CAPTURE_INVALIDATED" in err

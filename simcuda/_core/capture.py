@@ -404,7 +404,13 @@ def end(drv: Work, stream: Stream, thread: ThreadState) -> Graph:
 
 
 def unjoined(seq: CaptureSequence) -> str:
-    """The unjoined rule of spec 4.4, in time linear in the graph. Returns '' when joined.
+    """The unjoined rule of spec 4.4, in time linear in the graph. Returns '' when joined, else the reason."""
+    return unjoined_culprit(seq)[0]
+
+
+def unjoined_culprit(seq: CaptureSequence) -> tuple[str, Node | None]:
+    """:func:`unjoined` with the node that breaks the rule: ``(reason, node)``, ``("", None)`` when joined. The
+    node is the unjoined captured node (part a) or the source of the dangling half-edge (part b). Reads only.
 
     Part (a) also reads the deps that members destroyed during the capture had then
     (``seq.departed``, spec 2.2) [I]; part (b) reads live members only (docs/spec-proposals.md P-1).
@@ -415,7 +421,7 @@ def unjoined(seq: CaptureSequence) -> str:
         for n, ed in m.deps:
             if not is_full(ed):
                 return (f"{m.label()} still holds a non-full (programmatic or port {ed[0]}) half-edge from "
-                        f"node {n.local_id}, which can never be dropped at the end of capture")
+                        f"node {n.local_id}, which can never be dropped at the end of capture", n)
     # (a) captured, never-removed work on other members not reached from the origin's deps; a member
     # destroyed during the capture still counts with the deps it had then (spec 2.2, C-153) [I]
     candidates = []
@@ -425,7 +431,7 @@ def unjoined(seq: CaptureSequence) -> str:
             if seq.is_captured(n) and id(n) not in seq.removed:
                 candidates.append((who, n))
     if not candidates:
-        return ""
+        return "", None
     anc: set[int] = set()
     stack = [n for n, _ in origin.deps]
     while stack:
@@ -456,8 +462,8 @@ def unjoined(seq: CaptureSequence) -> str:
     for who, n in candidates:
         if id(n) not in anc:
             return (f"node {n.local_id} ({n.describe()}) captured on {who} is not an ancestor of the "
-                    "origin's current work")
-    return ""
+                    "origin's current work", n)
+    return "", None
 
 
 # -- 3.2 / 3.5 / 9: what may be done with the graph of a live capture -------------------------------

@@ -54,7 +54,7 @@ def _c_name(method: str) -> str:
 ENTRIES: dict[str, Callable[..., Any]] = {}
 
 #: a hook's ``before(driver, args, kwargs) -> token`` and ``after(driver, args, kwargs, result, token)``
-Hook = tuple[Callable[..., Any] | None, Callable[..., Any] | None]
+Hook = tuple[Callable[..., Any] | None, Callable[..., Any] | None, Callable[..., Any] | None]
 
 
 P = ParamSpec("P")
@@ -67,8 +67,8 @@ def entry(fn: Callable[Concatenate[S, P], R]) -> Callable[Concatenate[S, P], R]:
 
     The wrapper takes the driver's lock for the whole call, refuses calls from a host function (800,
     spec 3.9) and before ``cuInit`` (3) or after :meth:`DriverState.close` (4), runs the hooks added with
-    :meth:`DriverState.add_hook` (``after`` only when the call succeeds), and records a failure as the
-    thread's last error and in ``error_log``, under the driver API name of the call (a ``call``
+    :meth:`DriverState.add_hook` (``after`` when the call succeeds, ``failed`` when its body raises), and
+    records a failure as the thread's last error and in ``error_log``, under the driver API name of the call (a ``call``
     argument, when the method serves several entry points, else the method's name in CUDA spelling).
     Before it lets the lock go, it runs the destructors of the user objects whose last reference the
     call dropped (:meth:`~simcuda._core.work.Work._run_destructors`), once the call's state is complete.
@@ -106,9 +106,15 @@ def entry(fn: Callable[Concatenate[S, P], R]) -> Callable[Concatenate[S, P], R]:
                 if not self._hooks or (hooks := self._hooks.get(name)) is None:
                     # no keywords: skip the empty dict merge (the checker cannot see kwargs is empty here)
                     return fn(self, *args, **kwargs) if kwargs else fn(self, *args)  # type: ignore[call-arg]
-                tokens = [before(self, args, kwargs) if before else None for before, _ in hooks]
-                result = fn(self, *args, **kwargs)
-                for (_, after), token in zip(hooks, tokens):
+                tokens = [before(self, args, kwargs) if before else None for before, _, _ in hooks]
+                try:
+                    result = fn(self, *args, **kwargs)
+                except DriverError as e:
+                    for (_, _, failed), token in zip(hooks, tokens):
+                        if failed:
+                            failed(self, args, kwargs, e, token)
+                    raise
+                for (_, after, _), token in zip(hooks, tokens):
                     if after:
                         after(self, args, kwargs, result, token)
                 return result
@@ -212,7 +218,7 @@ class DriverState:
 
     # ------------------------------------------------------------------ internals
     def add_hook(self, name: str, before: Callable[..., Any] | None = None,
-                 after: Callable[..., Any] | None = None) -> None:
+                 after: Callable[..., Any] | None = None, failed: Callable[..., Any] | None = None) -> None:
         """Observe a core entry point (tools such as ``simcuda run``'s recorder, without subclassing).
 
         Args:
@@ -221,13 +227,16 @@ class DriverState:
                 (initialisation, host-function rule), before the entry's body.
             after: ``after(driver, args, kwargs, result, token)``, called under the lock when the entry
                 succeeded, with the token ``before`` returned (None without one).
+            failed: ``failed(driver, args, kwargs, error, token)``, called under the lock when the entry's body
+                raised the :class:`DriverError` ``error`` (the state is what the failure left), before it
+                propagates.
 
         Raises ``ValueError`` for a name that is no entry. Hooks must not change the driver's state.
         """
         if name not in ENTRIES:
             raise ValueError(f"{name!r} is not a core entry point of simcuda.Driver")
         with self._lock:
-            self._hooks.setdefault(name, []).append((before, after))
+            self._hooks.setdefault(name, []).append((before, after, failed))
             self._common = False
 
     def _handle(self, obj: Any) -> int:

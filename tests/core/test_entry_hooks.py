@@ -32,6 +32,18 @@ def test_after_runs_only_when_the_call_succeeds(d):
     assert calls == ["before", "before", "after"]
 
 
+def test_failed_runs_only_when_the_body_raises(d):
+    """failed gets the DriverError and before's token when the body refuses the call; never on success, and the
+    refusal still reaches the caller."""
+    seen = []
+    d.add_hook("stream_destroy", before=lambda drv, a, k: "tok",
+               failed=lambda drv, a, k, e, tok: seen.append((int(e.code), tok)))
+    with pytest.raises(DriverError):
+        d.stream_destroy(0xBAD)
+    d.stream_destroy(d.stream_create(0))
+    assert seen == [(400, "tok")]
+
+
 def test_unknown_entry_name_is_a_value_error(d):
     """add_hook names a registered entry; anything else is ValueError and installs nothing."""
     with pytest.raises(ValueError):
