@@ -134,6 +134,14 @@ class Options:
             ``CUDA_ERROR_OUT_OF_MEMORY`` (2), so that touching simulated memory cannot exhaust the host.
             ``None``: three quarters of the memory available when the driver is made. Counted on
             allocated bytes, touched or not (an untouched allocation costs no memory, but could).
+        kernel_faults: what a Python kernel that fails does. ``"sticky"`` (the default) behaves as a kernel that
+            faults on a GPU: the launch (or graph launch) returns success, the context takes a sticky error and
+            every later call that uses it answers it: ``CUDA_ERROR_ILLEGAL_ADDRESS`` (700) for a memory access
+            outside simulated allocations, ``CUDA_ERROR_ASSERT`` (710) for an ``AssertionError`` (a device-side
+            ``assert``), ``CUDA_ERROR_LAUNCH_FAILED`` (719) for any other exception, the kernel's traceback in the
+            ``why``; destroy the context or reset the primary context to go on. ``"raise"`` (for debugging)
+            lets the kernel's exception out of the call that ran it, at once (the native route, which cannot
+            raise through C, answers 719 there and prints the traceback).
         launch_log_limit: how many :class:`LaunchRecord` the driver's :class:`LaunchLog` keeps: the most
             recent ``launch_log_limit`` (default 1,000,000); ``0`` keeps none (the log is off, only its
             count goes on); ``None`` keeps every record (memory grows with the work run). The log is the
@@ -146,6 +154,7 @@ class Options:
     """
 
     graph_launch_in_capture: str = "reject"
+    kernel_faults: str = "sticky"
     cig_end_any_thread: bool = False
     per_thread_default_stream: Any = None
     launch_log_limit: int | None = attrs.field(default=DEFAULT_LAUNCH_LOG_LIMIT, validator=_check_launch_log_limit)
@@ -155,6 +164,8 @@ class Options:
         if self.graph_launch_in_capture not in ("reject", "child-node"):
             raise ValueError("Options.graph_launch_in_capture must be 'reject' or 'child-node', "
                              f"got {self.graph_launch_in_capture!r}")
+        if self.kernel_faults not in ("sticky", "raise"):
+            raise ValueError(f"Options.kernel_faults must be 'sticky' or 'raise', got {self.kernel_faults!r}")
         if not isinstance(self.cig_end_any_thread, bool):
             raise TypeError(f"Options.cig_end_any_thread must be True or False, got {self.cig_end_any_thread!r}")
         if self.per_thread_default_stream not in (None, True, False) or _is_int(self.per_thread_default_stream):

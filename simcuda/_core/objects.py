@@ -66,7 +66,7 @@ class Context:
     """A context (spec 1): device, flags, CIG data, its legacy stream, per-thread streams and user streams."""
 
     __slots__ = ("handle", "device", "flags", "is_primary", "is_cig", "cig_data_type", "cig_data",
-                 "destroyed", "legacy", "per_thread", "streams", "ctx_id")
+                 "destroyed", "legacy", "per_thread", "streams", "ctx_id", "fault")
 
     def __init__(self, handle: int, device: Device, flags: int, ctx_id: int, is_primary: bool = False) -> None:
         self.handle = handle
@@ -81,6 +81,9 @@ class Context:
         self.legacy: Stream | None = None
         self.per_thread: dict[int, Stream] = {}
         self.streams: list[Stream] = []  # user streams, creation order
+        # the sticky error of a Python kernel that faulted in this context (Work._run_kernel): every later use of
+        # the context answers it, as after a kernel fault on a GPU, until the context is destroyed or reset
+        self.fault: DriverError | None = None
 
     def __repr__(self) -> str:
         return f"<context 0x{self.handle:x}{' (primary)' if self.is_primary else ''}{' (CIG)' if self.is_cig else ''}>"

@@ -155,6 +155,15 @@ def _check_arguments(devices: Any, available: Any, progression: Any, options: An
         raise TypeError(f"options must be a simcuda.Options (or None), got {type(options).__name__}")
 
 
+def sticky(ctx: Context) -> DriverError:
+    """The sticky error of context ``ctx`` (a Python kernel faulted in it, ``Context.fault``), as a fresh error for
+    this call: every call that uses a faulted context answers it, as on a GPU, until the context is destroyed or
+    the primary context reset (``Options.kernel_faults``)."""
+    f = ctx.fault
+    assert f is not None
+    return DriverError(f.code, f"context 0x{ctx.handle:x} has a sticky error: {f.why}")
+
+
 class DriverState:
     """One simulated driver's shared state: lock, handles, threads, counters, logs, and the handle resolvers."""
     if TYPE_CHECKING:  # defined by Work (it runs user code)
@@ -328,6 +337,8 @@ class DriverState:
         if ctx.destroyed:
             raise DriverError(CUresult.CUDA_ERROR_CONTEXT_IS_DESTROYED,
                               f"the current context 0x{ctx.handle:x} of thread {t.name} was destroyed")
+        if ctx.fault is not None:
+            raise sticky(ctx)
         return ctx
 
     def _per_thread_mode(self) -> bool:
@@ -369,8 +380,12 @@ class DriverState:
         if s.destroyed:
             raise DriverError(CUresult.CUDA_ERROR_CONTEXT_IS_DESTROYED,
                               f"stream 0x{h:x} was destroyed (spec 3 preamble; observed on NVIDIA)")
-        if s.ctx.destroyed:
-            raise DriverError(CUresult.CUDA_ERROR_CONTEXT_IS_DESTROYED, f"the context of stream 0x{h:x} was destroyed")
+        ctx = s.ctx
+        if ctx.destroyed or ctx.fault is not None:
+            if ctx.destroyed:
+                raise DriverError(CUresult.CUDA_ERROR_CONTEXT_IS_DESTROYED,
+                                  f"the context of stream 0x{h:x} was destroyed")
+            raise sticky(ctx)
         return s
 
     def _event(self, h: int) -> Event:

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 from . import capture as cap
 from . import graph as gr
 from . import hostmem
+from .errors import CUresult, DriverError
 from .kernels import KERNELS, KernelLaunch
 from .objects import RECORDED, Event, Stream, ThreadState
 from .state import DriverState
@@ -24,6 +25,34 @@ if TYPE_CHECKING:
     from .driver import Driver
 
 T = TypeVar("T")
+
+class KernelFault(Exception):
+    """A Python kernel that failed with ``Options(kernel_faults="sticky")``: carries the context's sticky error
+    from :meth:`Work._run_kernel` to :meth:`Work._execute`, which stores it on the stream's context."""
+
+    def __init__(self, error: DriverError) -> None:
+        super().__init__(error.why)
+        self.error = error
+
+
+def _fault_error(name: str, e: Exception) -> DriverError:
+    """The sticky error of kernel ``name`` that raised ``e``: 700 for a memory access outside simulated memory
+    (an INVALID_VALUE from ``KernelLaunch.view``/``array``), 710 for an ``AssertionError``, else 719; the why holds
+    the kernel's traceback."""
+    import traceback
+    if isinstance(e, DriverError) and int(e.code) == int(CUresult.CUDA_ERROR_INVALID_VALUE):
+        code, what = CUresult.CUDA_ERROR_ILLEGAL_ADDRESS, "accessed memory outside every simulated allocation"
+    elif isinstance(e, AssertionError):
+        code, what = CUresult.CUDA_ERROR_ASSERT, "failed an assertion (a device-side assert)"
+    else:
+        code, what = CUresult.CUDA_ERROR_LAUNCH_FAILED, f"raised {type(e).__name__}"
+    tb = "".join(traceback.format_exception(type(e), e, e.__traceback__)).rstrip()
+    return DriverError(code, f"the Python kernel {name!r} {what}: the context has a sticky error, as after a "
+                             "kernel fault on a GPU: every later call that uses it answers this code; destroy the "
+                             "context (cuCtxDestroy) or reset the primary context (cuDevicePrimaryCtxReset) to go "
+                             "on; Options(kernel_faults='raise') raises at once instead. The kernel's traceback:\n"
+                             + tb)
+
 
 class Work(DriverState):
     """Progression of eager work and the running of user code (on top of :class:`DriverState`)."""
@@ -72,12 +101,17 @@ class Work(DriverState):
         k = op.kind
         if k.ticks:
             self._clock_ms += gr.TICK_MS
-        if runner is None:
-            note = ""
-        elif k.user_code:
-            note = self._run_user_op(stream, runner)
-        else:
-            note = runner()
+        try:
+            if runner is None:
+                note = ""
+            elif k.user_code:
+                note = self._run_user_op(stream, runner)
+            else:
+                note = runner()
+        except KernelFault as f:  # a Python kernel failed: the context's sticky error, the launch succeeds
+            if stream.ctx.fault is None:
+                stream.ctx.fault = f.error
+            note = f"faulted: {CUresult(f.error.code).name} (sticky error of context 0x{stream.ctx.handle:x})"
         if k.logged:
             self._log({"source": "stream", "kind": k.log_as or k.name.upper(), "detail": k.label(op),
                        "stream": stream.handle, "note": note or ""})
@@ -182,8 +216,11 @@ class Work(DriverState):
         try:
             self._unlocked(fn, launch)
         except BaseException as e:
-            # the user's kernel raised: it propagates (the Python faces let it through); a face that cannot
-            # raise it (the native route's C boundary) reads this mark to report it as the kernel's fault
+            if self.options.kernel_faults == "sticky" and isinstance(e, Exception):
+                raise KernelFault(_fault_error(p.name, e)) from e
+            # Options(kernel_faults="raise"), or Ctrl-C: the exception propagates (the Python faces let it
+            # through); a face that cannot raise it (the native route's C boundary) reads this mark to report it
+            # as the kernel's fault
             e.__simcuda_kernel__ = p.name  # type: ignore[attr-defined]
             raise
         return "ran Python kernel"

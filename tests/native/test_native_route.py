@@ -154,26 +154,51 @@ def test_simcuda_run_refuses_an_unknown_route(tmp_path):
     assert r.returncode == 2 and "invalid choice: 'fast'" in r.stderr
 
 
-def test_a_python_kernel_that_raises_is_the_launch_failing():
-    """On the native route a Python kernel's exception cannot cross the C boundary: the launch answers
-    CUDA_ERROR_LAUNCH_FAILED (719) and the kernel's traceback goes to stderr, named as the kernel's (the Python
-    route lets the exception itself through)."""
-    code = textwrap.dedent('''
-        import simcuda
-        @simcuda.kernel("k")
-        def k(launch):
-            1 / 0
-        with simcuda.patch(route="native"):
-            from cuda.bindings import driver as cu
-            cu.cuInit(0)
-            cu.cuCtxCreate(None, 0, 0)
-            ptx = b".version 8.0\\n.target sm_90\\n.address_size 64\\n.visible .entry k()\\n{ ret; }\\n"
-            m = cu.cuModuleLoadData(ptx)[1]
-            f = cu.cuModuleGetFunction(m, b"k")[1]
-            print(int(cu.cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, 0, None, 0)[0]))
-    ''')
-    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
-    assert r.returncode == 0 and r.stdout.strip() == "719", r.stderr
+FAULT = textwrap.dedent('''
+    import json, sys, simcuda
+    @simcuda.kernel("k")
+    def k(launch):
+        1 / 0
+    drv = simcuda.Driver(options=simcuda.Options(kernel_faults=sys.argv[2]))
+    with simcuda.patch(route=sys.argv[1], driver=drv):
+        from cuda.bindings import driver as cu
+        cu.cuInit(0)
+        ctx = cu.cuCtxCreate(None, 0, 0)[1]
+        ptx = b".version 8.0\\n.target sm_90\\n.address_size 64\\n.visible .entry k()\\n{ ret; }\\n"
+        f = cu.cuModuleGetFunction(cu.cuModuleLoadData(ptx)[1], b"k")[1]
+        try:
+            got = [int(cu.cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, 0, None, 0)[0])]
+        except ZeroDivisionError:
+            got = ["raised"]
+        got += [int(cu.cuCtxSynchronize()[0]), int(cu.cuMemAlloc(64)[0])]
+        why = (simcuda.last_error().why if simcuda.last_error() else "")
+        got.append("ZeroDivisionError" in why and "sticky error" in why)
+        cu.cuCtxDestroy(ctx)
+        cu.cuCtxCreate(None, 0, 0)
+        got.append(int(cu.cuMemAlloc(64)[0]))
+        print(json.dumps(got))
+''')
+
+
+@pytest.mark.parametrize("route", ["native", "python"])
+def test_a_python_kernel_that_raises_is_a_sticky_launch_failure(route):
+    """By default a Python kernel's exception behaves as a kernel fault on a GPU, on both routes: the launch
+    succeeds, the next calls in the context answer CUDA_ERROR_LAUNCH_FAILED (719) with the kernel's traceback in
+    the why, and a new context works."""
+    r = subprocess.run([sys.executable, "-c", FAULT, route, "sticky"], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout.strip().splitlines()[-1]) == [0, 719, 719, True, 0]
+
+
+def test_kernel_faults_raise_lets_the_exception_out_where_it_can():
+    """``Options(kernel_faults="raise")``: the Python face lets the kernel's exception out of the launch; the
+    native route, which cannot raise through C, answers 719 and prints the traceback named as the kernel's."""
+    r = subprocess.run([sys.executable, "-c", FAULT, "python", "raise"], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout.strip().splitlines()[-1])[:3] == ["raised", 0, 0]
+    r = subprocess.run([sys.executable, "-c", FAULT, "native", "raise"], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout.strip().splitlines()[-1])[:3] == [719, 0, 0]
     assert "the Python kernel 'k' raised" in r.stderr and "ZeroDivisionError" in r.stderr
     assert "internal error" not in r.stderr
 

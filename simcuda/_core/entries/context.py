@@ -253,7 +253,8 @@ class Contexts(Work):
 
     @entry
     def device_primary_ctx_reset(self, dev: int) -> None:
-        """cuDevicePrimaryCtxReset: destroy the primary context's streams and memory bookkeeping.
+        """cuDevicePrimaryCtxReset: destroy the primary context's streams and memory bookkeeping, and clear its
+        sticky error (a Python kernel that faulted, ``Options.kernel_faults``).
 
         Errors: 101 bad device; 900 by spec 5.2 (potentially unsafe [I]). Captures with streams in it
         behave as when those streams are destroyed (origin: terminated; member: leaves the capture, 2.2).
@@ -272,3 +273,4 @@ class Contexts(Work):
         for a in list(self.memory._allocs):
             if a.ctx is c and not a.freed:
                 self.memory.free(a)
+        c.fault = None  # a reset is how a program recovers from a kernel's sticky error (Options.kernel_faults)

@@ -303,8 +303,8 @@ class Modules(Work):
         if mctx is not None and mctx.destroyed:
             self._function(hfunc)  # raises
         s = objs.get(h)
-        if s.__class__ is not Stream or s.destroyed or s.ctx.destroyed:
-            s = self._stream(h)
+        if s.__class__ is not Stream or s.destroyed or s.ctx.destroyed or s.ctx.fault is not None:
+            s = self._stream(h)  # raises (a faulted context: its sticky error)
         if mctx is not None and mctx is not s.ctx:
             raise DriverError(CUresult.CUDA_ERROR_INVALID_HANDLE,
                               f"{call}: function {f.name} belongs to a module of context 0x{mctx.handle:x} but "
@@ -348,7 +348,8 @@ class Modules(Work):
                 if f.__class__ is Function and s.__class__ is Stream and not s.destroyed:
                     m = f.module
                     ctx = s.ctx
-                    if not m.unloaded and not ctx.destroyed and (m.is_library or m.ctx is None or m.ctx is ctx):
+                    if (not m.unloaded and not ctx.destroyed and ctx.fault is None
+                            and (m.is_library or m.ctx is None or m.ctx is ctx)):
                         params = f.last_params
                         if (params is None or params.args is not args or params.grid is not grid
                                 or params.block is not block or params.shmem != shmem
