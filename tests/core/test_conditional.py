@@ -320,11 +320,14 @@ def test_exec_update_refuses_a_changed_conditional_and_a_changed_body() -> None:
 
 
 def test_set_params_of_a_conditional_node_is_not_supported() -> None:
-    """cuGraphNodeSetParams on a CONDITIONAL node: 801 (changing conditional node parameters is not supported,
-    P-29); the node keeps its record."""
+    """cuGraphNodeSetParams and cuGraphExecNodeSetParams on a CONDITIONAL node: 801 (changing conditional node
+    parameters is not supported, P-29); the node and the exec keep their record."""
     d = ready()
     g = d.graph_create(0)
     n, _ = d.graph_add_conditional_node(g, [], d.graph_conditional_handle_create(g, 0, 0, 0), 0, 1, 0)
     before = d._objs[n].params
     assert code_of(d.graph_node_set_params, n, nd.CONDITIONAL, {}) == CUresult.CUDA_ERROR_NOT_SUPPORTED
     assert d._objs[n].params is before
+    x = d.graph_instantiate(g, 0)
+    assert code_of(d.graph_exec_node_set_params, x, n, nd.CONDITIONAL, {}) == CUresult.CUDA_ERROR_NOT_SUPPORTED
+    assert d._objs[x].body.order[0].params is before  # the exec's node is unchanged too
