@@ -196,3 +196,46 @@ def test_runtime_twins(env):
     ok(rt.cudaGraphLaunch(x, env.s1))
     ok(rt.cudaStreamSynchronize(env.s1))
     assert int.from_bytes(env.read(env.buf, 20)[16:20], "little") == 2  # WHILE body twice: counts to 2
+
+
+def test_a_while_node_added_to_a_live_capture_as_nvidias_sample_does(env):
+    """NVIDIA's graphConditionalNodes sample (capturedWhileGraph): during a capture, a handle made for the capture
+    graph (cuStreamGetCaptureInfo), a kernel A, a WHILE node added to the capture graph after A and made the
+    stream's dependency (SET), a kernel D; after the capture, the body is captured on another stream. The body
+    runs while the counter A and C decrement is non-zero: 0 passes from 1 (A takes it to 0), 3 from 4."""
+    mod = ok(cu.cuModuleLoadData(b'extern "C" __global__ void dec(unsigned long long h, int* p) {}'))
+    dec = ok(cu.cuModuleGetFunction(mod, b"dec"))
+    runs = []
+
+    def dec_py(launch: Any) -> None:
+        h, p = launch.args
+        a = launch.array(p, "int32", 1)
+        if a[0]:
+            a[0] -= 1
+        runs.append(int(a[0]))
+        launch.set_conditional(h, int(a[0]))
+    env.d.kernels["dec"] = dec_py
+    s, body_stream = env.s1, env.s2
+    ok(cu.cuStreamBeginCapture(s, cu.CUstreamCaptureMode.CU_STREAM_CAPTURE_MODE_GLOBAL))
+    g = ok(cu.cuStreamGetCaptureInfo(s))[2]
+    h = ok(cu.cuGraphConditionalHandleCreate(g, env.ctx, 0, 0))
+    args = ((int(h), env.buf), (ctypes.c_ulonglong, None))
+    ok(cu.cuLaunchKernel(dec, 1, 1, 1, 1, 1, 1, 0, s, args, 0))                  # A
+    deps = ok(cu.cuStreamGetCaptureInfo(s))[3]
+    node, (body,) = conditional(g, list(deps), h, CT.CU_GRAPH_COND_TYPE_WHILE, 1, env.ctx)  # B
+    ok(cu.cuStreamUpdateCaptureDependencies(s, [node], None, 1,
+                                            cu.CUstreamUpdateCaptureDependencies_flags.CU_STREAM_SET_CAPTURE_DEPENDENCIES))
+    ok(env.launch(env.k, s))                                                    # D
+    graph = ok(cu.cuStreamEndCapture(s))
+    assert int(graph) == int(g) and env.types(g) == [0, 13, 0]
+    ok(cu.cuStreamBeginCaptureToGraph(body_stream, body, None, None, 0,
+                                      cu.CUstreamCaptureMode.CU_STREAM_CAPTURE_MODE_GLOBAL))
+    ok(cu.cuLaunchKernel(dec, 1, 1, 1, 1, 1, 1, 0, body_stream, args, 0))        # C
+    ok(cu.cuStreamEndCapture(body_stream))
+    x = ok(cu.cuGraphInstantiate(g, 0))
+    for start, passes in ((1, 0), (4, 3)):
+        ok(cu.cuMemsetD32(env.buf, start, 1))
+        runs.clear()
+        ok(cu.cuGraphLaunch(x, s))
+        ok(cu.cuStreamSynchronize(s))
+        assert len(runs) == 1 + passes and runs[-1] == 0, (start, runs)
