@@ -652,7 +652,8 @@ Errors: INVALID_VALUE NULL params, no semaphores, a NULL handle, ``numExtSems`` 
     Api("cuGraphAddExternalSemaphoresWaitNode", "graph_add_ext_sem_node(...)",
         """Add an EXT_SEMAS_WAIT node from ``CUDA_EXT_SEM_WAIT_NODE_PARAMS``; as the signal node otherwise."""),
     Api("cuGraphAddNode",
-        "graph_add_batch_mem_op_node/graph_add_child_graph_node/graph_add_empty_node/graph_add_event_node/"
+        "graph_add_batch_mem_op_node/graph_add_child_graph_node/graph_add_conditional_node/graph_add_empty_node/"
+        "graph_add_event_node/"
         "graph_add_ext_sem_node/graph_add_host_node/graph_add_kernel_node/graph_add_mem_alloc_node/"
         "graph_add_mem_free_node/graph_add_memcpy_node/graph_add_memset_node(...)",
         """Add a node of any simulated type from a ``CUgraphNodeParams`` tagged union (``type`` selects the
@@ -660,10 +661,15 @@ member: ``kernel``, ``memcpy.copyParams``, ``memset``, ``host``, ``graph`` (owne
 ``eventRecord``, ``eventWait``, ``extSemSignal``, ``extSemWait``, ``alloc`` (its ``dptr`` is written
 back), ``free``, ``memOp``; EMPTY needs none), keeping ``dependencyData`` (spec 4.6 step 2).
 
+CONDITIONAL (``conditional``: ``handle``, ``type`` IF/WHILE/SWITCH, ``size``, ``ctx``): the node and its
+empty body graphs, owned by the node, written back into ``conditional.phGraph_out`` (P-21).
+
 Errors: as the typed add calls; INVALID_VALUE an unknown type or ownership, bad edge data (to_port
-must be 0, type 0 or 1); NOT_SUPPORTED conditional, memcpy-batch and other unsimulated types."""),
+must be 0, type 0 or 1), a conditional node's bad handle, type, size or context (P-21); NOT_SUPPORTED
+memcpy-batch and other unsimulated types."""),
     Api("cuGraphAddNode_v3",
-        "graph_add_batch_mem_op_node/graph_add_child_graph_node/graph_add_empty_node/graph_add_event_node/"
+        "graph_add_batch_mem_op_node/graph_add_child_graph_node/graph_add_conditional_node/graph_add_empty_node/"
+        "graph_add_event_node/"
         "graph_add_ext_sem_node/graph_add_host_node/graph_add_kernel_node/graph_add_mem_alloc_node/"
         "graph_add_mem_free_node/graph_add_memcpy_node/graph_add_memset_node(...)",
         """The same call as ``cuGraphAddNode`` (13.x resolves both to the edge-data ABI)."""),
@@ -680,13 +686,14 @@ Errors: INVALID_VALUE bad graphs/dependencies, or a child with MEM_ALLOC/MEM_FRE
 
 For a GRAPH node ``graph.graph`` is the embedded graph (owned by the node) and ``graph.ownership``
 is ``CU_GRAPH_CHILD_GRAPH_OWNERSHIP_INVALID``, as the driver sets it on query; for a MEM_ALLOC node
-``alloc.dptr`` is the allocation's address. Errors: INVALID_VALUE bad node."""),
+``alloc.dptr`` is the allocation's address; for a CONDITIONAL node ``conditional`` has its handle, type, size,
+context and ``phGraph_out`` its body graphs. Errors: INVALID_VALUE bad node."""),
     Api("cuGraphNodeSetParams", "graph_node_set_params(...)",
         """Set a node's parameters from a ``CUgraphNodeParams`` whose ``type`` must match the node's.
 
 Execs made earlier are not affected. GRAPH: ``graph.graph`` is cloned into the node (replacing the
 embedded graph). Errors: INVALID_VALUE NULL params, a type mismatch, bad parameters; NOT_SUPPORTED
-for MEM_ALLOC / MEM_FREE nodes (documented as not supported) and unsimulated types."""),
+for MEM_ALLOC / MEM_FREE nodes (documented as not supported), CONDITIONAL nodes (P-29) and unsimulated types."""),
     Api("cuGraphNodeSetParams_v2", "graph_node_set_params(...)",
         """As ``cuGraphNodeSetParams`` (the ``_v2`` entry also takes green contexts, not simulated)."""),
     Api("cuGraphKernelNodeGetParams", "graph_node_get_params(...)",
@@ -887,8 +894,10 @@ Mirrors ``cuda.bindings.driver.cuGraphInstantiate(hGraph, flags)``; returns ``(C
 Errors (INVALID_VALUE): ``CUDA_GRAPH_INSTANTIATE_FLAG_UPLOAD``, which needs the params form and its
 upload stream (spec 16, 9) [H/D]; unknown flag bits; a capture target [I]; a graph moved into a child-graph node;
 memory nodes while an exec of the graph exists (C-141); DEVICE_LAUNCH with AUTO_FREE_ON_LAUNCH, with no
-kernel/memcpy/memset node, other node types, pageable host copies or several contexts (C-143); a cycle.
-``cuGraphInstantiateWithParams`` also reports the ``CUgraphInstantiateResult`` and error node."""),
+kernel/memcpy/memset node, other node types, pageable host copies or several contexts (C-143); a cycle;
+a conditional body holding a node other than kernel, empty, memcpy, memset, child graph or conditional, at any
+depth (NODE_OPERATION_NOT_SUPPORTED, C-29, P-23); a conditional handle no node uses (CONDITIONAL_HANDLE_UNUSED,
+P-22). ``cuGraphInstantiateWithParams`` also reports the ``CUgraphInstantiateResult`` and error node."""),
     Api("cuGraphInstantiateWithParams", "graph_instantiate_with_params(...)",
         """Instantiate from ``CUDA_GRAPH_INSTANTIATE_PARAMS`` (``flags``; ``hUploadStream`` used with
 ``CUDA_GRAPH_INSTANTIATE_FLAG_UPLOAD``) and write ``result_out`` (a ``CUgraphInstantiateResult``) and
@@ -906,7 +915,9 @@ Mirrors ``cuda.bindings.driver.cuGraphLaunch(hGraphExec, hStream)``; returns ``(
 Errors: INVALID_VALUE for a NULL or destroyed exec (spec 16, 9), INVALID_HANDLE for a handle that never
 named an exec; INVALID_VALUE unfreed graph allocations without
 AUTO_FREE_ON_LAUNCH; 900 into a capturing stream, invalidating it (spec 3.8) unless
-``Options(graph_launch_in_capture="child-node")``; 906/901 by the stream rules."""),
+``Options(graph_launch_in_capture="child-node")``; 906/901 by the stream rules; LAUNCH_TIMEOUT (702) when a
+WHILE node's body ran ``simcuda._core.nodes.COND_WHILE_LIMIT`` times in one launch with its condition still set
+(P-27) [I]. Conditional nodes replay the body their handle's value selects (P-26)."""),
     Api("cuGraphUpload", "graph_upload(hGraphExec, hStream)",
         """Nothing to upload in a simulator: checks the handles and the stream rules (906 legacy, 901).
 
@@ -934,7 +945,9 @@ graph into the exec as instantiation does, which spec 3.2 rules out until the ca
 Fidelity (spec 16, 9) [I]: when the two graphs created different numbers of nodes (destroyed ones
 included) the result is NOT_SUPPORTED with a NULL error node, as observed on NVIDIA; the same
 created count with different live nodes is TOPOLOGY_CHANGED. The rule is ``graph.plan_update``. On success the
-exec's user-object references are replaced by new ones to those of ``hGraph`` (and its child graphs) [I]."""),
+exec's user-object references are replaced by new ones to those of ``hGraph`` (and its child graphs) [I].
+Conditional nodes (P-29): another conditional type or body count is PARAMETERS_CHANGED; the bodies are checked as
+graphs of their own; the handle's default value and flags come from ``hGraph``."""),
     Api("cuGraphDebugDotPrint", "graph_debug_dot_print(hGraph, path, flags) (...)",
         """Write the graph as Graphviz DOT (spec 9.1). Args: ``path`` as ``bytes`` (``str`` raises TypeError);
 ``CUgraphDebugDot_flags``. Errors: INVALID_VALUE bad graph or empty path; OPERATING_SYSTEM (304)
@@ -1001,6 +1014,19 @@ restricting capture (spec 5.2) [H; I]."""),
     Api("cuDevicePrimaryCtxReset", "device_primary_ctx_reset(dev)",
         """Reset a device's primary context (its streams are destroyed). Errors: INVALID_DEVICE; 900 during a
 restricting capture (spec 5.2) [I]."""),
+    # -- conditional nodes (topic: conditional; docs/spec-proposals.md P-20..P-31)
+    Api("cuGraphConditionalHandleCreate",
+        "graph_conditional_handle_create(hGraph, ctx, defaultLaunchValue, flags) -> pHandle_out",
+        """Create a conditional handle for ``hGraph`` (the graph holding, directly or in a nested graph, the one
+conditional node that will use it) and context ``ctx`` (NULL: the current context [I]). ``defaultLaunchValue``
+is the condition's value at the start of every launch when ``flags`` is ``CU_GRAPH_COND_ASSIGN_DEFAULT`` (1);
+with 0 the value at a launch's start is what the previous launch of the exec left (0 at the first) [I: undefined
+in CUDA]. Handles cannot be destroyed; a handle no node uses makes instantiation fail (CONDITIONAL_HANDLE_UNUSED).
+Kernels set the value with ``cudaGraphSetConditional`` (a Python kernel: ``launch.set_conditional``) (P-20, P-22,
+P-25).
+
+Errors: INVALID_VALUE a bad graph, ``flags`` other than 0 or 1; INVALID_CONTEXT / CONTEXT_IS_DESTROYED a bad
+context, or no current context for a NULL one."""),
 )
 
 #: the rows by entry name
@@ -1110,4 +1136,8 @@ RUNTIME: dict[str, str] = {
     "cudaGraphExecDestroy": "cuGraphExecDestroy",
     "cudaGraphExecUpdate": "cuGraphExecUpdate",
     "cudaGraphDebugDotPrint": "cuGraphDebugDotPrint",
+    # conditional nodes (topic: conditional)
+    "cudaGraphConditionalHandleCreate": "cuGraphConditionalHandleCreate",
+    "cudaGraphConditionalHandleCreate_v2": "cuGraphConditionalHandleCreate",
+    "cudaGraphAddNode": "cuGraphAddNode",
 }

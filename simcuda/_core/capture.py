@@ -37,9 +37,9 @@ from typing import TYPE_CHECKING, Any, Callable, NamedTuple, cast
 import attrs
 
 from .errors import CUresult, DriverError
-from .graph import (BATCH_MEM_OP, EVENT_RECORD, GRAPH, HOST, KERNEL, MEM_ALLOC, MEM_FREE, MEMCPY, MEMSET, NO_EDGES,
-                    TYPE_KEYWORDS, WAIT_EVENT, ZERO_ED, Node, add_chain_edge, add_edge, graph_from_frozen, in_edges,
-                    is_full, walk_body, with_edge)
+from .graph import (BATCH_MEM_OP, CONDITIONAL, EVENT_RECORD, GRAPH, HOST, KERNEL, MEM_ALLOC, MEM_FREE, MEMCPY, MEMSET,
+                    NO_EDGES, TYPE_KEYWORDS, WAIT_EVENT, ZERO_ED, Node, add_chain_edge, add_edge, graph_from_frozen,
+                    in_edges, is_full, walk_body, with_edge)
 from .nodes import ChildGraphParams
 from .process import HANDLE_STEP
 from .objects import CAPTURED, EMPTY, RECORDED, CigRecord
@@ -777,9 +777,11 @@ def enqueue(drv: Work, stream: Stream, op: Op) -> Node | None:
 def _nest_exec(drv: Work, stream: Stream, x: GraphExec) -> Node:
     """``Options(graph_launch_in_capture="child-node")``: a cuGraphLaunch into a capture adds a GRAPH node
     holding a copy of the exec's graph as instantiated (or updated since) [I]; an exec with memory
-    allocation or free nodes cannot be nested so: INVALID_VALUE, the capture unchanged [I]."""
-    if any(n.type in (MEM_ALLOC, MEM_FREE) for n in walk_body(x.body)):
-        raise _err(CUresult.CUDA_ERROR_INVALID_VALUE, f"exec 0x{x.handle:x} holds memory allocation/free nodes; it "
+    allocation or free nodes, or conditional nodes (which a child graph cannot hold, P-21), cannot be nested
+    so: INVALID_VALUE, the capture unchanged [I]."""
+    if any(n.type in (MEM_ALLOC, MEM_FREE, CONDITIONAL) for n in walk_body(x.body)):
+        raise _err(CUresult.CUDA_ERROR_INVALID_VALUE, f"exec 0x{x.handle:x} holds memory allocation/free or "
+                                                      "conditional nodes; it "
                                                       "cannot be nested as a child-graph node of a capture "
                                                       "[inferred]")
     child = graph_from_frozen(drv, x.body, stream.ctx)

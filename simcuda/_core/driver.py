@@ -25,6 +25,7 @@ from __future__ import annotations
 from .config import DEFAULT_LAUNCH_LOG_LIMIT, DeviceSpec, Options
 from .entries.arguments import ArgumentRules
 from .entries.cig import Cig
+from .entries.conditional import Conditionals
 from .entries.context import Contexts
 from .entries.event import Events
 from .entries.exec import Execs
@@ -42,7 +43,8 @@ __all__ = ["CU_STREAM_LEGACY", "CU_STREAM_PER_THREAD", "DEFAULT_LAUNCH_LOG_LIMIT
            "entry"]
 
 
-class Driver(Contexts, Streams, Cig, Events, Memory, Modules, Graphs, Execs, UserObjects, ArgumentRules):
+class Driver(Contexts, Streams, Cig, Events, Memory, Modules, Graphs, Conditionals, Execs, UserObjects,
+             ArgumentRules):
     """An in-memory CUDA driver: devices, contexts, streams, events, memory, modules, graphs.
 
     Mirrors: ``libcuda`` as seen through ``cuda.bindings.driver`` 13.5.

@@ -77,9 +77,10 @@ from array import array
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, Callable
 
+from . import nodes as nodes_mod
 from .nodes import BATCH_MEM_OP as BATCH_MEM_OP
-from .nodes import CONDITIONAL as CONDITIONAL
 from .nodes import (
+    COND_WHILE,
     DOT_ALL,
     DOT_EXTRA_TOPO_INFO,
     DOT_HANDLES,
@@ -92,7 +93,9 @@ from .nodes import (
     UPD_TOPOLOGY_CHANGED,
     NodeKind,
     addr,
+    cond_pick,
 )
+from .nodes import CONDITIONAL as CONDITIONAL
 from .nodes import EMPTY as EMPTY
 from .nodes import EVENT_RECORD as EVENT_RECORD
 from .nodes import EXT_SEMAS_SIGNAL as EXT_SEMAS_SIGNAL
@@ -247,7 +250,7 @@ class Graph:
 
     __slots__ = ("handle", "gid", "nodes", "_edges", "_removed", "capture_target_of", "live_execs",
                  "destroyed", "owner_node", "ctx", "next_local", "type_counts", "n_dead", "clone_map", "moved",
-                 "pairs", "n_dup", "user_refs", "lazy")
+                 "pairs", "n_dup", "user_refs", "lazy", "cond_handles")
 
     def __init__(self, handle: int, gid: int, ctx: Context | None = None) -> None:
         self.handle = handle
@@ -269,6 +272,7 @@ class Graph:
         self.n_dup = 0  # live edges whose (src, dst) pair already had an edge (capture only)
         self.user_refs: UserRefs | None = None  # user-object references the graph owns (cuGraphRetainUserObject)
         self.lazy = False  # chain edges (the compact form) may exist: see the module docstring
+        self.cond_handles: list[Any] | None = None  # CondHandles made for this graph (P-20)
 
     @property
     def edges(self) -> dict[Edge, Any]:
@@ -668,15 +672,17 @@ class ExecNode:
 
     ``origin`` is the node of the instantiated graph that per-node calls name (``cuGraphExec*SetParams``,
     ``cuGraphNodeSetEnabled``); it stays the same after ``cuGraphExecUpdate``. ``child`` is the
-    :class:`Frozen` body of a GRAPH node. ``detail`` caches the launch log's description of a node
+    :class:`Frozen` body of a GRAPH node; ``bodies`` the frozen body graphs of a CONDITIONAL node. ``detail`` caches the launch log's description of a node
     that is no kernel (a pure function of type and parameters, filled on first replay and shared by
     the records of every launch; a kernel's is cached on its :class:`KernelParams`).
     """
 
-    __slots__ = ("origin", "local_id", "type", "params", "child", "enabled", "gid", "detail")
+    __slots__ = ("origin", "local_id", "type", "params", "child", "enabled", "gid", "detail", "bodies")
 
-    def __init__(self, origin: Node, params: Any, child: "Frozen | None", enabled: bool = True) -> None:
+    def __init__(self, origin: Node, params: Any, child: "Frozen | None", enabled: bool = True,
+                 bodies: "tuple[Frozen, ...] | None" = None) -> None:
         self.origin = origin
+        self.bodies = bodies  # a CONDITIONAL node's frozen body graphs (P-24), else None
         self.local_id = origin.local_id
         self.gid = origin.graph.gid
         self.type = origin.type
@@ -686,9 +692,9 @@ class ExecNode:
         self.detail: str | None = None
 
     def evolve(self, **changes: Any) -> "ExecNode":
-        """A copy with some of ``params``, ``child``, ``enabled`` replaced."""
+        """A copy with some of ``params``, ``child``, ``enabled``, ``bodies`` replaced."""
         return ExecNode(self.origin, changes.get("params", self.params), changes.get("child", self.child),
-                        changes.get("enabled", self.enabled))
+                        changes.get("enabled", self.enabled), changes.get("bodies", self.bodies))
 
 
 class Frozen:
@@ -714,7 +720,7 @@ class Frozen:
     freeze would have, and the body is an ordinary one from then on.
     """
 
-    __slots__ = ("gid", "_order", "kernels", "creation", "topology", "exits", "_index", "_mem", "created")
+    __slots__ = ("gid", "_order", "kernels", "creation", "topology", "exits", "_index", "_mem", "created", "_conds")
 
     def __init__(self, gid: int, order: list[ExecNode] | None, creation: "list[int] | range", topology: "Topology",
                  exits: int, created: int | None = None, kernels: tuple[list[Any], list[Any]] | None = None) -> None:
@@ -727,6 +733,7 @@ class Frozen:
         self.created = len(creation) if created is None else created
         self._index: dict[int, int] | None = None
         self._mem: tuple[list[Allocation], list[int]] | None = None
+        self._conds: list[Any] | None = None
 
     @property
     def order(self) -> list[ExecNode]:
@@ -769,7 +776,26 @@ class Frozen:
         f.gid, f._order, f.kernels, f.creation, f.topology, f.exits, f._index, f._mem, f.created = \
             self.gid, list(self.order), None, self.creation, self.topology, self.exits, self.index, self._mem, \
             self.created
+        f._conds = None
         return f
+
+    def conds(self) -> list[Any]:
+        """The :class:`~simcuda._core.nodes.CondHandle` of every CONDITIONAL node of this body, its child bodies and
+        conditional bodies (any depth, replay order); computed once. A compact body has none."""
+        if self._conds is None:
+            out: list[Any] = []
+            if self.kernels is None and any(x.type in (GRAPH, CONDITIONAL) for x in self.order):
+                stack = [self]
+                while stack:
+                    b = stack.pop()
+                    for x in b.order:
+                        if x.type == GRAPH and x.child is not None:
+                            stack.append(x.child)
+                        elif x.type == CONDITIONAL:
+                            out.append(x.params.handle)
+                            stack.extend(x.bodies or ())
+            self._conds = out
+        return self._conds
 
     def _memory(self) -> tuple[list[Allocation], list[int]]:
         """``(allocations mapped, addresses freed)`` by the nodes of this body and its child bodies (each kind's
@@ -924,6 +950,8 @@ def freeze(graph: Graph) -> Frozen:
                                    (order, [n.params for n in order]))
             continue
         xs = [ExecNode(n, n.params, bodies.pop(id(n.params.graph)) if n.type == GRAPH else None)
+              if n.type != CONDITIONAL else
+              ExecNode(n, n.params, None, bodies=tuple(freeze(b) for b in n.params.bodies))  # P-24
               for n in order]
         bodies[id(g)] = Frozen(g.gid, xs, creation, topo, exits, g.next_local)
     return bodies[id(graph)]
@@ -943,7 +971,7 @@ class GraphExec:
     """
 
     __slots__ = ("handle", "graph", "gid", "exec_id", "flags", "body", "destroyed", "launches", "pending",
-                 "running", "shared", "user_refs")
+                 "running", "shared", "user_refs", "cond_values")
 
     def __init__(self, handle: int, graph: Graph, flags: int, body: Frozen, exec_id: int = 0) -> None:
         self.handle = handle
@@ -958,6 +986,7 @@ class GraphExec:
         self.running = 0
         self.shared = False
         self.user_refs: UserRefs | None = None  # its own copy of its graphs' user-object references (instantiate)
+        self.cond_values: dict[int, int] = {}  # conditional handle -> the value the last launch left (P-22)
 
     @property
     def order(self) -> list[ExecNode]:
@@ -983,7 +1012,13 @@ CLOCK_FREE_NODES = tuple(t for t, k in KINDS.items() if not k.ticks)
 
 
 # -------------------------------------------------------------------------- replay
-def run_frozen(drv: Work, body: Frozen, log: Callable[[Any, Any, str], None]) -> None:
+class WhileLimit(Exception):
+    """A WHILE node's body ran :data:`~simcuda._core.nodes.COND_WHILE_LIMIT` times in one replay with its condition
+    still non-zero (:func:`run_frozen`); the driver turns it into 702 LAUNCH_TIMEOUT (P-27)."""
+
+
+def run_frozen(drv: Work, body: Frozen, log: Callable[[Any, Any, str], None],
+               cond: dict[int, int] | None = None) -> None:
     """Replay ``body`` in order against the driver's memory (spec 9, replay semantics).
 
     Simulated time (spec 16) [I]: every node the replay runs advances the driver's clock by
@@ -995,6 +1030,12 @@ def run_frozen(drv: Work, body: Frozen, log: Callable[[Any, Any, str], None]) ->
     the walk is iterative (a stack of bodies), so any nesting depth replays. ``log(x, params, note)``
     is called for each node run: ``x`` the ``ExecNode`` (the :class:`Node` of a compact body; both have
     ``type``, ``local_id`` and ``gid``), ``params`` the parameters it ran with.
+
+    A CONDITIONAL node (P-26) reads its handle's value in ``cond`` (handle value -> condition, the launch's
+    values: kernels change them through ``KernelLaunch.set_conditional``) when the replay reaches it and
+    replays the body :func:`~simcuda._core.nodes.cond_pick` chooses in place, logging "... begins" and
+    "... ends"; a WHILE node reads the value again after each pass and replays its body again while it is
+    non-zero, up to :data:`~simcuda._core.nodes.COND_WHILE_LIMIT` passes (then :class:`WhileLimit`, P-27).
     """
     kernels = body.kernels
     if kernels is not None:  # a compact body: enabled KERNEL nodes only (see Frozen), no child graph
@@ -1002,9 +1043,10 @@ def run_frozen(drv: Work, body: Frozen, log: Callable[[Any, Any, str], None]) ->
             drv._clock_ms += TICK_MS
             log(x, p, drv._run_kernel(p))
         return
+    values = {} if cond is None else cond
     kinds = KINDS
     stack = [iter(body.order)]
-    owners: list[ExecNode | None] = [None]
+    owners: list[Any] = [None]  # per stack level: None, a GRAPH ExecNode, or [CONDITIONAL ExecNode, body, passes]
     while stack:
         for x in stack[-1]:
             t = x.type
@@ -1020,11 +1062,44 @@ def run_frozen(drv: Work, body: Frozen, log: Callable[[Any, Any, str], None]) ->
                 stack.append(iter(x.child.order))
                 owners.append(x)
                 break  # the child's nodes next; its "ends" record when its body is done
+            if t == CONDITIONAL:
+                v = values.get(p.handle.handle, 0)
+                i = cond_pick(p.ctype, v, len(p.bodies))
+                if i is None:
+                    log(x, p, f"condition {v}: no body runs")
+                    continue
+                assert x.bodies is not None  # a CONDITIONAL node's frozen bodies
+                b = x.bodies[i]
+                log(x, p, f"condition {v}: body {i} (graph_{b.gid}) begins")
+                stack.append(iter(b.order))
+                owners.append([x, i, 1])
+                break
             log(x, p, kind.replay(drv, p))
         else:
             stack.pop()
             owner = owners.pop()
-            if owner is not None and owner.child is not None:  # always a GRAPH node, with its child body
+            if owner is None:
+                continue
+            if owner.__class__ is list:  # a conditional body has run once
+                x, i, passes = owner
+                p = x.params
+                b = x.bodies[i]
+                if p.ctype == COND_WHILE:
+                    v = values.get(p.handle.handle, 0)
+                    if v:
+                        if passes >= nodes_mod.COND_WHILE_LIMIT:
+                            raise WhileLimit(f"WHILE node {x.local_id} of graph {x.gid} ran its body graph_{b.gid} "
+                                             f"{passes} times and the condition is still {v}; the simulator stops "
+                                             "a WHILE loop at simcuda._core.nodes.COND_WHILE_LIMIT "
+                                             f"({nodes_mod.COND_WHILE_LIMIT}) passes (P-27) [inferred]")
+                        owner[2] = passes + 1
+                        stack.append(iter(b.order))
+                        owners.append(owner)
+                        continue
+                    log(x, p, f"condition 0 after {passes} pass(es): body {i} (graph_{b.gid}) ends")
+                else:
+                    log(x, p, f"body {i} (graph_{b.gid}) ends")
+            elif owner.child is not None:  # a GRAPH node, with its child body
                 log(owner, owner.params, f"child graph graph_{owner.child.gid} ends")
 
 
@@ -1086,6 +1161,7 @@ def graph_user_refs(g: Graph) -> UserRefs:
         h = stack.pop()
         retain_refs(h.user_refs, out)
         stack.extend(n.params.graph for n in h.nodes if n.type == GRAPH and not n.destroyed)
+        stack.extend(b for n in h.nodes if n.type == CONDITIONAL and not n.destroyed for b in n.params.bodies)
     return out
 
 
@@ -1242,6 +1318,11 @@ def plan_update(old: Frozen, g: Graph, resolve: Callable[[int], Allocation | Non
             if prob is not None:
                 raise UpdateFailure(prob[0], n, f"node {n.local_id} of graph {graph.gid} "
                                                 f"({TYPE_KEYWORDS[n.type]}): {prob[1]}")
+            if n.type == CONDITIONAL:  # its bodies are checked as graphs of their own (P-29)
+                old_bodies: tuple[Frozen, ...] = x.bodies or ()
+                order[pos] = x.evolve(params=n.params, bodies=tuple(
+                    plan_update(xb, nb, resolve, flags) for xb, nb in zip(old_bodies, n.params.bodies)))
+                continue
             order[pos] = x.evolve(params=n.params, child=None)
         else:
             f = Frozen(body.gid, order, body.creation, body.topology, body.exits, body.created)
@@ -1269,8 +1350,10 @@ def dot_text(g: Graph, flags: int = 0) -> str:
       topological index (counting down from the last node, as in observed dumps) and numbers edges
       with ``headlabel`` (the edge's index among its target's dependencies) and shows non-zero edge data;
       ``RUNTIME_TYPES`` names parameter blocks and copy kinds with the runtime's types.
-    * CONDITIONAL, MEMCPY_BATCH and FABRIC_CPY_BATCH flags have nothing to show: the simulator
-      cannot create those nodes.
+    * A CONDITIONAL node's body graphs are clusters of their own, after its graph's (as child graphs are);
+      CONDITIONAL_NODE_PARAMS shows the handle, type, size, the handle's default and flags, and the bodies
+      (P-30). MEMCPY_BATCH and FABRIC_CPY_BATCH flags have nothing to show: the simulator cannot create
+      those nodes.
 
     Fidelity: NVIDIA does not specify the layout (spec 9.1); node names ``graph_<gid>_node_<lid>``,
     cluster names and type keywords match real dumps.
@@ -1356,6 +1439,8 @@ def _dot_cluster(g: Graph, flags: int, lines: list[str]) -> list[Graph]:
         lines.append(_dot_node(n, gid, flags, topo_id))
         if n.type == GRAPH:
             children.append(n.params.graph)
+        elif n.type == CONDITIONAL:  # each body graph is a cluster of its own, after this one (P-30)
+            children.extend(n.params.bodies)
     head: dict[int, int] = {}  # id(edge) -> its index among its target's dependencies (a chain edge's: 0)
     if flags & DOT_EXTRA_TOPO_INFO:
         for n in live:

@@ -33,6 +33,16 @@ class KernelLaunch:
         dt = np.dtype(dtype)
         return np.frombuffer(self.view(ptr, dt.itemsize * count), dtype=dt)
 
+    def set_conditional(self, handle: int, value: int) -> None:
+        """The device-side ``cudaGraphSetConditional(handle, value)``: set the condition value of conditional
+        ``handle`` (a ``CUgraphConditionalHandle``, as the kernel received it) for the rest of this graph launch;
+        the CONDITIONAL node using it reads it when it runs (a WHILE node after each pass of its body, P-25).
+
+        Raises ``ValueError`` outside a graph launch, for a value that is not a conditional handle, or a value
+        outside ``unsigned int``.
+        """
+        self.driver.set_conditional(getattr(self.driver._tls, "cond", None), int(handle), value)
+
 
 #: kernels registered with ``simcuda.kernel``: name -> Python function(launch)
 KERNELS: dict[str, Callable[[KernelLaunch], Any]] = {}

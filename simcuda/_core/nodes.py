@@ -18,14 +18,16 @@ GRAPH node's embedded graph, :meth:`NodeKind.copy`). The records, per ``type``:
   (they are also the operands of eager copies and sets, so they live with the memory code);
 * HOST: :class:`HostParams`; GRAPH: :class:`ChildGraphParams`; EVENT_RECORD / WAIT_EVENT: :class:`EventParams`;
   EMPTY: :data:`NO_PARAMS`; MEM_ALLOC: :class:`MemAllocParams`; MEM_FREE: :class:`MemFreeParams`;
-  BATCH_MEM_OP: :class:`BatchMemOpParams`; EXT_SEMAS_SIGNAL / EXT_SEMAS_WAIT: :class:`ExtSemParams`.
+  BATCH_MEM_OP: :class:`BatchMemOpParams`; EXT_SEMAS_SIGNAL / EXT_SEMAS_WAIT: :class:`ExtSemParams`;
+  CONDITIONAL: :class:`ConditionalParams` (its :class:`CondHandle`, type and body graphs, which the node owns as
+  a GRAPH node owns its child: the graph code walks into them; P-20..P-31 of docs/spec-proposals.md).
 
 A :class:`NodeKind` answers every per-kind question: how a node describes itself (DOT labels, summaries,
 the launch log), how a face's spec becomes a checked record (:meth:`NodeKind.build`), what replay does
 (:meth:`NodeKind.replay`), its DOT parameter block, what ``cuGraphExecUpdate`` and the
 ``cuGraphExec*SetParams`` calls may change (:meth:`NodeKind.update_problem`), and the flags the rules
-read (enable/disable, DEVICE_LAUNCH, clock, set-params). CONDITIONAL (13) has a keyword but no kind:
-the simulator cannot create such nodes, and code meeting an unknown type falls back to its keyword.
+read (enable/disable, DEVICE_LAUNCH, clock, set-params). Code meeting a type without a kind (MEMCPY_BATCH and
+the later types, which the simulator cannot create) falls back to its keyword.
 """
 from __future__ import annotations
 
@@ -882,3 +884,110 @@ KINDS: dict[int, NodeKind] = {k.type: k for k in (
     BatchMemOpKind(),
 )}
 
+
+
+# -------------------------------------------------------------------------- conditional nodes (topic: conditional)
+#: CUgraphConditionalNodeType values
+COND_IF, COND_WHILE, COND_SWITCH = 0, 1, 2
+COND_TYPE_NAMES = {COND_IF: "IF", COND_WHILE: "WHILE", COND_SWITCH: "SWITCH"}
+#: CU_GRAPH_COND_ASSIGN_DEFAULT: the handle's default value is assigned at the start of every launch
+COND_ASSIGN_DEFAULT = 1
+#: node types a conditional body may hold, at any depth (CUDA_CONDITIONAL_NODE_PARAMS::phGraph_out; Programming
+#: Guide, "Conditional Node Body Graph Requirements"; P-23)
+COND_BODY_TYPES = (KERNEL, EMPTY, MEMCPY, MEMSET, GRAPH, CONDITIONAL)
+#: the most times one replay of a WHILE node runs its body before the replay stops with
+#: CUDA_ERROR_LAUNCH_TIMEOUT (a GPU would spin until the watchdog, or forever) [I] (P-27)
+COND_WHILE_LIMIT = 1_000_000
+
+
+class CondHandle:
+    """A conditional handle (``CUgraphConditionalHandle``, cuGraphConditionalHandleCreate): made for one graph
+    (``graph``) and context (``ctx``), with the value it is given at the start of each launch (``default``) when
+    ``flags`` hold CU_GRAPH_COND_ASSIGN_DEFAULT. ``node`` is the one conditional node using it (None until a
+    node takes it; the Programming Guide: "The handle must be associated with a single conditional node").
+    ``handle`` is its 64-bit value (what kernels receive and pass to ``KernelLaunch.set_conditional``).
+
+    Handles cannot be destroyed (Programming Guide, "Conditional Handles"); one lives as long as the driver.
+    """
+
+    __slots__ = ("handle", "graph", "ctx", "default", "flags", "node")
+
+    def __init__(self, graph: Graph, ctx: Context | None, default: int, flags: int) -> None:
+        self.handle = 0
+        self.graph, self.ctx, self.default, self.flags = graph, ctx, default, flags
+        self.node: Any = None
+
+    def start_value(self, previous: int | None) -> int:
+        """The value at the start of a launch: the default with ASSIGN_DEFAULT; else what the previous launch of
+        the exec left (0 at the first) [I] (NVIDIA: undefined, P-22)."""
+        if self.flags & COND_ASSIGN_DEFAULT:
+            return self.default
+        return previous or 0
+
+
+@attrs.frozen(slots=True)
+class ConditionalParams:
+    """A CONDITIONAL node's parameters (``CUDA_CONDITIONAL_NODE_PARAMS``): ``handle`` its :class:`CondHandle`,
+    ``ctype`` the ``CUgraphConditionalNodeType`` (IF 0, WHILE 1, SWITCH 2), ``bodies`` the body graphs the node
+    owns (``phGraph_out``, ``size`` of them), ``ctx`` the context."""
+
+    handle: CondHandle
+    ctype: int
+    bodies: tuple[Graph, ...]
+    ctx: Context | None = None
+
+    @property
+    def size(self) -> int:
+        """The number of bodies (``size``)."""
+        return len(self.bodies)
+
+
+def cond_pick(ctype: int, value: int, size: int) -> int | None:
+    """The body a conditional node runs for condition ``value``: IF body 0 when non-zero, else body 1 when there
+    are two; WHILE body 0 while non-zero; SWITCH body ``value`` when ``value < size`` (CUDA_CONDITIONAL_NODE_PARAMS
+    docstring; P-26). None: no body runs."""
+    if ctype == COND_SWITCH:
+        return value if value < size else None
+    if value:
+        return 0
+    return 1 if ctype == COND_IF and size == 2 else None
+
+
+class ConditionalKind(NodeKind):
+    """CONDITIONAL (13): runs one of its body graphs, or a body repeatedly, by the value of a conditional handle
+    (cuGraphAddNode with CU_GRAPH_NODE_TYPE_CONDITIONAL, cuGraphConditionalHandleCreate; P-20..P-31).
+
+    Its bodies are graphs the node owns, like a GRAPH node's child; the graph code walks into them (freeze,
+    replay, DOT, exec update). Made by its own entry (the add creates the bodies), never set (P-29).
+    """
+
+    type, keyword, record = CONDITIONAL, "CONDITIONAL", ConditionalParams
+    settable = False
+    dot_flag, struct_names = DOT_CONDITIONAL_PARAMS, ("CUDA_CONDITIONAL_NODE_PARAMS", "cudaConditionalNodeParams")
+
+    def describe(self, p: Any) -> str:
+        """``IF handle 0x<handle>`` (``WHILE``, ``SWITCH``)."""
+        return f"{COND_TYPE_NAMES.get(p.ctype, p.ctype)} handle 0x{p.handle.handle:x}"
+
+    def update_problem(self, old: Any, new: Any, resolve: Callable[[int], Allocation | None],
+                       flags: int) -> tuple[int, str] | None:
+        """The conditional type and the number of bodies cannot change ("Changing node parameters is not
+        supported", cuGraphExecUpdate limitations); the handle may be another graph's (its default value and
+        flags come with it: "Conditional handle flags and default values are updated as part of the graph
+        update"); the bodies are checked as graphs of their own (P-29). Result 5."""
+        if old.ctype != new.ctype or len(old.bodies) != len(new.bodies):
+            return (UPD_PARAMETERS_CHANGED,
+                    f"a conditional node's type and body count cannot change ({COND_TYPE_NAMES.get(old.ctype)} with "
+                    f"{len(old.bodies)} -> {COND_TYPE_NAMES.get(new.ctype)} with {len(new.bodies)}): changing "
+                    "conditional node parameters is not supported (cuGraphExecUpdate)")
+        return None
+
+    def dot_pairs(self, p: Any, runtime: bool) -> list[Pair]:
+        """handle, type, size, default value and flags of the handle, then each body graph."""
+        h = p.handle
+        return [("handle", addr(h.handle)), ("type", COND_TYPE_NAMES.get(p.ctype, p.ctype)), ("size", len(p.bodies)),
+                ("defaultLaunchValue", h.default), ("flags", h.flags),
+                *((f"phGraph_out[{i}]", f"graph_{b.gid}") for i, b in enumerate(p.bodies))]
+
+
+KINDS[CONDITIONAL] = ConditionalKind()

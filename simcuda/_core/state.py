@@ -326,6 +326,8 @@ class DriverState:
                 n.destroyed = True
                 if n.type == gr.GRAPH and not n.params.graph.destroyed:
                     stack.append(n.params.graph)
+                elif n.type == gr.CONDITIONAL:  # its body graphs go with it (P-21)
+                    stack.extend(b for b in n.params.bodies if not b.destroyed)
 
     def _ctx_current(self, t: ThreadState | None = None) -> Context:
         t = t or self._thread()

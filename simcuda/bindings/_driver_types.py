@@ -642,9 +642,16 @@ SPECS.update({
         ("extSemSignal", "s", "CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v2"),
         ("extSemWait", "s", "CUDA_EXT_SEM_WAIT_NODE_PARAMS_v2"), ("alloc", "s", "CUDA_MEM_ALLOC_NODE_PARAMS_v2"),
         ("free", "s", "CUDA_MEM_FREE_NODE_PARAMS"), ("memOp", "s", "CUDA_BATCH_MEM_OP_NODE_PARAMS_v2"),
-        ("conditional", "any", None), ("memcpyBatch", "any", None), ("fabricCpyBatch", "any", None),
+        ("conditional", "s", "CUDA_CONDITIONAL_NODE_PARAMS"), ("memcpyBatch", "any", None),
+        ("fabricCpyBatch", "any", None),
         ("asBytes", "any", None)],
 })
+
+# conditional nodes (topic: conditional): CUDA_CONDITIONAL_NODE_PARAMS (P-21); ``phGraph_out`` the body graphs the
+# driver writes on cuGraphAddNode (a CUDA-owned array: the real getter reads ``size`` handles from it)
+SPECS["CUDA_CONDITIONAL_NODE_PARAMS"] = [
+    ("handle", "h", "CUgraphConditionalHandle"), ("type", "e", "CUgraphConditionalNodeType"), ("size", "u", 32),
+    ("phGraph_out", "l", "CUgraph"), ("ctx", "h", "CUcontext")]
 
 Struct._specs = SPECS
 

@@ -1008,6 +1008,7 @@ def cuMemPoolSetAttribute(pool: Any, attr: Any, value: Any) -> _Result:
 # -- graph node parameter structs <-> core parameters -----------------------------------------------
 _NT_KERNEL, _NT_MEMCPY, _NT_MEMSET, _NT_HOST, _NT_GRAPH, _NT_EMPTY, _NT_WAIT, _NT_RECORD = 0, 1, 2, 3, 4, 5, 6, 7
 _NT_SIGNAL, _NT_EXT_WAIT, _NT_ALLOC, _NT_FREE, _NT_BATCH = 8, 9, 10, 11, 12
+_NT_COND = 13  # conditional nodes (topic: conditional)
 
 
 def _null(d: Any, x: Any, call: str, arg: str) -> None:
@@ -1233,7 +1234,8 @@ def _ext_spec(d: Any, nodeParams: Any, wait: bool, call: str) -> dict[str, Any]:
 # CUgraphNodeParams member per node type: (field, core spec reader)
 _GNP_FIELD = {_NT_KERNEL: "kernel", _NT_MEMCPY: "memcpy", _NT_MEMSET: "memset", _NT_HOST: "host", _NT_GRAPH: "graph",
               _NT_EMPTY: None, _NT_WAIT: "eventWait", _NT_RECORD: "eventRecord", _NT_SIGNAL: "extSemSignal",
-              _NT_EXT_WAIT: "extSemWait", _NT_ALLOC: "alloc", _NT_FREE: "free", _NT_BATCH: "memOp"}
+              _NT_EXT_WAIT: "extSemWait", _NT_ALLOC: "alloc", _NT_FREE: "free", _NT_BATCH: "memOp",
+              _NT_COND: "conditional"}
 
 
 def _gnp_spec(d: Any, np_: Any, call: str) -> tuple[int, Any]:
@@ -1263,6 +1265,8 @@ def _gnp_spec(d: Any, np_: Any, call: str) -> tuple[int, Any]:
         return t, int(m._d["dptr"])
     if t == _NT_BATCH:
         return t, _batch_from(d, m, call)
+    if t == _NT_COND:
+        return t, _cond_from(m)
     return t, None
 
 
@@ -1294,7 +1298,26 @@ def _gnp_struct(t: int, p: Any) -> Any:
         g["free"]._d["dptr"] = _mk_dptr(p.dptr)
     elif t == _NT_BATCH:
         g["memOp"] = _batch_struct(p, "CUDA_BATCH_MEM_OP_NODE_PARAMS_v2")
+    elif t == _NT_COND:
+        _cond_struct(p, g["conditional"])
     return np_
+
+
+# -- conditional nodes (topic: conditional) -------------------------------------------------------------------------
+def _cond_from(m: Any) -> dict[str, Any]:
+    """The core spec of a ``CUDA_CONDITIONAL_NODE_PARAMS`` (``graph_add_node``): handle, type, size, context."""
+    g = m._d
+    return {"handle": int(g["handle"]), "type": int(g["type"]), "size": int(g["size"]), "ctx": int(g["ctx"])}
+
+
+def _cond_struct(p: Any, st: Any) -> None:
+    """Fill ``CUDA_CONDITIONAL_NODE_PARAMS`` ``st`` from a node's ``ConditionalParams`` (cuGraphNodeGetParams)."""
+    g = st._d
+    g["handle"] = globals()["CUgraphConditionalHandle"](p.handle.handle)
+    g["type"] = p.ctype
+    g["size"] = len(p.bodies)
+    g["phGraph_out"] = [_mk_graph(b.handle) for b in p.bodies]
+    g["ctx"] = _mk_ctx(p.ctx.handle if p.ctx is not None else 0)
 
 
 def _node_params(hNode: Any, ntype: Any) -> Any:
@@ -1430,9 +1453,11 @@ def _add_node(name: str, hGraph: Any, dependencies: Any, dependencyData: Any, nu
     _null(d, nodeParams, name, "nodeParams")
     hg = _h(hGraph, _CUgraph)
     t, spec = _gnp_spec(d, nodeParams, name)
-    h, dptr = d.graph_add_node(hg, deps, t, spec, eds, name)
-    if dptr is not None:
-        nodeParams._d["alloc"]._d["dptr"] = _mk_dptr(dptr)
+    h, out = d.graph_add_node(hg, deps, t, spec, eds, name)
+    if t == _NT_COND:  # the body graphs, owned by the node (phGraph_out, P-21)
+        nodeParams._d["conditional"]._d["phGraph_out"] = [_mk_graph(b) for b in out]
+    elif out is not None:
+        nodeParams._d["alloc"]._d["dptr"] = _mk_dptr(out)
     return (_SUCCESS, _mk_node(h))
 
 

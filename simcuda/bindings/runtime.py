@@ -265,6 +265,15 @@ def _prop_fields() -> list[tuple[str, str, Any]]:
 
 
 _SPECS["cudaDeviceProp"] = _prop_fields()
+# conditional nodes (topic: conditional): the members of cudaGraphNodeParams the face reads (``type``,
+# ``conditional``); the others stay placeholders (P-21)
+_SPECS["cudaConditionalNodeParams"] = [
+    ("handle", "h", "cudaGraphConditionalHandle"), ("type", "e", "cudaGraphConditionalNodeType"), ("size", *_U32),
+    ("phGraph_out", "l", "cudaGraph_t"), ("ctx", "h", "cudaExecutionContext_t")]
+_SPECS["cudaGraphNodeParams"] = [("type", "e", "cudaGraphNodeType")] + [
+    (f, "any", None) for f in ("kernel", "memcpy", "memset", "host", "graph", "eventWait", "eventRecord",
+                               "extSemSignal", "extSemWait", "alloc", "free")] + [
+    ("conditional", "s", "cudaConditionalNodeParams"), ("memcpyBatch", "any", None)]
 _RStruct._specs = _SPECS
 
 
@@ -1623,6 +1632,50 @@ def cudaGraphDebugDotPrint(graph: Any, path: Any, flags: Any) -> _Result:
     p = _D._bytes_arg(path)
     _drv().graph_debug_dot_print(_h(graph, _cudaGraph_t), os.fsdecode(p), _u(flags))
     return _OK
+
+
+# =========================================================================== conditional nodes (topic: conditional)
+@_rt()
+def cudaGraphConditionalHandleCreate(graph: Any, defaultLaunchValue: Any, flags: Any) -> _Result:
+    """A conditional handle for ``graph`` in the current context (``cudaGraphCondAssignDefault`` = 1: the default
+    is assigned at the start of every launch)."""
+    return (_SUCCESS, _RCLS["cudaGraphConditionalHandle"](_drv().graph_conditional_handle_create(
+        _h(graph, _cudaGraph_t), 0, _u(defaultLaunchValue), _u(flags))))
+
+
+@_rt()
+def cudaGraphConditionalHandleCreate_v2(graph: Any, ctx: Any, defaultLaunchValue: Any, flags: Any) -> _Result:
+    """As :func:`cudaGraphConditionalHandleCreate`, for execution context ``ctx`` (NULL: the current context; the
+    simulator's execution contexts are its contexts)."""
+    return (_SUCCESS, _RCLS["cudaGraphConditionalHandle"](_drv().graph_conditional_handle_create(
+        _h(graph, _cudaGraph_t), int(ctx or 0), _u(defaultLaunchValue), _u(flags))))
+
+
+@_rt()
+def cudaGraphAddNode(graph: Any, pDependencies: Any, dependencyData: Any, numDependencies: Any,
+                     nodeParams: Any) -> _Result:
+    """Add a node from a ``cudaGraphNodeParams`` tagged union. Served for ``cudaGraphNodeTypeConditional``
+    (``conditional``: ``handle``, ``type``, ``size``, ``ctx``; the body graphs are written back into
+    ``conditional.phGraph_out``) and ``cudaGraphNodeTypeEmpty``; the other types are cudaErrorNotSupported here
+    (use the typed ``cudaGraphAdd*Node`` calls) [simulator limit]."""
+    deps = _deps(pDependencies, numDependencies)
+    eds = _D._eds_for(_edge_list(dependencyData, "dependencyData"), len(deps))
+    p = _struct_arg(nodeParams, "cudaGraphNodeParams", "nodeParams", "cudaGraphAddNode")
+    d = _drv()
+    t = int(p._raw("type"))
+    hg = _h(graph, _cudaGraph_t)
+    if t == 13:
+        c = p.conditional._d
+        spec = {"handle": int(c["handle"]), "type": int(c["type"]), "size": int(c["size"]), "ctx": int(c["ctx"])}
+        h, bodies = d.graph_add_node(hg, deps, t, spec, eds, "cudaGraphAddNode")
+        c["phGraph_out"] = [_mk_graph(b) for b in bodies]
+        return (_SUCCESS, _mk_node(h))
+    if t == 5:
+        return (_SUCCESS, _mk_node(d.graph_add_node(hg, deps, t, None, eds, "cudaGraphAddNode")[0]))
+    d.check_node_type(t, "cudaGraphAddNode")
+    raise d.not_simulated("cudaGraphAddNode", f"cudaGraphAddNode of node type {t}: the runtime face serves "
+                                              "conditional and empty nodes only; use the typed cudaGraphAdd*Node "
+                                              "calls [simulator limit]")
 
 
 # =========================================================================== struct helpers

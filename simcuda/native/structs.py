@@ -363,6 +363,8 @@ def write_ext(st: Any, hnode: int, p: Any, wait: bool) -> None:
 _MEMBER = {KERNEL: "kernel", MEMCPY: "memcpy", MEMSET: "memset", HOST: "host", GRAPH: "graph", EMPTY: None,
            WAIT: "eventWait", RECORD: "eventRecord", SIGNAL: "extSemSignal", EXT_WAIT: "extSemWait", ALLOC: "alloc",
            FREE: "free", BATCH: "memOp"}
+COND = 13  # conditional nodes (topic: conditional): see cond_params / write_cond at the end
+_MEMBER[COND] = "conditional"
 
 
 def node_params(d: Any, np_: Any, call: str) -> tuple[int, Any]:
@@ -393,6 +395,8 @@ def node_params(d: Any, np_: Any, call: str) -> tuple[int, Any]:
         return t, int(m.dptr)
     if t == BATCH:
         return t, batch_params(d, m, call)
+    if t == COND:
+        return t, cond_params(m)
     return t, None
 
 
@@ -420,6 +424,8 @@ def write_node_params(np_: Any, hnode: int, t: int, p: Any) -> None:
         np_.free.dptr = p.dptr
     elif t == BATCH:
         write_batch(np_.memOp, hnode, p)
+    elif t == COND:
+        write_cond(np_.conditional, hnode, p)
 
 
 # ------------------------------------------------------------------------ the entries
@@ -486,9 +492,12 @@ def graph_add_node(entry: Entry, ptds: bool) -> Body:
         np_ = C.CUgraphNodeParams.from_address(params or 0)
         g = hg or 0
         t, spec = node_params(d, np_, call)
-        h, dptr = d.graph_add_node(g, deps, t, spec, eds, call)
-        if dptr is not None:
-            np_.alloc.dptr = dptr
+        h, out_ = d.graph_add_node(g, deps, t, spec, eds, call)
+        if t == COND:  # the body graphs, in an array the driver owns (phGraph_out, P-21)
+            _, p = d.graph_node_get_params(h)
+            write_cond(np_.conditional, h, p)
+        elif out_ is not None:
+            np_.alloc.dptr = out_
         ctypes.c_void_p.from_address(out or 0).value = h
         return 0
     return body
@@ -788,3 +797,25 @@ DECODERS: dict[str, Callable[[Entry, bool], Callable[..., int]]] = {
     "cuStreamBeginCaptureToCig": stream_begin_capture_to_cig,
     "cuLaunchHostFunc_v2": launch_host_func_v2,
 }
+
+
+# ------------------------------------------------------------------------ conditional nodes (topic: conditional)
+def cond_params(m: Any) -> dict[str, Any]:
+    """The core spec of a ``CUDA_CONDITIONAL_NODE_PARAMS`` (the face's ``_cond_from``): handle, type, size, ctx."""
+    return {"handle": int(m.handle), "type": int(m.type), "size": int(m.size), "ctx": m.ctx or 0}
+
+
+def write_cond(st: Any, hnode: int, p: Any) -> None:
+    """Fill ``CUDA_CONDITIONAL_NODE_PARAMS`` ``st`` from a node's ``ConditionalParams``: ``phGraph_out`` points to
+    an array of the body graph handles that the library keeps for the node's life ("CUDA-owned array ... valid
+    for the lifetime of the conditional node", P-21)."""
+    from .adapters import _KEPT
+    key = (hnode, "phGraph_out")
+    arr = _KEPT.get(key)
+    if arr is None:
+        arr = _KEPT[key] = (ctypes.c_void_p * len(p.bodies))(*[b.handle for b in p.bodies])
+    st.handle = p.handle.handle
+    st.type = p.ctype
+    st.size = len(p.bodies)
+    _set_addr(st, "phGraph_out", ctypes.addressof(arr))
+    st.ctx = p.ctx.handle if p.ctx is not None else 0

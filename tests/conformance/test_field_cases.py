@@ -363,11 +363,9 @@ def test_c27_isolation_a_capturing_stream_waits_on_uncaptured_work(cu):
 def test_c29_event_wait_node_inside_a_conditional_body(cu):
     """An external event wait captured into a conditional body ends fine, but the graph fails to instantiate (1).
 
-    Conditional nodes are not yet specified (spec 13.B), so the simulator does not model them and this
-    case runs on the real driver only.
+    Conditional nodes are not yet in the spec (13.B); the simulator models them by the proposals P-20..P-31
+    (docs/spec-proposals.md), P-23 for this case.
     """
-    if cu.name == "fake":
-        pytest.skip("conditional nodes are not yet specified (spec 13.B); the simulator does not model them")
     d = cu.drv
     cu.ok(cu.rec(cu.e0, cu.s2))
     g = cu.ok(d.cuGraphCreate(0))

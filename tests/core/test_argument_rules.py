@@ -23,7 +23,7 @@ REFUSED = [
     ("check_kernel_extra", (True, 0x1000, "cuLaunchKernel"), 1, "both non-NULL"),
     ("check_kernel_extra", (False, 0x1000, "cuLaunchKernel"), 801, "not simulated"),
     ("check_launch_attributes", ([0, 4], "cuLaunchKernelEx"), 801, "attribute 4"),
-    ("check_node_type", (13, "cuGraphAddNode"), 801, "not simulated"),
+    ("check_node_type", (14, "cuGraphAddNode"), 801, "not simulated"),
     ("check_node_type", (99, "cuGraphAddNode"), 1, "not a CUgraphNodeType"),
     ("check_child_ownership", (2, "cuGraphAddNode"), 1, "ownership 2"),
     ("get_error_name", (12345,), 1, "not a CUresult"),
@@ -41,6 +41,7 @@ ACCEPTED = [
     ("check_kernel_extra", (True, 0, "cuLaunchKernel"), None),
     ("check_launch_attributes", ([0, 2, 8], "cuLaunchKernelEx"), None),
     ("check_node_type", (12, "cuGraphAddNode"), None),
+    ("check_node_type", (13, "cuGraphAddNode"), None),  # CONDITIONAL (P-21)
     ("check_child_ownership", (1, "cuGraphAddNode"), None),
     ("get_error_name", (904,), "CUDA_ERROR_STREAM_CAPTURE_UNJOINED"),
 ]

@@ -9,7 +9,6 @@ import attrs
 import pytest
 
 from simcuda import Driver, DriverError
-from simcuda._core import graph as gr
 from simcuda._core import nodes as nd
 from simcuda._core.memory import DEVICE, CopyParams, MemsetParams
 
@@ -43,7 +42,8 @@ def _graph_of_every_kind(d: Driver) -> tuple[int, dict[int, Any]]:
           d.graph_add_event_node(g, [], ev, False),
           d.graph_add_ext_sem_node(g, [], [0x1234], [(1, 0, 0, 0)], False),
           d.graph_add_ext_sem_node(g, [], [0x1234], [(1, 0, 0, 0)], True),
-          d.graph_add_batch_mem_op_node(g, [], [(nd.MEMOP_WRITE_VALUE_32, a, 5, 0)])]
+          d.graph_add_batch_mem_op_node(g, [], [(nd.MEMOP_WRITE_VALUE_32, a, 5, 0)]),
+          d.graph_add_conditional_node(g, [], d.graph_conditional_handle_create(g, 0, 0, 0), nd.COND_IF, 1, 0)[0]]
     alloc, dptr = d.graph_add_mem_alloc_node(g, [], 64)
     hs += [alloc, d.graph_add_mem_free_node(g, [alloc], dptr)]
     nodes = [d._objs[h] for h in hs]
@@ -92,62 +92,46 @@ def test_node_getters_return_the_stored_record(d: Driver) -> None:
         assert d.graph_node_get_params(n.handle)[1] is n.params
 
 
-@attrs.frozen(slots=True)
-class _CondParams:
-    """A made-up record for the test kind."""
+def test_the_conditional_kind_is_reached_only_through_the_registry(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The CONDITIONAL kind (the last one added, P-20..P-31) answers describe, DOT, the launch log and exec update
+    through :data:`KINDS`: replacing its entry with a subclass changes what every one of them says."""
 
-    handle: int
+    class Marked(nd.ConditionalKind):
+        """The real kind, its description and DOT block marked."""
 
+        def describe(self, p: Any) -> str:
+            """``marked <real description>``."""
+            return "marked " + super().describe(p)
 
-class _CondKind(nd.NodeKind):
-    """A CONDITIONAL kind, as a new kind would be written: the record, the behaviours that differ, one entry."""
+        def dot_pairs(self, p: Any, runtime: bool) -> list[nd.Pair]:
+            """One extra line after the real ones."""
+            return [*super().dot_pairs(p, runtime), ("mark", 1)]
 
-    type, keyword, record = nd.CONDITIONAL, "CONDITIONAL", _CondParams
-    dot_flag, struct_names = nd.DOT_CONDITIONAL_PARAMS, ("CUDA_CONDITIONAL_NODE_PARAMS", "cudaConditionalNodeParams")
+        def update_problem(self, old: Any, new: Any, resolve: Any, flags: int) -> tuple[int, str] | None:
+            """Refuse any update, naming the mark."""
+            return (nd.UPD_PARAMETERS_CHANGED, "the marked kind refuses")
 
-    def describe(self, p: Any) -> str:
-        """``cond <handle>``."""
-        return f"cond {p.handle}"
-
-    def replay(self, drv: Any, p: Any) -> str:
-        """A note only."""
-        return f"evaluated condition {p.handle}"
-
-    def update_problem(self, old: Any, new: Any, resolve: Any, flags: int) -> tuple[int, str] | None:
-        """The handle is fixed."""
-        return None if old.handle == new.handle else (nd.UPD_PARAMETERS_CHANGED, "the handle changed")
-
-    def dot_pairs(self, p: Any, runtime: bool) -> list[nd.Pair]:
-        """handle."""
-        return [("handle", p.handle)]
-
-
-def test_a_new_kind_is_one_registry_entry(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Registering one NodeKind makes its nodes describe, draw, replay, log and update through it, with no other
-    change anywhere."""
-    monkeypatch.setitem(nd.KINDS, nd.CONDITIONAL, _CondKind())
+    monkeypatch.setitem(nd.KINDS, nd.CONDITIONAL, Marked())
     d = ready()
     s = d.stream_create(0)
 
-    def graph_with(handle: int) -> int:
+    def graph() -> int:
         h = d.graph_create(0)
-        g = d._objs[h]
-        e = d._objs[d.graph_add_empty_node(h, [])]
-        gr.add_edge(g, e, d._new_node(g, nd.CONDITIONAL, _CondParams(handle)))
+        cond = d.graph_conditional_handle_create(h, 0, 1, nd.COND_ASSIGN_DEFAULT)
+        d.graph_add_conditional_node(h, [d.graph_add_empty_node(h, [])], cond, nd.COND_IF, 1, 0)
         return h
 
-    h = graph_with(3)
+    h = graph()
     n = d._objs[h].nodes[1]
-    assert n.describe() == "cond 3"
+    assert n.describe().startswith("marked IF handle 0x")
     dot = d.dot(h, nd.DOT_CONDITIONAL_PARAMS)
-    assert "CONDITIONAL" in dot and "CUDA_CONDITIONAL_NODE_PARAMS" in dot
-    assert "{{params | handle} | {CUDA_CONDITIONAL_NODE_PARAMS | 3}}" in dot
+    assert "CUDA_CONDITIONAL_NODE_PARAMS" in dot and "| mark}" in dot and "| 1}}" in dot
     x = d.graph_instantiate(h, 0)
     d.graph_launch(x, s)
     d.stream_synchronize(s)
     rec = [r for r in d.launch_log if r.kind == "CONDITIONAL"]
-    assert [(r.detail, r.note) for r in rec] == [("cond 3", "evaluated condition 3")]
-    assert d.graph_exec_update(x, graph_with(3))[0] == gr.UPD_SUCCESS
+    assert [r.note for r in rec] == ["condition 1: body 0 (graph_2) begins", "body 0 (graph_2) ends"]
+    assert rec[0].detail.startswith("marked IF")
     with pytest.raises(DriverError) as ei:
-        d.graph_exec_update(x, graph_with(4))
-    assert ei.value.update_info[0] == nd.UPD_PARAMETERS_CHANGED and "the handle changed" in ei.value.why
+        d.graph_exec_update(x, graph())
+    assert ei.value.update_info[0] == nd.UPD_PARAMETERS_CHANGED and "the marked kind refuses" in ei.value.why

@@ -155,11 +155,22 @@ def test_add_node_generic_alloc_writes_dptr_and_free(env):
     assert got.poolProps.location.type == cu.CUmemLocationType.CU_MEM_LOCATION_TYPE_DEVICE
 
 
-def test_add_node_generic_refuses_unsimulated_types(env):
-    """CONDITIONAL through cuGraphAddNode is NOT_SUPPORTED (not simulated); nothing is added."""
+def test_add_node_generic_refuses_a_conditional_node_without_a_handle(env):
+    """CONDITIONAL through cuGraphAddNode with handle 0 is INVALID_VALUE (P-21); nothing is added."""
     g = ok(cu.cuGraphCreate(0))
     p = cu.CUgraphNodeParams()
     p.type = NT.CU_GRAPH_NODE_TYPE_CONDITIONAL
+    p.conditional.size = 1
+    err(cu.cuGraphAddNode(g, None, None, 0, p), INVALID_VALUE)
+    assert ok(cu.cuGraphGetNodes(g))[1] == 0
+    assert p.conditional.phGraph_out == []
+
+
+def test_add_node_generic_refuses_unsimulated_types(env):
+    """MEMCPY_BATCH through cuGraphAddNode is NOT_SUPPORTED (not simulated); nothing is added."""
+    g = ok(cu.cuGraphCreate(0))
+    p = cu.CUgraphNodeParams()
+    p.type = NT.CU_GRAPH_NODE_TYPE_MEMCPY_BATCH
     err(cu.cuGraphAddNode(g, None, None, 0, p), NOT_SUPPORTED)
     assert ok(cu.cuGraphGetNodes(g))[1] == 0
 

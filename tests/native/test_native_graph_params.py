@@ -110,7 +110,7 @@ with simcuda.patch(route=ROUTE) as drv:
     np4 = d.CUgraphNodeParams(); np4.type = 99
     c(d.cuGraphAddNode(g, None, None, 0, np4), "addNode-badtype")
     np5 = d.CUgraphNodeParams(); np5.type = d.CUgraphNodeType.CU_GRAPH_NODE_TYPE_CONDITIONAL
-    c(d.cuGraphAddNode(g, None, None, 0, np5), "addNode-conditional")
+    c(d.cuGraphAddNode(g, None, None, 0, np5), "addNode-conditional")  # handle 0: INVALID_VALUE (P-21)
     gp = c(d.cuGraphNodeGetParams(mn2), "nodeGet-memset")
     out["nget"] = [int(gp.type), gp.memset.value, gp.memset.width]
     gk = c(d.cuGraphNodeGetParams(kn2), "nodeGet-kernel")
@@ -193,7 +193,7 @@ def test_both_routes_agree_on_codes_and_state(routes):
 def test_the_codes_are_the_cores(routes):
     codes = dict((t, c) for t, c in routes[0]["codes"] if t)
     assert {t: c for t, c in codes.items() if c} == {
-        "getMemset-wrongtype": 1, "setKernel-wrongtype": 1, "addNode-badtype": 1, "addNode-conditional": 801,
+        "getMemset-wrongtype": 1, "setKernel-wrongtype": 1, "addNode-badtype": 1, "addNode-conditional": 1,
         "nodeSet-wrongtype": 1, "nodeSet-alloc": 801, "null-addKernel": 1, "null-addMemset": 1,
         "null-addMemcpy": 1, "null-addHost": 1, "null-addAlloc": 1, "null-addNode": 1, "null-setKernel": 1,
         "null-nodeSet": 1, "null-cig": 1, "empty-cig": 1, "execNode-wrongtype": 1, "null-execHost": 1,

@@ -122,11 +122,11 @@ class ArgumentRules(Work):
 
     @entry
     def check_node_type(self, ntype: int, call: str = "cuGraphAddNode") -> None:
-        """The ``type`` of a CUgraphNodeParams: the simulated node types are 0-12; CONDITIONAL (13) and the
-        types 14, 16, 17, 18 are 801, not simulated; any other value is 1, not a CUgraphNodeType."""
-        if 0 <= ntype <= 12:
+        """The ``type`` of a CUgraphNodeParams: the simulated node types are 0-13 (13: CONDITIONAL); the types
+        14, 16, 17, 18 are 801, not simulated; any other value is 1, not a CUgraphNodeType."""
+        if 0 <= ntype <= 13:
             return
-        if ntype in (13, 14, 16, 17, 18):
+        if ntype in (14, 16, 17, 18):
             raise DriverError(CUresult.CUDA_ERROR_NOT_SUPPORTED, f"{call}: node type {ntype} is not simulated")
         raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE, f"{call}: node type {ntype} is not a CUgraphNodeType")
 

@@ -40,6 +40,8 @@ class Execs(Work):
     """
     if TYPE_CHECKING:  # defined by the Graphs entries; Driver combines both
         def _build(self, ntype: int, spec: Any, bad_handle_code: int = 1) -> Any: ...
+        # defined by the Conditionals entries
+        def _conditional_checks(self, g: gr.Graph) -> tuple[int, gr.Node | None, str] | None: ...
 
     @entry
     def graph_exec_node_set_params(self, hexec: int, hnode: int, ntype: int, spec: Any) -> None:
@@ -202,6 +204,10 @@ class Execs(Work):
                                                         "(spec 9, C-141)")
         if flags & 4:
             self._device_launch_checks(g, flags)
+        if g.cond_handles or g.has_type_deep(gr.CONDITIONAL):  # conditional nodes (P-22, P-23)
+            prob = self._conditional_checks(g)
+            if prob is not None:
+                raise self._inst_error(*prob)
         try:
             body = gr.freeze(g)
         except gr.GraphCycle as c:
@@ -341,7 +347,24 @@ class Execs(Work):
                 if row is None or row[1] != kind or row[6] != node.gid:
                     row = rows[detail] = ("graph", kind, detail, sh, xh, n, node.gid)
                 add(row, node.local_id, note)
-            gr.run_frozen(self, body, log)
+            handles = body.conds()
+            if not handles:
+                gr.run_frozen(self, body, log)
+                return ""
+            # conditional values of this launch (P-22): the defaults, or what the last launch left
+            last = x.cond_values
+            cond = {h.handle: h.start_value(last.get(h.handle)) for h in handles}
+            tls = self._tls
+            outer = getattr(tls, "cond", None)
+            tls.cond = cond
+            try:
+                gr.run_frozen(self, body, log, cond)
+            except gr.WhileLimit as e:
+                raise DriverError(CUresult.CUDA_ERROR_LAUNCH_TIMEOUT, f"launch {n} of exec 0x{x.handle:x}: {e}") \
+                    from None
+            finally:
+                tls.cond = outer
+                x.cond_values = cond
             return ""
         x.pending += 1
         x.shared = True

@@ -31,6 +31,10 @@ class Graphs(ArgumentRules):
         def _check_launch(self, f: Function, grid: Sequence[int], block: Sequence[int], shmem: int,
                           what: str) -> None: ...
 
+        # defined by the Conditionals entries (entries/conditional.py)
+        def graph_add_conditional_node(self, hgraph: int, deps: list[int], hcond: int, ctype: int, size: int,
+                                       hctx: int, eds: EdgeDataArg | None = None) -> tuple[int, list[int]]: ...
+
     # ------------------------------------------------------------------ graphs
     # Graph entry points (spec 9). In every call the handles are checked first, then the arguments,
     # then the state rules; nothing changes until every check has passed (a rejected call changes
@@ -61,8 +65,9 @@ class Graphs(ArgumentRules):
         g = self._graph(h)
         cap.check_capture_target(g, "destroy")
         if g.owner_node is not None:
+            what = "conditional node" if g.owner_node.type == gr.CONDITIONAL else "child-graph node"  # P-21
             raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
-                              f"graph {g.gid} is owned by child-graph node {g.owner_node.local_id} of graph "
+                              f"graph {g.gid} is owned by {what} {g.owner_node.local_id} of graph "
                               f"{g.owner_node.graph.gid} and cannot be destroyed directly")
         self._discard_graph(g)
 
@@ -205,13 +210,14 @@ class Graphs(ArgumentRules):
         return self._add(hgraph, deps, eds, gr.HOST, {"fn": fn, "user_data": user_data, "sync_mode": sync_mode})
 
     def graph_add_node(self, hgraph: int, deps: list[int], ntype: int, spec: Any, eds: EdgeDataArg,
-                       call: str) -> tuple[int, int | None]:
+                       call: str) -> tuple[int, Any]:
         """cuGraphAddNode / cuGraphAddNode_v3: the typed add of node type ``ntype`` (``CUgraphNodeType``) with the
         parameters a face read from ``CUgraphNodeParams`` (``spec``, the shape each typed add takes: a kernel's
         ``{"hfunc", "grid", "block", "shmem", "args"}``, a ``CopyParams``, a ``MemsetParams``, a host node's
         ``{"fn", "user_data", "sync_mode"}``, a child graph's ``(graph, ownership)``, an event, a semaphore
         ``{"sems", "values"}``, an allocation ``{"size", "location", "alloc_type", "access"}``, a freed address,
-        a batch ``{"ops", "flags", "ctx"}``). Returns ``(node handle, the allocation's address or None)``.
+        a batch ``{"ops", "flags", "ctx"}``, a conditional node's ``{"handle", "type", "size", "ctx"}``).
+        Returns ``(node handle, the allocation's address, or a conditional node's body graph handles, or None)``.
 
         Errors: those of the typed add of that type (``cuGraphAdd*Node``), and for a child graph the ownership
         rule (:meth:`check_child_ownership`)."""
@@ -242,6 +248,9 @@ class Graphs(ArgumentRules):
             return h, dptr
         if ntype == gr.MEM_FREE:
             return self.graph_add_mem_free_node(hgraph, deps, spec, eds), None
+        if ntype == gr.CONDITIONAL:  # conditional nodes (topic: conditional; entries/conditional.py)
+            return self.graph_add_conditional_node(hgraph, deps, spec["handle"], spec["type"], spec["size"],
+                                                   spec["ctx"], eds)
         return self.graph_add_batch_mem_op_node(hgraph, deps, spec["ops"], spec["flags"], spec["ctx"], eds), None
 
     @entry
@@ -568,6 +577,9 @@ class Graphs(ArgumentRules):
         g.drop_node(n)
         if n.type == gr.GRAPH:
             self._discard_graph(n.params.graph)
+        elif n.type == gr.CONDITIONAL:  # its bodies go with it; its handle is free for another node [I] (P-21)
+            for b in n.params.bodies:
+                self._discard_graph(b)
 
     @entry
     def graph_clone(self, hgraph: int) -> int:
@@ -643,7 +655,8 @@ class Graphs(ArgumentRules):
         if not nd.KINDS[ntype].settable:
             raise DriverError(CUresult.CUDA_ERROR_NOT_SUPPORTED,
                               f"node {n.local_id} is {gr.TYPE_KEYWORDS[ntype]}: modifying the parameters of "
-                              "allocation and free nodes is not supported (cuGraphNodeSetParams)")
+                              "allocation, free and conditional nodes is not supported (cuGraphNodeSetParams; "
+                              "P-29 for conditional nodes)")
         if ntype == gr.GRAPH:
             child = self._child_for(int(spec), n.graph, False)
             new = gr.clone_graph(self, child)

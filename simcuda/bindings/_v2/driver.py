@@ -1130,6 +1130,11 @@ for _n in _BUILT:
     assert _r is not None and not _r.particular, _n
     globals()[_n] = _build(_n, _r)
 del _n, _r
+# conditional nodes (topic: conditional): cuGraphConditionalHandleCreate, built from its row
+_r = _row("graph_conditional_handle_create")
+assert _r is not None and not _r.particular
+graph_conditional_handle_create = _build("graph_conditional_handle_create", _r)
+del _r
 
 
 # ================================================================================ the rest: not simulated
