@@ -711,6 +711,7 @@ KINDS.update(_structs.KINDS)
 #: left, and tests/native/test_native_generated.py fails while one is here. A new entry declares its decoder
 #: kind in its row instead (``Api(..., decoder="kind(...)")``), or is data (the shape's native forms).
 PARTICULAR: dict[str, Callable[[Entry, bool], Callable[..., int]]] = {}
+PARTICULAR.update(_structs.DECODERS)  # the same, for struct parameters (simcuda/native/structs.py)
 
 
 def install() -> int:

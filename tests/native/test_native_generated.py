@@ -25,10 +25,10 @@ def _served() -> list[int]:
 
 
 def test_no_decoder_is_written_for_one_entry():
-    """The map of decoders keyed by a declared C name is empty: an entry's C arguments are data (its row's
-    call) or a decoder kind its row names."""
+    """The maps of decoders keyed by a declared C name are empty: an entry's C arguments are data (its row's
+    call, in the shape's native forms) or a decoder kind its row names (``Api(..., decoder="kind(...)")``)."""
     assert A.PARTICULAR == {}
-    assert not hasattr(S, "DECODERS")
+    assert S.DECODERS == {}
 
 
 def test_every_served_entry_is_made_from_its_row():
