@@ -16,7 +16,8 @@ through the out-pointers and returns the ``CUresult``.
   builder: :func:`_build` for handles, integers and literals; :func:`_build_arrays` for array kinds
   (``name[count]``) and in/out pointers (``*name``); :func:`_build_general` for the native forms (struct
   fields, struct parameters read by their reader in :data:`simcuda.native.structs.READERS`, records and nested
-  core calls, tuples and lists, C strings in and out, fixed-size outputs). Every parameter that is a pointer
+  core calls, tuples and lists, C strings in and out, fixed-size outputs: Python source generated from the row
+  and compiled once, kept as the adapter's ``source``). Every parameter that is a pointer
   (to data or a function) arrives as an ``int`` address (:func:`flat_prototype`: the same C ABI, without a
   ctypes pointer object per call); outputs are written with :func:`put`.
 * **Decoder kinds** (:data:`KINDS`) for what cannot be data: the row names its kind (``Api.decoder``), with
@@ -350,159 +351,135 @@ def _set_field(obj: Any, path: tuple[str, ...], value: Any) -> None:
     setattr(obj, path[-1], (value or None) if ftype is ctypes.c_void_p else value)
 
 
+def _struct_at(d: Any, addr: int | None, st: Any, arg: str, call: str) -> Any:
+    """The struct ``st`` at ``addr``; a NULL ``addr`` is the core's INVALID_VALUE for ``arg``."""
+    if not addr:
+        d.require_arg(False, arg, call)
+    return st.from_address(addr)
+
+
+def _read_pointer(d: Any, addr: int | None, t: Any, arg: str, call: str) -> Any:
+    """The value an in/out pointer points to (``*name``); NULL is INVALID_VALUE."""
+    if not addr:
+        d.require_arg(False, arg, call)
+    return t.from_address(addr).value
+
+
 def _build_general(entry: Entry, row: Api, ptds: bool) -> Callable[..., int]:
     """The adapter of a row in the native forms of :mod:`simcuda._core.api` (struct fields, struct
     parameters read by their registered reader, records and nested core calls, tuples and lists, C strings
-    in and out, fixed-size outputs): each argument compiled once into a reader of the C arguments, each
-    output into a writer chosen by its declared C type."""
+    in and out, fixed-size outputs), generated as Python source from the row and the C declaration and
+    compiled once: each argument an expression of the C arguments ``a0, a1...`` chosen by its form and declared
+    C type, each output a write chosen by its type; no interpretation per call."""
     call = row.call
     params = entry.params
     names = [n for _t, n, _d in params]
     ctype = {n: t for t, n, _d in params}
     index = ENTRIES.index(entry)
-    op, api = call.op, entry.name
+    api = entry.name
+    ns: dict[str, Any] = {"_drv": _drv, "DriverError": DriverError, "api": api, "_fsdecode": os.fsdecode,
+                          "_struct_at": _struct_at, "_read_pointer": _read_pointer, "_read_array": _read_array,
+                          "_field": _field, "_set_field": _set_field, "_put": put, "_static": _static,
+                          "_c_void_p": ctypes.c_void_p, "_memmove": ctypes.memmove, "_text": _text}
     records = _records()
-    readers = _structs.READERS
-    Reader = Callable[[Any, tuple[Any, ...]], Any]
 
-    def struct_at(d: Any, a: tuple[Any, ...], j: int) -> Any:
-        d.require_arg(bool(a[j]), names[j], api)
-        return _struct_of(params[j][0]).from_address(a[j])
+    def const(v: Any) -> str:
+        k = f"_k{len(ns)}"
+        ns[k] = v
+        return k
 
-    def compile_arg(x: Any) -> Reader:
+    def struct_expr(j: int) -> str:
+        return f"_struct_at(d, a{j}, {const(_struct_of(params[j][0]))}, {names[j]!r}, api)"
+
+    def expr(x: Any) -> str:
         kind = x.kind
         if kind == "literal":
-            lit = x.value
-            return lambda d, a: lit
+            return const(x.value)
         if kind == "param":
             j, t = names.index(x.name), ctype[x.name]
             if t in _STRING_IN:
-                return lambda d, a: None if a[j] is None else os.fsdecode(a[j])
+                return f"(None if a{j} is None else _fsdecode(a{j}))"
             if ptds and t == "CUstream":
-                return lambda d, a: a[j] or CU_STREAM_PER_THREAD
-            st = _struct_of(t)
-            read = readers.get(_base(t)) if st is not None else None
+                return f"(a{j} or {CU_STREAM_PER_THREAD})"
+            read = _structs.READERS.get(_base(t)) if _struct_of(t) is not None else None
             if read is not None:  # a struct parameter: its registered reader gives the core's value
-                return lambda d, a: read(d, struct_at(d, a, j), api)
-            return lambda d, a: a[j] or 0
+                return f"{const(read)}(d, {struct_expr(j)}, api)"
+            return f"(a{j} or 0)"
         if kind == "array":
             j, c = names.index(x.name), names.index(x.value)
             t, fields = _items(ctype[x.name])
-            return lambda d, a: _read_array(t, fields, a[j], a[c] or 0)
+            return f"_read_array({const(t)}, {const(fields)}, a{j}, a{c} or 0)"
         if kind == "read":
             j = names.index(x.name)
-            pt = pointee(index, j)
-
-            def read_ptr(d: Any, a: tuple[Any, ...]) -> Any:
-                d.require_arg(bool(a[j]), names[j], api)
-                return pt.from_address(a[j]).value
-            return read_ptr
+            return f"_read_pointer(d, a{j}, {const(pointee(index, j))}, {names[j]!r}, api)"
         if kind == "field":
             j, path = names.index(x.name), x.value
-            stream_field = ptds and path[-1] in ("hStream", "hUploadStream")
-            if stream_field:
-                return lambda d, a: _field(struct_at(d, a, j), path) or CU_STREAM_PER_THREAD
-            return lambda d, a: _field(struct_at(d, a, j), path)
-        if kind in ("tuple", "list"):
-            parts = [compile_arg(y) for _k, y in x.items]
-            make = tuple if kind == "tuple" else list
-            return lambda d, a: make(f(d, a) for f in parts)
+            e = f"_field({struct_expr(j)}, {path!r})"
+            return f"({e} or {CU_STREAM_PER_THREAD})" if ptds and path[-1] in ("hStream", "hUploadStream") else e
+        if kind == "tuple":
+            return "(" + "".join(expr(y) + ", " for _k, y in x.items) + ")"
+        if kind == "list":
+            return "[" + ", ".join(expr(y) for _k, y in x.items) + "]"
         if kind == "call":
-            pos, kws, spreads = compile_items(x.items)
-            if x.name in records:
-                rec = records[x.name]
-                return lambda d, a: rec(*[f(d, a) for f in pos], **gather(d, a, kws, spreads))
-            name = x.name
-            return lambda d, a: getattr(d, name)(*[f(d, a) for f in pos], **gather(d, a, kws, spreads))
+            target = const(records[x.name]) if x.name in records else f"d.{x.name}"
+            return f"{target}({items(x.items)})"
         raise AssertionError(f"{api}: argument kind {kind} outside a call")
 
-    def compile_items(items: Any) -> tuple[list[Reader], list[tuple[str, Reader]], list[Reader]]:
-        pos: list[Reader] = []
-        kws: list[tuple[str, Reader]] = []
-        spreads: list[Reader] = []
-        for kw, y in items:
+    def items(xs: Any) -> str:
+        out = []
+        for kw, y in xs:
             if y.kind == "spread":
-                spreads.append(compile_arg(y.items[0][1]))
-            elif kw is None:
-                pos.append(compile_arg(y))
+                out.append("**" + expr(y.items[0][1]))
             else:
-                kws.append((kw, compile_arg(y)))
-        return pos, kws, spreads
+                out.append(expr(y) if kw is None else f"{kw}={expr(y)}")
+        return ", ".join(out)
 
-    def gather(d: Any, a: tuple[Any, ...], kws: list[tuple[str, Reader]], spreads: list[Reader]) -> dict[str, Any]:
-        out = {k: f(d, a) for k, f in kws}
-        for f in spreads:
-            out.update(f(d, a))
-        return out
-
-    pos, kws, spreads = compile_items(call.tree)
-    Writer = Callable[[tuple[Any, ...], Any], None]
-    writers: list[Writer] = []
-    checks: list[int] = []  # output pointers that may not be NULL, checked before the call
+    lines = [f"def body({', '.join(f'a{j}' for j in range(len(params)))}):", "    d = _drv()"]
+    writes: list[str] = []
     strings: list[int] = []  # ``const char**`` outputs: NULL after a failed call
-    inputs = {x.name for _k, x in call.tree if x.kind in ("param", "field")}
-    for slot in call.outs:
+    def read_params(x: Any) -> set[str]:
+        own = {x.name} if x.kind in ("param", "field") else set()
+        return own.union(*[read_params(y) for _k, y in x.items])
+    inputs = set().union(*[read_params(x) for _k, x in call.tree])
+    results = ["r"] if len(call.outs) == 1 else [f"r[{k}]" for k in range(len(call.outs))]
+    for slot, v in zip(call.outs, results):
         if slot in call.fields:
             base, path = call.fields[slot]
             j = names.index(base)
             if base not in inputs:
-                checks.append(j)
-            st = _struct_of(ctype[base])
-
-            def write_field(a: tuple[Any, ...], v: Any, j: int = j, st: Any = st, path: Any = path) -> None:
-                _set_field(st.from_address(a[j]), path, v)
-            writers.append(write_field)
+                lines.append(f"    if not a{j}: d.require_arg(False, {base!r}, api)")
+            writes.append(f"    _set_field({const(_struct_of(ctype[base]))}.from_address(a{j}), {path!r}, {v})")
             continue
         j, t = names.index(slot), ctype[slot]
-        checks.append(j)
+        lines.append(f"    if not a{j}: d.require_arg(False, {slot!r}, api)")
         if t == "const char**":  # a string the driver hands out: static, as the driver's
             strings.append(j)
-
-            def write_string(a: tuple[Any, ...], v: Any, j: int = j) -> None:
-                put(ctypes.c_void_p, a[j], _static(v if isinstance(v, str) else v.decode()))
-            writers.append(write_string)
+            writes.append(f"    _put(_c_void_p, a{j}, _static({v}))")
         elif slot in call.counts:  # char *name, int len: the text NUL-terminated, cut to the buffer
             if t != "char*":
                 raise AssertionError(f"{api}: an output array {slot} in the native forms must be a char buffer")
-            c = names.index(call.counts[slot])
-
-            def write_text(a: tuple[Any, ...], v: Any, j: int = j, c: int = c) -> None:
-                room = a[c]
-                b = (v.encode() if isinstance(v, str) else bytes(v))[:max(room - 1, 0)] + b"\0"
-                ctypes.memmove(a[j], b, min(len(b), room))
-            writers.append(write_text)
+            writes.append(f"    _text(a{j}, a{names.index(call.counts[slot])}, {v})")
         elif _struct_of(t) is not None:  # a fixed-size struct the core gives as bytes (CUuuid)
-            size = ctypes.sizeof(_struct_of(t))
-
-            def write_bytes(a: tuple[Any, ...], v: Any, j: int = j, size: int = size) -> None:
-                ctypes.memmove(a[j], bytes(v), size)
-            writers.append(write_bytes)
+            writes.append(f"    _memmove(a{j}, bytes({v}), {ctypes.sizeof(_struct_of(t))})")
         else:
-            pt = pointee(index, j)
-
-            def write_value(a: tuple[Any, ...], v: Any, j: int = j, pt: Any = pt) -> None:
-                pt.from_address(a[j]).value = v
-            writers.append(write_value)
-    single = len(call.outs) == 1
-
-    def body(*a: Any) -> int:
-        d = _drv()
-        for j in checks:
-            if not a[j]:
-                d.require_arg(False, names[j], api)
-        try:
-            r = getattr(d, op)(*[f(d, a) for f in pos], **gather(d, a, kws, spreads))
-        except DriverError:
-            for j in strings:
-                put(ctypes.c_void_p, a[j], None)
-            raise
-        if single:
-            writers[0](a, r)
-        elif writers:
-            for w, v in zip(writers, r):
-                w(a, v)
-        return 0
+            writes.append(f"    {const(pointee(index, j))}.from_address(a{j}).value = {v}")
+    invoke = f"d.{call.op}({items(call.tree)})"
+    if strings:
+        lines += ["    try:", f"        r = {invoke}", "    except DriverError:"]
+        lines += [f"        _put(_c_void_p, a{j}, None)" for j in strings] + ["        raise"]
+    else:
+        lines.append(f"    r = {invoke}" if writes else f"    {invoke}")
+    source = "\n".join(lines + writes + ["    return 0", ""])
+    exec(compile(source, f"<native adapter of {api}>", "exec"), ns)  # the source is made from the row, above
+    body: Callable[..., int] = ns["body"]
+    body.source = source  # type: ignore[attr-defined]
     return body
+
+
+def _text(addr: int, room: int, v: Any) -> None:
+    """Write ``v`` (``str`` or ``bytes``) NUL-terminated into the ``room`` bytes at ``addr``, cut to fit."""
+    b = (v.encode() if isinstance(v, str) else bytes(v))[:max(room - 1, 0)] + b"\0"
+    ctypes.memmove(addr, b, min(len(b), room))
 
 
 def _needs_general(entry: Entry, call: Any) -> bool:
@@ -564,8 +541,9 @@ Decoder = Callable[[Entry, bool], Callable[..., int]]
 _STATIC_STRINGS: dict[bytes, ctypes.Array[ctypes.c_char]] = {}  # C strings the driver hands out, kept forever
 
 
-def _static(s: str) -> int:
-    b = s.encode()
+def _static(s: str | bytes) -> int:
+    """The address of a NUL-terminated copy of ``s``, kept for the process (a string the driver hands out)."""
+    b = s.encode() if isinstance(s, str) else bytes(s)
     buf = _STATIC_STRINGS.get(b)
     if buf is None:
         buf = _STATIC_STRINGS[b] = ctypes.create_string_buffer(b)

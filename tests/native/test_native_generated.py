@@ -27,8 +27,11 @@ def _served() -> list[int]:
 def test_no_decoder_is_written_for_one_entry():
     """The maps of decoders keyed by a declared C name are empty: an entry's C arguments are data (its row's
     call, in the shape's native forms) or a decoder kind its row names (``Api(..., decoder="kind(...)")``)."""
-    assert A.PARTICULAR == {}
-    assert S.DECODERS == {}
+    how = ("make the adapter from the row instead: spell its call in the shape's native forms (simcuda/_core/api.py's "
+           "docstring), or register the decoder in adapters.KINDS / structs.KINDS and name it in the row "
+           "(Api(..., decoder=\"kind(...)\"))")
+    assert A.PARTICULAR == {}, how
+    assert S.DECODERS == {}, how
 
 
 def test_every_served_entry_is_made_from_its_row():
@@ -85,3 +88,16 @@ def test_the_staleness_checks_exist():
                        ("tests/native/test_library.py", "gen_native_entries.py")):
         text = (ROOT / path).read_text(encoding="utf-8")
         assert tool in text and '"--check"' in text, path
+
+
+def test_native_form_adapters_are_generated_source_calling_the_rows_operations():
+    """An adapter of the native forms is Python source generated from its row (kept as ``source``) that calls
+    the row's core operations, nested ones too, with one argument per C parameter."""
+    for i in _served():
+        e = ENTRIES[i]
+        row = A.row_of(e)
+        if row.decoder_kind is None and A.builder(e, row) is A._build_general:
+            source = A._build_general(e, row, False).source
+            for op in row.call.ops:
+                assert f"d.{op}(" in source, (e.declared, op)
+            assert source.startswith(f"def body({', '.join(f'a{j}' for j in range(len(e.params)))}):"), e.declared
