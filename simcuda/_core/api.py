@@ -23,6 +23,35 @@ in the order of the tuple face. A row says three things, and nothing else says t
   ``-> mode``). A complete call may be followed by `` (...)``: the entry stays particular for the Python
   faces, which convert the wrapper's arguments by hand (their list checks, texts and order), while the call
   (:attr:`Api.call`, :attr:`Api.has_call`) serves faces that read C arguments.
+
+  **Native forms.** A call after which `` (...)`` follows may use more forms, read only by the native
+  adapters (:func:`simcuda.native.adapters.builder`), so that they build every entry from its row:
+
+  - ``p.a.b`` (an argument): field ``a.b`` of the struct the C parameter ``p`` points to, read through its
+    generated ctypes layout (:mod:`simcuda._generated.cydriver_ctypes`); a handle or pointer field is its
+    address (NULL 0), a ``hStream``/``hUploadStream`` field follows the per-thread default stream rule; a NULL
+    ``p`` is the core's INVALID_VALUE (``require_arg``), checked when the argument is read
+    (``array_create(pAllocateArray.Width, ...)``). As an output (``-> phGraphNode, nodeParams.dptr``), the
+    result is written into that field.
+  - ``p`` naming a pointer to a struct that has a reader (:data:`simcuda.native.structs.READERS`, one per
+    struct, keyed by its C type name: the only place where the core's record differs from the C fields): the
+    reader's value (``memcpy(pCopy, None, 'cuMemcpy2D')`` gets a ``CopyParams``); NULL is INVALID_VALUE.
+    ``**p`` spreads a reader's dict into keywords (``graph_add_kernel_node(hGraph, deps[n], **nodeParams)``).
+  - ``Record(...)`` (a capitalised name: ``CopyParams``, ``MemsetParams`` of :mod:`simcuda._core.memory`)
+    builds the record the core takes; ``op(...)`` nested is another core operation, whose result is the
+    argument (``module_load_data(read_image_file(fname, 'cuModuleLoad'), 'cuModuleLoad')``); ``(a, b)`` and
+    ``[a, b]`` are a tuple and a list (``stream_batch_mem_op(stream, [(2, addr, value, flags)], 0, ...)``).
+  - By the C type alone, no form needed: a ``const char*`` argument is a ``str`` (None for NULL); a
+    ``const char**`` output receives a static C string (NULL after a failed call [I], as ``cuGetErrorName``
+    documents); ``-> name[len]`` with ``char* name`` and a by-value ``len`` writes the text NUL-terminated,
+    cut to ``len`` bytes; an output pointing to a struct gets the core's ``bytes`` (``CUuuid``).
+
+  What cannot be data (a ``void**`` kernel parameter array decoded by the kernel's types, arrays the driver
+  hands out and keeps, tagged unions, a value whose C type depends on another argument, results written back
+  on failure) is a **decoder kind**: the row keeps ``op(...)`` and names the kind, ``decoder="node_get(1)"``
+  (a name of :data:`simcuda.native.adapters.KINDS`, with literal arguments), and the generator builds the
+  adapter with it; no adapter is written per entry (``tests/native/test_native_generated.py``). An older
+  variant that no Python wrapper has (``cuCtxCreate_v2``) has its row in :data:`VARIANTS`, by declared name.
 * ``doc``: what the entry does, its arguments' meaning, and its errors in the order the core checks
   them, with the spec sections they cite: the only copy of that prose. Every face (the tuple face, the
   ``_v2`` face, the runtime face, the native adapters) shows it under its own generated header.
@@ -43,13 +72,36 @@ import attrs
 
 
 @attrs.frozen
+class Arg:
+    """One argument of a shape in the native forms (:attr:`Call.tree`): what the core gets, and from where.
+
+    ``kind``: ``"param"`` (the C parameter ``name``), ``"array"`` (``name[count]``, ``value`` the count
+    parameter), ``"read"`` (``*name``), ``"literal"`` (``value``), ``"field"`` (``name.a.b``: the field path
+    ``value`` of the struct parameter ``name``), ``"call"`` (``name(...)``: a record the core takes when
+    ``name`` is capitalised, else a core operation, with ``items``), ``"tuple"`` / ``"list"`` (``items``),
+    ``"spread"`` (``**x``: the keywords of the dict ``items[0]``). ``items``: ``(keyword or None, Arg)`` pairs.
+    """
+
+    kind: str
+    name: str | None = None
+    value: object = None
+    items: tuple[tuple[str | None, Arg], ...] = ()
+
+
+#: argument kinds the first shape forms have (a call of only these is built by the simple adapters)
+SIMPLE_KINDS = frozenset({"param", "array", "read", "literal"})
+
+
+@attrs.frozen
 class Call:
     """A parsed :attr:`Api.shape`: the core method, its arguments and the output slots it fills.
 
     ``args``: ``(keyword or None, C parameter name or None, literal)`` per argument, in order (a literal
-    when the parameter name is None); ``outs``: the output slot names, in the order of the result;
-    ``counts``: the array arguments and outputs (``name[count]``), name -> its count parameter;
-    ``reads``: the in/out pointers whose value is passed (``*name``).
+    when the parameter name is None; for an argument of the native forms, its :class:`Arg`);
+    ``outs``: the output slot names, in the order of the result (a struct field output ``p.a.b`` as that
+    text); ``counts``: the array arguments and outputs (``name[count]``), name -> its count parameter;
+    ``reads``: the in/out pointers whose value is passed (``*name``); ``tree``: every argument as an
+    :class:`Arg`; ``fields``: the struct field outputs, slot -> ``(parameter, field path)``.
     """
 
     op: str
@@ -57,6 +109,27 @@ class Call:
     outs: tuple[str, ...]
     counts: dict[str, str] = attrs.field(factory=dict)
     reads: frozenset[str] = frozenset()
+    tree: tuple[tuple[str | None, Arg], ...] = ()
+    fields: dict[str, tuple[str, tuple[str, ...]]] = attrs.field(factory=dict)
+
+    @property
+    def simple(self) -> bool:
+        """True when the call has only the first forms (parameters, literals, ``name[count]``, ``*name``)."""
+        return not self.fields and all(a.kind in SIMPLE_KINDS for _kw, a in self.tree)
+
+    @property
+    def ops(self) -> tuple[str, ...]:
+        """The core operations the call makes: its own, then those nested in its arguments."""
+        found = [self.op]
+
+        def walk(a: Arg) -> None:
+            if a.kind == "call" and a.name and not a.name[0].isupper():
+                found.append(a.name)
+            for _kw, x in a.items:
+                walk(x)
+        for _kw, a in self.tree:
+            walk(a)
+        return tuple(dict.fromkeys(found))
 
 
 @attrs.frozen
@@ -64,12 +137,14 @@ class Api:
     """One driver entry: its name, the core operation that serves it (:attr:`shape`), and its description.
 
     ``name``: the driver API name as the tuple face spells it (``cuStreamBeginCapture``);
-    ``shape``: see the module docstring; ``doc``: the entry's description and errors.
+    ``shape``: see the module docstring; ``doc``: the entry's description and errors; ``decoder``: the
+    native decoder kind for what cannot be data (``"node_get(1)"``; empty: the adapter is built from the call).
     """
 
     name: str
     shape: str
     doc: str
+    decoder: str = ""
 
     @property
     def particular(self) -> bool:
@@ -87,8 +162,23 @@ class Api:
 
     @property
     def ops(self) -> tuple[str, ...]:
-        """The core operation(s) the entry calls (``Driver`` method names)."""
-        return tuple(self.shape.split("(", 1)[0].split("/"))
+        """The core operation(s) the entry calls (``Driver`` method names): those its call makes, nested ones
+        too, or those a particular shape lists (``a/b(...)``)."""
+        if self.has_call and "/" not in self._head:
+            return self.call.ops
+        return tuple(self._head.split("/"))
+
+    @functools.cached_property
+    def decoder_kind(self) -> tuple[str, tuple[object, ...]] | None:
+        """The native decoder kind :attr:`decoder` names, as ``(kind, literal arguments)``; None when the
+        native adapter is built from the call."""
+        if not self.decoder:
+            return None
+        expr = ast.parse(self.decoder, mode="eval").body
+        if isinstance(expr, ast.Name):
+            return expr.id, ()
+        assert isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and not expr.keywords, self.decoder
+        return expr.func.id, tuple(ast.literal_eval(a) for a in expr.args)
 
     @functools.cached_property
     def call(self) -> Call:
@@ -99,30 +189,63 @@ class Api:
         head, _, outs = shape.partition(" -> ")
         expr = ast.parse(head, mode="eval").body
         assert isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name), self.shape
-        args: list[tuple[str | None, str | None, object]] = []
         counts: dict[str, str] = {}
         reads: set[str] = set()
 
-        def name_of(node: ast.expr) -> str | None:
+        def field_path(node: ast.expr) -> tuple[str, tuple[str, ...]] | None:
+            path: list[str] = []
+            while isinstance(node, ast.Attribute):
+                path.insert(0, node.attr)
+                node = node.value
+            return (node.id, tuple(path)) if path and isinstance(node, ast.Name) else None
+
+        def arg_of(node: ast.expr) -> Arg:
             if isinstance(node, ast.Subscript):  # name[count]: an array and its count parameter
                 assert isinstance(node.value, ast.Name) and isinstance(node.slice, ast.Name), self.shape
                 counts[node.value.id] = node.slice.id
-                return node.value.id
+                return Arg("array", node.value.id, node.slice.id)
             if isinstance(node, ast.Starred):  # *name: the value an in/out pointer points to
                 assert isinstance(node.value, ast.Name), self.shape
                 reads.add(node.value.id)
-                return node.value.id
-            return node.id if isinstance(node, ast.Name) else None
+                return Arg("read", node.value.id)
+            if isinstance(node, ast.Name):
+                return Arg("param", node.id)
+            if isinstance(node, ast.Attribute):  # p.a.b: a field of the struct parameter p
+                fp = field_path(node)
+                assert fp is not None, self.shape
+                return Arg("field", fp[0], fp[1])
+            if isinstance(node, ast.Call):  # Record(...) or core_op(...)
+                assert isinstance(node.func, ast.Name), self.shape
+                return Arg("call", node.func.id, None, items_of(node.args, node.keywords))
+            if isinstance(node, (ast.Tuple, ast.List)):
+                return Arg("tuple" if isinstance(node, ast.Tuple) else "list", None, None,
+                           tuple((None, arg_of(x)) for x in node.elts))
+            return Arg("literal", None, ast.literal_eval(node))
 
-        for kw, node in [(None, a) for a in expr.args] + [(k.arg, k.value) for k in expr.keywords]:
-            p = name_of(node)
-            args.append((kw, p, None if p is not None else ast.literal_eval(node)))
+        def items_of(args: list[ast.expr], keywords: list[ast.keyword]) -> tuple[tuple[str | None, Arg], ...]:
+            items: list[tuple[str | None, Arg]] = [(None, arg_of(a)) for a in args]
+            for k in keywords:  # k.arg None: **x, the keywords of a dict
+                items.append((k.arg, arg_of(k.value) if k.arg else Arg("spread", None, None,
+                                                                       ((None, arg_of(k.value)),))))
+            return tuple(items)
+
+        tree = items_of(expr.args, expr.keywords)
+        args = tuple((kw, a.name if a.kind in ("param", "array", "read") else None,
+                      a.value if a.kind == "literal" else (None if a.kind in SIMPLE_KINDS else a)) for kw, a in tree)
         out_names: list[str] = []
+        fields: dict[str, tuple[str, tuple[str, ...]]] = {}
         for o in (outs.split(",") if outs else []):
-            p = name_of(ast.parse(o.strip(), mode="eval").body)
-            assert p is not None, self.shape
-            out_names.append(p)
-        return Call(expr.func.id, tuple(args), tuple(out_names), counts, frozenset(reads))
+            node = ast.parse(o.strip(), mode="eval").body
+            fp = field_path(node)
+            if fp is not None:  # -> p.a.b: written into a field of the struct parameter p
+                slot = o.strip()
+                fields[slot] = fp
+                out_names.append(slot)
+                continue
+            a = arg_of(node)
+            assert a.kind in ("param", "array", "read") and a.name is not None, self.shape
+            out_names.append(a.name)
+        return Call(expr.func.id, args, tuple(out_names), counts, frozenset(reads), tree, fields)
 
 
 ROWS: tuple[Api, ...] = (
@@ -133,11 +256,11 @@ Args: ``Flags`` (unsigned int) must be 0.
 Errors: INVALID_VALUE for non-zero flags; NO_DEVICE (100) on a ``Driver(available=False)``."""),
     Api("cuDriverGetVersion", "driver_get_version() -> driverVersion",
         """The simulated driver version, 13050 (CUDA 13.5); needs no ``cuInit``."""),
-    Api("cuGetErrorName", "get_error_name(...)",
+    Api("cuGetErrorName", "get_error_name(error) -> pStr (...)",
         """The name of a ``CUresult`` as ``bytes`` (``b'CUDA_ERROR_INVALID_VALUE'``); needs no ``cuInit``.
 
 Errors: INVALID_VALUE for a value that is not a ``CUresult``."""),
-    Api("cuGetErrorString", "get_error_string(...)",
+    Api("cuGetErrorString", "get_error_string(error) -> pStr (...)",
         """The description of a ``CUresult`` as ``bytes``; needs no ``cuInit``.
 
 Fidelity: the text is the code's documentation sentence from the cuda-bindings docstring (spec 10),
@@ -146,18 +269,18 @@ not the shorter string of the real ``libcuda``. Errors: INVALID_VALUE for an unk
         """The device with this ordinal. Errors: INVALID_DEVICE (101) out of range; NOT_INITIALIZED."""),
     Api("cuDeviceGetCount", "device_get_count() -> count",
         """Number of simulated devices (``Driver(devices=[...])``)."""),
-    Api("cuDeviceGetUuid", "device_get_uuid(...)",
+    Api("cuDeviceGetUuid", "device_get_uuid(dev) -> uuid (...)",
         """The device's UUID (``CUuuid``, 16 bytes): a stable hash of its name and ordinal, the same every run [I].
 
 Errors: INVALID_DEVICE."""),
-    Api("cuDeviceGetName", "device_get_name(...)",
+    Api("cuDeviceGetName", "device_get_name(dev, len) -> name[len] (...)",
         """The device name as ``bytes`` of exactly ``length`` bytes (NUL-terminated, then padding, as the real
 wrapper returns its buffer). Errors: INVALID_DEVICE; INVALID_VALUE for ``length`` <= 0."""),
     Api("cuDeviceGetAttribute", "device_get_attribute(attrib, dev) -> pi",
         """A ``CUdevice_attribute`` value (``int``). Errors: INVALID_DEVICE; INVALID_VALUE unknown attribute."""),
     Api("cuDeviceTotalMem", "device_total_mem(dev) -> bytes",
         """Device memory in bytes (``DeviceSpec.total_mem``). Errors: INVALID_DEVICE."""),
-    Api("cuDeviceComputeCapability", "device_get_attribute(...)",
+    Api("cuDeviceComputeCapability", "device_compute_capability(dev) -> major, minor (...)",
         """``(major, minor)`` from attributes 75/76 (``DeviceSpec.compute_capability``). Errors: INVALID_DEVICE."""),
     Api("cuDevicePrimaryCtxRetain", "device_primary_ctx_retain(dev) -> pctx",
         """Retain (creating on first use) the device's primary context. Errors: INVALID_DEVICE."""),
@@ -174,7 +297,7 @@ Args: ``ctxCreateParams``: ``None`` or a ``CUctxCreateParams`` (``cigParams`` no
 context, spec 8.1); ``flags``: ``CUctx_flags`` bits; ``dev``: ``CUdevice`` or ordinal.
 Errors: INVALID_DEVICE; INVALID_VALUE both exec-affinity and CIG parameters [I] or a bad CIG data
 type; NOT_SUPPORTED (801) device without CIG support, or coredump flags with CIG [I];
-STREAM_CAPTURE_UNSUPPORTED (900) during a capture that restricts this thread (spec 5.2) [I]."""),
+STREAM_CAPTURE_UNSUPPORTED (900) during a capture that restricts this thread (spec 5.2) [I].""", decoder="ctx_create"),
     Api("cuCtxDestroy", "ctx_destroy(ctx)",
         """Destroy a context and its streams (captures there end as on stream destroy, spec 5.2).
 
@@ -299,7 +422,7 @@ Errors: 906 on the legacy stream while a blocking stream of its context captures
 Returns ``(res, CUstreamCaptureStatus, cuuint64_t id, CUgraph, list[CUgraphNode],
 list[CUgraphEdgeData], int)``. The id is a ``cuuint64_t``, which has no value equality: compare
 ``int(id)`` (spec 11.1). When the status is not ACTIVE: id 0, ``CUgraph(0)``, empty lists, 0 [I].
-Errors: 906 on the legacy stream under a blocking capture (not invalidating)."""),
+Errors: 906 on the legacy stream under a blocking capture (not invalidating).""", decoder="capture_info(True)"),
     Api("cuStreamUpdateCaptureDependencies",
         "stream_update_capture_dependencies(hStream, dependencies[numDependencies], "
         "dependencyData[numDependencies], flags) (...)",
@@ -322,7 +445,7 @@ Args: ``streamCigCaptureParams``: a ``CUstreamCigCaptureParams`` whose ``streamC
 ``[CUstreamCigParam]``; ``None`` or an empty list means NULL.
 Errors, in order: INVALID_VALUE NULL params; INVALID_VALUE legacy stream; INVALID_CONTEXT non-CIG
 context; NOT_SUPPORTED device lacks CIG streams; INVALID_VALUE data type mismatch [I]; INVALID_VALUE
-already in CIG or graph capture."""),
+already in CIG or graph capture.""", decoder="stream_begin_capture_to_cig"),
     Api("cuStreamEndCaptureToCig", "stream_end_capture_to_cig(hStream)",
         """End a CIG capture (spec 8.4). Errors: INVALID_VALUE not CIG-capturing; 908 from another thread
 (the CIG capture goes on) unless ``Options(cig_end_any_thread=True)``."""),
@@ -393,12 +516,12 @@ Errors: INVALID_VALUE unknown address; 900 during a restricting capture (spec 5.
         """``(free, total)`` bytes of the current context's device. Errors: INVALID_CONTEXT."""),
     Api("cuMemGetAddressRange", "mem_get_address_range(dptr) -> pbase, psize",
         """``(CUdeviceptr base, size)`` of the allocation holding ``dptr``. Errors: INVALID_VALUE."""),
-    Api("cuMemcpy", "memcpy(...)",
+    Api("cuMemcpy", "memcpy_unified(dst, src, ByteCount, None, 'cuMemcpy') (...)",
         """Synchronous copy between unified addresses (device if inside a simulated allocation, else host).
 
 Legacy mode: runs on the legacy stream (906 and invalidation under a blocking capture; otherwise a
 potentially unsafe call, spec 6, 5.2). Per-thread mode: spec 6.1. Errors: INVALID_VALUE bad ranges."""),
-    Api("cuMemcpyAsync", "memcpy(...)",
+    Api("cuMemcpyAsync", "memcpy_unified(dst, src, ByteCount, hStream, 'cuMemcpyAsync') (...)",
         """Asynchronous unified copy: a MEMCPY node during capture (spec 3.8); the source is read when the
 work runs (spec 3.10).
 
@@ -411,58 +534,67 @@ shows (spec 16, 9) [O: cuda-python issue 2649]; the explicit HtoD/DtoH/DtoD copi
 sides.
 
 Errors: INVALID_VALUE bad ranges; the stream's capture rules (spec 3.8)."""),
-    Api("cuMemcpyHtoD", "memcpy(...)",
+    Api("cuMemcpyHtoD",
+        "memcpy(CopyParams('host', srcHost, 'device', dstDevice, ByteCount), None, 'cuMemcpyHtoD') (...)",
         """Synchronous host-to-device copy (``srcHost``: int address, ctypes object or buffer such as numpy/bytes).
 
 Errors: INVALID_VALUE bad range or short host buffer; legacy-stream/unsafe-call rules (spec 6, 5.2)."""),
-    Api("cuMemcpyHtoDAsync", "memcpy(...)",
+    Api("cuMemcpyHtoDAsync",
+        "memcpy(CopyParams('host', srcHost, 'device', dstDevice, ByteCount), hStream, 'cuMemcpyHtoDAsync') (...)",
         """Asynchronous host-to-device copy: a MEMCPY node during capture that reads the host buffer when the
 graph runs, not now (spec 3.8, 3.10). Errors: INVALID_VALUE bad range; stream capture rules."""),
-    Api("cuMemcpyDtoH", "memcpy(...)",
+    Api("cuMemcpyDtoH",
+        "memcpy(CopyParams('device', srcDevice, 'host', dstHost, ByteCount), None, 'cuMemcpyDtoH') (...)",
         """Synchronous device-to-host copy into a writable buffer or an int address. Errors as ``cuMemcpyHtoD``."""),
-    Api("cuMemcpyDtoHAsync", "memcpy(...)",
+    Api("cuMemcpyDtoHAsync",
+        "memcpy(CopyParams('device', srcDevice, 'host', dstHost, ByteCount), hStream, 'cuMemcpyDtoHAsync') (...)",
         """Asynchronous device-to-host copy (captured as a MEMCPY node that writes the host buffer at replay)."""),
-    Api("cuMemcpyDtoD", "memcpy(...)",
+    Api("cuMemcpyDtoD",
+        "memcpy(CopyParams('device', srcDevice, 'device', dstDevice, ByteCount), None, 'cuMemcpyDtoD') (...)",
         """Synchronous device-to-device copy. Errors as ``cuMemcpyHtoD``."""),
-    Api("cuMemcpyDtoDAsync", "memcpy(...)",
+    Api("cuMemcpyDtoDAsync",
+        "memcpy(CopyParams('device', srcDevice, 'device', dstDevice, ByteCount), hStream, 'cuMemcpyDtoDAsync') (...)",
         """Asynchronous device-to-device copy (a MEMCPY node during capture)."""),
-    Api("cuMemcpy2D", "memcpy(...)",
+    Api("cuMemcpy2D", "memcpy(pCopy, None, 'cuMemcpy2D') (...)",
         """Synchronous 2D copy from a ``CUDA_MEMCPY2D`` (host, device or unified sides; arrays are NOT_SUPPORTED).
 
 Errors: INVALID_VALUE NULL struct, bad memory type, width above a pitch, bad ranges; sync-copy
 capture rules (spec 6)."""),
-    Api("cuMemcpy2DUnaligned", "memcpy(...)",
+    Api("cuMemcpy2DUnaligned", "memcpy(pCopy, None, 'cuMemcpy2DUnaligned') (...)",
         """As ``cuMemcpy2D`` (no alignment rules are simulated)."""),
-    Api("cuMemcpy2DAsync", "memcpy(...)",
+    Api("cuMemcpy2DAsync", "memcpy(pCopy, hStream, 'cuMemcpy2DAsync') (...)",
         """Asynchronous 2D copy (a MEMCPY node during capture). Errors as ``cuMemcpy2D`` plus stream rules."""),
-    Api("cuMemcpy3D", "memcpy(...)",
+    Api("cuMemcpy3D", "memcpy(pCopy, None, 'cuMemcpy3D') (...)",
         """Synchronous 3D copy from a ``CUDA_MEMCPY3D`` (``srcHeight``/``dstHeight`` rows per slice)."""),
-    Api("cuMemcpy3DAsync", "memcpy(...)",
+    Api("cuMemcpy3DAsync", "memcpy(pCopy, hStream, 'cuMemcpy3DAsync') (...)",
         """Asynchronous 3D copy (a MEMCPY node during capture)."""),
-    Api("cuMemsetD8", "memset(...)",
+    Api("cuMemsetD8", "memset(MemsetParams(dstDevice, uc, 1, N), None, 'cuMemsetD8') (...)",
         """Set ``N`` bytes to ``uc`` (synchronous: legacy-stream/unsafe-call rules, spec 6). Errors:
         INVALID_VALUE range."""),
-    Api("cuMemsetD16", "memset(...)",
+    Api("cuMemsetD16", "memset(MemsetParams(dstDevice, us, 2, N), None, 'cuMemsetD16') (...)",
         """Set ``N`` 16-bit values (``dstDevice`` 2-byte aligned). Errors: INVALID_VALUE range/alignment."""),
-    Api("cuMemsetD32", "memset(...)",
+    Api("cuMemsetD32", "memset(MemsetParams(dstDevice, ui, 4, N), None, 'cuMemsetD32') (...)",
         """Set ``N`` 32-bit values (``dstDevice`` 4-byte aligned). Errors: INVALID_VALUE range/alignment."""),
-    Api("cuMemsetD8Async", "memset(...)",
+    Api("cuMemsetD8Async", "memset(MemsetParams(dstDevice, uc, 1, N), hStream, 'cuMemsetD8Async') (...)",
         """Asynchronous ``cuMemsetD8``: a MEMSET node during capture (spec 3.8)."""),
-    Api("cuMemsetD16Async", "memset(...)",
+    Api("cuMemsetD16Async", "memset(MemsetParams(dstDevice, us, 2, N), hStream, 'cuMemsetD16Async') (...)",
         """Asynchronous ``cuMemsetD16``: a MEMSET node during capture."""),
-    Api("cuMemsetD32Async", "memset(...)",
+    Api("cuMemsetD32Async", "memset(MemsetParams(dstDevice, ui, 4, N), hStream, 'cuMemsetD32Async') (...)",
         """Asynchronous ``cuMemsetD32``: a MEMSET node during capture."""),
-    Api("cuMemsetD2D8", "memset(...)",
+    Api("cuMemsetD2D8", "memset(MemsetParams(dstDevice, uc, 1, Width, Height, dstPitch), None, 'cuMemsetD2D8') (...)",
         """2D byte memset: ``Height`` rows of ``Width`` bytes, rows ``dstPitch`` bytes apart."""),
-    Api("cuMemsetD2D16", "memset(...)",
+    Api("cuMemsetD2D16", "memset(MemsetParams(dstDevice, us, 2, Width, Height, dstPitch), None, 'cuMemsetD2D16') (...)",
         """2D 16-bit memset (``Width`` in elements, ``dstPitch`` in bytes)."""),
-    Api("cuMemsetD2D32", "memset(...)",
+    Api("cuMemsetD2D32", "memset(MemsetParams(dstDevice, ui, 4, Width, Height, dstPitch), None, 'cuMemsetD2D32') (...)",
         """2D 32-bit memset (``Width`` in elements, ``dstPitch`` in bytes)."""),
-    Api("cuMemsetD2D8Async", "memset(...)",
+    Api("cuMemsetD2D8Async",
+        "memset(MemsetParams(dstDevice, uc, 1, Width, Height, dstPitch), hStream, 'cuMemsetD2D8Async') (...)",
         """Asynchronous ``cuMemsetD2D8`` (a MEMSET node during capture)."""),
-    Api("cuMemsetD2D16Async", "memset(...)",
+    Api("cuMemsetD2D16Async",
+        "memset(MemsetParams(dstDevice, us, 2, Width, Height, dstPitch), hStream, 'cuMemsetD2D16Async') (...)",
         """Asynchronous ``cuMemsetD2D16`` (a MEMSET node during capture)."""),
-    Api("cuMemsetD2D32Async", "memset(...)",
+    Api("cuMemsetD2D32Async",
+        "memset(MemsetParams(dstDevice, ui, 4, Width, Height, dstPitch), hStream, 'cuMemsetD2D32Async') (...)",
         """Asynchronous ``cuMemsetD2D32`` (a MEMSET node during capture)."""),
     Api("cuMemAllocAsync", "mem_alloc_async(bytesize, hStream) -> dptr",
         """Stream-ordered allocation: during capture a MEM_ALLOC node with a fixed graph-owned address (spec 3.8).
@@ -501,7 +633,7 @@ the highest values since their last reset.
 Errors, in order: INVALID_VALUE a bad pool; STREAM_CAPTURE_UNSUPPORTED (900) during a capture that restricts
 the calling thread (GLOBAL or THREAD_LOCAL mode; fine in RELAXED), invalidating it, so its end is 901 (spec 16,
 5.2) [O: cuda-python issue 2834]; NOT_SUPPORTED (801) for the other attributes (reuse flags, allocation type,
-export handle types, location, maximum size), which are not simulated."""),
+export handle types, location, maximum size), which are not simulated.""", decoder="pool_attribute(False)"),
     Api("cuMemPoolSetAttribute", "mem_pool_set_attribute(...)",
         """Set ``CU_MEMPOOL_ATTR_RELEASE_THRESHOLD`` (``value``: a ``cuuint64_t`` of bytes; a plain ``int``
 raises ``AttributeError`` in the wrapper, as in the real one), or reset ``RESERVED_MEM_HIGH`` / ``USED_MEM_HIGH``
@@ -511,25 +643,26 @@ Fidelity: the threshold is stored and read back; the simulated pool releases fre
 says [I].
 Errors, in order: INVALID_VALUE a bad pool, a read-only attribute (the CURRENT counters, the location and type
 attributes) [I code], a non-zero watermark value; 900 during a restricting capture, invalidating it (spec 16,
-5.2); NOT_SUPPORTED (801) for the reuse flags and the other attributes, which are not simulated."""),
-    Api("cuModuleLoadData", "module_load_data(...)",
+5.2); NOT_SUPPORTED (801) for the reuse flags and the other attributes, which are not simulated.""",
+        decoder="pool_attribute(True)"),
+    Api("cuModuleLoadData", "module_load_data(image, 'cuModuleLoadData') -> module (...)",
         """Load a module from PTX/CUDA text, CUBIN or fatbin bytes (a buffer such as ``bytes`` or a numpy char
 array, or the int address of NUL-terminated text; ``str`` raises ``TypeError`` as in the real wrapper).
 
 Errors: INVALID_CONTEXT; INVALID_IMAGE (200) nothing recognisable; 900 during a restricting capture
 (spec 5.2). Kernel entry names (and parameter types when visible) are read from the image."""),
-    Api("cuModuleLoadDataEx", "module_load_data(...)",
+    Api("cuModuleLoadDataEx", "module_load_data(image, 'cuModuleLoadDataEx') -> module (...)",
         """As ``cuModuleLoadData``; JIT options are checked like the wrapper checks them (``options`` a list of
 ``CUjit_option``, both lists at least ``numOptions`` long: ``RuntimeError: List is too small``) and
 otherwise ignored."""),
-    Api("cuModuleLoadFatBinary", "module_load_data(...)",
+    Api("cuModuleLoadFatBinary", "module_load_data(fatCubin, 'cuModuleLoadFatBinary') -> module (...)",
         """As ``cuModuleLoadData`` for a fatbin image."""),
-    Api("cuModuleLoad", "module_load_data/read_image_file(...)",
+    Api("cuModuleLoad", "module_load_data(read_image_file(fname, 'cuModuleLoad'), 'cuModuleLoad') -> module (...)",
         """Load a module file (``fname``: ``bytes`` path). Errors: FILE_NOT_FOUND (301) unreadable file;
 otherwise as ``cuModuleLoadData``."""),
     Api("cuModuleUnload", "module_unload(hmod)",
         """Unload a module. Errors: INVALID_HANDLE; 900 during a restricting capture (spec 5.2)."""),
-    Api("cuModuleGetFunction", "module_get_function(...)",
+    Api("cuModuleGetFunction", "module_get_function(hmod, name) -> hfunc (...)",
         """A kernel of the module (``name``: ``bytes``; ``str`` raises ``TypeError: expected bytes, str found``).
 
 Errors: INVALID_HANDLE bad module; NOT_FOUND (500) no such entry."""),
@@ -544,7 +677,7 @@ NOT_SUPPORTED the cluster attributes (not simulated)."""),
         """A function attribute (``int``): ``MAX_THREADS_PER_BLOCK`` (the device's), sizes and registers (0: no
 device code is simulated), PTX/binary version (the compute capability), ``MAX_DYNAMIC_SHARED_SIZE_BYTES``
 (48 KiB until raised) and the carveout. Errors: INVALID_HANDLE; NOT_SUPPORTED other attributes."""),
-    Api("cuFuncGetName", "func_get_name(...)",
+    Api("cuFuncGetName", "func_get_name(hfunc) -> name (...)",
         """The kernel's entry name as ``bytes``. Errors: INVALID_HANDLE."""),
     Api("cuLaunchKernel", "check_kernel_extra/launch_kernel_fast(...)",
         """Launch a kernel: a KERNEL node during capture (spec 3.8), else it runs now (or when the stream
@@ -555,15 +688,18 @@ the real binding: ``None``, the ``int`` address of a ``void**`` array (decoded w
 types read from the module), a buffer of such addresses, or ``(values, types)`` (see
 :mod:`simcuda.bindings._kernel_params`); ``extra`` must be an ``int`` (0).
 Errors: INVALID_HANDLE bad function; INVALID_VALUE zero or oversized dimensions, or ``extra`` set
-together with ``kernelParams``; NOT_SUPPORTED ``extra`` alone (not simulated); stream capture rules."""),
-    Api("cuLaunchCooperativeKernel", "launch_kernel(...)",
+together with ``kernelParams``; NOT_SUPPORTED ``extra`` alone (not simulated); stream capture rules.""",
+        decoder="kernel_launch"),
+    Api("cuLaunchCooperativeKernel",
+        "launch_kernel(f, (gridDimX, gridDimY, gridDimZ), (blockDimX, blockDimY, blockDimZ), sharedMemBytes, hStream, "
+        "packed_kernel_args(f, kernelParams), 'cuLaunchCooperativeKernel') (...)",
         """As ``cuLaunchKernel`` without ``extra`` (cooperative launches are simulated as ordinary ones)."""),
     Api("cuLaunchKernelEx", "check_kernel_extra/check_launch_attributes/launch_kernel/require_arg(...)",
         """Launch from a ``CUlaunchConfig`` (grid, block, shared memory, stream, ``attrs``).
 
 Fidelity: attributes ``IGNORE``, ``COOPERATIVE`` and ``PRIORITY`` are accepted (no effect); any other
 attribute is NOT_SUPPORTED (not simulated; spec 13.B). Errors otherwise as ``cuLaunchKernel``;
-INVALID_VALUE for a NULL config."""),
+INVALID_VALUE for a NULL config.""", decoder="kernel_launch_ex"),
     Api("cuLaunchHostFunc", "launch_host_func(hStream, fn, userData) (...)",
         """Enqueue a host function: a HOST node during capture, called once per replay (spec 3.9).
 
@@ -573,7 +709,7 @@ CFUNCTYPE object raises ``TypeError: an integer is required``. ``userData``: Non
 (passed as an address). The simulator keeps no reference to the thunk, like the binding: keep it alive.
 Errors: INVALID_VALUE NULL function; NOT_SUPPORTED on a CIG stream (spec 8.3); stream capture rules.
 CUDA calls made from inside the function return NOT_PERMITTED (800) [I]."""),
-    Api("cuLaunchHostFunc_v2", "launch_host_func(...)",
+    Api("cuLaunchHostFunc_v2", "launch_host_func(hStream, fn, userData, syncMode) (...)",
         """``cuLaunchHostFunc`` with a ``CUhostTaskSyncMode`` (0 BLOCKING, 1 SPINWAIT; another value is
 INVALID_VALUE [I]); the mode has no visible effect in the simulator (spec 3.9)."""),
     Api("cuGraphCreate", "graph_create(flags) -> phGraph",
@@ -581,7 +717,8 @@ INVALID_VALUE [I]); the mode has no visible effect in the simulator (spec 3.9)."
     Api("cuGraphDestroy", "graph_destroy(hGraph)",
         """Destroy a graph and its nodes; the user-object references it (and its child graphs) held are released.
 Errors: INVALID_VALUE bad graph, a capture target (spec 9) [I], or a child graph owned by a node."""),
-    Api("cuGraphAddKernelNode", "graph_add_kernel_node(...)",
+    Api("cuGraphAddKernelNode",
+        "graph_add_kernel_node(hGraph, dependencies[numDependencies], **nodeParams) -> phGraphNode (...)",
         """Add a KERNEL node from ``CUDA_KERNEL_NODE_PARAMS`` (``func`` or ``kern``, grid/block dimensions,
 ``sharedMemBytes`` in bytes, ``kernelParams`` in any form ``cuLaunchKernel`` takes; arguments are copied
 now, as the driver copies them). A kernel registered with ``simcuda.kernel`` runs on every launch.
@@ -590,19 +727,22 @@ Another struct type (also ``CUDA_KERNEL_NODE_PARAMS_v2``/``_v3``) raises ``TypeE
 Errors: INVALID_VALUE NULL params, bad graph/dependency, bad function (the Returns list has no
 INVALID_HANDLE), zero or oversized dimensions, ``kernelParams`` together with ``extra``;
 NOT_SUPPORTED ``extra`` alone (not simulated)."""),
-    Api("cuGraphAddMemcpyNode", "graph_add_memcpy_node(...)",
+    Api("cuGraphAddMemcpyNode",
+        "graph_add_memcpy_node(hGraph, dependencies[numDependencies], copyParams) -> phGraphNode (...)",
         """Add a MEMCPY node from a ``CUDA_MEMCPY3D``; host sides are read and written when the graph runs,
 never now (spec 3.10). ``ctx`` is accepted and not checked.
 
 Errors: INVALID_VALUE NULL params, bad graph/dependency, device ranges outside an allocation, bad
 memory type; NOT_SUPPORTED for CUDA arrays."""),
-    Api("cuGraphAddMemsetNode", "graph_add_memset_node(...)",
+    Api("cuGraphAddMemsetNode",
+        "graph_add_memset_node(hGraph, dependencies[numDependencies], memsetParams) -> phGraphNode (...)",
         """Add a MEMSET node from ``CUDA_MEMSET_NODE_PARAMS`` (``dst``, ``pitch`` in bytes, ``value``,
 ``elementSize`` 1/2/4 bytes, ``width`` in elements, ``height`` in rows).
 
 Errors: INVALID_VALUE NULL params, bad graph/dependency, element size, value wider than the element,
 misaligned destination, range outside an allocation."""),
-    Api("cuGraphAddHostNode", "graph_add_host_node(...)",
+    Api("cuGraphAddHostNode",
+        "graph_add_host_node(hGraph, dependencies[numDependencies], **nodeParams) -> phGraphNode (...)",
         """Add a HOST node from ``CUDA_HOST_NODE_PARAMS`` (``fn``: a ``CUhostFn`` address, ``userData``); the
 function is called through ctypes on every launch (spec 3.9). Keep the ctypes thunk alive.
 
@@ -619,7 +759,9 @@ Errors: INVALID_VALUE bad graph, dependency or event (the Returns list has no IN
         """Add a WAIT_EVENT node (replay has nothing to wait for: nodes run in one order).
 
 Errors: INVALID_VALUE bad graph, dependency or event."""),
-    Api("cuGraphAddMemAllocNode", "graph_add_mem_alloc_node(...)",
+    Api("cuGraphAddMemAllocNode",
+        "graph_add_mem_alloc_node(hGraph, dependencies[numDependencies], **nodeParams) -> phGraphNode, "
+        "nodeParams.dptr (...)",
         """Add a MEM_ALLOC node from ``CUDA_MEM_ALLOC_NODE_PARAMS`` and write the allocation's fixed address
 into ``nodeParams.dptr`` (as the driver does).
 
@@ -642,14 +784,16 @@ of ``CUstreamBatchMemOpParams`` read by ``operation``, ``flags`` 0). The operati
 Replay: WRITE_VALUE operations store their value; WAIT_VALUE operations evaluate their condition and
 note it in the launch log (the simulator never blocks); barriers and flushes are no-ops.
 Errors: INVALID_VALUE NULL params, count above the list or 256, unknown operation, an address outside
-device memory or misaligned, a value too wide, unknown flags."""),
-    Api("cuGraphAddExternalSemaphoresSignalNode", "graph_add_ext_sem_node(...)",
+device memory or misaligned, a value too wide, unknown flags.""", decoder="node_add(12)"),
+    Api("cuGraphAddExternalSemaphoresSignalNode",
+        "graph_add_ext_sem_node(hGraph, dependencies[numDependencies], wait=False, **nodeParams) -> phGraphNode (...)",
         """Add an EXT_SEMAS_SIGNAL node from ``CUDA_EXT_SEM_SIGNAL_NODE_PARAMS`` (``extSemArray``,
 ``paramsArray``, ``numExtSems``). Recorded with its parameters; replay is a no-op with a note in the
 launch log (external semaphores are not simulated, so handles are not checked beyond NULL).
 
 Errors: INVALID_VALUE NULL params, no semaphores, a NULL handle, ``numExtSems`` above a list length."""),
-    Api("cuGraphAddExternalSemaphoresWaitNode", "graph_add_ext_sem_node(...)",
+    Api("cuGraphAddExternalSemaphoresWaitNode",
+        "graph_add_ext_sem_node(hGraph, dependencies[numDependencies], wait=True, **nodeParams) -> phGraphNode (...)",
         """Add an EXT_SEMAS_WAIT node from ``CUDA_EXT_SEM_WAIT_NODE_PARAMS``; as the signal node otherwise."""),
     Api("cuGraphAddNode",
         "graph_add_batch_mem_op_node/graph_add_child_graph_node/graph_add_conditional_node/graph_add_empty_node/"
@@ -666,13 +810,13 @@ empty body graphs, owned by the node, written back into ``conditional.phGraph_ou
 
 Errors: as the typed add calls; INVALID_VALUE an unknown type or ownership, bad edge data (to_port
 must be 0, type 0 or 1), a conditional node's bad handle, type, size or context (P-21); NOT_SUPPORTED
-memcpy-batch and other unsimulated types."""),
+memcpy-batch and other unsimulated types.""", decoder="graph_add_node"),
     Api("cuGraphAddNode_v3",
         "graph_add_batch_mem_op_node/graph_add_child_graph_node/graph_add_conditional_node/graph_add_empty_node/"
         "graph_add_event_node/"
         "graph_add_ext_sem_node/graph_add_host_node/graph_add_kernel_node/graph_add_mem_alloc_node/"
         "graph_add_mem_free_node/graph_add_memcpy_node/graph_add_memset_node(...)",
-        """The same call as ``cuGraphAddNode`` (13.x resolves both to the edge-data ABI)."""),
+        """The same call as ``cuGraphAddNode`` (13.x resolves both to the edge-data ABI).""", decoder="graph_add_node"),
     Api("cuGraphAddChildGraphNode",
         "graph_add_child_graph_node(hGraph, dependencies[numDependencies], childGraph) -> phGraphNode (...)",
         """Add a GRAPH node holding a **clone** of ``childGraph`` (spec 4.6, 9); allowed on a capture graph, and
@@ -687,20 +831,22 @@ Errors: INVALID_VALUE bad graphs/dependencies, or a child with MEM_ALLOC/MEM_FRE
 For a GRAPH node ``graph.graph`` is the embedded graph (owned by the node) and ``graph.ownership``
 is ``CU_GRAPH_CHILD_GRAPH_OWNERSHIP_INVALID``, as the driver sets it on query; for a MEM_ALLOC node
 ``alloc.dptr`` is the allocation's address; for a CONDITIONAL node ``conditional`` has its handle, type, size,
-context and ``phGraph_out`` its body graphs. Errors: INVALID_VALUE bad node."""),
+context and ``phGraph_out`` its body graphs. Errors: INVALID_VALUE bad node.""", decoder="node_params_get"),
     Api("cuGraphNodeSetParams", "graph_node_set_params(...)",
         """Set a node's parameters from a ``CUgraphNodeParams`` whose ``type`` must match the node's.
 
 Execs made earlier are not affected. GRAPH: ``graph.graph`` is cloned into the node (replacing the
 embedded graph). Errors: INVALID_VALUE NULL params, a type mismatch, bad parameters; NOT_SUPPORTED
-for MEM_ALLOC / MEM_FREE nodes (documented as not supported), CONDITIONAL nodes (P-29) and unsimulated types."""),
+for MEM_ALLOC / MEM_FREE nodes (documented as not supported), CONDITIONAL nodes (P-29) and unsimulated types.""",
+        decoder="node_params_set"),
     Api("cuGraphNodeSetParams_v2", "graph_node_set_params(...)",
-        """As ``cuGraphNodeSetParams`` (the ``_v2`` entry also takes green contexts, not simulated)."""),
+        """As ``cuGraphNodeSetParams`` (the ``_v2`` entry also takes green contexts, not simulated).""",
+        decoder="node_params_set"),
     Api("cuGraphKernelNodeGetParams", "graph_node_get_params(...)",
         """A kernel node's ``CUDA_KERNEL_NODE_PARAMS``; ``kernelParams`` is the address of a ``void**`` array
 holding copies of the arguments (owned by the returned struct). Errors: INVALID_VALUE bad node or not
-a KERNEL node."""),
-    Api("cuGraphKernelNodeSetParams", "graph_node_set_params(...)",
+a KERNEL node.""", decoder="node_get(0)"),
+    Api("cuGraphKernelNodeSetParams", "graph_node_set_params(hNode, 0, nodeParams) (...)",
         """Set a kernel node's parameters (copied). Errors: INVALID_VALUE NULL params, not a KERNEL node, bad
 dimensions; INVALID_HANDLE a bad function (the Returns list names it)."""),
     Api("cuGraphMemcpyNodeGetParams", "graph_node_get_params(...)",
@@ -713,65 +859,72 @@ Fidelity: each side's ``*MemoryType`` is the one the copy was made with: HOST/DE
 copies, ``CU_MEMORYTYPE_UNIFIED`` (address in ``*Device``) for a captured ``cuMemcpyAsync`` and for
 a side set as UNIFIED (spec 16, 9).
 
-Errors: INVALID_VALUE bad node or not a MEMCPY node."""),
-    Api("cuGraphMemcpyNodeSetParams", "graph_node_set_params(...)",
+Errors: INVALID_VALUE bad node or not a MEMCPY node.""", decoder="node_get(1)"),
+    Api("cuGraphMemcpyNodeSetParams", "graph_node_set_params(hNode, 1, nodeParams) (...)",
         """Set a memcpy node's ``CUDA_MEMCPY3D``. Errors: INVALID_VALUE NULL params, not a MEMCPY node, bad
 ranges or memory types; NOT_SUPPORTED arrays."""),
     Api("cuGraphMemsetNodeGetParams", "graph_node_get_params(...)",
-        """A memset node's ``CUDA_MEMSET_NODE_PARAMS``. Errors: INVALID_VALUE bad node or not a MEMSET node."""),
-    Api("cuGraphMemsetNodeSetParams", "graph_node_set_params(...)",
+        """A memset node's ``CUDA_MEMSET_NODE_PARAMS``. Errors: INVALID_VALUE bad node or not a MEMSET node.""",
+        decoder="node_get(2)"),
+    Api("cuGraphMemsetNodeSetParams", "graph_node_set_params(hNode, 2, nodeParams) (...)",
         """Set a memset node's parameters. Errors: INVALID_VALUE NULL params, not a MEMSET node, bad range,
 element size or value."""),
     Api("cuGraphHostNodeGetParams", "graph_node_get_params(...)",
         """A host node's ``CUDA_HOST_NODE_PARAMS`` (``fn`` as ``CUhostFn``, ``userData`` as given). Errors:
-INVALID_VALUE."""),
-    Api("cuGraphHostNodeSetParams", "graph_node_set_params(...)",
+INVALID_VALUE.""", decoder="node_get(3)"),
+    Api("cuGraphHostNodeSetParams", "graph_node_set_params(hNode, 3, nodeParams) (...)",
         """Set a host node's function and user data. Errors: INVALID_VALUE NULL params or function, not a HOST
         node."""),
     Api("cuGraphEventRecordNodeGetEvent", "graph_node_get_params(...)",
-        """The event of an EVENT_RECORD node. Errors: INVALID_VALUE bad node or another type."""),
+        """The event of an EVENT_RECORD node. Errors: INVALID_VALUE bad node or another type.""",
+        decoder="node_get_value(7, 'event')"),
     Api("cuGraphEventRecordNodeSetEvent", "graph_node_set_params(hNode, ntype=7, spec=event) (...)",
         """Set the event of an EVENT_RECORD node. Errors: INVALID_VALUE bad node or another type; INVALID_HANDLE
 a bad event."""),
     Api("cuGraphEventWaitNodeGetEvent", "graph_node_get_params(...)",
-        """The event of a WAIT_EVENT node. Errors: INVALID_VALUE bad node or another type."""),
+        """The event of a WAIT_EVENT node. Errors: INVALID_VALUE bad node or another type.""",
+        decoder="node_get_value(6, 'event')"),
     Api("cuGraphEventWaitNodeSetEvent", "graph_node_set_params(hNode, ntype=6, spec=event) (...)",
         """Set the event of a WAIT_EVENT node. Errors: INVALID_VALUE bad node; INVALID_HANDLE a bad event."""),
     Api("cuGraphMemAllocNodeGetParams", "graph_node_get_params(...)",
         """A MEM_ALLOC node's ``CUDA_MEM_ALLOC_NODE_PARAMS`` (``dptr``, ``bytesize``, pinned device pool
-properties, access descriptors). Errors: INVALID_VALUE bad node or another type."""),
+properties, access descriptors). Errors: INVALID_VALUE bad node or another type.""", decoder="node_get(10)"),
     Api("cuGraphMemFreeNodeGetParams", "graph_node_get_params(...)",
-        """The address a MEM_FREE node frees, as ``CUdeviceptr``. Errors: INVALID_VALUE bad node or another type."""),
+        """The address a MEM_FREE node frees, as ``CUdeviceptr``. Errors: INVALID_VALUE bad node or another type.""",
+        decoder="node_get_value(11, 'dptr')"),
     Api("cuGraphBatchMemOpNodeGetParams", "graph_node_get_params(...)",
-        """A BATCH_MEM_OP node's ``CUDA_BATCH_MEM_OP_NODE_PARAMS``. Errors: INVALID_VALUE bad node or another type."""),
-    Api("cuGraphBatchMemOpNodeSetParams", "graph_node_set_params(...)",
+        """A BATCH_MEM_OP node's ``CUDA_BATCH_MEM_OP_NODE_PARAMS``. Errors: INVALID_VALUE bad node or another type.""",
+        decoder="node_get(12)"),
+    Api("cuGraphBatchMemOpNodeSetParams", "graph_node_set_params(hNode, 12, nodeParams) (...)",
         """Set a batch mem op node's operations (copied). Errors: INVALID_VALUE as ``cuGraphAddBatchMemOpNode``."""),
     Api("cuGraphExternalSemaphoresSignalNodeGetParams", "graph_node_get_params(...)",
-        """An EXT_SEMAS_SIGNAL node's ``CUDA_EXT_SEM_SIGNAL_NODE_PARAMS``. Errors: INVALID_VALUE."""),
-    Api("cuGraphExternalSemaphoresSignalNodeSetParams", "graph_node_set_params(...)",
+        """An EXT_SEMAS_SIGNAL node's ``CUDA_EXT_SEM_SIGNAL_NODE_PARAMS``. Errors: INVALID_VALUE.""",
+        decoder="node_get(8)"),
+    Api("cuGraphExternalSemaphoresSignalNodeSetParams", "graph_node_set_params(hNode, 8, nodeParams) (...)",
         """Set an EXT_SEMAS_SIGNAL node's semaphores and parameters. Errors: INVALID_VALUE."""),
     Api("cuGraphExternalSemaphoresWaitNodeGetParams", "graph_node_get_params(...)",
-        """An EXT_SEMAS_WAIT node's ``CUDA_EXT_SEM_WAIT_NODE_PARAMS``. Errors: INVALID_VALUE."""),
-    Api("cuGraphExternalSemaphoresWaitNodeSetParams", "graph_node_set_params(...)",
+        """An EXT_SEMAS_WAIT node's ``CUDA_EXT_SEM_WAIT_NODE_PARAMS``. Errors: INVALID_VALUE.""",
+        decoder="node_get(9)"),
+    Api("cuGraphExternalSemaphoresWaitNodeSetParams", "graph_node_set_params(hNode, 9, nodeParams) (...)",
         """Set an EXT_SEMAS_WAIT node's semaphores and parameters. Errors: INVALID_VALUE."""),
-    Api("cuGraphExecKernelNodeSetParams", "graph_exec_node_set_params(...)",
+    Api("cuGraphExecKernelNodeSetParams", "graph_exec_node_set_params(hGraphExec, hNode, 0, nodeParams) (...)",
         """Set a kernel node's parameters in an exec. All fields may change, but the function's owning context
 may not (Graph Update Limitations).
 
 Errors: INVALID_VALUE NULL params, a node not in the exec's graph (or destroyed), not a KERNEL node,
 bad function or dimensions, a function of another context."""),
-    Api("cuGraphExecMemcpyNodeSetParams", "graph_exec_node_set_params(...)",
+    Api("cuGraphExecMemcpyNodeSetParams", "graph_exec_node_set_params(hGraphExec, hNode, 1, copyParams) (...)",
         """Set a memcpy node's ``CUDA_MEMCPY3D`` in an exec. The operands must stay in allocations of the same
 kind and context and keep their memory types; both the old and the new copy must be 1-dimensional to
 change geometry; zero-length copies are refused (the docstring's limits).
 
 Errors: INVALID_VALUE for any of those, NULL params, or a node not in the exec's graph."""),
-    Api("cuGraphExecMemsetNodeSetParams", "graph_exec_node_set_params(...)",
+    Api("cuGraphExecMemsetNodeSetParams", "graph_exec_node_set_params(hGraphExec, hNode, 2, memsetParams) (...)",
         """Set a memset node's parameters in an exec: value and address may change (same kind of allocation,
 same context); 2D memsets may change nothing else, 1D ones not their height; zero sizes are refused.
 
 Errors: INVALID_VALUE for any of those, NULL params, or a node not in the exec's graph."""),
-    Api("cuGraphExecHostNodeSetParams", "graph_exec_node_set_params(...)",
+    Api("cuGraphExecHostNodeSetParams", "graph_exec_node_set_params(hGraphExec, hNode, 3, nodeParams) (...)",
         """Set a host node's function and user data in an exec (no restrictions). Errors: INVALID_VALUE."""),
     Api("cuGraphExecChildGraphNodeSetParams",
         "graph_exec_node_set_params(hGraphExec, hNode, ntype=4, spec=childGraph) (...)",
@@ -786,17 +939,20 @@ update result, e.g. TOPOLOGY_CHANGED)."""),
     Api("cuGraphExecEventWaitNodeSetEvent",
         "graph_exec_node_set_params(hGraphExec, hNode, ntype=6, spec=event) (...)",
         """Set the event of a WAIT_EVENT node in an exec. Errors: INVALID_VALUE (bad event included)."""),
-    Api("cuGraphExecBatchMemOpNodeSetParams", "graph_exec_node_set_params(...)",
+    Api("cuGraphExecBatchMemOpNodeSetParams", "graph_exec_node_set_params(hGraphExec, hNode, 12, nodeParams) (...)",
         """Set a batch mem op node's operations in an exec: addresses, values and wait conditions may change;
 count, operation types, flags and context may not. Errors: INVALID_VALUE."""),
-    Api("cuGraphExecExternalSemaphoresSignalNodeSetParams", "graph_exec_node_set_params(...)",
+    Api("cuGraphExecExternalSemaphoresSignalNodeSetParams",
+        "graph_exec_node_set_params(hGraphExec, hNode, 8, nodeParams) (...)",
         """Set an EXT_SEMAS_SIGNAL node's parameters in an exec; ``numExtSems`` cannot change. Errors:
         INVALID_VALUE."""),
-    Api("cuGraphExecExternalSemaphoresWaitNodeSetParams", "graph_exec_node_set_params(...)",
+    Api("cuGraphExecExternalSemaphoresWaitNodeSetParams",
+        "graph_exec_node_set_params(hGraphExec, hNode, 9, nodeParams) (...)",
         """Set an EXT_SEMAS_WAIT node's parameters in an exec; ``numExtSems`` cannot change. Errors: INVALID_VALUE."""),
     Api("cuGraphExecNodeSetParams", "graph_exec_node_set_params(...)",
         """Set a node's parameters in an exec from a ``CUgraphNodeParams`` (``type`` must match), with the limits
-of the per-type exec setters. Errors: INVALID_VALUE; NOT_SUPPORTED for memory and unsimulated nodes."""),
+of the per-type exec setters. Errors: INVALID_VALUE; NOT_SUPPORTED for memory and unsimulated nodes.""",
+        decoder="exec_node_params_set"),
     Api("cuGraphNodeSetEnabled", "graph_node_set_enabled(hGraphExec, hNode, isEnabled)",
         """Enable (``isEnabled`` != 0) or disable a kernel, memcpy or memset node in an exec; a disabled node runs
 as an empty node and keeps its parameters. Errors: INVALID_VALUE another node type, a node not in the
@@ -812,21 +968,23 @@ copy destroyed since."""),
         """The flags the exec was instantiated with (``cuuint64_t``), without UPLOAD. Errors: INVALID_VALUE."""),
     Api("cuGraphExecGetId", "graph_exec_get_id(hGraphExec) -> graphId",
         """The exec's id (``int``; unique among this driver's graph and exec ids). Errors: INVALID_VALUE."""),
-    Api("cuStreamWriteValue32", "stream_batch_mem_op(...)",
+    Api("cuStreamWriteValue32",
+        "stream_batch_mem_op(stream, [(2, addr, value, flags)], 0, 'cuStreamWriteValue32') (...)",
         """Write a 32-bit value to device memory in stream order (a BATCH_MEM_OP node during capture, spec 3.8 [I]).
 
 Args: ``addr`` a ``CUdeviceptr`` (4-byte aligned); ``value`` (``cuuint32_t`` or int); ``flags``
 ``CUstreamWriteValue_flags``. Errors: INVALID_VALUE bad address, alignment or flags; stream capture rules."""),
-    Api("cuStreamWriteValue64", "stream_batch_mem_op(...)",
+    Api("cuStreamWriteValue64",
+        "stream_batch_mem_op(stream, [(5, addr, value, flags)], 0, 'cuStreamWriteValue64') (...)",
         """As ``cuStreamWriteValue32`` with a 64-bit value (8-byte aligned address)."""),
-    Api("cuStreamWaitValue32", "stream_batch_mem_op(...)",
+    Api("cuStreamWaitValue32", "stream_batch_mem_op(stream, [(1, addr, value, flags)], 0, 'cuStreamWaitValue32') (...)",
         """Wait in stream order until ``*addr`` meets a condition (``CUstreamWaitValue_flags``: GEQ cyclic, EQ,
 AND, NOR, plus FLUSH). A BATCH_MEM_OP node during capture (spec 3.8 [I]).
 
 Fidelity: the simulator never blocks: the condition is evaluated when the work runs and the launch
 log says whether it held. Errors: INVALID_VALUE bad address, alignment or flags; NOT_SUPPORTED on a CIG
 stream (spec 8.3); stream capture rules."""),
-    Api("cuStreamWaitValue64", "stream_batch_mem_op(...)",
+    Api("cuStreamWaitValue64", "stream_batch_mem_op(stream, [(4, addr, value, flags)], 0, 'cuStreamWaitValue64') (...)",
         """As ``cuStreamWaitValue32`` with a 64-bit value."""),
     Api("cuStreamBatchMemOp", "stream_batch_mem_op(...)",
         """Enqueue ``count`` memory operations (``CUstreamBatchMemOpParams``, read by ``operation``): a
@@ -834,14 +992,16 @@ BATCH_MEM_OP node during capture (spec 3.8 [D]); otherwise writes store and wait
 the work runs. ``count`` above the list raises ``RuntimeError: List is too small`` as the wrapper does.
 
 Errors: INVALID_VALUE count of 256 or more, unknown operation, bad address/alignment/value, flags != 0;
-NOT_SUPPORTED on a CIG stream (spec 8.3); stream capture rules."""),
+NOT_SUPPORTED on a CIG stream (spec 8.3); stream capture rules.""", decoder="stream_batch_mem_op"),
     Api("cuSignalExternalSemaphoresAsync", "stream_ext_semaphores(...)",
         """Signal external semaphores in stream order: an EXT_SEMAS_SIGNAL node during capture (spec 3.8);
 otherwise a no-op noted in the launch log (external semaphores are not simulated; handles are not
-checked beyond NULL). Errors: INVALID_HANDLE a NULL handle or none; stream capture rules."""),
+checked beyond NULL). Errors: INVALID_HANDLE a NULL handle or none; stream capture rules.""",
+        decoder="ext_semaphores_async(False)"),
     Api("cuWaitExternalSemaphoresAsync", "stream_ext_semaphores(...)",
         """Wait on external semaphores in stream order: an EXT_SEMAS_WAIT node during capture (spec 3.8);
-otherwise a no-op noted in the launch log. Errors as ``cuSignalExternalSemaphoresAsync``."""),
+otherwise a no-op noted in the launch log. Errors as ``cuSignalExternalSemaphoresAsync``.""",
+        decoder="ext_semaphores_async(True)"),
     Api("cuGraphGetNodes", "graph_get_nodes(hGraph) -> nodes[numNodes] (...)",
         """The graph's nodes in creation order [I] (spec 4.5, 9).
 
@@ -906,7 +1066,7 @@ INVALID_STRUCTURE (a cycle; a node on it), NODE_OPERATION_NOT_SUPPORTED (DEVICE_
 type or pageable host memory; that node) or MULTIPLE_CTXS_NOT_SUPPORTED (that node).
 
 Errors: INVALID_VALUE NULL params and every rule of ``cuGraphInstantiate``; stream errors of the upload
-stream (checked before anything is made)."""),
+stream (checked before anything is made).""", decoder="instantiate_with_params"),
     Api("cuGraphLaunch", "graph_launch(hGraphExec, hStream)",
         """Run an executable graph on a stream (replays nodes in topological order, creation order breaking ties).
 
@@ -947,12 +1107,12 @@ included) the result is NOT_SUPPORTED with a NULL error node, as observed on NVI
 created count with different live nodes is TOPOLOGY_CHANGED. The rule is ``graph.plan_update``. On success the
 exec's user-object references are replaced by new ones to those of ``hGraph`` (and its child graphs) [I].
 Conditional nodes (P-29): another conditional type or body count is PARAMETERS_CHANGED; the bodies are checked as
-graphs of their own; the handle's default value and flags come from ``hGraph``."""),
+graphs of their own; the handle's default value and flags come from ``hGraph``.""", decoder="graph_exec_update"),
     Api("cuGraphDebugDotPrint", "graph_debug_dot_print(hGraph, path, flags) (...)",
         """Write the graph as Graphviz DOT (spec 9.1). Args: ``path`` as ``bytes`` (``str`` raises TypeError);
 ``CUgraphDebugDot_flags``. Errors: INVALID_VALUE bad graph or empty path; OPERATING_SYSTEM (304)
 when the file cannot be written."""),
-    Api("cuUserObjectCreate", "user_object_create(...)",
+    Api("cuUserObjectCreate", "user_object_create(ptr, destroy, initialRefcount, flags) -> object_out (...)",
         """Create a user object: ``destroy(ptr)`` runs once its last reference goes. The caller owns the
 ``initialRefcount`` references it starts with.
 
@@ -989,22 +1149,26 @@ with MOVE, more references than the caller holds [I]."""),
 
 Errors (nothing changes): INVALID_VALUE a bad graph or object; ``count`` 0 or above INT_MAX; more references than
 the graph holds: undefined behaviour in CUDA, INVALID_VALUE here [I]."""),
-    Api("cuLibraryLoadData", "library_load_data(...)",
+    Api("cuLibraryLoadData", "library_load_data(code, 'cuLibraryLoadData') -> library (...)",
         """Load a library from PTX/CUDA text, CUBIN or fatbin (as ``cuModuleLoadData``; options ignored).
 
 Errors: INVALID_CONTEXT; INVALID_IMAGE (200); 900 during a restricting capture (spec 5.2) [I].
 Fidelity: the simulator ties the library to the current context (the real one is context-independent)."""),
-    Api("cuLibraryLoadFromFile", "library_load_data/read_image_file(...)",
+    Api("cuLibraryLoadFromFile",
+        "library_load_data(read_image_file(fileName, 'cuLibraryLoadFromFile'), "
+        "'cuLibraryLoadFromFile') -> library (...)",
         """Load a library file (``bytes`` path). Errors: FILE_NOT_FOUND (301); otherwise as ``cuLibraryLoadData``."""),
     Api("cuLibraryUnload", "library_unload(library)",
         """Unload a library. Errors: INVALID_HANDLE; 900 during a restricting capture (spec 5.2) [I]."""),
-    Api("cuLibraryGetKernel", "module_get_function(...)",
+    Api("cuLibraryGetKernel", "module_get_function(library, name) -> pKernel (...)",
         """The kernel ``name`` (``bytes``) of a library. Errors: INVALID_HANDLE; NOT_FOUND (500) unknown name."""),
-    Api("cuKernelGetFunction", "func_get_name(...)",
+    Api("cuKernelGetFunction", "kernel_get_function(kernel) -> pFunc (...)",
         """The function of a kernel in the current context (simulated: the same handle). Errors: INVALID_HANDLE."""),
-    Api("cuKernelGetName", "func_get_name(...)",
+    Api("cuKernelGetName", "func_get_name(hfunc) -> name (...)",
         """The kernel's entry name as ``bytes``. Errors: INVALID_HANDLE."""),
-    Api("cuArrayCreate", "array_create/require_arg(...)",
+    Api("cuArrayCreate",
+        "array_create(pAllocateArray.Width, pAllocateArray.Height, pAllocateArray.Format, "
+        "pAllocateArray.NumChannels) -> pHandle (...)",
         """Create a CUDA array from a ``CUDA_ARRAY_DESCRIPTOR`` (bookkeeping only; contents not simulated).
 
 Errors: INVALID_VALUE NULL descriptor, zero width, bad channel count; INVALID_CONTEXT; 900 during a
@@ -1031,6 +1195,22 @@ context, or no current context for a NULL one."""),
 
 #: the rows by entry name
 API: dict[str, Api] = {r.name: r for r in ROWS}
+
+#: rows of the older variants NVIDIA's binding still requests under a declared C name no Python wrapper has
+#: (the native route serves them; the Python faces have only the newest). Keyed by the declared C name.
+VARIANTS: dict[str, Api] = {r.name: r for r in (
+    Api("cuCtxCreate_v2", "ctx_create(flags, dev) -> pctx",
+        """cuCtxCreate as declared before 11040 (``(CUcontext *pctx, unsigned int flags, CUdevice dev)``): no
+creation parameters. Errors: those of ``cuCtxCreate``."""),
+    Api("cuCtxCreate_v3", "ctx_create(...)",
+        """cuCtxCreate as declared from 11040 to 12050 (``(CUcontext *pctx, CUexecAffinityParam *paramsArray, int
+numParams, unsigned int flags, CUdevice dev)``): execution-affinity parameters given when ``numParams`` > 0 (or
+the array is set), as the 12050 form's ``numExecAffinityParams``. Errors: those of ``cuCtxCreate``.""",
+        decoder="ctx_create"),
+    Api("cuStreamGetCaptureInfo_v2", "stream_get_capture_info(...)",
+        """cuStreamGetCaptureInfo as declared from 11030 to 12030 (no edge-data output). Errors: those of
+``cuStreamGetCaptureInfo``.""", decoder="capture_info(False)"),
+)}
 
 
 #: runtime entries (``cuda.bindings.runtime``) that are the driver entry named here with the runtime's

@@ -107,22 +107,35 @@ def test_runtime_entries_show_the_driver_description_they_share():
     assert [n for n in RUNTIME if own.get(n) and "Errors" in own[n]] == []  # the shared prose has one copy
 
 
+def _named(arg) -> list[str]:
+    """The C parameter names an argument of a shape reads, nested ones too."""
+    own = [arg.name] if arg.kind in ("param", "array", "read", "field") else []
+    return own + [n for _kw, x in arg.items for n in _named(x)]
+
+
 @pytest.mark.parametrize("row", [r for r in ROWS if r.particular and r.has_call], ids=lambda r: r.name)
 def test_a_particular_row_that_spells_its_call_uses_the_c_declaration(row):
     """``op(args) -> outs (...)``: the Python faces convert by hand, the call (arrays ``name[count]``, in/out
-    pointers ``*name``) names C parameters of the declaration, so the native adapters build the entry from it."""
+    pointers ``*name``, struct fields, records and nested core calls) names C parameters of the declaration,
+    so the native adapters build the entry from it."""
     declared = {n: t for t, n, _d in BY_PYTHON[row.name].params}
     call = row.call
-    for _kw, p, _lit in call.args:
-        assert p is None or p in declared, (row.name, p)
+    for _kw, arg in call.tree:
+        assert set(_named(arg)) <= set(declared), (row.name, _named(arg))
     for name, count in call.counts.items():
+        if declared[name] == "char*" and name in call.outs:  # a text buffer and its size, by value
+            assert declared[count] in ("int", "unsigned int", "size_t"), (row.name, name, count)
+            continue
         assert declared[name].endswith("*") and declared[count] in ("size_t", "size_t*"), (row.name, name, count)
         assert (declared[count] == "size_t*") == (name in call.outs), (row.name, name)
     for name in call.reads:
         assert declared[name].endswith("*") and name in call.outs, (row.name, name)
-    assert set(call.outs) <= set(declared)
-    core = inspect.signature(getattr(Driver, call.op))
-    core.bind(None, *[0] * sum(kw is None for kw, _p, _l in call.args), **{kw: 0 for kw, _p, _l in call.args if kw})
+    assert {call.fields.get(o, (o,))[0] for o in call.outs} <= set(declared)
+    for op in call.ops:
+        assert callable(getattr(Driver, op, None)), (row.name, op)
+    if not any(a.kind == "spread" for _kw, a in call.tree):
+        core = inspect.signature(getattr(Driver, call.op))
+        core.bind(None, *[0] * sum(kw is None for kw, _a in call.tree), **{kw: 0 for kw, _a in call.tree if kw})
 
 
 def test_shape_notation_parses_arrays_and_in_out_pointers():
@@ -134,3 +147,23 @@ def test_shape_notation_parses_arrays_and_in_out_pointers():
                       ("k", None, True))
     assert c.counts == {"deps": "n", "a": "m", "b": "m"} and c.reads == {"mode"}
     assert not Api("cuY", "op(...)", "").has_call and Api("cuZ", "op(h)", "").has_call
+
+
+def test_shape_notation_parses_the_native_forms():
+    """Struct fields (in and out), records, nested core calls, tuples, lists and ``**`` spreads parse into the
+    argument tree the native builder reads; the nested core operations count among the row's operations."""
+    from simcuda._core.api import Api, Arg
+
+    row = Api("cuX", "op(p.a.b, Rec(x, 1), read_it(y), (u, v), [(2, w)], k=z, **q) -> h, p.out (...)", "",
+              decoder="")
+    c = row.call
+    kinds = [(kw, a.kind, a.name) for kw, a in c.tree]
+    assert kinds == [(None, "field", "p"), (None, "call", "Rec"), (None, "call", "read_it"), (None, "tuple", None),
+                     (None, "list", None), ("k", "param", "z"), (None, "spread", None)]
+    assert c.tree[0][1].value == ("a", "b") and c.tree[1][1].items == ((None, Arg("param", "x")),
+                                                                       (None, Arg("literal", None, 1)))
+    assert c.outs == ("h", "p.out") and c.fields == {"p.out": ("p", ("out",))}
+    assert not c.simple and row.ops == ("op", "read_it")
+    assert Api("cuY", "op(...)", "", decoder="node_get(1)").decoder_kind == ("node_get", (1,))
+    assert Api("cuY", "op(...)", "", decoder="kernel_launch").decoder_kind == ("kernel_launch", ())
+    assert Api("cuY", "op(...)", "").decoder_kind is None

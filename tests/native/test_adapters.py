@@ -132,3 +132,34 @@ def test_every_requested_variant_of_a_simulated_name_is_served():
     assert drv.ctx_get_current() == h.value
     assert c_fn("cuCtxCreate", 11040)(None, None, 0, 0, 0) == 1  # NULL pctx
     assert c_fn("cuCtxCreate", 11040)(ctypes.byref(h), None, 0, 0, 7) == 101  # no device 7
+
+
+def test_native_forms_read_struct_fields_records_and_c_strings(ctx):
+    """Adapters built from the native forms of their rows: a struct's fields (cuArrayCreate, NULL is
+    INVALID_VALUE), a UUID written as 16 bytes, a text cut to its buffer, a NULL file name, a record built from
+    C arguments (a memset then a copy back to the host), and a struct field written back as an output."""
+    desc = C.CUDA_ARRAY_DESCRIPTOR(Width=16, Height=2, Format=1, NumChannels=1)
+    arr = ctypes.c_void_p()
+    assert c_fn("cuArrayCreate")(ctypes.byref(arr), ctypes.byref(desc)) == 0 and arr.value
+    assert c_fn("cuArrayCreate")(ctypes.byref(arr), None) == 1 and "pAllocateArray" in simcuda.last_error().why
+    uuid = (ctypes.c_ubyte * 16)()
+    assert c_fn("cuDeviceGetUuid")(uuid, 0) == 0 and bytes(uuid) == ctx.device_get_uuid(0)
+    buf = ctypes.create_string_buffer(b"x" * 4)
+    assert c_fn("cuDeviceGetName")(buf, 3, 0) == 0 and buf.raw[:3] == ctx.devices[0].spec.name.encode()[:2] + b"\0"
+    assert buf.raw[3:] == b"x\0"  # nothing past the length given
+    mod = ctypes.c_void_p()
+    assert c_fn("cuModuleLoad")(ctypes.byref(mod), None) == 1 and mod.value is None
+    dptr = ctypes.c_uint64()
+    assert c_fn("cuMemAlloc")(ctypes.byref(dptr), 64) == 0
+    assert c_fn("cuMemsetD32")(dptr, 0x01020304, 16) == 0
+    host = (ctypes.c_ubyte * 8)()
+    assert c_fn("cuMemcpyDtoH")(host, dptr, 8) == 0 and list(host) == [4, 3, 2, 1] * 2
+    maj, mnr = ctypes.c_int(), ctypes.c_int()
+    assert c_fn("cuDeviceComputeCapability")(ctypes.byref(maj), ctypes.byref(mnr), 0) == 0
+    assert (maj.value, mnr.value) == tuple(ctx.devices[0].spec.compute_capability)
+    g, node = ctypes.c_void_p(), ctypes.c_void_p()
+    assert c_fn("cuGraphCreate")(ctypes.byref(g), 0) == 0
+    ap = C.CUDA_MEM_ALLOC_NODE_PARAMS()
+    ap.poolProps.allocType, ap.poolProps.location.type, ap.bytesize = 1, 1, 256
+    assert c_fn("cuGraphAddMemAllocNode")(ctypes.byref(node), g, None, 0, ctypes.byref(ap)) == 0
+    assert node.value and ap.dptr  # the node's address, written into the struct's field

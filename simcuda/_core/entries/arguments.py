@@ -71,9 +71,13 @@ class ArgumentRules(Work):
         return int(addr)
 
     @entry
-    def read_image_file(self, path: str, call: str = "cuModuleLoad") -> bytes:
-        """The bytes of a module or library file (cuModuleLoad, cuLibraryLoadFromFile). Errors: 301
-        FILE_NOT_FOUND when the file cannot be read, as those calls' Returns lists give it."""
+    def read_image_file(self, path: str | None, call: str = "cuModuleLoad") -> bytes:
+        """The bytes of a module or library file (cuModuleLoad, cuLibraryLoadFromFile). Errors: 1 a NULL
+        ``path`` (None, a C caller's); 301 FILE_NOT_FOUND when the file cannot be read, as those calls' Returns
+        lists give it."""
+        if path is None:
+            raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
+                              f"{call}: the file name is NULL (a required pointer argument may not be NULL)")
         try:
             with open(path, "rb") as fh:
                 return fh.read()

@@ -75,6 +75,12 @@ class Contexts(Work):
         return attribute_value(d.spec, int(attrib))
 
     @entry
+    def device_compute_capability(self, dev: int) -> tuple[int, int]:
+        """cuDeviceComputeCapability: ``(major, minor)``, the attributes COMPUTE_CAPABILITY_MAJOR (75) and _MINOR
+        (76) as ``cuDeviceGetAttribute`` gives them. Errors: 101 bad device."""
+        return self.device_get_attribute(75, dev), self.device_get_attribute(76, dev)
+
+    @entry
     def device_primary_ctx_retain(self, dev: int) -> int:
         """cuDevicePrimaryCtxRetain: the device's primary context (created on first retain)."""
         d = self._device(dev)

@@ -134,6 +134,13 @@ class Modules(Work):
         return self._function(h).name
 
     @entry
+    def kernel_get_function(self, h: int) -> int:
+        """cuKernelGetFunction: a library's kernel is its function (the same handle). Errors: 400 not a kernel
+        of a loaded library or module."""
+        self._function(h)
+        return h
+
+    @entry
     def decode_kernel_args(self, f: Function | int, kernel_params: Any, call: str = "cuLaunchKernel",
                            checked: bool = True) -> list[Any]:
         """Decode an ``int`` address of a ``void**`` array using the kernel's parameter types.
