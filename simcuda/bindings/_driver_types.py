@@ -646,6 +646,15 @@ SPECS.update({
         ("asBytes", "any", None)],
 })
 
+# virtual memory management (topic: vmm): field order and kinds as cuda-bindings 13.5.0 prints them
+SPECS.update({
+    "CUmemAllocationProp_st": [("type", "e", "CUmemAllocationType"),
+                               ("requestedHandleTypes", "e", "CUmemAllocationHandleType"),
+                               ("location", "s", "CUmemLocation"), ("win32HandleMetaData", "p", None),
+                               ("allocFlags", "s", "anon_struct23")],
+    "anon_struct23": [("compressionType", *_U8), ("gpuDirectRDMACapable", *_U8), ("usage", "u", 16)],
+})
+
 Struct._specs = SPECS
 
 
