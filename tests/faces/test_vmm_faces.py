@@ -187,6 +187,19 @@ def test_runtime_mapped_host_memory(env, add_kernel):
     assert rt.cudaHostGetDevicePointer(ptrs[0], 3)[0] == rt.cudaError_t.cudaErrorInvalidValue
 
 
+def test_runtime_registered_numpy_arrays(env, add_kernel):
+    """cudaHostRegister(cudaHostRegisterMapped) of numpy arrays (simpleZeroCopy's use_generic_memory path)."""
+    a, b, c = np.ones(8, np.float32), np.full(8, 2, np.float32), np.zeros(8, np.float32)
+    for x in (a, b, c):
+        assert rt.cudaHostRegister(x, x.nbytes, rt.cudaHostRegisterMapped) == (rt.cudaError_t.cudaSuccess,)
+    devs = [rt.cudaHostGetDevicePointer(x, 0)[1] for x in (a, b, c)]
+    assert devs == [x.ctypes.data for x in (a, b, c)]
+    assert launch_add(add_kernel, *devs, 8) == R.CUDA_SUCCESS
+    assert c.tolist() == [3.0] * 8
+    assert rt.cudaHostUnregister(c) == (rt.cudaError_t.cudaSuccess,)
+    assert rt.cudaHostGetDevicePointer(c, 0)[0] == rt.cudaError_t.cudaErrorInvalidValue
+
+
 # ------------------------------------------------------------------ managed-memory hints
 def test_prefetch_and_advice_are_checked_and_recorded(env):
     """cuMemPrefetchAsync/cuMemAdvise on managed memory succeed and are recorded; device memory is refused."""
@@ -363,6 +376,23 @@ def test_vmm_round_trip_keeps_data_across_unmap_and_remap(env):
     assert ok(cu.cuMemGetInfo())[0] == free0
     ok(cu.cuMemAddressFree(va, 2 * G))
     assert cu.cuMemAddressFree(va, 2 * G) == (R.CUDA_ERROR_INVALID_VALUE,)
+
+
+def test_two_mappings_of_one_handle_share_their_bytes(env):
+    """One handle mapped at two addresses: a write through one is read through the other, and by a kernel view."""
+    va = ok(cu.cuMemAddressReserve(2 * G, 0, 0, 0))
+    h = ok(cu.cuMemCreate(G, prop(), 0))
+    ok(cu.cuMemMap(va, G, 0, h, 0))
+    ok(cu.cuMemMap(int(va) + G, G, 0, h, 0))
+    ok(cu.cuMemSetAccess(va, 2 * G, [access()], 1))
+    ok(cu.cuMemcpyHtoD(int(va) + 64, b"shared", 6))
+    out = ctypes.create_string_buffer(6)
+    ok(cu.cuMemcpyDtoH(out, int(va) + G + 64, 6))
+    assert out.raw == b"shared"
+    assert bytes(env.memory.kernel_view(int(va) + G + 64, 6)) == b"shared"
+    ok(cu.cuMemUnmap(va, 2 * G))  # both mappings at once: a range made of whole mappings
+    ok(cu.cuMemRelease(h))
+    assert env.memory.in_use == 0 and env.memory.mappings_in(int(va), 2 * G) == []
 
 
 def test_vmm_properties_round_trip(env):

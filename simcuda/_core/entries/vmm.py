@@ -9,20 +9,24 @@ Fidelity (docs/spec-proposals.md P-50..P-55):
   Python kernels reach the bytes there (:meth:`~simcuda._core.memory.MemorySpace.kernel_view`).
 * Managed memory is one copy: cuMemPrefetchAsync and cuMemAdvise are checked and recorded
   (:attr:`VirtualMemory.prefetches`, :attr:`VirtualMemory.advice`) and move nothing.
-* Physical memory (cuMemCreate) is a host buffer of its own; a mapping (cuMemMap) copies it into the reserved range,
-  and cuMemUnmap copies the range back, so data survives unmap and remap. Two live mappings of one handle are two
-  copies (the real driver aliases them) [I]. Access starts as none; cuMemSetAccess with READ or READWRITE for a
-  device makes the mapping reachable by copies and kernels (a READ mapping is not write-protected) [I].
+* Physical memory (cuMemCreate) is a shared memory file that cuMemMap maps into the reserved range in place, so
+  data survives unmap and remap and two live mappings of one handle see the same bytes, as on the GPU. Where the
+  platform has no such file, a mapping copies the bytes in and cuMemUnmap copies them back (two live mappings are
+  then two copies) [I]. Access starts as none; cuMemSetAccess with READ or READWRITE for a device makes the mapping
+  reachable by copies and kernels (a READ mapping is not write-protected) [I].
 """
 from __future__ import annotations
 
 import contextlib
 import ctypes
 import mmap
+import os
+import weakref
 from typing import Any
 
 from .. import capture as cap
 from .. import nodes as nd
+from .. import process
 from ..errors import CUresult, DriverError
 from ..memory import KIND_DEVICE, KIND_MANAGED, KIND_VMM, Allocation, HostRecord
 from ..state import entry
@@ -62,19 +66,41 @@ class AllocProp:
 
 
 class Physical:
-    """Physical memory made by cuMemCreate: ``size`` bytes of host buffer, its properties, the references to its
-    handle (``refs``: cuMemCreate and each cuMemRetainAllocationHandle, less each cuMemRelease) and its live
-    mappings; it is freed once both are gone."""
+    """Physical memory made by cuMemCreate: ``size`` bytes, its properties, the references to its handle (``refs``:
+    cuMemCreate and each cuMemRetainAllocationHandle, less each cuMemRelease) and its live mappings; it is freed once
+    both are gone.
 
-    __slots__ = ("handle", "size", "prop", "refs", "mappings", "buf", "addr", "block_id")
+    The bytes are a shared memory file (``fd``, :func:`simcuda._core.process.shared_memory`) that each mapping maps
+    in place, so every mapping of one handle sees the same bytes, as on the GPU; where the platform has no such file
+    (``fd`` None) they are a private buffer (``buf`` at ``addr``) copied into a mapping and back when it goes.
+    """
+
+    __slots__ = ("handle", "size", "prop", "refs", "mappings", "fd", "buf", "addr", "block_id", "_fin", "__weakref__")
 
     def __init__(self, size: int, prop: AllocProp) -> None:
         self.handle = 0
         self.size, self.prop = size, prop
         self.refs, self.mappings = 1, 0
-        self.buf: mmap.mmap | None = mmap.mmap(-1, size)
-        self.addr = ctypes.addressof(ctypes.c_char.from_buffer(self.buf))
+        self.fd = process.shared_memory(size)
+        self.buf: mmap.mmap | None = None
+        self.addr = 0
+        self._fin: weakref.finalize[Any, Any] | None = None
+        if self.fd is not None:  # closed by _maybe_free, or when the driver's objects go (once either way)
+            self._fin = weakref.finalize(self, _close_fd, self.fd)
+        else:
+            self.buf = mmap.mmap(-1, size)
+            self.addr = ctypes.addressof(ctypes.c_char.from_buffer(self.buf))
         self.block_id = 0
+
+    @property
+    def live(self) -> bool:
+        """True until the memory is freed."""
+        return self.fd is not None or self.buf is not None
+
+
+def _close_fd(fd: int) -> None:
+    with contextlib.suppress(OSError):
+        os.close(fd)
 
 
 class Reservation:
@@ -416,7 +442,6 @@ class VirtualMemory(Work):
         neither 0 nor a power of two, ``addr`` not a multiple of the host page size; 801 without virtual memory
         management; 2 OUT_OF_MEMORY when the process cannot get the address space.
         """
-        from .. import process
         call = "cuMemAddressReserve"
         if flags != 0:
             raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE, f"{call}: flags {flags} must be 0")
@@ -495,11 +520,15 @@ class VirtualMemory(Work):
         return p.handle
 
     def _maybe_free(self, p: Physical) -> None:
-        if p.refs <= 0 and p.mappings <= 0 and p.buf is not None:
+        if p.refs <= 0 and p.mappings <= 0 and p.live:
             self.memory.refund_physical(p.size)
+            if p._fin is not None:
+                p.fd = None
+                p._fin()
             buf, p.buf, p.addr = p.buf, None, 0
-            with contextlib.suppress(BufferError):  # still exported: it goes with the last view
-                buf.close()
+            if buf is not None:
+                with contextlib.suppress(BufferError):  # still exported: it goes with the last view
+                    buf.close()
 
     @entry
     def mem_release(self, handle: int) -> None:
@@ -517,8 +546,8 @@ class VirtualMemory(Work):
     @entry
     def mem_map(self, ptr: int, size: int, offset: int, handle: int, flags: int) -> None:
         """cuMemMap: map ``size`` bytes of the handle's memory from ``offset`` at ``ptr``, inside a reservation; the
-        mapping is not accessible until cuMemSetAccess. The memory's bytes are copied into the range (see the
-        module docstring).
+        mapping is not accessible until cuMemSetAccess. The range shows the memory's bytes in place (every
+        mapping of the handle shares them; see the module docstring).
 
         Errors, in order: 1 INVALID_VALUE a bad handle, ``flags`` not 0, ``ptr``/``size``/``offset`` not multiples of
         the granularity, ``size`` 0, ``offset + size`` past the memory, a range not inside one reservation, or one
@@ -545,7 +574,12 @@ class VirtualMemory(Work):
                               f"{call}: 0x{ptr:x}+{size} bytes is already mapped in part (cuMemMap maps only "
                               "reservations that are not mapped)")
         cap.check_unsafe(self, self._thread(), call)
-        ctypes.memmove(ptr, p.addr + offset, size)
+        if p.fd is not None:
+            if not process.map_shared(ptr, size, p.fd, offset):
+                raise DriverError(CUresult.CUDA_ERROR_OUT_OF_MEMORY,
+                                  f"{call}: the host could not map {size} bytes at 0x{ptr:x} (mmap failed)")
+        else:
+            ctypes.memmove(ptr, p.addr + offset, size)
         p.mappings += 1
         self.memory.insert_mapping(ptr, size, Mapping(p, offset, r))
 
@@ -576,7 +610,9 @@ class VirtualMemory(Work):
         self._drain()  # work already enqueued that uses the range runs first [I]
         for a in ms:
             m: Mapping = a.vmm
-            if m.phys.buf is not None:
+            if m.phys.fd is not None:
+                process.unmap_shared(a.start, a.size)
+            elif m.phys.buf is not None:
                 ctypes.memmove(m.phys.addr + m.offset, a.start, a.size)
             self.memory.remove_mapping(a)
             m.phys.mappings -= 1
