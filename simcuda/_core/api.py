@@ -1191,6 +1191,105 @@ P-25).
 
 Errors: INVALID_VALUE a bad graph, ``flags`` other than 0 or 1; INVALID_CONTEXT / CONTEXT_IS_DESTROYED a bad
 context, or no current context for a NULL one."""),
+    # -- host-mapped and managed memory, pointer attributes, virtual memory management (topic: vmm) ----------
+    Api("cuMemHostGetDevicePointer", "mem_host_get_device_pointer(p, Flags) -> pdptr (...)",
+        """The device pointer of pinned or registered host memory (``p``: an int address, ctypes object or buffer
+inside memory from ``cuMemHostAlloc``/``cuMemAllocHost``/``cuMemHostRegister``): under unified addressing the
+host address itself, which kernels may use (every simulated device has
+``CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM``).
+
+Errors: INVALID_CONTEXT; INVALID_VALUE ``Flags`` not 0, ``p`` not such memory, or a device that cannot map host
+memory (``DeviceSpec.host_mapped_memory``; the failure cuMemHostAlloc defers to this call) [I code]."""),
+    Api("cuMemPrefetchAsync", "mem_prefetch_async(...)",
+        """Prefetch managed memory to ``location`` (a ``CUmemLocation``: DEVICE with an ordinal, HOST, HOST_NUMA
+node 0, HOST_NUMA_CURRENT) in stream order. Nothing moves (managed memory is one copy here); the prefetch is
+recorded (``Driver.prefetches``). During capture it becomes an EMPTY node: CUDA 13.5's ``CUgraphNodeType`` has no
+prefetch type (docs/spec-proposals.md P-50) [I].
+
+Errors: the stream's (INVALID_HANDLE, INVALID_CONTEXT...); INVALID_VALUE ``flags`` not 0, a range not inside one
+managed allocation, a bad location type; INVALID_DEVICE a device location that does not exist or has no
+concurrent managed access; the capture rules of stream work (spec 3.8).""", decoder="mem_prefetch_async"),
+    Api("cuMemAdvise", "mem_advise(...)",
+        """Advise about a managed range (``CUmem_advise``; ``location`` a ``CUmemLocation``, read by the
+PREFERRED_LOCATION and ACCESSED_BY advice). Checked and recorded (``Driver.advice``); nothing else changes.
+
+Errors: INVALID_VALUE an unknown advice, a range not inside one managed allocation, a bad location type;
+INVALID_DEVICE a device location that does not exist.""", decoder="mem_advise"),
+    Api("cuPointerGetAttribute", "pointer_get_attribute(...)",
+        """One ``CUpointer_attribute`` of an address: device, managed, stream-ordered (MEMPOOL_HANDLE its pool),
+graph, VMM (RANGE_* the reservation, MAPPING_* the mapping) and pinned, mapped or registered host memory (type
+HOST; DEVICE_POINTER the same address). CONTEXT, DEVICE_POINTER, RANGE_START_ADDR and MEMPOOL_HANDLE come back
+as ``CUcontext``, ``CUdeviceptr`` and ``CUmemoryPool``; the boolean attributes as ``bool``; the rest as ``int``.
+
+Errors: INVALID_VALUE an address CUDA does not know, HOST_POINTER of device memory; INVALID_CONTEXT
+DEVICE_POINTER without a current context; NOT_SUPPORTED P2P_TOKENS (not simulated).""",
+        decoder="pointer_get_attribute"),
+    Api("cuPointerGetAttributes", "pointer_get_attributes(...)",
+        """Several pointer attributes at once (``numAttributes`` of ``attributes``): as ``cuPointerGetAttribute``,
+except that an address CUDA does not know gives the NULL defaults (``None``-like 0, ``False``; DEVICE_ORDINAL -2
+[I]) with ``CUDA_SUCCESS``, and a value the single call refuses gives 0.
+
+Errors: INVALID_VALUE a value outside ``CUpointer_attribute``, ``numAttributes`` larger than the list.""",
+        decoder="pointer_get_attributes"),
+    Api("cuMemAddressReserve", "mem_address_reserve(size, alignment, addr, flags) -> ptr",
+        """Reserve ``size`` bytes of the simulated address space (aligned to ``alignment``, 0: the 2 MiB granularity;
+``addr`` a hint that is not honoured [I]); returns its start. The range holds nothing until ``cuMemMap``.
+
+Errors: INVALID_VALUE ``flags`` not 0, ``size`` 0 or not a multiple of the host page size, ``alignment`` not 0 or
+a power of two, ``addr`` not page-aligned; NOT_SUPPORTED without virtual memory management
+(``DeviceSpec.virtual_memory``) [I code]; OUT_OF_MEMORY when the host cannot reserve the addresses."""),
+    Api("cuMemAddressFree", "mem_address_free(ptr, size)",
+        """Free a whole reservation (``ptr`` and ``size`` as ``cuMemAddressReserve`` gave and took them).
+
+Errors: INVALID_VALUE another start or size, a range still mapped [I]; 900 during a restricting capture (P-51)
+[I]."""),
+    Api("cuMemCreate", "mem_create(...)",
+        """Create ``size`` bytes of physical memory described by a ``CUmemAllocationProp`` (type PINNED, location a
+device); returns its ``CUmemGenericAllocationHandle``. Counted in ``cuMemGetInfo`` until freed.
+
+Errors: INVALID_VALUE NULL or unsupported ``prop``, ``flags`` not 0, a size that is not a multiple of the
+granularity (cuMemGetAllocationGranularity); INVALID_DEVICE a location that is no device; NOT_SUPPORTED
+without virtual memory management [I code]; 900 during a restricting capture (P-51) [I]; OUT_OF_MEMORY.""",
+        decoder="mem_create"),
+    Api("cuMemRelease", "mem_release(handle)",
+        """Release a handle from ``cuMemCreate`` (or a reference from ``cuMemRetainAllocationHandle``); the memory
+goes once no reference and no mapping is left.
+
+Errors: INVALID_VALUE not a live handle; 900 during a restricting capture (P-51) [I]."""),
+    Api("cuMemMap", "mem_map(ptr, size, offset, handle, flags)",
+        """Map ``size`` bytes of a handle's memory from ``offset`` at ``ptr`` inside a reservation. The mapping has
+no access until ``cuMemSetAccess``.
+
+Errors: INVALID_VALUE a bad handle, ``flags`` not 0, values that are not multiples of the granularity, a range
+past the memory, outside one reservation or already mapped in part; 900 during a restricting capture (P-51)
+[I]."""),
+    Api("cuMemUnmap", "mem_unmap(ptr, size)",
+        """Unmap the whole mappings that make up a range; it becomes a reservation again, with no access.
+
+Errors: INVALID_VALUE a range that is not made of whole mappings; 900 during a restricting capture (P-51)
+[I]."""),
+    Api("cuMemSetAccess", "mem_set_access(...)",
+        """Set each device's access (``CUmemAccessDesc``: a DEVICE ``location`` and ``CUmemAccess_flags``) to the
+mappings of a range; copies and kernels reach a mapping while some device has READ or READWRITE.
+
+Errors: INVALID_VALUE a range not made of whole mappings, a location type other than DEVICE [I], bad flags,
+``count`` larger than the list; INVALID_DEVICE a device that does not exist.""", decoder="mem_set_access"),
+    Api("cuMemGetAccess", "mem_get_access(...)",
+        """The ``CUmemAccess_flags`` a location (a DEVICE ``CUmemLocation``) has on the mapping holding ``ptr``.
+
+Errors: INVALID_VALUE ``ptr`` not mapped, a NULL location or one that is not a device; INVALID_DEVICE.""",
+        decoder="mem_get_access"),
+    Api("cuMemGetAllocationGranularity", "mem_get_allocation_granularity(...)",
+        """The MINIMUM or RECOMMENDED granularity for a ``CUmemAllocationProp``: 2 MiB for both [I].
+
+Errors: INVALID_VALUE a NULL or unsupported prop, an unknown option; INVALID_DEVICE; NOT_SUPPORTED without
+virtual memory management [I code].""", decoder="mem_get_allocation_granularity"),
+    Api("cuMemGetAllocationPropertiesFromHandle", "mem_get_allocation_properties_from_handle(...)",
+        """The ``CUmemAllocationProp`` a handle's memory was created with. Errors: INVALID_VALUE not a live
+handle.""", decoder="mem_get_allocation_properties_from_handle"),
+    Api("cuMemRetainAllocationHandle", "mem_retain_allocation_handle(addr) -> handle (...)",
+        """The handle of the memory mapped at ``addr`` (any address of a mapping), the value ``cuMemMap`` was
+given, with one more reference that ``cuMemRelease`` must drop. Errors: INVALID_VALUE ``addr`` not mapped."""),
 )
 
 #: the rows by entry name
@@ -1320,4 +1419,9 @@ RUNTIME: dict[str, str] = {
     "cudaGraphConditionalHandleCreate": "cuGraphConditionalHandleCreate",
     "cudaGraphConditionalHandleCreate_v2": "cuGraphConditionalHandleCreate",
     "cudaGraphAddNode": "cuGraphAddNode",
+    # host-mapped and managed memory, pointer attributes (topic: vmm)
+    "cudaHostGetDevicePointer": "cuMemHostGetDevicePointer",
+    "cudaMemPrefetchAsync": "cuMemPrefetchAsync",
+    "cudaMemAdvise": "cuMemAdvise",
+    "cudaPointerGetAttributes": "cuPointerGetAttributes",
 }

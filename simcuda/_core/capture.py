@@ -40,6 +40,7 @@ from .errors import CUresult, DriverError
 from .graph import (BATCH_MEM_OP, CONDITIONAL, EVENT_RECORD, GRAPH, HOST, KERNEL, MEM_ALLOC, MEM_FREE, MEMCPY, MEMSET,
                     NO_EDGES, TYPE_KEYWORDS, WAIT_EVENT, ZERO_ED, Node, add_chain_edge, add_edge, graph_from_frozen,
                     in_edges, is_full, walk_body, with_edge)
+from . import nodes as _nodes
 from .nodes import ChildGraphParams
 from .process import HANDLE_STEP
 from .objects import CAPTURED, EMPTY, RECORDED, CigRecord
@@ -689,6 +690,11 @@ OPS: dict[str, OpKind] = {k.name: k for k in (
            eager=NOW, unsafe=True, log_as="MEMSET"),
 )}
 
+
+# -- managed memory (topic: vmm): cuMemPrefetchAsync is stream work; captured, it becomes an EMPTY node, as the
+# CUgraphNodeType of CUDA 13.5 has no prefetch type (docs/spec-proposals.md P-50) [inferred]; eagerly it does nothing
+# to the bytes (managed memory is one copy here), but it takes its place in stream order and is logged.
+OPS["prefetch"] = OpKind("prefetch", _nodes.EMPTY, on_cig=CIG_RECORD, label=lambda op: "prefetch")
 
 class Op:
     """One unit of stream work: its :class:`OpKind`, the call, its ``params`` (the node's parameters when it is

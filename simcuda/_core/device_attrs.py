@@ -40,6 +40,8 @@ def _defaults(spec: Any) -> dict[int, int]:
         A.CU_DEVICE_ATTRIBUTE_KERNEL_EXEC_TIMEOUT: 0,
         A.CU_DEVICE_ATTRIBUTE_INTEGRATED: 0,
         A.CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY: int(spec.host_mapped_memory),
+        # vmm topic: registered memory is reachable at its host pointer (cuMemHostGetDevicePointer returns it)
+        A.CU_DEVICE_ATTRIBUTE_CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM: int(spec.host_mapped_memory),
         A.CU_DEVICE_ATTRIBUTE_COMPUTE_MODE: 0,
         A.CU_DEVICE_ATTRIBUTE_CONCURRENT_KERNELS: 1,
         A.CU_DEVICE_ATTRIBUTE_ECC_ENABLED: 1,

@@ -34,6 +34,7 @@ from .entries.memory import Memory
 from .entries.module import Modules
 from .entries.stream import Streams
 from .entries.userobj import UserObjects
+from .entries.vmm import VirtualMemory
 from .kernels import KERNELS, KernelLaunch
 from .logs import ErrorRecord, LaunchLog, LaunchRecord
 from .state import CU_STREAM_LEGACY, CU_STREAM_PER_THREAD, DRIVER_VERSION, HANDLE_STEP, entry
@@ -44,7 +45,7 @@ __all__ = ["CU_STREAM_LEGACY", "CU_STREAM_PER_THREAD", "DEFAULT_LAUNCH_LOG_LIMIT
 
 
 class Driver(Contexts, Streams, Cig, Events, Memory, Modules, Graphs, Conditionals, Execs, UserObjects,
-             ArgumentRules):
+             ArgumentRules, VirtualMemory):
     """An in-memory CUDA driver: devices, contexts, streams, events, memory, modules, graphs.
 
     Mirrors: ``libcuda`` as seen through ``cuda.bindings.driver`` 13.5.

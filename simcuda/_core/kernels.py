@@ -24,11 +24,13 @@ class KernelLaunch:
             driver, name, grid, block, shared_mem, args
 
     def view(self, ptr: int, nbytes: int) -> memoryview:
-        """A writable byte view of ``nbytes`` of simulated device memory at ``ptr``."""
-        return self.driver.memory.device_view(int(ptr), nbytes, "kernel argument")
+        """A writable byte view of ``nbytes`` at ``ptr``, memory a real kernel could reach there: device, managed,
+        mapped graph and accessible VMM memory, and pinned, mapped or registered host memory at its host address
+        (:meth:`simcuda._core.memory.MemorySpace.kernel_view`; INVALID_VALUE ``DriverError`` otherwise)."""
+        return self.driver.memory.kernel_view(int(ptr), nbytes, "kernel argument")
 
     def array(self, ptr: int, dtype: Any, count: int) -> Any:
-        """A writable numpy array of ``count`` elements of ``dtype`` over device memory at ``ptr``."""
+        """A writable numpy array of ``count`` elements of ``dtype`` over the memory at ``ptr`` (see :meth:`view`)."""
         import numpy as np
         dt = np.dtype(dtype)
         return np.frombuffer(self.view(ptr, dt.itemsize * count), dtype=dt)

@@ -35,6 +35,7 @@ HOST_ALIGN = 64
 KIND_DEVICE = "device"
 KIND_MANAGED = "managed"
 KIND_GRAPH = "graph"  # reserved by a MEM_ALLOC node; backed only while mapped
+KIND_VMM = "vmm"  # a cuMemMap mapping of cuMemCreate memory in a reserved range; accessible after cuMemSetAccess
 
 
 class Allocation:
@@ -46,7 +47,7 @@ class Allocation:
     """
 
     __slots__ = ("start", "size", "span", "kind", "ctx", "freed", "mapped", "graph_node", "free_node",
-                 "outstanding", "pool")
+                 "outstanding", "pool", "buffer_id", "vmm")
 
     def __init__(self, start: int, size: int, span: int, kind: str, ctx: Context | None) -> None:
         self.start = start
@@ -60,6 +61,8 @@ class Allocation:
         self.free_node: Node | None = None  # graph allocations: the MEM_FREE node (of any graph) that frees it
         self.outstanding: GraphExec | None = None  # graph allocations: the exec whose launch allocated it, until freed
         self.pool: MemPool | None = None  # stream-ordered allocations: the memory pool it came from
+        self.buffer_id = 0  # CU_POINTER_ATTRIBUTE_BUFFER_ID: set when the allocation enters its space's table
+        self.vmm: Any = None  # VMM mappings: the mapping record (simcuda._core.entries.vmm.Mapping)
 
 
 class _Ledger:
@@ -100,6 +103,8 @@ class MemorySpace:
         self.in_use = 0
         self.host: dict[int, Any] = {}  # address -> ctypes buffer kept alive (pinned host memory)
         self.registered: dict[int, int] = {}  # host address -> size (cuMemHostRegister)
+        self.host_info: dict[int, HostRecord] = {}  # host address -> what pinned/registered memory it is (vmm topic)
+        self._ids = iter(range(1, 1 << 63))  # buffer ids (CU_POINTER_ATTRIBUTE_BUFFER_ID), never reused
         self._finalizer = weakref.finalize(self, _retire, self._ledger)
         # not at interpreter exit: the process's mappings go with it, and code still running then (a daemon
         # thread, an object torn down late) must not find its memory made inaccessible under it
@@ -143,6 +148,7 @@ class MemorySpace:
 
     def _insert(self, alloc: Allocation) -> None:
         """Enter ``alloc`` in the sorted allocation table (a reused range replaces its freed entry)."""
+        alloc.buffer_id = next(self._ids)
         starts, start = self._starts, alloc.start
         if not starts or start > starts[-1]:  # the common case: a fresh, higher address
             self._allocs.append(alloc)  # before its start: a lock-free bisect never indexes past the list
@@ -238,6 +244,10 @@ class MemorySpace:
                 raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
                                   f"{what} 0x{addr:x} is not inside any live device allocation"
                                   + self.missing(addr))
+            if not a.mapped and a.kind == KIND_VMM:
+                raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
+                                  f"{what} 0x{addr:x} is mapped virtual memory (cuMemMap) that no device may access "
+                                  "yet: cuMemSetAccess grants access")
             if not a.mapped:
                 raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
                                   f"{what} 0x{addr:x} belongs to a graph allocation that is not mapped now "
@@ -284,11 +294,143 @@ class MemorySpace:
             buf = self.host.pop(int(addr), None)
             if buf is None:
                 return False
+            self.host_info.pop(int(addr), None)
             process.SPACE.refund(len(buf))
             self._ledger.committed -= len(buf)
             with contextlib.suppress(BufferError):  # still exported (a ctypes or numpy view): it goes with the last
                 buf.close()
             return True
+
+
+    # -- host-mapped memory and virtual memory management (topic: vmm) -------------------------
+    def note_host(self, addr: int, size: int, kind: str, flags: int, ctx: Context | None) -> HostRecord:
+        """Record pinned (``kind`` ``"pinned"``: cuMemHostAlloc) or registered (``"registered"``: cuMemHostRegister)
+        host memory, with its flags and context, under a fresh buffer id; returns the record."""
+        rec = HostRecord(int(addr), int(size), kind, int(flags), ctx, next(self._ids))
+        with self._lock:
+            self.host_info[int(addr)] = rec
+        return rec
+
+    def host_lookup(self, addr: int) -> HostRecord | None:
+        """The pinned or registered host memory that holds ``addr`` (an interior address too), or None."""
+        addr = int(addr)
+        with self._lock:
+            rec = self.host_info.get(addr)
+            if rec is not None:
+                return rec
+            return next((r for r in self.host_info.values() if r.start <= addr < r.start + max(r.size, 1)), None)
+
+    def kernel_view(self, addr: int, nbytes: int, what: str = "kernel argument") -> memoryview:
+        """A writable view of ``nbytes`` at ``addr`` as a kernel reaches them: device, managed, mapped graph and
+        accessible VMM memory (:meth:`device_view`), or pinned and registered host memory at its host address,
+        which unified addressing maps into every device that can map host memory (CUDA Runtime API, "Unified
+        Addressing": host memory from cudaHostAlloc is reachable from kernels at its host address;
+        cudaHostRegisterDefault memory is mapped and portable under UVA).
+
+        Errors: ``CUDA_ERROR_INVALID_VALUE`` when the range is none of those (or runs past its end), or lies in host
+        memory of a context whose device has ``DeviceSpec.host_mapped_memory`` off.
+        """
+        addr = int(addr)
+        if self.find(addr) is None:
+            rec = self.host_lookup(addr)
+            if rec is not None:
+                if rec.ctx is not None and not rec.ctx.device.spec.host_mapped_memory:
+                    raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
+                                      f"{what} 0x{addr:x} is host memory, and the device of its context cannot map "
+                                      "host memory (DeviceSpec.host_mapped_memory is off)")
+                if nbytes < 0 or addr + nbytes > rec.start + rec.size:
+                    raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
+                                      f"{what} range 0x{addr:x}+{nbytes} bytes runs past the end of its host memory "
+                                      f"(0x{rec.start:x}, {rec.size} bytes)")
+                if nbytes == 0:
+                    return memoryview(bytearray(0))
+                return memoryview((ctypes.c_char * nbytes).from_address(addr)).cast("B")
+        return self.device_view(addr, nbytes, what)
+
+    def reserve_range(self, size: int, align: int) -> int:
+        """Reserve ``size`` bytes of address space aligned to ``align`` (a power of two) for cuMemAddressReserve:
+        no allocation and no memory, only addresses no other allocation gets. Returns the start.
+
+        Errors: OUT_OF_MEMORY (2) when the process cannot get the address space.
+        """
+        span = (max(size, 1) + process.PAGE - 1) // process.PAGE * process.PAGE
+        align = max(int(align), process.PAGE)
+        with self._lock:
+            chunks = self._ledger.chunks
+            c = chunks[-1] if chunks else None
+            if c is None or (c.top + align - 1) // align * align + span > c.end:
+                try:
+                    c = process.SPACE.take(span + align, self.serial)
+                except (MemoryError, OverflowError) as e:
+                    raise DriverError(CUresult.CUDA_ERROR_OUT_OF_MEMORY,
+                                      f"the host running the simulator cannot reserve {size} bytes of simulated "
+                                      f"virtual address space ({e})") from None
+                chunks.append(c)
+            start = (c.top + align - 1) // align * align
+            c.top = start + span
+            return start
+
+    def insert_mapping(self, start: int, size: int, record: Any) -> Allocation:
+        """Enter a VMM mapping of ``size`` bytes at ``start`` (inside a reserved range) in the allocation table,
+        not yet accessible (``mapped`` False until cuMemSetAccess); ``record`` is kept as ``Allocation.vmm``."""
+        a = Allocation(int(start), int(size), int(size), KIND_VMM, None)
+        a.vmm = record
+        with self._lock:
+            self._insert(a)
+        return a
+
+    def remove_mapping(self, a: Allocation) -> None:
+        """Take a VMM mapping out of the table (cuMemUnmap) and drop the pages of its range."""
+        with self._lock:
+            a.freed, a.mapped = True, False
+            i = bisect.bisect_left(self._starts, a.start)
+            if i < len(self._starts) and self._allocs[i] is a:
+                del self._allocs[i]
+                del self._starts[i]
+            process.SPACE.drop(a.start, a.span)
+
+    def mappings_in(self, start: int, size: int) -> list[Allocation]:
+        """The live VMM mappings that overlap ``[start, start + size)``, in address order."""
+        with self._lock:
+            lo = bisect.bisect_right(self._starts, start) - 1
+            out = []
+            for a in self._allocs[max(lo, 0):]:
+                if a.start >= start + size:
+                    break
+                if a.kind == KIND_VMM and not a.freed and a.start + a.size > start:
+                    out.append(a)
+            return out
+
+    def charge_physical(self, size: int) -> None:
+        """Count ``size`` bytes of physical memory (cuMemCreate) against the host budget and the device.
+
+        Errors: OUT_OF_MEMORY (2) past the budget."""
+        with self._lock:
+            if not process.SPACE.charge(size, self.budget):
+                raise DriverError(CUresult.CUDA_ERROR_OUT_OF_MEMORY,
+                                  f"creating {size} bytes of physical memory would pass the simulator's host budget of "
+                                  f"{self.budget} bytes (Options(host_memory_budget=...))")
+            self._ledger.committed += size
+            self.in_use += size
+
+    def refund_physical(self, size: int) -> None:
+        """The physical memory of :meth:`charge_physical` was freed."""
+        with self._lock:
+            process.SPACE.refund(size)
+            self._ledger.committed -= size
+            self.in_use -= size
+
+
+class HostRecord:
+    """Pinned or registered host memory as the pointer attributes see it: ``start``, ``size`` bytes, ``kind``
+    (``"pinned"`` or ``"registered"``), the ``CU_MEMHOSTALLOC_*`` / ``CU_MEMHOSTREGISTER_*`` ``flags``, the
+    context it was allocated or registered in, and its ``buffer_id``."""
+
+    __slots__ = ("start", "size", "kind", "flags", "ctx", "buffer_id")
+
+    def __init__(self, start: int, size: int, kind: str, flags: int, ctx: Context | None, buffer_id: int) -> None:
+        self.start, self.size, self.kind, self.flags = start, size, kind, flags
+        self.ctx, self.buffer_id = ctx, buffer_id
 
 
 def host_view(obj: Any, nbytes: int, writable: bool, what: str = "host buffer", mem: Any = None) -> memoryview:

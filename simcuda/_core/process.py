@@ -210,6 +210,39 @@ _drivers_lock = threading.Lock()
 _drivers: list[Any] = []  # serial -> weakref to the Driver
 
 
+# -- shared physical memory for virtual memory management (topic: vmm) -------------------------------------------
+_MAP_SHARED = getattr(_mmap, "MAP_SHARED", 1)
+
+
+def shared_memory(size: int) -> int | None:
+    """A file descriptor of ``size`` bytes of anonymous shared memory (``memfd_create``), the physical memory of a
+    cuMemCreate that :func:`map_shared` maps at several addresses at once; None where the platform has none (then
+    the caller copies bytes in and out of the mappings). Raises ``OSError`` when the memory cannot be made."""
+    import os
+    if _LIBC is None or not _LINUX or not hasattr(os, "memfd_create"):
+        return None
+    fd = os.memfd_create("simcuda-vmm", getattr(os, "MFD_CLOEXEC", 0))
+    try:
+        os.ftruncate(fd, size)
+    except OSError:
+        os.close(fd)
+        raise
+    return fd
+
+
+def map_shared(addr: int, size: int, fd: int, offset: int) -> bool:
+    """Map ``size`` bytes of ``fd`` from ``offset`` at ``addr`` (page-aligned, inside a chunk), replacing the chunk's
+    pages there: every mapping of the same bytes sees every write. False when the kernel refuses."""
+    got = _LIBC.mmap(addr, size, _PROT_RW, _MAP_SHARED | _MAP_FIXED, fd, offset)
+    return got is not None and int(got) == addr
+
+
+def unmap_shared(addr: int, size: int) -> None:
+    """Give ``[addr, addr + size)`` back to its chunk: fresh, untouched private pages (the shared bytes stay in
+    their file)."""
+    _LIBC.mmap(addr, size, _PROT_RW, _MAP_PRIVATE | _MAP_ANONYMOUS | _MAP_NORESERVE | _MAP_FIXED, -1, 0)
+
+
 def register_driver(driver: Any) -> int:
     """Give ``driver`` the next serial (its handle range and its name in ``why`` texts)."""
     with _drivers_lock:

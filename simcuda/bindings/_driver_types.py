@@ -652,6 +652,14 @@ SPECS.update({
 SPECS["CUDA_CONDITIONAL_NODE_PARAMS"] = [
     ("handle", "h", "CUgraphConditionalHandle"), ("type", "e", "CUgraphConditionalNodeType"), ("size", "u", 32),
     ("phGraph_out", "l", "CUgraph"), ("ctx", "h", "CUcontext")]
+# virtual memory management (topic: vmm): field order and kinds as cuda-bindings 13.5.0 prints them
+SPECS.update({
+    "CUmemAllocationProp_st": [("type", "e", "CUmemAllocationType"),
+                               ("requestedHandleTypes", "e", "CUmemAllocationHandleType"),
+                               ("location", "s", "CUmemLocation"), ("win32HandleMetaData", "p", None),
+                               ("allocFlags", "s", "anon_struct23")],
+    "anon_struct23": [("compressionType", *_U8), ("gpuDirectRDMACapable", *_U8), ("usage", "u", 16)],
+})
 
 Struct._specs = SPECS
 

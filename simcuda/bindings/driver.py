@@ -245,10 +245,14 @@ def _conversion_plan(name: str, outputs: dict[str, tuple[str, tuple[tuple[str, s
     doc_list = params.get(name, ())
     docs = dict(doc_list)
     entry: list[tuple[int, str, _Conv]] = []
+    tests: list[tuple[int, str, _Conv]] = []  # struct types passed by value: Cython tests them after the C conversions
     body: list[tuple[int, str, _Conv]] = []
     later: list[tuple[int, str, _Conv]] = []
     for i, (pname, ctype, ann) in enumerate(sig):
         conv = _entry_conv(ctype, ann, pname, ns, struct_arg)
+        if conv is not None and ann == ctype and hasattr(ns.get(ctype), "_fields"):  # ``CUmemLocation location``
+            tests.append((i, pname, _by_value_struct(conv, ctype, pname, runtime)))
+            continue
         if conv is not None:
             entry.append((i, pname, conv))
             continue
@@ -267,7 +271,18 @@ def _conversion_plan(name: str, outputs: dict[str, tuple[str, tuple[tuple[str, s
             if isinstance(cls, type) and issubclass(cls, _T.Wrapper):
                 body.append((i, pname, _handle_check(cls)))
                 break
-    return tuple(entry + body[::-1] + later)
+    return tuple(entry + tests + body[::-1] + later)
+
+
+def _by_value_struct(conv: _Conv, ctype: str, name: str, runtime: bool) -> _Conv:
+    """A struct parameter passed by value (not ``Optional``): Cython's type test, which refuses None too."""
+    mod = "cuda.bindings.runtime" if runtime else "cuda.bindings.driver"
+
+    def check(x: Any) -> Any:
+        if x is None:
+            raise TypeError(f"Argument '{name}' has incorrect type (expected {mod}.{ctype}, got NoneType)")
+        return conv(x)
+    return check
 
 
 def _convert_args(plan: _Plan, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, ...]:
@@ -1982,6 +1997,125 @@ def cuArrayCreate(pAllocateArray: Any) -> _Result:
     g = a._d
     h = _drv().array_create(g["Width"], g["Height"], g["Format"], g["NumChannels"])
     return (_SUCCESS, _CUarray._mk(h))
+
+
+# =========================================================================== host-mapped and managed memory, pointer
+# attributes, virtual memory management (topic: vmm)
+def _mem_location(x: Any, arg: str) -> tuple[int, int]:
+    """A ``CUmemLocation`` argument passed by value: ``(type, id)`` (None raises the wrapper's TypeError)."""
+    loc = _struct_arg(x, "CUmemLocation", arg)
+    if loc is None:
+        raise TypeError(f"Argument '{arg}' must not be None")
+    return loc._raw("type"), loc._raw("id")
+
+
+def _alloc_prop(x: Any) -> Any:
+    """A ``CUmemAllocationProp`` argument (``Optional``): the core's ``AllocProp``, or None for None."""
+    from .._core.entries.vmm import AllocProp
+    p = _struct_arg(x, "CUmemAllocationProp", "prop")
+    if p is None:
+        return None
+    g, loc, fl = p._d, p._d["location"]._d, p._d["allocFlags"]._d
+    return AllocProp(g["type"], g["requestedHandleTypes"], loc["type"], loc["id"], fl["compressionType"],
+                     fl["gpuDirectRDMACapable"], fl["usage"])
+
+
+#: how cuPointerGetAttribute returns a value, by CUpointer_attribute: handle classes, bools, else int
+_POINTER_WRAP: dict[int, _Callable[[Any], Any]] = {
+    1: lambda v: _mk_ctx(v), 3: lambda v: _mk_dptr(v), 11: lambda v: _mk_dptr(v),
+    17: lambda v: globals()["CUmemoryPool"]._mk(v),
+    **{a: bool for a in (6, 8, 10, 13, 15, 21)}}
+
+
+def _pointer_value(attr: int, v: Any) -> Any:
+    return _POINTER_WRAP.get(attr, int)(v)
+
+
+@_face
+def cuMemHostGetDevicePointer(p: Any, Flags: Any) -> _Result:
+    return (_SUCCESS, _mk_dptr(_drv().mem_host_get_device_pointer(_T.void_ptr(p), _u(Flags))))
+
+
+@_face
+def cuMemPrefetchAsync(devPtr: Any, count: Any, location: Any, flags: Any, hStream: Any) -> _Result:
+    lt, lid = _mem_location(location, "location")
+    _drv().mem_prefetch_async(_h(devPtr, _CUdeviceptr), _size(count), lt, lid, _u(flags), _h(hStream, _CUstream))
+    return _OK
+
+
+@_face
+def cuMemAdvise(devPtr: Any, count: Any, advice: Any, location: Any) -> _Result:
+    lt, lid = _mem_location(location, "location")
+    adv = _T.c_enum(advice, "advice", "CUmem_advise_enum")
+    _drv().mem_advise(_h(devPtr, _CUdeviceptr), _size(count), adv, lt, lid)
+    return _OK
+
+
+@_face
+def cuPointerGetAttribute(attribute: Any, ptr: Any) -> _Result:
+    if not hasattr(attribute, "value"):  # the wrapper reads the enum's value: AttributeError otherwise, as there
+        raise AttributeError(f"'{_tp_name(type(attribute))}' object has no attribute 'value'")
+    a = int(attribute.value)
+    return (_SUCCESS, _pointer_value(a, _drv().pointer_get_attribute(a, _h(ptr, _CUdeviceptr))))
+
+
+@_face
+def cuPointerGetAttributes(numAttributes: Any, attributes: Any, ptr: Any) -> _Result:
+    n = _u(numAttributes)
+    items = [] if attributes is None else list(attributes)
+    if n > len(items):
+        raise RuntimeError(f"List is too small: {len(items)} < {n}")
+    attrs = [int(x) for x in items[:n]]
+    vals = _drv().pointer_get_attributes(attrs, _h(ptr, _CUdeviceptr))
+    return (_SUCCESS, [_pointer_value(a, v) for a, v in zip(attrs, vals)])
+
+
+@_face
+def cuMemCreate(size: Any, prop: Any, flags: Any) -> _Result:
+    h = _drv().mem_create(_size(size), _alloc_prop(prop), _u(flags, 64, "unsigned long long"))
+    return (_SUCCESS, globals()["CUmemGenericAllocationHandle"]._mk(h))
+
+
+@_face
+def cuMemGetAllocationGranularity(prop: Any, option: Any) -> _Result:
+    opt = _T.c_enum(option, "option", "CUmemAllocationGranularity_flags_enum")
+    return (_SUCCESS, _drv().mem_get_allocation_granularity(_alloc_prop(prop), opt))
+
+
+@_face
+def cuMemSetAccess(ptr: Any, size: Any, desc: Any, count: Any) -> _Result:
+    n = _size(count)
+    items = [] if desc is None else list(desc)
+    if n > len(items):
+        raise RuntimeError(f"List is too small: {len(items)} < {n}")
+    descs = [(a._d["location"]._d["type"], a._d["location"]._d["id"], a._d["flags"]) for a in items[:n]]
+    _drv().mem_set_access(_h(ptr, _CUdeviceptr), _size(size), descs)
+    return _OK
+
+
+@_face
+def cuMemGetAccess(location: Any, ptr: Any) -> _Result:
+    loc = _struct_arg(location, "CUmemLocation", "location")
+    p = _h(ptr, _CUdeviceptr)
+    if loc is None:
+        _drv().require_arg(False, "location", "cuMemGetAccess")
+    return (_SUCCESS, _drv().mem_get_access(loc._raw("type"), loc._raw("id"), p))
+
+
+@_face
+def cuMemGetAllocationPropertiesFromHandle(handle: Any) -> _Result:
+    p = _drv().mem_get_allocation_properties_from_handle(_h(handle, globals()["CUmemGenericAllocationHandle"]))
+    st = globals()["CUmemAllocationProp"]()
+    g, loc, fl = st._d, st._d["location"]._d, st._d["allocFlags"]._d
+    g["type"], g["requestedHandleTypes"], loc["type"], loc["id"] = p.type, p.handle_types, p.loc_type, p.loc_id
+    fl["compressionType"], fl["gpuDirectRDMACapable"], fl["usage"] = p.compression, p.rdma, p.usage
+    return (_SUCCESS, st)
+
+
+@_face
+def cuMemRetainAllocationHandle(addr: Any) -> _Result:
+    h = _drv().mem_retain_allocation_handle(_T.void_ptr(addr))
+    return (_SUCCESS, globals()["CUmemGenericAllocationHandle"]._mk(h))
 
 
 # =========================================================================== entries built from the table

@@ -247,6 +247,11 @@ _SPECS: dict[str, list[tuple[str, str, Any]]] = {
                               ("hostPointer", "p", None), ("localityDomainOrdinal", "i", 32)],
     "CUuuid_st": [("bytes", "hex", 16)],
 }
+# managed memory (topic: vmm): field order and kinds as cuda-bindings 13.5.0 prints them
+_SPECS.update({
+    "cudaMemLocation": [("type", "e", "cudaMemLocationType"), ("id", "i", 32), ("localized", "s", "anon_struct6")],
+    "anon_struct6": [("deviceId", "i", 32), ("localityDomainId", "i", 32)],
+})
 
 
 def _prop_fields() -> list[tuple[str, str, Any]]:
@@ -794,27 +799,54 @@ def cudaHostUnregister(ptr: Any) -> _Result:
 
 @_rt()
 def cudaPointerGetAttributes(ptr: Any) -> _Result:
-    """``cudaPointerAttributes`` of an address: device memory (type ``cudaMemoryTypeDevice``/``Managed``,
-    ``devicePointer`` set), pinned host memory from :func:`cudaMallocHost` (``cudaMemoryTypeHost``, both
-    pointers set), or unregistered host memory (``cudaMemoryTypeUnregistered``)."""
+    """``cudaPointerAttributes`` of an address, from the driver's pointer attributes (topic: vmm): device memory
+    (``cudaMemoryTypeDevice``, ``devicePointer`` set), managed memory (``cudaMemoryTypeManaged``, both pointers),
+    pinned, mapped or registered host memory (``cudaMemoryTypeHost``, both pointers: unified addressing maps it
+    into the device at its address), or memory CUDA does not know (``cudaMemoryTypeUnregistered``, device -2,
+    both pointers NULL). ``device`` is the device the memory was allocated against; ``localityDomainOrdinal`` -1
+    (no allocation is localized to a locality domain)."""
     p = _T.void_ptr(ptr)
     d = _drv()
     a = _RCLS["cudaPointerAttributes"]()
-    a._d["device"] = d.ctx_get_device()
-    if d.is_device_pointer(p):
-        d.mem_get_address_range(p)
-        managed = getattr(d.memory.find(p), "kind", "") == "managed"
-        a._d["type"] = 3 if managed else 2
-        a._d["devicePointer"] = p
-        a._d["hostPointer"] = p if managed else 0
-    elif any(h <= p < h + len(buf) for h, buf in d.memory.host.items()):
-        a._d["type"] = 1
-        a._d["devicePointer"] = p
-        a._d["hostPointer"] = p
-    else:
-        a._d["type"] = 0
-        a._d["device"] = -2
+    mtype, managed, dev, dptr, hptr, loc = d.pointer_get_attributes([2, 8, 9, 3, 4, 22], p)
+    a._d["type"] = 0 if mtype == 0 else 3 if managed else mtype
+    a._d["device"] = dev
+    a._d["devicePointer"] = dptr
+    a._d["hostPointer"] = hptr
+    a._d["localityDomainOrdinal"] = loc if mtype else 0
     return (_SUCCESS, a)
+
+
+def _mem_location(x: Any, arg: str) -> tuple[int, int]:
+    """A ``cudaMemLocation`` argument passed by value: ``(type, id)`` (None raises the wrapper's TypeError)."""
+    loc = _struct_type(x, "cudaMemLocation", arg)
+    if loc is None:
+        raise TypeError(f"Argument '{arg}' must not be None")
+    return loc._raw("type"), loc._raw("id")
+
+
+@_rt()
+def cudaHostGetDevicePointer(pHost: Any, flags: Any) -> _Result:
+    """The device pointer of pinned, mapped or registered host memory: its host address (unified addressing)."""
+    return (_SUCCESS, _drv().mem_host_get_device_pointer(_T.void_ptr(pHost), _u(flags), "cudaHostGetDevicePointer"))
+
+
+@_rt()
+def cudaMemPrefetchAsync(devPtr: Any, count: Any, location: Any, flags: Any, stream: Any) -> _Result:
+    """Prefetch managed memory to ``location`` (a ``cudaMemLocation``) in stream order (recorded; nothing moves)."""
+    lt, lid = _mem_location(location, "location")
+    _drv().mem_prefetch_async(_T.void_ptr(devPtr), _size(count), lt, lid, _u(flags), _h(stream, _cudaStream_t),
+                              "cudaMemPrefetchAsync")
+    return _OK
+
+
+@_rt()
+def cudaMemAdvise(devPtr: Any, count: Any, advice: Any, location: Any) -> _Result:
+    """Advise about a managed range (``cudaMemoryAdvise``, ``cudaMemLocation``): checked and recorded."""
+    lt, lid = _mem_location(location, "location")
+    adv = _T.c_enum(advice, "advice", "enum cudaMemoryAdvise")
+    _drv().mem_advise(_T.void_ptr(devPtr), _size(count), adv, lt, lid, "cudaMemAdvise")
+    return _OK
 
 
 def _memcpy(call: str, dst: Any, src: Any, count: Any, kind: Any, stream: Any = None, sync: bool = True) -> _Result:

@@ -714,3 +714,159 @@ KINDS: dict[str, Callable[..., Callable[..., int]]] = {
 #: struct decoders written for one declared C name (merged into adapters.PARTICULAR, kept for merges): none are
 #: left, and tests/native/test_native_generated.py fails while one is here; a row names a kind of :data:`KINDS`.
 DECODERS: dict[str, Callable[[Entry, bool], Callable[..., int]]] = {}
+
+
+# -- host-mapped and managed memory, pointer attributes, virtual memory management (topic: vmm) --------------
+def _alloc_prop(addr: int | None) -> Any:
+    """A ``CUmemAllocationProp*`` as the core's ``AllocProp`` (None for NULL), as the tuple face reads the struct."""
+    from .._core.entries.vmm import AllocProp
+    if not addr:
+        return None
+    p = C.CUmemAllocationProp.from_address(addr)
+    f = p.allocFlags
+    return AllocProp(p.type, p.requestedHandleTypes, p.location.type, p.location.id, f.compressionType,
+                     f.gpuDirectRDMACapable, f.usage)
+
+
+def _stream_of(h: int | None, ptds: bool) -> int:
+    from .adapters import _stream
+    return _stream(h, ptds)
+
+
+def mem_prefetch_async(entry: Entry, ptds: bool) -> Callable[..., int]:
+    """cuMemPrefetchAsync (12020) ``(CUdeviceptr devPtr, size_t count, CUmemLocation location, unsigned int flags,
+    CUstream hStream)``: the location is passed by value."""
+    def body(dptr: int, count: int, loc: Any, flags: int, h: int | None) -> int:
+        _drv().mem_prefetch_async(dptr, count, loc.type, loc.id, flags, _stream_of(h, ptds))
+        return 0
+    return body
+
+
+def mem_advise(entry: Entry, ptds: bool) -> Callable[..., int]:
+    """cuMemAdvise (12020) ``(CUdeviceptr devPtr, size_t count, CUmem_advise advice, CUmemLocation location)``."""
+    def body(dptr: int, count: int, advice: int, loc: Any) -> int:
+        _drv().mem_advise(dptr, count, advice, loc.type, loc.id)
+        return 0
+    return body
+
+
+#: how a pointer attribute's value is written through ``void* data``: the C type of each CUpointer_attribute (the
+#: booleans as one byte, the flag masks as 32 bits: the narrowest reading of the documented types, so a value is
+#: never written past what the caller holds) [I]
+_POINTER_CTYPES: dict[int, Any] = {
+    1: ctypes.c_void_p, 2: ctypes.c_uint, 3: ctypes.c_ulonglong, 4: ctypes.c_void_p, 7: ctypes.c_ulonglong,
+    9: ctypes.c_int, 11: ctypes.c_ulonglong, 12: ctypes.c_size_t, 14: ctypes.c_uint, 16: ctypes.c_uint,
+    17: ctypes.c_void_p, 18: ctypes.c_size_t, 19: ctypes.c_void_p, 20: ctypes.c_ulonglong, 22: ctypes.c_int,
+    **{a: ctypes.c_bool for a in (6, 8, 10, 13, 15, 21)}}
+
+
+def _put_pointer_value(addr: int, attr: int, value: Any) -> None:
+    t = _POINTER_CTYPES.get(attr, ctypes.c_ulonglong)
+    t.from_address(addr).value = value if t is not ctypes.c_void_p else (int(value) or None)
+
+
+def pointer_get_attribute(entry: Entry, ptds: bool) -> Callable[..., int]:
+    """cuPointerGetAttribute ``(void *data, CUpointer_attribute attribute, CUdeviceptr ptr)``: the value written
+    as the attribute's C type (:data:`_POINTER_CTYPES`); NULL ``data`` is INVALID_VALUE."""
+    def body(data: int | None, attr: int, ptr: int) -> int:
+        d = _drv()
+        d.require_arg(bool(data), "data", entry.name)
+        v = d.pointer_get_attribute(attr, ptr)
+        _put_pointer_value(data or 0, attr, v)
+        return 0
+    return body
+
+
+def pointer_get_attributes(entry: Entry, ptds: bool) -> Callable[..., int]:
+    """cuPointerGetAttributes ``(unsigned int numAttributes, CUpointer_attribute *attributes, void **data,
+    CUdeviceptr ptr)``: each value written through its own ``data[i]`` (a NULL one is skipped)."""
+    def body(n: int, attrs: int | None, data: int | None, ptr: int) -> int:
+        d = _drv()
+        if n:
+            d.require_arg(bool(attrs), "attributes", entry.name)
+            d.require_arg(bool(data), "data", entry.name)
+        kinds = [int(x) for x in (ctypes.c_int * n).from_address(attrs or 0)] if n else []
+        vals = d.pointer_get_attributes(kinds, ptr)
+        slots: Any = (ctypes.c_void_p * n).from_address(data or 0) if n else []
+        for a, v, slot in zip(kinds, vals, slots):
+            if slot:
+                _put_pointer_value(slot, a, v)
+        return 0
+    return body
+
+
+def mem_create(entry: Entry, ptds: bool) -> Callable[..., int]:
+    """cuMemCreate ``(CUmemGenericAllocationHandle *handle, size_t size, const CUmemAllocationProp *prop,
+    unsigned long long flags)``."""
+    def body(out: int | None, size: int, prop: int | None, flags: int) -> int:
+        d = _drv()
+        d.require_arg(bool(out), "handle", entry.name)
+        ctypes.c_ulonglong.from_address(out or 0).value = d.mem_create(size, _alloc_prop(prop), flags)
+        return 0
+    return body
+
+
+def mem_get_allocation_granularity(entry: Entry, ptds: bool) -> Callable[..., int]:
+    """cuMemGetAllocationGranularity ``(size_t *granularity, const CUmemAllocationProp *prop,
+    CUmemAllocationGranularity_flags option)``."""
+    def body(out: int | None, prop: int | None, option: int) -> int:
+        d = _drv()
+        d.require_arg(bool(out), "granularity", entry.name)
+        ctypes.c_size_t.from_address(out or 0).value = d.mem_get_allocation_granularity(_alloc_prop(prop), option)
+        return 0
+    return body
+
+
+def mem_set_access(entry: Entry, ptds: bool) -> Callable[..., int]:
+    """cuMemSetAccess ``(CUdeviceptr ptr, size_t size, const CUmemAccessDesc *desc, size_t count)``."""
+    def body(ptr: int, size: int, desc: int | None, count: int) -> int:
+        d = _drv()
+        if count:
+            d.require_arg(bool(desc), "desc", entry.name)
+        arr: Any = (C.CUmemAccessDesc * count).from_address(desc or 0) if count else []
+        d.mem_set_access(ptr, size, [(a.location.type, a.location.id, a.flags) for a in arr])
+        return 0
+    return body
+
+
+def mem_get_access(entry: Entry, ptds: bool) -> Callable[..., int]:
+    """cuMemGetAccess ``(unsigned long long *flags, const CUmemLocation *location, CUdeviceptr ptr)``."""
+    def body(out: int | None, loc: int | None, ptr: int) -> int:
+        d = _drv()
+        d.require_arg(bool(out), "flags", entry.name)
+        d.require_arg(bool(loc), "location", entry.name)
+        m = C.CUmemLocation.from_address(loc or 0)
+        ctypes.c_ulonglong.from_address(out or 0).value = d.mem_get_access(m.type, m.id, ptr)
+        return 0
+    return body
+
+
+def mem_get_allocation_properties_from_handle(entry: Entry, ptds: bool) -> Callable[..., int]:
+    """cuMemGetAllocationPropertiesFromHandle ``(CUmemAllocationProp *prop, CUmemGenericAllocationHandle
+    handle)``: the struct is written whole (zeroed first)."""
+    def body(out: int | None, handle: int) -> int:
+        d = _drv()
+        d.require_arg(bool(out), "prop", entry.name)
+        p = d.mem_get_allocation_properties_from_handle(handle)
+        ctypes.memset(out or 0, 0, ctypes.sizeof(C.CUmemAllocationProp))
+        st = C.CUmemAllocationProp.from_address(out or 0)
+        st.type, st.requestedHandleTypes, st.location.type, st.location.id = p.type, p.handle_types, p.loc_type, \
+            p.loc_id
+        st.allocFlags.compressionType, st.allocFlags.gpuDirectRDMACapable, st.allocFlags.usage = \
+            p.compression, p.rdma, p.usage
+        return 0
+    return body
+
+
+# the vmm decoder kinds, one per entry they serve: by-value CUmemLocation structs, attribute-typed outputs
+KINDS.update({
+    "mem_prefetch_async": mem_prefetch_async,
+    "mem_advise": mem_advise,
+    "pointer_get_attribute": pointer_get_attribute,
+    "pointer_get_attributes": pointer_get_attributes,
+    "mem_create": mem_create,
+    "mem_get_allocation_granularity": mem_get_allocation_granularity,
+    "mem_set_access": mem_set_access,
+    "mem_get_access": mem_get_access,
+    "mem_get_allocation_properties_from_handle": mem_get_allocation_properties_from_handle,
+})

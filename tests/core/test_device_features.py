@@ -10,7 +10,8 @@ from simcuda._generated.driver_enums import CUdevice_attribute as A
 FLAGS = {
     "memory_pools": [A.CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED],
     "managed_memory": [A.CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY, A.CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS],
-    "host_mapped_memory": [A.CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY],
+    "host_mapped_memory": [A.CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY,
+                           A.CU_DEVICE_ATTRIBUTE_CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM],
     "virtual_memory": [A.CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED],
     "cooperative_launch": [A.CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH],
     "cluster_launch": [A.CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH],

@@ -16,6 +16,7 @@ from ..memory import (
     KIND_DEVICE,
     KIND_GRAPH,
     KIND_MANAGED,
+    KIND_VMM,
     CopyParams,
     MemsetParams,
     check_copy,
@@ -73,13 +74,19 @@ class Memory(Work):
     def mem_alloc(self, size: int, call: str = "cuMemAlloc", managed: bool = False, flags: int = 1,
                   allow_zero: bool = False) -> int:
         """cuMemAlloc / cuMemAllocManaged (and the runtime's cudaMalloc*). Errors: 201 no context; 1 size 0, or
-        managed ``flags`` other than CU_MEM_ATTACH_GLOBAL (1) / CU_MEM_ATTACH_HOST (2); 2 out of memory; 900
-        (spec 5.2). ``allow_zero``: size 0 succeeds with address 0 (the runtime's rule for cudaMalloc(0))."""
+        managed ``flags`` other than CU_MEM_ATTACH_GLOBAL (1) / CU_MEM_ATTACH_HOST (2); 801 managed memory on a device
+        without it (``DeviceSpec.managed_memory``; cuMemAllocManaged docstring [D]); 2 out of memory; 900 (spec 5.2).
+        ``allow_zero``: size 0 succeeds with address 0 (the runtime's rule for cudaMalloc(0))."""
         t = self._thread()
         ctx = self._ctx_current(t)
         if managed and flags not in (1, 2):
             raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
                               f"{call} flags {flags} must be CU_MEM_ATTACH_GLOBAL (1) or CU_MEM_ATTACH_HOST (2)")
+        if managed and not ctx.device.spec.managed_memory:  # vmm topic: the feature switch (attribute 83)
+            raise DriverError(CUresult.CUDA_ERROR_NOT_SUPPORTED,
+                              f"{call}: device {ctx.device.ordinal} has no managed memory "
+                              "(CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY is 0; DeviceSpec.managed_memory; the code "
+                              "cuMemAllocManaged documents)")
         if allow_zero and size == 0:
             return 0
         self._check_alloc_size(int(size), ctx)
@@ -114,6 +121,10 @@ class Memory(Work):
         if not dptr:
             return
         a = self.memory.find(int(dptr))
+        if a is not None and a.kind == KIND_VMM:  # vmm topic: mapped memory goes with cuMemUnmap / cuMemRelease
+            raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
+                              f"{call}: 0x{int(dptr):x} is virtual memory mapped with cuMemMap; cuMemUnmap and "
+                              "cuMemRelease free it [inferred code]")
         if a is None or a.start != int(dptr):
             raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
                               f"0x{int(dptr):x} is not the start of a live device allocation"
@@ -137,12 +148,19 @@ class Memory(Work):
         """cuMemAllocHost / cuMemHostAlloc (and cudaMallocHost / cudaHostAlloc): real, page-locked-in-name host
         memory; returns its address.
 
+        Under unified addressing every such allocation is mapped into the device at its host address, whatever
+        the flags (CUDA Runtime API, "Unified Addressing"): Python kernels reach it there
+        (:meth:`~simcuda._core.memory.MemorySpace.kernel_view`) and cuMemHostGetDevicePointer returns that address.
+
+        DEVICEMAP is accepted on a device that cannot map host memory (``DeviceSpec.host_mapped_memory`` off): "the
+        failure is deferred to cuMemHostGetDevicePointer" (cuMemHostAlloc docstring) [D].
+
         Errors: 201 no context; 1 flag bits outside PORTABLE/DEVICEMAP/WRITECOMBINED, size 0; 900 (spec 5.2);
         2 OUT_OF_MEMORY for more than the machine's physical memory (page-locked memory cannot exceed it) or
         when the process cannot get the memory. ``allow_zero``: size 0 gives address 0 (the runtime's rule).
         """
         t = self._thread()
-        self._ctx_current(t)
+        ctx = self._ctx_current(t)
         if flags & ~0x7:
             raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
                               f"{call} flags 0x{flags:x} have bits outside CU_MEMHOSTALLOC_PORTABLE (1), DEVICEMAP "
@@ -158,7 +176,9 @@ class Memory(Work):
                               f"{call} of {size} bytes: page-locked host memory cannot exceed this machine's {limit} "
                               "bytes of physical memory")
         try:
-            return self.memory.alloc_host(int(size))
+            addr = self.memory.alloc_host(int(size))
+            self.memory.note_host(addr, int(size), "pinned", flags, ctx)
+            return addr
         except (MemoryError, OverflowError):
             raise DriverError(CUresult.CUDA_ERROR_OUT_OF_MEMORY,
                               f"{call} of {size} bytes: the process could not allocate that much host "
@@ -176,9 +196,17 @@ class Memory(Work):
 
     @entry
     def mem_host_register(self, ptr: int, size: int, flags: int, unregister: bool = False) -> None:
-        """cuMemHostRegister / cuMemHostUnregister (bookkeeping only). 900 by spec 5.2."""
+        """cuMemHostRegister / cuMemHostUnregister: the range is recorded (nothing is page-locked); under unified
+        addressing it is mapped into the device at its host address whatever the flags (cudaHostRegisterDefault:
+        "mapped and portable"), so kernels reach it and cuMemHostGetDevicePointer returns it.
+
+        DEVICEMAP is accepted on a device that cannot map host memory; the failure is deferred to
+        cuMemHostGetDevicePointer (cuMemHostRegister docstring) [D].
+
+        Errors: 201 no context; 1 NULL pointer, size 0, unknown flag bits; 900 by spec 5.2; 712 already registered;
+        713 (unregister) not registered."""
         t = self._thread()
-        self._ctx_current(t)
+        ctx = self._ctx_current(t)
         if not unregister:
             if not ptr:
                 raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE, "cuMemHostRegister: the host pointer is NULL")
@@ -193,11 +221,13 @@ class Memory(Work):
         if unregister:
             if self.memory.registered.pop(int(ptr), None) is None:
                 raise DriverError(CUresult.CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED, f"0x{int(ptr):x} is not registered")
+            self.memory.host_info.pop(int(ptr), None)
         else:
             if int(ptr) in self.memory.registered:
                 raise DriverError(CUresult.CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED,
                                   f"0x{int(ptr):x} is already registered")
             self.memory.registered[int(ptr)] = int(size)
+            self.memory.note_host(int(ptr), int(size), "registered", flags, ctx)
 
     @entry
     def mem_get_info(self) -> tuple[int, int]:
@@ -426,6 +456,10 @@ class Memory(Work):
         """cuMemFreeAsync: during capture a MEM_FREE node; ``dptr`` must be a graph allocation (spec 3.8)."""
         s = self._stream(h)
         a = self.memory.find(int(dptr))
+        if a is not None and a.kind == KIND_VMM:  # vmm topic: mapped memory goes with cuMemUnmap / cuMemRelease
+            raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
+                              f"cuMemFreeAsync: 0x{int(dptr):x} is virtual memory mapped with cuMemMap, not a "
+                              "stream-ordered allocation [inferred code]")
         if a is None or a.start != int(dptr):
             raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
                               f"0x{int(dptr):x} is not the start of a live allocation"

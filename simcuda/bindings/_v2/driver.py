@@ -1124,6 +1124,8 @@ _BUILT = (
     "ctx_get_stream_priority_range", "user_object_retain", "user_object_release", "graph_retain_user_object",
     "graph_release_user_object", "device_get_default_mem_pool", "device_get_mem_pool", "device_set_mem_pool",
     "mem_alloc_from_pool_async",
+    # virtual memory management (topic: vmm)
+    "mem_address_reserve", "mem_address_free", "mem_release", "mem_map", "mem_unmap",
 )
 for _n in _BUILT:
     _r = _row(_n)
