@@ -695,7 +695,8 @@ Fields read: ``bytesize`` (bytes), ``poolProps.allocType`` (PINNED), ``poolProps
 ordinal), ``accessDescs[:accessDescCount]``. The memory exists while the graph runs, between this node
 and a MEM_FREE node (or, left unfreed, until cuMemFreeAsync / cuMemFree / the next AUTO_FREE launch).
 Errors: INVALID_VALUE NULL params, bad graph/dependency, size 0, a location other than a device of the
-driver, an allocation type other than PINNED, bad access descriptors, a graph owned by a child node."""),
+driver, an allocation type other than PINNED, bad access descriptors, a graph owned by a child node;
+NOT_SUPPORTED on a device without memory pools (``DeviceSpec(memory_pools=False)``) [I]."""),
     Api("cuGraphAddMemFreeNode",
         "graph_add_mem_free_node(hGraph, dependencies[numDependencies], dptr) -> phGraphNode (...)",
         """Add a MEM_FREE node for a graph allocation (``dptr``: ``CUdeviceptr`` or ``int``).
