@@ -356,3 +356,19 @@ def test_pools_of_another_device_still_work_beside_a_device_without_pools():
     assert code(d.device_get_default_mem_pool, 0) == R.CUDA_ERROR_NOT_SUPPORTED
     assert d.device_get_default_mem_pool(1)
     assert d.mem_pool_get_attribute(create(d, 1), 11) == 1
+
+
+def test_a_captured_allocation_takes_the_pools_device_and_peer_access():
+    """cuMemAllocFromPoolAsync during capture: the MEM_ALLOC node's location is the pool's device and its access
+    descriptors the pool's peer access ("the pool's properties set the node's creation parameters" [D])."""
+    d = Driver(devices=[DeviceSpec(), DeviceSpec()])
+    d.init(0)
+    d.ctx_create(0, 0)
+    p = create(d, 1)
+    d.mem_pool_set_access(p, [(DEVICE, 0, 3)])
+    s = d.stream_create(1)
+    d.stream_begin_capture(s, 0)
+    d.mem_alloc_from_pool_async(128, p, s)
+    (n,) = d.graph_get_nodes(d.stream_end_capture(s))
+    params = d._node(n).params
+    assert (params.device, params.access, params.size) == (1, ((DEVICE, 0, 3),), 128)

@@ -1,5 +1,5 @@
 """Stream-ordered memory: allocations in stream order, memory pools, and the graph memory of devices (spec 3.8,
-5.2, 16; docs/spec-proposals.md P-6, P-10..P-13)."""
+5.2, 16; docs/spec-proposals.md P-6, P-10..P-14)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -90,8 +90,12 @@ class Pools(Work):
         op = cap.Op(cap.OPS["mem_alloc"], call, None, None)
 
         def prepare(into: cap.CaptureSequence | None) -> None:
-            if into is not None:  # the node's graph-owned address is fixed at once (spec 3.8)
-                op.params = nd.MemAllocParams(self.memory.reserve(size, KIND_GRAPH, ctx), size, ctx.device.ordinal)
+            if into is not None:  # the node's graph-owned address is fixed at once (spec 3.8); a pool given
+                # sets the node's location and peer access ("the memory pool's properties are used to set the
+                # node's creation parameters", cuMemAllocFromPoolAsync) [D]
+                dev = pool.device.ordinal if pool is not None else ctx.device.ordinal
+                access = tuple((1, o, f) for o, f in sorted(pool.access.items()) if f) if pool is not None else ()
+                op.params = nd.MemAllocParams(self.memory.reserve(size, KIND_GRAPH, ctx), size, dev, access)
             else:
                 self._check_alloc_size(size, ctx)
                 p = pool or self._current_pool(ctx.device)
