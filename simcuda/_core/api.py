@@ -469,9 +469,11 @@ capture rules (spec 6)."""),
         """Stream-ordered allocation from the current pool of the stream's device; during capture a MEM_ALLOC node
 with a fixed graph-owned address (spec 3.8), graph memory rather than the pool's.
 
-Errors: INVALID_VALUE size 0; NOT_SUPPORTED on a device without memory pools (``DeviceSpec(memory_pools=False)``,
-attribute ``MEMORY_POOLS_SUPPORTED`` 0, as such hardware answers ``cudaMallocAsync`` [O]) and on a CIG stream (spec
-8.3); OUT_OF_MEMORY past the device's memory or the pool's ``maxSize``; stream capture rules."""),
+Errors: INVALID_VALUE size 0 outside capture (during capture size 0 records a zero-size MEM_ALLOC node whose
+address may be freed, P-15 [O: cuda.core's graph tests]); NOT_SUPPORTED on a device without memory pools
+(``DeviceSpec(memory_pools=False)``, attribute ``MEMORY_POOLS_SUPPORTED`` 0, as such hardware answers
+``cudaMallocAsync`` [O]) and on a CIG stream (spec 8.3); OUT_OF_MEMORY past the device's memory or the pool's
+``maxSize``; stream capture rules."""),
     Api("cuMemFreeAsync", "mem_free_async(dptr, hStream)",
         """Stream-ordered free: during capture a MEM_FREE node; ``dptr`` must be a graph allocation there
 (INVALID_VALUE otherwise, spec 3.8 [I]). Outside capture the pool keeps the freed bytes up to its release

@@ -372,3 +372,18 @@ def test_a_captured_allocation_takes_the_pools_device_and_peer_access():
     (n,) = d.graph_get_nodes(d.stream_end_capture(s))
     params = d._node(n).params
     assert (params.device, params.access, params.size) == (1, ((DEVICE, 0, 3),), 128)
+
+
+def test_a_zero_size_allocation_during_capture_is_a_zero_size_node(d):
+    """P-15 (cuda.core's graph tests expect it): size 0 during capture records a zero-size MEM_ALLOC node whose
+    address can be freed in the graph and launched; outside capture size 0 stays INVALID_VALUE."""
+    s = d.stream_create(1)
+    assert code(d.mem_alloc_async, 0, s) == R.CUDA_ERROR_INVALID_VALUE
+    d.stream_begin_capture(s, 0)
+    a = d.mem_alloc_async(0, s)
+    d.mem_free_async(a, s)
+    g = d.stream_end_capture(s)
+    alloc, free = d.graph_get_nodes(g)
+    assert d._node(alloc).params.size == 0 and d._node(free).params.dptr == a
+    d.graph_launch(d.graph_instantiate(g, 0), s)
+    assert graph_mem(d)[0] == 0

@@ -65,8 +65,9 @@ class Pools(Work):
         """cuMemAllocAsync: during capture a MEM_ALLOC node with a fixed graph-owned address (spec 3.8);
         otherwise a stream-ordered allocation from the current pool of the stream's device.
 
-        Errors: the stream's preamble; 1 size 0; 801 a device without pools (P-10); 2 out of memory or past
-        the pool's maximum size; the stream's capture rules."""
+        Errors: the stream's preamble; 1 size 0 outside capture (during capture size 0 records a zero-size
+        MEM_ALLOC node, P-15); 801 a device without pools (P-10); 2 out of memory or past the pool's maximum size;
+        the stream's capture rules."""
         return self._alloc_async(int(size), self._stream(h), None, "cuMemAllocAsync")
 
     @entry
@@ -84,7 +85,7 @@ class Pools(Work):
         """A stream-ordered allocation on ``s``: a MEM_ALLOC node when ``s`` captures (graph memory, not the
         pool's), else device memory counted in ``pool`` (None: the device's current pool) until it is freed."""
         ctx = s.ctx
-        if size <= 0:
+        if size < 0 or (size == 0 and s.capture is None):  # size 0 is a zero-size node during capture (P-15)
             raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE, f"allocation size {size} must be positive")
         self.require_pools(ctx.device, call)
         op = cap.Op(cap.OPS["mem_alloc"], call, None, None)
