@@ -7,9 +7,10 @@ Where things are (a newcomer finds each by name):
 * :mod:`simcuda._core.work`: how eager work runs (at once, queued, after user code) and how user
   code runs outside the lock;
 * :mod:`simcuda._core.entries`: the entry points by concept: ``context`` (init, devices, contexts),
-  ``stream`` (streams and capture control), ``cig``, ``event``, ``memory``, ``module`` (modules,
-  functions, launches), ``graph`` (graphs and nodes), ``exec`` (instantiate, launch, update), ``userobj``
-  (user objects and the references graphs, execs and launches hold);
+  ``stream`` (streams and capture control), ``cig``, ``event``, ``memory``, ``pools`` (stream-ordered
+  allocation, memory pools, graph memory), ``module`` (modules, functions, launches), ``graph`` (graphs
+  and nodes), ``exec`` (instantiate, launch, update), ``userobj`` (user objects and the references graphs,
+  execs and launches hold);
 * :mod:`simcuda._core.capture`: every capture rule (the rule engine); :mod:`simcuda._core.graph`: the
   graph model, replay, update pairing and DOT; :mod:`simcuda._core.memory` and
   :mod:`simcuda._core.process`: the memory model and the process-wide address space;
@@ -32,6 +33,7 @@ from .entries.exec import Execs
 from .entries.graph import Graphs
 from .entries.memory import Memory
 from .entries.module import Modules
+from .entries.pools import Pools
 from .entries.stream import Streams
 from .entries.userobj import UserObjects
 from .entries.vmm import VirtualMemory
@@ -44,8 +46,8 @@ __all__ = ["CU_STREAM_LEGACY", "CU_STREAM_PER_THREAD", "DEFAULT_LAUNCH_LOG_LIMIT
            "entry"]
 
 
-class Driver(Contexts, Streams, Cig, Events, Memory, Modules, Graphs, Conditionals, Execs, UserObjects,
-             ArgumentRules, VirtualMemory):
+class Driver(Contexts, Streams, Cig, Events, Memory, Pools, Modules, Graphs, Conditionals, Execs,
+             UserObjects, ArgumentRules, VirtualMemory):
     """An in-memory CUDA driver: devices, contexts, streams, events, memory, modules, graphs.
 
     Mirrors: ``libcuda`` as seen through ``cuda.bindings.driver`` 13.5.

@@ -178,13 +178,16 @@ class MemorySpace:
             self._ledger.committed -= a.size
 
     def map(self, a: Allocation) -> None:
-        """Map a graph allocation for a launch (fresh zeroed pages). Raises ``MemoryError`` past the budget."""
+        """Map a graph allocation for a launch (fresh zeroed pages); its device's graph memory counts it
+        (``GraphMemory.back``). Raises ``MemoryError`` past the budget."""
         with self._lock:
             if not a.mapped:
                 try:
                     self._map(a)
                 except DriverError as e:
                     raise MemoryError(e.why) from None
+                if a.ctx is not None:
+                    a.ctx.device.graph_mem.back(a.start, a.size)
 
     def unmap(self, a: Allocation) -> None:
         """Unmap a graph allocation (its MEM_FREE ran, or it was freed in stream order): pages dropped."""

@@ -42,7 +42,8 @@ CAPTURED = "CAPTURED"
 class Device:
     """A simulated device: its ordinal, its :class:`DeviceSpec`, its primary context (refcounted) and memory pools."""
 
-    __slots__ = ("ordinal", "spec", "primary", "primary_refs", "_limits", "default_pool", "current_pool")
+    __slots__ = ("ordinal", "spec", "primary", "primary_refs", "_limits", "default_pool", "current_pool",
+                 "graph_mem")
 
     def __init__(self, ordinal: int, spec: DeviceSpec) -> None:
         self.ordinal = ordinal
@@ -52,6 +53,7 @@ class Device:
         self._limits: tuple[int, ...] | None = None
         self.default_pool: MemPool | None = None  # made on first use (cuDeviceGetDefaultMemPool, cuMemAllocAsync)
         self.current_pool: MemPool | None = None  # cuDeviceSetMemPool; None: the default pool
+        self.graph_mem = GraphMemory()  # cuDeviceGetGraphMemAttribute, cuDeviceGraphMemTrim
 
     def launch_limits(self) -> tuple[int, ...]:
         """``(block x, y, z, grid x, y, z, threads per block, shared per block, shared opt-in)`` from the
@@ -286,33 +288,80 @@ POOL_ATTR_U64 = frozenset({4, 5, 6, 7, 8, 13})
 
 
 class MemPool:
-    """A memory pool (``CUmemoryPool``) of a device: the device's default pool (the only kind simulated).
+    """A memory pool (``CUmemoryPool``) of a device: its default pool, or one made by ``cuMemPoolCreate``.
 
-    ``used``/``used_high``: bytes of live allocations made from the pool and their high watermark;
-    ``reserved``/``reserved_high``: the backing memory held for them (the simulated pool keeps no freed
-    memory, so reserved follows used) [I]; ``release_threshold``: CU_MEMPOOL_ATTR_RELEASE_THRESHOLD.
+    ``used``/``used_high``: bytes of live stream-ordered allocations made from the pool and their high
+    watermark; ``reserved``/``reserved_high``: the backing memory the pool holds, those allocations and the
+    freed memory it keeps (up to ``release_threshold`` after a free, ``cuMemPoolTrimTo`` releases more) [I];
+    ``release_threshold``, ``reuse`` (the three reuse flags, attribute -> 0/1): the settable attributes;
+    ``alloc_type``, ``handle_types``, ``location`` ``(CUmemLocationType, id)``, ``max_size``, ``usage``: the
+    ``CUmemPoolProps`` it was made with (a default pool: pinned, no handle types, its device, 0, 0);
+    ``access``: ``cuMemPoolSetAccess`` flags of other devices (ordinal -> ``CUmemAccess_flags``);
+    ``destroyed``: ``cuMemPoolDestroy`` ran (its live allocations stay usable until freed).
     """
 
-    __slots__ = ("handle", "device", "release_threshold", "used", "used_high", "reserved", "reserved_high")
+    __slots__ = ("handle", "device", "is_default", "release_threshold", "reuse", "used", "used_high", "reserved",
+                 "reserved_high", "alloc_type", "handle_types", "location", "max_size", "usage", "access",
+                 "destroyed")
 
-    def __init__(self, handle: int, device: Device) -> None:
+    def __init__(self, handle: int, device: Device, is_default: bool = True, handle_types: int = 0,
+                 max_size: int = 0, usage: int = 0) -> None:
         self.handle = handle
         self.device = device
+        self.is_default = is_default
         self.release_threshold = 0
+        self.reuse = {1: 1, 2: 1, 3: 1}  # REUSE_FOLLOW_EVENT_DEPENDENCIES, ALLOW_OPPORTUNISTIC, ALLOW_INTERNAL_...
         self.used = self.used_high = self.reserved = self.reserved_high = 0
+        self.alloc_type = 1  # CU_MEM_ALLOCATION_TYPE_PINNED
+        self.handle_types = handle_types
+        self.location = (1, device.ordinal)  # CU_MEM_LOCATION_TYPE_DEVICE
+        self.max_size = max_size
+        self.usage = usage
+        self.access: dict[int, int] = {}
+        self.destroyed = False
 
     def take(self, size: int) -> None:
-        """An allocation of ``size`` bytes was made from the pool."""
+        """An allocation of ``size`` bytes was made from the pool (from its kept memory first)."""
         self.used += size
-        self.reserved += size
+        self.reserved = max(self.reserved, self.used)
         self.used_high = max(self.used_high, self.used)
         self.reserved_high = max(self.reserved_high, self.reserved)
 
     def give_back(self, size: int) -> None:
-        """An allocation of ``size`` bytes made from the pool was freed (its memory goes back at once)."""
+        """An allocation of ``size`` bytes made from the pool was freed: the pool keeps freed memory up to its
+        release threshold and releases the rest (at once: the simulator's frees complete when they run) [I]."""
         self.used -= size
-        self.reserved -= size
+        self.trim_to(self.release_threshold)
+
+    def trim_to(self, keep: int) -> None:
+        """Release kept memory until at most ``keep`` bytes are reserved (never below the bytes in use)."""
+        self.reserved = max(self.used, min(self.reserved, keep))
 
     def label(self) -> str:
         """How ``why`` texts name this pool."""
-        return f"the default memory pool 0x{self.handle:x} of device {self.device.ordinal}"
+        kind = "the default memory pool" if self.is_default else "memory pool"
+        return f"{kind} 0x{self.handle:x} of device {self.device.ordinal}"
+
+
+class GraphMemory:
+    """The graph memory of a device (``cuDeviceGetGraphMemAttribute``): the graph allocations whose memory a
+    launch backed and that keep it (start -> size) until ``cuDeviceGraphMemTrim`` releases the ones no graph
+    uses, and the high watermarks of used and reserved bytes (reserved follows used [I])."""
+
+    __slots__ = ("backed", "used", "used_high", "reserved_high")
+
+    def __init__(self) -> None:
+        self.backed: dict[int, int] = {}
+        self.used = self.used_high = self.reserved_high = 0
+
+    def back(self, start: int, size: int) -> None:
+        """A launch mapped the graph allocation at ``start``: its memory is the graphs' until trimmed."""
+        if start not in self.backed:
+            self.backed[start] = size
+            self.used += size
+            self.used_high = max(self.used_high, self.used)
+            self.reserved_high = max(self.reserved_high, self.used)
+
+    def release(self, start: int) -> None:
+        """``cuDeviceGraphMemTrim`` gave the memory of the allocation at ``start`` back."""
+        self.used -= self.backed.pop(start)

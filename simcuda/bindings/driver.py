@@ -1019,6 +1019,81 @@ def cuMemPoolSetAttribute(pool: Any, attr: Any, value: Any) -> _Result:
     return _OK
 
 
+# -- memory pools and graph memory (entries/pools.py; issue 10) ----------------------------------------
+def _pool_props(d: Any, props: Any) -> dict[str, Any]:
+    """The core arguments of a ``CUmemPoolProps`` (NULL is the driver's INVALID_VALUE)."""
+    _struct_arg(props, "CUmemPoolProps", "poolProps")
+    _null(d, props, "cuMemPoolCreate", "poolProps")
+    g = props._d
+    loc = g["location"]._d
+    lz = loc["localized"]._d
+    return {"alloc_type": int(g["allocType"]), "handle_types": int(g["handleTypes"]),
+            "location": (int(loc["type"]), int(loc["id"])), "max_size": int(g["maxSize"]), "usage": int(g["usage"]),
+            "localized": (int(lz["deviceId"]), int(lz["localityDomainId"]))}
+
+
+@_face
+def cuMemPoolCreate(poolProps: Any) -> _Result:
+    d = _drv()
+    return (_SUCCESS, globals()["CUmemoryPool"]._mk(d.mem_pool_create(**_pool_props(d, poolProps))))
+
+
+def _access_descs(x: Any, count: Any, arg: str = "map") -> list[tuple[int, int, int]]:
+    """``(location type, id, flags)`` of the first ``count`` items of a ``CUmemAccessDesc`` list (the wrapper's
+    list check and ``RuntimeError: List is too small`` when fewer are given)."""
+    items = [] if x is None else list(x)
+    cls = globals()["CUmemAccessDesc"]
+    if not all(isinstance(a, cls) for a in items):
+        raise TypeError(f"Argument '{arg}' is not instance of type (expected tuple[cydriver.CUmemAccessDesc,] or "
+                        "list[cydriver.CUmemAccessDesc,]")
+    n = _size(count)
+    if n > len(items):
+        raise RuntimeError(f"List is too small: {len(items)} < {n}")
+    return [(int(a._d["location"]._d["type"]), int(a._d["location"]._d["id"]), int(a._d["flags"]))
+            for a in items[:n]]
+
+
+@_face
+def cuMemPoolSetAccess(pool: Any, map: Any, count: Any) -> _Result:  # noqa: A002  # the real parameter name
+    descs = _access_descs(map, count)
+    _drv().mem_pool_set_access(_h(pool, globals()["CUmemoryPool"]), descs)
+    return _OK
+
+
+@_face
+def cuMemPoolGetAccess(memPool: Any, location: Any) -> _Result:
+    hp = _h(memPool, globals()["CUmemoryPool"])
+    _struct_arg(location, "CUmemLocation", "location")
+    d = _drv()
+    _null(d, location, "cuMemPoolGetAccess", "location")
+    loc = location._d
+    return (_SUCCESS, _E.CUmemAccess_flags(d.mem_pool_get_access(hp, (int(loc["type"]), int(loc["id"])))))
+
+
+def _graph_mem_attr(attr: Any) -> int:
+    """``attr`` of the graph-memory attribute calls: a ``CUgraphMem_attribute`` (the wrapper reads ``attr.value``)."""
+    _T.c_enum(attr, "attr", "CUgraphMem_attribute_enum")  # the typed parameter's conversion at entry
+    if not isinstance(attr, _E.CUgraphMem_attribute):
+        raise AttributeError(f"'{_tp_name(type(attr))}' object has no attribute 'value'")
+    return int(attr.value)
+
+
+@_face
+def cuDeviceGetGraphMemAttribute(device: Any, attr: Any) -> _Result:
+    dev = _h(device, globals()["CUdevice"])
+    a = _graph_mem_attr(attr)
+    return (_SUCCESS, _cuuint64_t._mk(_drv().device_get_graph_mem_attribute(dev, a)))
+
+
+@_face
+def cuDeviceSetGraphMemAttribute(device: Any, attr: Any, value: Any) -> _Result:
+    dev = _h(device, globals()["CUdevice"])
+    a = _graph_mem_attr(attr)
+    value.getPtr  # noqa: B018  # a cuuint64_t, as the wrapper requires (AttributeError otherwise)
+    _drv().device_set_graph_mem_attribute(dev, a, int(value))
+    return _OK
+
+
 # =========================================================================== graphs
 # -- graph node parameter structs <-> core parameters -----------------------------------------------
 _NT_KERNEL, _NT_MEMCPY, _NT_MEMSET, _NT_HOST, _NT_GRAPH, _NT_EMPTY, _NT_WAIT, _NT_RECORD = 0, 1, 2, 3, 4, 5, 6, 7

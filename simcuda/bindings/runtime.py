@@ -246,6 +246,13 @@ _SPECS: dict[str, list[tuple[str, str, Any]]] = {
     "cudaPointerAttributes": [("type", "e", "cudaMemoryType"), ("device", "i", 32), ("devicePointer", "p", None),
                               ("hostPointer", "p", None), ("localityDomainOrdinal", "i", 32)],
     "CUuuid_st": [("bytes", "hex", 16)],
+    # memory pools (entries/pools.py; issue 10)
+    "cudaMemPoolProps": [("allocType", "e", "cudaMemAllocationType"),
+                         ("handleTypes", "e", "cudaMemAllocationHandleType"), ("location", "s", "cudaMemLocation"),
+                         ("win32SecurityAttributes", "p", None), ("maxSize", *_U64), ("usage", "u", 16)],
+    "cudaMemLocation": [("type", "e", "cudaMemLocationType"), ("id", "i", 32), ("localized", "s", "anon_struct6")],
+    "anon_struct6": [("deviceId", "i", 32), ("localityDomainId", "i", 32)],
+    "cudaMemAccessDesc": [("location", "s", "cudaMemLocation"), ("flags", "e", "cudaMemAccessFlags")],
 }
 # managed memory (topic: vmm): field order and kinds as cuda-bindings 13.5.0 prints them
 _SPECS.update({
@@ -1028,6 +1035,94 @@ def cudaMemPoolSetAttribute(memPool: Any, attr: Any, value: Any) -> _Result:
     if a in _POOL_ATTR_U64:
         value.getPtr  # noqa: B018  # a cuuint64_t, as the wrapper requires (AttributeError otherwise)
     _drv().mem_pool_set_attribute(hp, a, int(value))
+    return _OK
+
+
+# -- memory pools and graph memory (entries/pools.py; issue 10) ----------------------------------------
+@_rt("init")
+def cudaMemPoolCreate(poolProps: Any) -> _Result:
+    """A pool from a ``cudaMemPoolProps`` (``allocType``, ``handleTypes``, ``location``, ``maxSize``, ``usage``)."""
+    _struct_type(poolProps, "cudaMemPoolProps", "poolProps")
+    d = _drv()
+    if poolProps is None:
+        d.require_arg(False, "poolProps", "cudaMemPoolCreate")
+    loc = poolProps.location
+    return (_SUCCESS, _cudaMemPool_t._mk(d.mem_pool_create(
+        int(poolProps.allocType), int(poolProps.handleTypes), (int(loc.type), int(loc.id)), int(poolProps.maxSize),
+        int(poolProps.usage), (int(loc.localized.deviceId), int(loc.localized.localityDomainId)))))
+
+
+@_rt("init")
+def cudaMemPoolDestroy(memPool: Any) -> _Result:
+    """Destroy a pool made by :func:`cudaMemPoolCreate` (a default pool cannot be destroyed)."""
+    _drv().mem_pool_destroy(_h(memPool, _cudaMemPool_t))
+    return _OK
+
+
+@_rt("init")
+def cudaMemPoolTrimTo(memPool: Any, minBytesToKeep: Any) -> _Result:
+    """Release the pool's kept memory down to ``minBytesToKeep`` reserved bytes."""
+    _drv().mem_pool_trim_to(_h(memPool, _cudaMemPool_t), _size(minBytesToKeep))
+    return _OK
+
+
+@_rt("init")
+def cudaMemPoolSetAccess(memPool: Any, descList: Any, count: Any) -> _Result:
+    """``descList``: ``cudaMemAccessDesc`` items, ``count`` of them used (a shorter list raises ``RuntimeError``)."""
+    items = [] if descList is None else list(descList)
+    if not all(isinstance(a, _RCLS["cudaMemAccessDesc"]) for a in items):
+        raise TypeError("Argument 'descList' is not instance of type (expected tuple[cyruntime.cudaMemAccessDesc,] "
+                        "or list[cyruntime.cudaMemAccessDesc,]")
+    n = _size(count)
+    if n > len(items):
+        raise RuntimeError(f"List is too small: {len(items)} < {n}")
+    _drv().mem_pool_set_access(_h(memPool, _cudaMemPool_t),
+                               [(int(a.location.type), int(a.location.id), int(a.flags)) for a in items[:n]])
+    return _OK
+
+
+@_rt("init")
+def cudaMemPoolGetAccess(memPool: Any, location: Any) -> _Result:
+    """The ``cudaMemAccessFlags`` of the device ``location`` (a ``cudaMemLocation``) on the pool's memory."""
+    hp = _h(memPool, _cudaMemPool_t)
+    _struct_type(location, "cudaMemLocation", "location")
+    d = _drv()
+    if location is None:
+        d.require_arg(False, "location", "cudaMemPoolGetAccess")
+    return (_SUCCESS, _E.cudaMemAccessFlags(d.mem_pool_get_access(hp, (int(location.type), int(location.id)))))
+
+
+def _graph_mem_attr(attr: Any) -> int:
+    """``attr`` of the graph-memory attribute calls: a ``cudaGraphMemAttributeType`` (the wrapper reads
+    ``attr.value``)."""
+    _T.c_enum(attr, "attr", "enum cudaGraphMemAttributeType")  # the typed parameter's conversion at entry
+    if not isinstance(attr, _E.cudaGraphMemAttributeType):
+        raise AttributeError(f"'{_D._tp_name(type(attr))}' object has no attribute 'value'")
+    return int(attr.value)
+
+
+@_rt("init")
+def cudaDeviceGraphMemTrim(device: Any) -> _Result:
+    """Give back the device's graph memory that no graph uses now."""
+    _drv().device_graph_mem_trim(_T.c_int(device))
+    return _OK
+
+
+@_rt("init")
+def cudaDeviceGetGraphMemAttribute(device: Any, attr: Any) -> _Result:
+    """A ``cuuint64_t`` of bytes (the values equal the driver's ``CUgraphMem_attribute``)."""
+    dev = _T.c_int(device)
+    a = _graph_mem_attr(attr)
+    return (_SUCCESS, _DRIVER_CLASSES["cuuint64_t"]._mk(_drv().device_get_graph_mem_attribute(dev, a)))
+
+
+@_rt("init")
+def cudaDeviceSetGraphMemAttribute(device: Any, attr: Any, value: Any) -> _Result:
+    """``value``: ``cuuint64_t(0)``, which resets a HIGH watermark (a plain ``int`` raises ``AttributeError``)."""
+    dev = _T.c_int(device)
+    a = _graph_mem_attr(attr)
+    value.getPtr  # noqa: B018  # a cuuint64_t, as the wrapper requires (AttributeError otherwise)
+    _drv().device_set_graph_mem_attribute(dev, a, int(value))
     return _OK
 
 

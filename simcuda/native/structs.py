@@ -870,3 +870,80 @@ KINDS.update({
     "mem_get_access": mem_get_access,
     "mem_get_allocation_properties_from_handle": mem_get_allocation_properties_from_handle,
 })
+
+
+# -- memory pools and graph memory (entries/pools.py; issue 10) --------------------------------------------
+def mem_pool_create(entry: Entry, ptds: bool) -> Body:
+    """cuMemPoolCreate ``(CUmemoryPool *pool, const CUmemPoolProps *poolProps)``: the props' allocation type,
+    handle types, location (with its ``localized`` pair), maximum size and usage, as the faces read them."""
+    call = entry.name
+
+    def body(out: int | None, props: int | None) -> int:
+        d = _drv()
+        d.require_arg(bool(out), "pool", call)
+        d.require_arg(bool(props), "poolProps", call)
+        p = C.CUmemPoolProps.from_address(props or 0)
+        loc = p.location
+        ctypes.c_void_p.from_address(out or 0).value = d.mem_pool_create(
+            p.allocType, p.handleTypes, (loc.type, loc.id), p.maxSize, p.usage,
+            (loc.localized.deviceId, loc.localized.localityDomainId))
+        return 0
+    return body
+
+
+def mem_pool_set_access(entry: Entry, ptds: bool) -> Body:
+    """cuMemPoolSetAccess ``(CUmemoryPool pool, const CUmemAccessDesc *map, size_t count)``: ``count`` descriptors
+    ``(location type, id, flags)``; a NULL ``map`` with a non-zero count is the core's INVALID_VALUE."""
+    call = entry.name
+
+    def body(pool: int | None, at: int | None, count: int) -> int:
+        d = _drv()
+        if count and not at:
+            d.require_arg(False, "map", call)
+        descs: Any = (C.CUmemAccessDesc * count).from_address(at) if count and at else []
+        d.mem_pool_set_access(pool or 0, [(a.location.type, a.location.id, a.flags) for a in descs])
+        return 0
+    return body
+
+
+def mem_pool_get_access(entry: Entry, ptds: bool) -> Body:
+    """cuMemPoolGetAccess ``(CUmemAccess_flags *flags, CUmemoryPool memPool, CUmemLocation *location)``."""
+    call = entry.name
+
+    def body(out: int | None, pool: int | None, location: int | None) -> int:
+        d = _drv()
+        d.require_arg(bool(out), "flags", call)
+        d.require_arg(bool(location), "location", call)
+        loc = C.CUmemLocation.from_address(location or 0)
+        ctypes.c_int.from_address(out or 0).value = d.mem_pool_get_access(pool or 0, (loc.type, loc.id))
+        return 0
+    return body
+
+
+def graph_mem_attribute(setter: bool) -> Callable[[Entry, bool], Body]:
+    """cuDeviceGetGraphMemAttribute / cuDeviceSetGraphMemAttribute ``(CUdevice device, CUgraphMem_attribute attr,
+    void *value)``: ``value`` points to a ``cuuint64_t``; NULL is the core's INVALID_VALUE."""
+    def make(entry: Entry, ptds: bool) -> Body:
+        call = entry.name
+
+        def body(dev: int, attr: int, value: int | None) -> int:
+            d = _drv()
+            d.require_arg(bool(value), "value", call)
+            v = ctypes.c_uint64.from_address(value or 0)
+            if setter:
+                d.device_set_graph_mem_attribute(dev, attr, v.value)
+            else:
+                v.value = d.device_get_graph_mem_attribute(dev, attr)
+            return 0
+        return body
+    return make
+
+
+# the pool decoder kinds (rows name them): a CUmemPoolProps with its nested location, CUmemAccessDesc arrays, the
+# graph-memory attribute's cuuint64_t value
+KINDS.update({
+    "mem_pool_create": mem_pool_create,
+    "mem_pool_set_access": mem_pool_set_access,
+    "mem_pool_get_access": mem_pool_get_access,
+    "graph_mem_attribute": lambda entry, ptds, setter: graph_mem_attribute(setter)(entry, ptds),
+})

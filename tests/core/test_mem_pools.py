@@ -75,7 +75,8 @@ def test_the_release_threshold_is_stored(d):
     (RES_CUR, 0, CUresult.CUDA_ERROR_INVALID_VALUE),
     (THRESHOLD, -1, CUresult.CUDA_ERROR_INVALID_VALUE),
     (99, 0, CUresult.CUDA_ERROR_INVALID_VALUE),          # no CUmemPool_attribute
-    (1, 1, CUresult.CUDA_ERROR_NOT_SUPPORTED),           # the reuse flags are not simulated
+    (9, 1, CUresult.CUDA_ERROR_INVALID_VALUE),           # ALLOCATION_TYPE is read-only [I code]
+    (14, 0, CUresult.CUDA_ERROR_INVALID_VALUE),          # HW_DECOMPRESS_ENABLED too
 ])
 def test_set_attribute_refusals_change_nothing(d, attr, value, expected):
     """Every refused cuMemPoolSetAttribute leaves the pool as it was."""
@@ -85,11 +86,10 @@ def test_set_attribute_refusals_change_nothing(d, attr, value, expected):
 
 
 def test_get_attribute_refusals(d):
-    """Unknown attribute or bad pool handle: INVALID_VALUE; an attribute not simulated: 801 with a why."""
+    """Unknown attribute or bad pool handle: INVALID_VALUE, with a why naming the other driver for its handles."""
     p = d.device_get_default_mem_pool(0)
     assert code(d.mem_pool_get_attribute, p, 0) == CUresult.CUDA_ERROR_INVALID_VALUE
-    assert code(d.mem_pool_get_attribute, p, 9) == CUresult.CUDA_ERROR_NOT_SUPPORTED
-    assert "not simulated" in d.last_error().why
+    assert code(d.mem_pool_get_attribute, p, 16) == CUresult.CUDA_ERROR_INVALID_VALUE
     assert code(d.mem_pool_get_attribute, d.stream_create(0), THRESHOLD) == CUresult.CUDA_ERROR_INVALID_VALUE
     assert code(d.mem_pool_get_attribute, 0, THRESHOLD) == CUresult.CUDA_ERROR_INVALID_VALUE
     other = ready()

@@ -107,6 +107,11 @@ ROLE_OVERRIDES: dict[tuple[str, str], str] = {
     ("cuStreamAttachMemAsync", "length"): "value", ("cudaStreamAttachMemAsync", "length"): "value",  # 0: whole
     ("cuMemcpy", "dst"): "dptr", ("cuMemcpy", "src"): "dptr",
     ("cuMemcpyAsync", "dst"): "dptr", ("cuMemcpyAsync", "src"): "dptr",
+    # graph memory attributes: the Python wrappers take only their enum (an int raises AttributeError, as the
+    # real ones) while the _v2 face takes an int, so no generic good value exists: left out (None)
+    **dict.fromkeys([(n, "attr") for n in ("cuDeviceGetGraphMemAttribute", "cuDeviceSetGraphMemAttribute",
+                                           "cudaDeviceGetGraphMemAttribute", "cudaDeviceSetGraphMemAttribute",
+                                           "device_get_graph_mem_attribute", "device_set_graph_mem_attribute")]),
 }
 
 #: role -> {bad kind: value (or a function of the environment)}; "null" may be a valid input for some

@@ -76,7 +76,7 @@ def test_tuple_face_pools(ctx):
     assert err == R.CUDA_SUCCESS and int(cu.cuMemPoolGetAttribute(p, A.CU_MEMPOOL_ATTR_USED_MEM_CURRENT)[1]) == 100
     assert cu.cuMemFreeAsync(a, s) == (R.CUDA_SUCCESS,)
     assert int(cu.cuMemPoolGetAttribute(p, A.CU_MEMPOOL_ATTR_USED_MEM_HIGH)[1]) == 100
-    assert cu.cuMemPoolGetAttribute(p, A.CU_MEMPOOL_ATTR_LOCATION_ID) == (R.CUDA_ERROR_NOT_SUPPORTED, None)
+    assert cu.cuMemPoolGetAttribute(p, A.CU_MEMPOOL_ATTR_LOCATION_ID) == (R.CUDA_SUCCESS, 0)
     with pytest.raises(AttributeError, match="getPtr"):
         cu.cuMemPoolSetAttribute(p, A.CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, 5)
     with pytest.raises(AttributeError, match="value"):

@@ -30,6 +30,7 @@ class Graphs(ArgumentRules):
     if TYPE_CHECKING:  # defined by the Modules entries; Driver combines both
         def _check_launch(self, f: Function, grid: Sequence[int], block: Sequence[int], shmem: int,
                           what: str) -> None: ...
+        def require_pools(self, dev: Any, call: str) -> None: ...  # defined by the Pools entries
 
         # defined by the Conditionals entries (entries/conditional.py)
         def graph_add_conditional_node(self, hgraph: int, deps: list[int], hcond: int, ctype: int, size: int,
@@ -321,7 +322,8 @@ class Graphs(ArgumentRules):
         Returns: ``(node handle, dptr)``. The address stays fixed across instantiations and launches; the
         memory is mapped when the node runs and unmapped by a MEM_FREE node, cuMemFreeAsync or cuMemFree.
         Errors: 1 INVALID_VALUE bad graph/dependencies, size 0, a location or allocation type other than
-        DEVICE/PINNED, an access descriptor naming an unknown device, or a graph owned by a child-graph node.
+        DEVICE/PINNED, an access descriptor naming an unknown device, or a graph owned by a child-graph node;
+        801 NOT_SUPPORTED a device without memory pools (``DeviceSpec(memory_pools=False)``, P-10 [I]).
         """
         g, pairs = self._memory_node_graph(hgraph, deps, eds)
         if int(size) <= 0:
@@ -334,6 +336,7 @@ class Graphs(ArgumentRules):
         if alloc_type != 1:
             raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
                               f"allocation node allocType {alloc_type} is not CU_MEM_ALLOCATION_TYPE_PINNED (1)")
+        self.require_pools(self.devices[int(lid)], "cuGraphAddMemAllocNode")  # P-10 [I]
         descs = tuple(tuple(int(v) for v in a) for a in (access or []))
         for i, (t, did, fl) in enumerate(descs):
             if t != 1 or not 0 <= did < len(self.devices) or fl not in (0, 1, 3):

@@ -1,5 +1,5 @@
-"""Memory: device, managed, pinned host and stream-ordered allocations, memory pools, copies and sets, arrays (spec 3.8,
-3.10, 5.2, 6)."""
+"""Memory: device, managed and pinned host allocations, copies and sets, arrays (spec 3.8, 3.10, 5.2, 6); the
+stream-ordered allocations and memory pools are in :mod:`simcuda._core.entries.pools`."""
 from __future__ import annotations
 
 import threading
@@ -8,7 +8,6 @@ from typing import Any
 
 from .. import capture as cap
 from .. import hostmem
-from .. import nodes as nd
 from ..errors import CUresult, DriverError
 from ..memory import (
     DEVICE,
@@ -24,24 +23,9 @@ from ..memory import (
     do_copy,
     do_memset,
 )
-from ..objects import Context, Device, MemPool, Stream
+from ..objects import Context
 from ..state import entry
 from ..work import Work
-
-#: ``CUmemPool_attribute`` values (simcuda._generated.driver_enums)
-_ATTR_RELEASE_THRESHOLD, _ATTR_RESERVED_CURRENT, _ATTR_RESERVED_HIGH = 4, 5, 6
-_ATTR_USED_CURRENT, _ATTR_USED_HIGH = 7, 8
-_POOL_ATTR_NAMES = {
-    1: "CU_MEMPOOL_ATTR_REUSE_FOLLOW_EVENT_DEPENDENCIES", 2: "CU_MEMPOOL_ATTR_REUSE_ALLOW_OPPORTUNISTIC",
-    3: "CU_MEMPOOL_ATTR_REUSE_ALLOW_INTERNAL_DEPENDENCIES", 4: "CU_MEMPOOL_ATTR_RELEASE_THRESHOLD",
-    5: "CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT", 6: "CU_MEMPOOL_ATTR_RESERVED_MEM_HIGH",
-    7: "CU_MEMPOOL_ATTR_USED_MEM_CURRENT", 8: "CU_MEMPOOL_ATTR_USED_MEM_HIGH", 9: "CU_MEMPOOL_ATTR_ALLOCATION_TYPE",
-    10: "CU_MEMPOOL_ATTR_EXPORT_HANDLE_TYPES", 11: "CU_MEMPOOL_ATTR_LOCATION_ID", 12: "CU_MEMPOOL_ATTR_LOCATION_TYPE",
-    13: "CU_MEMPOOL_ATTR_MAX_POOL_SIZE", 14: "CU_MEMPOOL_ATTR_HW_DECOMPRESS_ENABLED",
-    15: "CU_MEMPOOL_ATTR_LOCALITY_DOMAIN_ID"}
-#: attributes simulated (both calls); cuMemPoolSetAttribute refuses the read-only ones
-_POOL_SIMULATED = frozenset({4, 5, 6, 7, 8})
-_POOL_READ_ONLY = frozenset({5, 7, 9, 10, 11, 12, 13})
 
 
 class _Array:
@@ -54,12 +38,11 @@ class _Array:
 
 
 class Memory(Work):
-    """Memory: device, managed, pinned host and stream-ordered allocations, copies and sets, arrays of the simulated
-    driver.
+    """Memory: device, managed and pinned host allocations, copies and sets, arrays of the simulated driver.
 
     Entries: ``cuMemAlloc*``, ``cuMemFree*``, ``cuMemHost*``, ``cuMemcpy*``, ``cuMemsetD*``,
-    ``cuMemGetInfo``, ``cuMemGetAddressRange``, ``cuArrayCreate``/``Destroy``, and the devices' default memory
-    pools (``cuDeviceGet/SetMemPool``, ``cuDeviceGetDefaultMemPool``, ``cuMemPoolGet/SetAttribute``).
+    ``cuMemGetInfo``, ``cuMemGetAddressRange``, ``cuArrayCreate``/``Destroy`` (the stream-ordered ones and the
+    memory pools: :class:`~simcuda._core.entries.pools.Pools`).
     """
     # ------------------------------------------------------------------ memory
     def _check_alloc_size(self, size: int, ctx: Context) -> None:
@@ -297,197 +280,6 @@ class Memory(Work):
             s = self._stream(h, t)
             check(self.memory, p)
         cap.enqueue(self, s, cap.Op(cap.OPS[kind], call, p, lambda: run(self.memory, p)))
-
-    @entry
-    def mem_alloc_async(self, size: int, h: int) -> int:
-        """cuMemAllocAsync: during capture a MEM_ALLOC node with a fixed graph-owned address (spec 3.8);
-        otherwise a stream-ordered allocation from the current pool of the stream's device."""
-        return self._alloc_async(int(size), self._stream(h), None, "cuMemAllocAsync")
-
-    @entry
-    def mem_alloc_from_pool_async(self, size: int, pool: int, h: int) -> int:
-        """cuMemAllocFromPoolAsync: as :meth:`mem_alloc_async`, from ``pool`` (a MEM_ALLOC node during capture).
-
-        Errors: the stream's preamble; 1 INVALID_VALUE a bad pool handle, size 0; then as cuMemAllocAsync.
-        """
-        s = self._stream(h)
-        return self._alloc_async(int(size), s, self._mem_pool(pool, "cuMemAllocFromPoolAsync"),
-                                 "cuMemAllocFromPoolAsync")
-
-    def _alloc_async(self, size: int, s: Stream, pool: MemPool | None, call: str) -> int:
-        """A stream-ordered allocation on ``s``: a MEM_ALLOC node when ``s`` captures (graph memory, not the
-        pool's), else device memory counted in ``pool`` (None: the device's current pool) until it is freed."""
-        ctx = s.ctx
-        if size <= 0:
-            raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE, f"allocation size {size} must be positive")
-        op = cap.Op(cap.OPS["mem_alloc"], call, None, None)
-
-        def prepare(into: cap.CaptureSequence | None) -> None:
-            if into is not None:  # the node's graph-owned address is fixed at once (spec 3.8)
-                op.params = nd.MemAllocParams(self.memory.reserve(size, KIND_GRAPH, ctx), size, ctx.device.ordinal)
-            else:
-                self._check_alloc_size(size, ctx)
-        op.prepare = prepare
-        node = cap.enqueue(self, s, op)  # CIG 801, invalidated 901, legacy 906 come first
-        if node is not None:
-            a = op.params.alloc
-            a.graph_node = node
-            return int(a.start)
-        a = self.memory.reserve(size, KIND_DEVICE, ctx)  # device memory, counted in its pool until freed
-        a.pool = pool or self._current_pool(ctx.device)
-        a.pool.take(size)
-        return int(a.start)
-
-    # ------------------------------------------------------------------ memory pools
-    def _default_pool(self, dev: Device) -> MemPool:
-        """The device's default pool, made (with a handle) on first use."""
-        p = dev.default_pool
-        if p is None:
-            p = dev.default_pool = MemPool(0, dev)
-            p.handle = self._handle(p)
-        return p
-
-    def _current_pool(self, dev: Device) -> MemPool:
-        return dev.current_pool or self._default_pool(dev)
-
-    def _mem_pool(self, h: int, call: str) -> MemPool:
-        """A pool handle of this driver, or INVALID_VALUE (the code the pool calls document)."""
-        p = self._objs.get(h) if h else None
-        if not isinstance(p, MemPool):
-            raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE, f"{call}: the memory pool handle is NULL" if not h
-                              else f"{call}: 0x{h:x} is not a memory pool handle{self._foreign(h)}")
-        return p
-
-    @entry
-    def device_get_default_mem_pool(self, dev: int) -> int:
-        """cuDeviceGetDefaultMemPool: the device's default pool (the same handle every time).
-
-        Errors: 101 INVALID_DEVICE. Needs no context.
-        """
-        return self._default_pool(self._device(dev)).handle
-
-    @entry
-    def device_get_mem_pool(self, dev: int) -> int:
-        """cuDeviceGetMemPool: the device's current pool (its default pool unless cuDeviceSetMemPool changed it),
-        the pool cuMemAllocAsync allocates from. Errors: 101 INVALID_DEVICE."""
-        return self._current_pool(self._device(dev)).handle
-
-    @entry
-    def device_set_mem_pool(self, dev: int, pool: int) -> None:
-        """cuDeviceSetMemPool: make ``pool`` the device's current pool.
-
-        Errors: 101 INVALID_DEVICE; 1 INVALID_VALUE a bad pool handle, or a pool of another device [I code]
-        (the only pools simulated are default pools: cuMemPoolCreate answers 801).
-        """
-        d = self._device(dev)
-        p = self._mem_pool(pool, "cuDeviceSetMemPool")
-        if p.device is not d:
-            raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
-                              f"cuDeviceSetMemPool: {p.label()} is not a pool of device {d.ordinal} [inferred code]")
-        d.current_pool = p
-
-    def _pool_attribute(self, p: MemPool, attr: int, call: str, value: int | None = None) -> int:
-        """The checks the two pool-attribute calls share, in order: a known ``CUmemPool_attribute`` (1), a value
-        the attribute accepts (1), the potentially unsafe class (900, spec 16 and 5.2), a simulated attribute
-        (801). Returns the value read (get) or 0 (set, done)."""
-        attr = int(attr)
-        if attr not in _POOL_ATTR_NAMES:
-            raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE, f"{call}: {attr} is not a CUmemPool_attribute")
-        name = _POOL_ATTR_NAMES[attr]
-        if value is not None:
-            if attr in _POOL_READ_ONLY:
-                raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
-                                  f"{call}: {name} is read-only (cuMemPoolSetAttribute does not list it) "
-                                  "[inferred code]")
-            if attr in (_ATTR_RESERVED_HIGH, _ATTR_USED_HIGH) and value != 0:
-                raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
-                                  f"{call}: {name} can only be reset, with the value 0 (got {value})")
-            if attr == _ATTR_RELEASE_THRESHOLD and not 0 <= value < 1 << 64:
-                raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
-                                  f"{call}: {name} {value} is not a cuuint64_t byte count")
-        cap.check_unsafe(self, self._thread(), call)
-        if attr not in _POOL_SIMULATED:
-            raise DriverError(CUresult.CUDA_ERROR_NOT_SUPPORTED,
-                              f"{call}: {name} is not simulated (the simulator has only the release threshold and "
-                              "the reserved/used counters and watermarks of a pool)")
-        if value is None:
-            return {_ATTR_RELEASE_THRESHOLD: p.release_threshold, _ATTR_RESERVED_CURRENT: p.reserved,
-                    _ATTR_RESERVED_HIGH: p.reserved_high, _ATTR_USED_CURRENT: p.used,
-                    _ATTR_USED_HIGH: p.used_high}[attr]
-        if attr == _ATTR_RELEASE_THRESHOLD:
-            p.release_threshold = value
-        elif attr == _ATTR_RESERVED_HIGH:
-            p.reserved_high = p.reserved
-        else:
-            p.used_high = p.used
-        return 0
-
-    @entry
-    def mem_pool_get_attribute(self, pool: int, attr: int) -> int:
-        """cuMemPoolGetAttribute: CU_MEMPOOL_ATTR_RELEASE_THRESHOLD (4; default 0), RESERVED_MEM_CURRENT (5),
-        RESERVED_MEM_HIGH (6), USED_MEM_CURRENT (7), USED_MEM_HIGH (8), in bytes (``cuuint64_t``).
-
-        Used counts the live stream-ordered allocations made from the pool (cuMemAllocAsync from the device's
-        current pool, cuMemAllocFromPoolAsync; not graph allocations, which come from the graph memory pool);
-        reserved follows used, as the simulated pool keeps no freed memory [I]; the watermarks are the highest
-        values since the last reset.
-        Errors, in order: 1 INVALID_VALUE a bad pool or an unknown attribute; 900 during a restricting capture,
-        invalidating it (spec 16, 5.2: GLOBAL and THREAD_LOCAL modes; fine in RELAXED); 801 for the other
-        attributes (the reuse flags, allocation type, export handle types, location, maximum size...).
-        """
-        return self._pool_attribute(self._mem_pool(pool, "cuMemPoolGetAttribute"), attr, "cuMemPoolGetAttribute")
-
-    @entry
-    def mem_pool_set_attribute(self, pool: int, attr: int, value: int) -> None:
-        """cuMemPoolSetAttribute: RELEASE_THRESHOLD (4) to ``value`` bytes; RESERVED_MEM_HIGH (6) or USED_MEM_HIGH
-        (8) reset to the current value (``value`` must be 0).
-
-        Fidelity: the threshold is stored and read back; the simulated pool releases freed memory at once
-        whatever it says [I].
-        Errors, in order: 1 INVALID_VALUE a bad pool, an unknown attribute, a read-only one (5, 7, 9-13) [I code],
-        a non-zero value for a watermark, a threshold outside ``cuuint64_t``; 900 during a restricting capture
-        (spec 16, 5.2); 801 for the reuse flags (1-3) and the attributes 14-15.
-        """
-        self._pool_attribute(self._mem_pool(pool, "cuMemPoolSetAttribute"), attr, "cuMemPoolSetAttribute",
-                             int(value))
-
-    @entry
-    def mem_free_async(self, dptr: int, h: int) -> None:
-        """cuMemFreeAsync: during capture a MEM_FREE node; ``dptr`` must be a graph allocation (spec 3.8)."""
-        s = self._stream(h)
-        a = self.memory.find(int(dptr))
-        if a is not None and a.kind == KIND_VMM:  # vmm topic: mapped memory goes with cuMemUnmap / cuMemRelease
-            raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
-                              f"cuMemFreeAsync: 0x{int(dptr):x} is virtual memory mapped with cuMemMap, not a "
-                              "stream-ordered allocation [inferred code]")
-        if a is None or a.start != int(dptr):
-            raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
-                              f"0x{int(dptr):x} is not the start of a live allocation"
-                              + self.memory.missing(int(dptr)))
-        # a graph allocation left allocated by a launch, on an uncaptured stream (cuGraphAddMemAllocNode: "can be
-        # freed by cuMemFreeAsync"); before any launch there is nothing to free (field case C31)
-        launched = a.kind == KIND_GRAPH and s.cig is None and s.capture is None
-
-        def prepare(into: cap.CaptureSequence | None) -> None:
-            if into is not None:
-                cap.check_free_async_in_capture(into, int(dptr), a.kind == KIND_GRAPH, a.free_node)
-            elif launched and a.outstanding is None:
-                raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
-                                  f"graph allocation 0x{a.start:x} is not allocated now: no launch of its graph left "
-                                  "it unfreed (it exists only while the graph runs; field case C31)")
-
-        def run() -> str:
-            if launched:
-                self.memory.unmap(a)
-            else:
-                self.memory.free(a)
-            return ""
-        node = cap.enqueue(self, s, cap.Op(cap.OPS["mem_free"], "cuMemFreeAsync", nd.MemFreeParams(int(dptr)), run,
-                                           prepare))
-        if node is not None:
-            a.free_node = node
-        elif launched:
-            a.outstanding = None
 
     @entry
     def array_create(self, width: int, height: int, fmt: int, channels: int, depth: int = 0) -> int:

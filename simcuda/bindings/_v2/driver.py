@@ -1075,6 +1075,28 @@ def mem_pool_set_attribute(pool: Any, attr: Any, value: Any) -> None:
     _drv().mem_pool_set_attribute(pool, attr, v)
 
 
+# -- graph memory (entries/pools.py; issue 10) ----------------------------------------------------------
+def _check_graph_mem_attr(attr: int) -> None:
+    if not 0 <= attr <= 3:  # the CUgraphMem_attribute values
+        raise TypeError(f"Unsupported graph memory attribute: {attr}")
+
+
+@_face
+def device_get_graph_mem_attribute(device: Any, attr: Any) -> int:
+    """The ``CUgraphMem_attribute`` value in bytes, as an ``int``; an ``attr`` that is no ``CUgraphMem_attribute``
+    raises ``TypeError: Unsupported graph memory attribute``, as the real wrapper."""
+    _check_graph_mem_attr(attr)
+    return int(_drv().device_get_graph_mem_attribute(device, attr))
+
+
+@_face
+def device_set_graph_mem_attribute(device: Any, attr: Any, value: Any) -> None:
+    """``value`` is the address of a ``cuuint64_t`` (0 resets a HIGH watermark); the core checks it is readable
+    first (INVALID_VALUE otherwise)."""
+    addr = _readable(value, 8, "the attribute value")
+    _drv().device_set_graph_mem_attribute(device, attr, _ct.c_uint64.from_address(addr).value)
+
+
 # ================================================================================ built from the table
 def _build(name: str, row: _Api) -> _Callable[..., Any]:
     """The ``_v2`` function of a complete table row: the typed parameters converted as the real wrapper does
@@ -1126,6 +1148,8 @@ _BUILT = (
     "mem_alloc_from_pool_async",
     # virtual memory management (topic: vmm)
     "mem_address_reserve", "mem_address_free", "mem_release", "mem_map", "mem_unmap",
+    # memory pools and graph memory (entries/pools.py; issue 10)
+    "mem_pool_destroy", "mem_pool_trim_to", "device_graph_mem_trim",
 )
 for _n in _BUILT:
     _r = _row(_n)
