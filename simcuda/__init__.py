@@ -16,11 +16,12 @@ Public names:
 """
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from ._core.driver import KERNELS, DeviceSpec, Driver, KernelLaunch, LaunchRecord, Options
 from ._core.errors import DriverError, explain
+from ._core.kernels import DECLARED
 from ._state import current as current_driver
 from ._state import reset, use
 
@@ -33,12 +34,20 @@ __all__ = [
 ]
 
 
-def kernel(name: str) -> Callable[[Callable[[KernelLaunch], Any]], Callable[[KernelLaunch], Any]]:
+def kernel(name: str, params: Sequence[str] | None = None
+           ) -> Callable[[Callable[[KernelLaunch], Any]], Callable[[KernelLaunch], Any]]:
     """Register a Python implementation for the kernel entry ``name`` (every driver uses it).
 
     The function receives a :class:`KernelLaunch` (``grid``, ``block``, ``shared_mem``, ``args``,
     ``view(ptr, nbytes)``, ``array(ptr, dtype, count)``) and runs once per launch (or per replay of
     a kernel node), against simulated memory. Kernels without one are recorded only.
+
+    ``params`` optionally declares the kernel's C parameter types (``"int16_t"``, ``"__half"``, ``"float*"``,
+    ``"char[16]"`` for a 16-byte struct...: the canonical types of :mod:`simcuda._core.param_types`). A
+    ``void**`` argument array is read by the module's own types; where the module knows only sizes (a CUBIN
+    or PTX that NVIDIA's compiler made and simcuda's NVRTC face did not see) a declared type of the same size
+    says how to read the bytes (a ``short`` stays signed, a ``__half`` is a half). Declare before the first
+    launch of the function (its readers are built once).
 
     Example::
 
@@ -50,9 +59,14 @@ def kernel(name: str) -> Callable[[Callable[[KernelLaunch], Any]], Callable[[Ker
     """
     if not isinstance(name, str) or not name:
         raise TypeError("simcuda.kernel() needs the kernel's entry name as a non-empty str")
+    declared = None if params is None else [str(p) for p in params]
 
     def register(fn: Callable[[KernelLaunch], Any]) -> Callable[[KernelLaunch], Any]:
         KERNELS[name] = fn
+        if declared is not None:
+            DECLARED[name] = declared
+        else:
+            DECLARED.pop(name, None)
         return fn
     return register
 

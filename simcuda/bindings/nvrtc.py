@@ -28,8 +28,16 @@ import threading
 import weakref
 from typing import Any
 
+from .._core import param_types
 from .._core.driver import DRIVER_VERSION
-from .._core.module import PARAMS_TAG, SIM_CUBIN_MAGIC, parse_cuda_source
+from .._core.module import (
+    PARAMS_TAG,
+    SIM_CUBIN_MAGIC,
+    merge_param_types,
+    parse_cuda_source,
+    parse_ptx,
+    remember_param_types,
+)
 from .._generated.nvrtc_enums import (
     NVRTC_INSTALL_HEADERS_FORCE_OVERWRITE,
     NVRTC_INSTALL_HEADERS_NO_WAIT,
@@ -37,6 +45,7 @@ from .._generated.nvrtc_enums import (
     nvrtcResult,
 )
 from .._state import current as _current
+from . import _real_nvrtc
 from ._driver_types import Result as _Result  # what every function returns: (nvrtcResult, *outputs)
 from ._driver_types import Wrapper, _Eq, _Index, to_int
 
@@ -94,7 +103,7 @@ class nvrtcBundledHeadersInfo:
 # ---------------------------------------------------------------------------------- programs
 class _Program:
     __slots__ = ("handle", "src", "name", "headers", "compiled", "ok", "log", "ptx", "virtual", "lowered",
-                 "name_exprs", "options")
+                 "name_exprs", "options", "cubin", "fallback_note")
 
     def __init__(self, handle: int, src: str, name: str, headers: dict[str, str]) -> None:
         self.handle, self.src, self.name, self.headers = handle, src, name, headers
@@ -106,6 +115,8 @@ class _Program:
         self.lowered: dict[str, str] = {}
         self.name_exprs: list[str] = []
         self.options: list[str] = []
+        self.cubin: bytes | None = None  # NVIDIA's NVRTC's CUBIN when it compiled the program, else None
+        self.fallback_note: str | None = None  # why simcuda's reader served a program NVIDIA's NVRTC could not
 
 
 class _Registry:
@@ -329,9 +340,27 @@ def mangle(name: str, raw_params: str) -> str:
     return f"_Z{len(name)}{name}{body}"
 
 
-_PTX_PARAM = {"float": ".f32", "double": ".f64", "char": ".u8", "signed char": ".s8", "unsigned char": ".u8",
-              "bool": ".u8", "short": ".u16", "unsigned short": ".u16", "int": ".u32", "unsigned int": ".u32",
-              "unsigned": ".u32", "int32_t": ".u32", "uint32_t": ".u32"}
+_PTX_PARAM = {"f": ".f32", "d": ".f64", "b": ".s8", "B": ".u8", "?": ".u8", "h": ".s16", "H": ".u16",
+              "i": ".s32", "I": ".u32", "q": ".s64", "Q": ".u64"}
+
+
+def _ptx_param(t: str, name: str) -> str:
+    """One ``.param`` line for a parameter of canonical type ``t`` (:mod:`simcuda._core.param_types`): a scalar
+    by its PTX type, a 2-byte float or an aggregate as an aligned byte array (as NVCC declares them), a type
+    the reader cannot size as ``.u64`` (its launch with a ``void**`` array is refused)."""
+    if t.endswith("*"):
+        return f"\t.param .u64 {name}"
+    try:
+        fmt = param_types.struct_format(t)
+    except param_types.Unsized:
+        return f"\t.param .u64 {name}"
+    if fmt in ("e", "bf16"):
+        return f"\t.param .align 2 .b8 {name}[2]"
+    if fmt.endswith("s"):
+        n = int(fmt[:-1])
+        align = param_types.VECTORS.get(t, (n, min(n & -n, 16)))[1]
+        return f"\t.param .align {align} .b8 {name}[{n}]"
+    return f"\t.param {_PTX_PARAM.get(fmt, '.u64')} {name}"
 
 
 def _ptx(prog: _Program, arch: str, kernels: list[tuple[str, list[str]]]) -> bytes:
@@ -341,13 +370,67 @@ def _ptx(prog: _Program, arch: str, kernels: list[tuple[str, list[str]]]) -> byt
     for entry, types in kernels:
         lines.append(f"\t// .globl\t{entry}")
         lines.append(f"{PARAMS_TAG}{entry}: {', '.join(types)}")
-        params = [f"\t.param {'.u64' if t.endswith('*') else _PTX_PARAM.get(t, '.u64')} {entry}_param_{i}"
-                  for i, t in enumerate(types)]
+        params = [_ptx_param(t, f"{entry}_param_{i}") for i, t in enumerate(types)]
         lines.append(f".visible .entry {entry}(")
         lines.append(",\n".join(params))
         lines.append(")")
         lines.extend(["{", "\tret;", "}", ""])
     return ("\n".join(lines) + "\n").encode()
+
+
+def _unsized_notes(prog_name: str, kernels: list[tuple[str, list[str]]]) -> list[str]:
+    """A log warning per kernel parameter whose type simcuda's reader cannot size."""
+    notes = []
+    for entry, types in kernels:
+        for i in param_types.unsized(types):
+            notes.append(f"{prog_name}: warning: simcuda cannot size parameter {i} of kernel {entry!r} (type "
+                         f"{types[i]!r} is not declared in the program): launching it with a void** kernelParams "
+                         "array fails with CUDA_ERROR_NOT_SUPPORTED; declare the type in the program or pass "
+                         "(values, types)")
+    return notes
+
+
+def _compile_real(prog: _Program, arch: str, options: list[str], text: str, code: str) -> bool:
+    """Compile ``prog`` with NVIDIA's NVRTC when it serves (:mod:`simcuda.bindings._real_nvrtc`); True when it
+    did (the program's result, log, PTX, CUBIN and lowered names are then the real compiler's), False to let
+    simcuda's reader serve. The kernels' declared parameter types, read from the source, are remembered for the
+    images it made (:func:`simcuda._core.module.remember_param_types`) so a Python kernel gets signed shorts and
+    halves rather than bare sizes."""
+    prog.fallback_note = None
+    mode = _real_nvrtc.mode()
+    lib = _real_nvrtc.library() if mode != "simcuda" else None
+    if lib is None:
+        if mode == "nvidia":
+            prog.ok, prog.ptx = False, b""
+            prog.log = "simcuda: SIMCUDA_NVRTC=nvidia but NVIDIA's libnvrtc does not load here\n"
+            return True
+        return False
+    got = _real_nvrtc.compile_program(lib, prog.src, prog.name, prog.headers, options, prog.name_exprs)
+    if got.missing_header() and mode == "auto":
+        prog.fallback_note = (f"{prog.name}: warning: NVIDIA's NVRTC could not open a header (give a toolkit's "
+                              "include/ with -I); simcuda's reader served this program, nothing was compiled")
+        return False
+    prog.ok = got.result == 0
+    prog.log = got.log
+    prog.ptx = got.ptx
+    prog.virtual = not got.cubin
+    prog.cubin = got.cubin or None
+    prog.lowered = dict(got.lowered)
+    if prog.ok:
+        declared = parse_cuda_source(code)
+        by_entry: dict[str, list[str]] = {}
+        for name, raw, extern_c in _kernels(code):
+            by_entry[name if extern_c else mangle(name, raw)] = declared.get(name, [])
+        for expr, low in got.lowered.items():
+            key = expr.strip().lstrip("&").strip().split("<")[0].strip()
+            if key in declared:
+                by_entry.setdefault(low, declared[key])
+        sized = parse_ptx(got.ptx.decode("utf-8", "replace"))
+        types = {e: merge_param_types(t, by_entry.get(e)) for e, t in sized.items()}
+        remember_param_types(got.ptx, types)
+        if got.cubin:
+            remember_param_types(got.cubin, types)
+    return True
 
 
 def _compile(prog: _Program, options: list[str]) -> None:
@@ -371,6 +454,9 @@ def _compile(prog: _Program, options: list[str]) -> None:
     if bad is not None:
         errors.append(f"{prog.name}({bad[0]}): error: {bad[1]}")
     prog.compiled = True
+    prog.cubin = None
+    if _compile_real(prog, arch, options, text, code):
+        return
     if errors:
         n = len(errors)
         prog.ok = False
@@ -385,7 +471,9 @@ def _compile(prog: _Program, options: list[str]) -> None:
         entry = name if extern_c else mangle(name, raw)
         simple.setdefault(name, entry)
         kernels.append((entry, types.get(name, [])))
-    notes = []
+    notes = _unsized_notes(prog.name, kernels)
+    if prog.fallback_note:
+        notes.insert(0, prog.fallback_note)
     prog.lowered = {}
     for expr in prog.name_exprs:
         key = expr.strip().lstrip("&").strip()
@@ -530,7 +618,9 @@ def nvrtcGetPTX(prog: Any, ptx: Any) -> _Result:
 
 
 def _cubin(p: _Program) -> bytes:
-    return SIM_CUBIN_MAGIC + p.ptx
+    """The CUBIN of a compiled program: NVIDIA's NVRTC's when it compiled it, else the simulated one
+    (:data:`SIM_CUBIN_MAGIC` + the PTX)."""
+    return p.cubin if p.cubin is not None else SIM_CUBIN_MAGIC + p.ptx
 
 
 def nvrtcGetCUBINSize(prog: Any) -> _Result:

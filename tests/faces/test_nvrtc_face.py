@@ -1,4 +1,5 @@
-"""The ``cuda.bindings.nvrtc``-style face: program life cycle, simulated PTX/CUBIN, names, codes."""
+"""The ``cuda.bindings.nvrtc``-style face: program life cycle, simulated PTX/CUBIN, names, codes (simcuda's reader:
+``SIMCUDA_NVRTC=simcuda``; the face over NVIDIA's NVRTC is tested in ``test_nvrtc_params.py``)."""
 from __future__ import annotations
 
 import ctypes
@@ -10,6 +11,13 @@ from simcuda._core.module import SIM_CUBIN_MAGIC, parse_image
 from simcuda.bindings import driver as cu
 from simcuda.bindings import nvrtc as nv
 from simcuda.bindings import runtime as rt
+
+
+@pytest.fixture(autouse=True)
+def _reader(monkeypatch):
+    """These tests are of simcuda's reader: keep NVIDIA's NVRTC out even where it is installed."""
+    monkeypatch.setenv("SIMCUDA_NVRTC", "simcuda")
+
 
 R = nv.nvrtcResult
 OK = (R.NVRTC_SUCCESS,)
