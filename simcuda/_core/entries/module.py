@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import capture as cap
 from .. import hostmem, param_types
+from ..device_attrs import attribute_value
 from ..errors import CUresult, DriverError
 from ..graph import KernelParams, same_values
 from ..kernels import DECLARED
@@ -402,8 +403,37 @@ class Modules(Work):
                 and same_values(p.args, args) and same_values(p.grid, grid) and same_values(p.block, block)):
             return p
         self._check_launch(f, grid, block, shmem, "launch")
+        if coop:
+            self._check_cooperative(s, grid, block)
         p = f.last_params = KernelParams(f, grid, block, int(shmem), args, s.priority, coop)
         return p
+
+
+    # ------------------------------------------------------------------ advertised features (issue 10 part 1)
+    def _check_cooperative(self, s: Stream, grid: Sequence[int], block: Sequence[int]) -> None:
+        """A cooperative launch on ``s``'s device (cuLaunchCooperativeKernel; COOPERATIVE in cuLaunchKernelEx).
+        Errors: 801 NOT_SUPPORTED when the device does not support cooperative launches (``DeviceSpec.
+        cooperative_launch``, attribute 95 is 0) [I: the code of a feature the device lacks]; 720
+        COOPERATIVE_LAUNCH_TOO_LARGE when the grid has more blocks than can be resident at once: the
+        multiprocessor count times the blocks one multiprocessor holds (MAX_BLOCKS_PER_MULTIPROCESSOR, at most
+        MAX_THREADS_PER_MULTIPROCESSOR / threads per block) [I: registers and shared memory do not limit here,
+        nothing runs on a GPU] (docs/spec-proposals.md P-67)."""
+        dev = s.ctx.device
+        spec = dev.spec
+        if not spec.cooperative_launch:
+            raise DriverError(CUresult.CUDA_ERROR_NOT_SUPPORTED,
+                              "cuLaunchCooperativeKernel: the device does not support cooperative launches "
+                              "(CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH is 0: DeviceSpec(cooperative_launch=False))")
+        threads = block[0] * block[1] * block[2]
+        sms = attribute_value(spec, 16)  # MULTIPROCESSOR_COUNT
+        per_sm = min(attribute_value(spec, 106), attribute_value(spec, 39) // max(threads, 1))
+        most = per_sm * sms
+        blocks = grid[0] * grid[1] * grid[2]
+        if blocks > most:
+            raise DriverError(CUresult.CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE,
+                              f"cuLaunchCooperativeKernel: {blocks} blocks of {threads} threads cannot all be "
+                              f"resident at once (at most {per_sm} per multiprocessor x {sms} "
+                              f"multiprocessors = {most})")
 
 
 _launch_kernel = Modules.launch_kernel.__wrapped__  # type: ignore[attr-defined]  # the undecorated body
