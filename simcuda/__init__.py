@@ -12,7 +12,8 @@ Public names:
     last_error(): the last failing call's DriverError on this thread (code and why).
     dot(graph, flags=0): the Graphviz text cuGraphDebugDotPrint would write for a graph.
     patch(): install the faces under ``cuda.bindings.*`` (decorator / context manager).
-    StreamCapture, Graph, GraphExec, GraphNode, MemcpyDirection, CudaError: the oxicuda-style API.
+    StreamCapture, StreamGraphCapture, Graph, GraphExec, GraphNode, MemcpyDirection, CudaError: the
+        oxicuda-style API.
 """
 from __future__ import annotations
 
@@ -30,7 +31,7 @@ __version__ = "0.1.0"
 __all__ = [
     "Driver", "DeviceSpec", "Options", "DriverError", "KernelLaunch", "LaunchRecord", "current_driver", "use",
     "reset", "kernel", "explain", "last_error", "dot", "patch", "StreamCapture", "Graph", "GraphExec", "GraphNode",
-    "MemcpyDirection", "CudaError",
+    "MemcpyDirection", "CudaError", "StreamGraphCapture",
 ]
 
 
@@ -107,7 +108,8 @@ def __getattr__(name: str) -> Any:
     if name == "patch":
         from ._patch import patch
         return patch
-    if name in ("StreamCapture", "Graph", "GraphExec", "GraphNode", "MemcpyDirection", "CudaError"):
+    if name in ("StreamCapture", "Graph", "GraphExec", "GraphNode", "MemcpyDirection", "CudaError",
+                "StreamGraphCapture"):
         from . import capture as _oxi
         return getattr(_oxi, name)
     raise AttributeError(f"module 'simcuda' has no attribute {name!r}")
