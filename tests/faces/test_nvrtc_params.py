@@ -223,3 +223,33 @@ typedef struct { A a; short s; } D;
 """)
     assert [d.param(t) for t in ("A a", "B b", "C c", "U u", "D d", "const A* p")] == [
         "char[16]", "char[32]", "char[16]", "char[16]", "char[24]", "A*"]
+
+
+TEMPLATES = b"""
+template <typename T> __global__ void t(T *a, T b) {}
+template <typename T, typename U> __global__ void two(const T *a, U *b, T c, int n) {}
+template <int N> __global__ void nt(float *a) {}
+template <typename T, int N> __global__ void mix(T *a, unsigned n) {}
+template <class T> __global__ void cp(T a, T *b, const T *c) {}
+"""
+#: name expression -> lowered name, as NVIDIA's NVRTC 13.5 lowers them (observed with the nvidia-cuda-nvrtc wheel)
+LOWERED = {"t<float>": "_Z1tIfEvPT_S0_", "t<double*>": "_Z1tIPdEvPT_S1_",
+           "two<float, int>": "_Z3twoIfiEvPKT_PT0_S0_i", "nt<4>": "_Z2ntILi4EEvPf",
+           "mix<short, 16>": "_Z3mixIsLi16EEvPT_j", "cp<unsigned char>": "_Z2cpIhEvT_PS0_PKS0_",
+           "&t<unsigned long long>": "_Z1tIyEvPT_S0_"}
+
+
+@pytest.mark.parametrize("mode", ["simcuda", "nvidia"])
+def test_template_name_expressions_are_lowered_and_launchable(fresh, monkeypatch, mode):
+    """Instances of template kernels get the real lowered names from both routes, and their parameters the
+    instance's types (a t<float> gets a pointer and a float)."""
+    if mode == "nvidia" and _real_nvrtc.library() is None:
+        pytest.skip("NVIDIA's libnvrtc does not load here")
+    monkeypatch.setenv("SIMCUDA_NVRTC", mode)
+    prog, cubin, log = _compile(TEMPLATES, [b"--gpu-architecture=sm_90"], tuple(e.encode() for e in LOWERED))
+    assert b"warning" not in log
+    for expr, low in LOWERED.items():
+        assert nv.nvrtcGetLoweredName(prog, expr.encode()) == (R.NVRTC_SUCCESS, low.encode())
+    assert _launch(cubin, "_Z2cpIhEvT_PS0_PKS0_", [ctypes.c_uint8(250), ctypes.c_uint64(8), ctypes.c_uint64(16)]
+                   ) == [250, 8, 16]
+    assert _launch(cubin, "_Z1tIfEvPT_S0_", [ctypes.c_uint64(64), ctypes.c_float(0.5)]) == [64, 0.5]
