@@ -253,3 +253,16 @@ def test_template_name_expressions_are_lowered_and_launchable(fresh, monkeypatch
     assert _launch(cubin, "_Z2cpIhEvT_PS0_PKS0_", [ctypes.c_uint8(250), ctypes.c_uint64(8), ctypes.c_uint64(16)]
                    ) == [250, 8, 16]
     assert _launch(cubin, "_Z1tIfEvPT_S0_", [ctypes.c_uint64(64), ctypes.c_float(0.5)]) == [64, 0.5]
+
+
+@pytest.mark.skipif(_real_nvrtc.library() is None, reason="NVIDIA's libnvrtc does not load here")
+def test_the_same_compile_is_made_once(fresh, monkeypatch):
+    """NVIDIA's NVRTC compiles a program once; the same program again gets the same outputs from the cache."""
+    monkeypatch.setenv("SIMCUDA_NVRTC", "nvidia")
+    src = b'extern "C" __global__ void once(short s, float *p) {}\n'
+    before = len(_real_nvrtc._CACHE)
+    _p1, cubin1, _ = _compile(src, [b"--gpu-architecture=sm_90"])
+    _p2, cubin2, _ = _compile(src, [b"--gpu-architecture=sm_90"])
+    assert cubin1 == cubin2 and cubin1.startswith(b"\x7fELF")
+    assert len(_real_nvrtc._CACHE) <= before + 1
+    assert _launch(cubin2, "once", [ctypes.c_int16(-300), ctypes.c_uint64(0)]) == [-300, 0]
