@@ -12,16 +12,18 @@ Public names:
     last_error(): the last failing call's DriverError on this thread (code and why).
     dot(graph, flags=0): the Graphviz text cuGraphDebugDotPrint would write for a graph.
     patch(): install the faces under ``cuda.bindings.*`` (decorator / context manager).
-    StreamCapture, Graph, GraphExec, GraphNode, MemcpyDirection, CudaError: the oxicuda-style API.
+    StreamCapture, StreamGraphCapture, Graph, GraphExec, GraphNode, MemcpyDirection, CudaError: the
+        oxicuda-style API.
 """
 from __future__ import annotations
 
 import operator
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from ._core.driver import KERNELS, DeviceSpec, Driver, KernelLaunch, LaunchRecord, Options
 from ._core.errors import DriverError, explain
+from ._core.kernels import DECLARED
 from ._state import current as current_driver
 from ._state import reset, use
 
@@ -30,16 +32,24 @@ __version__ = "0.1.0"
 __all__ = [
     "Driver", "DeviceSpec", "Options", "DriverError", "KernelLaunch", "LaunchRecord", "current_driver", "use",
     "reset", "kernel", "explain", "last_error", "dot", "patch", "StreamCapture", "Graph", "GraphExec", "GraphNode",
-    "MemcpyDirection", "CudaError",
+    "MemcpyDirection", "CudaError", "StreamGraphCapture",
 ]
 
 
-def kernel(name: str) -> Callable[[Callable[[KernelLaunch], Any]], Callable[[KernelLaunch], Any]]:
+def kernel(name: str, params: Sequence[str] | None = None
+           ) -> Callable[[Callable[[KernelLaunch], Any]], Callable[[KernelLaunch], Any]]:
     """Register a Python implementation for the kernel entry ``name`` (every driver uses it).
 
     The function receives a :class:`KernelLaunch` (``grid``, ``block``, ``shared_mem``, ``args``,
     ``view(ptr, nbytes)``, ``array(ptr, dtype, count)``) and runs once per launch (or per replay of
     a kernel node), against simulated memory. Kernels without one are recorded only.
+
+    ``params`` optionally declares the kernel's C parameter types (``"int16_t"``, ``"__half"``, ``"float*"``,
+    ``"char[16]"`` for a 16-byte struct...: the canonical types of :mod:`simcuda._core.param_types`). A
+    ``void**`` argument array is read by the module's own types; where the module knows only sizes (a CUBIN
+    or PTX that NVIDIA's compiler made and simcuda's NVRTC face did not see) a declared type of the same size
+    says how to read the bytes (a ``short`` stays signed, a ``__half`` is a half). Declare before the first
+    launch of the function (its readers are built once).
 
     Example::
 
@@ -51,12 +61,17 @@ def kernel(name: str) -> Callable[[Callable[[KernelLaunch], Any]], Callable[[Ker
     """
     if not isinstance(name, str) or not name:
         raise TypeError("simcuda.kernel() needs the kernel's entry name as a non-empty str")
+    declared = None if params is None else [str(p) for p in params]
 
     def register(fn: Callable[[KernelLaunch], Any]) -> Callable[[KernelLaunch], Any]:
         if not callable(fn):
             raise TypeError(f"simcuda.kernel({name!r}) registers a function taking a KernelLaunch, "
                             f"not {type(fn).__name__}")
         KERNELS[name] = fn
+        if declared is not None:
+            DECLARED[name] = declared
+        else:
+            DECLARED.pop(name, None)
         return fn
     return register
 
@@ -99,7 +114,8 @@ def __getattr__(name: str) -> Any:
     if name == "patch":
         from ._patch import patch
         return patch
-    if name in ("StreamCapture", "Graph", "GraphExec", "GraphNode", "MemcpyDirection", "CudaError"):
+    if name in ("StreamCapture", "Graph", "GraphExec", "GraphNode", "MemcpyDirection", "CudaError",
+                "StreamGraphCapture"):
         from . import capture as _oxi
         return getattr(_oxi, name)
     raise AttributeError(f"module 'simcuda' has no attribute {name!r}")

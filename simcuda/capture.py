@@ -1,8 +1,12 @@
-"""The oxicuda-style face: ``StreamCapture``, ``Graph``, ``GraphExec``, ``GraphNode``, ``CudaError``.
+"""The oxicuda-style face: ``StreamCapture``, ``StreamGraphCapture``, ``Graph``, ``GraphExec``, ``GraphNode``,
+``CudaError``.
 
 Mirrors the ``graph`` module of the Rust crate ``oxicuda-driver`` 0.1.x (re-exported at its crate
 root as ``Graph, GraphExec, GraphNode, MemcpyDirection, StreamCapture``) and its ``CudaError``
-enum, in Python. See ``docs/oxicuda.md`` for a usage page and the list of deviations.
+enum, in Python, with what 0.5 added to that module (``crates/oxicuda-driver/src/graph.rs``): the
+driver-backed ``StreamGraphCapture`` (``begin(stream, mode)``, ``is_active``, ``capture_status``, ``end``
+returning an instantiated ``GraphExec``, the capture ended when the object goes away) and
+``GraphExec.is_driver_backed``. See ``docs/oxicuda.md`` for a usage page and the list of deviations.
 
 What is real here and what is only recorded
 -------------------------------------------
@@ -54,8 +58,8 @@ from ._core.errors import MEANINGS, DriverError
 from ._core.memory import DEVICE, HOST, CopyParams, MemsetParams
 from ._generated.driver_enums import CUresult
 
-__all__ = ["CudaError", "MemcpyDirection", "GraphNode", "Graph", "GraphExec", "StreamCapture", "Stream",
-           "Context", "Device", "VARIANTS"]
+__all__ = ["CudaError", "MemcpyDirection", "GraphNode", "Graph", "GraphExec", "StreamCapture", "StreamGraphCapture",
+           "Stream", "Context", "Device", "VARIANTS"]
 
 _U8, _U32, _USIZE = 1 << 8, 1 << 32, 1 << 64
 _CAPTURE_MODE_GLOBAL = 0
@@ -1097,11 +1101,13 @@ class GraphExec:
     (oxicuda 0.1 has no Display for it; the ``str`` is a Python extra).
     """
 
-    __slots__ = ("_graph", "_order", "_built", "_lock")
+    __slots__ = ("_graph", "_order", "_built", "_lock", "_backed", "_raw", "__weakref__")
     _graph: Graph
     _order: list[int]
     _built: dict[tuple[int, int], tuple[Driver, int, int]]  # (id(driver), ctx) -> (driver, graph, exec)
     _lock: threading.Lock
+    _backed: bool
+    _raw: tuple[Driver, int, int] | None  # a captured exec's (driver, CUgraph, CUgraphExec), owned
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         raise TypeError("GraphExec is made by Graph.instantiate()")
@@ -1113,7 +1119,31 @@ class GraphExec:
         x._order = order
         x._built = {}  # (id(driver), ctx) -> (driver, graph handle, exec handle)
         x._lock = threading.Lock()
+        x._backed = _driver_available()
+        x._raw = None
         return x
+
+    @classmethod
+    def _captured(cls, graph: Graph, order: list[int], drv: Driver, hg: int, hexec: int) -> GraphExec:
+        """The exec :meth:`StreamGraphCapture.end` returns: it owns the captured ``CUgraph`` and its
+        ``CUgraphExec`` (destroyed when it goes away, as oxicuda's ``Drop`` does)."""
+        x = cls._make(graph, order)
+        x._backed = True
+        x._raw = (drv, hg, hexec)
+        weakref.finalize(x, _destroy_exec, weakref.ref(drv), hg, hexec)
+        return x
+
+    def is_driver_backed(self) -> bool:
+        """Whether a launch goes through a (simulated) ``CUgraphExec`` (oxicuda 0.5 ``is_driver_backed``).
+
+        Mirrors: ``GraphExec::is_driver_backed`` of oxicuda-driver 0.5 (``crates/oxicuda-driver/src/graph.rs``:
+        ``raw_exec.is_some()``). True for the exec of :meth:`StreamGraphCapture.end`, and for one made by
+        :meth:`Graph.instantiate` while the current simulated driver was usable (0.5 builds its driver graph
+        there; here the simulated ``CUgraphExec`` is built at the first :meth:`launch` on each context, the
+        same graph); False when the driver was unavailable (``Driver(available=False)``: 0.5's CPU-only
+        exec, whose :meth:`launch` fails).
+        """
+        return self._backed
 
     def graph(self) -> Graph:
         """A copy of the graph this exec was made from (oxicuda returns a reference)."""
@@ -1152,6 +1182,11 @@ class GraphExec:
         s = _as_stream(stream)
         drv = s.driver
         _try_driver(drv)
+        raw = self._raw
+        if raw is not None:  # a captured exec: its own CUgraphExec, on the driver that captured it
+            with _translated():
+                raw[0].graph_launch(raw[2], s.raw())
+            return
         with _translated():
             ctx = s.context_handle()
             hexec = self._exec_for(drv, ctx)
@@ -1206,7 +1241,9 @@ class GraphExec:
         return f"GraphExec({self.node_count()} nodes, order={self._order})"
 
     def __repr__(self) -> str:
-        return f"GraphExec {{ graph: {self._graph!r}, execution_order: {self._order!r} }}"
+        backed = "true" if self._backed else "false"
+        return (f"GraphExec {{ graph: {self._graph!r}, execution_order: {self._order!r}, "
+                f"driver_backed: {backed} }}")
 
 
 # ================================================================================== StreamCapture
@@ -1444,3 +1481,187 @@ class StreamCapture:
     def __repr__(self) -> str:
         state = "active" if self._active else "ended"
         return f"<StreamCapture on stream 0x{self._stream.raw():x}, {state}, {len(self._nodes)} recorded>"
+
+
+# ================================================================================== StreamGraphCapture
+def _driver_available() -> bool:
+    """Whether the current simulated driver is usable (``Driver(available=...)``): what oxicuda's
+    ``try_driver`` checks; read without a driver call."""
+    return bool(_state.current().available)
+
+
+def _destroy_exec(drv_ref: Callable[[], Driver | None], hg: int, hexec: int) -> None:
+    """oxicuda 0.5 ``Drop for GraphExec``: destroy the exec, then its graph; errors are ignored (oxicuda logs
+    them)."""
+    drv = drv_ref()
+    if drv is None:
+        return
+    for destroy, h in ((drv.graph_exec_destroy, hexec), (drv.graph_destroy, hg)):
+        with contextlib.suppress(Exception):
+            destroy(h)
+
+
+def _end_abandoned(drv_ref: Callable[[], Driver | None], stream: int, state: list[bool]) -> None:
+    """oxicuda 0.5 ``Drop for StreamGraphCapture``: a capture still active when its object goes away is ended
+    (``cuStreamEndCapture``) and the graph the driver hands back destroyed; errors are ignored."""
+    drv = drv_ref()
+    if drv is None or not state[0]:
+        return
+    state[0] = False
+    with contextlib.suppress(Exception):
+        hg = drv.stream_end_capture(stream)
+        if hg:
+            drv.graph_destroy(hg)
+
+
+class StreamGraphCapture:
+    """Driver-backed stream capture (oxicuda 0.5 ``StreamGraphCapture``): ordinary work submitted to the stream
+    between :meth:`begin` and :meth:`end` is captured by the (simulated) driver, and :meth:`end` instantiates
+    the captured graph into a launchable :class:`GraphExec`.
+
+    Mirrors: ``oxicuda_driver::graph::StreamGraphCapture<'s>`` of oxicuda-driver 0.5
+    (``crates/oxicuda-driver/src/graph.rs``): ``begin(&Stream, CUstreamCaptureMode)``, ``is_active``,
+    ``capture_status``, ``end(self) -> GraphExec``, and ``Drop``, which ends a capture still active and destroys
+    the graph it returns. In Python the object "goes away" on the exit of a ``with`` block and when it is
+    garbage-collected: both end an active capture that way (no :class:`GraphExec` is made; call :meth:`end`
+    inside the block to get one).
+
+    Where :class:`StreamCapture` records operation descriptions (``record_*``), this one records nothing
+    itself: launch kernels, copies and memsets on the stream through any face of the same driver (the
+    ``cuda.bindings`` faces, or the oxicuda ones) and the driver captures them.
+
+    Example::
+
+        with StreamGraphCapture.begin(stream, CUstreamCaptureMode.CU_STREAM_CAPTURE_MODE_GLOBAL) as cap:
+            cuMemsetD8Async(ptr, 0, 1024, stream.raw())   # captured, not run
+            exec_ = cap.end()                             # cuStreamEndCapture + instantiate
+        exec_.launch(stream)                              # cuGraphLaunch: now it runs
+    """
+
+    __slots__ = ("_stream", "_state", "__weakref__")
+    _stream: Stream
+    _state: list[bool]  # [active], shared with the finalizer
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        raise TypeError("StreamGraphCapture is made by StreamGraphCapture.begin(stream, mode)")
+
+    @classmethod
+    def begin(cls, stream: Stream | int, mode: int) -> StreamGraphCapture:
+        """Begin capturing ``stream`` in capture ``mode``: ``cuStreamBeginCapture_v2(stream, mode)``.
+
+        Args:
+            stream: a :class:`Stream` or an ``int`` stream handle of the simulated driver.
+            mode: a ``CUstreamCaptureMode`` (``CU_STREAM_CAPTURE_MODE_GLOBAL`` 0, ``THREAD_LOCAL`` 1,
+                ``RELAXED`` 2), as an enum member or ``int`` (oxicuda's ``CUstreamCaptureMode`` is a ``u32``).
+
+        Returns: an active capture.
+
+        Errors: ``NotInitialized`` when the driver is unavailable (``try_driver``); then the driver's codes:
+        ``InvalidValue`` (a mode outside the enum), ``StreamCaptureUnsupported`` (the legacy NULL stream, spec
+        3.1), ``IllegalState`` (already capturing), ``InvalidHandle`` / ``ContextIsDestroyed``. ``TypeError``
+        for a mode that is not an integer, ``OverflowError`` for one that does not fit ``u32``.
+        """
+        s = _as_stream(stream)
+        m = _u32(mode, "mode")
+        drv = s.driver
+        _try_driver(drv)
+        with _translated():
+            drv.stream_begin_capture(s.raw(), m)
+        cap = object.__new__(cls)
+        cap._stream = s
+        cap._state = [True]
+        weakref.finalize(cap, _end_abandoned, weakref.ref(drv), s.raw(), cap._state)
+        return cap
+
+    def is_active(self) -> bool:
+        """Whether :meth:`end` has not ended the capture yet (oxicuda 0.5 ``is_active``: the object's own flag;
+        a capture the driver invalidated stays active until :meth:`end` reports it)."""
+        return self._state[0]
+
+    def capture_status(self) -> Any:
+        """The driver's capture status of the stream, ``cuStreamIsCapturing`` (oxicuda 0.5 ``capture_status``).
+
+        Returns: a ``CUstreamCaptureStatus`` (``NONE`` 0, ``ACTIVE`` 1, ``INVALIDATED`` 2; an ``IntEnum``).
+
+        Errors: ``NotInitialized`` when the driver is unavailable; the driver's codes for the stream
+        (``InvalidHandle`` for a destroyed one...).
+        """
+        from ._generated.driver_enums import CUstreamCaptureStatus
+        drv = self._stream.driver
+        _try_driver(drv)
+        with _translated():
+            return CUstreamCaptureStatus(drv.stream_is_capturing(self._stream.raw()))
+
+    def end(self) -> GraphExec:
+        """End the capture (``cuStreamEndCapture``) and instantiate the captured graph (oxicuda 0.5 ``end``).
+
+        Returns: a :class:`GraphExec` that owns the captured ``CUgraph`` and its ``CUgraphExec``
+        (``cuGraphInstantiateWithFlags(graph, 0)``): :meth:`GraphExec.launch` replays the captured work with
+        ``cuGraphLaunch``; :meth:`GraphExec.node_count` is the captured graph's node count
+        (``cuGraphGetNodes``), and its :meth:`GraphExec.graph` a linear chain of that many empty nodes, as
+        oxicuda models it (the captured edges are not re-read); :meth:`GraphExec.is_driver_backed` is true.
+        Both handles are destroyed when the exec goes away.
+
+        Errors: ``NotInitialized`` (driver); the driver's codes of ``cuStreamEndCapture``:
+        ``IllegalState`` when the stream is not capturing (this capture was already ended: oxicuda's ``end``
+        consumes the object, so Rust cannot call it twice), ``StreamCaptureInvalidated`` (the capture is over,
+        no graph), ``StreamCaptureWrongThread`` (the capture goes on; :meth:`is_active` stays true); the codes
+        of instantiation, after which the captured graph is destroyed, as in oxicuda.
+        """
+        s = self._stream
+        drv = s.driver
+        _try_driver(drv)
+        try:
+            hg = drv.stream_end_capture(s.raw())
+        except DriverError as e:
+            if int(e.code) != int(CUresult.CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD):
+                self._state[0] = self._state[0] and _capturing(drv, s.raw())
+            raise _translate(e) from None
+        self._state[0] = False
+        try:
+            try:
+                count = len(drv.graph_get_nodes(hg))
+            except DriverError:
+                count = 0  # oxicuda: query_node_count(...).unwrap_or(0)
+            model = Graph()
+            for i in range(count):
+                model._nodes.append(GraphNode.Empty)
+                if i:
+                    model._deps.append((i - 1, i))
+            order = model.topological_sort()
+            hexec = drv.graph_instantiate(hg, 0)
+        except DriverError as e:
+            with contextlib.suppress(DriverError):
+                drv.graph_destroy(hg)
+            raise _translate(e) from None
+        return GraphExec._captured(model, order, drv, hg, hexec)
+
+    def __enter__(self) -> StreamGraphCapture:
+        return self
+
+    def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> Literal[False]:
+        """The object goes away (oxicuda's ``Drop``): a capture still active is ended and its graph destroyed;
+        an exception propagates."""
+        _end_abandoned(weakref.ref(self._stream.driver), self._stream.raw(), self._state)
+        return False
+
+    def __repr__(self) -> str:
+        state = "active" if self._state[0] else "ended"
+        return f"<StreamGraphCapture on stream 0x{self._stream.raw():x}, {state}>"
+
+
+def _capturing(drv: Driver, h: int) -> bool:
+    """Whether stream ``h`` is still capturing (errors: no)."""
+    try:
+        return drv.stream_is_capturing(h) != 0
+    except DriverError:
+        return False
+
+
+def _u32(v: Any, what: str) -> int:
+    """A ``u32`` argument: an ``int`` (or enum member) in [0, 2**32) (TypeError / OverflowError otherwise)."""
+    if isinstance(v, bool) or not isinstance(v, int):
+        raise TypeError(f"{what} must be an int (u32), not {type(v).__name__}")
+    if not 0 <= int(v) < _U32:
+        raise OverflowError(f"{what} {int(v)} does not fit u32")
+    return int(v)

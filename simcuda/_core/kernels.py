@@ -48,3 +48,7 @@ class KernelLaunch:
 
 #: kernels registered with ``simcuda.kernel``: name -> Python function(launch)
 KERNELS: dict[str, Callable[[KernelLaunch], Any]] = {}
+#: C parameter types declared with ``simcuda.kernel(name, params=...)``: name -> canonical types. A module's
+#: own types give sizes only where a real compiler made it (a CUBIN, or PTX's ``.u16``); a declared type is read
+#: where its size is the module's (:func:`simcuda._core.module.merge_param_types`)
+DECLARED: dict[str, list[str]] = {}

@@ -8,18 +8,19 @@ registered Python kernel.
 """
 from __future__ import annotations
 
+import hashlib
 import re
 import struct
+import threading
+from collections import OrderedDict
 from typing import Any
 
+from . import param_types
 from .errors import CUresult, DriverError
 
 SIM_CUBIN_MAGIC = b"SIMCUDA-CUBIN\n"
 PARAMS_TAG = "// simcuda-params "
 
-_C_KERNEL = re.compile(
-    r'__global__\s+(?:__launch_bounds__\s*\([^)]*\)\s*)?void\s+(?:__launch_bounds__\s*\([^)]*\)\s*)?'
-    r'([A-Za-z_]\w*)\s*\(([^)]*)\)', re.S)
 _PTX_ENTRY = re.compile(r'\.entry\s+([A-Za-z_$][\w$]*)\s*\(([^)]*)\)', re.S)
 _PTX_PARAM = re.compile(r'\.param\s+(?:\.align\s+\d+\s+)?(?:\.ptr\s+[^,]*?)?\.(\w+)\s+[\w$]+\s*(?:\[(\d+)\])?')
 _PTX_BYTES = {"8": 1, "16": 2, "32": 4, "64": 8}
@@ -41,28 +42,10 @@ def image_bytes(image: Any) -> bytes:
                                                          "str or an array")
 
 
-def _split_c_params(params: str) -> list[str]:
-    out = []
-    for p in params.split(","):
-        p = " ".join(p.replace("*", " * ").split())
-        if not p or p == "void":
-            continue
-        words = p.split()
-        # drop the parameter name when present (last word that is not '*' and not a type keyword)
-        if len(words) > 1 and words[-1] not in ("*",) and words[-1] not in _TYPE_WORDS:
-            words = words[:-1]
-        words = [w for w in words if w not in ("const", "volatile", "__restrict__", "restrict")]
-        out.append(" ".join(words).replace(" *", "*"))
-    return out
-
-
-_TYPE_WORDS = {"int", "unsigned", "float", "double", "char", "short", "long", "size_t", "bool"}
-
-
 def parse_cuda_source(src: str) -> dict[str, list[str]]:
-    """``extern "C" __global__`` (and plain ``__global__``) kernels of CUDA C source."""
-    src = re.sub(r"//[^\n]*|/\*.*?\*/", " ", src, flags=re.S)
-    return {m.group(1): _split_c_params(m.group(2)) for m in _C_KERNEL.finditer(src)}
+    """``extern "C" __global__`` (and plain ``__global__``) kernels of CUDA C source, with canonical parameter
+    types resolved through the source's own aliases and structs (:func:`simcuda._core.param_types.kernel_params`)."""
+    return param_types.kernel_params(src)
 
 
 def parse_ptx(text: str) -> dict[str, list[str]]:
@@ -143,12 +126,59 @@ def _elf_entries(data: bytes) -> dict[str, list[str]]:
         return {}
 
 
+#: images whose kernels' C parameter types are known beyond their sizes: sha256 of the image (trailing NULs
+#: removed) -> entry -> canonical types. simcuda's NVRTC face fills it when NVIDIA's NVRTC compiled the program
+#: (:func:`remember_param_types`); bounded, the oldest forgotten first.
+_REMEMBERED: OrderedDict[bytes, dict[str, list[str]]] = OrderedDict()
+_REMEMBERED_MAX = 512
+_REMEMBERED_LOCK = threading.Lock()
+
+
+def remember_param_types(image: bytes, types: dict[str, list[str]]) -> None:
+    """Record the C parameter types of the kernels of ``image`` (a PTX or CUBIN that a real compiler made from a
+    source simcuda read): a later load of the same bytes reads each parameter by its declared type where the
+    image's own size for it agrees (:func:`parse_image`), so a ``short`` stays signed and a ``__half`` a half."""
+    key = hashlib.sha256(bytes(image).rstrip(b"\0")).digest()
+    with _REMEMBERED_LOCK:
+        _REMEMBERED[key] = types
+        _REMEMBERED.move_to_end(key)
+        while len(_REMEMBERED) > _REMEMBERED_MAX:
+            _REMEMBERED.popitem(last=False)
+
+
+def merge_param_types(sized: list[str], declared: list[str] | None) -> list[str]:
+    """Per parameter, the declared type where its size is the image's size for it, else the image's type
+    (a real compiler's sizes are the truth; the declared type only says how to read those bytes)."""
+    if not declared or len(declared) != len(sized):
+        return sized
+    out = []
+    for s, d in zip(sized, declared):
+        ds, ss = param_types.size_of(d), param_types.size_of(s)
+        out.append(d if ds is not None and ds == ss else s)
+    return out
+
+
+def _with_remembered(data: bytes, entries: dict[str, list[str]]) -> dict[str, list[str]]:
+    with _REMEMBERED_LOCK:
+        known = _REMEMBERED.get(hashlib.sha256(data).digest())
+    if not known:
+        return entries
+    return {k: merge_param_types(v, known.get(k)) for k, v in entries.items()}
+
+
 def parse_image(image: Any) -> tuple[dict[str, list[str]], str | None]:
-    """Entry names -> parameter C types (``[]`` when unknown), and the text when it is text.
+    """Entry names -> parameter C types (``[]`` when unknown), and the text when it is text. The types of an
+    image that simcuda's NVRTC face had NVIDIA's NVRTC compile are the declared ones where the sizes agree
+    (:func:`remember_param_types`).
 
     Errors: ``CUDA_ERROR_INVALID_IMAGE`` (200) when nothing recognisable is found.
     """
     data = image_bytes(image).rstrip(b"\0")
+    entries, text = _parse_image(data)
+    return (_with_remembered(data, entries) if _REMEMBERED else entries), text
+
+
+def _parse_image(data: bytes) -> tuple[dict[str, list[str]], str | None]:
     if data.startswith(SIM_CUBIN_MAGIC):
         text = data[len(SIM_CUBIN_MAGIC):].decode("utf-8", "replace")
         return parse_ptx(text), text
@@ -181,20 +211,9 @@ def parse_image(image: Any) -> tuple[dict[str, list[str]], str | None]:
                                                          "kernel")
 
 
-# ctypes-compatible sizes/formats for decoding a void** argument array
-_C_SCALARS = {
-    "char": "b", "signed char": "b", "unsigned char": "B", "bool": "?", "short": "h", "unsigned short": "H",
-    "int": "i", "unsigned int": "I", "unsigned": "I", "long": "q", "unsigned long": "Q", "long long": "q",
-    "unsigned long long": "Q", "size_t": "Q", "float": "f", "double": "d", "int32_t": "i", "uint32_t": "I",
-    "int64_t": "q", "uint64_t": "Q",
-}
-
-
+# ctypes-compatible sizes/formats for decoding a void** argument array: simcuda._core.param_types
 def struct_format(ctype: str) -> str:
-    """``struct`` format for a C parameter type (pointers and unknown types: 8-byte unsigned; ``char[N]``, a
-    struct passed by value: ``Ns``, its bytes)."""
-    if ctype.endswith("*"):
-        return "Q"
-    if ctype.startswith("char[") and ctype.endswith("]"):
-        return f"{int(ctype[5:-1])}s"
-    return _C_SCALARS.get(ctype, "Q")
+    """``struct`` format for a C parameter type (:func:`simcuda._core.param_types.struct_format`: pointers
+    ``Q``, scalars by their size and sign, ``__half`` ``e``, ``__nv_bfloat16`` ``bf16``, ``char[N]`` and vector
+    types ``Ns``, their bytes). Raises :class:`simcuda._core.param_types.Unsized` for a type it cannot size."""
+    return param_types.struct_format(ctype)

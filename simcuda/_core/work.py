@@ -15,9 +15,10 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from . import capture as cap
 from . import graph as gr
-from . import hostmem
+from . import hostmem, param_types
 from .errors import CUresult, DriverError
-from .kernels import KERNELS, KernelLaunch
+from .kernels import DECLARED, KERNELS, KernelLaunch
+from .module import merge_param_types
 from .objects import RECORDED, Event, Stream, ThreadState
 from .state import DriverState
 
@@ -212,7 +213,11 @@ class Work(DriverState):
         if fn is None:
             self._unimplemented_runs[p.name] = self._unimplemented_runs.get(p.name, 0) + 1
             return "recorded only (no Python kernel registered)"
-        launch = KernelLaunch(cast("Driver", self), p.name, p.grid, p.block, p.shmem, list(p.args))
+        args = p.args
+        f = p.func
+        if args and f is not None and getattr(f, "param_types", None):  # the values as the kernel's types read them
+            args = param_types.as_declared(merge_param_types(f.param_types, DECLARED.get(p.name)), args)
+        launch = KernelLaunch(cast("Driver", self), p.name, p.grid, p.block, p.shmem, list(args))
         try:
             self._unlocked(fn, launch)
         except BaseException as e:

@@ -25,7 +25,9 @@ The rules are those of cuda-bindings 13.5.0's ``_HelperKernelParams`` / ``_pack_
 * anything else: ``TypeError: Argument 'kernelParams' is not a valid type: ...``.
 
 The core receives a plain list of Python values: ints for pointers and integers, floats,
-``bytes`` for ``c_char``, and structure objects as given.
+``bytes`` for ``c_char``, and a ``ctypes.Structure`` as its ``bytes`` at the time of the call (passed by
+value: the driver copies the argument bytes at the launch), which is also what a ``void**`` array gives for a
+struct parameter (:mod:`simcuda._core.param_types`), so ``launch.args`` is the same for both forms.
 """
 from __future__ import annotations
 
@@ -53,7 +55,7 @@ def _none_typed(value: Any) -> Any:
             return int(value)
         return value
     if isinstance(value, ctypes.Structure):
-        return value
+        return bytes(value)  # by value: its bytes as they are now, as the driver copies them at the launch
     if is_enum_member(value):
         return int(value)
     raise TypeError(f"Provided argument is of type {type(value)} but expected Type {ctypes.Structure}, "
@@ -242,17 +244,20 @@ def pack(kp: Any) -> Any:
 def arg_slot(ptype: str | None, v: Any) -> Any:
     """One kernel argument as a ctypes object to put in a ``kernelParams`` array a getter hands out (the tuple
     face's ``cuGraphKernelNodeGetParams`` and the native decoder both): packed by the kernel's parameter type
-    when it has one (``struct`` format of :func:`simcuda._core.module.struct_format`), a ``ctypes.Structure`` as
-    it is, else a double for a float, the bytes for bytes, an unsigned 64-bit integer otherwise."""
+    when it has one and can size it (``struct`` format of :func:`simcuda._core.module.struct_format`), a
+    ``ctypes.Structure`` as it is, else a double for a float, the bytes for bytes, an unsigned 64-bit integer
+    otherwise."""
     import struct
 
     from .._core.module import struct_format
+    from .._core.param_types import bf16_bits
     if isinstance(v, ctypes.Structure):
         return v
     if ptype is not None:
         try:
-            raw = struct.pack(struct_format(ptype), v)
-        except (struct.error, TypeError):
+            fmt = struct_format(ptype)
+            raw = (struct.pack("<H", bf16_bits(v)) if fmt == "bf16" else struct.pack(fmt, v))
+        except (struct.error, TypeError, ValueError):  # ValueError: a type it cannot size (Unsized)
             raw = None
         if raw is not None:
             return ctypes.create_string_buffer(raw, len(raw))

@@ -1,20 +1,28 @@
 """Simulated ``cuda.bindings.nvrtc`` (NVRTC, the runtime compiler), cuda-bindings 13.5.0 call shapes.
 
-**Nothing is compiled.** ``nvrtcCompileProgram`` reads the kernel declarations of the CUDA C
-source (``__global__`` functions, with :func:`simcuda._core.module.parse_cuda_source`), checks
-what can be checked cheaply (brackets balance, no ``#error`` line), and produces:
+**NVIDIA's NVRTC compiles when it is installed** (``libnvrtc`` of the ``nvidia-cuda-nvrtc`` wheel or a
+toolkit; :mod:`simcuda.bindings._real_nvrtc`, ``SIMCUDA_NVRTC`` chooses): the result, log, PTX, CUBIN and
+lowered names are then the real compiler's, and the C parameter types this face reads from the source are
+remembered for the images it made (:func:`simcuda._core.module.remember_param_types`). Otherwise (or for a
+program whose headers NVIDIA's NVRTC cannot find, unless ``SIMCUDA_NVRTC=nvidia``) **nothing is compiled**:
+``nvrtcCompileProgram`` reads the kernel declarations of the CUDA C source (``__global__`` functions, with
+:func:`simcuda._core.module.parse_cuda_source`, which sizes parameters from their declared C types:
+:mod:`simcuda._core.param_types`), checks what can be checked cheaply (brackets balance, no ``#error``
+line), and produces:
 
 * PTX text that :func:`simcuda._core.module.parse_image` accepts: a ``.visible .entry name(...)``
-  block per kernel with one ``.param`` line per parameter, and a ``// simcuda-params name: t1, t2``
-  line so the exact C parameter types survive (the driver uses them to decode ``void**`` argument
-  arrays for Python kernels registered with :func:`simcuda.kernel`). The bodies are just ``ret;``.
+  block per kernel with one ``.param`` line per parameter (sized as NVRTC declares it), and a
+  ``// simcuda-params name: t1, t2`` line so the exact C parameter types survive (the driver uses them to
+  decode ``void**`` argument arrays for Python kernels registered with :func:`simcuda.kernel`). The bodies
+  are just ``ret;``. A parameter whose type the reader cannot size is a warning in the log.
 * a "CUBIN": :data:`simcuda._core.module.SIM_CUBIN_MAGIC` followed by that PTX. It is *not* an ELF
   file; only simcuda's ``cuModuleLoadData`` can load it.
 
 Kernel names follow C++ linkage as real NVRTC does: an ``extern "C"`` kernel keeps its name;
 any other kernel gets its Itanium-mangled name (``_Z6reducePfPdmm``), which
-``nvrtcGetLoweredName`` returns for the name expression ``"reduce"`` or ``"&reduce"``. Template
-kernels are not instantiated (they produce no entry).
+``nvrtcGetLoweredName`` returns for the name expression ``"reduce"`` or ``"&reduce"``. A template kernel
+produces an entry for each instance a name expression names (``"t<float>"`` -> ``_Z1tIfEvPT_S0_``, type
+and integer arguments), as NVRTC instantiates it.
 
 Every function returns a tuple whose first element is an :class:`nvrtcResult`, followed by its
 outputs (each ``None`` when the result is not ``NVRTC_SUCCESS``), like the real module.
@@ -28,8 +36,16 @@ import threading
 import weakref
 from typing import Any
 
+from .._core import param_types
 from .._core.driver import DRIVER_VERSION
-from .._core.module import PARAMS_TAG, SIM_CUBIN_MAGIC, parse_cuda_source
+from .._core.module import (
+    PARAMS_TAG,
+    SIM_CUBIN_MAGIC,
+    merge_param_types,
+    parse_cuda_source,
+    parse_ptx,
+    remember_param_types,
+)
 from .._generated.nvrtc_enums import (
     NVRTC_INSTALL_HEADERS_FORCE_OVERWRITE,
     NVRTC_INSTALL_HEADERS_NO_WAIT,
@@ -37,6 +53,7 @@ from .._generated.nvrtc_enums import (
     nvrtcResult,
 )
 from .._state import current as _current
+from . import _real_nvrtc
 from ._driver_types import Result as _Result  # what every function returns: (nvrtcResult, *outputs)
 from ._driver_types import Wrapper, _Eq, _Index, to_int
 
@@ -94,7 +111,7 @@ class nvrtcBundledHeadersInfo:
 # ---------------------------------------------------------------------------------- programs
 class _Program:
     __slots__ = ("handle", "src", "name", "headers", "compiled", "ok", "log", "ptx", "virtual", "lowered",
-                 "name_exprs", "options")
+                 "name_exprs", "options", "cubin", "fallback_note")
 
     def __init__(self, handle: int, src: str, name: str, headers: dict[str, str]) -> None:
         self.handle, self.src, self.name, self.headers = handle, src, name, headers
@@ -106,6 +123,8 @@ class _Program:
         self.lowered: dict[str, str] = {}
         self.name_exprs: list[str] = []
         self.options: list[str] = []
+        self.cubin: bytes | None = None  # NVIDIA's NVRTC's CUBIN when it compiled the program, else None
+        self.fallback_note: str | None = None  # why simcuda's reader served a program NVIDIA's NVRTC could not
 
 
 class _Registry:
@@ -258,8 +277,9 @@ _TYPE_WORDS = {"void", "bool", "char", "short", "int", "long", "signed", "unsign
 _QUALIFIERS = {"volatile", "__restrict__", "restrict", "__restrict", "struct", "class", "register"}
 
 
-def _parse_param(raw: str) -> Any:
-    """A parameter declaration as a nested type: ``('b', code)``, ``('c', name)``, ``('K', t)``, ``('P', t)``."""
+def _parse_param(raw: str, tparams: dict[str, int] | None = None) -> Any:
+    """A parameter declaration as a nested type: ``('b', code)``, ``('c', name)``, ``('T', index)`` (a template
+    type parameter, from ``tparams``: name -> index), ``('K', t)``, ``('P', t)``."""
     tokens = raw.replace("*", " * ").replace("&", " & ").split()
     tokens = [t for t in tokens if t not in _QUALIFIERS and not t.startswith("__align")]
     # drop the parameter name: a trailing identifier that is not a type word
@@ -274,6 +294,8 @@ def _parse_param(raw: str) -> Any:
         i += 1
     base_name = " ".join(base_words)
     t: Any = ("b", _BUILTINS[base_name]) if base_name in _BUILTINS else ("c", base_name.split("::")[-1] or "T")
+    if tparams and base_name in tparams:
+        t = ("T", tparams[base_name])
     levels = tokens[i:]
     if base_const and levels:
         t = ("K", t)
@@ -310,6 +332,8 @@ def _encode(t: Any, subs: list[Any]) -> str:
         return _seq_id(subs.index(t))
     if t[0] == "c":
         s = f"{len(t[1])}{t[1]}"
+    elif t[0] == "T":  # a template parameter: T_, T0_, T1_... (a substitution candidate, as a type)
+        s = "T_" if t[1] == 0 else f"T{t[1] - 1}_"
     else:
         s = t[0] + _encode(t[1], subs)
     subs.append(t)
@@ -329,9 +353,97 @@ def mangle(name: str, raw_params: str) -> str:
     return f"_Z{len(name)}{name}{body}"
 
 
-_PTX_PARAM = {"float": ".f32", "double": ".f64", "char": ".u8", "signed char": ".s8", "unsigned char": ".u8",
-              "bool": ".u8", "short": ".u16", "unsigned short": ".u16", "int": ".u32", "unsigned int": ".u32",
-              "unsigned": ".u32", "int32_t": ".u32", "uint32_t": ".u32"}
+_TEMPLATE_KERNEL = re.compile(
+    r'template\s*<([^{};]*?)>\s*__global__\s+(?:__launch_bounds__\s*\([^)]*\)\s*)?void\s+'
+    r'(?:__launch_bounds__\s*\([^)]*\)\s*)?([A-Za-z_]\w*)\s*\(([^)]*)\)', re.S)
+
+
+def _templates(code: str) -> dict[str, tuple[list[tuple[str, str]], str]]:
+    """Template kernels of ``code``: name -> (template parameters as ``(kind, name)``, kind ``"type"`` for
+    ``typename``/``class`` and the declared type for a non-type parameter; the raw parameter list)."""
+    out = {}
+    for m in _TEMPLATE_KERNEL.finditer(code):
+        tps = []
+        for tp in param_types.split_params(m.group(1)):
+            words = tp.split("=")[0].split()
+            if not words:
+                continue
+            kind = "type" if words[0] in ("typename", "class") else " ".join(words[:-1])
+            tps.append((kind, words[-1]))
+        out[m.group(2)] = (tps, m.group(3))
+    return out
+
+
+def mangle_template(name: str, tparams: list[tuple[str, str]], args: list[str], raw_params: str) -> str | None:
+    """The Itanium-ABI name of the instance ``name<args>`` of ``template <tparams> __global__ void
+    name(raw_params)``, or None when an argument is not one this handles (types as :func:`mangle` handles them,
+    integer literals for non-type parameters). E.g. ``t<float>`` of ``template <typename T> void t(T *a, T b)``
+    is ``_Z1tIfEvPT_S0_``: the template name is the first substitution candidate, template parameters
+    in the parameter list are ``T_``, ``T0_``..., and the return type ``v`` is encoded."""
+    if len(args) != len(tparams):
+        return None
+    subs: list[Any] = [("name", name)]
+    enc = []
+    for (kind, _pname), arg in zip(tparams, args):
+        if kind == "type":
+            enc.append(_encode(_parse_param(arg), subs))
+            continue
+        lit = re.fullmatch(r"\s*(-?)\s*(\d+)[uUlL]*\s*", arg)
+        code = _BUILTINS.get(" ".join(kind.replace("const", " ").split()))
+        if lit is None or code is None:
+            return None
+        enc.append(f"L{code}{'n' if lit.group(1) else ''}{lit.group(2)}E")
+    index = {pname: i for i, (kind, pname) in enumerate(tparams) if kind == "type"}
+    params = param_types.split_params(raw_params)
+    body = "".join(_encode(_parse_param(p, index), subs) for p in params) or "v"
+    return f"_Z{len(name)}{name}I{''.join(enc)}Ev{body}"
+
+
+def _instance(code: str, expr: str, templates: dict[str, tuple[list[tuple[str, str]], str]]
+              ) -> tuple[str, list[str]] | None:
+    """``(lowered name, canonical parameter types)`` of a name expression ``name<args>`` (or ``&name<args>``)
+    naming an instance of a template kernel of ``code``, or None."""
+    m = re.fullmatch(r"\s*&?\s*([A-Za-z_]\w*)\s*<(.*)>\s*", expr, re.S)
+    if m is None or m.group(1) not in templates:
+        return None
+    tparams, raw = templates[m.group(1)]
+    args = param_types.split_params(m.group(2))
+    low = mangle_template(m.group(1), tparams, args, raw)
+    if low is None:
+        return None
+    decls = param_types.Declarations(code)
+    subst = {pname: arg for (kind, pname), arg in zip(tparams, args) if kind == "type"}
+    types = []
+    for p in param_types.split_params(raw):
+        for pname, arg in subst.items():
+            p = re.sub(rf"\b{re.escape(pname)}\b", f" {arg} ", p)
+        types.append(decls.param(p))
+    return low, types
+
+
+#: PTX type of a scalar parameter by its ``struct`` format; integers are unsigned whatever their C sign, as NVRTC
+#: declares them (``int16_t`` is ``.param .u16``; the C type travels in the ``// simcuda-params`` line)
+_PTX_PARAM = {"f": ".f32", "d": ".f64", "b": ".u8", "B": ".u8", "?": ".u8", "h": ".u16", "H": ".u16",
+              "i": ".u32", "I": ".u32", "q": ".u64", "Q": ".u64"}
+
+
+def _ptx_param(t: str, name: str) -> str:
+    """One ``.param`` line for a parameter of canonical type ``t`` (:mod:`simcuda._core.param_types`): a scalar
+    by its PTX type, a 2-byte float or an aggregate as an aligned byte array (as NVCC declares them), a type
+    the reader cannot size as ``.u64`` (its launch with a ``void**`` array is refused)."""
+    if t.endswith("*"):
+        return f"\t.param .u64 {name}"
+    try:
+        fmt = param_types.struct_format(t)
+    except param_types.Unsized:
+        return f"\t.param .u64 {name}"
+    if fmt in ("e", "bf16"):
+        return f"\t.param .align 2 .b8 {name}[2]"
+    if fmt.endswith("s"):
+        n = int(fmt[:-1])
+        align = param_types.VECTORS.get(t, (n, min(n & -n, 16)))[1]
+        return f"\t.param .align {align} .b8 {name}[{n}]"
+    return f"\t.param {_PTX_PARAM.get(fmt, '.u64')} {name}"
 
 
 def _ptx(prog: _Program, arch: str, kernels: list[tuple[str, list[str]]]) -> bytes:
@@ -341,13 +453,67 @@ def _ptx(prog: _Program, arch: str, kernels: list[tuple[str, list[str]]]) -> byt
     for entry, types in kernels:
         lines.append(f"\t// .globl\t{entry}")
         lines.append(f"{PARAMS_TAG}{entry}: {', '.join(types)}")
-        params = [f"\t.param {'.u64' if t.endswith('*') else _PTX_PARAM.get(t, '.u64')} {entry}_param_{i}"
-                  for i, t in enumerate(types)]
+        params = [_ptx_param(t, f"{entry}_param_{i}") for i, t in enumerate(types)]
         lines.append(f".visible .entry {entry}(")
         lines.append(",\n".join(params))
         lines.append(")")
         lines.extend(["{", "\tret;", "}", ""])
     return ("\n".join(lines) + "\n").encode()
+
+
+def _unsized_notes(prog_name: str, kernels: list[tuple[str, list[str]]]) -> list[str]:
+    """A log warning per kernel parameter whose type simcuda's reader cannot size."""
+    notes = []
+    for entry, types in kernels:
+        for i in param_types.unsized(types):
+            notes.append(f"{prog_name}: warning: simcuda cannot size parameter {i} of kernel {entry!r} (type "
+                         f"{types[i]!r} is not declared in the program): launching it with a void** kernelParams "
+                         "array fails with CUDA_ERROR_NOT_SUPPORTED; declare the type in the program or pass "
+                         "(values, types)")
+    return notes
+
+
+def _compile_real(prog: _Program, arch: str, options: list[str], text: str, code: str) -> bool:
+    """Compile ``prog`` with NVIDIA's NVRTC when it serves (:mod:`simcuda.bindings._real_nvrtc`); True when it
+    did (the program's result, log, PTX, CUBIN and lowered names are then the real compiler's), False to let
+    simcuda's reader serve. The kernels' declared parameter types, read from the source, are remembered for the
+    images it made (:func:`simcuda._core.module.remember_param_types`) so a Python kernel gets signed shorts and
+    halves rather than bare sizes."""
+    prog.fallback_note = None
+    mode = _real_nvrtc.mode()
+    lib = _real_nvrtc.library() if mode != "simcuda" else None
+    if lib is None:
+        if mode == "nvidia":
+            prog.ok, prog.ptx = False, b""
+            prog.log = "simcuda: SIMCUDA_NVRTC=nvidia but NVIDIA's libnvrtc does not load here\n"
+            return True
+        return False
+    got = _real_nvrtc.compile_program(lib, prog.src, prog.name, prog.headers, options, prog.name_exprs)
+    if got.missing_header() and mode == "auto":
+        prog.fallback_note = (f"{prog.name}: warning: NVIDIA's NVRTC could not open a header (give a toolkit's "
+                              "include/ with -I); simcuda's reader served this program, nothing was compiled")
+        return False
+    prog.ok = got.result == 0
+    prog.log = got.log
+    prog.ptx = got.ptx
+    prog.virtual = not got.cubin
+    prog.cubin = got.cubin or None
+    prog.lowered = dict(got.lowered)
+    if prog.ok:
+        declared = parse_cuda_source(code)
+        by_entry: dict[str, list[str]] = {}
+        for name, raw, extern_c in _kernels(code):
+            by_entry[name if extern_c else mangle(name, raw)] = declared.get(name, [])
+        for expr, low in got.lowered.items():
+            key = expr.strip().lstrip("&").strip().split("<")[0].strip()
+            if key in declared:
+                by_entry.setdefault(low, declared[key])
+        sized = parse_ptx(got.ptx.decode("utf-8", "replace"))
+        types = {e: merge_param_types(t, by_entry.get(e)) for e, t in sized.items()}
+        remember_param_types(got.ptx, types)
+        if got.cubin:
+            remember_param_types(got.cubin, types)
+    return True
 
 
 def _compile(prog: _Program, options: list[str]) -> None:
@@ -371,6 +537,9 @@ def _compile(prog: _Program, options: list[str]) -> None:
     if bad is not None:
         errors.append(f"{prog.name}({bad[0]}): error: {bad[1]}")
     prog.compiled = True
+    prog.cubin = None
+    if _compile_real(prog, arch, options, text, code):
+        return
     if errors:
         n = len(errors)
         prog.ok = False
@@ -385,15 +554,26 @@ def _compile(prog: _Program, options: list[str]) -> None:
         entry = name if extern_c else mangle(name, raw)
         simple.setdefault(name, entry)
         kernels.append((entry, types.get(name, [])))
-    notes = []
+    notes = _unsized_notes(prog.name, kernels)
+    if prog.fallback_note:
+        notes.insert(0, prog.fallback_note)
     prog.lowered = {}
+    templates = _templates(code)
     for expr in prog.name_exprs:
         key = expr.strip().lstrip("&").strip()
         if key in simple:
             prog.lowered[expr] = simple[key]
-        else:
-            notes.append(f"{prog.name}: warning: simcuda could not resolve the name expression {expr!r} "
-                         "(only non-template __global__ functions are simulated)")
+            continue
+        inst = _instance(code, expr, templates)
+        if inst is not None:  # an instance of a template kernel: NVRTC instantiates it, so it is an entry
+            prog.lowered[expr] = inst[0]
+            if inst[0] not in {e for e, _t in kernels}:
+                kernels.append(inst)
+                notes.extend(_unsized_notes(prog.name, [inst]))
+            continue
+        notes.append(f"{prog.name}: warning: simcuda could not resolve the name expression {expr!r} "
+                     "(non-template __global__ functions and instances of template kernels with type or "
+                     "integer arguments are resolved)")
     prog.ok = True
     prog.log = "\n".join(notes) + ("\n" if notes else "")
     prog.ptx = _ptx(prog, arch, kernels)
@@ -530,7 +710,9 @@ def nvrtcGetPTX(prog: Any, ptx: Any) -> _Result:
 
 
 def _cubin(p: _Program) -> bytes:
-    return SIM_CUBIN_MAGIC + p.ptx
+    """The CUBIN of a compiled program: NVIDIA's NVRTC's when it compiled it, else the simulated one
+    (:data:`SIM_CUBIN_MAGIC` + the PTX)."""
+    return p.cubin if p.cubin is not None else SIM_CUBIN_MAGIC + p.ptx
 
 
 def nvrtcGetCUBINSize(prog: Any) -> _Result:

@@ -22,7 +22,7 @@ REFUSED = [
     ("copy_memory_type", (9, "dst", "cuMemcpy3D"), 1, "not a CUmemorytype"),
     ("check_kernel_extra", (True, 0x1000, "cuLaunchKernel"), 1, "both non-NULL"),
     ("check_kernel_extra", (False, 0x1000, "cuLaunchKernel"), 801, "not simulated"),
-    ("check_launch_attributes", ([0, 4], "cuLaunchKernelEx"), 801, "attribute 4"),
+    ("check_launch_attributes", ([0, 1], "cuLaunchKernelEx"), 801, "attribute 1"),
     ("check_node_type", (14, "cuGraphAddNode"), 801, "not simulated"),
     ("check_node_type", (99, "cuGraphAddNode"), 1, "not a CUgraphNodeType"),
     ("check_child_ownership", (2, "cuGraphAddNode"), 1, "ownership 2"),
@@ -40,6 +40,7 @@ ACCEPTED = [
     ("copy_memory_type", (4, "src", "cuMemcpy2D"), "unified"),
     ("check_kernel_extra", (True, 0, "cuLaunchKernel"), None),
     ("check_launch_attributes", ([0, 2, 8], "cuLaunchKernelEx"), None),
+    ("check_launch_attributes", ([4, 5], "cuLaunchKernelEx"), None),  # clusters: the default device has them
     ("check_node_type", (12, "cuGraphAddNode"), None),
     ("check_node_type", (13, "cuGraphAddNode"), None),  # CONDITIONAL (P-21)
     ("check_child_ownership", (1, "cuGraphAddNode"), None),

@@ -781,11 +781,15 @@ def test_launch_kernel_ex_and_cooperative(env, recorded):
     assert cu.cuLaunchKernelEx(c, env.kargs, kp, 0) == OK
     assert cu.cuLaunchCooperativeKernel(env.kargs, 1, 1, 1, 1, 1, 1, 0, env.s1, kp) == OK
     a = cu.CUlaunchAttribute()
-    a.id = cu.CUlaunchAttributeID.CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION
+    a.id = cu.CUlaunchAttributeID.CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW
     c.attrs = [a]
     c.numAttrs = 1
     assert cu.cuLaunchKernelEx(c, env.kargs, kp, 0) == (R.CUDA_ERROR_NOT_SUPPORTED,)
     assert len(recorded) == 2
+    a.id = cu.CUlaunchAttributeID.CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION  # the H100 has clusters (attribute 120)
+    c.attrs = [a]
+    assert cu.cuLaunchKernelEx(c, env.kargs, kp, 0) == OK
+    assert len(recorded) == 3
 
 
 def test_supported_api_page_is_up_to_date():

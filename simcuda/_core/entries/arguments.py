@@ -6,6 +6,8 @@ every face returns the same one ("faces translate, never decide", docs/architect
 """
 from __future__ import annotations
 
+from typing import Any
+
 from .. import hostmem
 from ..errors import CUresult, DriverError
 from ..memory import DEVICE, HOST
@@ -118,11 +120,39 @@ class ArgumentRules(Work):
     @entry
     def check_launch_attributes(self, ids: list[int], call: str = "cuLaunchKernelEx") -> None:
         """The launch attributes of a CUlaunchConfig: IGNORE (0), COOPERATIVE (2) and PRIORITY (8) are
-        accepted (no effect); any other is 801, not simulated (spec 13.B)."""
+        accepted (no effect); CLUSTER_DIMENSION (4) and CLUSTER_SCHEDULING_POLICY_PREFERENCE (5) are accepted
+        on a device with cluster launch (attribute 120, ``DeviceSpec.cluster_launch``; the launch runs as
+        without them: nothing runs on a GPU) and 801 on one without [I]; COOPERATIVE is 801 on a device
+        without cooperative launch (attribute 95) [I]; any other is 801, not simulated (spec 13.B;
+        docs/spec-proposals.md P-67). The device is the current context's (device 0 without one: the launch
+        itself then reports the missing context)."""
+        if not ids:
+            return
+        spec = self._launch_spec()
         for a in ids:
+            if a in (4, 5):
+                on = spec.cluster_launch if spec.cluster_launch is not None else spec.compute_capability[0] >= 9
+                if not on:
+                    raise DriverError(CUresult.CUDA_ERROR_NOT_SUPPORTED,
+                                      f"{call}: launch attribute {a} (thread-block clusters) on a device without "
+                                      "cluster launch (CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH is 0)")
+                continue
+            if a == 2 and not spec.cooperative_launch:
+                raise DriverError(CUresult.CUDA_ERROR_NOT_SUPPORTED,
+                                  f"{call}: launch attribute 2 (cooperative) on a device without cooperative "
+                                  "launch (CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH is 0)")
             if a not in (0, 2, 8):
                 raise DriverError(CUresult.CUDA_ERROR_NOT_SUPPORTED,
                                   f"{call}: launch attribute {a} is not simulated (spec 13.B)")
+
+    def _launch_spec(self) -> Any:
+        """The DeviceSpec of the current context's device (device 0's without a current context)."""
+        t = self._thread()
+        stack = t.ctx_stack
+        ctx = stack[-1] if stack else None
+        if ctx is not None and not ctx.destroyed:
+            return ctx.device.spec
+        return self.devices[0].spec
 
     @entry
     def check_node_type(self, ntype: int, call: str = "cuGraphAddNode") -> None:

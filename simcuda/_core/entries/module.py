@@ -2,14 +2,17 @@
 from __future__ import annotations
 
 import ctypes
+import struct
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from .. import capture as cap
-from .. import hostmem
+from .. import hostmem, param_types
+from ..device_attrs import attribute_value
 from ..errors import CUresult, DriverError
 from ..graph import KernelParams, same_values
-from ..module import parse_image, struct_format
+from ..kernels import DECLARED
+from ..module import merge_param_types, parse_image, struct_format
 from ..objects import Device, Function, Module, Stream
 from ..state import entry
 from ..work import Work
@@ -20,23 +23,49 @@ _C_READER: dict[str, Any] = {"b": ctypes.c_byte, "B": ctypes.c_ubyte, "?": ctype
                              "Q": ctypes.c_uint64, "f": ctypes.c_float, "d": ctypes.c_double}
 
 
+def _scalar_reader(name: str, size: int, decode: Any) -> Any:
+    """A ctypes type of ``size`` bytes whose ``value`` is ``decode(its bytes)``. On a ``c_ubyte`` array: ctypes
+    gives every ``c_char`` array type, subclasses too, its own ``value`` (the bytes up to the first NUL),
+    which would hide this one."""
+    return type(name, (ctypes.c_ubyte * size,), {"value": property(lambda a: decode(bytes(a)))})
+
+
+_C_READER["e"] = _scalar_reader("_Half", 2, lambda raw: struct.unpack("<e", raw)[0])
+_C_READER["bf16"] = _scalar_reader("_BFloat16", 2, lambda raw: param_types.bf16_value(int.from_bytes(raw, "little")))
+
+
 def _reader(fmt: str) -> Any:
     """The ctypes type that reads an argument of ``struct`` format ``fmt``; ``Ns`` (a struct passed by value)
-    reads its ``N`` bytes."""
+    reads its ``N`` bytes, all of them (NULs included)."""
     reader = _C_READER.get(fmt)
     if reader is None:
         n = int(fmt[:-1])
-        reader = _C_READER[fmt] = type(f"_Bytes{n}", (ctypes.c_char * n,), {"value": property(lambda a: a.raw)})
+        reader = _C_READER[fmt] = _scalar_reader(f"_Bytes{n}", n, bytes)
     return reader
+
+
+def _param_reader(f: Function, i: int, ctype: str) -> Any:
+    """The reader of parameter ``i`` of ``f`` (type ``ctype``). Errors: 801 NOT_SUPPORTED when the simulator
+    cannot size the type (the NVRTC log warned about it): a ``void**`` array cannot be read without the
+    sizes, and reading 8 bytes from a smaller holder would hand the kernel garbage [I]."""
+    try:
+        return _reader(struct_format(ctype))
+    except param_types.Unsized:
+        raise DriverError(CUresult.CUDA_ERROR_NOT_SUPPORTED,
+                          f"simcuda cannot size parameter {i} of kernel {f.name!r} (type {ctype!r}: not a scalar, "
+                          "pointer, vector type or struct declared in the program it read), so it cannot read "
+                          "that argument from a void** kernelParams array; declare the type in the program, or "
+                          "pass kernelParams as (values, ctypes types)") from None
 
 
 def _readers(f: Function) -> tuple[Any, ...]:
     """``(array type, reader of argument 0, reader of argument 1, ...)`` of ``f``'s ``void**`` array, built
-    once per function: the ctypes array of its pointers, and the ctypes type of each argument."""
+    once per function: the ctypes array of its pointers, and the ctypes type of each argument. Errors: 801 for
+    a parameter the simulator cannot size (:func:`_param_reader`)."""
     readers = f.readers
     if readers is None:
-        readers = f.readers = (ctypes.c_void_p * len(f.param_types),
-                               *(_reader(struct_format(t)) for t in f.param_types))
+        types = merge_param_types(f.param_types, DECLARED.get(f.name))  # simcuda.kernel(name, params=...)
+        readers = f.readers = (ctypes.c_void_p * len(types), *(_param_reader(f, i, t) for i, t in enumerate(types)))
     return readers
 
 
@@ -382,8 +411,37 @@ class Modules(Work):
                 and same_values(p.args, args) and same_values(p.grid, grid) and same_values(p.block, block)):
             return p
         self._check_launch(f, grid, block, shmem, "launch")
+        if coop:
+            self._check_cooperative(s, grid, block)
         p = f.last_params = KernelParams(f, grid, block, int(shmem), args, s.priority, coop)
         return p
+
+
+    # ------------------------------------------------------------------ advertised features (issue 10 part 1)
+    def _check_cooperative(self, s: Stream, grid: Sequence[int], block: Sequence[int]) -> None:
+        """A cooperative launch on ``s``'s device (cuLaunchCooperativeKernel; COOPERATIVE in cuLaunchKernelEx).
+        Errors: 801 NOT_SUPPORTED when the device does not support cooperative launches (``DeviceSpec.
+        cooperative_launch``, attribute 95 is 0) [I: the code of a feature the device lacks]; 720
+        COOPERATIVE_LAUNCH_TOO_LARGE when the grid has more blocks than can be resident at once: the
+        multiprocessor count times the blocks one multiprocessor holds (MAX_BLOCKS_PER_MULTIPROCESSOR, at most
+        MAX_THREADS_PER_MULTIPROCESSOR / threads per block) [I: registers and shared memory do not limit here,
+        nothing runs on a GPU] (docs/spec-proposals.md P-67)."""
+        dev = s.ctx.device
+        spec = dev.spec
+        if not spec.cooperative_launch:
+            raise DriverError(CUresult.CUDA_ERROR_NOT_SUPPORTED,
+                              "cuLaunchCooperativeKernel: the device does not support cooperative launches "
+                              "(CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH is 0: DeviceSpec(cooperative_launch=False))")
+        threads = block[0] * block[1] * block[2]
+        sms = attribute_value(spec, 16)  # MULTIPROCESSOR_COUNT
+        per_sm = min(attribute_value(spec, 106), attribute_value(spec, 39) // max(threads, 1))
+        most = per_sm * sms
+        blocks = grid[0] * grid[1] * grid[2]
+        if blocks > most:
+            raise DriverError(CUresult.CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE,
+                              f"cuLaunchCooperativeKernel: {blocks} blocks of {threads} threads cannot all be "
+                              f"resident at once (at most {per_sm} per multiprocessor x {sms} "
+                              f"multiprocessors = {most})")
 
 
 _launch_kernel = Modules.launch_kernel.__wrapped__  # type: ignore[attr-defined]  # the undecorated body
