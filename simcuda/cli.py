@@ -51,6 +51,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="how cuda.bindings.driver reaches the simulator: simcuda's Python faces (python), NVIDIA's "
                         "own binding over the simulated libcuda.so.1 (native), or native where available (auto); "
                         "default: $SIMCUDA_ROUTE, else python (simcuda.patch's route_of)")
+    r.add_argument("--devices", metavar="N", type=_device_count, default=1,
+                   help="simulate N devices (default 1), each a default simcuda.DeviceSpec: for peer access and "
+                        "peer copies")
     r.add_argument("--quiet", "-q", action="store_true", help="do not print the summary")
     r.add_argument("script", nargs="?", help="the Python script to run")
     r.add_argument("args", nargs=argparse.REMAINDER, help="arguments for the script (optional)")
@@ -58,6 +61,17 @@ def build_parser() -> argparse.ArgumentParser:
     e = sub.add_parser("explain", help="explain a CUresult or cudaError_t (name or number)")
     e.add_argument("code", help="e.g. 904, CUDA_ERROR_STREAM_CAPTURE_UNJOINED or cudaErrorStreamCaptureUnjoined")
     return p
+
+
+def _device_count(text: str) -> int:
+    """``--devices N``: a positive number of simulated devices (argparse reports anything else)."""
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of devices") from None
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"the number of devices must be at least 1, got {n}")
+    return n
 
 
 def _exit_code(e: SystemExit) -> int:
@@ -82,7 +96,7 @@ def _print_exception(exc: BaseException, script: str) -> None:
 
 
 def run_script(script: str, args: Sequence[str] = (), *, kernels: Sequence[str] = (), per_thread: bool = False,
-               driver: Driver | None = None, route: str | None = None) -> tuple[int, Driver]:
+               driver: Driver | None = None, route: str | None = None, devices: int = 1) -> tuple[int, Driver]:
     """Run ``script`` under :func:`simcuda.patch` on a fresh recording driver.
 
     Args:
@@ -93,16 +107,19 @@ def run_script(script: str, args: Sequence[str] = (), *, kernels: Sequence[str] 
         driver: use this driver instead of a fresh one watched by a :class:`simcuda._summary.Recorder`.
         route: the patch's route (``"python"``, ``"native"``, ``"auto"``; None: :func:`simcuda._patch.route_of`'s
             default). On the native route the simulated ``libcuda.so.1`` stays loaded in this process.
+        devices: the number of simulated devices of the fresh driver (each a default :class:`simcuda.DeviceSpec`);
+            ignored with ``driver``.
 
     Returns:
         ``(exit code, driver)``: 0 on normal completion, the ``SystemExit`` status, or 1 after an
         uncaught exception (whose traceback is printed on stderr, as Python does).
     """
     from . import _summary
+    from ._core.config import DeviceSpec
     from ._core.driver import Options
     from ._patch import patch
-
     drv = driver if driver is not None else _summary.RecordingDriver(
+        devices=[DeviceSpec() for _ in range(devices)],
         options=Options(per_thread_default_stream=True) if per_thread else None)
     old_argv, old_path = sys.argv[:], sys.path[:]
     script_dir = os.path.dirname(os.path.abspath(script))
@@ -150,7 +167,8 @@ def _cmd_run(ns: argparse.Namespace) -> int:
     except ValueError as e:
         print(f"simcuda run: {e}", file=sys.stderr)
         return 2
-    rc, drv = run_script(ns.script, ns.args, kernels=ns.kernels, per_thread=ns.per_thread, route=route)
+    rc, drv = run_script(ns.script, ns.args, kernels=ns.kernels, per_thread=ns.per_thread, route=route,
+                          devices=ns.devices)
     sys.stdout.flush()
     err = sys.stderr
     if ns.explain:

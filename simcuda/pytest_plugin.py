@@ -10,7 +10,9 @@ Fixtures:
 Marker:
     ``@pytest.mark.simcuda``: run the test with ``patched_cuda`` applied automatically;
     ``@pytest.mark.simcuda(route="native")`` takes that route for the test (``"python"``, ``"native"`` or
-    ``"auto"``; without it, ``$SIMCUDA_ROUTE``, else ``"python"``: :func:`simcuda._patch.route_of`). On the
+    ``"auto"``; without it, ``$SIMCUDA_ROUTE``, else ``"python"``: :func:`simcuda._patch.route_of`);
+    ``@pytest.mark.simcuda(devices=2)`` gives the test's driver two devices (the ``simcuda_driver`` fixture reads it
+    too; default one). On the
     native route NVIDIA's own ``cuda.bindings.driver`` runs over the simulated ``libcuda.so.1``, and it keeps
     that library for the rest of the pytest process (docs/native.md): a session that also tests a real GPU
     runs those tests in a process of their own. cuda.core and numba-cuda keep their own device and context
@@ -33,15 +35,18 @@ MARKER = "simcuda"
 
 def pytest_configure(config: Any) -> None:
     """Register the ``simcuda`` marker."""
-    config.addinivalue_line("markers", f"{MARKER}(route=None): run the test against a fresh simulated CUDA driver, "
-                                       "with cuda.bindings patched (route: python, native or auto)")
+    config.addinivalue_line("markers", f"{MARKER}(route=None, devices=1): run the test against a fresh simulated "
+                                       "CUDA driver, with cuda.bindings patched (route: python, native or auto)")
 
 
 @pytest.fixture
-def simcuda_driver() -> Iterator[Any]:
-    """A fresh simulated driver, current for the duration of the test."""
+def simcuda_driver(request: Any) -> Iterator[Any]:
+    """A fresh simulated driver, current for the duration of the test: ``N`` default devices when the test's
+    ``simcuda`` marker says ``devices=N``, else one."""
     import simcuda
-    drv = simcuda.Driver()
+    marker = request.node.get_closest_marker(MARKER)
+    n = marker.kwargs.get("devices", 1) if marker is not None else 1
+    drv = simcuda.Driver(devices=[simcuda.DeviceSpec() for _ in range(int(n))])
     old = simcuda.use(drv)
     try:
         yield drv

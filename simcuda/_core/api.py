@@ -1001,6 +1001,43 @@ restricting capture (spec 5.2) [H; I]."""),
     Api("cuDevicePrimaryCtxReset", "device_primary_ctx_reset(dev)",
         """Reset a device's primary context (its streams are destroyed). Errors: INVALID_DEVICE; 900 during a
 restricting capture (spec 5.2) [I]."""),
+    # -- several devices: peer access, peer copies, PCI identity (issue 10; simcuda/_core/entries/peer.py) --
+    Api("cuDeviceCanAccessPeer", "device_can_access_peer(dev, peerDev) -> canAccessPeer",
+        """1 when contexts on ``dev`` can reach memory of ``peerDev``: any two different simulated devices (one
+NVLink island [I]); 0 for a device and itself. Errors: INVALID_DEVICE (101) for either device."""),
+    Api("cuDeviceGetP2PAttribute", "device_get_p2p_attribute(attrib, srcDevice, dstDevice) -> value",
+        """A ``CUdevice_P2PAttribute`` of the link ``srcDevice`` -> ``dstDevice`` (``int``): PERFORMANCE_RANK 0,
+ACCESS_SUPPORTED 1, NATIVE_ATOMIC_SUPPORTED 1, CUDA array ACCESS_SUPPORTED 1, ONLY_PARTIAL_NATIVE_ATOMIC 0 [I:
+an NVLink pair]. Errors: INVALID_DEVICE (101) a bad device or the same device twice; INVALID_VALUE an unknown
+attribute."""),
+    Api("cuCtxEnablePeerAccess", "ctx_enable_peer_access(peerContext, Flags)",
+        """Let the current context reach the allocations of ``peerContext`` (one way; the reverse needs its own
+call). Bookkeeping only: simulated device memory is one address space, so copies and Python kernels reach it
+either way [I]. Errors, in order: INVALID_CONTEXT (201) no current context, a bad ``peerContext`` or the current
+context itself; INVALID_VALUE ``Flags`` not 0; PEER_ACCESS_UNSUPPORTED (217) both contexts on one device;
+PEER_ACCESS_ALREADY_ENABLED (704). Not a capture-restricted call [I]."""),
+    Api("cuCtxDisablePeerAccess", "ctx_disable_peer_access(peerContext)",
+        """Undo ``cuCtxEnablePeerAccess`` for ``peerContext``. Errors: INVALID_CONTEXT (201) no current context or a
+bad ``peerContext``; PEER_ACCESS_NOT_ENABLED (705) no enabled access from the current context to it."""),
+    Api("cuMemcpyPeer", "memcpy_peer(dstDevice, dstContext, srcDevice, srcContext, ByteCount)",
+        """Synchronous copy of ``ByteCount`` bytes between device memory of two contexts (no enabled peer access
+is needed, as on CUDA). Errors: INVALID_CONTEXT (201) a NULL or bad context (709 destroyed); then as
+``cuMemcpyDtoD``: INVALID_VALUE bad ranges, the synchronous-copy capture rules (spec 6). Fidelity: the pointers
+are not checked against their contexts [I]."""),
+    Api("cuMemcpyPeerAsync",
+        "memcpy_peer(dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream, call='cuMemcpyPeerAsync')",
+        """Asynchronous copy between device memory of two contexts: stream work, a MEMCPY node (device to device)
+during capture (spec 3.8: ``cuMemcpy*Async`` (1D/2D/3D/peer) add a node). Errors: INVALID_CONTEXT (201) a NULL
+or bad context; then as ``cuMemcpyDtoDAsync`` (INVALID_VALUE bad ranges; the stream's capture rules)."""),
+    Api("cuDeviceGetPCIBusId", "device_get_pci_bus_id(...)",
+        """The device's PCI location ``b"dddd:bb:dd.0"`` (domain, bus, device in hex from the PCI_DOMAIN_ID,
+PCI_BUS_ID and PCI_DEVICE_ID attributes; the bus is 1 + the ordinal unless ``DeviceSpec.attributes`` sets it
+[I]), cut to ``length - 1`` characters and NUL-terminated: the tuple face returns the whole ``length``-byte
+buffer as ``cuDeviceGetName`` does. Errors: INVALID_DEVICE (101); INVALID_VALUE ``length`` not positive [I]."""),
+    Api("cuDeviceGetByPCIBusId", "device_get_by_pci_bus_id(...)",
+        """The device at a PCI location (``bytes``: ``[domain]:[bus]:[device].[function]``, ``[domain]:[bus]:
+[device]`` or ``[bus]:[device].[function]``, hexadecimal). Errors: INVALID_VALUE not such a string; INVALID_DEVICE
+(101) no simulated device there."""),
 )
 
 #: the rows by entry name
@@ -1110,4 +1147,13 @@ RUNTIME: dict[str, str] = {
     "cudaGraphExecDestroy": "cuGraphExecDestroy",
     "cudaGraphExecUpdate": "cuGraphExecUpdate",
     "cudaGraphDebugDotPrint": "cuGraphDebugDotPrint",
+    # -- several devices (issue 10) --
+    "cudaDeviceCanAccessPeer": "cuDeviceCanAccessPeer",
+    "cudaDeviceGetP2PAttribute": "cuDeviceGetP2PAttribute",
+    "cudaDeviceEnablePeerAccess": "cuCtxEnablePeerAccess",
+    "cudaDeviceDisablePeerAccess": "cuCtxDisablePeerAccess",
+    "cudaMemcpyPeer": "cuMemcpyPeer",
+    "cudaMemcpyPeerAsync": "cuMemcpyPeerAsync",
+    "cudaDeviceGetPCIBusId": "cuDeviceGetPCIBusId",
+    "cudaDeviceGetByPCIBusId": "cuDeviceGetByPCIBusId",
 }

@@ -31,6 +31,7 @@ from .entries.exec import Execs
 from .entries.graph import Graphs
 from .entries.memory import Memory
 from .entries.module import Modules
+from .entries.peer import Peers
 from .entries.stream import Streams
 from .entries.userobj import UserObjects
 from .kernels import KERNELS, KernelLaunch
@@ -42,7 +43,8 @@ __all__ = ["CU_STREAM_LEGACY", "CU_STREAM_PER_THREAD", "DEFAULT_LAUNCH_LOG_LIMIT
            "entry"]
 
 
-class Driver(Contexts, Streams, Cig, Events, Memory, Modules, Graphs, Execs, UserObjects, ArgumentRules):
+class Driver(Contexts, Streams, Cig, Events, Memory, Modules, Graphs, Execs, UserObjects, ArgumentRules,
+             Peers):  # Peers: several devices (issue 10)
     """An in-memory CUDA driver: devices, contexts, streams, events, memory, modules, graphs.
 
     Mirrors: ``libcuda`` as seen through ``cuda.bindings.driver`` 13.5.

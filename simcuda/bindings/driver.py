@@ -2034,6 +2034,19 @@ def _build(name: str) -> _Callable[..., _Result]:
     return _face(fn)
 
 
+# =========================================================================== several devices (issue 10)
+@_face
+def cuDeviceGetPCIBusId(length: Any, dev: Any) -> _Result:
+    n = _i(length)
+    bus = _drv().device_get_pci_bus_id(n, _h(dev, _CUdevice)).encode() + b"\0"
+    return (_SUCCESS, bus + b" " * (n - len(bus)))
+
+
+@_face
+def cuDeviceGetByPCIBusId(pciBusId: Any) -> _Result:
+    return (_SUCCESS, _CUdevice(_drv().device_get_by_pci_bus_id(_bytes_arg(pciBusId).decode("latin-1"))))
+
+
 for _row in _ROWS:
     if not _row.particular:
         globals()[_row.name] = _build(_row.name)

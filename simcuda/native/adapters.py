@@ -45,6 +45,7 @@ from .._core.errors import DriverError
 from .._core.objects import POOL_ATTR_U64
 from .._generated import cydriver_ctypes as C
 from .._generated.entry_table import ENTRIES, Entry
+from . import misc as _misc
 from . import structs as _structs
 
 CU_STREAM_PER_THREAD = 2
@@ -737,6 +738,7 @@ PARTICULAR: dict[str, Decoder] = {
     "cuMemPoolSetAttribute": _mem_pool_attribute(True),
 }
 PARTICULAR.update(_structs.DECODERS)  # struct parameters (simcuda/native/structs.py)
+PARTICULAR.update(_misc.DECODERS)  # issue 10: several devices, globals, param info (simcuda/native/misc.py)
 
 
 def install() -> int:

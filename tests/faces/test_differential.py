@@ -107,6 +107,9 @@ ROLE_OVERRIDES: dict[tuple[str, str], str] = {
     ("cuStreamAttachMemAsync", "length"): "value", ("cudaStreamAttachMemAsync", "length"): "value",  # 0: whole
     ("cuMemcpy", "dst"): "dptr", ("cuMemcpy", "src"): "dptr",
     ("cuMemcpyAsync", "dst"): "dptr", ("cuMemcpyAsync", "src"): "dptr",
+    # several devices (issue 10): the link's ends are devices, not device pointers
+    **{(f, p): "dev" for f in ("cuDeviceGetP2PAttribute", "cudaDeviceGetP2PAttribute", "device_get_p2p_attribute")
+       for p in ("srcDevice", "dstDevice", "src_device", "dst_device")},
 }
 
 #: role -> {bad kind: value (or a function of the environment)}; "null" may be a valid input for some

@@ -1,0 +1,50 @@
+"""Native decoders of issue 10's entries (several devices, module globals, parameter info, batched copies).
+
+Mirrors: the C entry points as ``cuda/bindings/cydriver.pxd`` (cuda-bindings 13.5) declares them. Each decoder
+reads its C arguments (strings, struct arrays) into the values the Python faces pass and calls the same core
+operation; the rules are the core's. Registered in :data:`simcuda.native.adapters.PARTICULAR`.
+"""
+from __future__ import annotations
+
+import ctypes
+from collections.abc import Callable
+from typing import Any
+
+from .._generated.entry_table import Entry
+
+Body = Callable[..., int]
+
+
+def _drv() -> Any:
+    from .adapters import _drv as current
+    return current()
+
+
+def device_get_pci_bus_id(entry: Entry, ptds: bool) -> Body:
+    """cuDeviceGetPCIBusId ``(char *pciBusId, int len, CUdevice dev)``: the location, NUL-terminated, in at most
+    ``len`` bytes."""
+    def body(out: int | None, length: int, dev: int) -> int:
+        d = _drv()
+        d.require_arg(bool(out), "pciBusId", entry.name)
+        s = d.device_get_pci_bus_id(length, dev).encode() + b"\0"
+        ctypes.memmove(out or 0, s, min(len(s), length))
+        return 0
+    return body
+
+
+def device_get_by_pci_bus_id(entry: Entry, ptds: bool) -> Body:
+    """cuDeviceGetByPCIBusId ``(CUdevice *dev, const char *pciBusId)``."""
+    def body(out: int | None, bus_id: bytes | None) -> int:  # a const char* arrives as bytes (None: NULL)
+        d = _drv()
+        d.require_arg(bool(out), "dev", entry.name)
+        text = None if bus_id is None else bus_id.decode("latin-1")
+        ctypes.c_int.from_address(out or 0).value = d.device_get_by_pci_bus_id(text)
+        return 0
+    return body
+
+
+#: the declared C name -> its decoder
+DECODERS: dict[str, Callable[[Entry, bool], Body]] = {
+    "cuDeviceGetPCIBusId": device_get_pci_bus_id,
+    "cuDeviceGetByPCIBusId": device_get_by_pci_bus_id,
+}
