@@ -979,16 +979,18 @@ the graph holds: undefined behaviour in CUDA, INVALID_VALUE here [I]."""),
     Api("cuLibraryLoadData", "library_load_data(...)",
         """Load a library from PTX/CUDA text, CUBIN or fatbin (as ``cuModuleLoadData``; options ignored).
 
-Errors: INVALID_CONTEXT; INVALID_IMAGE (200); 900 during a restricting capture (spec 5.2) [I].
-Fidelity: the simulator ties the library to the current context (the real one is context-independent)."""),
+A library is context-independent: it loads with no current context too, its kernels serve every context, and
+its device variables are made per context (``cuLibraryGetGlobal``).
+Errors: INVALID_IMAGE (200); 900 during a restricting capture (spec 5.2) [I]."""),
     Api("cuLibraryLoadFromFile", "library_load_data/read_image_file(...)",
         """Load a library file (``bytes`` path). Errors: FILE_NOT_FOUND (301); otherwise as ``cuLibraryLoadData``."""),
     Api("cuLibraryUnload", "library_unload(library)",
         """Unload a library. Errors: INVALID_HANDLE; 900 during a restricting capture (spec 5.2) [I]."""),
     Api("cuLibraryGetKernel", "module_get_function(...)",
         """The kernel ``name`` (``bytes``) of a library. Errors: INVALID_HANDLE; NOT_FOUND (500) unknown name."""),
-    Api("cuKernelGetFunction", "func_get_name(...)",
-        """The function of a kernel in the current context (simulated: the same handle). Errors: INVALID_HANDLE."""),
+    Api("cuKernelGetFunction", "kernel_get_function(...)",
+        """The function of a kernel in the current context (simulated: the same handle). Errors: INVALID_CONTEXT
+(201) no current context (709 a destroyed one); INVALID_HANDLE a bad kernel."""),
     Api("cuKernelGetName", "func_get_name(...)",
         """The kernel's entry name as ``bytes``. Errors: INVALID_HANDLE."""),
     Api("cuArrayCreate", "array_create/require_arg(...)",
@@ -1034,6 +1036,24 @@ or bad context; then as ``cuMemcpyDtoDAsync`` (INVALID_VALUE bad ranges; the str
 PCI_BUS_ID and PCI_DEVICE_ID attributes; the bus is 1 + the ordinal unless ``DeviceSpec.attributes`` sets it
 [I]), cut to ``length - 1`` characters and NUL-terminated: the tuple face returns the whole ``length``-byte
 buffer as ``cuDeviceGetName`` does. Errors: INVALID_DEVICE (101); INVALID_VALUE ``length`` not positive [I]."""),
+    # -- module and library variables, parameter info (issue 10; simcuda/_core/entries/symbols.py) --
+    Api("cuModuleGetGlobal", "module_get_global(...)",
+        """``(dptr, bytes)``: the device variable ``name`` (``bytes``) of a module (``__device__``/``__constant__``,
+PTX ``.global``/``.const``, a CUBIN's global and constant objects), a device allocation of the module's context
+made when it loaded, holding the image's initial value; copies and Python kernels reach it like any allocation.
+Errors: INVALID_VALUE a NULL name; INVALID_HANDLE a bad module; NOT_FOUND (500) no such variable."""),
+    Api("cuLibraryGetGlobal", "library_get_global(...)",
+        """``(dptr, bytes)``: the device variable ``name`` of a library in the current context (made there on first
+use, with its initial value). Errors: INVALID_VALUE a NULL name; INVALID_HANDLE not a loaded library;
+INVALID_CONTEXT (201) no current context; NOT_FOUND (500) no such variable."""),
+    Api("cuFuncGetParamInfo", "func_get_param_info(func, paramIndex) -> paramOffset, paramSize",
+        """``(paramOffset, paramSize)`` in bytes of parameter ``paramIndex`` in the kernel's device-side parameter
+buffer: a CUBIN's own offsets, PTX ``.param`` alignments, else the natural alignment of the parameter types [I].
+Errors: INVALID_HANDLE a bad function [I]; INVALID_VALUE ``paramIndex`` past the last parameter (an image
+whose parameters cannot be read has none)."""),
+    Api("cuKernelGetParamInfo", "func_get_param_info(kernel, paramIndex, call='cuKernelGetParamInfo') -> "
+        "paramOffset, paramSize",
+        """As ``cuFuncGetParamInfo``, for a library kernel."""),
     Api("cuDeviceGetByPCIBusId", "device_get_by_pci_bus_id(...)",
         """The device at a PCI location (``bytes``: ``[domain]:[bus]:[device].[function]``, ``[domain]:[bus]:
 [device]`` or ``[bus]:[device].[function]``, hexadecimal). Errors: INVALID_VALUE not such a string; INVALID_DEVICE

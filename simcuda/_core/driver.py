@@ -32,6 +32,7 @@ from .entries.graph import Graphs
 from .entries.memory import Memory
 from .entries.module import Modules
 from .entries.peer import Peers
+from .entries.symbols import Symbols
 from .entries.stream import Streams
 from .entries.userobj import UserObjects
 from .kernels import KERNELS, KernelLaunch
@@ -44,7 +45,7 @@ __all__ = ["CU_STREAM_LEGACY", "CU_STREAM_PER_THREAD", "DEFAULT_LAUNCH_LOG_LIMIT
 
 
 class Driver(Contexts, Streams, Cig, Events, Memory, Modules, Graphs, Execs, UserObjects, ArgumentRules,
-             Peers):  # Peers: several devices (issue 10)
+             Peers, Symbols):  # Peers: several devices; Symbols: module variables, parameter info (issue 10)
     """An in-memory CUDA driver: devices, contexts, streams, events, memory, modules, graphs.
 
     Mirrors: ``libcuda`` as seen through ``cuda.bindings.driver`` 13.5.

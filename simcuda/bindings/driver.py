@@ -1939,9 +1939,7 @@ def cuLibraryGetKernel(library: Any, name: Any) -> _Result:
 
 @_face
 def cuKernelGetFunction(kernel: Any) -> _Result:
-    h = _h(kernel, _CUkernel)
-    _drv().func_get_name(h)
-    return (_SUCCESS, _CUfunction._mk(h))
+    return (_SUCCESS, _CUfunction._mk(_drv().kernel_get_function(_h(kernel, _CUkernel))))
 
 
 @_face
@@ -2045,6 +2043,19 @@ def cuDeviceGetPCIBusId(length: Any, dev: Any) -> _Result:
 @_face
 def cuDeviceGetByPCIBusId(pciBusId: Any) -> _Result:
     return (_SUCCESS, _CUdevice(_drv().device_get_by_pci_bus_id(_bytes_arg(pciBusId).decode("latin-1"))))
+
+
+# =========================================================================== module variables (issue 10)
+@_face
+def cuModuleGetGlobal(hmod: Any, name: Any) -> _Result:
+    dptr, n = _drv().module_get_global(_h(hmod, globals()["CUmodule"]), os.fsdecode(_bytes_arg(name)))
+    return (_SUCCESS, _CUdeviceptr(dptr), n)
+
+
+@_face
+def cuLibraryGetGlobal(library: Any, name: Any) -> _Result:
+    dptr, n = _drv().library_get_global(_h(library, _CUlibrary), os.fsdecode(_bytes_arg(name)))
+    return (_SUCCESS, _CUdeviceptr(dptr), n)
 
 
 for _row in _ROWS:

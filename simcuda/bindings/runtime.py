@@ -640,6 +640,7 @@ def _prop_value(d: Any, dev: int, field: str) -> Any:
 def cudaGetDeviceProperties(device: Any) -> _Result:
     """A ``cudaDeviceProp`` of the simulated device.
 
+    ``name`` is ``bytes`` ending at the first NUL, as the real struct's getter reads its ``char[256]``;
     ``name``, ``totalGlobalMem`` and ``multiProcessorCount``/``major``/``minor`` come from the
     device's :class:`simcuda.DeviceSpec`; every field that has a ``cudaDeviceAttr`` twin holds that
     attribute's value (H100-like defaults); ``uuid`` is a stable hash of the name and ordinal. Other
@@ -651,7 +652,7 @@ def cudaGetDeviceProperties(device: Any) -> _Result:
     p = _RCLS["cudaDeviceProp"]()
     for field, kind, _arg in p._fields:
         if field == "name":
-            p._d[field] = name[:255] + bytes(256 - len(name[:255]))
+            p._d[field] = name[:255].split(b"\0", 1)[0]  # the char[256] read up to its first NUL, as the real getter
         elif field == "totalGlobalMem":
             p._d[field] = d.device_total_mem(dev)
         elif field == "uuid":

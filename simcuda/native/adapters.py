@@ -493,8 +493,7 @@ def _kernel_get_function(entry: Entry, ptds: bool) -> Callable[..., int]:
     def body(out: Any, k: int | None) -> int:
         d = _drv()
         d.require_arg(bool(out), "pFunc", entry.name)
-        d.func_get_name(k or 0)  # the kernel handle must be valid
-        put(ctypes.c_void_p, out, k)
+        put(ctypes.c_void_p, out, d.kernel_get_function(k or 0))  # a current context and a valid kernel
         return 0
     return body
 

@@ -43,8 +43,43 @@ def device_get_by_pci_bus_id(entry: Entry, ptds: bool) -> Body:
     return body
 
 
+def get_global(method: str) -> Callable[[Entry, bool], Body]:
+    """cuModuleGetGlobal / cuLibraryGetGlobal ``(CUdeviceptr *dptr, size_t *bytes, CUmodule|CUlibrary h, const
+    char *name)``: either output may be NULL (not both: INVALID_VALUE) [D]."""
+    def make(entry: Entry, ptds: bool) -> Body:
+        def body(dptr: int | None, nbytes: int | None, h: int | None, name: bytes | None) -> int:
+            d = _drv()  # a const char* arrives as bytes (None: NULL)
+            d.require_arg(bool(dptr) or bool(nbytes), "dptr", entry.name)
+            addr, size = getattr(d, method)(h or 0, None if name is None else name.decode("utf-8", "replace"))
+            if dptr:
+                ctypes.c_uint64.from_address(dptr).value = addr
+            if nbytes:
+                ctypes.c_size_t.from_address(nbytes).value = size
+            return 0
+        return body
+    return make
+
+
+def param_info(entry: Entry, ptds: bool) -> Body:
+    """cuFuncGetParamInfo / cuKernelGetParamInfo ``(CUfunction|CUkernel h, size_t paramIndex, size_t *paramOffset,
+    size_t *paramSize)``: ``paramSize`` may be NULL [D]."""
+    def body(h: int | None, index: int, offset: int | None, size: int | None) -> int:
+        d = _drv()
+        d.require_arg(bool(offset), "paramOffset", entry.name)
+        off, n = d.func_get_param_info(h or 0, index, entry.name)
+        ctypes.c_size_t.from_address(offset or 0).value = off
+        if size:
+            ctypes.c_size_t.from_address(size).value = n
+        return 0
+    return body
+
+
 #: the declared C name -> its decoder
 DECODERS: dict[str, Callable[[Entry, bool], Body]] = {
     "cuDeviceGetPCIBusId": device_get_pci_bus_id,
     "cuDeviceGetByPCIBusId": device_get_by_pci_bus_id,
+    "cuModuleGetGlobal": get_global("module_get_global"),
+    "cuLibraryGetGlobal": get_global("library_get_global"),
+    "cuFuncGetParamInfo": param_info,
+    "cuKernelGetParamInfo": param_info,
 }

@@ -218,3 +218,20 @@ def test_pytest_marker_gives_the_test_several_devices(patched_cuda):
     d.cuInit(0)
     assert d.cuDeviceGetCount() == (d.CUresult.CUDA_SUCCESS, 3)
     assert len(patched_cuda.devices) == 3
+
+
+def test_device_properties_name_ends_at_the_first_nul(two):
+    """cudaGetDeviceProperties().name is the name itself, as the real char[256] getter returns it."""
+    p = rt.cudaGetDeviceProperties(1)[1]
+    assert p.name == simcuda.DeviceSpec().name.encode() and b"\0" not in p.name
+
+
+def test_get_local_runtime_version_needs_no_device(monkeypatch):
+    """getLocalRuntimeVersion answers CUDART_VERSION with no cuInit, even on a driver without devices."""
+    d = simcuda.Driver(available=False)
+    old = simcuda.use(d)
+    try:
+        assert rt.getLocalRuntimeVersion() == (E.cudaSuccess, rt.CUDART_VERSION)
+        assert rt.cudaRuntimeGetVersion() == (E.cudaSuccess, rt.CUDART_VERSION)
+    finally:
+        simcuda.use(old)

@@ -3,6 +3,7 @@ route: the same program gives the same codes and results on both. Each route run
 from __future__ import annotations
 
 import json
+import struct
 import subprocess
 import sys
 
@@ -70,3 +71,95 @@ def test_peer_family_is_the_same_on_both_routes():
     assert nat["can"] == [1, 0] and nat["p2p"] == 1 and nat["by"] == 1 and nat["bus"] == "0000:02:00.0"
     assert nat["before"] == b"01234567".hex() + "00" * 8 and nat["after"] == b"0123456789abcdef".hex()
     assert nat["codes"].count(704) == 1 and 705 in nat["codes"] and nat["node"] == [1]
+
+
+SYMBOLS = r'''
+import json, struct, simcuda
+out = {}
+PTX = b""".version 8.0
+.target sm_90
+.address_size 64
+.visible .global .align 4 .u32 counter = 5;
+.visible .entry k(
+	.param .u64 k_param_0,
+	.param .align 16 .b8 k_param_1[32]
+)
+{
+	ret;
+}
+"""
+with simcuda.patch(route=ROUTE) as drv:
+    from cuda.bindings import driver as d
+    codes = []
+    def c(r):
+        codes.append(int(r[0]))
+        return r[1:] if len(r) > 2 else (r[1] if len(r) == 2 else None)
+    c(d.cuInit(0))
+    lib = c(d.cuLibraryLoadData(PTX, None, None, 0, None, None, 0))    # no context: loads
+    kern = c(d.cuLibraryGetKernel(lib, b"k"))
+    c(d.cuKernelGetFunction(kern))                                      # 201
+    c(d.cuLibraryGetGlobal(lib, b"counter"))                            # 201
+    out["kinfo"] = c(d.cuKernelGetParamInfo(kern, 1))
+    c(d.cuKernelGetParamInfo(kern, 2))                                  # 1
+    ctx = c(d.cuDevicePrimaryCtxRetain(0)); c(d.cuCtxSetCurrent(ctx))
+    c(d.cuKernelGetFunction(kern))
+    p, n = c(d.cuLibraryGetGlobal(lib, b"counter"))
+    buf = bytearray(4); c(d.cuMemcpyDtoH(buf, p, 4)); out["lib"] = [n, buf.hex()]
+    m = c(d.cuModuleLoadData(PTX))
+    p, n = c(d.cuModuleGetGlobal(m, b"counter"))
+    c(d.cuMemcpyHtoD(p, struct.pack("<I", 9), 4)); c(d.cuMemcpyDtoH(buf, p, 4)); out["mod"] = [n, buf.hex()]
+    c(d.cuModuleGetGlobal(m, b"missing"))                               # 500
+    f = c(d.cuModuleGetFunction(m, b"k"))
+    out["finfo"] = [list(c(d.cuFuncGetParamInfo(f, i))) for i in range(2)]
+    c(d.cuModuleUnload(m)); c(d.cuModuleGetGlobal(m, b"counter"))       # 0, 400
+    out["codes"] = codes
+print(json.dumps(out))
+'''
+
+
+def test_globals_param_info_and_context_free_libraries_are_the_same_on_both_routes():
+    """Library loads without a context, variables, parameter info and their codes agree on both routes."""
+    nat, py = run(SYMBOLS, "native"), run(SYMBOLS, "python")
+    assert nat == py
+    assert nat["lib"] == [4, "05000000"] and nat["mod"] == [4, "09000000"]
+    assert nat["kinfo"] == [16, 32] and nat["finfo"] == [[0, 8], [16, 32]]
+    assert [x for x in nat["codes"] if x] == [201, 201, 1, 500, 400]
+
+
+CUBIN = r'''
+import json, simcuda
+from simcuda import _patch
+out = {}
+with simcuda.patch(route="native") as drv:
+    out["nvrtc"] = _patch.nvrtc_why
+    if _patch.nvrtc_why is None:
+        from cuda.bindings import driver as d, nvrtc
+        src = b"""__device__ int hits = 7; __constant__ double scale[2] = {2.0, 4.0};
+extern "C" __global__ void k(int* a, char c, double x, float4 v) { a[0] = hits + c; }"""
+        err, prog = nvrtc.nvrtcCreateProgram(src, b"t.cu", 0, [], [])
+        nvrtc.nvrtcCompileProgram(prog, 1, [b"-arch=sm_90"])
+        err, size = nvrtc.nvrtcGetCUBINSize(prog)
+        cubin = b" " * size
+        nvrtc.nvrtcGetCUBIN(prog, cubin)
+        d.cuInit(0); ctx = d.cuDevicePrimaryCtxRetain(0)[1]; d.cuCtxSetCurrent(ctx)
+        err, m = d.cuModuleLoadData(cubin)
+        err, p, n = d.cuModuleGetGlobal(m, b"hits")
+        buf = bytearray(4); d.cuMemcpyDtoH(buf, p, 4)
+        out["hits"] = [int(err), n, buf.hex()]
+        err, p, n = d.cuModuleGetGlobal(m, b"scale")
+        buf = bytearray(16); d.cuMemcpyDtoH(buf, p, 16)
+        out["scale"] = [int(err), n, buf.hex()]
+        f = d.cuModuleGetFunction(m, b"k")[1]
+        out["params"] = [list(d.cuFuncGetParamInfo(f, i)[1:]) for i in range(4)]
+print(json.dumps(out))
+'''
+
+
+def test_a_real_nvrtc_cubin_gives_its_variables_and_parameter_offsets():
+    """NVIDIA's NVRTC output (native route): the CUBIN's variables with initial values, EIATTR offsets."""
+    out = run(CUBIN, "native")
+    if out["nvrtc"] is not None:
+        pytest.skip(f"NVIDIA's NVRTC is not available here: {out['nvrtc']}")
+    assert out["hits"] == [0, 4, "07000000"]
+    assert out["scale"] == [0, 16, struct.pack("<2d", 2.0, 4.0).hex()]
+    assert out["params"] == [[0, 8], [8, 1], [16, 8], [32, 16]]

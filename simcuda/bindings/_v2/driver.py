@@ -1139,12 +1139,37 @@ del _n, _r
 
 # ================================================================================ several devices (issue 10)
 _BUILT_PEER = ("device_can_access_peer", "device_get_p2p_attribute", "ctx_enable_peer_access",
-               "ctx_disable_peer_access", "memcpy_peer", "memcpy_peer_async")
+               "ctx_disable_peer_access", "memcpy_peer", "memcpy_peer_async",
+               "func_get_param_info", "kernel_get_param_info")
 for _n in _BUILT_PEER:
     _r = _row(_n)
     assert _r is not None and not _r.particular, _n
     globals()[_n] = _build(_n, _r)
 del _n, _r
+
+
+def _symbol(name: Any) -> Any:
+    """A ``char*`` name given as a buffer, an int address or None (see :func:`_path_buf`), for the core."""
+    n = _path_buf(name)
+    return n if n is None or isinstance(n, int) else n.decode("utf-8", "replace")
+
+
+@_face
+def module_get_global_v2(hmod: Any, name: Any) -> tuple[int, int]:
+    """``(dptr, bytes)`` of the module's device variable ``name``; raises NotFoundError for an unknown one."""
+    return _drv().module_get_global(hmod, _symbol(name))
+
+
+@_face
+def library_get_global(library: Any, name: Any) -> tuple[int, int]:
+    """``(dptr, bytes)`` of the library's device variable ``name`` in the current context."""
+    return _drv().library_get_global(library, _symbol(name))
+
+
+@_face
+def kernel_get_function(kernel: Any) -> int:
+    """The function of a library kernel in the current context (the kernel's own handle here)."""
+    return _drv().kernel_get_function(kernel)
 
 
 @_face
