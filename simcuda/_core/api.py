@@ -1054,6 +1054,15 @@ whose parameters cannot be read has none)."""),
     Api("cuKernelGetParamInfo", "func_get_param_info(kernel, paramIndex, call='cuKernelGetParamInfo') -> "
         "paramOffset, paramSize",
         """As ``cuFuncGetParamInfo``, for a library kernel."""),
+    # -- batched copies (issue 10; simcuda/_core/entries/batch.py) --
+    Api("cuMemcpyBatchAsync", "memcpy_batch(...)",
+        """A batch of ``count`` unified-address copies on ``hStream`` (CUDA 13 signature: no ``failIdx``), run in
+stream order as one piece of work; ``attrs[k]`` (a ``CUmemcpyAttributes``) applies from copy ``attrsIdxs[k]`` on;
+a DURING_API_CALL host source is read during the call. During a capture: STREAM_CAPTURE_UNSUPPORTED (900) and
+the capture goes on (no graph-node form; P-41) [O: rapidsai/rmm issue 2518].
+Errors: the stream's; INVALID_VALUE the legacy NULL stream, no copy, no or too many attributes, attrsIdxs not
+starting at 0 / not increasing / past the last copy, an INVALID access order, bad ranges; 900 in a capture;
+901 in an invalidated one. A rejected call copies nothing."""),
     Api("cuDeviceGetByPCIBusId", "device_get_by_pci_bus_id(...)",
         """The device at a PCI location (``bytes``: ``[domain]:[bus]:[device].[function]``, ``[domain]:[bus]:
 [device]`` or ``[bus]:[device].[function]``, hexadecimal). Errors: INVALID_VALUE not such a string; INVALID_DEVICE
@@ -1176,4 +1185,5 @@ RUNTIME: dict[str, str] = {
     "cudaMemcpyPeerAsync": "cuMemcpyPeerAsync",
     "cudaDeviceGetPCIBusId": "cuDeviceGetPCIBusId",
     "cudaDeviceGetByPCIBusId": "cuDeviceGetByPCIBusId",
+    "cudaMemcpyBatchAsync": "cuMemcpyBatchAsync",
 }

@@ -31,6 +31,7 @@ from .entries.exec import Execs
 from .entries.graph import Graphs
 from .entries.memory import Memory
 from .entries.module import Modules
+from .entries.batch import BatchCopies
 from .entries.peer import Peers
 from .entries.symbols import Symbols
 from .entries.stream import Streams
@@ -45,7 +46,7 @@ __all__ = ["CU_STREAM_LEGACY", "CU_STREAM_PER_THREAD", "DEFAULT_LAUNCH_LOG_LIMIT
 
 
 class Driver(Contexts, Streams, Cig, Events, Memory, Modules, Graphs, Execs, UserObjects, ArgumentRules,
-             Peers, Symbols):  # Peers: several devices; Symbols: module variables, parameter info (issue 10)
+             Peers, Symbols, BatchCopies):  # issue 10: several devices; module variables, parameter info; batched copies
     """An in-memory CUDA driver: devices, contexts, streams, events, memory, modules, graphs.
 
     Mirrors: ``libcuda`` as seen through ``cuda.bindings.driver`` 13.5.

@@ -1715,6 +1715,17 @@ def cudaDeviceGetByPCIBusId(pciBusId: Any) -> _Result:
     return (_SUCCESS, _drv().device_get_by_pci_bus_id(_D._bytes_arg(pciBusId).decode("latin-1")))
 
 
+@_rt()
+def cudaMemcpyBatchAsync(dsts: Any, srcs: Any, sizes: Any, count: Any, attrs: Any, attrsIdxs: Any, numAttrs: Any,
+                         stream: Any) -> _Result:
+    """A batch of copies (``attrs``: ``cudaMemcpyAttributes``); the driver entry's rules."""
+    ds, ss, ns, orders, idxs = _D.memcpy_batch_args([_dev_ptr(x) for x in (dsts or [])],
+                                                    [_dev_ptr(x) for x in (srcs or [])], sizes, count, attrs,
+                                                    attrsIdxs, numAttrs)
+    _drv().memcpy_batch(ds, ss, ns, orders, idxs, _h(stream, _cudaStream_t), "cudaMemcpyBatchAsync")
+    return _OK
+
+
 # =========================================================================== struct helpers
 def make_cudaPos(x: Any, y: Any, z: Any) -> Any:
     """Mirrors ``make_cudaPos(x, y, z)``: a ``cudaPos`` (``x`` in bytes for linear memory, ``y`` rows, ``z`` slices)."""

@@ -74,6 +74,26 @@ def param_info(entry: Entry, ptds: bool) -> Body:
     return body
 
 
+def memcpy_batch(entry: Entry, ptds: bool) -> Body:
+    """cuMemcpyBatchAsync (13000) ``(CUdeviceptr *dsts, CUdeviceptr *srcs, size_t *sizes, size_t count,
+    CUmemcpyAttributes *attrs, size_t *attrsIdxs, size_t numAttrs, CUstream hStream)``: the arrays read with the
+    generated layouts; NULL arrays read as empty (the core then refuses the batch)."""
+    from .._generated import cydriver_ctypes as C
+
+    def arr(t: Any, at: int | None, n: int) -> list[int]:
+        return [int(v or 0) for v in (t * n).from_address(at)] if at and n else []
+
+    def body(dsts: int | None, srcs: int | None, sizes: int | None, count: int, attrs: int | None,
+             idxs: int | None, nattrs: int, h: int | None) -> int:
+        d = _drv()
+        a: Any = (C.CUmemcpyAttributes * nattrs).from_address(attrs) if attrs and nattrs else []
+        d.memcpy_batch(arr(ctypes.c_uint64, dsts, count), arr(ctypes.c_uint64, srcs, count),
+                       arr(ctypes.c_size_t, sizes, count), [int(x.srcAccessOrder) for x in a],
+                       arr(ctypes.c_size_t, idxs, nattrs), h or (2 if ptds else 0), entry.name)
+        return 0
+    return body
+
+
 #: the declared C name -> its decoder
 DECODERS: dict[str, Callable[[Entry, bool], Body]] = {
     "cuDeviceGetPCIBusId": device_get_pci_bus_id,
@@ -82,4 +102,5 @@ DECODERS: dict[str, Callable[[Entry, bool], Body]] = {
     "cuLibraryGetGlobal": get_global("library_get_global"),
     "cuFuncGetParamInfo": param_info,
     "cuKernelGetParamInfo": param_info,
+    "cuMemcpyBatchAsync": memcpy_batch,
 }

@@ -163,3 +163,38 @@ def test_a_real_nvrtc_cubin_gives_its_variables_and_parameter_offsets():
     assert out["hits"] == [0, 4, "07000000"]
     assert out["scale"] == [0, 16, struct.pack("<2d", 2.0, 4.0).hex()]
     assert out["params"] == [[0, 8], [8, 1], [16, 8], [32, 16]]
+
+
+BATCH = r'''
+import json, simcuda
+out = {}
+with simcuda.patch(route=ROUTE) as drv:
+    from cuda.bindings import driver as d
+    codes = []
+    def c(r):
+        codes.append(int(r[0]))
+        return r[1:] if len(r) > 2 else (r[1] if len(r) == 2 else None)
+    c(d.cuInit(0)); c(d.cuCtxSetCurrent(c(d.cuDevicePrimaryCtxRetain(0))))
+    s = c(d.cuStreamCreate(1))
+    a = c(d.cuMemAlloc(16)); b = c(d.cuMemAlloc(16))
+    c(d.cuMemcpyHtoD(a, b"0123456789abcdef", 16)); c(d.cuMemsetD8(b, 0, 16))
+    at = d.CUmemcpyAttributes(); at.srcAccessOrder = d.CUmemcpySrcAccessOrder.CU_MEMCPY_SRC_ACCESS_ORDER_STREAM
+    c(d.cuMemcpyBatchAsync([b, d.CUdeviceptr(int(b) + 8)], [a, a], [8, 4], 2, [at], [0], 1, s))
+    c(d.cuStreamSynchronize(s))
+    buf = bytearray(16); c(d.cuMemcpyDtoH(buf, b, 16)); out["after"] = buf.hex()
+    c(d.cuMemcpyBatchAsync([b], [a], [4], 1, [at], [0], 1, d.CUstream(0)))      # 1: legacy stream
+    c(d.cuStreamBeginCapture(s, 0))
+    c(d.cuMemcpyBatchAsync([b], [a], [4], 1, [at], [0], 1, s))                  # 900
+    out["status"] = int(c(d.cuStreamIsCapturing(s)))
+    c(d.cuStreamEndCapture(s))
+    out["codes"] = codes
+print(json.dumps(out))
+'''
+
+
+def test_batched_copies_are_the_same_on_both_routes():
+    """cuMemcpyBatchAsync: the same bytes and codes (1 on the legacy stream, 900 in capture) on both routes."""
+    nat, py = run(BATCH, "native"), run(BATCH, "python")
+    assert nat == py
+    assert nat["after"] == (b"01234567" + b"0123").hex() + "00" * 4 and nat["status"] == 1
+    assert [x for x in nat["codes"] if x] == [1, 900]
