@@ -53,6 +53,7 @@ FACES = {
     "cuda.bindings.runtime": "simcuda.bindings.runtime",
     "cuda.bindings.nvrtc": "simcuda.bindings.nvrtc",
     "cuda.bindings._v2.driver": "simcuda.bindings._v2.driver",
+    "cuda.bindings._v2.nvrtc": "simcuda.bindings._v2.nvrtc",  # NVIDIA's 2026 samples (issue 10)
     "cuda.cuda": "simcuda.bindings.driver",
     "cuda.cudart": "simcuda.bindings.runtime",
     "cuda.nvrtc": "simcuda.bindings.nvrtc",
@@ -152,6 +153,8 @@ def _faces(route: str = "python") -> dict[str, types.ModuleType]:
             elif route == "native" and target == "simcuda.bindings.nvrtc" and nvrtc_why is None:
                 if name == "cuda.bindings.nvrtc":
                     continue  # NVIDIA's own module stays
+            elif route == "native" and target == "simcuda.bindings._v2.nvrtc" and nvrtc_why is None:
+                continue  # NVIDIA's own _v2.nvrtc stays too: it loads the same libnvrtc
                 out[name] = importlib.import_module("cuda.bindings.nvrtc")  # the legacy cuda.nvrtc name
             else:
                 out[name] = importlib.import_module(target)

@@ -56,6 +56,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="how cuda.bindings.driver reaches the simulator: simcuda's Python faces (python), NVIDIA's "
                         "own binding over the simulated libcuda.so.1 (native), or native where available (auto); "
                         "default: $SIMCUDA_ROUTE, else python (simcuda.patch's route_of)")
+    r.add_argument("--devices", metavar="N", type=_device_count, default=1,
+                   help="simulate N devices (default 1), each a default simcuda.DeviceSpec: for peer access and "
+                        "peer copies")
     r.add_argument("--quiet", "-q", action="store_true", help="do not print the summary")
     r.add_argument("-m", dest="module", metavar="MODULE",
                    help="run library module MODULE as a script (like python -m MODULE); the rest are its arguments")
@@ -65,6 +68,17 @@ def build_parser() -> argparse.ArgumentParser:
     e = sub.add_parser("explain", help="explain a CUresult or cudaError_t (name or number)")
     e.add_argument("code", help="e.g. 904, CUDA_ERROR_STREAM_CAPTURE_UNJOINED or cudaErrorStreamCaptureUnjoined")
     return p
+
+
+def _device_count(text: str) -> int:
+    """``--devices N``: a positive number of simulated devices (argparse reports anything else)."""
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of devices") from None
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"the number of devices must be at least 1, got {n}")
+    return n
 
 
 def _exit_code(e: SystemExit) -> int:
@@ -89,7 +103,8 @@ def _print_exception(exc: BaseException, script: str) -> None:
 
 
 def run_script(script: str, args: Sequence[str] = (), *, kernels: Sequence[str] = (), per_thread: bool = False,
-               driver: Driver | None = None, route: str | None = None, module: bool = False) -> tuple[int, Driver]:
+               driver: Driver | None = None, route: str | None = None, module: bool = False,
+               devices: int = 1) -> tuple[int, Driver]:
     """Run ``script`` under :func:`simcuda.patch` on a fresh recording driver.
 
     Args:
@@ -101,6 +116,8 @@ def run_script(script: str, args: Sequence[str] = (), *, kernels: Sequence[str] 
         driver: use this driver instead of a fresh one watched by a :class:`simcuda._summary.Recorder`.
         route: the patch's route (``"python"``, ``"native"``, ``"auto"``; None: :func:`simcuda._patch.route_of`'s
             default). On the native route the simulated ``libcuda.so.1`` stays loaded in this process.
+        devices: the number of simulated devices of the fresh driver (each a default :class:`simcuda.DeviceSpec`);
+            ignored with ``driver``.
 
     Returns:
         ``(exit code, driver)``: 0 on normal completion, the ``SystemExit`` status, or 1 after an
@@ -108,10 +125,11 @@ def run_script(script: str, args: Sequence[str] = (), *, kernels: Sequence[str] 
         module that cannot be found is exit code 1 with Python's ``No module named`` message.
     """
     from . import _summary
+    from ._core.config import DeviceSpec
     from ._core.driver import Options
     from ._patch import patch
-
     drv = driver if driver is not None else _summary.RecordingDriver(
+        devices=[DeviceSpec() for _ in range(devices)],
         options=Options(per_thread_default_stream=True) if per_thread else None)
     old_argv, old_path = sys.argv[:], sys.path[:]
     script_dir = os.getcwd() if module else os.path.dirname(os.path.abspath(script))
@@ -205,7 +223,7 @@ def _cmd_run(ns: argparse.Namespace) -> int:
         print(f"simcuda run: {e}", file=sys.stderr)
         return 2
     rc, drv = run_script(ns.script, ns.args, kernels=ns.kernels, per_thread=ns.per_thread, route=route,
-                         module=ns.module is not None)
+                         module=ns.module is not None, devices=ns.devices)
     sys.stdout.flush()
     err = sys.stderr
     if ns.explain:

@@ -14,34 +14,7 @@ Two ways in:
 
 Options (command line / ini setting in ``pytest.ini``, ``pyproject.toml``'s ``[tool.pytest.ini_options]``...):
 
-=============================  ====================  ==========================================================
-command line                   ini                   meaning
-=============================  ====================  ==========================================================
-``--simcuda``                  ``simcuda = true``    patch the session before collection
-``--simcuda-route R``          ``simcuda_route``     ``auto`` (default), ``native`` or ``python``
-``--simcuda-devices N``        ``simcuda_devices``   N simulated devices (default 1)
-``--simcuda-progression P``    ``simcuda_progression``  ``immediate`` (default) or ``manual`` (:class:`Driver`)
-``--simcuda-kernels FILE``     ``simcuda_kernels``   a file registering Python kernels (``simcuda.kernel``),
-                                                     run once inside the patch; repeatable (ini: one per line,
-                                                     relative to the ini file's folder)
-``--simcuda-scope S``          ``simcuda_scope``     driver lifetime: ``test`` (a fresh driver per test),
-                                                     ``session`` (one for the run), ``auto`` (default: ``test``,
-                                                     but ``session`` when ``cuda.core`` or ``numba.cuda`` was
-                                                     imported by the collected modules)
-``--simcuda-real``             ``simcuda_real``      where a real GPU driver works, leave it in place (no patch)
-=============================  ====================  ==========================================================
-
-Why ``auto`` scope: cuda.core and numba-cuda keep process-wide state made at their first call (cuda.core calls
-``cuInit`` once per process and caches each device's primary context; its own test suite clears only the
-per-thread ``Device`` cache between tests), so a driver replaced under them leaves them holding handles of the
-old one. One driver for the session is what a real process has; tests of such suites share it as they would
-share a GPU.
-
-Marker ``@pytest.mark.simcuda(route=None, devices=None, progression=None)``: the test runs on a fresh driver made
-with these settings (also under ``--simcuda``, whatever the scope; a ``route`` other than the session's is a
-skip with the reason, since the outermost patch decides the modules). Fixtures: ``simcuda_driver`` (the test's
-driver, current for the test), ``patched_cuda`` (the same, with the faces installed; yields the driver).
-
+=============================  ====================  ===================================================
 simcuda is imported lazily, so installing it costs nothing in test sessions that do not use it.
 """
 from __future__ import annotations

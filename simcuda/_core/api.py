@@ -1229,8 +1229,9 @@ the graph holds: undefined behaviour in CUDA, INVALID_VALUE here [I]."""),
     Api("cuLibraryLoadData", "library_load_data(code, 'cuLibraryLoadData') -> library (...)",
         """Load a library from PTX/CUDA text, CUBIN or fatbin (as ``cuModuleLoadData``; options ignored).
 
-Errors: INVALID_CONTEXT; INVALID_IMAGE (200); 900 during a restricting capture (spec 5.2) [I].
-Fidelity: the simulator ties the library to the current context (the real one is context-independent)."""),
+A library is context-independent: it loads with no current context too, its kernels serve every context, and
+its device variables are made per context (``cuLibraryGetGlobal``).
+Errors: INVALID_IMAGE (200); 900 during a restricting capture (spec 5.2) [I]."""),
     Api("cuLibraryLoadFromFile",
         "library_load_data(read_image_file(fileName, 'cuLibraryLoadFromFile'), "
         "'cuLibraryLoadFromFile') -> library (...)",
@@ -1240,7 +1241,8 @@ Fidelity: the simulator ties the library to the current context (the real one is
     Api("cuLibraryGetKernel", "module_get_function(library, name) -> pKernel (...)",
         """The kernel ``name`` (``bytes``) of a library. Errors: INVALID_HANDLE; NOT_FOUND (500) unknown name."""),
     Api("cuKernelGetFunction", "kernel_get_function(kernel) -> pFunc (...)",
-        """The function of a kernel in the current context (simulated: the same handle). Errors: INVALID_HANDLE."""),
+        """The function of a kernel in the current context (simulated: the same handle). Errors: INVALID_CONTEXT
+(201) no current context (709 a destroyed one); INVALID_HANDLE a bad kernel."""),
     Api("cuKernelGetName", "func_get_name(hfunc) -> name (...)",
         """The kernel's entry name as ``bytes``. Errors: INVALID_HANDLE."""),
     Api("cuArrayCreate",
@@ -1367,6 +1369,75 @@ handle.""", decoder="mem_get_allocation_properties_from_handle"),
     Api("cuMemRetainAllocationHandle", "mem_retain_allocation_handle(addr) -> handle (...)",
         """The handle of the memory mapped at ``addr`` (any address of a mapping), the value ``cuMemMap`` was
 given, with one more reference that ``cuMemRelease`` must drop. Errors: INVALID_VALUE ``addr`` not mapped."""),
+    # -- several devices: peer access, peer copies, PCI identity (issue 10; simcuda/_core/entries/peer.py) --
+    Api("cuDeviceCanAccessPeer", "device_can_access_peer(dev, peerDev) -> canAccessPeer",
+        """1 when contexts on ``dev`` can reach memory of ``peerDev``: any two different simulated devices (one
+NVLink island [I]); 0 for a device and itself. Errors: INVALID_DEVICE (101) for either device."""),
+    Api("cuDeviceGetP2PAttribute", "device_get_p2p_attribute(attrib, srcDevice, dstDevice) -> value",
+        """A ``CUdevice_P2PAttribute`` of the link ``srcDevice`` -> ``dstDevice`` (``int``): PERFORMANCE_RANK 0,
+ACCESS_SUPPORTED 1, NATIVE_ATOMIC_SUPPORTED 1, CUDA array ACCESS_SUPPORTED 1, ONLY_PARTIAL_NATIVE_ATOMIC 0 [I:
+an NVLink pair]. Errors: INVALID_DEVICE (101) a bad device or the same device twice; INVALID_VALUE an unknown
+attribute."""),
+    Api("cuCtxEnablePeerAccess", "ctx_enable_peer_access(peerContext, Flags)",
+        """Let the current context reach the allocations of ``peerContext`` (one way; the reverse needs its own
+call). Bookkeeping only: simulated device memory is one address space, so copies and Python kernels reach it
+either way [I]. Errors, in order: INVALID_CONTEXT (201) no current context, a bad ``peerContext`` or the current
+context itself; INVALID_VALUE ``Flags`` not 0; PEER_ACCESS_UNSUPPORTED (217) both contexts on one device;
+PEER_ACCESS_ALREADY_ENABLED (704). Not a capture-restricted call [I]."""),
+    Api("cuCtxDisablePeerAccess", "ctx_disable_peer_access(peerContext)",
+        """Undo ``cuCtxEnablePeerAccess`` for ``peerContext``. Errors: INVALID_CONTEXT (201) no current context or a
+bad ``peerContext``; PEER_ACCESS_NOT_ENABLED (705) no enabled access from the current context to it."""),
+    Api("cuMemcpyPeer", "memcpy_peer(dstDevice, dstContext, srcDevice, srcContext, ByteCount)",
+        """Synchronous copy of ``ByteCount`` bytes between device memory of two contexts (no enabled peer access
+is needed, as on CUDA). Errors: INVALID_CONTEXT (201) a NULL or bad context (709 destroyed); then as
+``cuMemcpyDtoD``: INVALID_VALUE bad ranges, the synchronous-copy capture rules (spec 6). Fidelity: the pointers
+are not checked against their contexts [I]."""),
+    Api("cuMemcpyPeerAsync",
+        "memcpy_peer(dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream, call='cuMemcpyPeerAsync')",
+        """Asynchronous copy between device memory of two contexts: stream work, a MEMCPY node (device to device)
+during capture (spec 3.8: ``cuMemcpy*Async`` (1D/2D/3D/peer) add a node). Errors: INVALID_CONTEXT (201) a NULL
+or bad context; then as ``cuMemcpyDtoDAsync`` (INVALID_VALUE bad ranges; the stream's capture rules)."""),
+    Api("cuDeviceGetPCIBusId", "device_get_pci_bus_id(...)",
+        """The device's PCI location ``b"dddd:bb:dd.0"`` (domain, bus, device in hex from the PCI_DOMAIN_ID,
+PCI_BUS_ID and PCI_DEVICE_ID attributes; the bus is 1 + the ordinal unless ``DeviceSpec.attributes`` sets it
+[I]), cut to ``length - 1`` characters and NUL-terminated: the tuple face returns the whole ``length``-byte
+buffer as ``cuDeviceGetName`` does. Errors: INVALID_DEVICE (101); INVALID_VALUE ``length`` not positive [I].""",
+        decoder="device_get_pci_bus_id"),
+    # -- module and library variables, parameter info (issue 10; simcuda/_core/entries/symbols.py) --
+    Api("cuModuleGetGlobal", "module_get_global(...)",
+        """``(dptr, bytes)``: the device variable ``name`` (``bytes``) of a module (``__device__``/``__constant__``,
+PTX ``.global``/``.const``, a CUBIN's global and constant objects), a device allocation of the module's context
+made when it loaded, holding the image's initial value; copies and Python kernels reach it like any allocation.
+Errors: INVALID_VALUE a NULL name; INVALID_HANDLE a bad module; NOT_FOUND (500) no such variable.""",
+        decoder="module_get_global"),
+    Api("cuLibraryGetGlobal", "library_get_global(...)",
+        """``(dptr, bytes)``: the device variable ``name`` of a library in the current context (made there on first
+use, with its initial value). Errors: INVALID_VALUE a NULL name; INVALID_HANDLE not a loaded library;
+INVALID_CONTEXT (201) no current context; NOT_FOUND (500) no such variable.""",
+        decoder="library_get_global"),
+    Api("cuFuncGetParamInfo", "func_get_param_info(func, paramIndex) -> paramOffset, paramSize",
+        """``(paramOffset, paramSize)`` in bytes of parameter ``paramIndex`` in the kernel's device-side parameter
+buffer: a CUBIN's own offsets, PTX ``.param`` alignments, else the natural alignment of the parameter types [I].
+Errors: INVALID_HANDLE a bad function [I]; INVALID_VALUE ``paramIndex`` past the last parameter (an image
+whose parameters cannot be read has none)."""),
+    Api("cuKernelGetParamInfo", "func_get_param_info(kernel, paramIndex, call='cuKernelGetParamInfo') -> "
+        "paramOffset, paramSize",
+        """As ``cuFuncGetParamInfo``, for a library kernel."""),
+    # -- batched copies (issue 10; simcuda/_core/entries/batch.py) --
+    Api("cuMemcpyBatchAsync", "memcpy_batch(...)",
+        """A batch of ``count`` unified-address copies on ``hStream`` (CUDA 13 signature: no ``failIdx``), run in
+stream order as one piece of work; ``attrs[k]`` (a ``CUmemcpyAttributes``) applies from copy ``attrsIdxs[k]`` on;
+a DURING_API_CALL host source is read during the call. During a capture: STREAM_CAPTURE_UNSUPPORTED (900) and
+the capture goes on (no graph-node form; P-41) [O: rapidsai/rmm issue 2518].
+Errors: the stream's; INVALID_VALUE the legacy NULL stream, no copy, no or too many attributes, attrsIdxs not
+starting at 0 / not increasing / past the last copy, an INVALID access order, bad ranges; 900 in a capture;
+901 in an invalidated one. A rejected call copies nothing.""",
+        decoder="memcpy_batch"),
+    Api("cuDeviceGetByPCIBusId", "device_get_by_pci_bus_id(...)",
+        """The device at a PCI location (``bytes``: ``[domain]:[bus]:[device].[function]``, ``[domain]:[bus]:
+[device]`` or ``[bus]:[device].[function]``, hexadecimal). Errors: INVALID_VALUE not such a string; INVALID_DEVICE
+(101) no simulated device there.""",
+        decoder="device_get_by_pci_bus_id"),
 )
 
 #: the rows by entry name
@@ -1510,4 +1581,14 @@ RUNTIME: dict[str, str] = {
     "cudaMemPrefetchAsync": "cuMemPrefetchAsync",
     "cudaMemAdvise": "cuMemAdvise",
     "cudaPointerGetAttributes": "cuPointerGetAttributes",
+    # -- several devices (issue 10) --
+    "cudaDeviceCanAccessPeer": "cuDeviceCanAccessPeer",
+    "cudaDeviceGetP2PAttribute": "cuDeviceGetP2PAttribute",
+    "cudaDeviceEnablePeerAccess": "cuCtxEnablePeerAccess",
+    "cudaDeviceDisablePeerAccess": "cuCtxDisablePeerAccess",
+    "cudaMemcpyPeer": "cuMemcpyPeer",
+    "cudaMemcpyPeerAsync": "cuMemcpyPeerAsync",
+    "cudaDeviceGetPCIBusId": "cuDeviceGetPCIBusId",
+    "cudaDeviceGetByPCIBusId": "cuDeviceGetByPCIBusId",
+    "cudaMemcpyBatchAsync": "cuMemcpyBatchAsync",
 }

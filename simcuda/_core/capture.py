@@ -616,6 +616,8 @@ class OpKind:
       captured event (spec 4.1 row 3).
     * How it runs: ``ticks`` the simulated clock (spec 16), ``logged`` in the launch log, ``user_code``
       (run with the lock released, its stream busy).
+    * ``invalidates``: a REFUSE that invalidates the capture (the spec's rule, 5.1); False for a refusal that
+      leaves it ACTIVE (the batched copies, P-41).
     """
 
     name: str
@@ -636,6 +638,7 @@ class OpKind:
     logged: bool = True
     user_code: bool = False
     log_as: str = ""
+    invalidates: bool = True
 
 
 _IN_CIG = 801  # NOT_SUPPORTED: in the Returns lists of the calls CIG streams refuse (spec 8.3) [inferred code]
@@ -684,6 +687,11 @@ OPS: dict[str, OpKind] = {k.name: k for k in (
     OpKind("wait_event", in_capture=JOIN, cite="spec 4.1 row 12", eager=FORK, joins=True),
     OpKind("wait_event_external", WAIT_EVENT, cite="spec 4.1 row 12", joins=True,
            needs_capture=("CU_EVENT_WAIT_EXTERNAL", "spec 4.1 row 4")),
+    # batched copies (issue 10, P-41): no graph-node form; 900 in a capture, which goes on [O: rmm issue 2518]
+    OpKind("memcpy_batch", in_capture=REFUSE, invalidates=False, on_cig=CIG_RECORD,
+           refusal=(900, "{call} on {stream} of {seq}: a batched copy cannot be captured (the driver has no graph-node "
+                         "form of it; P-41) [O: rapidsai/rmm issue 2518, cuda.core copy_batch]; copy with "
+                         "cuMemcpyAsync per buffer to capture it")),
     OpKind("sync_memcpy", in_capture=REFUSE, refusal=(900, _SYNC_REFUSAL), cite="spec 6.1, 5.3 [inferred]",
            eager=NOW, unsafe=True, log_as="MEMCPY"),
     OpKind("sync_memset", in_capture=REFUSE, refusal=(900, _SYNC_REFUSAL), cite="spec 6.1, 5.3 [inferred]",
@@ -761,7 +769,7 @@ def enqueue(drv: Work, stream: Stream, op: Op) -> Node | None:
                 return _nest_exec(drv, stream, op.params)
             code, why = k.refusal  # type: ignore[misc]  # REFUSE kinds have one
             seq_was = seq.label()  # the status before this call, for the why
-            eff = invalidate(seq, op.call)
+            eff = invalidate(seq, op.call) if k.invalidates else f"{seq.label()} goes on (not invalidated)"
             raise _err(code, why.format(call=op.call, stream=stream.label(), seq=seq_was) + f"; {eff}")
         return None  # NOTHING
     if k.unsafe:

@@ -34,6 +34,9 @@ from .entries.graph import Graphs
 from .entries.memory import Memory
 from .entries.module import Modules
 from .entries.pools import Pools
+from .entries.batch import BatchCopies
+from .entries.peer import Peers
+from .entries.symbols import Symbols
 from .entries.stream import Streams
 from .entries.userobj import UserObjects
 from .entries.vmm import VirtualMemory
@@ -47,7 +50,7 @@ __all__ = ["CU_STREAM_LEGACY", "CU_STREAM_PER_THREAD", "DEFAULT_LAUNCH_LOG_LIMIT
 
 
 class Driver(Contexts, Streams, Cig, Events, Memory, Pools, Modules, Graphs, Conditionals, Execs,
-             UserObjects, ArgumentRules, VirtualMemory):
+             UserObjects, ArgumentRules, VirtualMemory, Peers, Symbols, BatchCopies):
     """An in-memory CUDA driver: devices, contexts, streams, events, memory, modules, graphs.
 
     Mirrors: ``libcuda`` as seen through ``cuda.bindings.driver`` 13.5.

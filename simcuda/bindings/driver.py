@@ -211,6 +211,22 @@ def _list_check(cls: type, name: str, runtime: bool = False) -> _Conv:
     return check
 
 
+#: entries whose ``list[int]`` parameters the plan checks as the real wrapper does (batched copies, issue 10)
+_INT_LISTS_CHECKED = frozenset({"cuMemcpyBatchAsync", "cudaMemcpyBatchAsync"})
+
+
+def _int_list_check(name: str) -> _Conv:
+    """A ``list[int]`` parameter as the real wrapper checks it among the typed lists: iterated (None and a
+    non-iterable raise ``TypeError: '...' object is not iterable``), every item an ``int``."""
+    msg = f"Argument '{name}' is not instance of type (expected tuple[int] or list[int]"
+
+    def check(x: Any) -> Any:
+        if not all(isinstance(i, int) for i in x):
+            raise TypeError(msg)
+        return x
+    return check
+
+
 def _sized(x: Any) -> Any:
     """A ``list[Any]`` parameter (option values): the wrapper takes its ``len()`` (TypeError: object of type
     'int' has no len())."""
@@ -265,6 +281,8 @@ def _conversion_plan(name: str, outputs: dict[str, tuple[str, tuple[tuple[str, s
                 body.append((i, pname, _list_check(cls, pname, runtime)))
             elif dtype == "list[Any]":  # option values: sized after the typed lists, in order
                 later.append((i, pname, _sized))
+            elif dtype == "list[int]" and name in _INT_LISTS_CHECKED:  # with the typed lists (issue 10)
+                body.append((i, pname, _int_list_check(pname)))
             continue
         for cand in dtype.split(" or "):
             cls = ns.get(cand)
@@ -2054,9 +2072,7 @@ def cuLibraryGetKernel(library: Any, name: Any) -> _Result:
 
 @_face
 def cuKernelGetFunction(kernel: Any) -> _Result:
-    h = _h(kernel, _CUkernel)
-    _drv().func_get_name(h)
-    return (_SUCCESS, _CUfunction._mk(h))
+    return (_SUCCESS, _CUfunction._mk(_drv().kernel_get_function(_h(kernel, _CUkernel))))
 
 
 @_face
@@ -2266,6 +2282,60 @@ def _build(name: str) -> _Callable[..., _Result]:
     fn.__name__ = fn.__qualname__ = name
     fn.__signature__ = signature  # type: ignore[attr-defined]
     return _face(fn)
+
+
+# =========================================================================== several devices (issue 10)
+@_face
+def cuDeviceGetPCIBusId(length: Any, dev: Any) -> _Result:
+    n = _i(length)
+    bus = _drv().device_get_pci_bus_id(n, _h(dev, _CUdevice)).encode() + b"\0"
+    return (_SUCCESS, bus + b" " * (n - len(bus)))
+
+
+@_face
+def cuDeviceGetByPCIBusId(pciBusId: Any) -> _Result:
+    return (_SUCCESS, _CUdevice(_drv().device_get_by_pci_bus_id(_bytes_arg(pciBusId).decode("latin-1"))))
+
+
+# =========================================================================== module variables (issue 10)
+@_face
+def cuModuleGetGlobal(hmod: Any, name: Any) -> _Result:
+    dptr, n = _drv().module_get_global(_h(hmod, globals()["CUmodule"]), os.fsdecode(_bytes_arg(name)))
+    return (_SUCCESS, _CUdeviceptr(dptr), n)
+
+
+@_face
+def cuLibraryGetGlobal(library: Any, name: Any) -> _Result:
+    dptr, n = _drv().library_get_global(_h(library, _CUlibrary), os.fsdecode(_bytes_arg(name)))
+    return (_SUCCESS, _CUdeviceptr(dptr), n)
+
+
+# =========================================================================== batched copies (issue 10)
+def _first(x: Any, n: int, what: str, conv: Any) -> list[Any]:
+    """The first ``n`` items of a list argument, converted (None counts as empty); ``RuntimeError: List is too
+    small`` when it is shorter, as the real wrapper says."""
+    items = list(x) if x is not None else []
+    if len(items) < n:
+        raise RuntimeError(f"List is too small: {len(items)} < {n}")
+    return [conv(v) for v in items[:n]]
+
+
+def memcpy_batch_args(dsts: Any, srcs: Any, sizes: Any, count: Any, attrs: Any, attrsIdxs: Any, numAttrs: Any,
+                      order: Any = lambda a: int(a.srcAccessOrder)) -> tuple[list[int], ...]:
+    """The lists ``memcpy_batch`` takes from the wrapper's arguments (the runtime face shares it)."""
+    n, na = _size(count), _size(numAttrs)
+    return (_first(dsts, n, "dsts", lambda v: int(v) if not isinstance(v, int) else v),
+            _first(srcs, n, "srcs", lambda v: int(v) if not isinstance(v, int) else v),
+            _first(sizes, n, "sizes", _size), _first(attrs, na, "attrs", order),
+            _first(attrsIdxs, na, "attrsIdxs", _size))
+
+
+@_face
+def cuMemcpyBatchAsync(dsts: Any, srcs: Any, sizes: Any, count: Any, attrs: Any, attrsIdxs: Any, numAttrs: Any,
+                       hStream: Any) -> _Result:
+    ds, ss, ns, orders, idxs = memcpy_batch_args(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs)
+    _drv().memcpy_batch(ds, ss, ns, orders, idxs, _h(hStream, _CUstream), "cuMemcpyBatchAsync")
+    return _OK
 
 
 for _row in _ROWS:

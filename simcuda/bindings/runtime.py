@@ -661,6 +661,7 @@ def _prop_value(d: Any, dev: int, field: str) -> Any:
 def cudaGetDeviceProperties(device: Any) -> _Result:
     """A ``cudaDeviceProp`` of the simulated device.
 
+    ``name`` is ``bytes`` ending at the first NUL, as the real struct's getter reads its ``char[256]``;
     ``name``, ``totalGlobalMem`` and ``multiProcessorCount``/``major``/``minor`` come from the
     device's :class:`simcuda.DeviceSpec`; every field that has a ``cudaDeviceAttr`` twin holds that
     attribute's value (H100-like defaults); ``uuid`` is a stable hash of the name and ordinal. Other
@@ -672,7 +673,7 @@ def cudaGetDeviceProperties(device: Any) -> _Result:
     p = _RCLS["cudaDeviceProp"]()
     for field, kind, _arg in p._fields:
         if field == "name":
-            p._d[field] = name[:255] + bytes(256 - len(name[:255]))
+            p._d[field] = name[:255].split(b"\0", 1)[0]  # the char[256] read up to its first NUL, as the real getter
         elif field == "totalGlobalMem":
             p._d[field] = d.device_total_mem(dev)
         elif field == "uuid":
@@ -1803,6 +1804,106 @@ def cudaGraphAddNode(graph: Any, pDependencies: Any, dependencyData: Any, numDep
     raise d.not_simulated("cudaGraphAddNode", f"cudaGraphAddNode of node type {t}: the runtime face serves "
                                               "conditional and empty nodes only; use the typed cudaGraphAdd*Node "
                                               "calls [simulator limit]")
+
+
+# =========================================================================== several devices (issue 10)
+def _dev_ptr(x: Any) -> int:
+    """A device-pointer ``void*`` argument (``int``, a pointer object, None for NULL) as an address; a host buffer
+    gives its host address, which the core then refuses as no device memory."""
+    from .._core.memory import host_address
+    v = _ptr(x)
+    if v is None:
+        return 0
+    return int(v) if isinstance(v, int) else int(host_address(v) or 0)
+
+
+def _peer_ctx(d: Any, dev: Any) -> int:
+    """The primary context of device ``dev`` (an ordinal), retained by the runtime on first use as every runtime
+    call that names a device does. Errors: cudaErrorInvalidDevice (101) for a bad ordinal."""
+    n = _T.to_int(dev)
+    d.device_get(n)
+    return _primary(d, _state(d), n)
+
+
+@_rt("init")
+def cudaDeviceCanAccessPeer(device: Any, peerDevice: Any) -> _Result:
+    """1 when ``device`` can reach memory of ``peerDevice`` (two different simulated devices), else 0."""
+    return (_SUCCESS, _drv().device_can_access_peer(_T.to_int(device), _T.to_int(peerDevice)))
+
+
+@_rt("init")
+def cudaDeviceGetP2PAttribute(attr: Any, srcDevice: Any, dstDevice: Any) -> _Result:
+    """A ``cudaDeviceP2PAttr`` of the link ``srcDevice`` -> ``dstDevice`` (the values equal the driver's
+    ``CUdevice_P2PAttribute``)."""
+    a = _T.c_enum(attr, "attr", "enum cudaDeviceP2PAttr")
+    return (_SUCCESS, _drv().device_get_p2p_attribute(a, _T.to_int(srcDevice), _T.to_int(dstDevice)))
+
+
+@_rt()
+def cudaDeviceEnablePeerAccess(peerDevice: Any, flags: Any) -> _Result:
+    """Let the current device's context reach ``peerDevice``'s primary context (retained on first use).
+
+    Where the runtime differs: cudaErrorInvalidDevice (101) for a bad ordinal, and for ``peerDevice`` the current
+    device (cudaDeviceCanAccessPeer says no), where the driver entry answers 201 or 217.
+    """
+    d = _drv()
+    fl = _u(flags)
+    d.ctx_enable_peer_access(_peer_ctx(d, peerDevice), fl, call="cudaDeviceEnablePeerAccess")
+    return _OK
+
+
+@_rt()
+def cudaDeviceDisablePeerAccess(peerDevice: Any) -> _Result:
+    """Undo :func:`cudaDeviceEnablePeerAccess` (cudaErrorInvalidDevice for a bad ordinal)."""
+    d = _drv()
+    d.ctx_disable_peer_access(_peer_ctx(d, peerDevice), call="cudaDeviceDisablePeerAccess")
+    return _OK
+
+
+@_rt()
+def cudaMemcpyPeer(dst: Any, dstDevice: Any, src: Any, srcDevice: Any, count: Any) -> _Result:
+    """Synchronous copy of ``count`` bytes from device memory of ``srcDevice`` to ``dstDevice`` (their primary
+    contexts; cudaErrorInvalidDevice for a bad ordinal)."""
+    d = _drv()
+    dp, sp, n = _dev_ptr(dst), _dev_ptr(src), _size(count)
+    d.memcpy_peer(dp, _peer_ctx(d, dstDevice), sp, _peer_ctx(d, srcDevice), n, None, "cudaMemcpyPeer")
+    return _OK
+
+
+@_rt()
+def cudaMemcpyPeerAsync(dst: Any, dstDevice: Any, src: Any, srcDevice: Any, count: Any, stream: Any) -> _Result:
+    """Asynchronous :func:`cudaMemcpyPeer` on ``stream``: a MEMCPY node during capture (spec 3.8)."""
+    d = _drv()
+    dp, sp, n = _dev_ptr(dst), _dev_ptr(src), _size(count)
+    h = _h(stream, _cudaStream_t)
+    d.memcpy_peer(dp, _peer_ctx(d, dstDevice), sp, _peer_ctx(d, srcDevice), n, h, "cudaMemcpyPeerAsync")
+    return _OK
+
+
+@_rt("init")
+def cudaDeviceGetPCIBusId(length: Any, device: Any) -> _Result:
+    """The PCI location as ``bytes`` of ``length`` bytes (NUL-terminated, then padding, as ``cuDeviceGetPCIBusId``
+    of the driver face)."""
+    n = _T.c_int(length)
+    bus = _drv().device_get_pci_bus_id(n, _T.to_int(device)).encode() + b"\0"
+    return (_SUCCESS, bus + b" " * (n - len(bus)))
+
+
+@_rt("init")
+def cudaDeviceGetByPCIBusId(pciBusId: Any) -> _Result:
+    """The ordinal of the device at ``pciBusId`` (``bytes``; ``str`` raises ``TypeError``)."""
+    return (_SUCCESS, _drv().device_get_by_pci_bus_id(_D._bytes_arg(pciBusId).decode("latin-1")))
+
+
+@_rt()
+def cudaMemcpyBatchAsync(dsts: Any, srcs: Any, sizes: Any, count: Any, attrs: Any, attrsIdxs: Any, numAttrs: Any,
+                         stream: Any) -> _Result:
+    """A batch of copies (``attrs``: ``cudaMemcpyAttributes``); the driver entry's rules."""
+    ds, ss, ns, orders, idxs = _D.memcpy_batch_args([_dev_ptr(x) for x in (dsts or [])],
+                                                    [_dev_ptr(x) for x in (srcs or [])], sizes, count, attrs,
+                                                    attrsIdxs, numAttrs)
+    _drv().memcpy_batch(ds, ss, ns, orders, idxs, _h(stream, _cudaStream_t), "cudaMemcpyBatchAsync")
+    return _OK
 
 
 # =========================================================================== struct helpers

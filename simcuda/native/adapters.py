@@ -49,6 +49,7 @@ from .._core.errors import DriverError
 from .._core.objects import POOL_ATTR_U64
 from .._generated import cydriver_ctypes as C
 from .._generated.entry_table import ENTRIES, Entry
+from . import misc as _misc
 from . import structs as _structs
 
 CU_STREAM_PER_THREAD = 2
@@ -690,6 +691,7 @@ KINDS.update(_structs.KINDS)
 #: kind in its row instead (``Api(..., decoder="kind(...)")``), or is data (the shape's native forms).
 PARTICULAR: dict[str, Callable[[Entry, bool], Callable[..., int]]] = {}
 PARTICULAR.update(_structs.DECODERS)  # the same, for struct parameters (simcuda/native/structs.py)
+KINDS.update(_misc.KINDS)  # issue 10: several devices, globals, param info, batched copies (simcuda/native/misc.py)
 
 
 def install() -> int:

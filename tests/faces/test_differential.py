@@ -112,6 +112,9 @@ ROLE_OVERRIDES: dict[tuple[str, str], str] = {
     **dict.fromkeys([(n, "attr") for n in ("cuDeviceGetGraphMemAttribute", "cuDeviceSetGraphMemAttribute",
                                            "cudaDeviceGetGraphMemAttribute", "cudaDeviceSetGraphMemAttribute",
                                            "device_get_graph_mem_attribute", "device_set_graph_mem_attribute")]),
+    # several devices (issue 10): the link's ends are devices, not device pointers
+    **{(f, p): "dev" for f in ("cuDeviceGetP2PAttribute", "cudaDeviceGetP2PAttribute", "device_get_p2p_attribute")
+       for p in ("srcDevice", "dstDevice", "src_device", "dst_device")},
 }
 
 #: role -> {bad kind: value (or a function of the environment)}; "null" may be a valid input for some

@@ -72,6 +72,9 @@ class Contexts(Work):
         """cuDeviceGetAttribute. Errors: 101 bad device; 1 attribute not a CUdevice_attribute value."""
         from ..device_attrs import attribute_value
         d = self._device(dev)
+        if int(attrib) == 33:  # CU_DEVICE_ATTRIBUTE_PCI_BUS_ID: distinct per device (several devices, issue 10)
+            from .peer import pci_bus
+            return pci_bus(d)
         return attribute_value(d.spec, int(attrib))
 
     @entry

@@ -82,8 +82,11 @@ class Modules(Work):
     """Modules, libraries, functions and kernel launches of the simulated driver.
 
     Entries: ``cuModule*``, ``cuLibrary*``, ``cuFunc*``,
-    ``cuLaunchKernel``/``cuLaunchCooperativeKernel``.
+    ``cuLaunchKernel``/``cuLaunchCooperativeKernel`` (the variables and parameter info: :mod:`.symbols`).
     """
+    if TYPE_CHECKING:  # defined by the Symbols entries (issue 10); Driver combines both
+        def _image_loaded(self, m: Module, image: Any) -> None: ...
+        def _image_unloaded(self, m: Module) -> None: ...
     # ------------------------------------------------------------------ modules and launches
     @entry
     def module_load_data(self, image: Any, call: str = "cuModuleLoadData") -> int:
@@ -93,12 +96,20 @@ class Modules(Work):
         """
         t = self._thread()
         ctx = self._ctx_current(t)
+        return self._load_image(t, ctx, image, call, False)
+
+    def _load_image(self, t: Any, ctx: Any, image: Any, call: str, library: bool) -> int:
+        """The load of a module (in ``ctx``) or a library (``ctx`` the current context or None: libraries are
+        context-independent): parse, the capture rule (spec 5.2), then the object and its variables (issue 10,
+        :meth:`~simcuda._core.entries.symbols.Symbols._image_loaded`)."""
         if isinstance(image, int):  # an address (the real void* form): text, or a CUBIN/fatbin by its header
             image = hostmem.read_image(self.memory, image, f"{call} image") if image else b""
         entries, source = parse_image(image)
         cap.check_unsafe(self, t, call)
         m = Module(0, ctx, entries, source)
+        m.is_library = library
         m.handle = self._handle(m)
+        self._image_loaded(m, image)
         return m.handle
 
     @entry
@@ -108,6 +119,7 @@ class Modules(Work):
         m = self._module(h)
         cap.check_unsafe(self, self._thread(), "cuModuleUnload")
         m.unloaded = True
+        self._image_unloaded(m)
 
     @entry
     def module_get_function(self, h: int, name: str | int | None) -> int:
@@ -136,12 +148,13 @@ class Modules(Work):
 
     @entry
     def library_load_data(self, image: Any, call: str = "cuLibraryLoadData") -> int:
-        """cuLibraryLoadData / cuLibraryLoadFromFile: a context-independent library (simulated as a module of
-        the current context). Errors: 201 no context; 200 unrecognisable image; 900 by spec 5.2 (library
+        """cuLibraryLoadData / cuLibraryLoadFromFile: a context-independent library; it loads with no current
+        context too (its Returns list has no INVALID_CONTEXT [D]), its kernels are valid in every context, and its
+        variables are made per context (issue 10). Errors: 200 unrecognisable image; 900 by spec 5.2 (library
         loads are potentially unsafe [I])."""
-        h = self.module_load_data(image, call)
-        self._objs[h].is_library = True
-        return h
+        t = self._thread()
+        cur = t.current
+        return self._load_image(t, cur if cur is not None and not cur.destroyed else None, image, call, True)
 
     @entry
     def library_unload(self, h: int) -> None:
@@ -151,23 +164,12 @@ class Modules(Work):
             raise DriverError(CUresult.CUDA_ERROR_INVALID_HANDLE, "not a loaded library handle")
         cap.check_unsafe(self, self._thread(), "cuLibraryUnload")
         m.unloaded = True
-
-    @entry
-    def module_get_global(self, h: int, name: str) -> tuple[int, int]:
-        """cuModuleGetGlobal: globals are not simulated; 500 NOT_FOUND."""
-        raise DriverError(CUresult.CUDA_ERROR_NOT_FOUND, f"module globals are not simulated ({name!r})")
+        self._image_unloaded(m)
 
     @entry
     def func_get_name(self, h: int) -> str:
         """cuFuncGetName."""
         return self._function(h).name
-
-    @entry
-    def kernel_get_function(self, h: int) -> int:
-        """cuKernelGetFunction: a library's kernel is its function (the same handle). Errors: 400 not a kernel
-        of a loaded library or module."""
-        self._function(h)
-        return h
 
     @entry
     def decode_kernel_args(self, f: Function | int, kernel_params: Any, call: str = "cuLaunchKernel",

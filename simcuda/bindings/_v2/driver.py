@@ -136,7 +136,12 @@ def _row(name: str) -> _Api | None:
     """The table row (:mod:`simcuda._core.api`) of a ``_v2`` function: ``stream_begin_capture_v2`` is the entry
     ``cuStreamBeginCapture`` (the suffix names the C symbol's ABI version, not another entry)."""
     api = _api_name(name)
-    return _API.get(api) or _API.get(api.rpartition("_v")[0])
+    return (_API.get(api) or _API.get(api.rpartition("_v")[0])
+            or _API_BY_LOWER.get(api.lower()))  # acronyms: device_get_p2p_attribute is cuDeviceGetP2PAttribute
+
+
+#: the rows by lower-case entry name (``cudevicegetpcibusid``), for the names whose acronyms the snake case hides
+_API_BY_LOWER = {n.lower(): r for n, r in _API.items()}
 
 
 def _ip_arg(x: object) -> int:
@@ -1161,6 +1166,58 @@ _r = _row("graph_conditional_handle_create")
 assert _r is not None and not _r.particular
 graph_conditional_handle_create = _build("graph_conditional_handle_create", _r)
 del _r
+
+
+# ================================================================================ several devices (issue 10)
+_BUILT_PEER = ("device_can_access_peer", "device_get_p2p_attribute", "ctx_enable_peer_access",
+               "ctx_disable_peer_access", "memcpy_peer", "memcpy_peer_async",
+               "func_get_param_info", "kernel_get_param_info")
+for _n in _BUILT_PEER:
+    _r = _row(_n)
+    assert _r is not None and not _r.particular, _n
+    globals()[_n] = _build(_n, _r)
+del _n, _r
+
+
+def _symbol(name: Any) -> Any:
+    """A ``char*`` name given as a buffer, an int address or None (see :func:`_path_buf`), for the core."""
+    n = _path_buf(name)
+    return n if n is None or isinstance(n, int) else n.decode("utf-8", "replace")
+
+
+@_face
+def module_get_global_v2(hmod: Any, name: Any) -> tuple[int, int]:
+    """``(dptr, bytes)`` of the module's device variable ``name``; raises NotFoundError for an unknown one."""
+    return _drv().module_get_global(hmod, _symbol(name))
+
+
+@_face
+def library_get_global(library: Any, name: Any) -> tuple[int, int]:
+    """``(dptr, bytes)`` of the library's device variable ``name`` in the current context."""
+    return _drv().library_get_global(library, _symbol(name))
+
+
+@_face
+def kernel_get_function(kernel: Any) -> int:
+    """The function of a library kernel in the current context (the kernel's own handle here)."""
+    return _drv().kernel_get_function(kernel)
+
+
+@_face
+def device_get_pci_bus_id(len: Any, dev: Any) -> bytes:  # noqa: A002  (the real parameter name)
+    """The PCI location as ``bytes`` (at most ``len - 1`` characters); a negative ``len`` raises ``ValueError:
+    negative count`` as the real wrapper does when it sizes its buffer."""
+    if len < 0:
+        raise ValueError("negative count")
+    return _drv().device_get_pci_bus_id(len, dev).encode()
+
+
+@_face
+def device_get_by_pci_bus_id(pci_bus_id: Any) -> int:
+    """The ordinal of the device at ``pci_bus_id``: a ``char*`` as a buffer (``bytes``...), an ``int`` address of
+    a C string, or None (NULL: INVALID_VALUE); anything else raises the real ``ValueError: buf must be ...``."""
+    x = _path_buf(pci_bus_id)
+    return _drv().device_get_by_pci_bus_id(x.decode("latin-1") if isinstance(x, bytes) else x)
 
 
 # ================================================================================ the rest: not simulated
