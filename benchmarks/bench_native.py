@@ -10,7 +10,8 @@ through:
   (``simcuda.patch(route="native")``): the binding converts the arguments to a ``void**`` array, the library
   jumps to the ctypes adapter, the adapter decodes the array by the kernel's parameter types and the core
   captures the node;
-* ``python``: simcuda's Python face (``simcuda.bindings.driver``) on the same simulated driver;
+* ``python``: simcuda's Python face (``simcuda.bindings.driver``) on the same simulated driver, launching the
+  same kernel of a second load of the module (a function of its own: see ``_setup``);
 * ``mock``: ``unittest.mock.MagicMock().cuLaunchKernel`` with the same arguments;
 * ``binding``: NVIDIA's binding over a library entry that does nothing (the C stub answering 801 with no
   Python behind it): the binding's own cost. The binding resolves its entries once per process, so this is
@@ -56,15 +57,19 @@ def _time(fn: object, args: tuple, n: int) -> float:
 
 
 def _setup(d: object) -> tuple:
-    """A context, the kernel, an allocation and a capturing stream through face/binding ``d``."""
+    """A context, the kernel, an allocation and a capturing stream through face/binding ``d``: the launch's
+    arguments, and the same kernel of a second load of the module, for the Python face. Each variant launches
+    a function of its own: a function keeps the record of its last launch, which the next launch with the same
+    objects reuses, so with one function shared the variant that did not make the record would also pay for
+    comparing its arguments with the other's."""
     _ok(d.cuInit(0))
     dev = _ok(d.cuDeviceGet(0))
     _ok(d.cuCtxSetCurrent(_ok(d.cuDevicePrimaryCtxRetain(dev))))
-    f = _ok(d.cuModuleGetFunction(_ok(d.cuModuleLoadData(PTX3)), b"k3"))
+    f, own = (_ok(d.cuModuleGetFunction(_ok(d.cuModuleLoadData(PTX3)), b"k3")) for _ in range(2))
     dptr = _ok(d.cuMemAlloc(4096))
     s = _ok(d.cuStreamCreate(1))
     _ok(d.cuStreamBeginCapture(s, 0))
-    return (f, 1, 1, 1, 32, 1, 1, 0, s, ((dptr, 7, 1.5), (None, ctypes.c_int, ctypes.c_float)), 0)
+    return (f, 1, 1, 1, 32, 1, 1, 0, s, ((dptr, 7, 1.5), (None, ctypes.c_int, ctypes.c_float)), 0), own
 
 
 def child(mode: str, rounds: int, chunk: int) -> dict[str, float]:
@@ -82,14 +87,14 @@ def child(mode: str, rounds: int, chunk: int) -> dict[str, float]:
         from simcuda.bindings import driver as face
         variants = []
         if mode == "native":
-            nargs = _setup(nv)
+            nargs, own = _setup(nv)
             assert int(nv.cuLaunchKernel(*nargs)[0]) == 0
             (dptr, *rest), types = nargs[9]
-            pargs = ((face.CUfunction(int(nargs[0])), *nargs[1:8], face.CUstream(int(nargs[8])), ((face.CUdeviceptr(int(dptr)), *rest), types), 0))
+            pargs = (face.CUfunction(int(own)), *nargs[1:8], face.CUstream(int(nargs[8])), ((face.CUdeviceptr(int(dptr)), *rest), types), 0)
             assert int(face.cuLaunchKernel(*pargs)[0]) == 0
             variants += [("native", nv.cuLaunchKernel, nargs), ("python", face.cuLaunchKernel, pargs)]
         else:
-            nargs = _setup(nv)
+            nargs, _own = _setup(nv)
             assert int(nv.cuLaunchKernel(*nargs)[0]) == 801  # the stub: nothing behind the binding
             variants += [("binding", nv.cuLaunchKernel, nargs)]
         m = mock.MagicMock()

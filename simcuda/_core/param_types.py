@@ -366,7 +366,8 @@ def as_declared(types: list[str], args: list[object]) -> list[object]:
     ``launch.args`` whichever way the launch passed them. A ``void**`` array is already read by these types;
     a ``(values, types)`` launch gives the caller's values, which the GPU would see through the kernel's types:
     an integer wraps to the parameter's width and sign (``c_ushort(65531)`` for an ``int16_t`` is -5), an
-    integer for a ``__half``/``__nv_bfloat16`` is its bits, a float for one is rounded to it, a ``bool`` is
+    integer for a ``float``/``double``/``__half``/``__nv_bfloat16`` is its bits (a sizes-only image read as
+    integers, or an integer passed for a float parameter), a float for one is rounded to it, a ``bool`` is
     ``bool``, ``bytes`` for an aggregate are cut or zero-padded to its size. Anything else, and every argument
     of a kernel whose types do not match the argument count, stays as given."""
     if len(types) != len(args):
@@ -388,6 +389,11 @@ def as_declared(types: list[str], args: list[object]) -> list[object]:
                 continue
             if fmt == "e":
                 out.append(struct.unpack("<e", struct.pack("<H", iv & 0xFFFF))[0])
+                continue
+            if fmt in ("f", "d"):  # an integer for a float parameter: the bits the kernel reads as one
+                wide = fmt == "d"
+                out.append(struct.unpack("<" + fmt, struct.pack("<Q" if wide else "<I",
+                                                               iv & ((1 << (64 if wide else 32)) - 1)))[0])
                 continue
             if fmt == "bf16":
                 out.append(bf16_value(iv))

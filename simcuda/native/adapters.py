@@ -46,9 +46,10 @@ from typing import Any
 from .. import _state
 from .._core.api import API, VARIANTS, Api
 from .._core.errors import DriverError
-from .._core.objects import POOL_ATTR_U64
+from .._core.objects import POOL_ATTR_U64, Function
 from .._generated import cydriver_ctypes as C
 from .._generated.entry_table import ENTRIES, Entry
+from . import kernel_args as _kargs
 from . import misc as _misc
 from . import structs as _structs
 
@@ -581,26 +582,68 @@ def _stream(h: int | None, ptds: bool) -> int:
     return h or (CU_STREAM_PER_THREAD if ptds else 0)
 
 
+#: kernel function handle -> (its Function, its reader of void** arrays): :func:`_packed_args`
+_READERS: dict[int, tuple[Function, _kargs.Reader]] = {}
+
+
+def _packed_args(d: Any, hf: int, kp: int) -> list[Any]:
+    """The arguments of the ``void**`` array at ``kp`` (not NULL) that NVIDIA's binding packed for function
+    ``hf``: the values ``d.packed_kernel_args`` gives, read by the function's reader
+    (:mod:`simcuda.native.kernel_args`, made at its first launch and kept in :data:`_READERS`, at most 256
+    functions), or by ``packed_kernel_args`` itself for no function, a kernel with no parameters or a NULL
+    argument pointer. ``[]`` when ``hf`` is no function (the launch then reports it)."""
+    c = _READERS.get(hf)
+    fn = d._objs.get(hf) if hf else None  # the core's handle table, read as packed_kernel_args reads it
+    if fn is not None and fn.__class__ is Function and fn.param_types:
+        if c is None or c[0] is not fn:
+            if len(_READERS) >= 256:
+                _READERS.clear()
+            c = _READERS[hf] = (fn, _kargs.reader(fn.param_types))
+        args = c[1](kp)
+        if args is not None:
+            return args
+    return d.packed_kernel_args(hf, kp) or []
+
+
 def _launch_kernel(entry: Entry, ptds: bool) -> Callable[..., int]:
     """cuLaunchKernel: the ``void**`` kernelParams decoded by the kernel's parameter types (the core reads the
-    image's), ``extra`` by the core's rule."""
+    image's), ``extra`` by the core's rule.
+
+    The launch path (issue 9: the native route costs at most the binding's own cost plus the Python face's):
+    the array is read by the function's own reader (:mod:`simcuda.native.kernel_args`: the values
+    ``packed_kernel_args`` gives, read with one ``unpack_from`` per argument, and the list of the last launch
+    again when the bits are the same, so the core reuses its checked parameters as it does for the face), and
+    the launch shape is one pair of tuples per shape, so the launch's identity checks hold. Anything else (no
+    function, a kernel with no parameters, a NULL argument pointer) is read by ``packed_kernel_args``."""
     call = entry.name
-    shapes: dict[tuple[int, int, int], tuple[int, int, int]] = {}  # one tuple object per launch shape
+    shapes: dict[tuple[int, ...], tuple[tuple[int, int, int], tuple[int, int, int]]] = {}  # one pair per shape
+    readers = _READERS
+    default_stream = CU_STREAM_PER_THREAD if ptds else 0
 
     def body(f: int | None, gx: int, gy: int, gz: int, bx: int, by: int, bz: int, shmem: int, h: int | None,
-             kp: Any, extra: Any) -> int:
+             kp: int | None, extra: int | None) -> int:
         try:  # its own guard (the hot path: one frame less than _guard's)
             d = _state._current
             if d is None or d.per_thread_mode is None:
                 d = _drv()
-            kpa = kp or 0
             if extra:  # the core's rule for a non-NULL extra (with kernelParams too: 1; alone: 801)
-                d.check_kernel_extra(bool(kpa), extra, call)
-            args = d.packed_kernel_args(f or 0, kpa)  # the binding packed the array: read as the driver does
-            grid, block = (gx, gy, gz), (bx, by, bz)
-            if len(shapes) < 64:  # the same tuple objects again: the launch reuses its checked parameters
-                grid, block = shapes.setdefault(grid, grid), shapes.setdefault(block, block)
-            d.launch_kernel_fast(f or 0, grid, block, shmem, h or (CU_STREAM_PER_THREAD if ptds else 0), args or [])
+                d.check_kernel_extra(bool(kp), extra, call)
+            hf = f or 0
+            if kp:  # the binding packed the array: read as the driver does
+                # (the core's handle table read directly: this is the launch path)
+                c = readers.get(hf)
+                args = c[1](kp) if c is not None and c[0] is d._objs.get(hf) else None
+                if args is None:
+                    args = _packed_args(d, hf, kp)
+            else:
+                args = []
+            dims = (gx, gy, gz, bx, by, bz)
+            shape = shapes.get(dims)
+            if shape is None:  # the same tuple objects again: the launch reuses its checked parameters
+                shape = ((gx, gy, gz), (bx, by, bz))
+                if len(shapes) < 64:
+                    shapes[dims] = shape
+            d.launch_kernel_fast(hf, shape[0], shape[1], shmem, h or default_stream, args)
             return 0
         except DriverError as e:
             return int(e.code)
@@ -622,7 +665,7 @@ def _launch_kernel_ex(entry: Entry, ptds: bool) -> Callable[..., int]:
         d.check_launch_attributes(ids, call)
         kpa = kp or 0
         d.check_kernel_extra(bool(kpa), extra or 0, call)
-        args = d.packed_kernel_args(f or 0, kpa) or []
+        args = _packed_args(d, f or 0, kpa) if kpa else []
         d.launch_kernel(f or 0, (c.gridDimX, c.gridDimY, c.gridDimZ), (c.blockDimX, c.blockDimY, c.blockDimZ),
                         c.sharedMemBytes, _stream(c.hStream, ptds), args, call)
         return 0
