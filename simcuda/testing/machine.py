@@ -21,7 +21,7 @@ import functools
 import queue
 import threading
 from collections.abc import Callable, Hashable
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 from hypothesis import note
 from hypothesis import strategies as st
@@ -83,7 +83,10 @@ def _here(fn: Callable[[], Any]) -> Any:
 
 def _entered(side: Side, call: Callable[[Side], Any]) -> Any:
     side.enter()
-    return call(side)
+    try:
+        return call(side)
+    finally:
+        side.leave()
 
 
 class Side:
@@ -113,6 +116,10 @@ class Side:
         if self.driver is not None:
             import simcuda
             simcuda.use(self.driver)
+
+    def leave(self) -> None:
+        """Called after each call on this side (nothing here; a subclass may undo what its :meth:`enter`
+        did)."""
 
     def setup(self) -> None:
         """cuInit, the primary context of device 0 (made current on the calling thread), and the kernel."""
@@ -199,7 +206,6 @@ class CaptureMachine(RuleBasedStateMachine):
     THREADS = 3
     MAX_STREAMS = 4
 
-
     def __init__(self) -> None:
         super().__init__()
         import simcuda
@@ -231,9 +237,30 @@ class CaptureMachine(RuleBasedStateMachine):
     def teardown(self) -> None:
         """Stop the worker threads and put back the driver that was current before the machine ran."""
         import simcuda
-        for r in self._workers:
-            r.close()
-        simcuda.use(self._old)
+        try:
+            for side in self.sides:
+                if side.driver is None:
+                    self._clean(side)
+        finally:
+            for r in self._workers:
+                r.close()
+            simcuda.use(self._old)
+
+    def _clean(self, side: Side) -> None:
+        """A real driver outlives the program: end its open captures (from their begin threads), destroy its
+        streams and events, and put thread 0 back in GLOBAL mode, so that the next program starts afresh."""
+        cu = side.cu
+        for c in list(self.model.live):
+            if c.origin in self.live_streams:
+                end = functools.partial(cu.cuStreamEndCapture, side.stream(c.origin))
+                err, g = self.runners[cast(int, c.thread)](end)
+                if int(err) == 0:
+                    cu.cuGraphDestroy(g)
+        for s in self.live_streams:
+            cu.cuStreamDestroy(side.stream(s))
+        for e in self.live_events:
+            cu.cuEventDestroy(side.event(e))
+        cu.cuThreadExchangeStreamCaptureMode(0)
 
     # -- the tools a rule uses -----------------------------------------------------------------------
     def on(self, t: int, call: Callable[[Side], Any]) -> list[Any]:

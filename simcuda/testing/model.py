@@ -345,7 +345,8 @@ class CaptureModel:
 
     def event_sync(self, t: Hashable, e: Hashable) -> int:
         """cuEventSynchronize or cuEventQuery (spec 5.3 row 907, 5.2; EMPTY is not in the unsafe class).
-        An event captured by a capture that is already INVALIDATED still gives 907 [I: 5.3 names ACTIVE]."""
+        An event captured by a capture that is already INVALIDATED still gives 907 (spec 5.1: "query or sync
+        on one of S's captured events returns 907")."""
         ev = self.events[e]
         if isinstance(ev, tuple):
             ev[0].invalidated = True

@@ -24,7 +24,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Hashable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from hypothesis import strategies as st
 
@@ -93,9 +93,12 @@ def launch_configs(valid: bool = True) -> st.SearchStrategy[LaunchConfig]:
     """:class:`LaunchConfig` values within the device limits above; with ``valid=False`` one limit is broken
     (a zero dimension, a block over a per-axis limit or over 1024 threads, a grid over a per-axis limit, or
     too much shared memory), which ``cuLaunchKernel`` refuses with INVALID_VALUE."""
-    def block() -> st.SearchStrategy[tuple[int, int, int]]:
-        return st.tuples(st.integers(1, 1024), st.integers(1, 1024), st.integers(1, 64)).filter(
-            lambda b: b[0] * b[1] * b[2] <= MAX_THREADS_PER_BLOCK)
+    @st.composite
+    def block(draw: st.DrawFn) -> tuple[int, int, int]:
+        x = draw(st.integers(1, MAX_BLOCK[0]))
+        y = draw(st.integers(1, min(MAX_BLOCK[1], MAX_THREADS_PER_BLOCK // x)))
+        z = draw(st.integers(1, min(MAX_BLOCK[2], MAX_THREADS_PER_BLOCK // (x * y))))
+        return x, y, z
 
     grid = st.tuples(st.integers(1, 2**31 - 1), st.integers(1, 65535), st.integers(1, 65535))
     ok = st.builds(LaunchConfig, grid, block(), st.integers(0, MAX_SHARED))
@@ -251,7 +254,7 @@ def _program(draw: st.DrawFn, valid: bool | None, threads: int, max_calls: int) 
             add(Call("event", (e,)))
             add(Call("record", (e, m)))
             add(Call("wait", (cap.origin, e)))
-        add(Call("end", (cap.origin,), int(cap.thread) if cap.mode != 2 else 0))  # type: ignore[call-overload]
+        add(Call("end", (cap.origin,), cast(int, cap.thread) if cap.mode != 2 else 0))
     assert all(code == 0 for code in prog.expected), "a valid program must succeed call by call"
     return prog
 
