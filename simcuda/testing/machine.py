@@ -159,10 +159,11 @@ class Side:
         assert int(err) == 0
         nodes = cu.cuGraphGetNodes(g, n)[1] if n else []
         index = {}
-        for node in nodes:
+        for i, node in enumerate(nodes):
             err, local = cu.cuGraphNodeGetLocalId(node)
-            assert int(err) == 0
-            index[int(node)] = int(local)
+            # a driver without cuGraphNodeGetLocalId: the order cuGraphGetNodes gives (spec 4.5: creation order
+            # is the simulator's choice, so such a comparison may need the graphs compared up to that order)
+            index[int(node)] = int(local) if int(err) == 0 else i
         out = cu.cuGraphGetEdges(g)
         n_edges = out[-1]
         edges: list[tuple[int, int]] = []
