@@ -23,6 +23,8 @@ GROUPS = [("simcuda/_core", "The core (the simulated driver; knows nothing of th
           ("simcuda/bindings", "Faces (translate, never decide)"),
           ("simcuda/bindings/_v2", "The raising face"),
           ("simcuda/native", "The native library, for NVIDIA's own cuda.bindings (docs/native.md)"),
+          ("simcuda/testing", "Property-based capture tests: a reference model, a stateful machine, strategies "
+                              "(docs/testing.md)"),
           ("simcuda", "Around them")]
 
 
