@@ -38,6 +38,16 @@ KIND_GRAPH = "graph"  # reserved by a MEM_ALLOC node; backed only while mapped
 KIND_VMM = "vmm"  # a cuMemMap mapping of cuMemCreate memory in a reserved range; accessible after cuMemSetAccess
 
 
+
+def not_vmm(a: Any, dptr: int, call: str) -> Any:
+    """``a`` (the allocation found at ``dptr``, or None), unless it is virtual memory mapped with cuMemMap, which
+    cuMemUnmap and cuMemRelease free: then INVALID_VALUE for ``call`` (cuMemFree, cuMemFreeAsync) [I code]."""
+    if a is not None and a.kind == KIND_VMM:
+        raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
+                          f"{call}: 0x{int(dptr):x} is virtual memory mapped with cuMemMap; cuMemUnmap and "
+                          "cuMemRelease free it, not a device or stream-ordered free [inferred code]")
+    return a
+
 class Allocation:
     """One device allocation (or a graph-owned reservation): ``size`` bytes at ``start``.
 

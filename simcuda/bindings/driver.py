@@ -1007,13 +1007,18 @@ def cuUserObjectCreate(ptr: Any, destroy: Any, initialRefcount: Any, flags: Any)
         _drv().user_object_create(_T.void_ptr(ptr), fp, initialRefcount, flags)))
 
 
-def _pool_attr(attr: Any) -> int:
-    """``attr`` of the pool-attribute calls: the wrapper reads ``attr.value`` (an ``int`` raises
-    ``AttributeError``, as in the real binding)."""
-    _T.c_enum(attr, "attr", "CUmemPool_attribute_enum")  # the typed parameter's conversion at entry
-    if not isinstance(attr, _E.CUmemPool_attribute):
+def _enum_attr(attr: Any, cls: Any, c_name: str) -> int:
+    """``attr`` of a call whose wrapper reads ``attr.value`` after the typed parameter's conversion (``c_name``):
+    a ``cls`` member; an ``int`` raises ``AttributeError``, as in the real binding."""
+    _T.c_enum(attr, "attr", c_name)  # the typed parameter's conversion at entry
+    if not isinstance(attr, cls):
         raise AttributeError(f"'{_tp_name(type(attr))}' object has no attribute 'value'")
     return int(attr.value)
+
+
+def _pool_attr(attr: Any) -> int:
+    """``attr`` of the pool-attribute calls (a ``CUmemPool_attribute``)."""
+    return _enum_attr(attr, _E.CUmemPool_attribute, "CUmemPool_attribute_enum")
 
 
 @_face
@@ -1089,11 +1094,8 @@ def cuMemPoolGetAccess(memPool: Any, location: Any) -> _Result:
 
 
 def _graph_mem_attr(attr: Any) -> int:
-    """``attr`` of the graph-memory attribute calls: a ``CUgraphMem_attribute`` (the wrapper reads ``attr.value``)."""
-    _T.c_enum(attr, "attr", "CUgraphMem_attribute_enum")  # the typed parameter's conversion at entry
-    if not isinstance(attr, _E.CUgraphMem_attribute):
-        raise AttributeError(f"'{_tp_name(type(attr))}' object has no attribute 'value'")
-    return int(attr.value)
+    """``attr`` of the graph-memory attribute calls (a ``CUgraphMem_attribute``)."""
+    return _enum_attr(attr, _E.CUgraphMem_attribute, "CUgraphMem_attribute_enum")
 
 
 @_face

@@ -41,11 +41,19 @@ PTX = """.version 8.5
 NOT_READY = 600
 
 
-class _Runner:
-    """A dedicated thread fed through a queue: ``runner(fn)`` runs ``fn()`` there and returns its result
-    (re-raising its exception in the caller)."""
+class ThreadRunner:
+    """A dedicated worker thread fed through a queue: ``runner(fn, *args)`` runs ``fn(*args)`` there, waits for
+    it, returns its result and re-raises its exception on the caller's thread. Calls run strictly one after
+    another, in the order they are made, so a program interleaves threads deterministically (the capture
+    machine's threads, and the conformance suite's second thread).
 
-    def __init__(self, name: str) -> None:
+    Errors: ``TimeoutError`` when the worker does not answer within :attr:`TIMEOUT_S` seconds.
+    """
+
+    TIMEOUT_S = 60.0
+
+    def __init__(self, name: str = "T2") -> None:
+        self.name = name
         self._q: queue.Queue[Any] = queue.Queue()
         self._thread = threading.Thread(target=self._loop, name=name, daemon=True)
         self._thread.start()
@@ -57,24 +65,25 @@ class _Runner:
                 return
             fn, box, done = item
             try:
-                box["r"] = fn()
+                box["result"] = fn()
             except BaseException as e:  # handed back to the caller
-                box["e"] = e
+                box["error"] = e
             done.set()
 
-    def __call__(self, fn: Callable[[], Any]) -> Any:
+    def __call__(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         done = threading.Event()
         box: dict[str, Any] = {}
-        self._q.put((fn, box, done))
-        if not done.wait(60.0):
-            raise TimeoutError("a capture-machine thread did not answer in 60 s")
-        if "e" in box:
-            raise box["e"]
-        return box["r"]
+        self._q.put((lambda: fn(*args, **kwargs), box, done))
+        if not done.wait(self.TIMEOUT_S):
+            raise TimeoutError(f"{self.name} did not finish {getattr(fn, '__name__', fn)} in {self.TIMEOUT_S} s")
+        if "error" in box:
+            raise box["error"]
+        return box["result"]
 
     def close(self) -> None:
+        """Stop the worker (after the calls already queued)."""
         self._q.put(None)
-        self._thread.join(10.0)
+        self._thread.join(self.TIMEOUT_S)
 
 
 def _here(fn: Callable[[], Any]) -> Any:
@@ -219,7 +228,7 @@ class CaptureMachine(RuleBasedStateMachine):
         if other is not None:
             self.sides.append(other() if callable(other) and not hasattr(other, "cuInit") else Side(other))
         self.runners: list[Callable[[Callable[[], Any]], Any]] = [_here]
-        self._workers = [_Runner(f"capture-machine-T{i}") for i in range(1, self.THREADS)]
+        self._workers = [ThreadRunner(f"capture-machine-T{i}") for i in range(1, self.THREADS)]
         self.runners.extend(self._workers)
         for side in self.sides:
             side.enter()

@@ -284,7 +284,7 @@ def run_program(program: Program | list[Call], cu: Any = None, driver: Any = Non
     """
     import simcuda
 
-    from .machine import Side, _here, _Runner
+    from .machine import Side, ThreadRunner, _here
     calls = program.calls if isinstance(program, Program) else program
     if cu is None:
         from simcuda.bindings import driver as cu
@@ -292,7 +292,7 @@ def run_program(program: Program | list[Call], cu: Any = None, driver: Any = Non
     old = simcuda.use(driver) if driver is not None else None
     side = Side(cu, driver)
     threads = 1 + max((c.thread for c in calls), default=0)
-    workers = [_Runner(f"program-T{i}") for i in range(1, threads)]
+    workers = [ThreadRunner(f"program-T{i}") for i in range(1, threads)]
     runners = [_here, *workers]
     try:
         side.setup()

@@ -37,7 +37,6 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import os
-import queue
 import threading
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -99,47 +98,8 @@ STREAM_CALLBACK = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int, ctypes.c
 # ------------------------------------------------------------------------------------------------
 # the second thread
 # ------------------------------------------------------------------------------------------------
-class ThreadRunner:
-    """A dedicated worker thread ("T2") fed through a queue.
-
-    ``runner(fn, *args)`` runs ``fn(*args)`` on the worker, waits for it, returns its result and
-    re-raises its exception on the caller's thread. Calls run strictly one after another, in the
-    order they are made, so a test interleaves T1 and T2 deterministically.
-    """
-
-    TIMEOUT_S = 60.0
-
-    def __init__(self, name: str = "T2") -> None:
-        self.name = name
-        self._q: queue.Queue = queue.Queue()
-        self._thread = threading.Thread(target=self._loop, name=name, daemon=True)
-        self._thread.start()
-
-    def _loop(self) -> None:
-        while True:
-            item = self._q.get()
-            if item is None:
-                return
-            fn, box, done = item
-            try:
-                box["result"] = fn()
-            except BaseException as e:  # handed back to the caller
-                box["error"] = e
-            done.set()
-
-    def __call__(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
-        done = threading.Event()
-        box: dict[str, Any] = {}
-        self._q.put((lambda: fn(*args, **kwargs), box, done))
-        if not done.wait(self.TIMEOUT_S):
-            raise TimeoutError(f"{self.name} did not finish {getattr(fn, '__name__', fn)} in {self.TIMEOUT_S} s")
-        if "error" in box:
-            raise box["error"]
-        return box["result"]
-
-    def close(self) -> None:
-        self._q.put(None)
-        self._thread.join(self.TIMEOUT_S)
+# one worker thread per second thread of a case: simcuda.testing's (the capture machine uses the same)
+from simcuda.testing.machine import ThreadRunner  # noqa: E402
 
 
 # ------------------------------------------------------------------------------------------------

@@ -15,13 +15,13 @@ from ..memory import (
     KIND_DEVICE,
     KIND_GRAPH,
     KIND_MANAGED,
-    KIND_VMM,
     CopyParams,
     MemsetParams,
     check_copy,
     check_memset,
     do_copy,
     do_memset,
+    not_vmm,
 )
 from ..objects import Context
 from ..state import entry
@@ -103,11 +103,7 @@ class Memory(Work):
         cap.check_unsafe(self, t, call)
         if not dptr:
             return
-        a = self.memory.find(int(dptr))
-        if a is not None and a.kind == KIND_VMM:  # vmm topic: mapped memory goes with cuMemUnmap / cuMemRelease
-            raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
-                              f"{call}: 0x{int(dptr):x} is virtual memory mapped with cuMemMap; cuMemUnmap and "
-                              "cuMemRelease free it [inferred code]")
+        a = not_vmm(self.memory.find(int(dptr)), dptr, call)
         if a is None or a.start != int(dptr):
             raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
                               f"0x{int(dptr):x} is not the start of a live device allocation"

@@ -9,7 +9,7 @@ from .. import capture as cap
 from .. import graph as gr
 from .. import nodes as nd
 from ..errors import CUresult, DriverError
-from ..memory import KIND_DEVICE, KIND_GRAPH, KIND_VMM
+from ..memory import KIND_DEVICE, KIND_GRAPH, not_vmm
 from ..objects import Context, Device, MemPool, Stream
 from ..state import entry
 from ..work import Work
@@ -123,11 +123,7 @@ class Pools(Work):
         a graph allocation no launch left allocated; the stream's capture rules."""
         s = self._stream(h)
         self.require_pools(s.ctx.device, "cuMemFreeAsync")
-        a = self.memory.find(int(dptr))
-        if a is not None and a.kind == KIND_VMM:  # mapped memory goes with cuMemUnmap / cuMemRelease
-            raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
-                              f"cuMemFreeAsync: 0x{int(dptr):x} is virtual memory mapped with cuMemMap, not a "
-                              "stream-ordered allocation [inferred code]")
+        a = not_vmm(self.memory.find(int(dptr)), dptr, "cuMemFreeAsync")
         if a is None or a.start != int(dptr):
             raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
                               f"0x{int(dptr):x} is not the start of a live allocation"
