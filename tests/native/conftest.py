@@ -60,3 +60,12 @@ def native_run():
         return json.loads(line[4:])
 
     return run
+
+
+def run_flow(flow: str, route: str, timeout: float = 180) -> Any:
+    """Run program text ``flow`` (its ``ROUTE`` replaced by ``route``) in a fresh interpreter and return the JSON
+    its last stdout line holds (a test compares the two routes' results)."""
+    r = subprocess.run([sys.executable, "-c", flow.replace("ROUTE", repr(route))], capture_output=True, text=True,
+                       timeout=timeout)
+    assert r.returncode == 0, r.stderr
+    return json.loads(r.stdout.strip().splitlines()[-1])

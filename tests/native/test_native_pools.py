@@ -3,13 +3,11 @@ and through NVIDIA's own cuda.bindings over the simulated libcuda.so.1 (route "n
 values and Python types. Each route runs in a subprocess of its own (the native library cannot be unloaded)."""
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
-
 import pytest
 
 from simcuda import native
+
+from .conftest import run_flow
 
 pytestmark = pytest.mark.skipif(not native.available()[0], reason=f"native route: {native.available()[1]}")
 
@@ -108,11 +106,9 @@ print(json.dumps(out))
 
 
 def run(route: str) -> dict:
-    """The flow's result on ``route``, in a fresh interpreter."""
-    r = subprocess.run([sys.executable, "-c", FLOW.replace("ROUTE", repr(route))], capture_output=True, text=True,
-                       timeout=180)
-    assert r.returncode == 0, r.stderr
-    return json.loads(r.stdout.strip().splitlines()[-1])
+    """FLOW's result on ``route``, in a fresh interpreter."""
+    result: dict = run_flow(FLOW, route)
+    return result
 
 
 def test_pools_and_graph_memory_agree_on_both_routes():

@@ -13,6 +13,8 @@ import pytest
 
 from simcuda import native
 
+from .conftest import run_flow
+
 pytestmark = pytest.mark.skipif(not native.available()[0], reason=f"native route: {native.available()[1]}")
 
 FLOW = r'''
@@ -101,11 +103,9 @@ print(json.dumps(out))
 
 
 def run(route: str) -> dict:
-    """Run FLOW on ``route`` in a fresh process; its JSON result."""
-    r = subprocess.run([sys.executable, "-c", FLOW.replace("ROUTE", repr(route))], capture_output=True, text=True,
-                       timeout=120)
-    assert r.returncode == 0, r.stderr
-    return json.loads(r.stdout.strip().splitlines()[-1])
+    """FLOW's result on ``route``, in a fresh interpreter."""
+    result: dict = run_flow(FLOW, route)
+    return result
 
 
 def test_vmm_and_mapped_memory_agree_on_both_routes():
