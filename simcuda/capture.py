@@ -1083,11 +1083,19 @@ class Stream(_OnDriver):
 
 
 def _as_stream(stream: Any) -> Stream:
+    """A :class:`Stream` from what ``begin`` takes: a Stream, an ``int`` handle, or a driver face's stream handle
+    (``cuda.bindings.driver.CUstream``, simcuda's or NVIDIA's on the native route: anything with ``__int__``)."""
     if isinstance(stream, Stream):
         return stream
-    if isinstance(stream, int) and not isinstance(stream, bool):
+    if isinstance(stream, bool):
+        raise TypeError("expected a simcuda.capture.Stream, a CUstream or an int stream handle, not bool")
+    if isinstance(stream, int):
         return Stream(stream)
-    raise TypeError(f"expected a simcuda.capture.Stream or an int stream handle, not {type(stream).__name__}")
+    to_int = getattr(type(stream), "__int__", None)
+    if to_int is not None and not isinstance(stream, float):
+        return Stream(int(to_int(stream)))
+    raise TypeError("expected a simcuda.capture.Stream, a CUstream or an int stream handle, not "
+                    f"{type(stream).__name__}")
 
 
 # ================================================================================== GraphExec
@@ -1286,7 +1294,8 @@ class StreamCapture:
         """Begin capturing ``stream``: ``cuStreamBeginCapture(stream, CU_STREAM_CAPTURE_MODE_GLOBAL)``.
 
         Args:
-            stream: a :class:`Stream` or an ``int`` stream handle of the simulated driver.
+            stream: a :class:`Stream`, a driver face's ``CUstream`` (anything with ``__int__``) or an ``int`` stream
+                handle of the simulated driver.
 
         Returns: an active recorder.
 
@@ -1550,7 +1559,8 @@ class StreamGraphCapture:
         """Begin capturing ``stream`` in capture ``mode``: ``cuStreamBeginCapture_v2(stream, mode)``.
 
         Args:
-            stream: a :class:`Stream` or an ``int`` stream handle of the simulated driver.
+            stream: a :class:`Stream`, a driver face's ``CUstream`` (anything with ``__int__``) or an ``int`` stream
+                handle of the simulated driver.
             mode: a ``CUstreamCaptureMode`` (``CU_STREAM_CAPTURE_MODE_GLOBAL`` 0, ``THREAD_LOCAL`` 1,
                 ``RELAXED`` 2), as an enum member or ``int`` (oxicuda's ``CUstreamCaptureMode`` is a ``u32``).
 

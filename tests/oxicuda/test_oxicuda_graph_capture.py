@@ -201,3 +201,24 @@ def test_exported_from_the_package():
 
 
 DriverErrorOrCuda = (simcuda.DriverError, CudaError)
+
+
+def test_begin_takes_a_driver_face_stream_handle():
+    """StreamCapture.begin and StreamGraphCapture.begin take the CUstream the driver face returned (anything with
+    ``__int__``), as they take an int handle; a float or a bool is a TypeError."""
+    from simcuda.bindings import driver as cu
+    from simcuda.capture import StreamCapture
+    simcuda.use(simcuda.Driver())
+    cu.cuInit(0)
+    cu.cuCtxCreate(None, 0, 0)
+    s = cu.cuStreamCreate(1)[1]
+    cap = StreamCapture.begin(s)
+    assert cu.cuStreamIsCapturing(s)[1] == cu.CUstreamCaptureStatus.CU_STREAM_CAPTURE_STATUS_ACTIVE
+    cap.end()
+    assert cu.cuStreamIsCapturing(s)[1] == cu.CUstreamCaptureStatus.CU_STREAM_CAPTURE_STATUS_NONE
+    g = StreamGraphCapture.begin(s, 2)
+    assert g.is_active()
+    g.end()
+    for bad in (1.5, True):
+        with pytest.raises(TypeError):
+            StreamCapture.begin(bad)
