@@ -127,7 +127,7 @@ def run_script(script: str, args: Sequence[str] = (), *, kernels: Sequence[str] 
     from . import _summary
     from ._core.config import DeviceSpec
     from ._core.driver import Options
-    from ._patch import patch
+    from ._patch import patch, route_of
     drv = driver if driver is not None else _summary.RecordingDriver(
         devices=[DeviceSpec() for _ in range(devices)],
         options=Options(per_thread_default_stream=True) if per_thread else None)
@@ -152,6 +152,11 @@ def run_script(script: str, args: Sequence[str] = (), *, kernels: Sequence[str] 
             except BaseException as e:  # noqa: BLE001 - report like the interpreter, then carry on to the summary
                 _print_exception(e, script)
                 rc = 1
+                if type(e).__name__ == "DynamicLibNotFoundError" and route_of(route) == "python":
+                    print("simcuda run: the program reached NVIDIA's compiled layer, which looks for a real "
+                          "libcuda.so.1 (cuda.core, numba-cuda and cuda.bindings' Cython API do): run it on the "
+                          "native route, `simcuda run --route native` (or --route auto), where that layer runs on "
+                          "the simulated driver (docs/native.md)", file=sys.stderr)
     finally:
         sys.argv[:] = old_argv
         sys.path[:] = old_path

@@ -351,3 +351,14 @@ def test_run_dot_draws_the_captures_that_failed(tmp_path, capfd):
     assert '"capture_2_failure" -> "graph_2_node_0"' in invalidated
     assert "captures that gave no graph: 2 (capture 1: CUDA_ERROR_STREAM_CAPTURE_UNJOINED, capture 2: " \
            "CUDA_ERROR_STREAM_CAPTURE_INVALIDATED" in err
+
+
+def test_run_on_the_python_route_points_cuda_core_at_the_native_route(tmp_path, capfd):
+    """A program that reaches NVIDIA's compiled layer (cuda.core) on the python route fails as it would without
+    a GPU, and the command says which route serves it."""
+    pytest.importorskip("cuda.core")
+    script = write(tmp_path, "core.py", "from cuda.core import Device\nDevice().set_current()\n")
+    rc = main(["run", "-q", "--route", "python", script])
+    err = capfd.readouterr().err
+    assert rc == 1 and "DynamicLibNotFoundError" in err
+    assert "run it on the native route, `simcuda run --route native`" in err

@@ -72,6 +72,7 @@ MEANINGS: dict[int, str] = {
     101: "The device ordinal or handle does not name a device.",
     200: "The module image is not a valid PTX/CUBIN/fatbin image.",
     201: "There is no current context on this thread, or the context is not valid for this call.",
+    217: "Peer access is not supported between these devices (for example a device and itself).",
     304: "An operating-system call failed (for example the DOT file could not be written).",
     400: "A handle (stream, event, function...) is not valid: never created, or of the wrong kind.",
     401: "The object is not in the state the call needs (for example beginning a capture on a stream "
@@ -79,6 +80,19 @@ MEANINGS: dict[int, str] = {
     402: "The query would drop edge data; use the variant that returns edge data.",
     500: "A named symbol (kernel entry, global) was not found in the module.",
     600: "The asynchronous work is not finished yet (not an error).",
+    700: "A kernel accessed memory it may not (outside every allocation): a sticky error, every later call "
+         "answers it until the process starts again (simulated: a Python kernel's access outside simulated "
+         "memory; simcuda.reset() is the new process).",
+    702: "The work ran past its time limit (simulated: a conditional WHILE node that never ended).",
+    704: "Peer access between these contexts is already enabled.",
+    705: "Peer access between these contexts was never enabled.",
+    710: "A device-side assert failed in a kernel: the context is unusable until it is destroyed or reset "
+         "(simulated: a Python kernel raised AssertionError).",
+    712: "The host memory range is already registered.",
+    713: "The host memory range is not registered.",
+    719: "A kernel failed while it ran: a sticky error, every later call answers it until the process starts "
+         "again (simulated: a Python kernel raised; its traceback is in the why).",
+    720: "A cooperative launch asks for more blocks than can be resident on the device at once.",
     709: "The object (or its context) has been destroyed.",
     800: "The operation is not permitted here (for example a CUDA call from inside a host function).",
     801: "The operation is not supported (in this configuration, or on a capturing/CIG stream).",

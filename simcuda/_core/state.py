@@ -209,6 +209,7 @@ class DriverState:
         self._all_graphs: list[gr.Graph] = []
         self._uo_due: list[UserObject] = []  # user objects whose last reference went: destructors to run
         self._unimplemented_runs: dict[str, int] = {}  # kernel name -> runs with no Python kernel registered
+        self._process_fault: DriverError | None = None  # a 700/719 kernel fault: every context has it (P-9)
 
     @property
     def stats(self) -> dict[str, int]:
@@ -216,6 +217,12 @@ class DriverState:
         s = self._stats
         s["kernel_launches"] = self._kernel_launches
         return s
+
+    def sticky_error(self) -> int:
+        """The sticky error code of the calling thread's current context (a Python kernel's fault, P-9), 0 when it
+        has none (or there is no current context). Reads only; what the runtime's ``cudaGetLastError`` reports."""
+        ctx = self._thread().current
+        return int(ctx.fault.code) if ctx is not None and ctx.fault is not None else 0
 
     @property
     def kernels_without_implementation(self) -> dict[str, int]:

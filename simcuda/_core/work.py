@@ -19,7 +19,7 @@ from . import hostmem, param_types
 from .errors import CUresult, DriverError
 from .kernels import DECLARED, KERNELS, KernelLaunch
 from .module import merge_param_types
-from .objects import RECORDED, Event, Stream, ThreadState
+from .objects import RECORDED, Context, Event, Stream, ThreadState
 from .state import DriverState
 
 if TYPE_CHECKING:
@@ -109,15 +109,29 @@ class Work(DriverState):
                 note = self._run_user_op(stream, runner)
             else:
                 note = runner()
-        except KernelFault as f:  # a Python kernel failed: the context's sticky error, the launch succeeds
-            if stream.ctx.fault is None:
-                stream.ctx.fault = f.error
+        except KernelFault as f:  # a Python kernel failed: a sticky error, the launch succeeds
+            self._take_fault(stream.ctx, f.error)
             note = f"faulted: {CUresult(f.error.code).name} (sticky error of context 0x{stream.ctx.handle:x})"
         if k.logged:
             self._log({"source": "stream", "kind": k.log_as or k.name.upper(), "detail": k.label(op),
                        "stream": stream.handle, "note": note or ""})
         if stream.deferred and not stream.busy:
             self._run_deferred(stream)
+
+    def _take_fault(self, ctx: Any, error: DriverError) -> None:
+        """Record a Python kernel's fault (P-9): ``CUDA_ERROR_ASSERT`` (710) is the context's sticky error, which
+        destroying or resetting the context clears; 700 and 719 leave the whole simulated process unusable, as
+        NVIDIA documents for them (every context now and later answers them; :func:`simcuda.reset` is the new
+        process)."""
+        if int(error.code) == int(CUresult.CUDA_ERROR_ASSERT):
+            if ctx.fault is None:
+                ctx.fault = error
+            return
+        if self._process_fault is None:
+            self._process_fault = error
+        for obj in list(self._objs.values()):
+            if isinstance(obj, Context) and obj.fault is None:
+                obj.fault = error
 
     def _run_user_op(self, stream: Stream, runner: Callable[[], T]) -> T:
         """Run an op that calls user code with ``stream`` marked busy (see the comment above)."""

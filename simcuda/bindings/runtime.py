@@ -549,11 +549,16 @@ def cudaGetLastError() -> _Result:
     """Mirrors ``cudaGetLastError()``: ``(last error of this thread,)`` and resets it to ``cudaSuccess``.
 
     The last error is the code of the most recent failing runtime call on the calling thread
-    (``cudaErrorNotReady`` does not count). Fidelity: no error is "sticky" (the simulator never
-    corrupts a context).
+    (``cudaErrorNotReady`` does not count). A sticky error (a Python kernel's fault, docs/spec-proposals.md P-9)
+    is not reset: while the current context has one, every call returns it.
     """
-    st = _state(_drv())
-    return (st.last.pop(_drv().thread_id(), _SUCCESS),)
+    d = _drv()
+    st = _state(d)
+    sticky = d.sticky_error()
+    if sticky:
+        st.last.pop(d.thread_id(), None)
+        return (cuda_error(sticky),)
+    return (st.last.pop(d.thread_id(), _SUCCESS),)
 
 
 def cudaPeekAtLastError() -> _Result:

@@ -90,6 +90,7 @@ class Contexts(Work):
         if d.primary is None or d.primary.destroyed:
             self._ctx_counter += 1
             c = Context(0, d, 0, self._ctx_counter, is_primary=True)
+            c.fault = self._process_fault  # after a 700/719 kernel fault no context is usable (P-9)
             c.handle = self._handle(c)
             d.primary = c
         d.primary_refs += 1
@@ -159,6 +160,7 @@ class Contexts(Work):
         cap.check_unsafe(self, t, "cuCtxCreate")
         self._ctx_counter += 1
         c = Context(0, d, flags, self._ctx_counter)
+        c.fault = self._process_fault  # after a 700/719 kernel fault no context is usable (P-9)
         c.handle = self._handle(c)
         if cig is not None:
             c.is_cig, c.cig_data_type, c.cig_data = True, cig[0], cig[1]
@@ -282,4 +284,4 @@ class Contexts(Work):
         for a in list(self.memory._allocs):
             if a.ctx is c and not a.freed:
                 self.memory.free(a)
-        c.fault = None  # a reset is how a program recovers from a kernel's sticky error (Options.kernel_faults)
+        c.fault = self._process_fault  # a reset clears a 710; after 700/719 nothing does (P-9)
