@@ -643,7 +643,8 @@ class OpKind:
 
 _IN_CIG = 801  # NOT_SUPPORTED: in the Returns lists of the calls CIG streams refuse (spec 8.3) [inferred code]
 _SYNC_REFUSAL = ("{call} is synchronous and would run on {stream}, which is capturing in {seq}: a synchronous call "
-                 "on a capturing stream is refused in every mode (spec 6.1, 5.3) [inferred]")
+                 "on a capturing stream is refused in every mode (spec 6.1, 5.3) [inferred]. Use the call's Async "
+                 "form on the capturing stream, which the capture records as a node")
 
 
 def _kernel_label(op: Op) -> str:
@@ -994,7 +995,8 @@ def check_stream_sync(drv: Work, stream: Stream, thread: ThreadState, call: str)
         eff = invalidate(seq, call)
         raise _err(CUresult.CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED,
                    f"{call} on {stream.label()}, a stream of {seq_was}: a capturing stream cannot be synchronised or "
-                   f"queried in any mode, RELAXED included (spec 5.3); {eff}")
+                   f"queried in any mode, RELAXED included (spec 5.3); {eff}. Synchronise after the capture ends "
+                   "(and the graph has been launched), or capture on a stream nothing waits on")
     check_unsafe(drv, thread, call)
 
 
@@ -1065,7 +1067,8 @@ def check_ctx_sync(drv: Work, ctx: Context, call: str) -> None:
         raise _err(CUresult.CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED,
                    f"{call}: context 0x{ctx.handle:x} has streams in {labels}"
                    + f"; a context holding a capturing stream cannot be synchronised from any thread in any mode "
-                     f"(spec 5.3); {effects}")
+                     f"(spec 5.3); {effects}. Synchronise the context after the capture ends, or synchronise the "
+                     "streams that do not capture one by one")
 
 
 def check_ctx_event(drv: Work, ctx: Context, event: Event, call: str, wait: bool) -> None:
@@ -1077,7 +1080,8 @@ def check_ctx_event(drv: Work, ctx: Context, event: Event, call: str, wait: bool
         labels = "; ".join(s.label() for s in bad)
         effects = "; ".join(invalidate(s, call) for s in bad)
         raise _err(CUresult.CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED,
-                   f"{call}: conflicts with {labels} (spec 5.3); {effects}")
+                   f"{call}: conflicts with {labels} (spec 5.3); {effects}. Record or wait on the stream itself "
+                   "(cuEventRecord, cuStreamWaitEvent), which a capture turns into nodes")
 
 
 # -- 8: CIG capture into a command list --------------------------------------------------------------
