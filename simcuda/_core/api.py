@@ -1433,6 +1433,17 @@ Errors: the stream's; INVALID_VALUE the legacy NULL stream, no copy, no or too m
 starting at 0 / not increasing / past the last copy, an INVALID access order, bad ranges; 900 in a capture;
 901 in an invalidated one. A rejected call copies nothing.""",
         decoder="memcpy_batch"),
+    # -- 3D batched copies (issue 10; simcuda/_core/entries/batch.py) --
+    Api("cuMemcpy3DBatchAsync", "memcpy3d_batch(...)",
+        """A batch of ``numOps`` 3D copies (``CUDA_MEMCPY3D_BATCH_OP``: ``src``/``dst`` operands, ``extent`` in
+elements, ``srcAccessOrder``, ``flags``) on ``hStream``, run in stream order as one piece of work; pointer operands
+copy 1-byte elements with ``rowLength``/``layerHeight`` (0: packed); a DURING_API_CALL host source is read during
+the call. During a capture: STREAM_CAPTURE_UNSUPPORTED (900) and the capture goes on (P-41).
+Errors: the stream's; INVALID_VALUE the legacy NULL stream, no op, ``flags`` not 0, an INVALID access order, op
+flags other than PREFER_OVERLAP_WITH_COMPUTE, an operand type other than POINTER/ARRAY, a zero extent, a rowLength
+or layerHeight below the extent, bad ranges; NOT_SUPPORTED (801) a CUDA array operand (array contents are not
+simulated); 900 in a capture; 901 in an invalidated one. A rejected call copies nothing.""",
+        decoder="memcpy3d_batch"),
     Api("cuDeviceGetByPCIBusId", "device_get_by_pci_bus_id(...)",
         """The device at a PCI location (``bytes``: ``[domain]:[bus]:[device].[function]``, ``[domain]:[bus]:
 [device]`` or ``[bus]:[device].[function]``, hexadecimal). Errors: INVALID_VALUE not such a string; INVALID_DEVICE
@@ -1591,4 +1602,5 @@ RUNTIME: dict[str, str] = {
     "cudaDeviceGetPCIBusId": "cuDeviceGetPCIBusId",
     "cudaDeviceGetByPCIBusId": "cuDeviceGetByPCIBusId",
     "cudaMemcpyBatchAsync": "cuMemcpyBatchAsync",
+    "cudaMemcpy3DBatchAsync": "cuMemcpy3DBatchAsync",  # 3D batched copies
 }

@@ -661,6 +661,21 @@ SPECS.update({
     "anon_struct23": [("compressionType", *_U8), ("gpuDirectRDMACapable", *_U8), ("usage", "u", 16)],
 })
 
+# 3D batched copies (topic: batch3d): CUDA_MEMCPY3D_BATCH_OP and its nested operands (cuMemcpy3DBatchAsync); the
+# real names of the nameless union ``op`` and its members ``ptr`` / ``array`` are anon_union16 / anon_struct24 / 25
+SPECS.update({
+    "CUDA_MEMCPY3D_BATCH_OP_st": [("src", "s", "CUmemcpy3DOperand"), ("dst", "s", "CUmemcpy3DOperand"),
+                                  ("extent", "s", "CUextent3D"), ("srcAccessOrder", "e", "CUmemcpySrcAccessOrder"),
+                                  ("flags", *_U32)],
+    "CUmemcpy3DOperand_st": [("type", "e", "CUmemcpy3DOperandType"), ("op", "s", "anon_union16")],
+    "anon_union16": [("ptr", "s", "anon_struct24"), ("array", "s", "anon_struct25")],
+    "anon_struct24": [("ptr", "h", "CUdeviceptr"), ("rowLength", *_U64), ("layerHeight", *_U64),
+                      ("locHint", "s", "CUmemLocation")],
+    "anon_struct25": [("array", "h", "CUarray"), ("offset", "s", "CUoffset3D")],
+    "CUextent3D_st": [("width", *_U64), ("height", *_U64), ("depth", *_U64)],
+    "CUoffset3D_st": [("x", *_U64), ("y", *_U64), ("z", *_U64)],
+})
+
 Struct._specs = SPECS
 
 

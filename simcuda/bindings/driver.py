@@ -2340,6 +2340,34 @@ def cuMemcpyBatchAsync(dsts: Any, srcs: Any, sizes: Any, count: Any, attrs: Any,
     return _OK
 
 
+# =========================================================================== 3D batched copies (issue 10)
+def memcpy3d_batch_ops(numOps: Any, opList: Any, cls: type, cname: str) -> list[Any]:
+    """The first ``numOps`` ops of ``opList`` (``cls`` structs: CUDA_MEMCPY3D_BATCH_OP or cudaMemcpy3DBatchOp) as
+    the core's ``Op3D`` (the runtime face shares it); the real wrapper's TypeError / ``List is too small``."""
+    from .._core.entries.batch import Op3D, Operand3D
+    n = _size(numOps)
+    items = opList if opList is not None else []
+    if not isinstance(items, (list, tuple)):
+        raise TypeError(f"'{type(items).__module__}.{type(items).__name__}' object is not iterable")
+    if not all(isinstance(o, cls) for o in items):
+        raise TypeError(f"Argument 'opList' is not instance of type (expected tuple[{cname},] or list[{cname},]")
+    if len(items) < n:
+        raise RuntimeError(f"List is too small: {len(items)} < {n}")
+
+    def operand(o: Any) -> Any:
+        ptr, arr = o.op.ptr, o.op.array
+        return Operand3D(int(o._raw("type")), int(ptr.ptr), int(ptr.rowLength), int(ptr.layerHeight), int(arr.array))
+    return [Op3D(operand(o.src), operand(o.dst), int(o.extent.width), int(o.extent.height), int(o.extent.depth),
+                 int(o._raw("srcAccessOrder")), int(o.flags)) for o in list(items)[:n]]
+
+
+@_face
+def cuMemcpy3DBatchAsync(numOps: Any, opList: Any, flags: Any, hStream: Any) -> _Result:
+    ops = memcpy3d_batch_ops(numOps, opList, globals()["CUDA_MEMCPY3D_BATCH_OP"], "cydriver.CUDA_MEMCPY3D_BATCH_OP")
+    _drv().memcpy3d_batch(ops, _u(flags, 64, "unsigned long long"), _h(hStream, _CUstream), "cuMemcpy3DBatchAsync")
+    return _OK
+
+
 for _row in _ROWS:
     if not _row.particular:
         globals()[_row.name] = _build(_row.name)

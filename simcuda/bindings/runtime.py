@@ -286,6 +286,19 @@ _SPECS["cudaGraphNodeParams"] = [("type", "e", "cudaGraphNodeType")] + [
     (f, "any", None) for f in ("kernel", "memcpy", "memset", "host", "graph", "eventWait", "eventRecord",
                                "extSemSignal", "extSemWait", "alloc", "free")] + [
     ("conditional", "s", "cudaConditionalNodeParams"), ("memcpyBatch", "any", None)]
+# 3D batched copies (topic: batch3d): cudaMemcpy3DBatchOp and its nested operands; the nameless union ``op`` and
+# its members ``ptr`` / ``array`` are anon_union3 / anon_struct7 / anon_struct8 in the real module
+_SPECS.update({
+    "cudaMemcpy3DBatchOp": [("src", "s", "cudaMemcpy3DOperand"), ("dst", "s", "cudaMemcpy3DOperand"),
+                            ("extent", "s", "cudaExtent"), ("srcAccessOrder", "e", "cudaMemcpySrcAccessOrder"),
+                            ("flags", *_U32)],
+    "cudaMemcpy3DOperand": [("type", "e", "cudaMemcpy3DOperandType"), ("op", "s", "anon_union3")],
+    "anon_union3": [("ptr", "s", "anon_struct7"), ("array", "s", "anon_struct8")],
+    "anon_struct7": [("ptr", "p", None), ("rowLength", *_U64), ("layerHeight", *_U64),
+                     ("locHint", "s", "cudaMemLocation")],
+    "anon_struct8": [("array", "h", "cudaArray_t"), ("offset", "s", "cudaOffset3D")],
+    "cudaOffset3D": [("x", *_U64), ("y", *_U64), ("z", *_U64)],
+})
 _RStruct._specs = _SPECS
 
 
@@ -1908,6 +1921,16 @@ def cudaMemcpyBatchAsync(dsts: Any, srcs: Any, sizes: Any, count: Any, attrs: An
                                                     [_dev_ptr(x) for x in (srcs or [])], sizes, count, attrs,
                                                     attrsIdxs, numAttrs)
     _drv().memcpy_batch(ds, ss, ns, orders, idxs, _h(stream, _cudaStream_t), "cudaMemcpyBatchAsync")
+    return _OK
+
+
+# 3D batched copies (topic: batch3d)
+@_rt()
+def cudaMemcpy3DBatchAsync(numOps: Any, opList: Any, flags: Any, stream: Any) -> _Result:
+    """A batch of 3D copies (``opList``: ``cudaMemcpy3DBatchOp``); the driver entry's rules."""
+    ops = _D.memcpy3d_batch_ops(numOps, opList, globals()["cudaMemcpy3DBatchOp"], "cyruntime.cudaMemcpy3DBatchOp")
+    _drv().memcpy3d_batch(ops, _D._u(flags, 64, "unsigned long long"), _h(stream, _cudaStream_t),
+                          "cudaMemcpy3DBatchAsync")
     return _OK
 
 

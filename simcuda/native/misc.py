@@ -1,4 +1,5 @@
-"""Native decoders of issue 10's entries (several devices, module globals, parameter info, batched copies).
+"""Native decoders of issue 10's entries (several devices, module globals, parameter info, batched copies, 3D
+batched copies).
 
 Mirrors: the C entry points as ``cuda/bindings/cydriver.pxd`` (cuda-bindings 13.5) declares them. Each decoder
 reads its C arguments (strings, struct arrays) into the values the Python faces pass and calls the same core
@@ -80,6 +81,27 @@ def memcpy_batch(entry: Entry, ptds: bool) -> Body:
     return body
 
 
+def memcpy3d_batch(entry: Entry, ptds: bool) -> Body:
+    """cuMemcpy3DBatchAsync (13000) ``(size_t numOps, CUDA_MEMCPY3D_BATCH_OP *opList, unsigned long long flags,
+    CUstream hStream)``: the ops read with the generated layout (the operand union by its members); a NULL list
+    reads as empty (the core then refuses the batch)."""
+    from .._core.entries.batch import Op3D, Operand3D
+    from .._generated import cydriver_ctypes as C
+
+    def operand(o: Any) -> Any:
+        p = o.op.ptr
+        return Operand3D(int(o.type), int(p.ptr or 0), int(p.rowLength), int(p.layerHeight),
+                         int(o.op.array.array or 0))
+
+    def body(num: int, ops: int | None, flags: int, h: int | None) -> int:
+        a: Any = (C.CUDA_MEMCPY3D_BATCH_OP * num).from_address(ops) if ops and num else []
+        _drv().memcpy3d_batch([Op3D(operand(x.src), operand(x.dst), int(x.extent.width), int(x.extent.height),
+                                    int(x.extent.depth), int(x.srcAccessOrder), int(x.flags)) for x in a],
+                              int(flags), h or (2 if ptds else 0), entry.name)
+        return 0
+    return body
+
+
 #: the decoder kinds these entries' rows name (merged into adapters.KINDS): ``(entry, ptds)`` -> the body
 KINDS: dict[str, Callable[..., Body]] = {
     "device_get_pci_bus_id": device_get_pci_bus_id,
@@ -87,4 +109,5 @@ KINDS: dict[str, Callable[..., Body]] = {
     "module_get_global": get_global("module_get_global"),
     "library_get_global": get_global("library_get_global"),
     "memcpy_batch": memcpy_batch,
+    "memcpy3d_batch": memcpy3d_batch,
 }

@@ -198,3 +198,49 @@ def test_batched_copies_are_the_same_on_both_routes():
     assert nat == py
     assert nat["after"] == (b"01234567" + b"0123").hex() + "00" * 4 and nat["status"] == 1
     assert [x for x in nat["codes"] if x] == [1, 900]
+
+
+BATCH3D = r'''
+import json, simcuda
+out = {}
+with simcuda.patch(route=ROUTE) as drv:
+    from cuda.bindings import driver as d
+    codes = []
+    def c(r):
+        codes.append(int(r[0]))
+        return r[1:] if len(r) > 2 else (r[1] if len(r) == 2 else None)
+    c(d.cuInit(0)); c(d.cuCtxSetCurrent(c(d.cuDevicePrimaryCtxRetain(0))))
+    s = c(d.cuStreamCreate(1))
+    a = c(d.cuMemAlloc(64)); b = c(d.cuMemAlloc(64))
+    c(d.cuMemcpyHtoD(a, bytes(range(64)), 64)); c(d.cuMemsetD8(b, 0, 64))
+    def op(src, dst, w, h, z, srow, slayer, kind=d.CUmemcpy3DOperandType.CU_MEMCPY_OPERAND_TYPE_POINTER):
+        o = d.CUDA_MEMCPY3D_BATCH_OP()
+        o.src.type = d.CUmemcpy3DOperandType.CU_MEMCPY_OPERAND_TYPE_POINTER
+        o.src.op.ptr.ptr = src; o.src.op.ptr.rowLength = srow; o.src.op.ptr.layerHeight = slayer
+        o.dst.type = kind; o.dst.op.ptr.ptr = dst
+        o.extent.width = w; o.extent.height = h; o.extent.depth = z
+        o.srcAccessOrder = d.CUmemcpySrcAccessOrder.CU_MEMCPY_SRC_ACCESS_ORDER_STREAM
+        return o
+    c(d.cuMemcpy3DBatchAsync(2, [op(a, b, 2, 2, 2, 8, 4), op(a, d.CUdeviceptr(int(b) + 16), 4, 1, 1, 0, 0)], 0, s))
+    c(d.cuStreamSynchronize(s))
+    buf = bytearray(20); c(d.cuMemcpyDtoH(buf, b, 20)); out["after"] = buf.hex()
+    c(d.cuMemcpy3DBatchAsync(1, [op(a, b, 2, 2, 2, 8, 4)], 0, d.CUstream(0)))      # 1: legacy stream
+    c(d.cuMemcpy3DBatchAsync(1, [op(a, b, 2, 2, 2, 1, 4)], 0, s))                  # 1: rowLength below width
+    c(d.cuMemcpy3DBatchAsync(1, [op(a, b, 2, 2, 2, 8, 4)], 1, s))                  # 1: flags
+    c(d.cuMemcpy3DBatchAsync(1, [op(a, b, 2, 2, 2, 8, 4,
+                                    d.CUmemcpy3DOperandType.CU_MEMCPY_OPERAND_TYPE_ARRAY)], 0, s))  # 801
+    c(d.cuStreamBeginCapture(s, 0))
+    c(d.cuMemcpy3DBatchAsync(1, [op(a, b, 2, 2, 2, 8, 4)], 0, s))                  # 900
+    out["status"] = int(c(d.cuStreamIsCapturing(s)))
+    c(d.cuStreamEndCapture(s))
+    out["codes"] = codes
+print(json.dumps(out))
+'''
+
+
+def test_3d_batched_copies_are_the_same_on_both_routes():
+    """cuMemcpy3DBatchAsync: the same bytes and codes (1, 801, 900 in a capture that goes on) on both routes."""
+    nat, py = run(BATCH3D, "native"), run(BATCH3D, "python")
+    assert nat == py
+    assert nat["after"] == bytes([0, 1, 8, 9, 32, 33, 40, 41, *[0] * 8, 0, 1, 2, 3]).hex() and nat["status"] == 1
+    assert [x for x in nat["codes"] if x] == [1, 1, 1, 801, 900]

@@ -1,4 +1,5 @@
-"""Batched copies: ``cuMemcpyBatchAsync`` (CUDA 12.8; the 13.x signature, without ``failIdx``) (issue 10).
+"""Batched copies: ``cuMemcpyBatchAsync`` (CUDA 12.8; the 13.x signature, without ``failIdx``) and
+``cuMemcpy3DBatchAsync`` (issue 10).
 
 What is simulated [D: the cuMemcpyBatchAsync docstring of cuda-bindings 13.5, unless tagged]:
 
@@ -15,11 +16,19 @@ What is simulated [D: the cuMemcpyBatchAsync docstring of cuda-bindings 13.5, un
   no graph-node form of a batched copy [O: rapidsai/rmm issue 2518 (CUDA 13: 900, the capture not invalidated,
   ``cudaStreamEndCapture`` succeeds without the copy); cuda.core's ``copy_batch`` documents that the driver has
   no graph-node form] (P-41; the rule itself is ``capture.OPS["memcpy_batch"]``).
+
+``cuMemcpy3DBatchAsync`` [D: its docstring in cuda-bindings 13.5]: each ``CUDA_MEMCPY3D_BATCH_OP`` copies an
+``extent`` (width x height x depth, in elements, none zero) between two operands; a pointer operand gives its
+``rowLength`` (elements, 0 = the width) and ``layerHeight`` (rows, 0 = the height), either at least the extent's;
+pointer-to-pointer copies have 1-byte elements. CUDA array operands hold no simulated data, so they answer
+NOT_SUPPORTED (801), as ``cuMemcpy3D`` does for ``CU_MEMORYTYPE_ARRAY``. ``flags`` must be 0; each op's own
+``flags`` is a ``CUmemcpyFlags`` (DEFAULT 0 or PREFER_OVERLAP_WITH_COMPUTE 1: a hint, ignored) [I: other bits
+INVALID_VALUE]. The capture rule is the 1D batch's (P-41).
 """
 from __future__ import annotations
 
 import itertools
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from .. import capture as cap
 from ..errors import CUresult, DriverError
@@ -30,6 +39,33 @@ from ..work import Work
 #: CUmemcpySrcAccessOrder values a copy may use (STREAM, DURING_API_CALL, ANY)
 ACCESS_ORDERS = {1: "STREAM", 2: "DURING_API_CALL", 3: "ANY"}
 _DURING_API_CALL = 2
+
+
+#: CUmemcpy3DOperandType: POINTER, ARRAY
+OPERAND_POINTER, OPERAND_ARRAY = 1, 2
+#: the CUmemcpyFlags bits an op may set (PREFER_OVERLAP_WITH_COMPUTE, a hint the simulator ignores)
+_OP_FLAGS = 0x1
+
+
+class Operand3D(NamedTuple):
+    """One ``CUmemcpy3DOperand`` as the faces read it: ``kind`` (CUmemcpy3DOperandType), for a pointer ``ptr``
+    (unified address), ``row_length`` (elements) and ``layer_height`` (rows); for an array ``array`` (handle)."""
+    kind: int
+    ptr: int = 0
+    row_length: int = 0
+    layer_height: int = 0
+    array: int = 0
+
+
+class Op3D(NamedTuple):
+    """One ``CUDA_MEMCPY3D_BATCH_OP``: operands, extent in elements, ``srcAccessOrder`` and the op's ``flags``."""
+    src: Operand3D
+    dst: Operand3D
+    width: int
+    height: int
+    depth: int
+    order: int
+    flags: int = 0
 
 
 class BatchParams:
@@ -46,7 +82,8 @@ class BatchParams:
 
 
 class BatchCopies(Work):
-    """Batched copies of the simulated driver. Entries: ``cuMemcpyBatchAsync`` (and ``cudaMemcpyBatchAsync``)."""
+    """Batched copies of the simulated driver. Entries: ``cuMemcpyBatchAsync``, ``cuMemcpy3DBatchAsync`` (and their
+    runtime twins)."""
     if TYPE_CHECKING:  # defined by the Memory entries; Driver combines both
         def unified_side(self, addr: int) -> str: ...
 
@@ -99,6 +136,73 @@ class BatchCopies(Work):
             if order_of[i] == _DURING_API_CALL and p.src_kind == HOST and p.nbytes:  # read now, as promised
                 snap = bytes(host_view(p.src, p.nbytes, False, f"{call} srcs[{i}]", self.memory))
                 copies[i] = CopyParams(HOST, snap, p.dst_kind, p.dst, p.width, src_unified=True, dst_unified=True)
+        mem = self.memory
+
+        def run() -> None:
+            for p in copies:
+                do_copy(mem, p)
+        cap.enqueue(self, s, cap.Op(cap.OPS["memcpy_batch"], call, BatchParams(copies), run))
+
+    # -- cuMemcpy3DBatchAsync (issue 10, P-41) --
+    @entry
+    def memcpy3d_batch(self, ops: list[Op3D], flags: int, h: int, call: str = "cuMemcpy3DBatchAsync") -> None:
+        """cuMemcpy3DBatchAsync: the 3D copies ``ops`` (:class:`Op3D`) on stream ``h`` as one piece of stream work;
+        ``flags`` must be 0.
+
+        Errors, in order [I: the docstring's rules, in this order]: the stream's (400, 709); 1 INVALID_VALUE the
+        legacy NULL stream, no op, ``flags`` not 0; then per op: an access order other than STREAM,
+        DURING_API_CALL or ANY, op flags other than PREFER_OVERLAP_WITH_COMPUTE, an operand type other than
+        POINTER or ARRAY, a zero extent, a nonzero rowLength below the width or layerHeight below the height;
+        801 an array operand (arrays hold no simulated data); 1 bad ranges; 900 during a capture, which goes on
+        (P-41); 901 in an invalidated capture. A rejected call copies nothing."""
+        s = self._stream(h)
+        if s.is_legacy:
+            raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
+                              f"{call}: the legacy NULL stream is not allowed (use another stream, or the per-thread "
+                              "stream)")
+        if not ops:
+            raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE, f"{call}: numOps is 0: the batch needs one op")
+        if flags:
+            raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE, f"{call}: flags {flags:#x} must be 0")
+        copies = []
+        for i, op in enumerate(ops):
+            where = f"{call}: opList[{i}]"
+            if int(op.order) not in ACCESS_ORDERS:
+                raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
+                                  f"{where}.srcAccessOrder {op.order} is not STREAM (1), DURING_API_CALL (2) or "
+                                  "ANY (3)")
+            if int(op.flags) & ~_OP_FLAGS:
+                raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
+                                  f"{where}.flags {op.flags:#x} is not a CUmemcpyFlags value")
+            for side, o in (("src", op.src), ("dst", op.dst)):
+                if int(o.kind) not in (OPERAND_POINTER, OPERAND_ARRAY):
+                    raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
+                                      f"{where}.{side}.type {o.kind} is not POINTER (1) or ARRAY (2)")
+            if not (op.width and op.height and op.depth):
+                raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
+                                  f"{where}.extent {op.width}x{op.height}x{op.depth} has a zero dimension")
+            for side, o in (("src", op.src), ("dst", op.dst)):
+                if o.kind == OPERAND_POINTER and (0 < o.row_length < op.width or 0 < o.layer_height < op.height):
+                    raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
+                                      f"{where}.{side}: rowLength {o.row_length} / layerHeight {o.layer_height} below "
+                                      f"the extent's width {op.width} / height {op.height} (0 means packed)")
+            for side, o in (("src", op.src), ("dst", op.dst)):
+                if o.kind == OPERAND_ARRAY:
+                    raise DriverError(CUresult.CUDA_ERROR_NOT_SUPPORTED,
+                                      f"{where}.{side} is a CUDA array: array contents are not simulated")
+            src, dst = int(op.src.ptr), int(op.dst.ptr)
+            p = CopyParams(self.unified_side(src), src, self.unified_side(dst), dst, op.width, op.height, op.depth,
+                           src_pitch=op.src.row_length, src_height=op.src.layer_height,
+                           dst_pitch=op.dst.row_length, dst_height=op.dst.layer_height,
+                           src_unified=True, dst_unified=True)
+            check_copy(self.memory, p)
+            if int(op.order) == _DURING_API_CALL and p.src_kind == HOST:  # read now, as promised
+                _first, n = p.span("src")
+                snap = bytes(host_view(p.src, n, False, f"{where}.src", self.memory))
+                p = CopyParams(HOST, snap, p.dst_kind, p.dst, p.width, p.height, p.depth, src_pitch=p.src_pitch,
+                               src_height=p.src_height, dst_pitch=p.dst_pitch, dst_height=p.dst_height,
+                               src_unified=True, dst_unified=True)
+            copies.append(p)
         mem = self.memory
 
         def run() -> None:
