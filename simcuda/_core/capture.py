@@ -820,6 +820,25 @@ _new = object.__new__
 _KERNEL = OPS["kernel"]
 
 
+#: edge data of a programmatic dependency (``CUgraphEdgeData``): from the kernel's programmatic port
+#: (``CU_GRAPH_KERNEL_NODE_PORT_PROGRAMMATIC``, 1), to port 0, type ``CU_GRAPH_DEPENDENCY_TYPE_PROGRAMMATIC`` (1)
+PROGRAMMATIC_ED = (1, 0, 1)
+
+
+def programmatic_deps(stream: Stream) -> list[tuple[Node, Any]] | None:
+    """Programmatic dependent launch in a capture (docs/spec-proposals.md P-16) [D/I]: a kernel launched with
+    ``CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION`` on a stream of an ACTIVE capture depends on the KERNEL
+    nodes before it through programmatic edges (from their programmatic port, type PROGRAMMATIC), the
+    Programming Guide's mapping of the attribute to a graph; dependencies on other nodes, and non-full ones, stay
+    as they are. Sets the stream's dependencies and returns the previous list (for the caller to restore if the
+    launch is refused), or ``None`` when the stream does not capture (the launch then orders as usual)."""
+    if capturing_into(stream) is None:
+        return None
+    old = stream.deps
+    stream.deps = [(n, PROGRAMMATIC_ED if n.type == KERNEL and is_full(ed) else ed) for n, ed in old]
+    return old
+
+
 def enqueue_kernel(drv: Work, stream: Stream, call: str, params: KernelParams) -> Node | None:
     """:func:`enqueue` of a kernel launch (``params`` a :class:`~simcuda._core.graph.KernelParams`).
 

@@ -972,11 +972,13 @@ def cuLaunchKernelEx(config: Any, f: Any, kernelParams: Any, extra: Any) -> _Res
     d.require_arg(config is not None, "config", "cuLaunchKernelEx")
     hf = _h(f, _CUfunction)
     c = config._d
-    d.check_launch_attributes([a._raw("id") for a in config.attrs[:c["numAttrs"]]], "cuLaunchKernelEx")
+    attrs = config.attrs[:c["numAttrs"]]
+    d.check_launch_attributes([a._raw("id") for a in attrs], "cuLaunchKernelEx")
     d.check_kernel_extra(_KP.given(kernelParams), extra, "cuLaunchKernelEx")
+    programmatic = any(a._raw("id") == 6 and a.value.programmaticStreamSerializationAllowed for a in attrs)
     d.launch_kernel(hf, (c["gridDimX"], c["gridDimY"], c["gridDimZ"]), (c["blockDimX"], c["blockDimY"], c["blockDimZ"]),
                     c["sharedMemBytes"], int(c["hStream"]), _kernel_args(d, hf, kernelParams, "cuLaunchKernelEx"),
-                    "cuLaunchKernelEx")
+                    "cuLaunchKernelEx", programmatic)
     return _OK
 
 

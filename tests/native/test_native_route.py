@@ -226,3 +226,35 @@ def test_the_context_taking_variants_on_both_routes():
         assert r.returncode == 0, r.stderr
         outs.append(json.loads(r.stdout.strip().splitlines()[-1]))
     assert outs[0] == outs[1] == [0, 0, 0, True, 0, 201, 900]
+
+
+PDL = r'''
+import json, simcuda
+with simcuda.patch(route=ROUTE):
+    from cuda.bindings import driver as cu
+    cu.cuInit(0)
+    cu.cuCtxCreate(None, 0, 0)
+    ptx = b".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k()\n{ ret; }\n"
+    f = cu.cuModuleGetFunction(cu.cuModuleLoadData(ptx)[1], b"k")[1]
+    s = cu.cuStreamCreate(1)[1]
+    a = cu.CUlaunchAttribute()
+    a.id = cu.CUlaunchAttributeID.CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION
+    a.value.programmaticStreamSerializationAllowed = 1
+    c = cu.CUlaunchConfig()
+    c.gridDimX = c.gridDimY = c.gridDimZ = c.blockDimX = c.blockDimY = c.blockDimZ = 1
+    c.hStream = s
+    c.attrs = [a]
+    c.numAttrs = 1
+    cu.cuStreamBeginCapture(s, cu.CUstreamCaptureMode.CU_STREAM_CAPTURE_MODE_GLOBAL)
+    codes = [int(cu.cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, s, None, 0)[0]), int(cu.cuLaunchKernelEx(c, f, None, 0)[0])]
+    g = cu.cuStreamEndCapture(s)[1]
+    eds = cu.cuGraphGetEdges(g, 1)[3]
+    print(json.dumps([codes, [eds[0].from_port, eds[0].to_port, int(eds[0].type)]]))
+'''
+
+
+def test_a_programmatic_launch_makes_the_same_edge_on_both_routes():
+    """cuLaunchKernelEx with PROGRAMMATIC_STREAM_SERIALIZATION after a kernel, captured: a programmatic edge
+    (port 1, type 1) through NVIDIA's binding and through the Python face alike (P-16)."""
+    from .conftest import run_flow
+    assert run_flow(PDL, "native") == run_flow(PDL, "python") == [[0, 0], [1, 0, 1]]

@@ -120,12 +120,13 @@ class ArgumentRules(Work):
     @entry
     def check_launch_attributes(self, ids: list[int], call: str = "cuLaunchKernelEx") -> None:
         """The launch attributes of a CUlaunchConfig: IGNORE (0), COOPERATIVE (2) and PRIORITY (8) are
-        accepted (no effect); CLUSTER_DIMENSION (4) and CLUSTER_SCHEDULING_POLICY_PREFERENCE (5) are accepted
-        on a device with cluster launch (attribute 120, ``DeviceSpec.cluster_launch``; the launch runs as
-        without them: nothing runs on a GPU) and 801 on one without [I]; COOPERATIVE is 801 on a device
-        without cooperative launch (attribute 95) [I]; any other is 801, not simulated (spec 13.B;
-        docs/spec-proposals.md P-67). The device is the current context's (device 0 without one: the launch
-        itself then reports the missing context)."""
+        accepted (no effect); PROGRAMMATIC_STREAM_SERIALIZATION (6) is accepted (in a capture it makes
+        programmatic edges: ``launch_kernel(programmatic=True)``, P-16); CLUSTER_DIMENSION (4) and
+        CLUSTER_SCHEDULING_POLICY_PREFERENCE (5) are accepted on a device with cluster launch (attribute 120,
+        ``DeviceSpec.cluster_launch``; the launch runs as without them: nothing runs on a GPU) and 801 on one
+        without [I]; COOPERATIVE is 801 on a device without cooperative launch (attribute 95) [I]; any other is
+        801, not simulated (spec 13.B; docs/spec-proposals.md P-67). The device is the current context's (device
+        0 without one: the launch itself then reports the missing context)."""
         if not ids:
             return
         spec = self._launch_spec()
@@ -141,7 +142,7 @@ class ArgumentRules(Work):
                 raise DriverError(CUresult.CUDA_ERROR_NOT_SUPPORTED,
                                   f"{call}: launch attribute 2 (cooperative) on a device without cooperative "
                                   "launch (CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH is 0)")
-            if a not in (0, 2, 8):
+            if a not in (0, 2, 6, 8):
                 raise DriverError(CUresult.CUDA_ERROR_NOT_SUPPORTED,
                                   f"{call}: launch attribute {a} is not simulated (spec 13.B)")
 

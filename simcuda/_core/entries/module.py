@@ -325,8 +325,12 @@ class Modules(Work):
 
     @entry
     def launch_kernel(self, hfunc: int, grid: tuple[int, ...], block: tuple[int, ...], shmem: int, h: int,
-                      args: list[Any], call: str = "cuLaunchKernel") -> None:
+                      args: list[Any], call: str = "cuLaunchKernel", programmatic: bool = False) -> None:
         """cuLaunchKernel (and Ex/Cooperative): a KERNEL node during capture, else runs/records now.
+
+        ``programmatic``: the launch carries ``CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION`` with a non-zero
+        value (cuLaunchKernelEx): in a capture its dependencies on kernel nodes are programmatic edges
+        (:func:`simcuda._core.capture.programmatic_deps`, P-16); outside one it runs as any launch.
 
         Errors: 400 bad function; 1 zero or oversized dimensions; capture rules via spec 3.8.
         """
@@ -354,7 +358,13 @@ class Modules(Work):
         if (params is None or params.args is not args or params.grid is not grid or params.block is not block
                 or params.shmem != shmem or params.cooperative is not coop or params.priority is not s.priority):
             params = self._kernel_params(f, s, grid, block, shmem, args, coop)
-        cap.enqueue_kernel(self, s, call, params)
+        old = cap.programmatic_deps(s) if programmatic else None
+        try:
+            cap.enqueue_kernel(self, s, call, params)
+        except DriverError:
+            if old is not None:  # a refused launch leaves the stream's dependencies as they were
+                s.deps = old
+            raise
         self._kernel_launches += 1  # only a launch the stream took (captured, recorded or run)
 
     def launch_kernel_fast(self, hfunc: int, grid: tuple[int, ...], block: tuple[int, ...], shmem: int, h: int,
