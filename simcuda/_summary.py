@@ -14,6 +14,7 @@ import subprocess
 import textwrap
 import weakref
 from collections import Counter
+from collections.abc import Callable
 from typing import Any, TextIO
 
 import attrs
@@ -76,14 +77,29 @@ class FailedCapture:
         why: the end's ``why``.
         culprit: ``graph_<gid>_node_<id>`` of the node that broke the rule (the unjoined node, or the source of a
             dangling half-edge), or ``None`` (an invalidated capture: the call that broke it made no node).
-        dot: the graph as the capture had built it, the culprit drawn red and a red note saying what failed.
+        anchor: the node the note points at when there is no culprit (the origin's last work), or ``None``.
+        graph_dot: the graph's DOT text as the capture had built it.
+        note: what failed (the note's text).
+        dot: :attr:`graph_dot` with the culprit drawn red and the red note (:meth:`drawn`).
     """
 
     capture_id: int
     code: int
     why: str
     culprit: str | None
-    dot: str
+    anchor: str | None
+    graph_dot: str
+    note: str
+
+    @property
+    def dot(self) -> str:
+        """The picture: :meth:`drawn` with the texts as they are."""
+        return self.drawn()
+
+    def drawn(self, text: Callable[[str], str] = str) -> str:
+        """The picture, with ``text`` applied to the graph's DOT and to the note before the note is wrapped (a
+        page that shows addresses as ``0x…`` passes its normaliser, so the wrapping does not depend on them)."""
+        return _failed_dot(text(self.graph_dot), self.capture_id, self.culprit, self.anchor, text(self.note))
 
 
 def _failed_dot(base: str, seq_id: int, culprit: str | None, anchor: str | None, note: str) -> str:
@@ -159,9 +175,7 @@ class Recorder:
         seq_id, base, culprit, anchor, invalidated_by = token
         what = f"capture {seq_id} " + (f"invalidated (901) by {invalidated_by}" if code == 901 else
                                        "unjoined (904)")
-        note = what + ": " + e.why
-        self.failed_captures.append(FailedCapture(seq_id, code, e.why, culprit,
-                                                  _failed_dot(base, seq_id, culprit, anchor, note)))
+        self.failed_captures.append(FailedCapture(seq_id, code, e.why, culprit, anchor, base, what + ": " + e.why))
 
     def _cloned(self, drv: Driver, args: tuple[Any, ...], kwargs: dict[str, Any], result: int, _token: Any) -> None:
         self.clone_of[drv._graph(result).gid] = drv._graph(int(args[0])).gid

@@ -50,21 +50,6 @@ def normalise(text: str) -> str:
     return _HEX.sub("0x…", text)
 
 
-_NOTE = re.compile(r'("capture_\d+_failure" \[[^\]]*label=")((?:[^"\\]|\\.)*)(")')
-
-
-def normalise_dot(dot: str) -> str:
-    """:func:`normalise`, with each failure note re-wrapped after it (an address's width changes the wrapping)."""
-    import textwrap
-
-    def rewrap(m: re.Match[str]) -> str:
-        text = m.group(2).replace("\\n", " ").replace('\\"', '"').replace("\\\\", "\\")
-        text = normalise(" ".join(text.split()))
-        wrapped = textwrap.fill(text, 60).replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
-        return m.group(1) + wrapped + m.group(3)
-    return normalise(_NOTE.sub(rewrap, dot))
-
-
 def _code(path: Path) -> int:
     return int(path.read_text().split('"""', 2)[1][:3])
 
@@ -83,11 +68,11 @@ def run(path: Path) -> tuple[str, str, list[tuple[str, str]]]:
     why = next((r.why for r in drv.error_log if r.code == code), "")
     if not why:
         raise SystemExit(f"{path.name}: no call returned {code}")
-    pictures = [(f"capture_{f.capture_id}_failed", f.dot) for f in _summary.failed_captures(drv)]
+    pictures = [(f"capture_{f.capture_id}_failed", f.drawn(normalise)) for f in _summary.failed_captures(drv)]
     if not pictures:
-        pictures = [(f"graph_{r.gid}", r.dot) for r in _summary.graph_records(drv)]
+        pictures = [(f"graph_{r.gid}", normalise(r.dot)) for r in _summary.graph_records(drv)]
     stem = path.stem
-    return out.getvalue(), why, [(f"{stem}_{name}", normalise_dot(dot)) for name, dot in pictures]
+    return out.getvalue(), why, [(f"{stem}_{name}", dot) for name, dot in pictures]
 
 
 def build() -> tuple[str, dict[str, str]]:

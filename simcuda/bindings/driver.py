@@ -973,9 +973,9 @@ def cuLaunchKernelEx(config: Any, f: Any, kernelParams: Any, extra: Any) -> _Res
     hf = _h(f, _CUfunction)
     c = config._d
     attrs = config.attrs[:c["numAttrs"]]
-    d.check_launch_attributes([a._raw("id") for a in attrs], "cuLaunchKernelEx")
+    programmatic = d.check_launch_attributes([a._raw("id") for a in attrs], "cuLaunchKernelEx",
+                                             [a.value.programmaticStreamSerializationAllowed for a in attrs])
     d.check_kernel_extra(_KP.given(kernelParams), extra, "cuLaunchKernelEx")
-    programmatic = any(a._raw("id") == 6 and a.value.programmaticStreamSerializationAllowed for a in attrs)
     d.launch_kernel(hf, (c["gridDimX"], c["gridDimY"], c["gridDimZ"]), (c["blockDimX"], c["blockDimY"], c["blockDimZ"]),
                     c["sharedMemBytes"], int(c["hStream"]), _kernel_args(d, hf, kernelParams, "cuLaunchKernelEx"),
                     "cuLaunchKernelEx", programmatic)

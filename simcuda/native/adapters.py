@@ -662,11 +662,11 @@ def _launch_kernel_ex(entry: Entry, ptds: bool) -> Callable[..., int]:
         d.require_arg(bool(config), "config", call)
         c = C.CUlaunchConfig.from_address(config)
         attrs = [c.attrs[k] for k in range(c.numAttrs)] if c.numAttrs and c.attrs else []
-        d.check_launch_attributes([a.id for a in attrs], call)
+        programmatic = d.check_launch_attributes([a.id for a in attrs], call,
+                                                 [a.value.programmaticStreamSerializationAllowed for a in attrs])
         kpa = kp or 0
         d.check_kernel_extra(bool(kpa), extra or 0, call)
         args = _packed_args(d, f or 0, kpa) if kpa else []
-        programmatic = any(a.id == 6 and a.value.programmaticStreamSerializationAllowed for a in attrs)
         d.launch_kernel(f or 0, (c.gridDimX, c.gridDimY, c.gridDimZ), (c.blockDimX, c.blockDimY, c.blockDimZ),
                         c.sharedMemBytes, _stream(c.hStream, ptds), args, call, programmatic)
         return 0

@@ -39,8 +39,10 @@ ACCEPTED = [
     ("copy_memory_type", (2, "src", "cuMemcpy2D"), "device"),
     ("copy_memory_type", (4, "src", "cuMemcpy2D"), "unified"),
     ("check_kernel_extra", (True, 0, "cuLaunchKernel"), None),
-    ("check_launch_attributes", ([0, 2, 8], "cuLaunchKernelEx"), None),
-    ("check_launch_attributes", ([4, 5], "cuLaunchKernelEx"), None),  # clusters: the default device has them
+    ("check_launch_attributes", ([0, 2, 8], "cuLaunchKernelEx"), False),
+    ("check_launch_attributes", ([4, 5], "cuLaunchKernelEx"), False),  # clusters: the default device has them
+    ("check_launch_attributes", ([0, 6], "cuLaunchKernelEx", [1, 1]), True),  # programmatic (P-16)
+    ("check_launch_attributes", ([6], "cuLaunchKernelEx", [0]), False),  # attribute 6 with value 0
     ("check_node_type", (12, "cuGraphAddNode"), None),
     ("check_node_type", (13, "cuGraphAddNode"), None),  # CONDITIONAL (P-21)
     ("check_child_ownership", (1, "cuGraphAddNode"), None),

@@ -118,7 +118,8 @@ class ArgumentRules(Work):
                                                              "pass kernelParams")
 
     @entry
-    def check_launch_attributes(self, ids: list[int], call: str = "cuLaunchKernelEx") -> None:
+    def check_launch_attributes(self, ids: list[int], call: str = "cuLaunchKernelEx",
+                                programmatic: list[int] | None = None) -> bool:
         """The launch attributes of a CUlaunchConfig: IGNORE (0), COOPERATIVE (2) and PRIORITY (8) are
         accepted (no effect); PROGRAMMATIC_STREAM_SERIALIZATION (6) is accepted (in a capture it makes
         programmatic edges: ``launch_kernel(programmatic=True)``, P-16); CLUSTER_DIMENSION (4) and
@@ -126,9 +127,13 @@ class ArgumentRules(Work):
         ``DeviceSpec.cluster_launch``; the launch runs as without them: nothing runs on a GPU) and 801 on one
         without [I]; COOPERATIVE is 801 on a device without cooperative launch (attribute 95) [I]; any other is
         801, not simulated (spec 13.B; docs/spec-proposals.md P-67). The device is the current context's (device
-        0 without one: the launch itself then reports the missing context)."""
+        0 without one: the launch itself then reports the missing context).
+
+        ``programmatic``: each attribute's ``value.programmaticStreamSerializationAllowed`` (the union member read
+        for every id). Returns whether the launch is programmatic (attribute 6 with a non-zero value): the
+        ``programmatic`` argument of :meth:`launch_kernel`."""
         if not ids:
-            return
+            return False
         spec = self._launch_spec()
         for a in ids:
             if a in (4, 5):
@@ -145,6 +150,7 @@ class ArgumentRules(Work):
             if a not in (0, 2, 6, 8):
                 raise DriverError(CUresult.CUDA_ERROR_NOT_SUPPORTED,
                                   f"{call}: launch attribute {a} is not simulated (spec 13.B)")
+        return any(a == 6 and v for a, v in zip(ids, programmatic or ()))
 
     def _launch_spec(self) -> Any:
         """The DeviceSpec of the current context's device (device 0's without a current context)."""
