@@ -38,7 +38,8 @@ from .._generated.entry_table import ENTRIES
 from . import _build
 
 __all__ = ["SUPPORTED_BINDINGS", "LIBRARY", "NativeUnavailable", "available", "load", "is_loaded", "index_of",
-           "set_entry", "call_counts", "reset_call_counts", "lookup_count", "set_driver_version"]
+           "set_entry", "set_launch_memo", "set_layout", "memo_hits", "MEMO_MISS", "REPEAT", "call_counts",
+           "reset_call_counts", "lookup_count", "set_driver_version"]
 
 SUPPORTED_BINDINGS = ("13.5",)
 """cuda-bindings releases (``major.minor``; any patch release) whose entry requests the library's table matches:
@@ -181,6 +182,17 @@ def _declare(lib: ctypes.CDLL) -> None:
     lib.simcuda_shutdown.restype = None
     lib.simcuda_source_digest.argtypes = []
     lib.simcuda_source_digest.restype = ctypes.c_char_p
+    lib.simcuda_launch_memo.argtypes = [ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p]
+    lib.simcuda_launch_memo.restype = ctypes.c_void_p
+    lib.simcuda_memo_slots.argtypes = []
+    lib.simcuda_memo_slots.restype = ctypes.c_int
+    lib.simcuda_memo_miss.argtypes = []
+    lib.simcuda_memo_miss.restype = ctypes.c_int
+    lib.simcuda_memo_hits.argtypes = []
+    lib.simcuda_memo_hits.restype = ctypes.c_uint64
+    lib.simcuda_set_layout.argtypes = [ctypes.c_void_p, ctypes.c_uint, ctypes.c_int,
+                                       ctypes.POINTER(ctypes.c_ushort)]
+    lib.simcuda_set_layout.restype = ctypes.c_int
 
 
 def _check_table(lib: ctypes.CDLL) -> None:
@@ -190,6 +202,9 @@ def _check_table(lib: ctypes.CDLL) -> None:
     if table != list(_INDEX):
         raise NativeUnavailable(f"{LIBRARY}'s entry table ({n} entries) is not simcuda._generated.entry_table's "
                                 f"({len(ENTRIES)}); rebuild it (pip install again)")
+    if lib.simcuda_memo_miss() != MEMO_MISS:
+        raise NativeUnavailable(f"{LIBRARY}'s launch memo answers 'miss' with {lib.simcuda_memo_miss()}, not "
+                                f"{MEMO_MISS}; rebuild it (pip install again)")
 
 
 def _loaded() -> ctypes.CDLL:
@@ -226,6 +241,62 @@ def set_entry(index: int, ptds: bool, fn: Any) -> None:
             _keep.pop((index, bool(ptds)), None)
         else:
             _keep[(index, bool(ptds))] = fn
+
+
+#: the C prototype of a launch memo's repeat function: ``int repeat(unsigned serial)``
+REPEAT = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_uint)
+_memo_slots_used = 0
+_memo_keep: dict[int, tuple[Any, Any]] = {}  # memo slot -> its (full, repeat) callbacks, kept for good
+
+
+MEMO_MISS = -1
+"""What a launch memo's repeat function returns to have the library call the entry's full adapter instead
+(the library's ``SIMCUDA_MEMO_MISS``, checked at :func:`load`)."""
+
+
+def set_launch_memo(index: int, ptds: bool, full: Any, repeat: Any) -> bool:
+    """Register entry ``index`` (a ``cuLaunchKernel``-shaped entry) behind the library's launch memo: ``full``
+    is its adapter (a ctypes function pointer of the entry's C signature), ``repeat`` a :data:`REPEAT` function
+    the library calls instead when a call's arguments (the kernelParams items' bytes by the function's layout,
+    :func:`set_layout`) are the bits of the same thread's last call that ``full`` answered ``CUDA_SUCCESS``;
+    it receives the layout's serial and returns a ``CUresult``, or :data:`MEMO_MISS` to have ``full`` called.
+    The memo decides nothing (libcuda.c, "the launch memo"). Returns False, registering ``full`` alone
+    (:func:`set_entry`), when the library's memo slots are all in use."""
+    global _memo_slots_used
+    lib = _loaded()
+    with _lock:
+        k = _memo_slots_used
+        if k < lib.simcuda_memo_slots():
+            _memo_slots_used += 1
+        else:
+            k = -1
+    if k < 0:
+        set_entry(index, ptds, full)
+        return False
+    address = lib.simcuda_launch_memo(k, ctypes.cast(full, ctypes.c_void_p), ctypes.cast(repeat, ctypes.c_void_p))
+    if not address:
+        raise ValueError(f"the library refused memo slot {k}")
+    with _lock:
+        _memo_keep[k] = (full, repeat)  # the memo slot calls them for good, whatever the entry's slot holds
+    set_entry(index, ptds, ctypes.cast(address, type(full)))
+    return True
+
+
+def memo_hits() -> int:
+    """How many calls the launch memo's repeat functions answered (over all threads) since the library loaded."""
+    return int(_loaded().simcuda_memo_hits())
+
+
+def set_layout(handle: int, serial: int, sizes: list[int] | None) -> bool:
+    """Tell the launch memo the byte size of each kernelParams item of launches of function ``handle``
+    (``None``: forget it); ``serial`` (1 .. 2**32-1) is what the repeat function receives for calls compared by
+    it. Returns whether the memo keeps it (at most 32 items, 512 bytes, 4096 functions)."""
+    lib = _loaded()
+    if sizes is None:
+        lib.simcuda_set_layout(handle, serial, -1, None)
+        return False
+    arr = (ctypes.c_ushort * max(len(sizes), 1))(*sizes)
+    return int(lib.simcuda_set_layout(handle, serial, len(sizes), arr)) == 0
 
 
 def call_counts() -> dict[tuple[str, int], int]:

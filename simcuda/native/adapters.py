@@ -582,27 +582,43 @@ def _stream(h: int | None, ptds: bool) -> int:
     return h or (CU_STREAM_PER_THREAD if ptds else 0)
 
 
-#: kernel function handle -> (its Function, its reader of void** arrays): :func:`_packed_args`
-_READERS: dict[int, tuple[Function, _kargs.Reader]] = {}
+#: kernel function handle -> (its Function, its reader of void** arrays, its layout's serial for the launch
+#: memo, 0 for none): :func:`_packed_args`
+_READERS: dict[int, tuple[Function, _kargs.Reader, int]] = {}
+_serials = iter(range(1, 1 << 32))  # the launch memo's layout serials (next() is atomic under the GIL)
 
 
-def _packed_args(d: Any, hf: int, kp: int) -> list[Any]:
+def _reader_of(hf: int, fn: Function) -> tuple[Function, _kargs.Reader, int]:
+    """A new reader for function ``hf`` (kept in :data:`_READERS`, at most 256 functions), with its layout
+    registered for the launch memo (:func:`simcuda.native.set_layout`: the byte size of each parameter)."""
+    from . import is_loaded, set_layout
+
+    if len(_READERS) >= 256:
+        _READERS.clear()
+    read = _kargs.reader(fn.param_types)
+    serial = next(_serials)
+    if not (is_loaded() and set_layout(hf, serial, _kargs.sizes(fn.param_types))):
+        serial = 0  # not remembered: every launch of it is read in full
+    c = _READERS[hf] = (fn, read, serial)
+    return c
+
+
+def _packed_args(d: Any, hf: int, kp: int) -> tuple[list[Any], int]:
     """The arguments of the ``void**`` array at ``kp`` (not NULL) that NVIDIA's binding packed for function
-    ``hf``: the values ``d.packed_kernel_args`` gives, read by the function's reader
-    (:mod:`simcuda.native.kernel_args`, made at its first launch and kept in :data:`_READERS`, at most 256
-    functions), or by ``packed_kernel_args`` itself for no function, a kernel with no parameters or a NULL
-    argument pointer. ``[]`` when ``hf`` is no function (the launch then reports it)."""
+    ``hf``, with the function's layout serial (0: none; see :func:`_launch_kernel`): the values
+    ``d.packed_kernel_args`` gives, read by the function's reader (:mod:`simcuda.native.kernel_args`, made at
+    its first launch by :func:`_reader_of`), or by ``packed_kernel_args`` itself for no function, a kernel
+    with no parameters or a NULL argument pointer. ``[]`` when ``hf`` is no function (the launch then
+    reports it)."""
     c = _READERS.get(hf)
     fn = d._objs.get(hf) if hf else None  # the core's handle table, read as packed_kernel_args reads it
     if fn is not None and fn.__class__ is Function and fn.param_types:
         if c is None or c[0] is not fn:
-            if len(_READERS) >= 256:
-                _READERS.clear()
-            c = _READERS[hf] = (fn, _kargs.reader(fn.param_types))
+            c = _reader_of(hf, fn)
         args = c[1](kp)
         if args is not None:
-            return args
-    return d.packed_kernel_args(hf, kp) or []
+            return args, c[2]
+    return d.packed_kernel_args(hf, kp) or [], 0
 
 
 def _launch_kernel(entry: Entry, ptds: bool) -> Callable[..., int]:
@@ -610,15 +626,34 @@ def _launch_kernel(entry: Entry, ptds: bool) -> Callable[..., int]:
     image's), ``extra`` by the core's rule.
 
     The launch path (issue 9: the native route costs at most the binding's own cost plus the Python face's):
-    the array is read by the function's own reader (:mod:`simcuda.native.kernel_args`: the values
-    ``packed_kernel_args`` gives, read with one ``unpack_from`` per argument, and the list of the last launch
-    again when the bits are the same, so the core reuses its checked parameters as it does for the face), and
-    the launch shape is one pair of tuples per shape, so the launch's identity checks hold. Anything else (no
-    function, a kernel with no parameters, a NULL argument pointer) is read by ``packed_kernel_args``."""
+
+    * the array is read by the function's own reader (:mod:`simcuda.native.kernel_args`: the values
+      ``packed_kernel_args`` gives, read with one ``unpack_from`` per argument, and the list of the last launch
+      again when the bits are the same, so the core reuses its checked parameters as it does for the face), and
+      the launch shape is one pair of tuples per shape, so the launch's identity checks hold. Anything else (no
+      function, a kernel with no parameters, a NULL argument pointer) is read by ``packed_kernel_args``;
+    * the adapter has a ``repeat`` function for the library's launch memo (``libcuda.c``, "the launch memo";
+      installed by :func:`install`): when a call's arguments are, bit for bit, the same thread's last call that
+      answered ``CUDA_SUCCESS``, the library calls ``repeat(serial)`` instead, which makes that call's core
+      call again with the values decoded then, so the core checks everything as for any launch. It answers
+      "miss" (and the library calls the adapter itself) unless the driver is the same and ``serial`` is the
+      serial of the layout those values were read by (a layout registered again under the handle has a new
+      one). Within one driver a handle never names another object (handles are never reused), so the values
+      decoded by the function's types still are its arguments (a function unloaded since is the core's 400,
+      as for any launch). Every successful call of the adapter
+      records its values for the thread (``serial`` 0 when the library cannot compare them), after the core
+      returned, as the library records its bits after the adapter returned: the two records are of the same
+      call, a nested launch on the same thread included.
+    """
+    import threading
+
+    from . import MEMO_MISS as miss
+
     call = entry.name
     shapes: dict[tuple[int, ...], tuple[tuple[int, int, int], tuple[int, int, int]]] = {}  # one pair per shape
     readers = _READERS
     default_stream = CU_STREAM_PER_THREAD if ptds else 0
+    last = threading.local()  # .m: (driver, serial, function handle, grid, block, shmem, stream, args)
 
     def body(f: int | None, gx: int, gy: int, gz: int, bx: int, by: int, bz: int, shmem: int, h: int | None,
              kp: int | None, extra: int | None) -> int:
@@ -629,12 +664,17 @@ def _launch_kernel(entry: Entry, ptds: bool) -> Callable[..., int]:
             if extra:  # the core's rule for a non-NULL extra (with kernelParams too: 1; alone: 801)
                 d.check_kernel_extra(bool(kp), extra, call)
             hf = f or 0
+            serial = 0
             if kp:  # the binding packed the array: read as the driver does
                 # (the core's handle table read directly: this is the launch path)
                 c = readers.get(hf)
-                args = c[1](kp) if c is not None and c[0] is d._objs.get(hf) else None
+                if c is not None and c[0] is d._objs.get(hf):
+                    args = c[1](kp)
+                    serial = c[2]
+                else:
+                    args = None
                 if args is None:
-                    args = _packed_args(d, hf, kp)
+                    args, serial = _packed_args(d, hf, kp)
             else:
                 args = []
             dims = (gx, gy, gz, bx, by, bz)
@@ -643,13 +683,33 @@ def _launch_kernel(entry: Entry, ptds: bool) -> Callable[..., int]:
                 shape = ((gx, gy, gz), (bx, by, bz))
                 if len(shapes) < 64:
                     shapes[dims] = shape
-            d.launch_kernel_fast(hf, shape[0], shape[1], shmem, h or default_stream, args)
+            hs = h or default_stream
+            d.launch_kernel_fast(hf, shape[0], shape[1], shmem, hs, args)
+            last.m = (d, serial, hf, shape[0], shape[1], shmem, hs, args)
             return 0
         except DriverError as e:
             return int(e.code)
         except BaseException:
             return _bug(call)
+
+    def repeat(serial: int) -> int:
+        try:
+            d, serial_, hf, grid, block, shmem, hs, args = last.m
+            if serial != serial_ or d is not _state._current:
+                return miss
+            d.launch_kernel_fast(hf, grid, block, shmem, hs, args)  # type: ignore[union-attr]  # d is a record's
+            return 0
+        except DriverError as e:
+            return int(e.code)
+        except AttributeError as e:
+            if e.obj is last:  # no record on this thread yet
+                return miss
+            return _bug(call)
+        except BaseException:
+            return _bug(call)
+
     body.guarded = True  # type: ignore[attr-defined]
+    body.repeat = repeat  # type: ignore[attr-defined]
     return body
 
 
@@ -666,7 +726,7 @@ def _launch_kernel_ex(entry: Entry, ptds: bool) -> Callable[..., int]:
                                                  [a.value.programmaticStreamSerializationAllowed for a in attrs])
         kpa = kp or 0
         d.check_kernel_extra(bool(kpa), extra or 0, call)
-        args = _packed_args(d, f or 0, kpa) if kpa else []
+        args = _packed_args(d, f or 0, kpa)[0] if kpa else []
         d.launch_kernel(f or 0, (c.gridDimX, c.gridDimY, c.gridDimZ), (c.blockDimX, c.blockDimY, c.blockDimZ),
                         c.sharedMemBytes, _stream(c.hStream, ptds), args, call, programmatic)
         return 0
@@ -743,7 +803,7 @@ def install() -> int:
     slots, before NVIDIA's binding makes its first call (it caches the pointers then). Idempotent; returns
     the number of (entry, slot) pairs served. Raises :class:`simcuda.native.NativeUnavailable` with the reason
     when the library cannot be used here."""
-    from . import load, set_entry
+    from . import REPEAT, load, set_entry, set_launch_memo
 
     global _INSTALLED
     load()
@@ -752,12 +812,22 @@ def install() -> int:
     n = 0
     for i in range(len(ENTRIES)):
         for ptds in (False, True):
-            f = c_function(i, ptds)
-            if f is not None:
-                set_entry(i, ptds, f)
-                n += 1
+            body = adapter(i, ptds)
+            if body is None:
+                continue
+            full = flat_prototype(i)(body)
+            repeat = getattr(body, "repeat", None)
+            if repeat is not None and MEMO:  # the launch memo in front (libcuda.c; _launch_kernel)
+                set_launch_memo(i, ptds, full, REPEAT(repeat))
+            else:
+                set_entry(i, ptds, full)
+            n += 1
     _INSTALLED = n
     return n
 
 
 _INSTALLED = 0
+
+#: whether :func:`install` puts the library's launch memo in front of the adapters that have a ``repeat``
+#: (``SIMCUDA_NATIVE_MEMO=0`` in the environment: never; the adapter then answers every call itself)
+MEMO = os.environ.get("SIMCUDA_NATIVE_MEMO", "1") != "0"

@@ -49,6 +49,12 @@ def formats(param_types: Sequence[str]) -> tuple[str, ...]:
     return tuple(struct_format(t) for t in param_types)
 
 
+def sizes(param_types: Sequence[str]) -> list[int]:
+    """The byte size of each parameter (what a reader reads at each argument pointer): the launch memo's layout
+    (:func:`simcuda.native.set_layout`)."""
+    return [struct.calcsize("=" + f) for f in formats(param_types)]
+
+
 def _factory(fmts: tuple[str, ...]) -> Callable[..., Reader]:
     """The generated maker of readers of signature ``fmts`` (one per signature, made once)."""
     n = len(fmts)

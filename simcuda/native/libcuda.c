@@ -7,7 +7,11 @@
  *     filled by simcuda_set_entry() (from Python: ctypes callbacks, the "adapters");
  *   - for every entry, a "not simulated" stub answering 801 (CUDA_ERROR_NOT_SUPPORTED) that counts its calls;
  *   - cuGetProcAddress_v2 / cuGetProcAddress answering from the table as the real driver does;
- *   - the direct exports C callers and cuda.pathfinder use: cuDriverGetVersion, cuInit, cuGetExportTable.
+ *   - the direct exports C callers and cuda.pathfinder use: cuDriverGetVersion, cuInit, cuGetExportTable;
+ *   - the launch memo: a per-thread record of the last successful call of a cuLaunchKernel-shaped entry, so
+ *     that a call with the same argument bits reaches Python through a one-argument "repeat" function
+ *     instead of the eleven-argument adapter (Python decides whether the repeat stands, and the simulator
+ *     answers it as any call).
  *
  * cuda.bindings resolves all of its entries at its first driver call and caches the pointers. The table hands
  * out trampolines, one per entry and slot, that jump through the slot at every call: an entry registered
@@ -164,6 +168,212 @@ static const forward_fn TRAMPOLINES[2][SIMCUDA_ENTRY_COUNT] = {
 /* From now on every handed-out entry answers CUDA_SUCCESS without calling its slot: called by the Python side
  * when the interpreter starts to finalize, before the callbacks behind the slots stop running. */
 EXPORT void simcuda_shutdown(void) { __atomic_store_n(&shutting_down, 1, __ATOMIC_RELEASE); }
+
+/* ------------------------------------------------------------------ the launch memo */
+
+/* A capture loop calls cuLaunchKernel thousands of times with the same arguments, and the Python adapter's
+ * cost on the native route is mostly crossing into Python with eleven arguments and reading the kernelParams
+ * array again. The memo compares a call's arguments, bit for bit, with the same thread's previous call of
+ * the same memo slot; when they are all the same it calls the slot's "repeat" function (one argument) instead
+ * of its "full" one (the entry's own adapter, with all of them). It decides nothing: the repeat function
+ * (Python) makes the same call into the simulator as the full one did, which checks everything again, and it
+ * may answer SIMCUDA_MEMO_MISS ("call the full function"), as it does whenever what the bits meant then may
+ * differ now. What it knows of the entry is its C ABI only:
+ *   CUresult (CUfunction f, unsigned gridDim x3, unsigned blockDim x3, unsigned sharedMemBytes, CUstream,
+ *             void **kernelParams, void **extra)
+ * and the byte sizes of kernelParams' items, which Python registers per function handle
+ * (simcuda_set_layout) with a serial of its choosing; the serial of the layout a call was compared by is what
+ * the repeat function receives. Only a call with a NULL extra, a non-NULL kernelParams, no NULL item pointer
+ * and a registered layout is remembered, and only after the full function answered CUDA_SUCCESS (after it
+ * returned: a call made inside the full function, on the same thread, is overwritten by the outer one, as
+ * Python's record of it is). */
+#define SIMCUDA_MEMO_SLOTS 2
+#define SIMCUDA_MEMO_MISS (-1)
+#define SIMCUDA_MEMO_PARAMS 32  /* a layout with more items is not remembered */
+#define SIMCUDA_MEMO_BYTES 512  /* nor one whose items need more bytes */
+#define SIMCUDA_LAYOUTS 4096    /* function handles with a layout (open addressing; full: not remembered) */
+#define SIMCUDA_LAYOUT_PROBES 16
+
+typedef CUresult (*launch_fn)(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
+                              unsigned bz, unsigned shmem, void *stream, void **params, void **extra);
+typedef int (*repeat_fn)(unsigned serial);
+
+struct layout {
+    uintptr_t handle; /* 0: empty */
+    unsigned serial;
+    int n;
+    unsigned short sizes[SIMCUDA_MEMO_PARAMS];
+};
+
+struct memo {
+    int valid;
+    unsigned serial;
+    void *f, *stream;
+    unsigned dims[7]; /* grid x3, block x3, shared memory bytes */
+    int n;
+    unsigned short sizes[SIMCUDA_MEMO_PARAMS];
+    unsigned char bytes[SIMCUDA_MEMO_BYTES];
+};
+
+static struct layout layouts[SIMCUDA_LAYOUTS];
+static int layouts_busy; /* a spin lock: held for a copy, never across a call */
+static launch_fn memo_full[SIMCUDA_MEMO_SLOTS];
+static repeat_fn memo_repeat[SIMCUDA_MEMO_SLOTS];
+static __thread struct memo memos[SIMCUDA_MEMO_SLOTS];
+static uint64_t memo_hits; /* calls the repeat function answered (not SIMCUDA_MEMO_MISS) */
+
+static void layouts_lock(void) {
+    while (__atomic_exchange_n(&layouts_busy, 1, __ATOMIC_ACQUIRE))
+        ;
+}
+
+static void layouts_unlock(void) { __atomic_store_n(&layouts_busy, 0, __ATOMIC_RELEASE); }
+
+static unsigned layout_home(uintptr_t handle) {
+    return (unsigned)((handle * 0x9E3779B97F4A7C15ull) >> 52) % SIMCUDA_LAYOUTS;
+}
+
+/* Register (n >= 0) or forget (n < 0) the item sizes of kernelParams for launches of function `handle`.
+ * Returns 0, or -1 when it is not kept (handle 0, too many items or bytes, the table full near its home, or
+ * n < 0): launches of that function are then never remembered. */
+EXPORT int simcuda_set_layout(uintptr_t handle, unsigned serial, int n, const unsigned short *sizes) {
+    if (handle == 0 || n > SIMCUDA_MEMO_PARAMS || (n > 0 && sizes == NULL))
+        return -1;
+    unsigned total = 0;
+    for (int i = 0; i < n; i++)
+        total += sizes[i];
+    int keep = n >= 0 && total <= SIMCUDA_MEMO_BYTES; /* else: forget any older layout of the handle */
+    int rc = keep ? -1 : 0;
+    layouts_lock();
+    unsigned home = layout_home(handle), slot = SIMCUDA_LAYOUTS;
+    for (unsigned k = 0; k < SIMCUDA_LAYOUT_PROBES; k++) {
+        unsigned at = (home + k) % SIMCUDA_LAYOUTS;
+        if (layouts[at].handle == handle) {
+            slot = at;
+            break;
+        }
+        if (layouts[at].handle == 0 && slot == SIMCUDA_LAYOUTS)
+            slot = at;
+    }
+    if (slot < SIMCUDA_LAYOUTS) {
+        struct layout *L = &layouts[slot];
+        if (!keep) {
+            if (L->handle == handle)
+                L->handle = 0; /* a hole is fine: a look-up scans all the probes of its home */
+        } else {
+            L->handle = handle;
+            L->serial = serial;
+            L->n = n;
+            for (int i = 0; i < n; i++)
+                L->sizes[i] = sizes[i];
+            rc = 0;
+        }
+    }
+    layouts_unlock();
+    return keep ? rc : -1;
+}
+
+/* Copy the layout of `handle` into *out: 1, or 0 when it has none. */
+static int layout_of(uintptr_t handle, struct layout *out) {
+    int found = 0;
+    layouts_lock();
+    unsigned home = layout_home(handle);
+    for (unsigned k = 0; k < SIMCUDA_LAYOUT_PROBES; k++) {
+        const struct layout *L = &layouts[(home + k) % SIMCUDA_LAYOUTS];
+        if (L->handle == handle) {
+            *out = *L;
+            found = 1;
+            break;
+        }
+    }
+    layouts_unlock();
+    return found;
+}
+
+/* Whether the call's arguments are the remembered call's, bit for bit. */
+static int memo_same(const struct memo *m, void *f, const unsigned *dims, void *stream, void **params,
+                     void **extra) {
+    if (!m->valid || m->f != f || m->stream != stream || params == NULL || extra != NULL ||
+        memcmp(m->dims, dims, sizeof m->dims) != 0)
+        return 0;
+    const unsigned char *b = m->bytes;
+    for (int i = 0; i < m->n; i++) {
+        if (params[i] == NULL || memcmp(params[i], b, m->sizes[i]) != 0)
+            return 0;
+        b += m->sizes[i];
+    }
+    return 1;
+}
+
+/* Remember the call (one the full function answered CUDA_SUCCESS), or forget the last one. */
+static void memo_store(struct memo *m, void *f, const unsigned *dims, void *stream, void **params, void **extra) {
+    struct layout L;
+    m->valid = 0;
+    if (params == NULL || extra != NULL || !layout_of((uintptr_t)f, &L))
+        return;
+    unsigned char *b = m->bytes;
+    for (int i = 0; i < L.n; i++) {
+        if (params[i] == NULL)
+            return;
+        memcpy(b, params[i], L.sizes[i]);
+        m->sizes[i] = L.sizes[i];
+        b += L.sizes[i];
+    }
+    m->serial = L.serial;
+    m->n = L.n;
+    m->f = f;
+    m->stream = stream;
+    memcpy(m->dims, dims, sizeof m->dims);
+    m->valid = 1;
+}
+
+static CUresult memo_call(int k, void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
+                          unsigned bz, unsigned shmem, void *stream, void **params, void **extra) {
+    struct memo *m = &memos[k];
+    const unsigned dims[7] = {gx, gy, gz, bx, by, bz, shmem};
+    if (memo_same(m, f, dims, stream, params, extra)) {
+        int rc = memo_repeat[k](m->serial);
+        if (rc != SIMCUDA_MEMO_MISS) {
+            __atomic_fetch_add(&memo_hits, 1, __ATOMIC_RELAXED);
+            return rc;
+        }
+    }
+    CUresult rc = memo_full[k](f, gx, gy, gz, bx, by, bz, shmem, stream, params, extra);
+    if (rc == CUDA_SUCCESS)
+        memo_store(m, f, dims, stream, params, extra);
+    else
+        m->valid = 0;
+    return rc;
+}
+
+#define MEMO_ENTRY(k)                                                                                       \
+    static CUresult memo_entry_##k(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, \
+                                   unsigned bz, unsigned shmem, void *stream, void **params, void **extra) {  \
+        return memo_call(k, f, gx, gy, gz, bx, by, bz, shmem, stream, params, extra);                     \
+    }
+MEMO_ENTRY(0)
+MEMO_ENTRY(1)
+#undef MEMO_ENTRY
+static const launch_fn MEMO_ENTRIES[SIMCUDA_MEMO_SLOTS] = {memo_entry_0, memo_entry_1};
+
+/* Give memo slot k its full and repeat functions; returns the function to register as the entry (with
+ * simcuda_set_entry), or NULL for k out of range or a NULL function. Each thread's remembered call of the
+ * slot is forgotten lazily: a slot given new functions compares against calls the old ones answered, so
+ * register a slot once, before its first call. */
+EXPORT void *simcuda_launch_memo(int k, void *full, void *repeat) {
+    if (k < 0 || k >= SIMCUDA_MEMO_SLOTS || full == NULL || repeat == NULL)
+        return NULL;
+    __atomic_store_n(&memo_full[k], (launch_fn)full, __ATOMIC_RELEASE);
+    __atomic_store_n(&memo_repeat[k], (repeat_fn)repeat, __ATOMIC_RELEASE);
+    return (void *)MEMO_ENTRIES[k];
+}
+
+EXPORT int simcuda_memo_slots(void) { return SIMCUDA_MEMO_SLOTS; }
+
+EXPORT int simcuda_memo_miss(void) { return SIMCUDA_MEMO_MISS; }
+
+/* How many calls the memo's repeat functions answered, over all slots and threads. */
+EXPORT uint64_t simcuda_memo_hits(void) { return __atomic_load_n(&memo_hits, __ATOMIC_RELAXED); }
 
 /* ------------------------------------------------------------------ the registration API (Python side) */
 
