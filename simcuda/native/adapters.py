@@ -653,7 +653,8 @@ def _launch_kernel(entry: Entry, ptds: bool) -> Callable[..., int]:
     shapes: dict[tuple[int, ...], tuple[tuple[int, int, int], tuple[int, int, int]]] = {}  # one pair per shape
     readers = _READERS
     default_stream = CU_STREAM_PER_THREAD if ptds else 0
-    last = threading.local()  # .m: (driver, serial, function handle, grid, block, shmem, stream, args)
+    last = threading.local()  # .m: (driver, serial, launch record, stream object, function handle, grid, block,
+    #                                   shmem, stream handle, args): the thread's last successful call
 
     def body(f: int | None, gx: int, gy: int, gz: int, bx: int, by: int, bz: int, shmem: int, h: int | None,
              kp: int | None, extra: int | None) -> int:
@@ -684,8 +685,9 @@ def _launch_kernel(entry: Entry, ptds: bool) -> Callable[..., int]:
                 if len(shapes) < 64:
                     shapes[dims] = shape
             hs = h or default_stream
-            d.launch_kernel_fast(hf, shape[0], shape[1], shmem, hs, args)
-            last.m = (d, serial, hf, shape[0], shape[1], shmem, hs, args)
+            params = d.launch_kernel_fast(hf, shape[0], shape[1], shmem, hs, args)
+            last.m = (d, serial, params, d._objs.get(hs) if params is not None else None, hf, shape[0], shape[1],
+                      shmem, hs, args)
             return 0
         except DriverError as e:
             return int(e.code)
@@ -694,10 +696,13 @@ def _launch_kernel(entry: Entry, ptds: bool) -> Callable[..., int]:
 
     def repeat(serial: int) -> int:
         try:
-            d, serial_, hf, grid, block, shmem, hs, args = last.m
+            d, serial_, params, st, hf, grid, block, shmem, hs, args = last.m
             if serial != serial_ or d is not _state._current:
                 return miss
-            d.launch_kernel_fast(hf, grid, block, shmem, hs, args)  # type: ignore[union-attr]  # d is a record's
+            if params is not None:  # the core's inline path took it: the same objects again
+                d.relaunch_kernel(params, st, hf, hs)  # type: ignore[union-attr]  # d is a record's
+            else:
+                d.launch_kernel_fast(hf, grid, block, shmem, hs, args)  # type: ignore[union-attr]
             return 0
         except DriverError as e:
             return int(e.code)

@@ -368,7 +368,7 @@ class Modules(Work):
         self._kernel_launches += 1  # only a launch the stream took (captured, recorded or run)
 
     def launch_kernel_fast(self, hfunc: int, grid: tuple[int, ...], block: tuple[int, ...], shmem: int, h: int,
-                           args: list[Any]) -> None:
+                           args: list[Any]) -> KernelParams | None:
         """``launch_kernel(hfunc, grid, block, shmem, h, args)``, for the ``cuLaunchKernel`` face: the same call
         with the entry wrapper's work done inline on its common path (no packing of arguments).
 
@@ -376,6 +376,9 @@ class Modules(Work):
         hooks at all (one flag, ``_common``, kept by init, close and add_hook); it takes the lock and records a
         failure as the wrapper does (under ``cuLaunchKernel``), and runs the body inline for a live function
         and stream. Any other case goes through :meth:`launch_kernel` itself (or its body), unchanged.
+
+        Returns the launch record (:class:`KernelParams`) the inline path enqueued, for
+        :meth:`relaunch_kernel`; None when the launch took another path.
         """
         lock = self._lock
         lock.acquire()
@@ -405,13 +408,51 @@ class Modules(Work):
                             params = self._kernel_params(f, s, grid, block, shmem, args, False)
                         cap.enqueue_kernel(self, s, "cuLaunchKernel", params)
                         self._kernel_launches += 1
-                        return
+                        return params
                 _launch_kernel(self, hfunc, grid, block, shmem, h, args)
+                return None
             except DriverError as e:
                 self._record_failure(t, "cuLaunchKernel", e)
                 raise
         finally:
             lock.release()
+
+    def relaunch_kernel(self, params: KernelParams, s: Stream, hfunc: int, h: int) -> None:
+        """``launch_kernel_fast(hfunc, params.grid, params.block, params.shmem, h, params.args)`` again: for a
+        launch whose arguments are, bit for bit, those of an earlier launch for which
+        :meth:`launch_kernel_fast` returned ``params``, ``s`` being the stream ``h`` named then (the native
+        route's launch memo, simcuda/native/adapters.py).
+
+        Within a driver a handle names one object for good (objects are marked destroyed or unloaded, never
+        removed or replaced), so ``hfunc`` and ``h`` still name ``params.func`` and ``s``, and what
+        launch_kernel_fast found of their kinds and contexts then still holds. What can have changed since is
+        checked here as launch_kernel_fast checks it: the thread's path (host function, hooks, a closed
+        driver), the stream destroyed, the module unloaded, the context destroyed or faulted, and the launch
+        record: inline only while ``params`` is still the function's last (no launch of it with other values
+        and no cuFuncSetAttribute since, which resets it) at the stream's priority. Anything else is
+        launch_kernel_fast itself, with the same arguments."""
+        lock = self._lock
+        lock.acquire()
+        try:
+            try:
+                t = self._tls.state
+            except AttributeError:
+                t = None
+            f = params.func
+            if (t is not None and not t.in_host_fn and self._common and f.last_params is params
+                    and not s.destroyed and params.priority is s.priority):
+                ctx = s.ctx
+                if not f.module.unloaded and not ctx.destroyed and ctx.fault is None:
+                    try:
+                        cap.enqueue_kernel(self, s, "cuLaunchKernel", params)
+                    except DriverError as e:
+                        self._record_failure(t, "cuLaunchKernel", e)
+                        raise
+                    self._kernel_launches += 1
+                    return
+        finally:
+            lock.release()
+        self.launch_kernel_fast(hfunc, params.grid, params.block, params.shmem, h, params.args)
 
     def _kernel_params(self, f: Function, s: Stream, grid: tuple[int, ...], block: tuple[int, ...], shmem: int,
                        args: list[Any],
