@@ -653,8 +653,10 @@ def _launch_kernel(entry: Entry, ptds: bool) -> Callable[..., int]:
     shapes: dict[tuple[int, ...], tuple[tuple[int, int, int], tuple[int, int, int]]] = {}  # one pair per shape
     readers = _READERS
     default_stream = CU_STREAM_PER_THREAD if ptds else 0
-    last = threading.local()  # .m: (driver, serial, launch record, stream object, function handle, grid, block,
-    #                                   shmem, stream handle, args): the thread's last successful call
+    # .m, the thread's last successful call: (driver, serial, launch record, stream object, function handle,
+    # stream handle, thread state) when the core's inline path took it, else (driver, serial, None, grid,
+    # block, shmem, stream handle, args, function handle)
+    last = threading.local()
 
     def body(f: int | None, gx: int, gy: int, gz: int, bx: int, by: int, bz: int, shmem: int, h: int | None,
              kp: int | None, extra: int | None) -> int:
@@ -686,8 +688,10 @@ def _launch_kernel(entry: Entry, ptds: bool) -> Callable[..., int]:
                     shapes[dims] = shape
             hs = h or default_stream
             params = d.launch_kernel_fast(hf, shape[0], shape[1], shmem, hs, args)
-            last.m = (d, serial, params, d._objs.get(hs) if params is not None else None, hf, shape[0], shape[1],
-                      shmem, hs, args)
+            if params is not None:  # the core's inline path: what relaunch_kernel needs, resolved once
+                last.m = (d, serial, params, d._objs.get(hs), hf, hs, d._thread())
+            else:
+                last.m = (d, serial, None, shape[0], shape[1], shmem, hs, args, hf)
             return 0
         except DriverError as e:
             return int(e.code)
@@ -696,13 +700,14 @@ def _launch_kernel(entry: Entry, ptds: bool) -> Callable[..., int]:
 
     def repeat(serial: int) -> int:
         try:
-            d, serial_, params, st, hf, grid, block, shmem, hs, args = last.m
-            if serial != serial_ or d is not _state._current:
+            m = last.m
+            d = m[0]
+            if serial != m[1] or d is not _state._current:
                 return miss
-            if params is not None:  # the core's inline path took it: the same objects again
-                d.relaunch_kernel(params, st, hf, hs)  # type: ignore[union-attr]  # d is a record's
+            if m[2] is not None:  # the core's inline path took it: the same objects again
+                d.relaunch_kernel(m[2], m[3], m[4], m[5], m[6])  # type: ignore[union-attr]  # d: a record's
             else:
-                d.launch_kernel_fast(hf, grid, block, shmem, hs, args)  # type: ignore[union-attr]
+                d.launch_kernel_fast(m[8], m[3], m[4], m[5], m[6], m[7])  # type: ignore[union-attr]
             return 0
         except DriverError as e:
             return int(e.code)

@@ -39,7 +39,8 @@ def _setup(capture: bool = True) -> tuple[Driver, dict[str, Any]]:
     grid, block, args = (1, 1, 1), (32, 1, 1), [5]
     params = d.launch_kernel_fast(f, grid, block, 0, s, args)
     assert isinstance(params, KernelParams)
-    return d, {"ctx": ctx, "m": m, "f": f, "s": s, "params": params, "grid": grid, "block": block, "args": args}
+    return d, {"ctx": ctx, "m": m, "f": f, "s": s, "params": params, "grid": grid, "block": block, "args": args,
+               "t": d._thread()}
 
 
 def _observe(d: Driver, o: dict[str, Any], call: Callable[[], Any]) -> list[Any]:
@@ -125,8 +126,8 @@ CASES = {
 
 @pytest.mark.parametrize("case", list(CASES))
 def test_relaunch_answers_what_launch_kernel_fast_answers(case: str) -> None:
-    def relaunch(d: Driver, o: dict[str, Any]) -> None:
-        d.relaunch_kernel(o["params"], d._objs[o["s"]], o["f"], o["s"])
+    def relaunch(d: Driver, o: dict[str, Any]) -> None:  # as the native adapter does: the thread's state kept
+        d.relaunch_kernel(o["params"], d._objs[o["s"]], o["f"], o["s"], o["t"])
 
     def launch(d: Driver, o: dict[str, Any]) -> None:
         p = o["params"]
@@ -158,6 +159,7 @@ def test_relaunch_in_a_host_function_is_refused_as_any_launch() -> None:
 
     def host(_: Any) -> None:
         for fn in (lambda: d.relaunch_kernel(o["params"], d._objs[o["s"]], o["f"], o["s"]),
+                   lambda: d.relaunch_kernel(o["params"], d._objs[o["s"]], o["f"], o["s"], o["t"]),
                    lambda: d.launch_kernel_fast(o["f"], o["grid"], o["block"], 0, o["s"], o["args"])):
             try:
                 fn()
@@ -167,6 +169,6 @@ def test_relaunch_in_a_host_function_is_refused_as_any_launch() -> None:
 
     d.launch_host_func(o["s"], host, None)
     d.stream_synchronize(o["s"])
-    assert len(got) == 2 and got[0] == got[1] != "ok"
+    assert len(got) == 3 and got[0] == got[1] == got[2] != "ok"
     d.close()
     simcuda.reset()

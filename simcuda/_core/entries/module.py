@@ -389,7 +389,7 @@ class Modules(Work):
                 t = None  # not looked up yet on this thread: the wrapper does it
             if t is None or t.in_host_fn or not self._common:  # _common: initialised, not closed, no hooks
                 self.launch_kernel(hfunc, grid, block, shmem, h, args)
-                return
+                return None
             try:
                 # launch_kernel's body for a live function and stream (its checks, none of which fails
                 # for them, and its parameter reuse, inline: keep in step); its own run otherwise
@@ -401,7 +401,7 @@ class Modules(Work):
                     ctx = s.ctx
                     if (not m.unloaded and not ctx.destroyed and ctx.fault is None
                             and (m.is_library or m.ctx is None or m.ctx is ctx)):
-                        params = f.last_params
+                        params: KernelParams | None = f.last_params
                         if (params is None or params.args is not args or params.grid is not grid
                                 or params.block is not block or params.shmem != shmem
                                 or params.cooperative is not False or params.priority is not s.priority):
@@ -417,7 +417,7 @@ class Modules(Work):
         finally:
             lock.release()
 
-    def relaunch_kernel(self, params: KernelParams, s: Stream, hfunc: int, h: int) -> None:
+    def relaunch_kernel(self, params: KernelParams, s: Stream, hfunc: int, h: int, t: Any = None) -> None:
         """``launch_kernel_fast(hfunc, params.grid, params.block, params.shmem, h, params.args)`` again: for a
         launch whose arguments are, bit for bit, those of an earlier launch for which
         :meth:`launch_kernel_fast` returned ``params``, ``s`` being the stream ``h`` named then (the native
