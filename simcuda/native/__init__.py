@@ -292,8 +292,8 @@ def set_layout(handle: int, serial: int, sizes: list[int] | None) -> bool:
     (``None``: forget it); ``serial`` (1 .. 2**32-1) is what the repeat function receives for calls compared by
     it. Returns whether the memo keeps it (at most 32 items, 512 bytes, 4096 functions)."""
     lib = _loaded()
-    if sizes is None:
-        lib.simcuda_set_layout(handle, serial, -1, None)
+    if sizes is None or len(sizes) > 32 or any(not 0 <= n <= 512 for n in sizes) or sum(sizes) > 512:
+        lib.simcuda_set_layout(handle, serial, -1, None)  # (the C side keeps sizes as unsigned short)
         return False
     arr = (ctypes.c_ushort * max(len(sizes), 1))(*sizes)
     return int(lib.simcuda_set_layout(handle, serial, len(sizes), arr)) == 0

@@ -640,10 +640,12 @@ def _launch_kernel(entry: Entry, ptds: bool) -> Callable[..., int]:
       serial of the layout those values were read by (a layout registered again under the handle has a new
       one). Within one driver a handle never names another object (handles are never reused), so the values
       decoded by the function's types still are its arguments (a function unloaded since is the core's 400,
-      as for any launch). Every successful call of the adapter
-      records its values for the thread (``serial`` 0 when the library cannot compare them), after the core
-      returned, as the library records its bits after the adapter returned: the two records are of the same
-      call, a nested launch on the same thread included.
+      as for any launch). Every successful call of the adapter records its values for the thread (``serial``
+      0 when the library cannot compare them), after the core returned, as the library records its bits after
+      the adapter returned: the two records are of the same call, a nested launch on the same thread included.
+      When the core took its inline path the record holds what it resolved (the launch record, the stream
+      object, the thread's state), and the repeat is :meth:`simcuda.Driver.relaunch_kernel`, which checks only
+      what can have changed since.
     """
     import threading
 

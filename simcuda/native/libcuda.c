@@ -237,12 +237,13 @@ static unsigned layout_home(uintptr_t handle) {
  * Returns 0, or -1 when it is not kept (handle 0, too many items or bytes, the table full near its home, or
  * n < 0): launches of that function are then never remembered. */
 EXPORT int simcuda_set_layout(uintptr_t handle, unsigned serial, int n, const unsigned short *sizes) {
-    if (handle == 0 || n > SIMCUDA_MEMO_PARAMS || (n > 0 && sizes == NULL))
+    if (handle == 0 || (n > 0 && sizes == NULL))
         return -1;
     unsigned total = 0;
-    for (int i = 0; i < n; i++)
+    for (int i = 0; i < n && i <= SIMCUDA_MEMO_PARAMS; i++)
         total += sizes[i];
-    int keep = n >= 0 && total <= SIMCUDA_MEMO_BYTES; /* else: forget any older layout of the handle */
+    /* else: forget any older layout of the handle */
+    int keep = n >= 0 && n <= SIMCUDA_MEMO_PARAMS && total <= SIMCUDA_MEMO_BYTES;
     int rc = keep ? -1 : 0;
     layouts_lock();
     unsigned home = layout_home(handle), slot = SIMCUDA_LAYOUTS;
@@ -332,13 +333,14 @@ static CUresult memo_call(int k, void *f, unsigned gx, unsigned gy, unsigned gz,
     struct memo *m = &memos[k];
     const unsigned dims[7] = {gx, gy, gz, bx, by, bz, shmem};
     if (memo_same(m, f, dims, stream, params, extra)) {
-        int rc = memo_repeat[k](m->serial);
+        int rc = __atomic_load_n(&memo_repeat[k], __ATOMIC_ACQUIRE)(m->serial);
         if (rc != SIMCUDA_MEMO_MISS) {
             __atomic_fetch_add(&memo_hits, 1, __ATOMIC_RELAXED);
             return rc;
         }
     }
-    CUresult rc = memo_full[k](f, gx, gy, gz, bx, by, bz, shmem, stream, params, extra);
+    CUresult rc = __atomic_load_n(&memo_full[k], __ATOMIC_ACQUIRE)(f, gx, gy, gz, bx, by, bz, shmem, stream,
+                                                                   params, extra);
     if (rc == CUDA_SUCCESS)
         memo_store(m, f, dims, stream, params, extra);
     else

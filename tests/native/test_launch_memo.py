@@ -226,6 +226,7 @@ out = {
     "33 items": native.set_layout(0x1000, 2, [4] * 33),
     "513 bytes": native.set_layout(0x1000, 3, [513]),
     "32 items, 512 bytes": native.set_layout(0x1000, 4, [16] * 32),
+    "a 70000-byte item": native.set_layout(0x2000, 6, [70000]),
     "forget": native.set_layout(0x1000, 5, None),
     "miss": lib.simcuda_memo_miss(),
     "slots": lib.simcuda_memo_slots(),
@@ -237,11 +238,12 @@ print("OUT=" + json.dumps(out))
 
 
 def test_what_the_layout_table_keeps():
-    """A layout of a NULL handle, more than 32 items or more than 512 bytes is not kept (its launches are
+    """A layout of a NULL handle, more than 32 items or more than 512 bytes (an item too big for the C side's
+    sizes included) is not kept (its launches are
     answered in full), nor a memo slot out of range or with a NULL function; the miss answer is -1."""
     r = subprocess.run([sys.executable, "-c", LAYOUTS], capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stderr
     out = json.loads([x for x in r.stdout.splitlines() if x.startswith("OUT=")][-1][4:])
     assert out == {"zero handle": False, "33 items": False, "513 bytes": False, "32 items, 512 bytes": True,
-                   "forget": False, "miss": native.MEMO_MISS, "slots": 2, "refused slot": None,
-                   "null function": None}
+                   "a 70000-byte item": False, "forget": False, "miss": native.MEMO_MISS, "slots": 2,
+                   "refused slot": None, "null function": None}
