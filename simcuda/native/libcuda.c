@@ -184,13 +184,14 @@ EXPORT void simcuda_shutdown(void) { __atomic_store_n(&shutting_down, 1, __ATOMI
  * and the byte sizes of kernelParams' items, which Python registers per function handle
  * (simcuda_set_layout) with a serial of its choosing; the serial of the layout a call was compared by is what
  * the repeat function receives. Only a call with a NULL extra, a non-NULL kernelParams, no NULL item pointer
- * and a registered layout is remembered, and only after the full function answered CUDA_SUCCESS (after it
- * returned: a call made inside the full function, on the same thread, is overwritten by the outer one, as
- * Python's record of it is). */
+ * and a registered layout is remembered: its bytes are copied before the full function is called, which is
+ * given the copy (memo_take), and kept once it answered CUDA_SUCCESS (after it returned: a call made inside
+ * the full function, on the same thread, is overwritten by the outer one, as Python's record of it is). */
 #define SIMCUDA_MEMO_SLOTS 2
 #define SIMCUDA_MEMO_MISS (-1)
 #define SIMCUDA_MEMO_PARAMS 32  /* a layout with more items is not remembered */
 #define SIMCUDA_MEMO_BYTES 512  /* nor one whose items need more bytes */
+#define SIMCUDA_MEMO_ROOM (SIMCUDA_MEMO_BYTES + 8 * SIMCUDA_MEMO_PARAMS) /* the items, each at a multiple of 8 */
 #define SIMCUDA_LAYOUTS 4096    /* function handles with a layout (open addressing; full: not remembered) */
 #define SIMCUDA_LAYOUT_PROBES 16
 
@@ -212,7 +213,8 @@ struct memo {
     unsigned dims[7]; /* grid x3, block x3, shared memory bytes */
     int n;
     unsigned short sizes[SIMCUDA_MEMO_PARAMS];
-    unsigned char bytes[SIMCUDA_MEMO_BYTES];
+    unsigned used; /* bytes of `bytes` the items take, with their alignment */
+    _Alignas(16) unsigned char bytes[SIMCUDA_MEMO_ROOM];
 };
 
 static struct layout layouts[SIMCUDA_LAYOUTS];
@@ -291,40 +293,65 @@ static int layout_of(uintptr_t handle, struct layout *out) {
     return found;
 }
 
+/* Where item i's bytes start in a memo's buffer: after the previous items, at a multiple of 8 (so an item
+ * read in place through its pointer is aligned as the caller's was, up to 8 bytes). */
+static unsigned item_end(unsigned offset, unsigned size) { return ((offset + 7u) & ~7u) + size; }
+
 /* Whether the call's arguments are the remembered call's, bit for bit. */
 static int memo_same(const struct memo *m, void *f, const unsigned *dims, void *stream, void **params,
                      void **extra) {
     if (!m->valid || m->f != f || m->stream != stream || params == NULL || extra != NULL ||
         memcmp(m->dims, dims, sizeof m->dims) != 0)
         return 0;
-    const unsigned char *b = m->bytes;
+    unsigned offset = 0;
     for (int i = 0; i < m->n; i++) {
-        if (params[i] == NULL || memcmp(params[i], b, m->sizes[i]) != 0)
+        unsigned end = item_end(offset, m->sizes[i]);
+        if (params[i] == NULL || memcmp(params[i], m->bytes + (end - m->sizes[i]), m->sizes[i]) != 0)
             return 0;
-        b += m->sizes[i];
+        offset = end;
     }
     return 1;
 }
 
-/* Remember the call (one the full function answered CUDA_SUCCESS), or forget the last one. */
-static void memo_store(struct memo *m, void *f, const unsigned *dims, void *stream, void **params, void **extra) {
+/* Take the call's arguments into *p (valid, unless the call cannot be remembered: then 0) and point copy[i]
+ * at each item's bytes there. The full function is then given `copy` as its kernelParams, so the values it
+ * decodes are the bytes remembered, whatever the caller's storage holds afterwards (a Python kernel, or
+ * another thread, may change it during the launch): the real driver, too, reads the arguments at the call. */
+static int memo_take(struct memo *p, void **copy, void *f, const unsigned *dims, void *stream, void **params,
+                     void **extra) {
     struct layout L;
-    m->valid = 0;
+    p->valid = 0;
     if (params == NULL || extra != NULL || !layout_of((uintptr_t)f, &L))
-        return;
-    unsigned char *b = m->bytes;
+        return 0;
+    unsigned offset = 0;
     for (int i = 0; i < L.n; i++) {
-        if (params[i] == NULL)
-            return;
-        memcpy(b, params[i], L.sizes[i]);
-        m->sizes[i] = L.sizes[i];
-        b += L.sizes[i];
+        unsigned end = item_end(offset, L.sizes[i]);
+        if (params[i] == NULL || end > SIMCUDA_MEMO_ROOM)
+            return 0;
+        copy[i] = p->bytes + (end - L.sizes[i]);
+        memcpy(copy[i], params[i], L.sizes[i]);
+        p->sizes[i] = L.sizes[i];
+        offset = end;
     }
-    m->serial = L.serial;
-    m->n = L.n;
-    m->f = f;
-    m->stream = stream;
-    memcpy(m->dims, dims, sizeof m->dims);
+    p->serial = L.serial;
+    p->n = L.n;
+    p->f = f;
+    p->stream = stream;
+    memcpy(p->dims, dims, sizeof p->dims);
+    p->used = offset;
+    p->valid = 1;
+    return 1;
+}
+
+static void memo_keep(struct memo *m, const struct memo *p) {
+    m->serial = p->serial;
+    m->f = p->f;
+    m->stream = p->stream;
+    memcpy(m->dims, p->dims, sizeof m->dims);
+    m->n = p->n;
+    memcpy(m->sizes, p->sizes, sizeof m->sizes[0] * (size_t)p->n);
+    memcpy(m->bytes, p->bytes, p->used);
+    m->used = p->used;
     m->valid = 1;
 }
 
@@ -339,10 +366,14 @@ static CUresult memo_call(int k, void *f, unsigned gx, unsigned gy, unsigned gz,
             return rc;
         }
     }
+    /* on this thread's stack: a launch made inside the full function (same thread) takes its own */
+    struct memo pending;
+    void *copy[SIMCUDA_MEMO_PARAMS];
+    int taken = memo_take(&pending, copy, f, dims, stream, params, extra);
     CUresult rc = __atomic_load_n(&memo_full[k], __ATOMIC_ACQUIRE)(f, gx, gy, gz, bx, by, bz, shmem, stream,
-                                                                   params, extra);
-    if (rc == CUDA_SUCCESS)
-        memo_store(m, f, dims, stream, params, extra);
+                                                                   taken ? copy : params, extra);
+    if (rc == CUDA_SUCCESS && taken)
+        memo_keep(m, &pending);
     else
         m->valid = 0;
     return rc;

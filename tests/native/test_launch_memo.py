@@ -149,11 +149,12 @@ def test_the_memo_changes_nothing_but_who_answers():
     hits_on, hits_off = on.pop("hits"), off.pop("hits")
     assert on == off
     assert hits_off == 0
-    # the calls that repeat the same thread's last successful one: 3 "same"; the "again" after "other bytes",
-    # "0.0", "other grid" and "other stream"; 2 "bump"; "f2 again", "f2 unloaded", "s3 again" and "s3
-    # destroyed" (the last two of each answered with the core's error); 3 in each thread (its second launch
-    # of each value). Not: a failed call's repeat, a NULL item, a non-NULL extra, a 40-parameter kernel.
-    assert hits_on == 3 + 4 + 2 + 4 + 6
+    # the calls that repeat the same thread's last successful one, the memo keeping a function's launches from
+    # its second (the first registers its layout): 2 "same"; the "again" after "other bytes", "0.0", "other
+    # grid" and "other stream"; 1 "bump"; "f2 unloaded", "s3 again" and "s3 destroyed" (the unloaded and the
+    # destroyed answered with the core's error); 3 in each thread (its second launch of each value). Not: a
+    # failed call's repeat, a NULL item, a non-NULL extra, a 40-parameter kernel.
+    assert hits_on == 2 + 4 + 1 + 3 + 6
     codes = dict((tag, code) for tag, code in on["log"])
     assert codes["same"] == codes["again"] == codes["bump"] == 0
     assert codes["too much shared memory"] == 1 and codes["extra too"] == 1
@@ -172,6 +173,69 @@ def test_the_memo_changes_nothing_but_who_answers():
         codes_t, args_t = on["threads"][tag]
         assert codes_t == [0] * 6
         assert args_t == [["dptr", val, [float(i // 2), 1.0]] for i in range(6)]
+
+
+STORAGE = r'''
+import ctypes, json, threading, simcuda
+from simcuda import native
+PTX = b".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k(.param .u32 n)\n{ ret; }\n"
+n = ctypes.c_uint32(1)  # the storage kernelParams[0] points at
+seen, mode = [], {"bump": False, "race": False}
+inside, changed = threading.Event(), threading.Event()
+
+@simcuda.kernel("k")
+def k(launch):
+    seen.append(launch.args[0])
+    if mode["bump"]:
+        n.value += 1  # the next launch's value, written during this one
+    if mode["race"]:
+        mode["race"] = False
+        inside.set()
+        changed.wait(10)  # another thread writes the storage while this launch runs
+
+def writer():
+    inside.wait(10)
+    n.value = 10
+    changed.set()
+
+with simcuda.patch(route="native"):
+    from cuda.bindings import driver as d
+    def c(r):
+        assert int(r[0]) == 0, r
+        return r[1] if len(r) == 2 else r[1:]
+    c(d.cuInit(0)); c(d.cuCtxSetCurrent(c(d.cuDevicePrimaryCtxRetain(c(d.cuDeviceGet(0))))))
+    f = c(d.cuModuleGetFunction(c(d.cuModuleLoadData(PTX)), b"k"))
+    kp = (ctypes.c_void_p * 1)(ctypes.addressof(n))
+    L = lambda: c(d.cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, 0, ctypes.addressof(kp), 0))
+    for _ in range(3):
+        L()
+    mode["bump"] = True
+    for _ in range(3):
+        L()
+    mode["bump"], mode["race"] = False, True
+    t = threading.Thread(target=writer)
+    t.start()
+    L()  # n is 4 when called; 10 once it returns
+    t.join()
+    L()
+    print("OUT=" + json.dumps({"seen": seen, "hits": native.memo_hits()}))
+'''
+
+
+def test_a_launch_reads_its_arguments_when_called():
+    """The memo takes the argument bytes before the adapter decodes them, and the adapter decodes that copy:
+    a Python kernel that writes its own argument's storage, or another thread writing it during a launch,
+    leaves the next launch with the new value, as without the memo (found by a fresh tester: the memo once
+    took the bytes after the launch and paired them with the values read before)."""
+    outs = []
+    for memo in ("1", "0"):
+        r = subprocess.run([sys.executable, "-c", STORAGE], capture_output=True, text=True, timeout=60,
+                           env={**os.environ, "SIMCUDA_NATIVE_MEMO": memo})
+        assert r.returncode == 0, r.stdout + r.stderr
+        outs.append(json.loads([x for x in r.stdout.splitlines() if x.startswith("OUT=")][-1][4:]))
+    on, off = outs
+    assert on["seen"] == off["seen"] == [1, 1, 1, 1, 2, 3, 4, 10]
+    assert off["hits"] == 0 and on["hits"] == 2  # the third and fourth launches of 1
 
 
 KEEP = r'''
@@ -210,11 +274,11 @@ def test_the_memo_outlives_its_entry_slot():
     """Putting another function in the entry's slot and the memo's entry back leaves the memo's callbacks
     alive (a freed ctypes callback would crash the process): the stub answers 801 meanwhile, and the memo
     answers repeats again afterwards (the launch after it is a repeat of the one before the stub: the stub's
-    801 went past the memo)."""
+    801 went past the memo; the first launch registered the function's layout, the second was kept)."""
     r = subprocess.run([sys.executable, "-c", KEEP], capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stdout + r.stderr
     out = json.loads([x for x in r.stdout.splitlines() if x.startswith("OUT=")][-1][4:])
-    assert out == {"codes": [0, 0, 801, 0, 0], "hits": 3}
+    assert out == {"codes": [0, 0, 801, 0, 0], "hits": 2}
 
 
 LAYOUTS = r'''
