@@ -255,7 +255,8 @@ def summary_text(drv: Driver, title: str = "", explained: bool = False) -> str:
                      f"{len(r.edges)} edge{'s' if len(r.edges) != 1 else ''}"
                      + (f", launched {runs} time{'s' if runs != 1 else ''}" if runs else ""))
     lines.append(f"  graph launches: {st.get('graph_launches', 0)}")
-    lines.append(f"  kernel launch calls (cuLaunchKernel and friends, captured or not): {st.get('kernel_launches', 0)}")
+    lines.append("  kernel launches taken (cuLaunchKernel and friends, captured or not; not the refused): "
+                 f"{st.get('kernel_launches', 0)}")
     missing = drv.kernels_without_implementation
     if missing:
         shown = ", ".join(f"{name} ({n} run{'s' if n != 1 else ''})" for name, n in sorted(missing.items()))

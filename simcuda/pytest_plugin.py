@@ -298,7 +298,7 @@ def pytest_terminal_summary(terminalreporter: Any, config: Any) -> None:
              if workers else s.scope or s.scope_asked)
     tr.write_line(f"route: {s.route}; driver scope: {scope}; devices: {s.devices}")
     tr.write_line(f"captures: {rep['captures_begun']} begun, {rep['captures_ended']} ended; graphs: {rep['graphs']}; "
-                  f"graph launches: {rep['graph_launches']}; kernel launch calls: {rep['kernel_launches']}")
+                  f"graph launches: {rep['graph_launches']}; kernel launches taken: {rep['kernel_launches']}")
     for key, title in (("not_simulated", "calls answered 801 (not simulated)"),
                        ("no_kernel", "kernels that ran with no Python implementation (recorded only)")):
         if rep[key]:

@@ -96,7 +96,7 @@ def test_an_unchanged_bindings_suite_passes_with_only_the_option(tmp_path, route
     r = pytest_run(proj, "--simcuda", *(["--simcuda-route", "python"] if route == "python" else []))
     assert r.returncode == 0 and "7 passed" in r.stdout, r.stdout[-3000:] + r.stderr[-3000:]
     assert f"route: {route}; driver scope: test; devices: 1" in r.stdout
-    assert "captures: 2 begun, 2 ended; graphs: 1; graph launches: 3; kernel launch calls: 7" in r.stdout
+    assert "captures: 2 begun, 2 ended; graphs: 1; graph launches: 3; kernel launches taken: 7" in r.stdout
 
 
 def test_without_the_option_the_same_suite_meets_the_missing_gpu(tmp_path):
@@ -113,7 +113,7 @@ def test_the_bindings_suite_under_xdist_and_random_order(tmp_path):
     r = pytest_run(proj, "--simcuda", "-n", "2", "-p", "randomly")
     assert r.returncode == 0 and "7 passed" in r.stdout, r.stdout[-3000:] + r.stderr[-3000:]
     assert "driver scope: test (2 workers)" in r.stdout
-    assert "captures: 2 begun, 2 ended; graphs: 1; graph launches: 3; kernel launch calls: 7" in r.stdout
+    assert "captures: 2 begun, 2 ended; graphs: 1; graph launches: 3; kernel launches taken: 7" in r.stdout
 
 
 @pytest.mark.skipif(not NATIVE_OK, reason=f"native route: {native.available()[1]}")
@@ -126,7 +126,7 @@ def test_an_unchanged_cuda_core_suite_passes_on_the_native_route(tmp_path, extra
     r = pytest_run(proj, "--simcuda", *extra)
     assert r.returncode == 0 and "5 passed" in r.stdout, r.stdout[-3000:] + r.stderr[-3000:]
     assert "route: native; driver scope: session" in r.stdout
-    assert "captures: 1 begun, 1 ended; graphs: 1; graph launches: 2; kernel launch calls: 11" in r.stdout
+    assert "captures: 1 begun, 1 ended; graphs: 1; graph launches: 2; kernel launches taken: 11" in r.stdout
 
 
 OPTIONS_SUITE = '''
