@@ -726,21 +726,37 @@ def _launch_kernel(entry: Entry, ptds: bool) -> Callable[..., int]:
 
 
 def _launch_kernel_ex(entry: Entry, ptds: bool) -> Callable[..., int]:
-    """cuLaunchKernelEx ``(const CUlaunchConfig *config, CUfunction f, void **kernelParams, void **extra)``."""
+    """cuLaunchKernelEx ``(const CUlaunchConfig *config, CUfunction f, void **kernelParams, void **extra)``: the
+    config read through its ctypes layout, its attributes checked by the core, the array read as for
+    cuLaunchKernel (:func:`_packed_args`). As in :func:`_launch_kernel`, the launch shape is one pair of tuples
+    per shape (so the core reuses its launch record by identity), and the core's checks of a NULL config, a
+    non-NULL ``extra`` and the attributes are called only when there is something to check (with none they
+    answer nothing and change nothing)."""
     call = entry.name
+    shapes: dict[tuple[int, ...], tuple[tuple[int, int, int], tuple[int, int, int]]] = {}  # one pair per shape
 
     def body(config: Any, f: int | None, kp: Any, extra: Any) -> int:
         d = _drv()
-        d.require_arg(bool(config), "config", call)
+        if not config:
+            d.require_arg(False, "config", call)
         c = C.CUlaunchConfig.from_address(config)
-        attrs = [c.attrs[k] for k in range(c.numAttrs)] if c.numAttrs and c.attrs else []
-        programmatic = d.check_launch_attributes([a.id for a in attrs], call,
-                                                 [a.value.programmaticStreamSerializationAllowed for a in attrs])
+        programmatic = False
+        if c.numAttrs and c.attrs:
+            attrs = [c.attrs[k] for k in range(c.numAttrs)]
+            programmatic = d.check_launch_attributes([a.id for a in attrs], call,
+                                                     [a.value.programmaticStreamSerializationAllowed for a in attrs])
         kpa = kp or 0
-        d.check_kernel_extra(bool(kpa), extra or 0, call)
+        if extra:
+            d.check_kernel_extra(bool(kpa), extra, call)
         args = _packed_args(d, f or 0, kpa)[0] if kpa else []
-        d.launch_kernel(f or 0, (c.gridDimX, c.gridDimY, c.gridDimZ), (c.blockDimX, c.blockDimY, c.blockDimZ),
-                        c.sharedMemBytes, _stream(c.hStream, ptds), args, call, programmatic)
+        dims = (c.gridDimX, c.gridDimY, c.gridDimZ, c.blockDimX, c.blockDimY, c.blockDimZ)
+        shape = shapes.get(dims)
+        if shape is None:
+            shape = (dims[:3], dims[3:])
+            if len(shapes) < 64:
+                shapes[dims] = shape
+        d.launch_kernel(f or 0, shape[0], shape[1], c.sharedMemBytes, _stream(c.hStream, ptds), args, call,
+                        programmatic)
         return 0
     return body
 

@@ -258,3 +258,55 @@ def test_a_programmatic_launch_makes_the_same_edge_on_both_routes():
     (port 1, type 1) through NVIDIA's binding and through the Python face alike (P-16)."""
     from .conftest import run_flow
     assert run_flow(PDL, "native") == run_flow(PDL, "python") == [[0, 0], [1, 0, 1]]
+
+
+LAUNCH_EX = r'''
+import ctypes, json, simcuda
+with simcuda.patch(route=ROUTE) as drv:
+    from cuda.bindings import driver as cu
+    out = {"uninitialised": int(cu.cuLaunchKernelEx(cu.CUlaunchConfig(), 0, None, 0)[0])}
+    cu.cuInit(0)
+    cu.cuCtxCreate(None, 0, 0)
+    ptx = b".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k(.param .u32 n)\n{ ret; }\n"
+    f = cu.cuModuleGetFunction(cu.cuModuleLoadData(ptx)[1], b"k")[1]
+    s = cu.cuStreamCreate(1)[1]
+    def config(*attrs):
+        c = cu.CUlaunchConfig()
+        c.gridDimX = c.gridDimY = c.gridDimZ = c.blockDimY = c.blockDimZ = 1
+        c.blockDimX = 32
+        c.hStream = s
+        c.attrs = list(attrs)
+        c.numAttrs = len(attrs)
+        return c
+    def attr(i):
+        a = cu.CUlaunchAttribute()
+        a.id = cu.CUlaunchAttributeID(i)
+        return a
+    args = ((5,), (ctypes.c_uint,))
+    n = ctypes.c_uint(5)
+    arr = (ctypes.c_void_p * 1)(ctypes.addressof(n))
+    cu.cuStreamBeginCapture(s, cu.CUstreamCaptureMode.CU_STREAM_CAPTURE_MODE_RELAXED)
+    out["null config"] = int(cu.cuLaunchKernelEx(None, f, args, 0)[0])
+    out["extra and params"] = int(cu.cuLaunchKernelEx(config(), f, args, ctypes.addressof(arr))[0])
+    out["attribute not simulated"] = int(cu.cuLaunchKernelEx(config(attr(1)), f, args, 0)[0])
+    out["priority attribute"] = int(cu.cuLaunchKernelEx(config(attr(8)), f, args, 0)[0])
+    out["repeats"] = [int(cu.cuLaunchKernelEx(config(), f, args, 0)[0]) for _ in range(3)]
+    g = cu.cuStreamEndCapture(s)[1]
+    nodes = drv._graph(int(g)).live_nodes()
+    out["nodes"] = [[list(nd.params.args), list(nd.params.grid), list(nd.params.block)] for nd in nodes]
+    out["one record"] = [nd.params is nodes[1].params for nd in nodes[1:]]
+print(json.dumps(out))
+'''
+
+
+def test_launch_kernel_ex_answers_alike_on_both_routes():
+    """cuLaunchKernelEx's cases through NVIDIA's binding and through the Python face: not initialised (3), a
+    NULL config (1), extra with kernelParams (1), an attribute not simulated (801), PRIORITY accepted, and
+    repeated launches captured with one launch record (the core reuses it on both routes)."""
+    from .conftest import run_flow
+    native, python = run_flow(LAUNCH_EX, "native"), run_flow(LAUNCH_EX, "python")
+    assert native == python
+    assert native["uninitialised"] == 3 and native["null config"] == 1 and native["extra and params"] == 1
+    assert native["attribute not simulated"] == 801 and native["priority attribute"] == 0
+    assert native["repeats"] == [0, 0, 0]
+    assert native["nodes"] == [[[5], [1, 1, 1], [32, 1, 1]]] * 4 and native["one record"] == [True] * 3
