@@ -153,13 +153,14 @@ def test_relaunch_reuses_the_record_and_counts_the_launch() -> None:
 
 def test_relaunch_in_a_host_function_is_refused_as_any_launch() -> None:
     """From inside a host function the repeat takes launch_kernel_fast's path, which refuses it (spec: no
-    driver call in a host function)."""
+    driver call in a host function), with the thread's state looked up or given (the native record is per
+    thread, so the state it keeps is the calling thread's)."""
     d, o = _setup(capture=False)
     got: list[Any] = []
 
     def host(_: Any) -> None:
         for fn in (lambda: d.relaunch_kernel(o["params"], d._objs[o["s"]], o["f"], o["s"]),
-                   lambda: d.relaunch_kernel(o["params"], d._objs[o["s"]], o["f"], o["s"], o["t"]),
+                   lambda: d.relaunch_kernel(o["params"], d._objs[o["s"]], o["f"], o["s"], d._thread()),
                    lambda: d.launch_kernel_fast(o["f"], o["grid"], o["block"], 0, o["s"], o["args"])):
             try:
                 fn()

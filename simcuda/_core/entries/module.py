@@ -430,14 +430,17 @@ class Modules(Work):
         driver), the stream destroyed, the module unloaded, the context destroyed or faulted, and the launch
         record: inline only while ``params`` is still the function's last (no launch of it with other values
         and no cuFuncSetAttribute since, which resets it) at the stream's priority. Anything else is
-        launch_kernel_fast itself, with the same arguments."""
+        launch_kernel_fast itself, with the same arguments. ``t``: the calling thread's state (:meth:`_thread`)
+        when the caller kept it from the first call (a thread's state in a driver is one object for the
+        thread's life); None looks it up."""
         lock = self._lock
         lock.acquire()
         try:
-            try:
-                t = self._tls.state
-            except AttributeError:
-                t = None
+            if t is None:
+                try:
+                    t = self._tls.state
+                except AttributeError:
+                    t = None
             f = params.func
             if (t is not None and not t.in_host_fn and self._common and f.last_params is params
                     and not s.destroyed and params.priority is s.priority):
