@@ -900,10 +900,12 @@ def cuLaunchKernel(f: Any, gridDimX: Any, gridDimY: Any, gridDimZ: Any, blockDim
         if sharedMemBytes.__class__ is not int or sharedMemBytes < 0 or sharedMemBytes >> 32:
             sharedMemBytes = _u(sharedMemBytes)
     else:
-        try:
+        t = int
+        if (type(gridDimX) is t and type(gridDimY) is t and type(gridDimZ) is t and type(blockDimX) is t
+                and type(blockDimY) is t and type(blockDimZ) is t and type(sharedMemBytes) is t):
             v = gridDimX | gridDimY | gridDimZ | blockDimX | blockDimY | blockDimZ | sharedMemBytes
-        except TypeError:
-            v = -1
+        else:
+            v = -1  # a bool, an int enum, a numpy integer...: converted to a plain int, as the wrapper does
         if v < 0 or v >> 32:  # not plain unsigned ints: convert each as the wrapper does (OverflowError texts)
             gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes = map(
                 _u, (gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes))

@@ -46,7 +46,10 @@ from typing import Any
 from .. import _state
 from .._core.api import API, VARIANTS, Api
 from .._core.errors import DriverError
+from .._core.kernels import DECLARED
+from .._core.module import merge_param_types
 from .._core.objects import POOL_ATTR_U64, Function
+from .._core.param_types import Unsized
 from .._generated import cydriver_ctypes as C
 from .._generated.entry_table import ENTRIES, Entry
 from . import kernel_args as _kargs
@@ -595,12 +598,23 @@ def _reader_of(hf: int, fn: Function) -> tuple[Function, _kargs.Reader, int]:
 
     if len(_READERS) >= 256:
         _READERS.clear()
-    read = _kargs.reader(fn.param_types)
+    types = merge_param_types(fn.param_types, DECLARED.get(fn.name))  # as the core reads (simcuda.kernel params)
+    try:
+        read: _kargs.Reader = _kargs.reader(types)
+    except Unsized:  # the core reads it (and answers 801 for what it cannot size)
+        none: tuple[Function, _kargs.Reader, int] = (fn, _no_reader, 0)
+        _READERS[hf] = none
+        return none
     serial = next(_serials)
-    if not (is_loaded() and set_layout(hf, serial, _kargs.sizes(fn.param_types))):
+    if not (is_loaded() and set_layout(hf, serial, _kargs.sizes(types))):
         serial = 0  # not remembered: every launch of it is read in full
     c = _READERS[hf] = (fn, read, serial)
     return c
+
+
+def _no_reader(kp: int) -> None:
+    """The reader of a function whose parameters cannot all be sized: none (the core's packed_kernel_args)."""
+    return None
 
 
 def _packed_args(d: Any, hf: int, kp: int) -> tuple[list[Any], int]:
@@ -731,23 +745,25 @@ def _launch_kernel_ex(entry: Entry, ptds: bool) -> Callable[..., int]:
     cuLaunchKernel (:func:`_packed_args`). As in :func:`_launch_kernel`, the launch shape is one pair of tuples
     per shape (so the core reuses its launch record by identity), and the core's checks of a NULL config, a
     non-NULL ``extra`` and the attributes are called only when there is something to check (with none they
-    answer nothing and change nothing)."""
+    answer nothing and change nothing), unless the driver is off its common path (``Driver._common``: hooks
+    registered, not initialised, closed): then every one, as the Python face calls them, so a hook sees them."""
     call = entry.name
     shapes: dict[tuple[int, ...], tuple[tuple[int, int, int], tuple[int, int, int]]] = {}  # one pair per shape
 
     def body(config: Any, f: int | None, kp: Any, extra: Any) -> int:
         d = _drv()
-        if not config:
-            d.require_arg(False, "config", call)
+        every = not d._common  # hooks (or a closed driver...): the face's calls, every one, for what they see
+        if every or not config:
+            d.require_arg(bool(config), "config", call)
         c = C.CUlaunchConfig.from_address(config)
         programmatic = False
-        if c.numAttrs and c.attrs:
-            attrs = [c.attrs[k] for k in range(c.numAttrs)]
+        if every or (c.numAttrs and c.attrs):
+            attrs = [c.attrs[k] for k in range(c.numAttrs)] if c.numAttrs and c.attrs else []
             programmatic = d.check_launch_attributes([a.id for a in attrs], call,
                                                      [a.value.programmaticStreamSerializationAllowed for a in attrs])
         kpa = kp or 0
-        if extra:
-            d.check_kernel_extra(bool(kpa), extra, call)
+        if every or extra:
+            d.check_kernel_extra(bool(kpa), extra or 0, call)
         args = _packed_args(d, f or 0, kpa)[0] if kpa else []
         dims = (c.gridDimX, c.gridDimY, c.gridDimZ, c.blockDimX, c.blockDimY, c.blockDimZ)
         shape = shapes.get(dims)

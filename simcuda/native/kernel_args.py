@@ -31,12 +31,14 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from .._core.module import struct_format
+from .._core.param_types import bf16_value
 
 #: the process's address space as bytes: offset ``a`` is address ``a`` (read only by ``unpack_from``)
 MEMORY = memoryview((ctypes.c_ubyte * sys.maxsize).from_address(0))
 
-#: the format a ``float`` or ``double`` argument's bits are compared by
-_BITS = {"f": "I", "d": "Q"}
+#: the format a floating-point argument's bits are compared by (``float``, ``double``, ``__half``,
+#: ``__nv_bfloat16``: a value compare would take ``-0.0`` for ``0.0``)
+_BITS = {"f": "I", "d": "Q", "e": "H", "bf16": "H"}
 
 _factories: dict[tuple[str, ...], Callable[..., Callable[[int], list[Any] | None]]] = {}
 _lock = threading.Lock()
@@ -52,7 +54,7 @@ def formats(param_types: Sequence[str]) -> tuple[str, ...]:
 def sizes(param_types: Sequence[str]) -> list[int]:
     """The byte size of each parameter (what a reader reads at each argument pointer): the launch memo's layout
     (:func:`simcuda.native.set_layout`)."""
-    return [struct.calcsize("=" + f) for f in formats(param_types)]
+    return [struct.calcsize("=" + _BITS.get(f, f)) for f in formats(param_types)]
 
 
 def _factory(fmts: tuple[str, ...]) -> Callable[..., Reader]:
@@ -60,7 +62,8 @@ def _factory(fmts: tuple[str, ...]) -> Callable[..., Reader]:
     n = len(fmts)
     ptrs = ", ".join(f"a{i}" for i in range(n)) + ("," if n == 1 else "")
     keys = "".join(f"k{i}(mv, a{i}), " for i in range(n))
-    values = ", ".join(f"v{i}(mv, a{i})[0]" if fmts[i] in _BITS else f"key[{i}][0]" for i in range(n))
+    values = ", ".join(f"bf16_value(key[{i}][0])" if fmts[i] == "bf16" else
+                       f"v{i}(mv, a{i})[0]" if fmts[i] in _BITS else f"key[{i}][0]" for i in range(n))
     params = "".join(f", k{i}, v{i}" for i in range(n))
     src = (f"def make(mv, pointers{params}):\n"
            f"    last = ((), None)\n"
@@ -77,7 +80,7 @@ def _factory(fmts: tuple[str, ...]) -> Callable[..., Reader]:
            f"        last = (key, args)\n"
            f"        return args\n"
            f"    return read\n")
-    scope: dict[str, Any] = {}
+    scope: dict[str, Any] = {"bf16_value": bf16_value}
     exec(compile(src, f"<simcuda kernel-argument reader {''.join(fmts)}>", "exec"), scope)
     return scope["make"]  # type: ignore[no-any-return]
 
@@ -87,7 +90,9 @@ def reader(param_types: Sequence[str]) -> Reader:
 
     ``reader(kp)`` reads the array at address ``kp`` and returns the argument values as a list (the same list
     as its last call's when the bits are the same), or None when an argument pointer is NULL. Each kernel
-    function has a reader of its own (its last read is its own)."""
+    function has a reader of its own (its last read is its own). Raises
+    :class:`simcuda._core.param_types.Unsized` for a type that cannot be sized (the caller then leaves the
+    array to the core, which answers 801 for it)."""
     fmts = formats(param_types)
     if not fmts:
         raise ValueError("a kernel with no parameters has nothing to read")
@@ -96,6 +101,7 @@ def reader(param_types: Sequence[str]) -> Reader:
         if make is None:
             make = _factories[fmts] = _factory(fmts)
     unpackers: list[Any] = []
-    for f in fmts:
-        unpackers += [struct.Struct("=" + _BITS.get(f, f)).unpack_from, struct.Struct("=" + f).unpack_from]
+    for f in fmts:  # (a bfloat16's value is made from its bits: its second unpacker is never called)
+        unpackers += [struct.Struct("=" + _BITS.get(f, f)).unpack_from,
+                      struct.Struct("=" + (f if f != "bf16" else "H")).unpack_from]
     return make(MEMORY, struct.Struct(f"{len(fmts)}P").unpack_from, *unpackers)

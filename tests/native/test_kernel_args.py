@@ -161,3 +161,17 @@ def test_launches_record_the_same_arguments_on_both_routes():
                                   [p, 10, [-1.0, -1.0]], [p, 10, [-1.0, -1.0]]]
     assert native_out["grids"][6] == [2, 1, 1]
     assert native_out["shared"] == [1, 5, 9]
+
+
+def test_half_and_bfloat16_are_read_and_compared_by_their_bits():
+    """A ``__half`` is compared by its bits (``-0.0`` after ``0.0`` is a new list), and a ``__nv_bfloat16`` is
+    read as the core reads it (the top half of a float32)."""
+    r = kernel_args.reader(["__half", "__nv_bfloat16"])
+    cells = [ctypes.c_uint16(0x0000), ctypes.c_uint16(0x3F80)]  # +0.0, 1.0
+    arr = (ctypes.c_void_p * 2)(*[ctypes.addressof(c) for c in cells])
+    first = r(ctypes.addressof(arr))
+    assert _signs(first) == [(0.0, 1.0), (1.0, 1.0)]
+    cells[0].value = 0x8000  # -0.0
+    second = r(ctypes.addressof(arr))
+    assert second is not first and _signs(second) == [(0.0, -1.0), (1.0, 1.0)]
+    assert kernel_args.sizes(["__half", "__nv_bfloat16", "double", "char[12]"]) == [2, 2, 8, 12]
