@@ -661,6 +661,22 @@ SPECS.update({
     "anon_struct23": [("compressionType", *_U8), ("gpuDirectRDMACapable", *_U8), ("usage", "u", 16)],
 })
 
+# CUlaunchAttributeValue (cuLaunchKernelEx's attributes, kernel node and stream attributes): the cluster shapes are
+# nested structs (the real names of their nameless types: anon_struct1 / anon_struct4); the other members stay
+# placeholder fields, as the launch reads only programmaticStreamSerializationAllowed
+_LAUNCH_VALUE = ("accessPolicyWindow", "clusterDim", "clusterSchedulingPolicyPreference", "cooperative",
+                 "deviceUpdatableKernelNode", "launchCompletionEvent", "memSyncDomain", "memSyncDomainMap",
+                 "nvlinkUtilCentricScheduling", "pad", "portableClusterSizeMode", "preferredClusterDim", "priority",
+                 "programmaticEvent", "programmaticStreamSerializationAllowed", "sharedMemCarveout",
+                 "sharedMemoryMode", "syncPolicy")
+_CLUSTER_SHAPES = {"clusterDim": "anon_struct1", "preferredClusterDim": "anon_struct4"}
+SPECS.update({
+    "CUlaunchAttributeValue_union": [(n, "s", _CLUSTER_SHAPES[n]) if n in _CLUSTER_SHAPES else (n, "any", None)
+                                     for n in _LAUNCH_VALUE],
+    "anon_struct1": [("x", *_U32), ("y", *_U32), ("z", *_U32)],
+    "anon_struct4": [("x", *_U32), ("y", *_U32), ("z", *_U32)],
+})
+
 # 3D batched copies (topic: batch3d): CUDA_MEMCPY3D_BATCH_OP and its nested operands (cuMemcpy3DBatchAsync); the
 # real names of the nameless union ``op`` and its members ``ptr`` / ``array`` are anon_union16 / anon_struct24 / 25
 SPECS.update({

@@ -410,3 +410,36 @@ def test_launch_dimensions_of_other_integer_types_alike_on_both_routes():
     assert native["seen"] == [[["int"] * 6, [3, 1, 1, 1, 1, 1]]]
     assert native["node"] == ["int", 3, "int", 1]
     assert native["too big"] == "value too large to convert to unsigned int"
+
+
+CLUSTER = r'''
+import json, simcuda
+with simcuda.patch(route=ROUTE):
+    from cuda.bindings import driver as d
+    a = d.CUlaunchAttribute()
+    a.id = d.CUlaunchAttributeID.CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION
+    a.value.clusterDim.x, a.value.clusterDim.y, a.value.clusterDim.z = 2, 1, 1
+    v = a.value  # (one member set: NVIDIA's union members share their bytes, the face's do not)
+    out = {"types": [type(v.clusterDim).__name__, type(v.preferredClusterDim).__name__],
+           "dims": [v.clusterDim.x, v.clusterDim.y, v.clusterDim.z]}
+    d.cuInit(0)
+    d.cuCtxSetCurrent(d.cuDevicePrimaryCtxRetain(d.cuDeviceGet(0)[1])[1])
+    ptx = b".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k()\n{ ret; }\n"
+    f = d.cuModuleGetFunction(d.cuModuleLoadData(ptx)[1], b"k")[1]
+    c = d.CUlaunchConfig()
+    c.gridDimX = 2
+    c.gridDimY = c.gridDimZ = c.blockDimX = c.blockDimY = c.blockDimZ = 1
+    c.attrs = [a]
+    c.numAttrs = 1
+    out["launch"] = int(d.cuLaunchKernelEx(c, f, None, 0)[0])
+print(json.dumps(out))
+'''
+
+
+def test_cluster_dimensions_are_structs_on_both_routes():
+    """``CUlaunchAttributeValue.clusterDim`` and ``preferredClusterDim`` are structs with x, y, z on the Python
+    face as in NVIDIA's binding (the face had them as plain values), and a launch with CLUSTER_DIMENSION is
+    accepted alike (found by a fresh tester)."""
+    from .conftest import run_flow
+    native, python = run_flow(CLUSTER, "native"), run_flow(CLUSTER, "python")
+    assert native == python == {"types": ["anon_struct1", "anon_struct4"], "dims": [2, 1, 1], "launch": 0}
