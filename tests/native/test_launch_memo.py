@@ -20,6 +20,29 @@ from simcuda import native
 
 pytestmark = pytest.mark.skipif(not native.available()[0], reason=f"native route: {native.available()[1]}")
 
+#: prepended to every script: ``c(result)`` checks a call's CUresult and returns its outputs; ``ready(d)``
+#: initialises NVIDIA's binding ``d`` and makes device 0's primary context current on this thread
+PRELUDE = r'''
+def c(r):
+    assert int(r[0]) == 0, r
+    return r[1] if len(r) == 2 else r[1:]
+
+def ready(d):
+    c(d.cuInit(0))
+    c(d.cuCtxSetCurrent(c(d.cuDevicePrimaryCtxRetain(c(d.cuDeviceGet(0))))))
+'''
+
+
+def _out(script: str, memo: str = "1", timeout: float = 180) -> dict:
+    """Run :data:`PRELUDE` and ``script`` in a fresh interpreter with ``SIMCUDA_NATIVE_MEMO=memo``; the JSON of
+    its ``OUT=`` line."""
+    env = {**os.environ, "SIMCUDA_NATIVE_MEMO": memo}
+    r = subprocess.run([sys.executable, "-c", PRELUDE + script], capture_output=True, text=True, env=env,
+                       timeout=timeout)
+    assert r.returncode == 0, r.stdout + r.stderr
+    return json.loads([x for x in r.stdout.splitlines() if x.startswith("OUT=")][-1][4:])
+
+
 SCRIPT = r'''
 import ctypes, json, math, threading, simcuda
 from simcuda import native
@@ -53,10 +76,7 @@ def signs(xs, dptr):
 
 with simcuda.patch(route="native") as drv:
     from cuda.bindings import driver as d
-    def c(r):
-        assert int(r[0]) == 0, r
-        return r[1] if len(r) == 2 else r[1:]
-    c(d.cuInit(0)); c(d.cuCtxSetCurrent(c(d.cuDevicePrimaryCtxRetain(c(d.cuDeviceGet(0))))))
+    ready(d)
     mod = c(d.cuModuleLoadData(PTX))
     f, fb, fw = (c(d.cuModuleGetFunction(mod, n)) for n in (b"k", b"bump", b"wide"))
     mod2 = c(d.cuModuleLoadData(PTX)); f2 = c(d.cuModuleGetFunction(mod2, b"k"))
@@ -105,7 +125,7 @@ with simcuda.patch(route="native") as drv:
     barrier = threading.Barrier(2)
     per_thread = {}
     def worker(tag, val):
-        c(d.cuCtxSetCurrent(c(d.cuDevicePrimaryCtxRetain(c(d.cuDeviceGet(0))))))
+        ready(d)
         st = c(d.cuStreamCreate(1))
         c(d.cuStreamBeginCapture(st, 1))
         codes = []
@@ -135,17 +155,10 @@ print("OUT=" + json.dumps(out))
 '''
 
 
-def _run(memo: str) -> dict:
-    env = {**os.environ, "SIMCUDA_NATIVE_MEMO": memo}
-    r = subprocess.run([sys.executable, "-c", SCRIPT], capture_output=True, text=True, env=env, timeout=180)
-    assert r.returncode == 0, r.stdout + r.stderr
-    return json.loads([x for x in r.stdout.splitlines() if x.startswith("OUT=")][-1][4:])
-
-
 def test_the_memo_changes_nothing_but_who_answers():
     """With and without the memo, the same codes, graphs, arguments and kernel runs; with it, the repeats
     were answered by the repeat function, without it none was."""
-    on, off = _run("1"), _run("0")
+    on, off = _out(SCRIPT, "1"), _out(SCRIPT, "0")
     hits_on, hits_off = on.pop("hits"), off.pop("hits")
     assert on == off
     assert hits_off == 0
@@ -200,10 +213,7 @@ def writer():
 
 with simcuda.patch(route="native"):
     from cuda.bindings import driver as d
-    def c(r):
-        assert int(r[0]) == 0, r
-        return r[1] if len(r) == 2 else r[1:]
-    c(d.cuInit(0)); c(d.cuCtxSetCurrent(c(d.cuDevicePrimaryCtxRetain(c(d.cuDeviceGet(0))))))
+    ready(d)
     f = c(d.cuModuleGetFunction(c(d.cuModuleLoadData(PTX)), b"k"))
     kp = (ctypes.c_void_p * 1)(ctypes.addressof(n))
     L = lambda: c(d.cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, 0, ctypes.addressof(kp), 0))
@@ -227,13 +237,7 @@ def test_a_launch_reads_its_arguments_when_called():
     a Python kernel that writes its own argument's storage, or another thread writing it during a launch,
     leaves the next launch with the new value, as without the memo (found by a fresh tester: the memo once
     took the bytes after the launch and paired them with the values read before)."""
-    outs = []
-    for memo in ("1", "0"):
-        r = subprocess.run([sys.executable, "-c", STORAGE], capture_output=True, text=True, timeout=60,
-                           env={**os.environ, "SIMCUDA_NATIVE_MEMO": memo})
-        assert r.returncode == 0, r.stdout + r.stderr
-        outs.append(json.loads([x for x in r.stdout.splitlines() if x.startswith("OUT=")][-1][4:]))
-    on, off = outs
+    on, off = _out(STORAGE, "1", 60), _out(STORAGE, "0", 60)
     assert on["seen"] == off["seen"] == [1, 1, 1, 1, 2, 3, 4, 10]
     assert off["hits"] == 0 and on["hits"] == 2  # the third and fourth launches of 1
 
@@ -250,10 +254,7 @@ PTX = b""".version 8.0
 """
 with simcuda.patch(route="native"):
     from cuda.bindings import driver as d
-    def c(r):
-        assert int(r[0]) == 0, r
-        return r[1] if len(r) == 2 else r[1:]
-    c(d.cuInit(0)); c(d.cuCtxSetCurrent(c(d.cuDevicePrimaryCtxRetain(c(d.cuDeviceGet(0))))))
+    ready(d)
     f = c(d.cuModuleGetFunction(c(d.cuModuleLoadData(PTX)), b"k"))
     s = c(d.cuStreamCreate(1))
     i = index_of("cuLaunchKernel", 4000)
@@ -275,9 +276,7 @@ def test_the_memo_outlives_its_entry_slot():
     alive (a freed ctypes callback would crash the process): the stub answers 801 meanwhile, and the memo
     answers repeats again afterwards (the launch after it is a repeat of the one before the stub: the stub's
     801 went past the memo; the first launch registered the function's layout, the second was kept)."""
-    r = subprocess.run([sys.executable, "-c", KEEP], capture_output=True, text=True, timeout=60)
-    assert r.returncode == 0, r.stdout + r.stderr
-    out = json.loads([x for x in r.stdout.splitlines() if x.startswith("OUT=")][-1][4:])
+    out = _out(KEEP, timeout=60)
     assert out == {"codes": [0, 0, 801, 0, 0], "hits": 2}
 
 
@@ -305,9 +304,7 @@ def test_what_the_layout_table_keeps():
     """A layout of a NULL handle, more than 32 items or more than 512 bytes (an item too big for the C side's
     sizes included) is not kept (its launches are
     answered in full), nor a memo slot out of range or with a NULL function; the miss answer is -1."""
-    r = subprocess.run([sys.executable, "-c", LAYOUTS], capture_output=True, text=True, timeout=60)
-    assert r.returncode == 0, r.stderr
-    out = json.loads([x for x in r.stdout.splitlines() if x.startswith("OUT=")][-1][4:])
+    out = _out(LAYOUTS, timeout=60)
     assert out == {"zero handle": False, "33 items": False, "513 bytes": False, "32 items, 512 bytes": True,
                    "a 70000-byte item": False, "forget": False, "miss": native.MEMO_MISS, "slots": 2,
                    "refused slot": None, "null function": None}
