@@ -92,6 +92,19 @@ def _retire(ledger: _Ledger) -> None:
         process.SPACE.retire(ledger.chunks, ledger.committed)
 
 
+
+def _span(addr: int, nbytes: int, start: int, size: int, what: str, where: str) -> memoryview:
+    """A writable view of ``nbytes`` at ``addr`` inside the block ``[start, start + size)`` (an allocation, or
+    host memory: ``where``). Errors: ``CUDA_ERROR_INVALID_VALUE`` for a negative count or a range that runs past
+    the block's end."""
+    if nbytes < 0 or addr + nbytes > start + size:
+        raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
+                          f"{what} range 0x{addr:x}+{nbytes} bytes runs past the end of its {where} "
+                          f"(0x{start:x}, {size} bytes)")
+    if nbytes == 0:
+        return memoryview(bytearray(0))
+    return memoryview((ctypes.c_char * nbytes).from_address(addr)).cast("B")
+
 class MemorySpace:
     """The simulated unified address space of one driver.
 
@@ -266,14 +279,7 @@ class MemorySpace:
                                   f"{what} 0x{addr:x} belongs to a graph allocation that is not mapped now "
                                   "(graph-owned memory exists only between its MEM_ALLOC and MEM_FREE nodes while "
                                   "the graph runs; spec field case C31)")
-            off = addr - a.start
-            if nbytes < 0 or off + nbytes > a.size:
-                raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
-                                  f"{what} range 0x{addr:x}+{nbytes} bytes runs past the end of its allocation "
-                                  f"(0x{a.start:x}, {a.size} bytes)")
-            if nbytes == 0:
-                return memoryview(bytearray(0))
-            return memoryview((ctypes.c_char * nbytes).from_address(addr)).cast("B")
+            return _span(addr, nbytes, a.start, a.size, what, "allocation")
 
     # -- pinned host memory -----------------------------------------------------------------
     def alloc_host(self, size: int) -> int:
@@ -351,13 +357,7 @@ class MemorySpace:
                     raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
                                       f"{what} 0x{addr:x} is host memory, and the device of its context cannot map "
                                       "host memory (DeviceSpec.host_mapped_memory is off)")
-                if nbytes < 0 or addr + nbytes > rec.start + rec.size:
-                    raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
-                                      f"{what} range 0x{addr:x}+{nbytes} bytes runs past the end of its host memory "
-                                      f"(0x{rec.start:x}, {rec.size} bytes)")
-                if nbytes == 0:
-                    return memoryview(bytearray(0))
-                return memoryview((ctypes.c_char * nbytes).from_address(addr)).cast("B")
+                return _span(addr, nbytes, rec.start, rec.size, what, "host memory")
         return self.device_view(addr, nbytes, what)
 
     def reserve_range(self, size: int, align: int) -> int:

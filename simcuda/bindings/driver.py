@@ -40,6 +40,7 @@ from .._core.objects import POOL_ATTR_U64 as _POOL_ATTR_U64
 from .._core.objects import EdgeData as _EdgeData
 from .._core.objects import EdgeDataArg as _EdgeDataArg
 from .._core.objects import MemOp as _MemOp
+from .._core.param_types import split_params
 from .._generated import driver_enums as _E
 from .._generated.driver_outputs import OUTPUTS as _OUTPUTS
 from .._generated.driver_outputs import PARAMS as _PARAMS
@@ -119,22 +120,9 @@ def _header(name: str) -> str:
 
 def _split_params(sig: str) -> list[tuple[str, str, str]]:
     """``[(name, C type, annotation)]`` of a signature line such as ``f(hStream, size_t n, x: Optional[X])``."""
-    inner = sig[sig.find("(") + 1:sig.rfind(")")]
-    parts, depth, cur = [], 0, ""
-    for ch in inner:
-        if ch in "[(":
-            depth += 1
-        elif ch in "])":
-            depth -= 1
-        if ch == "," and depth == 0:
-            parts.append(cur)
-            cur = ""
-        else:
-            cur += ch
-    if cur.strip():
-        parts.append(cur)
+    parts = split_params(sig[sig.find("(") + 1:sig.rfind(")")])
     out = []
-    for p in parts:
+    for p in filter(str.strip, parts):
         head, _, ann = p.partition(":")
         words = head.replace("*", " * ").split()
         out.append((words[-1], " ".join(words[:-1]), ann.strip()))

@@ -392,7 +392,8 @@ class Modules(Work):
                 return None
             try:
                 # launch_kernel's body for a live function and stream (its checks, none of which fails
-                # for them, and its parameter reuse, inline: keep in step); its own run otherwise
+                # for them, and its parameter reuse, inline: keep in step, and with relaunch_kernel, which
+                # repeats the part after the look-ups); its own run otherwise
                 objs = self._objs
                 f = objs.get(hfunc)
                 s = objs.get(h)
