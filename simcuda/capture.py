@@ -48,7 +48,7 @@ import operator
 import threading
 import weakref
 from collections.abc import Callable, Iterator, Sequence
-from typing import TYPE_CHECKING, Any, ClassVar, Literal, cast
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar, cast
 
 import attrs
 
@@ -381,6 +381,20 @@ def _try_driver(drv: Driver) -> None:
         raise CudaError.NotInitialized(
             f"the CUDA driver is not usable: cuInit returned {e.code.name} ({e.why}); oxicuda's "
             "try_driver() reports every driver load/initialisation failure as NotInitialized") from None
+
+
+_C = TypeVar("_C")
+
+
+def _begin_capture(cls: type[_C], stream: Any, mode: int) -> tuple[_C, Stream, Driver]:
+    """The start both recorders' ``begin`` share: the stream (:func:`_as_stream`), oxicuda's ``try_driver``,
+    ``cuStreamBeginCapture(stream, mode)`` with its codes translated, and a new ``cls`` object not yet set up."""
+    s = _as_stream(stream)
+    drv = s.driver
+    _try_driver(drv)
+    with _translated():
+        drv.stream_begin_capture(s.raw(), mode)
+    return object.__new__(cls), s, drv
 
 
 # ================================================================================== value types
@@ -1308,12 +1322,7 @@ class StreamCapture:
         real, so the rules of the simulated driver (GLOBAL mode: potentially unsafe calls from
         other threads fail during the capture) apply until :meth:`end`.
         """
-        s = _as_stream(stream)
-        drv = s.driver
-        _try_driver(drv)
-        with _translated():
-            drv.stream_begin_capture(s.raw(), _CAPTURE_MODE_GLOBAL)
-        cap = object.__new__(cls)
+        cap, s, _drv = _begin_capture(cls, stream, _CAPTURE_MODE_GLOBAL)
         cap._stream = s
         cap._nodes = []
         cap._active = True
@@ -1571,13 +1580,8 @@ class StreamGraphCapture:
         3.1), ``IllegalState`` (already capturing), ``InvalidHandle`` / ``ContextIsDestroyed``. ``TypeError``
         for a mode that is not an integer, ``OverflowError`` for one that does not fit ``u32``.
         """
-        s = _as_stream(stream)
-        m = _u32(mode, "mode")
-        drv = s.driver
-        _try_driver(drv)
-        with _translated():
-            drv.stream_begin_capture(s.raw(), m)
-        cap = object.__new__(cls)
+        s = _as_stream(stream)  # (the stream's errors before the mode's, as oxicuda converts them)
+        cap, s, drv = _begin_capture(cls, s, _u32(mode, "mode"))
         cap._stream = s
         cap._state = [True]
         weakref.finalize(cap, _end_abandoned, weakref.ref(drv), s.raw(), cap._state)
