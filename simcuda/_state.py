@@ -22,6 +22,17 @@ def current() -> Driver:
     return d
 
 
+def face_driver() -> Driver:
+    """The current driver as every face acts on it (Python faces and native adapters alike): :func:`current`,
+    with the default-stream mode fixed on first use (spec 6.1; ``ValueError`` for a malformed
+    ``CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM``, on every call, like the binding)."""
+    d = _current
+    if d is None or d.per_thread_mode is None:
+        d = current()
+        d.resolve_per_thread_mode()
+    return d
+
+
 def use(driver: Driver) -> Driver:
     """Make ``driver`` the current default; returns the previous one (or a fresh default)."""
     global _current
