@@ -489,14 +489,10 @@ def _kernel_params_address(st: Struct, v: Any) -> int:
     return ctypes.addressof(arr) if arr is not None else 0
 
 
-# C layouts for getPtr() of the structs whose address the simulator may be handed back
-class _CEdge(ctypes.Structure):
-    _fields_ = [("from_port", ctypes.c_uint8), ("to_port", ctypes.c_uint8), ("type", ctypes.c_uint8),
-                ("reserved", ctypes.c_uint8 * 5)]
-
-
+# C layouts for getPtr() of the structs whose address the simulator may be handed back: the generated ones
 def _edge_layout(st: Struct) -> Any:
-    return _CEdge(st.from_port, st.to_port, st.type)
+    from .._generated.cydriver_ctypes import CUgraphEdgeData  # lazy: the layouts module is large
+    return CUgraphEdgeData(st.from_port, st.to_port, st.type)
 
 
 _LAYOUTS: dict[str, Callable[[Struct], Any]] = {}
