@@ -2,9 +2,13 @@
 from __future__ import annotations
 
 import threading
-from typing import Any
+import weakref
+from collections.abc import Callable
+from typing import Any, Generic, TypeVar
 
 from ._core.driver import Driver
+
+_T = TypeVar("_T")
 
 _lock = threading.Lock()
 _current: Driver | None = None
@@ -19,6 +23,17 @@ def current() -> Driver:
             if _current is None:
                 _current = Driver()
             d = _current
+    return d
+
+
+def face_driver() -> Driver:
+    """The current driver as every face acts on it (Python faces and native adapters alike): :func:`current`,
+    with the default-stream mode fixed on first use (spec 6.1; ``ValueError`` for a malformed
+    ``CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM``, on every call, like the binding)."""
+    d = _current
+    if d is None or d.per_thread_mode is None:
+        d = current()
+        d.resolve_per_thread_mode()
     return d
 
 
@@ -39,3 +54,24 @@ def reset(**kwargs: Any) -> Driver:
     with _lock:
         _current = Driver(**kwargs)
         return _current
+
+
+class PerDriver(Generic[_T]):
+    """Side state a face keeps per driver (the runtime face's per-thread devices, NVRTC's programs, the
+    oxicuda face's scratch): made by ``make()`` on a driver's first :meth:`of`, under a lock so two threads
+    get the same object, and forgotten with the driver (weakly keyed, so it never keeps a driver alive)."""
+
+    def __init__(self, make: Callable[[], _T]) -> None:
+        self._make = make
+        self._states: weakref.WeakKeyDictionary[Driver, _T] = weakref.WeakKeyDictionary()
+        self._lock = threading.Lock()
+
+    def of(self, driver: Driver) -> _T:
+        """The state of ``driver``, made on first use."""
+        st = self._states.get(driver)
+        if st is None:
+            with self._lock:
+                st = self._states.get(driver)
+                if st is None:
+                    st = self._states[driver] = self._make()
+        return st

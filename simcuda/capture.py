@@ -780,18 +780,11 @@ class _Scratch:
         self.default_ctx: int = 0
 
 
-_SCRATCH: weakref.WeakKeyDictionary[Driver, _Scratch] = weakref.WeakKeyDictionary()
-_SCRATCH_LOCK = threading.Lock()
+_SCRATCH: _state.PerDriver[_Scratch] = _state.PerDriver(_Scratch)
 
 
 def _scratch(drv: Driver) -> _Scratch:
-    s = _SCRATCH.get(drv)
-    if s is None:
-        with _SCRATCH_LOCK:
-            s = _SCRATCH.get(drv)
-            if s is None:
-                s = _SCRATCH[drv] = _Scratch()
-    return s
+    return _SCRATCH.of(drv)
 
 
 @contextlib.contextmanager

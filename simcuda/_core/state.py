@@ -13,7 +13,7 @@ import inspect
 import os
 import threading
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
 
 from . import capture as cap
@@ -191,6 +191,10 @@ class DriverState:
         # Driver.launch_kernel_fast reads it alone)
         self._common = False
         self._objs: dict[int, Any] = {}
+        #: the handle table (handle -> the object it names), typed read-only: what the native route's launch
+        #: path reads beside the core's resolvers. The dict itself, not a proxy: a proxy's ``get`` costs the
+        #: launch path ~8% (bench_native, no memo); ``Mapping`` lets mypy reject a write
+        self.objects: Mapping[int, Any] = self._objs
         self._next_h = process.handle_base(self.serial)
         self._threads: dict[int, ThreadState] = {}
         self._tls = threading.local()  # .state: this thread's ThreadState once looked up (see _thread)
@@ -350,11 +354,24 @@ class DriverState:
             raise sticky(ctx)
         return ctx
 
-    def _per_thread_mode(self) -> bool:
+    def resolve_per_thread_mode(self) -> bool:
+        """Whether handle 0 names the per-thread default stream (spec 6.1): fixed on first use from
+        ``CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM`` (non-zero: per-thread), as the binding reads it; a
+        malformed value raises ``ValueError`` as the binding's ``int()`` does, on every call until fixed."""
         if self.per_thread_mode is None:
             raw = os.environ.get("CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM")
             self.per_thread_mode = bool(int(raw)) if raw is not None else False  # ValueError like the binding
         return self.per_thread_mode
+
+    _per_thread_mode = resolve_per_thread_mode
+    #: this thread's state (:meth:`_thread`), public for the callers that keep it with a launch record (the
+    #: native launch memo); an alias, so the hot path pays no extra frame
+    thread_state = _thread
+
+    def on_common_path(self) -> bool:
+        """Whether the driver is on the common path of every entry (initialised, not closed, no hooks), where a
+        caller may skip checks that answer nothing and change nothing (the native launch adapters)."""
+        return self._common
 
     def _legacy_of(self, ctx: Context) -> Stream:
         if ctx.legacy is None:

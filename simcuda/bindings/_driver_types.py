@@ -32,6 +32,7 @@ import enum
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
+from .._core.arg_slots import buffer_address as buffer_address  # re-exported: the faces' name
 from .._generated import driver_enums as _E
 from .._generated.driver_outputs import CLASSES
 
@@ -135,27 +136,6 @@ def _as_address(x: Any) -> int | None:
     except Exception:  # the real helper catches every failure of the conversion and tries the buffer
         return None
     return int(v) if isinstance(v, int) and 0 <= v < 1 << 64 else None
-
-
-def buffer_address(obj: Any) -> tuple[int, Any]:
-    """``(address, keep_alive)`` of an object with the buffer protocol.
-
-    numpy arrays give their data address; writable buffers their own memory; read-only ones
-    (``bytes``) their internal storage through ``c_char_p`` when possible, else a copy.
-    """
-    iface = getattr(obj, "__array_interface__", None)
-    if iface is not None:
-        return int(iface["data"][0]), obj
-    if isinstance(obj, (ctypes._SimpleCData, ctypes.Structure, ctypes.Array, ctypes.Union)):
-        return ctypes.addressof(obj), obj
-    if isinstance(obj, bytes):
-        return ctypes.cast(ctypes.c_char_p(obj), ctypes.c_void_p).value or 0, obj
-    mv = memoryview(obj)
-    if not mv.readonly:
-        c = (ctypes.c_char * mv.nbytes).from_buffer(mv.cast("B") if mv.format != "B" else mv)
-        return ctypes.addressof(c), (c, mv)
-    c = (ctypes.c_char * mv.nbytes).from_buffer_copy(mv)
-    return ctypes.addressof(c), c
 
 
 def void_ptr(x: Any) -> int:
@@ -509,14 +489,10 @@ def _kernel_params_address(st: Struct, v: Any) -> int:
     return ctypes.addressof(arr) if arr is not None else 0
 
 
-# C layouts for getPtr() of the structs whose address the simulator may be handed back
-class _CEdge(ctypes.Structure):
-    _fields_ = [("from_port", ctypes.c_uint8), ("to_port", ctypes.c_uint8), ("type", ctypes.c_uint8),
-                ("reserved", ctypes.c_uint8 * 5)]
-
-
+# C layouts for getPtr() of the structs whose address the simulator may be handed back: the generated ones
 def _edge_layout(st: Struct) -> Any:
-    return _CEdge(st.from_port, st.to_port, st.type)
+    from .._generated.cydriver_ctypes import CUgraphEdgeData  # lazy: the layouts module is large
+    return CUgraphEdgeData(st.from_port, st.to_port, st.type)
 
 
 _LAYOUTS: dict[str, Callable[[Struct], Any]] = {}

@@ -34,6 +34,7 @@ from __future__ import annotations
 import ctypes
 from typing import TYPE_CHECKING, Any
 
+from .._core.arg_slots import arg_slot as arg_slot  # re-exported: the tuple face's getters use it
 from ._driver_types import Wrapper, buffer_address, c_uint, is_enum_member
 
 if TYPE_CHECKING:
@@ -239,30 +240,3 @@ def pack(kp: Any) -> Any:
         ptrs[i] = ctypes.addressof(c)
     ptrs._simcuda_keep = slots  # type: ignore[attr-defined]  # keeps the slots alive; ctypes arrays take attributes
     return ptrs
-
-
-def arg_slot(ptype: str | None, v: Any) -> Any:
-    """One kernel argument as a ctypes object to put in a ``kernelParams`` array a getter hands out (the tuple
-    face's ``cuGraphKernelNodeGetParams`` and the native decoder both): packed by the kernel's parameter type
-    when it has one and can size it (``struct`` format of :func:`simcuda._core.module.struct_format`), a
-    ``ctypes.Structure`` as it is, else a double for a float, the bytes for bytes, an unsigned 64-bit integer
-    otherwise."""
-    import struct
-
-    from .._core.module import struct_format
-    from .._core.param_types import bf16_bits
-    if isinstance(v, ctypes.Structure):
-        return v
-    if ptype is not None:
-        try:
-            fmt = struct_format(ptype)
-            raw = (struct.pack("<H", bf16_bits(v)) if fmt == "bf16" else struct.pack(fmt, v))
-        except (struct.error, TypeError, ValueError):  # ValueError: a type it cannot size (Unsized)
-            raw = None
-        if raw is not None:
-            return ctypes.create_string_buffer(raw, len(raw))
-    if isinstance(v, float):
-        return ctypes.c_double(v)
-    if isinstance(v, bytes):
-        return ctypes.create_string_buffer(v, len(v))
-    return ctypes.c_uint64(int(v) & (2 ** 64 - 1))

@@ -101,13 +101,9 @@ _Conv = _Callable[[Any], Any]
 #: the conversions of one function, in the real wrapper's order: (argument index, name, conversion)
 _Plan = tuple[tuple[int, str, _Conv], ...]
 
-def _drv() -> _Driver:
-    """The current driver, with the default-stream mode fixed on first use (spec 6.1)."""
-    d = _st._current
-    if d is None or d.per_thread_mode is None:
-        d = _st.current()
-        d._per_thread_mode()  # ValueError for a malformed variable, on every call, like the binding
-    return d
+#: the current driver, with the default-stream mode fixed on first use (spec 6.1): the one definition, for
+#: every face (:func:`simcuda._state.face_driver`)
+_drv: _Callable[[], _Driver] = _st.face_driver
 
 
 def _header(name: str) -> str:

@@ -33,7 +33,6 @@ from __future__ import annotations
 import ctypes
 import re
 import threading
-import weakref
 from typing import Any
 
 from .._core import param_types
@@ -52,6 +51,7 @@ from .._generated.nvrtc_enums import (
     NVRTC_INSTALL_HEADERS_SKIP_IF_EXISTS,
     nvrtcResult,
 )
+from .._state import PerDriver as _PerDriver
 from .._state import current as _current
 from . import _real_nvrtc
 from ._driver_types import Result as _Result  # what every function returns: (nvrtcResult, *outputs)
@@ -135,19 +135,11 @@ class _Registry:
         self.pch_heap = 0
 
 
-_REGISTRIES: weakref.WeakKeyDictionary[Any, _Registry] = weakref.WeakKeyDictionary()
-_REG_LOCK = threading.Lock()
+_REGISTRIES: _PerDriver[_Registry] = _PerDriver(_Registry)
 
 
 def _registry() -> _Registry:
-    drv = _current()
-    r = _REGISTRIES.get(drv)
-    if r is None:
-        with _REG_LOCK:
-            r = _REGISTRIES.get(drv)
-            if r is None:
-                r = _REGISTRIES[drv] = _Registry()
-    return r
+    return _REGISTRIES.of(_current())
 
 
 def _program(prog: Any) -> _Program | None:

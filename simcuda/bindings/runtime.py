@@ -36,7 +36,6 @@ import inspect as _inspect
 import os
 import threading
 import typing as _typing
-import weakref
 from collections.abc import Callable as _Callable
 from typing import Any, Optional  # noqa: F401  (the real module exports both names)
 from typing import ParamSpec as _ParamSpec
@@ -59,6 +58,8 @@ from .._generated.runtime_outputs import DEVICE_PROP as _DEVICE_PROP
 from .._generated.runtime_outputs import ERROR_STRINGS as _ERROR_STRINGS
 from .._generated.runtime_outputs import OUTPUTS as _OUTPUTS
 from .._generated.runtime_outputs import PARAMS as _PARAMS
+from .._state import PerDriver as _PerDriver
+from .._state import face_driver as _face_driver
 from . import _driver_types as _T
 from . import _kernel_params as _KP
 from . import driver as _D
@@ -349,18 +350,11 @@ class _RtState:
         self.last: dict[int, cudaError_t] = {}
 
 
-_STATES: weakref.WeakKeyDictionary[Any, _RtState] = weakref.WeakKeyDictionary()
-_STATES_LOCK = threading.Lock()
+_STATES: _PerDriver[_RtState] = _PerDriver(_RtState)
 
 
 def _state(d: Any) -> _RtState:
-    st = _STATES.get(d)
-    if st is None:
-        with _STATES_LOCK:
-            st = _STATES.get(d)
-            if st is None:
-                st = _STATES[d] = _RtState()
-    return st
+    return _STATES.of(d)
 
 
 def _init(d: Any) -> _RtState:
@@ -450,8 +444,7 @@ _u = _D._u
 _size = _D._size
 
 
-def _drv() -> _Driver:
-    return _D._drv()
+_drv: _Callable[[], _Driver] = _face_driver  # the current driver (spec 6.1): the one definition
 
 
 _DEPS_ERR = ("Argument '{}' is not instance of type (expected tuple[cyruntime.cudaGraphNode_t,driver.CUgraphNode] or "

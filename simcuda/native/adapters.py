@@ -55,26 +55,18 @@ from .._generated.entry_table import ENTRIES, Entry
 from . import kernel_args as _kargs
 from . import misc as _misc
 from . import structs as _structs
+from ._shared import CU_STREAM_PER_THREAD
+from ._shared import KEPT as _KEPT
+from ._shared import drv as _drv
+from ._shared import stream as _stream
 
-CU_STREAM_PER_THREAD = 2
 UNKNOWN = 999
 
 #: C types that are handles (pointers to opaque structs): the argument is an address, NULL = 0
 _HANDLE_TYPES = frozenset(n for n in dir(C) if getattr(C, n) is ctypes.c_void_p and n.startswith("CU"))
 
-#: arrays handed out to C, kept alive until the same thread asks the same entry again
-_KEPT: dict[tuple[int, str], Any] = {}
 
 Adapter = Callable[..., int]
-
-
-def _drv() -> Any:
-    """The current simulated driver (the one the Python faces use too: ``simcuda.use``/``reset`` switch both)."""
-    d = _state._current
-    if d is None or d.per_thread_mode is None:
-        d = _state.current()
-        d._per_thread_mode()
-    return d
 
 
 LAUNCH_FAILED = 719  # CUDA_ERROR_LAUNCH_FAILED: what a kernel that faults gives
@@ -581,10 +573,6 @@ def _capture_info(edge_data: bool) -> Decoder:
     return make
 
 
-def _stream(h: int | None, ptds: bool) -> int:
-    return h or (CU_STREAM_PER_THREAD if ptds else 0)
-
-
 #: kernel function handle -> (its Function, its reader of void** arrays, its layout's serial for the launch
 #: memo, 0 for none): :func:`_packed_args`
 _READERS: dict[int, tuple[Function, _kargs.Reader, int]] = {}
@@ -625,7 +613,7 @@ def _packed_args(d: Any, hf: int, kp: int) -> tuple[list[Any], int]:
     with no parameters or a NULL argument pointer. ``[]`` when ``hf`` is no function (the launch then
     reports it)."""
     c = _READERS.get(hf)
-    fn = d._objs.get(hf) if hf else None  # the core's handle table, read as packed_kernel_args reads it
+    fn = d.objects.get(hf) if hf else None  # the core's handle table, read as packed_kernel_args reads it
     if fn is not None and fn.__class__ is Function and fn.param_types:
         if c is None or c[0] is not fn:
             c = _reader_of(hf, fn)
@@ -687,7 +675,7 @@ def _launch_kernel(entry: Entry, ptds: bool) -> Callable[..., int]:
             if kp:  # the binding packed the array: read as the driver does
                 # (the core's handle table read directly: this is the launch path)
                 c = readers.get(hf)
-                if c is not None and c[0] is d._objs.get(hf):
+                if c is not None and c[0] is d.objects.get(hf):
                     args = c[1](kp)
                     serial = c[2]
                 else:
@@ -705,7 +693,7 @@ def _launch_kernel(entry: Entry, ptds: bool) -> Callable[..., int]:
             hs = h or default_stream
             params = d.launch_kernel_fast(hf, shape[0], shape[1], shmem, hs, args)
             if params is not None:  # the core's inline path: what relaunch_kernel needs, resolved once
-                last.m = (d, serial, params, d._objs.get(hs), hf, hs, d._thread())
+                last.m = (d, serial, params, d.objects.get(hs), hf, hs, d.thread_state())
             else:
                 last.m = (d, serial, None, shape[0], shape[1], shmem, hs, args, hf)
             return 0
@@ -745,14 +733,14 @@ def _launch_kernel_ex(entry: Entry, ptds: bool) -> Callable[..., int]:
     cuLaunchKernel (:func:`_packed_args`). As in :func:`_launch_kernel`, the launch shape is one pair of tuples
     per shape (so the core reuses its launch record by identity), and the core's checks of a NULL config, a
     non-NULL ``extra`` and the attributes are called only when there is something to check (with none they
-    answer nothing and change nothing), unless the driver is off its common path (``Driver._common``: hooks
+    answer nothing and change nothing), unless the driver is off its common path (``Driver.on_common_path``: hooks
     registered, not initialised, closed): then every one, as the Python face calls them, so a hook sees them."""
     call = entry.name
     shapes: dict[tuple[int, ...], tuple[tuple[int, int, int], tuple[int, int, int]]] = {}  # one pair per shape
 
     def body(config: Any, f: int | None, kp: Any, extra: Any) -> int:
         d = _drv()
-        every = not d._common  # hooks (or a closed driver...): the face's calls, every one, for what they see
+        every = not d.on_common_path()  # hooks (or a closed driver...): the face's calls, every one, for what they see
         if every or not config:
             d.require_arg(bool(config), "config", call)
         c = C.CUlaunchConfig.from_address(config)

@@ -12,13 +12,9 @@ from collections.abc import Callable
 from typing import Any
 
 from .._generated.entry_table import Entry
+from ._shared import drv as _drv
 
 Body = Callable[..., int]
-
-
-def _drv() -> Any:
-    from .adapters import _drv as current
-    return current()
 
 
 def device_get_pci_bus_id(entry: Entry, ptds: bool) -> Body:

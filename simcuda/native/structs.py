@@ -14,15 +14,12 @@ import ctypes
 from collections.abc import Callable
 from typing import Any
 
+from .._core.arg_slots import arg_slot, buffer_address
 from .._core.errors import DriverError
 from .._generated import cydriver_ctypes as C
 from .._generated.entry_table import Entry
-from ..bindings._kernel_params import arg_slot
-
-
-def _drv() -> Any:
-    from .adapters import _drv as current
-    return current()
+from ._shared import KEPT, stream
+from ._shared import drv as _drv
 
 
 def ctx_create_params(addr: int | None) -> tuple[tuple[int, int] | None, bool]:
@@ -110,7 +107,7 @@ def _handles(addr: int | None, n: int) -> list[int]:
     return [x or 0 for x in (ctypes.c_void_p * n).from_address(addr)]
 
 
-def _edges(addr: int | None, n: int) -> list[tuple[int, int, int]]:
+def _edges(addr: int | None, n: int) -> list[tuple[int, int, int] | None]:
     """A ``const CUgraphEdgeData*`` of ``n`` items; NULL is all-zero edge data (the face's ``_eds_for``)."""
     if not addr:
         return [(0, 0, 0)] * n
@@ -132,21 +129,20 @@ def kernel_spec(d: Any, st: Any, call: str) -> dict[str, Any]:
 
 def _kernel_args_array(hnode: int, params: Any) -> int:
     """The address of a ``void**`` array holding copies of a kernel node's arguments. The driver hands out an
-    array that stays valid: it is kept (in ``adapters._KEPT``) for as long as the node keeps these
+    array that stays valid: it is kept (in ``_shared.KEPT``) for as long as the node keeps these
     parameters, and the same array is handed out again while it does."""
-    from .adapters import _KEPT
     args = params.args
     if not args:
         return 0
     key = (hnode, "kernelParams")
-    kept = _KEPT.get(key)
+    kept = KEPT.get(key)
     if kept is not None and kept[0] is params:
         return ctypes.addressof(kept[1])
     f = params.func
     types = f.param_types if len(f.param_types) == len(args) else [None] * len(args)
     slots = [arg_slot(t, v) for t, v in zip(types, args)]
     arr = (ctypes.c_void_p * len(slots))(*[ctypes.addressof(x) for x in slots])
-    _KEPT[key] = (params, arr, slots)
+    KEPT[key] = (params, arr, slots)
     return ctypes.addressof(arr)
 
 
@@ -199,8 +195,7 @@ def _host_address(obj: Any) -> int:
         return obj
     if isinstance(obj, ctypes._CData):
         return ctypes.addressof(obj)
-    from ..bindings._driver_types import void_ptr  # a buffer a Python face stored
-    return void_ptr(obj)
+    return buffer_address(obj)[0]  # a buffer a Python face stored
 
 
 def write_copy3d(st: Any, p: Any) -> None:
@@ -262,14 +257,13 @@ def alloc_params(d: Any, st: Any, call: str) -> dict[str, Any]:
 def write_alloc(st: Any, hnode: int, p: Any) -> None:
     """Fill a ``CUDA_MEM_ALLOC_NODE_PARAMS`` (or v2) from a node's ``MemAllocParams``; the access descriptor
     array is kept with the node's parameters, as the kernel arguments are."""
-    from .adapters import _KEPT
     ctypes.memset(ctypes.addressof(st), 0, ctypes.sizeof(st))
     st.poolProps.allocType = 1  # CU_MEM_ALLOCATION_TYPE_PINNED
     st.poolProps.location.type, st.poolProps.location.id = 1, p.device  # CU_MEM_LOCATION_TYPE_DEVICE
     arr = (C.CUmemAccessDesc * max(len(p.access), 1))()
     for k, (t, did, fl) in enumerate(p.access):
         arr[k].location.type, arr[k].location.id, arr[k].flags = t, did, fl
-    _KEPT[(hnode, "accessDescs")] = arr
+    KEPT[(hnode, "accessDescs")] = arr
     _set_addr(st, "accessDescs", ctypes.addressof(arr) if p.access else 0)
     st.accessDescCount, st.bytesize, st.dptr = len(p.access), p.size, p.alloc.start
 
@@ -302,7 +296,6 @@ def mem_ops(d: Any, at: int | None, n: int, call: str) -> list[tuple[int, int, i
 
 def write_batch(st: Any, hnode: int, p: Any) -> None:
     """Fill a ``CUDA_BATCH_MEM_OP_NODE_PARAMS`` (or v2) from a node's ``BatchMemOpParams``."""
-    from .adapters import _KEPT
     ctypes.memset(ctypes.addressof(st), 0, ctypes.sizeof(st))
     arr = (C.CUstreamBatchMemOpParams * max(len(p.ops), 1))()
     for k, (kind, addr, value, flags) in enumerate(p.ops):
@@ -317,7 +310,7 @@ def write_batch(st: Any, hnode: int, p: Any) -> None:
                 s.value64 = value
         elif kind in (3, 6):
             (u.flushRemoteWrites if kind == 3 else u.memoryBarrier).flags = flags
-    _KEPT[(hnode, "paramArray")] = arr
+    KEPT[(hnode, "paramArray")] = arr
     st.ctx = p.ctx.handle if p.ctx is not None else None
     _set_addr(st, "paramArray", ctypes.addressof(arr) if p.ops else 0)
     st.count, st.flags = len(p.ops), p.flags
@@ -345,7 +338,6 @@ def ext_semaphores(d: Any, sa: int | None, pa: int | None, n: int, wait: bool, c
 
 def write_ext(st: Any, hnode: int, p: Any, wait: bool) -> None:
     """Fill a ``CUDA_EXT_SEM_{SIGNAL,WAIT}_NODE_PARAMS`` (or v2) from a node's ``ExtSemParams``."""
-    from .adapters import _KEPT
     ctypes.memset(ctypes.addressof(st), 0, ctypes.sizeof(st))
     pt = C.CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS if wait else C.CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS
     n = len(p.sems)
@@ -355,7 +347,7 @@ def write_ext(st: Any, hnode: int, p: Any, wait: bool) -> None:
         params[k].params.fence.value, params[k].params.keyedMutex.key, params[k].flags = fence, key, flags
         if wait:
             params[k].params.keyedMutex.timeoutMs = timeout
-    _KEPT[(hnode, "extSemArray")] = (sems, params)
+    KEPT[(hnode, "extSemArray")] = (sems, params)
     _set_addr(st, "extSemArray", ctypes.addressof(sems) if n else 0)
     _set_addr(st, "paramsArray", ctypes.addressof(params) if n else 0)
     st.numExtSems = n
@@ -592,7 +584,6 @@ def stream_begin_capture_to_cig(entry: Entry, ptds: bool) -> Body:
     """cuStreamBeginCaptureToCig (13020) ``(CUstream hStream, CUstreamCigCaptureParams
     *streamCigCaptureParams)``: the first ``streamCigParams`` entry's data type and command list; NULL params
     or a NULL ``streamCigParams`` reach the core as None (its INVALID_VALUE, in its order)."""
-    from .adapters import _stream
 
     def body(h: int | None, params: int | None) -> int:
         d = _drv()
@@ -602,7 +593,7 @@ def stream_begin_capture_to_cig(entry: Entry, ptds: bool) -> Body:
             if at:
                 c = C.CUstreamCigParam.from_address(at)
                 dtype, data = int(c.streamSharedDataType), c.streamSharedData or 0
-        d.stream_begin_capture_to_cig(_stream(h, ptds), dtype, data)
+        d.stream_begin_capture_to_cig(stream(h, ptds), dtype, data)
         return 0
     return body
 
@@ -630,13 +621,12 @@ def ext_semaphores_async(wait: bool) -> Callable[[Entry, bool], Body]:
     """cuSignalExternalSemaphoresAsync / cuWaitExternalSemaphoresAsync ``(const CUexternalSemaphore *extSemArray,
     const CUDA_EXTERNAL_SEMAPHORE_{SIGNAL,WAIT}_PARAMS *paramsArray, unsigned int numExtSems, CUstream stream)``."""
     def make(entry: Entry, ptds: bool) -> Body:
-        from .adapters import _stream
         call = entry.name
 
         def body(sa: int | None, pa: int | None, n: int, h: int | None) -> int:
             d = _drv()
             e = ext_semaphores(d, sa, pa, n, wait, call)
-            d.stream_ext_semaphores(_stream(h, ptds), e["sems"], e["values"], wait)
+            d.stream_ext_semaphores(stream(h, ptds), e["sems"], e["values"], wait)
             return 0
         return body
     return make
@@ -645,12 +635,11 @@ def ext_semaphores_async(wait: bool) -> Callable[[Entry, bool], Body]:
 def stream_batch_mem_op(entry: Entry, ptds: bool) -> Body:
     """cuStreamBatchMemOp ``(CUstream stream, unsigned int count, CUstreamBatchMemOpParams *paramArray,
     unsigned int flags)``."""
-    from .adapters import _stream
     call = entry.name
 
     def body(h: int | None, n: int, at: int | None, flags: int) -> int:
         d = _drv()
-        d.stream_batch_mem_op(_stream(h, ptds), mem_ops(d, at, n, call), flags, call)
+        d.stream_batch_mem_op(stream(h, ptds), mem_ops(d, at, n, call), flags, call)
         return 0
     return body
 
@@ -683,11 +672,10 @@ def write_cond(st: Any, hnode: int, p: Any) -> None:
     """Fill ``CUDA_CONDITIONAL_NODE_PARAMS`` ``st`` from a node's ``ConditionalParams``: ``phGraph_out`` points to
     an array of the body graph handles that the library keeps for the node's life ("CUDA-owned array ... valid
     for the lifetime of the conditional node", P-21)."""
-    from .adapters import _KEPT
     key = (hnode, "phGraph_out")
-    arr = _KEPT.get(key)
+    arr = KEPT.get(key)
     if arr is None:
-        arr = _KEPT[key] = (ctypes.c_void_p * len(p.bodies))(*[b.handle for b in p.bodies])
+        arr = KEPT[key] = (ctypes.c_void_p * len(p.bodies))(*[b.handle for b in p.bodies])
     st.handle = p.handle.handle
     st.type = p.ctype
     st.size = len(p.bodies)
@@ -729,8 +717,7 @@ def _alloc_prop(addr: int | None) -> Any:
 
 
 def _stream_of(h: int | None, ptds: bool) -> int:
-    from .adapters import _stream
-    return _stream(h, ptds)
+    return stream(h, ptds)
 
 
 def mem_prefetch_async(entry: Entry, ptds: bool) -> Callable[..., int]:

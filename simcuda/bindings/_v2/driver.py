@@ -108,12 +108,7 @@ def _raise(e: _CoreError) -> _NoReturn:
 
 
 # ================================================================================ plumbing
-def _drv() -> _Driver:
-    d = _st._current
-    if d is None or d.per_thread_mode is None:
-        d = _st.current()
-        d._per_thread_mode()  # ValueError for a malformed CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM (spec 6.1)
-    return d
+_drv: _Callable[[], _Driver] = _st.face_driver  # the current driver (spec 6.1): the one definition
 
 
 _CALL = _threading.local()  # the driver API name of the face call in progress (for errors the face decides)
