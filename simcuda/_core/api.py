@@ -319,6 +319,15 @@ Errors: INVALID_CONTEXT; CONTEXT_IS_DESTROYED; 900 during a restricting capture 
 
 Errors: INVALID_CONTEXT; STREAM_CAPTURE_UNSUPPORTED (900) while a stream of the context is in a
 capture, whatever the thread and mode, invalidating those captures (spec 5.3)."""),
+    Api("cuProfilerStart", "profiler_control('cuProfilerStart')",
+        """Enable profile collection for the current context: the simulator attaches no profiler, so this succeeds
+and changes nothing [I].
+
+Errors: INVALID_CONTEXT when the calling thread has no current context."""),
+    Api("cuProfilerStop", "profiler_control('cuProfilerStop')",
+        """Disable profile collection for the current context: a no-op success, as ``cuProfilerStart`` [I].
+
+Errors: INVALID_CONTEXT when the calling thread has no current context."""),
     Api("cuCtxSynchronize_v2", "ctx_synchronize(ctx, call='cuCtxSynchronize_v2')",
         """As ``cuCtxSynchronize``, for context ``ctx`` (NULL: the current context [I]). Errors: INVALID_CONTEXT
 for a bad or destroyed context; 900 while a stream of that context captures (spec 5.3)."""),

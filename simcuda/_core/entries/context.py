@@ -246,6 +246,15 @@ class Contexts(Work):
         self._drain()
 
     @entry
+    def profiler_control(self, call: str) -> None:
+        """cuProfilerStart and cuProfilerStop (``call`` names which): no profiler is attached to the simulator, so
+        both succeed and change nothing [I], once the calling thread has a current context.
+
+        Errors: INVALID_CONTEXT (201) with no current context, CONTEXT_IS_DESTROYED (709) for a destroyed one:
+        the documented codes of both entries are SUCCESS and INVALID_CONTEXT."""
+        self._ctx_current()
+
+    @entry
     def ctx_record_event(self, hctx: int, hevent: int) -> None:
         """cuCtxRecordEvent. Errors: 201/709 context; 400 event; 900 while the context captures (5.3)."""
         ctx = self._context(hctx)

@@ -1129,51 +1129,20 @@ def _build(name: str, row: _Api) -> _Callable[..., Any]:
     return _face(fn)
 
 
-#: the functions built from the table (every other simulated one is written here by hand)
-_BUILT = (
-    "ctx_get_device_v2", "ctx_synchronize_v2", "stream_get_ctx_v2",
-    "ctx_destroy_v2", "ctx_get_current", "ctx_get_device", "ctx_get_id", "ctx_pop_current_v2", "ctx_push_current_v2",
-    "ctx_set_current", "ctx_synchronize", "device_get", "device_get_attribute", "device_get_count",
-    "device_primary_ctx_retain", "driver_get_version", "event_create", "event_destroy_v2", "event_query",
-    "event_record_with_flags", "event_synchronize", "graph_child_graph_node_get_graph", "graph_clone",
-    "graph_create", "graph_destroy", "graph_destroy_node", "graph_exec_destroy", "graph_exec_get_flags",
-    "graph_exec_get_id", "graph_get_id", "graph_launch", "graph_node_find_in_clone",
-    "graph_node_get_containing_graph", "graph_node_get_enabled", "graph_node_get_local_id", "graph_node_get_type",
-    "graph_node_set_enabled", "graph_upload", "init", "mem_alloc_async", "mem_alloc_host_v2", "mem_alloc_v2",
-    "mem_free_async", "mem_free_v2", "module_unload", "stream_begin_capture_v2", "stream_create",
-    "stream_create_with_priority", "stream_destroy_v2", "stream_end_capture", "stream_end_capture_to_cig",
-    "stream_get_ctx", "stream_get_id", "stream_is_capturing", "stream_query", "stream_synchronize",
-    "ctx_get_stream_priority_range", "user_object_retain", "user_object_release", "graph_retain_user_object",
-    "graph_release_user_object", "device_get_default_mem_pool", "device_get_mem_pool", "device_set_mem_pool",
-    "mem_alloc_from_pool_async",
-    # virtual memory management (topic: vmm)
-    "mem_address_reserve", "mem_address_free", "mem_release", "mem_map", "mem_unmap",
-    # memory pools and graph memory (entries/pools.py; issue 10)
-    "mem_pool_destroy", "mem_pool_trim_to", "device_graph_mem_trim",
-)
+#: the functions built from the table: every real ``_v2`` name whose row (:func:`_row`) is complete and that
+#: this module does not write by hand above or below (derived, never a hand-kept list)
+_HAND = frozenset(("module_get_global_v2", "library_get_global", "kernel_get_function", "device_get_pci_bus_id",
+                   "device_get_by_pci_bus_id"))
+_BUILT = tuple(n for n in _V2_FUNCTIONS
+               if n not in globals() and n not in _HAND and (_r := _row(n)) is not None and not _r.particular)
 for _n in _BUILT:
     _r = _row(_n)
-    assert _r is not None and not _r.particular, _n
+    assert _r is not None
     globals()[_n] = _build(_n, _r)
 del _n, _r
-# conditional nodes (topic: conditional): cuGraphConditionalHandleCreate, built from its row
-_r = _row("graph_conditional_handle_create")
-assert _r is not None and not _r.particular
-graph_conditional_handle_create = _build("graph_conditional_handle_create", _r)
-del _r
 
 
 # ================================================================================ several devices (issue 10)
-_BUILT_PEER = ("device_can_access_peer", "device_get_p2p_attribute", "ctx_enable_peer_access",
-               "ctx_disable_peer_access", "memcpy_peer", "memcpy_peer_async",
-               "func_get_param_info", "kernel_get_param_info")
-for _n in _BUILT_PEER:
-    _r = _row(_n)
-    assert _r is not None and not _r.particular, _n
-    globals()[_n] = _build(_n, _r)
-del _n, _r
-
-
 def _symbol(name: Any) -> Any:
     """A ``char*`` name given as a buffer, an int address or None (see :func:`_path_buf`), for the core."""
     n = _path_buf(name)
