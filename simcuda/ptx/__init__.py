@@ -7,8 +7,21 @@ imports nothing of the core. It needs numpy (the ``kernels`` extra); without it 
 from __future__ import annotations
 
 from .interface import (
-    ASSERT, ILLEGAL_ADDRESS, LAUNCH_FAILED, LAUNCH_OUT_OF_RESOURCES, MISALIGNED_ADDRESS, Fault, Hooks, KernelInfo,
-    LaunchStats, Memory, Module, Param, PtxParseError, Region, Unsupported,
+    ASSERT,
+    ILLEGAL_ADDRESS,
+    LAUNCH_FAILED,
+    LAUNCH_OUT_OF_RESOURCES,
+    MISALIGNED_ADDRESS,
+    Fault,
+    Hooks,
+    KernelInfo,
+    LaunchStats,
+    Memory,
+    Module,
+    Param,
+    PtxParseError,
+    Region,
+    Unsupported,
 )
 
 __all__ = ["load", "Fault", "Hooks", "KernelInfo", "LaunchStats", "Memory", "Module", "Param", "PtxParseError",
@@ -22,4 +35,20 @@ def load(text: str) -> Module:
     Raises :class:`PtxParseError` for text the engine cannot parse, :class:`Unsupported` for a module that
     uses a form refused at load.
     """
-    raise Unsupported("the kernel engine is not built yet", at_load=False)
+    try:
+        import numpy  # noqa: F401
+    except ImportError:
+        raise ImportError("the kernel engine needs numpy: pip install 'simcuda[kernels]'") from None
+    import hashlib
+    key = hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()
+    hit = _CACHE.get(key)
+    if hit is not None:
+        return hit
+    from .module import PtxModule
+    from .parse import parse
+    mod = PtxModule(parse(text))
+    _CACHE[key] = mod
+    return mod
+
+
+_CACHE: dict[str, Module] = {}

@@ -300,7 +300,7 @@ def _module_stmt(mod: ParsedModule, s: str, line: int, pending: Func | None) -> 
     elif pending is not None and head in (".maxntid", ".reqntid", ".minnctapersm", ".maxnreg", ".noreturn",
                                           ".maxclusterrank", ".reqnctapercluster", ".explicitcluster",
                                           ".pragma"):
-        nums = tuple(int(x) for x in re.findall(r"\d+", s)) + (1, 1, 1)
+        nums = (*tuple(int(x) for x in re.findall(r"\d+", s)), 1, 1, 1)
         if head == ".maxntid":
             pending.maxntid = (nums[0], nums[1], nums[2])
         elif head == ".reqntid":
@@ -330,7 +330,7 @@ def _parse_header(s: str, line: int) -> Func:
     for d in ("maxntid", "reqntid"):
         md = re.search(r"\." + d + r"\s+([\d,\s]+)", tail)
         if md:
-            nums = tuple(int(x) for x in re.findall(r"\d+", md.group(1))) + (1, 1, 1)
+            nums = (*tuple(int(x) for x in re.findall(r"\d+", md.group(1))), 1, 1, 1)
             setattr(f, d, (nums[0], nums[1], nums[2]))
     return f
 
@@ -347,20 +347,19 @@ def _body_stmt(f: Func, s: str, line: int) -> None:
             raise PtxParseError(f"cannot parse {s!r}", line)
         tys = [t[1:] for t in m.group(1).split()]
         ty = next(t for t in tys if t in TYPE_SIZES)
-        vec = next((int(t[1:]) for t in tys if t in ("v2", "v4")), 1)
         for name in _split_ops(m.group(2)):
             mr = re.fullmatch(r"([%$\w]+)<(\d+)>", name.strip())
             if mr:
                 for k in range(int(mr.group(2))):
                     f.regs[f"{mr.group(1)}{k}"] = ty
             else:
-                f.regs[name.strip()] = ty if vec == 1 else ty
+                f.regs[name.strip()] = ty  # a .v2/.v4 register is not supported [I]
         return
     if head in (".loc", ".file", ".section", ".pragma", "@@DWARF"):
         return
     if head in (".shared", ".local", ".global", ".const", ".param") or head == ".align":
         ws = s.split()
-        name_i = next(k for k, w in enumerate(ws) if not w.startswith(".") and not ws[k - 1] == ".align")
+        name_i = next(k for k, w in enumerate(ws) if not w.startswith(".") and ws[k - 1] != ".align")
         v = _parse_var(ws[:name_i], " ".join(ws[name_i:]), line)
         f.locals.append(v)
         if v.space == "reg":
