@@ -358,6 +358,8 @@ class _Launch:
             space = "local"
         offu = np.uint64(off % (1 << 64))
         n = self.n
+        alm = np.uint64(total - 1)  # vector and scalar access sizes are powers of two
+        shift = size.bit_length() - 1
 
         def addr_of(mask: Any) -> np.ndarray:
             a = np.asarray(base(), dtype=np.uint64) + offu
@@ -372,16 +374,16 @@ class _Launch:
                 if space == "generic":
                     a = a - np.uint64(SHARED_WINDOW if name == "shared" else LOCAL_WINDOW)
                 lb = lbase if mask is None else lbase[mask]
-                bad = a + np.uint64(total) > np.uint64(limit)
-                if bad.any():
+                if len(a) and int(a.max()) + total > limit:
+                    bad = a + np.uint64(total) > np.uint64(limit)
                     m = np.zeros(n, dtype=bool)
                     m[self._lanes(mask)[bad]] = True
                     raise self.where(ins, m, addr_of(None), 700, f"{name} access out of range")
-                if (a % np.uint64(total)).any():
+                if np.bitwise_and(a, alm).any():
                     m = np.zeros(n, dtype=bool)
-                    m[self._lanes(mask)[(a % np.uint64(total)) != 0]] = True
+                    m[self._lanes(mask)[np.bitwise_and(a, alm) != 0]] = True
                     raise self.where(ins, m, addr_of(None), 716, f"misaligned {name} access")
-                e = (lb + a.astype(np.int64)) // size
+                e = (lb + a.astype(np.int64)) >> shift
                 if values is None:
                     return [view[e + i] for i in range(vec)]
                 for i in range(vec):
@@ -481,18 +483,26 @@ class _Launch:
 
 
 def fma_f32(a: Any, b: Any, c: Any) -> Any:
-    """``fma.rn.f32``: the float64 product is exact; the sum is rounded to odd in float64, then to float32,
-    which gives the correctly rounded fused result."""
+    """``fma.rn.f32``: the float64 product is exact; the float64 sum is rounded once more to float32, which is
+    the correctly rounded fused result unless the float64 sum lies exactly halfway between two float32 values
+    (or in the float32 subnormal range): there the sum is recomputed rounded to odd (TwoSum), then rounded."""
     p = np.asarray(a, dtype=np.float64) * np.asarray(b, dtype=np.float64)
     c64 = np.asarray(c, dtype=np.float64)
+    s = p + c64
+    bits = np.atleast_1d(s).view(np.uint64)
+    low = bits & np.uint64(0x1FFFFFFF)
+    expo = (bits >> np.uint64(52)) & np.uint64(0x7FF)
+    if not ((low == np.uint64(0x10000000)).any() or (expo < np.uint64(1023 - 125)).any()):
+        return s.astype(np.float32)
     with np.errstate(all="ignore"):
-        s = p + c64
         bp = s - p
         e = (p - (s - bp)) + (c64 - bp)
-        bits = np.atleast_1d(s).view(np.uint64).copy()
-        fix = (np.atleast_1d(e) != 0) & ((bits & np.uint64(1)) == 0) & np.isfinite(np.atleast_1d(s))
+        bits = bits.copy()
+        e1 = np.atleast_1d(e)
+        s1 = np.atleast_1d(s)
+        fix = (e1 != 0) & ((bits & np.uint64(1)) == 0) & np.isfinite(s1)
         if fix.any():
-            same = np.signbit(np.atleast_1d(e)) == np.signbit(np.atleast_1d(s))
+            same = np.signbit(e1) == np.signbit(s1)
             bits = np.where(fix & same, bits + np.uint64(1), np.where(fix, bits - np.uint64(1), bits))
         r = bits.view(np.float64).astype(np.float32)
     return r if np.ndim(s) else r[0]
