@@ -105,6 +105,11 @@ def _build(L: Any, ins: Ins, op: str, p: list[str], o: list[str], labels: dict[s
         if to:
             return 0, lambda mask: s((np.asarray(g(), np.uint64) - w).astype(dt), mask)
         return 0, lambda mask: s(np.asarray(g(), np.uint64) + w, mask)
+    if op in ("addc", "subc", "madc") or (op in ("add", "sub", "mad") and "cc" in p):
+        return 0, _carry(L, op, p, o, ty)
+    if op in ("bfe", "bfi", "lop3", "shf", "testp", "copysign", "slct", "mbarrier"):
+        from .more import build_more
+        return 0, build_more(L, ins, op, p, o, ty)
     if op in ("add", "sub", "and", "or", "xor", "min", "max") and "cc" not in p:
         f = _BIN[op]
         a, b = L.getter(o[1], ty), L.getter(o[2], ty)
@@ -482,4 +487,47 @@ def _cp_async(L: Any, ins: Ins, o: list[str]) -> Any:
                 full.append(f)
             vals = full
         st(mask, vals)
+    return go
+
+
+def _carry(L: Any, op: str, p: list[str], o: list[str], ty: str) -> Any:
+    """Carry chains: ``add.cc``/``addc(.cc)``, ``sub.cc``/``subc(.cc)``, ``mad(c).lo/.hi.cc``; the carry flag is one
+    per lane (``L.cc``)."""
+    bits = _dt(ty).itemsize * 8
+    u = np.uint64
+    a, b = L.getter(o[1], "u" + str(bits)), L.getter(o[2], "u" + str(bits))
+    c: Any = L.getter(o[3], "u" + str(bits)) if op in ("mad", "madc") else None
+    s = L.setter(o[0], "u" + str(bits))
+    use_in = op.endswith("c")
+    set_out = "cc" in p
+    hi = "hi" in p
+    if not hasattr(L, "cc"):
+        L.cc = np.zeros(L.n, np.uint64)
+    m64 = (1 << bits) - 1
+
+    def go(mask: Any) -> None:
+        x = np.broadcast_to(np.asarray(a()).astype(object if bits == 64 else u), (L.n,))
+        y = np.broadcast_to(np.asarray(b()).astype(object if bits == 64 else u), (L.n,))
+        cin = L.cc.astype(object if bits == 64 else u) if use_in else 0
+        if op in ("mad", "madc"):
+            z = np.broadcast_to(np.asarray(c()).astype(object if bits == 64 else u), (L.n,))
+            prod = x.astype(object) * y.astype(object)
+            part = (prod >> bits) if hi else (prod & m64)
+            tot = part + z.astype(object) + (cin if use_in else 0)
+        elif op.startswith("sub"):
+            tot = x.astype(object) - y.astype(object) - (cin if use_in else 0)
+        else:
+            tot = x.astype(object) + y.astype(object) + (cin if use_in else 0)
+        res = np.array([int(t) & m64 for t in tot], dtype=np.uint64) if bits == 64 else \
+            (np.asarray(tot).astype(np.int64) & m64).astype(np.uint64)
+        if set_out:
+            if op.startswith("sub"):
+                carry = np.array([1 if int(t) < 0 else 0 for t in tot], np.uint64)
+            else:
+                carry = np.array([1 if int(t) > m64 else 0 for t in tot], np.uint64)
+            if mask is None:
+                L.cc[...] = carry
+            else:
+                L.cc[mask] = carry[mask]
+        s(res.astype(_dt("u" + str(bits))), mask)
     return go
