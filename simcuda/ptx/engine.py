@@ -157,7 +157,7 @@ class _Launch:
                 sv = arr.view(_SGN[arr.dtype.itemsize])
                 return lambda: sv.astype(dt)
             return lambda: arr.astype(dt)
-        if base in _SPECIAL:
+        if base in _SPECIAL or base.rstrip("0123456789") in _SPECIAL:
             if op in ("%clock", "%clock64"):
                 return lambda: np.array(self.clock, dtype=np.uint64).astype(dt)
             if op.startswith("%globaltimer"):

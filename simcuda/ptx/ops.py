@@ -437,8 +437,14 @@ def _cvt(L: Any, p: list[str], o: list[str]) -> Any:
     rnd = next((x for x in p if x in ("rn", "rz", "rm", "rp", "rni", "rzi", "rmi", "rpi")), None)
     sat = "sat" in p
 
+    bf_in, bf_out = sty == "bf16", dty == "bf16"
+    if bf_out:
+        dd = np.dtype(np.float32)
+
     def go(mask: Any) -> None:
         x = np.asarray(a())
+        if bf_in:  # bf16 is the high half of a float32
+            x = (x.astype(np.uint32) << np.uint32(16)).view(np.float32)
         with np.errstate(all="ignore"):
             if dd.kind in "iu" and x.dtype.kind == "f":
                 f: Any = {"rzi": np.trunc, "rz": np.trunc, "rmi": np.floor, "rm": np.floor, "rpi": np.ceil,
@@ -461,6 +467,11 @@ def _cvt(L: Any, p: list[str], o: list[str]) -> Any:
                             info.min, info.max).astype(dd)
             else:
                 r = x.astype(dd)
+        if bf_out:  # round to nearest even into the high half (NaN stays a quiet NaN)
+            u = np.atleast_1d(np.asarray(r, np.float32)).view(np.uint32).astype(np.uint64)
+            rb = ((u + np.uint64(0x7FFF) + ((u >> np.uint64(16)) & np.uint64(1))) >> np.uint64(16))
+            rb = np.where(np.isnan(np.atleast_1d(r)), np.uint64(0x7FC0), rb).astype(np.uint16)
+            r = rb if np.ndim(x) else rb[0]
         s(r, mask)
     return go
 

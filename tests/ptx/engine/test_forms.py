@@ -219,3 +219,51 @@ def test_parse_error_has_line() -> None:
     with pytest.raises(PtxParseError) as e:
         load(HEAD + "garbage here;\n")
     assert e.value.line == 4
+
+
+def test_half_and_bfloat16_conversions() -> None:
+    """cvt to/from f16 and bf16: 1/3 rounds to nearest even in both, and converts back exactly."""
+    out = _run("""
+  cvt.rn.f16.f32 %h1, 0f3EAAAAAB;
+  cvt.rn.bf16.f32 %h2, 0f3EAAAAAB;
+  cvt.f32.f16 %f1, %h1;
+  cvt.f32.bf16 %f2, %h2;
+  st.global.v2.f32 [%rdo], {%f1, %f2};""", ".reg .b16 %h<3>;\n.reg .f32 %f<3>;\n.reg .b64 %rdo;", 2, np.float32)
+    assert out[0] == np.float32(np.float16(1 / 3))
+    assert out[1] == np.frombuffer(struct.pack("<I", 0x3EAB0000), np.float32)[0]
+
+
+def test_shared_out_of_range_700() -> None:
+    """A shared access past the block's shared window faults 700 naming shared memory and the thread."""
+    text = HEAD + """.visible .entry k()
+{
+  .reg .b32 %r<3>;
+  .shared .align 4 .b8 buf[16];
+  mov.u32 %r1, %tid.x;
+  shl.b32 %r2, %r1, 4;
+  st.shared.u32 [%r2], 1;
+  ret;
+}
+"""
+    with pytest.raises(Fault) as e:
+        load(text).launch("k", (1, 1, 1), (4, 1, 1), 0, b"", Mem(), Hooks())
+    assert e.value.code == 700 and "shared" in e.value.why and e.value.thread == (1, 0, 0)
+
+
+def test_envreg_given_and_default() -> None:
+    """%envreg1 reads the value the launch gives; %envreg2 reads zero."""
+    text = HEAD + """.visible .entry k(.param .u64 out)
+{
+  .reg .b32 %r<3>;
+  .reg .b64 %rd<2>;
+  ld.param.u64 %rd1, [out];
+  mov.u32 %r1, %envreg1;
+  mov.u32 %r2, %envreg2;
+  st.global.v2.u32 [%rd1], {%r1, %r2};
+  ret;
+}
+"""
+    mem = Mem()
+    p = mem.alloc(np.full(2, 9, np.uint32))
+    load(text).launch("k", (1, 1, 1), (1, 1, 1), 0, struct.pack("<Q", p), mem, Hooks(), envreg={1: 77})
+    assert list(mem.get(p, np.uint32, 2)) == [77, 0]
