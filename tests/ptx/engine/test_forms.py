@@ -267,3 +267,33 @@ def test_envreg_given_and_default() -> None:
     p = mem.alloc(np.full(2, 9, np.uint32))
     load(text).launch("k", (1, 1, 1), (1, 1, 1), 0, struct.pack("<Q", p), mem, Hooks(), envreg={1: 77})
     assert list(mem.get(p, np.uint32, 2)) == [77, 0]
+
+
+def test_atomic_duplicates_in_lane_order() -> None:
+    """Four lanes on one word: inc wraps at the limit and exch/max return the values in lane order."""
+    text = HEAD + """.visible .entry k(.param .u64 out)
+{
+  .reg .b32 %r<6>;
+  .reg .b64 %rd<4>;
+  ld.param.u64 %rd1, [out];
+  mov.u32 %r1, %tid.x;
+  atom.global.inc.u32 %r2, [%rd1], 2;
+  atom.global.exch.b32 %r3, [%rd1+4], %r1;
+  atom.relaxed.gpu.global.max.s32 %r4, [%rd1+8], %r1;
+  mul.wide.u32 %rd2, %r1, 16;
+  add.s64 %rd3, %rd1, %rd2;
+  st.global.v4.u32 [%rd3+16], {%r2, %r3, %r4, %r1};
+  ret;
+}
+"""
+    mem = Mem()
+    init = np.zeros(20, np.int32)
+    init[1], init[2] = 100, -5
+    p = mem.alloc(init)
+    load(text).launch("k", (1, 1, 1), (4, 1, 1), 0, struct.pack("<Q", p), mem, Hooks())
+    out = mem.get(p, np.int32, 20)
+    assert list(out[:3]) == [1, 3, 3]
+    per = out[4:].reshape(4, 4)
+    assert list(per[:, 0]) == [0, 1, 2, 0]
+    assert list(per[:, 1]) == [100, 0, 1, 2]
+    assert list(per[:, 2]) == [-5, 0, 1, 2]

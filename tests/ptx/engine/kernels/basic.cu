@@ -67,3 +67,13 @@ extern "C" __global__ void cpasync(const int* g, int* out) {
     __syncthreads();
     out[threadIdx.x] = s[255 - threadIdx.x] * 2;
 }
+extern "C" __global__ void shist(const int* d, unsigned* out, float* fsum) {
+    __shared__ unsigned h[4];
+    if (threadIdx.x < 4) h[threadIdx.x] = 0;
+    __syncthreads();
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    atomicAdd(&h[d[i] & 3], 1u);
+    atomicAdd(fsum, 0.5f);
+    __syncthreads();
+    if (threadIdx.x < 4) out[blockIdx.x * 4 + threadIdx.x] = h[threadIdx.x];
+}
