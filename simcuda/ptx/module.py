@@ -96,7 +96,13 @@ def _callee(mod: ParsedModule, ins: Ins) -> str | None:
 
 class PtxModule:
     """A parsed PTX module: ``kernels`` (name -> :class:`KernelInfo`), ``variables`` (module-scope ``.global`` and
-    ``.const`` variables: name -> (space, size, initial bytes)), ``target``."""
+    ``.const`` variables: name -> (space, size, initial bytes)), ``target``.
+
+    ``KernelInfo.num_regs`` [I]: the number of non-predicate ``.reg`` registers the kernel declares (after inlining
+    its ``.func`` calls), at least 16 and capped at 255 (the sm_80 per-thread limit). ``static_shared``: the
+    declared ``.shared`` variables of the kernel and the module, aligned; ``local``: the declared ``.local``
+    variables; ``const``: the module's ``.const`` bytes.
+    """
 
     def __init__(self, parsed: ParsedModule) -> None:
         self.parsed = parsed

@@ -297,3 +297,34 @@ def test_atomic_duplicates_in_lane_order() -> None:
     assert list(per[:, 0]) == [0, 1, 2, 0]
     assert list(per[:, 1]) == [100, 0, 1, 2]
     assert list(per[:, 2]) == [-5, 0, 1, 2]
+
+
+def test_redux_match_shfl_up_activemask() -> None:
+    """redux.sync.add/max, match.any, shfl.sync.up (lane 0 keeps its own value) and activemask over 32 lanes."""
+    text = HEAD + """.visible .entry k(.param .u64 out)
+{
+  .reg .b32 %r<9>;
+  .reg .b64 %rd<4>;
+  ld.param.u64 %rd1, [out];
+  mov.u32 %r1, %laneid;
+  redux.sync.add.u32 %r2, %r1, -1;
+  redux.sync.max.u32 %r3, %r1, -1;
+  and.b32 %r8, %r1, 1;
+  match.any.sync.b32 %r4, %r8, -1;
+  shfl.sync.up.b32 %r5, %r1, 1, 0, -1;
+  activemask.b32 %r6;
+  mul.wide.u32 %rd2, %r1, 32;
+  add.s64 %rd3, %rd1, %rd2;
+  st.global.v4.u32 [%rd3], {%r2, %r3, %r4, %r5};
+  st.global.u32 [%rd3+16], %r6;
+  ret;
+}
+"""
+    mem = Mem()
+    p = mem.alloc(np.zeros(32 * 8, np.uint32))
+    load(text).launch("k", (1, 1, 1), (32, 1, 1), 0, struct.pack("<Q", p), mem, Hooks())
+    out = mem.get(p, np.uint32, 256).reshape(32, 8)
+    assert set(out[:, 0]) == {sum(range(32))} and set(out[:, 1]) == {31}
+    assert out[0, 2] == 0x55555555 and out[1, 2] == 0xAAAAAAAA
+    assert list(out[:, 3]) == [0] + list(range(31))
+    assert set(out[:, 4]) == {0xFFFFFFFF}
