@@ -326,5 +326,5 @@ def test_redux_match_shfl_up_activemask() -> None:
     out = mem.get(p, np.uint32, 256).reshape(32, 8)
     assert set(out[:, 0]) == {sum(range(32))} and set(out[:, 1]) == {31}
     assert out[0, 2] == 0x55555555 and out[1, 2] == 0xAAAAAAAA
-    assert list(out[:, 3]) == [0] + list(range(31))
+    assert list(out[:, 3]) == [0, *range(31)]
     assert set(out[:, 4]) == {0xFFFFFFFF}
