@@ -80,8 +80,8 @@ def _build(L: Any, ins: Ins, op: str, p: list[str], o: list[str], labels: dict[s
     if op in ("ld", "ldu", "st"):
         return 0, _ldst(L, ins, p, o)
     if op == "mov":
-        if o[1].startswith("{"):
-            raise Unsupported(f"kernel {L.kernel}: mov with a vector operand (PTX line {ins.line})")
+        if o[1].startswith("{") or o[0].startswith("{"):
+            return 0, _mov_vec(L, o, ty)
         src = o[1]
         if src in L.shared_layout or src in L.local_layout or src in L.variables:
             v = np.array(L.symbol(src)).astype(_dt(ty))
@@ -542,3 +542,34 @@ def _carry(L: Any, op: str, p: list[str], o: list[str], ty: str) -> Any:
                 L.cc[mask] = carry[mask]
         s(res.astype(_dt("u" + str(bits))), mask)
     return go
+
+
+def _mov_vec(L: Any, o: list[str], ty: str) -> Any:
+    """``mov.b64 {lo, hi}, x`` (unpack, lowest element first) and ``mov.b64 x, {lo, hi}`` (pack); also b32 of
+    two b16 and b64/b32 of four parts."""
+    width = _dt(ty).itemsize * 8
+    if o[0].startswith("{"):
+        parts = [x.strip() for x in o[0].strip("{} ").split(",")]
+        k = width // len(parts)
+        src = L.getter(o[1], "b" + str(width))
+        sets = [L.setter(x, "b" + str(k)) if x != "_" else None for x in parts]
+        ud = _dt("b" + str(k))
+
+        def unpack(mask: Any) -> None:
+            v = np.asarray(src()).astype(np.uint64)
+            for i, st in enumerate(sets):
+                if st is not None:
+                    st(((v >> np.uint64(i * k)) & np.uint64((1 << k) - 1)).astype(ud), mask)
+        return unpack
+    parts = [x.strip() for x in o[1].strip("{} ").split(",")]
+    k = width // len(parts)
+    gets = [L.getter(x, "b" + str(k)) for x in parts]
+    dst = L.setter(o[0], "b" + str(width))
+    wd = _dt("b" + str(width))
+
+    def pack(mask: Any) -> None:
+        r = np.uint64(0)
+        for i, g in enumerate(gets):
+            r = r | (np.asarray(g()).astype(np.uint64) << np.uint64(i * k))
+        dst(np.asarray(r).astype(wd), mask)
+    return pack

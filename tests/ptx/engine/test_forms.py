@@ -328,3 +328,13 @@ def test_redux_match_shfl_up_activemask() -> None:
     assert out[0, 2] == 0x55555555 and out[1, 2] == 0xAAAAAAAA
     assert list(out[:, 3]) == [0, *range(31)]
     assert set(out[:, 4]) == {0xFFFFFFFF}
+
+
+def test_mov_pack_unpack() -> None:
+    """mov.b64 {lo, hi} splits a double's bits (lowest first); mov.b64 from {hi, lo} swaps them back."""
+    out = _run("""
+  mov.b64 {%r1, %r2}, 0d3FF0000000000001;
+  mov.b64 %rd1, {%r2, %r1};
+  st.global.v2.u32 [%rdo], {%r1, %r2};
+  st.global.u64 [%rdo+8], %rd1;""", ".reg .b32 %r<3>;\n.reg .b64 %rd<2>;\n.reg .b64 %rdo;", 4)
+    assert list(out) == [1, 0x3FF00000, 0x3FF00000, 1]
