@@ -35,6 +35,8 @@ WINDOW_SIZE = 1 << 40
 EXIT = np.int32(1 << 30)
 MAX_LANES = 1 << 20
 SPIN_YIELD = 1024
+#: cycles per nanosecond of wall time added to %clock/%clock64 [I] (the simulated device's clock rate)
+CLOCK_GHZ = 1.41
 
 _DT = {"b8": np.uint8, "u8": np.uint8, "s8": np.int8, "b16": np.uint16, "u16": np.uint16, "s16": np.int16,
        "f16": np.float16, "bf16": np.uint16, "b32": np.uint32, "u32": np.uint32, "s32": np.int32, "f32": np.float32,
@@ -122,6 +124,8 @@ class _Launch:
         for name, ty in func.regs.items():
             self.regs[name] = np.zeros(n, dtype=np.bool_ if ty == "pred" else _STORE[TYPE_SIZES[ty]])
         self.clock = 0
+        import time
+        self.t0 = time.perf_counter_ns()
         self.region_cache: list[Any] = []
         self.cp_pending: list[Callable[[], None]] = []
         self._param_off: dict[str, int] = {}
@@ -159,7 +163,15 @@ class _Launch:
             return lambda: arr.astype(dt)
         if base in _SPECIAL or base.rstrip("0123456789") in _SPECIAL:
             if op in ("%clock", "%clock64"):
-                return lambda: np.array(self.clock, dtype=np.uint64).astype(dt)
+                import time
+                t0 = self.t0
+
+                def clock() -> Any:
+                    # [I] one cycle per instruction step plus wall time at CLOCK_GHZ, so that a timeout loop
+                    # written against the device's clock rate ends in about the time it names
+                    c = self.clock + int((time.perf_counter_ns() - t0) * CLOCK_GHZ)
+                    return np.array(c & 0xFFFFFFFFFFFFFFFF, dtype=np.uint64).astype(dt)
+                return clock
             if op.startswith("%globaltimer"):
                 import time
                 return lambda: np.array(time.monotonic_ns(), dtype=np.uint64).astype(dt)

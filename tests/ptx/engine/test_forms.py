@@ -338,3 +338,26 @@ def test_mov_pack_unpack() -> None:
   st.global.v2.u32 [%rdo], {%r1, %r2};
   st.global.u64 [%rdo+8], %rd1;""", ".reg .b32 %r<3>;\n.reg .b64 %rd<2>;\n.reg .b64 %rdo;", 4)
     assert list(out) == [1, 0x3FF00000, 0x3FF00000, 1]
+
+
+def test_clock_timeout_loop_ends() -> None:
+    """A loop that waits until %clock64 passes start + 20M cycles ends (the clock follows wall time too)."""
+    text = HEAD + """.visible .entry k(.param .u64 out)
+{
+  .reg .b64 %rd<5>;
+  .reg .pred %p<2>;
+  ld.param.u64 %rd1, [out];
+  mov.u64 %rd2, %clock64;
+  add.u64 %rd3, %rd2, 20000000;
+L:
+  mov.u64 %rd4, %clock64;
+  setp.lt.u64 %p1, %rd4, %rd3;
+  @%p1 bra L;
+  st.global.u64 [%rd1], %rd4;
+  ret;
+}
+"""
+    mem = Mem()
+    p = mem.alloc(np.zeros(1, np.uint64))
+    load(text).launch("k", (1, 1, 1), (1, 1, 1), 0, struct.pack("<Q", p), mem, Hooks())
+    assert mem.get(p, np.uint64, 1)[0] >= 20000000
