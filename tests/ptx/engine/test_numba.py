@@ -46,3 +46,22 @@ def test_numba_shared_shfl_atomics() -> None:
                variables=mem.variables(mod))
     assert mem.get(args[11], np.float32, 1)[0] == x.sum()
     assert list(mem.get(args[18], np.int32, 4)) == list(np.bincount(x.astype(int) % 4, minlength=4))
+
+
+def test_numba_debug_ptx() -> None:
+    """numba's debug PTX (debug=True, opt=False: .local .align, .loc, DWARF .section blocks) parses and runs."""
+    cuda = pytest.importorskip("numba.cuda")
+
+    def k(x, out):  # type: ignore[no-untyped-def]
+        i = cuda.grid(1)
+        if i < x.size:
+            out[i] = x[i] * 2 + 1
+    ptx, _ = cuda.compile_ptx(k, "float32[::1], float32[::1]", cc=(8, 0), debug=True, opt=False)
+    mod = load(ptx)
+    (name,) = mod.kernels
+    mem = Mem()
+    x = np.arange(100, dtype=np.float32)
+    args = _array_args(mem, x) + _array_args(mem, np.zeros(100, np.float32))
+    mod.launch(name, (1, 1, 1), (128, 1, 1), 0, struct.pack("<14Q", *args), mem, Hooks(),
+               variables=mem.variables(mod))
+    assert np.array_equal(mem.get(args[11], np.float32, 100), x * 2 + 1)
