@@ -21,6 +21,7 @@ differ from the GPU's by ulps); ``.ftz`` is not applied [I].
 """
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -35,6 +36,8 @@ WINDOW_SIZE = 1 << 40
 EXIT = np.int32(1 << 30)
 MAX_LANES = 1 << 20
 SPIN_YIELD = 1024
+#: cycles per nanosecond of wall time added to %clock/%clock64 [I] (the simulated device's clock rate)
+CLOCK_GHZ = 1.41
 
 _DT = {"b8": np.uint8, "u8": np.uint8, "s8": np.int8, "b16": np.uint16, "u16": np.uint16, "s16": np.int16,
        "f16": np.float16, "bf16": np.uint16, "b32": np.uint32, "u32": np.uint32, "s32": np.int32, "f32": np.float32,
@@ -75,30 +78,10 @@ class _Launch:
         self.tpb = tpb = (nt + 31) // 32 * 32
         nb = len(blocks)
         self.n = n = nb * tpb
-        g = np.arange(n, dtype=np.int64)
-        t = g % tpb
-        b = g // tpb
-        self.alive0 = t < nt
-        self.blk = b
-        tid = np.minimum(t, nt - 1)
-        bl = np.array(blocks, dtype=np.uint32).reshape(nb, 3)
-        self.sreg: dict[str, Any] = {
-            "%tid.x": (tid % block[0]).astype(np.uint32), "%tid.y": (tid // block[0] % block[1]).astype(np.uint32),
-            "%tid.z": (tid // (block[0] * block[1])).astype(np.uint32),
-            "%ctaid.x": bl[b, 0], "%ctaid.y": bl[b, 1], "%ctaid.z": bl[b, 2],
-            "%laneid": (t % 32).astype(np.uint32), "%warpid": (t // 32).astype(np.uint32),
-        }
-        for k, d in zip("xyz", block, strict=True):
-            self.sreg[f"%ntid.{k}"] = np.uint32(d)
-        for k, d in zip("xyz", grid, strict=True):
-            self.sreg[f"%nctaid.{k}"] = np.uint32(d)
-        lane = (t % 32).astype(np.uint32)
-        one = np.uint32(1)
-        self.sreg.update({"%nwarpid": np.uint32(tpb // 32), "%smid": (b % 132).astype(np.uint32),
-                          "%nsmid": np.uint32(132), "%gridid": np.uint64(1), "%warpsize": np.uint32(32),
-                          "%lanemask_eq": (one << lane), "%lanemask_lt": ((one << lane) - one),
-                          "%lanemask_le": ((one << lane) - one) | (one << lane),
-                          "%dynamic_smem_size": np.uint32(dyn), "%total_smem_size": np.uint32(shared_size + dyn)})
+        self.alive0, self.blk, g, geo = _geometry(grid, block, tuple(blocks))
+        b = self.blk
+        self.sreg: dict[str, Any] = dict(geo)
+        self.sreg.update({"%dynamic_smem_size": np.uint32(dyn), "%total_smem_size": np.uint32(shared_size + dyn)})
         self.sreg["%lanemask_ge"] = ~self.sreg["%lanemask_lt"]
         self.sreg["%lanemask_gt"] = ~self.sreg["%lanemask_le"]
         for e in range(32):
@@ -122,6 +105,8 @@ class _Launch:
         for name, ty in func.regs.items():
             self.regs[name] = np.zeros(n, dtype=np.bool_ if ty == "pred" else _STORE[TYPE_SIZES[ty]])
         self.clock = 0
+        import time
+        self.t0 = time.perf_counter_ns()
         self.region_cache: list[Any] = []
         self.cp_pending: list[Callable[[], None]] = []
         self._param_off: dict[str, int] = {}
@@ -157,9 +142,17 @@ class _Launch:
                 sv = arr.view(_SGN[arr.dtype.itemsize])
                 return lambda: sv.astype(dt)
             return lambda: arr.astype(dt)
-        if base in _SPECIAL:
+        if base in _SPECIAL or base.rstrip("0123456789") in _SPECIAL:
             if op in ("%clock", "%clock64"):
-                return lambda: np.array(self.clock, dtype=np.uint64).astype(dt)
+                import time
+                t0 = self.t0
+
+                def clock() -> Any:
+                    # [I] one cycle per instruction step plus wall time at CLOCK_GHZ, so that a timeout loop
+                    # written against the device's clock rate ends in about the time it names
+                    c = self.clock + int((time.perf_counter_ns() - t0) * CLOCK_GHZ)
+                    return np.array(c & 0xFFFFFFFFFFFFFFFF, dtype=np.uint64).astype(dt)
+                return clock
             if op.startswith("%globaltimer"):
                 import time
                 return lambda: np.array(time.monotonic_ns(), dtype=np.uint64).astype(dt)
@@ -296,7 +289,7 @@ class _Launch:
                     hit = r
                     break
             if hit is not None:
-                out.append((sel_all, hit.data, (pending - np.uint64(hit.start)).astype(np.int64)))
+                out.append((sel_all, hit.data, (pending - np.uint64(hit.start)).view(np.int64)))
                 break
             # slow path: find the regions one by one
             a0 = int(pending[0])
@@ -358,6 +351,8 @@ class _Launch:
             space = "local"
         offu = np.uint64(off % (1 << 64))
         n = self.n
+        alm = np.uint64(total - 1)  # vector and scalar access sizes are powers of two
+        shift = size.bit_length() - 1
 
         def addr_of(mask: Any) -> np.ndarray:
             a = np.asarray(base(), dtype=np.uint64) + offu
@@ -372,16 +367,16 @@ class _Launch:
                 if space == "generic":
                     a = a - np.uint64(SHARED_WINDOW if name == "shared" else LOCAL_WINDOW)
                 lb = lbase if mask is None else lbase[mask]
-                bad = a + np.uint64(total) > np.uint64(limit)
-                if bad.any():
+                if len(a) and int(a.max()) + total > limit:
+                    bad = a + np.uint64(total) > np.uint64(limit)
                     m = np.zeros(n, dtype=bool)
                     m[self._lanes(mask)[bad]] = True
                     raise self.where(ins, m, addr_of(None), 700, f"{name} access out of range")
-                if (a % np.uint64(total)).any():
+                if np.bitwise_and(a, alm).any():
                     m = np.zeros(n, dtype=bool)
-                    m[self._lanes(mask)[(a % np.uint64(total)) != 0]] = True
+                    m[self._lanes(mask)[np.bitwise_and(a, alm) != 0]] = True
                     raise self.where(ins, m, addr_of(None), 716, f"misaligned {name} access")
-                e = (lb + a.astype(np.int64)) // size
+                e = (lb + a.astype(np.int64)) >> shift
                 if values is None:
                     return [view[e + i] for i in range(vec)]
                 for i in range(vec):
@@ -398,9 +393,9 @@ class _Launch:
                 a = addr_of(mask)
             if lanes is None:
                 lanes = self._lanes(mask)
-            if (a % np.uint64(total)).any():
+            if np.bitwise_and(a, alm).any():
                 m = np.zeros(n, dtype=bool)
-                m[lanes[(a % np.uint64(total)) != 0]] = True
+                m[lanes[np.bitwise_and(a, alm) != 0]] = True
                 raise self.where(ins, m, np.broadcast_to(np.asarray(base(), dtype=np.uint64) + offu, (n,)),
                                  716, "misaligned global access")
             parts = self._regions(ins, a, total, lanes)
@@ -409,7 +404,7 @@ class _Launch:
                 for sel, data, bo in parts:
                     if data is None:
                         continue
-                    v = data[: len(data) // size * size].view(dt) if (bo % size == 0).all() else None
+                    v = data[: len(data) // size * size].view(dt) if not (bo & (size - 1)).any() else None
                     for i in range(vec):
                         if v is not None:
                             x = v[bo // size + i]
@@ -480,19 +475,60 @@ class _Launch:
         return ops.compile_ins(self, ins, labels)
 
 
+@functools.lru_cache(maxsize=4)
+def _geometry(grid: tuple[int, int, int], block: tuple[int, int, int], blocks: tuple[tuple[int, int, int], ...]
+              ) -> tuple[Any, Any, Any, dict[str, Any]]:
+    """Lane geometry of a lane set (cached: repeat launches of one shape reuse it): alive lanes, block index
+    per lane, lane index, special registers that depend only on the shape."""
+    nt = block[0] * block[1] * block[2]
+    tpb = (nt + 31) // 32 * 32
+    nb = len(blocks)
+    n = nb * tpb
+    g = np.arange(n, dtype=np.int64)
+    t = g % tpb
+    b = g // tpb
+    tid = np.minimum(t, nt - 1)
+    bl = np.array(blocks, dtype=np.uint32).reshape(nb, 3)
+    sreg: dict[str, Any] = {
+        "%tid.x": (tid % block[0]).astype(np.uint32), "%tid.y": (tid // block[0] % block[1]).astype(np.uint32),
+        "%tid.z": (tid // (block[0] * block[1])).astype(np.uint32),
+        "%ctaid.x": bl[b, 0], "%ctaid.y": bl[b, 1], "%ctaid.z": bl[b, 2],
+        "%laneid": (t % 32).astype(np.uint32), "%warpid": (t // 32).astype(np.uint32),
+    }
+    for k, d in zip("xyz", block, strict=True):
+        sreg[f"%ntid.{k}"] = np.uint32(d)
+    for k, d in zip("xyz", grid, strict=True):
+        sreg[f"%nctaid.{k}"] = np.uint32(d)
+    lane = (t % 32).astype(np.uint32)
+    one = np.uint32(1)
+    sreg.update({"%nwarpid": np.uint32(tpb // 32), "%smid": (b % 132).astype(np.uint32),
+                      "%nsmid": np.uint32(132), "%gridid": np.uint64(1), "%warpsize": np.uint32(32),
+                      "%lanemask_eq": (one << lane), "%lanemask_lt": ((one << lane) - one),
+                      "%lanemask_le": ((one << lane) - one) | (one << lane)})
+    return t < nt, b, g, sreg
+
+
 def fma_f32(a: Any, b: Any, c: Any) -> Any:
-    """``fma.rn.f32``: the float64 product is exact; the sum is rounded to odd in float64, then to float32,
-    which gives the correctly rounded fused result."""
+    """``fma.rn.f32``: the float64 product is exact; the float64 sum is rounded once more to float32, which is
+    the correctly rounded fused result unless the float64 sum lies exactly halfway between two float32 values
+    (or in the float32 subnormal range): there the sum is recomputed rounded to odd (TwoSum), then rounded."""
     p = np.asarray(a, dtype=np.float64) * np.asarray(b, dtype=np.float64)
     c64 = np.asarray(c, dtype=np.float64)
+    s = p + c64
+    bits = np.atleast_1d(s).view(np.uint64)
+    low = bits & np.uint64(0x1FFFFFFF)
+    expo = (bits >> np.uint64(52)) & np.uint64(0x7FF)
+    if not ((low == np.uint64(0x10000000)).any() or (expo < np.uint64(1023 - 125)).any()):
+        return s.astype(np.float32)
     with np.errstate(all="ignore"):
-        s = p + c64
         bp = s - p
         e = (p - (s - bp)) + (c64 - bp)
-        bits = np.atleast_1d(s).view(np.uint64).copy()
-        fix = (np.atleast_1d(e) != 0) & ((bits & np.uint64(1)) == 0) & np.isfinite(np.atleast_1d(s))
+        bits = bits.copy()
+        e1 = np.atleast_1d(e)
+        s1 = np.atleast_1d(s)
+        fix = (e1 != 0) & ((bits & np.uint64(1)) == 0) & np.isfinite(s1)
         if fix.any():
-            same = np.signbit(np.atleast_1d(e)) == np.signbit(np.atleast_1d(s))
+            same = np.signbit(e1) == np.signbit(s1)
             bits = np.where(fix & same, bits + np.uint64(1), np.where(fix, bits - np.uint64(1), bits))
         r = bits.view(np.float64).astype(np.float32)
     return r if np.ndim(s) else r[0]
