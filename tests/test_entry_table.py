@@ -59,3 +59,16 @@ def test_every_wrapped_entry_exists_in_the_tuple_face():
     """Each declaration with a Python wrapper has a function of that name in simcuda.bindings.driver."""
     missing = [e.python for e in ENTRIES if e.python and not callable(getattr(face, e.python, None))]
     assert missing == []
+
+
+def test_rows_are_typed_records():
+    """Every row of the generated table is an Entry of Param records whose direction is a Direction member, and
+    a param still reads as the ``(ctype, name, 'in' | 'out')`` tuple the native adapters unpack."""
+    from simcuda._generated.entry_table import ENTRIES, Direction, Entry, Param
+    for e in ENTRIES:
+        assert isinstance(e, Entry)
+        for p in e.params:
+            assert isinstance(p, Param) and isinstance(p.direction, Direction)
+            ctype, name, direction = p
+            assert direction in ("in", "out") and (ctype, name) == (p.ctype, p.name)
+        assert all(p.direction is Direction.OUT for p in e.outputs)

@@ -44,6 +44,7 @@ from .._core.param_types import split_params
 from .._generated import driver_enums as _E
 from .._generated.driver_outputs import OUTPUTS as _OUTPUTS
 from .._generated.driver_outputs import PARAMS as _PARAMS
+from . import _args as _A
 from . import _driver_types as _T
 from . import _kernel_params as _KP
 
@@ -55,7 +56,6 @@ globals().update(_E.__int_constants__)
 globals().update(_T.build_classes())
 
 if _typing.TYPE_CHECKING:
-    from .._core.driver import Driver as _Driver
 
     # The enums, constants, classes and not-simulated stubs of the real module are put into this namespace at
     # import time (globals().update, install_stubs), which the checker cannot follow: to it, a name it does not
@@ -101,9 +101,10 @@ _Conv = _Callable[[Any], Any]
 #: the conversions of one function, in the real wrapper's order: (argument index, name, conversion)
 _Plan = tuple[tuple[int, str, _Conv], ...]
 
-#: the current driver, with the default-stream mode fixed on first use (spec 6.1): the one definition, for
-#: every face (:func:`simcuda._state.face_driver`)
-_drv: _Callable[[], _Driver] = _st.face_driver
+# the argument conversions shared with the runtime face (simcuda/bindings/_args.py)
+_drv, _tp_name, _h, _u, _size, _i, _bytes_arg = (_A.current_driver, _A.type_name, _A.handle, _A.uint, _A.size_t,
+                                                 _A.int32, _A.bytes_arg)
+
 
 
 def _header(name: str) -> str:
@@ -153,14 +154,6 @@ def _entry_conv(ctype: str, ann: str, name: str, ns: dict[str, Any],
     return None
 
 
-def _tp_name(t: type) -> str:
-    """The type name CPython prints for ``t`` in conversion errors: the module-qualified name for the binding's
-    own classes (``cuda.bindings.driver.CUstream``, as the real extension types print), else ``__name__``."""
-    if t.__module__ in (_T._FACE, "simcuda.bindings.runtime"):
-        return f"{t.__module__.replace('simcuda.', 'cuda.')}.{t.__name__}"
-    if t.__module__ not in ("builtins", "__main__") and t.__module__.startswith("cuda.bindings"):
-        return f"{t.__module__}.{t.__name__}"
-    return t.__name__
 
 
 def _list_message(name: str, cls: type, runtime: bool) -> str:
@@ -343,33 +336,6 @@ def _description(fn: _Callable[..., Any]) -> str:
 _U64 = 1 << 64
 
 
-def _h(x: Any, cls: type[_T.Wrapper]) -> int:
-    """A handle argument: ``None``, an ``int``, or the wrapper (anything with ``__int__`` goes through ``cls``)."""
-    if type(x) is int and 0 <= x <= cls._hi:
-        return x
-    if x is None:
-        return 0
-    if isinstance(x, cls):
-        return int(x)
-    return int(cls(x))  # TypeError: an integer is required / OverflowError, as the real wrapper
-
-
-def _u(x: Any, bits: int = 32, what: str = "unsigned int") -> int:
-    """An unsigned C integer argument (OverflowError for a negative or too wide value, with the real texts)."""
-    if type(x) is int and x >= 0 and not x >> bits:
-        return x
-    return _T.c_uint(x, bits, what)
-
-
-def _size(x: Any) -> int:
-    return _u(x, 64, "size_t")
-
-
-def _i(x: Any) -> int:
-    """A signed C ``int`` argument (OverflowError outside 32 bits, with the real texts)."""
-    if type(x) is int and -0x80000000 <= x <= 0x7FFFFFFF:
-        return x
-    return _T.c_int(x)
 
 
 def _node_list(x: Any, arg: str, cls: type | None = None) -> list[int]:
@@ -428,13 +394,6 @@ def _struct_arg(x: Any, cls_name: str, arg: str) -> Any:
     raise TypeError(f"Argument '{arg}' has incorrect type (expected cuda.bindings.driver.{cls_name}, got {got})")
 
 
-def _bytes_arg(x: Any) -> bytes:
-    """A ``char*`` argument as Cython converts it: ``bytes`` or ``bytearray`` only (``str``, ``None`` and
-    ``memoryview`` raise ``TypeError: expected bytes, str found``); the driver reads it as a C string, so
-    it ends at the first NUL byte."""
-    if isinstance(x, (bytes, bytearray)):
-        return bytes(x).split(b"\0", 1)[0]
-    raise TypeError(f"expected bytes, {_tp_name(type(x))} found")
 
 
 # =========================================================================== init, version, errors

@@ -59,7 +59,7 @@ from .._generated.runtime_outputs import ERROR_STRINGS as _ERROR_STRINGS
 from .._generated.runtime_outputs import OUTPUTS as _OUTPUTS
 from .._generated.runtime_outputs import PARAMS as _PARAMS
 from .._state import PerDriver as _PerDriver
-from .._state import face_driver as _face_driver
+from . import _args as _A
 from . import _driver_types as _T
 from . import _kernel_params as _KP
 from . import driver as _D
@@ -308,7 +308,6 @@ globals().update(_T.build_face_classes(_CLASSES, _RStruct, _handle_class,
                                               "cudaUUID_t")))
 
 if _typing.TYPE_CHECKING:
-    from .._core.driver import Driver as _Driver
 
     # The enums, constants, classes and not-simulated stubs of the real module are put into this namespace at
     # import time (globals().update, install_stubs), which the checker cannot follow: to it, a name it does not
@@ -405,17 +404,17 @@ def _rt(needs: str = "ctx", nouts: int | None = None) -> _Callable[[_Callable[_P
         nones = (None,) * n
 
         plan: list[_D._Plan] = []
-        required, total = _D._arity(_OUTPUTS[fn.__name__][0]) if fn.__name__ in _OUTPUTS else (0, 1 << 30)
+        required, total = _T.arity(_OUTPUTS[fn.__name__][0]) if fn.__name__ in _OUTPUTS else (0, 1 << 30)
 
         @functools.wraps(fn)
         def face(*args: Any, **kwargs: Any) -> Any:  # fn's signature, which the arguments are converted for
             if not kwargs and not required <= len(args) <= total:  # the wrapper counts before it converts
-                raise _D._arity_error(fn.__name__, required, total, len(args))
+                raise _T.arity_error(fn.__name__, required, total, len(args))
             if not plan:  # built on first use: the classes it reads exist by then
                 plan.append(_D._conversion_plan(fn.__name__, _OUTPUTS, _PARAMS, globals(), _struct_type, True))
             if plan[0]:
                 args = _D._convert_args(plan[0], args, kwargs)
-            d = _D._drv()
+            d = _A.current_driver()
             try:
                 if needs == "ctx":
                     _ensure_ctx(d)
@@ -439,12 +438,10 @@ def _rt(needs: str = "ctx", nouts: int | None = None) -> _Callable[[_Callable[_P
 
 
 # =========================================================================== argument helpers
-_h = _D._h
-_u = _D._u
-_size = _D._size
-
-
-_drv: _Callable[[], _Driver] = _face_driver  # the current driver (spec 6.1): the one definition
+_h = _A.handle
+_u = _A.uint
+_size = _A.size_t
+_drv = _A.current_driver
 
 
 _DEPS_ERR = ("Argument '{}' is not instance of type (expected tuple[cyruntime.cudaGraphNode_t,driver.CUgraphNode] or "
@@ -1026,7 +1023,7 @@ def _pool_attr(attr: Any) -> int:
     """``attr`` of the pool-attribute calls: a ``cudaMemPoolAttr`` (the wrapper reads ``attr.value``)."""
     _T.c_enum(attr, "attr", "enum cudaMemPoolAttr")  # the typed parameter's conversion at entry
     if not isinstance(attr, _E.cudaMemPoolAttr):
-        raise AttributeError(f"'{_D._tp_name(type(attr))}' object has no attribute 'value'")
+        raise AttributeError(f"'{_A.type_name(type(attr))}' object has no attribute 'value'")
     return int(attr.value)
 
 
@@ -1109,7 +1106,7 @@ def _graph_mem_attr(attr: Any) -> int:
     ``attr.value``)."""
     _T.c_enum(attr, "attr", "enum cudaGraphMemAttributeType")  # the typed parameter's conversion at entry
     if not isinstance(attr, _E.cudaGraphMemAttributeType):
-        raise AttributeError(f"'{_D._tp_name(type(attr))}' object has no attribute 'value'")
+        raise AttributeError(f"'{_A.type_name(type(attr))}' object has no attribute 'value'")
     return int(attr.value)
 
 
@@ -1452,7 +1449,7 @@ def _struct_type(p: Any, cls_name: str, arg: str) -> Any:
     """The entry check of a struct parameter: ``None`` or an instance, else the wrapper's TypeError."""
     if p is not None and not isinstance(p, _RCLS[cls_name]):
         raise TypeError(f"Argument '{arg}' has incorrect type (expected cuda.bindings.runtime.{cls_name}, "
-                        f"got {_D._tp_name(type(p))})")
+                        f"got {_A.type_name(type(p))})")
     return p
 
 
@@ -1768,7 +1765,7 @@ def cudaGraphExecUpdate(hGraphExec: Any, hGraph: Any) -> _Result:
 @_rt()
 def cudaGraphDebugDotPrint(graph: Any, path: Any, flags: Any) -> _Result:
     """Write the graph as Graphviz DOT (spec 9.1). ``path``: ``bytes`` (``str`` raises ``TypeError``)."""
-    p = _D._bytes_arg(path)
+    p = _A.bytes_arg(path)
     _drv().graph_debug_dot_print(_h(graph, _cudaGraph_t), os.fsdecode(p), _u(flags))
     return _OK
 
@@ -1903,7 +1900,7 @@ def cudaDeviceGetPCIBusId(length: Any, device: Any) -> _Result:
 @_rt("init")
 def cudaDeviceGetByPCIBusId(pciBusId: Any) -> _Result:
     """The ordinal of the device at ``pciBusId`` (``bytes``; ``str`` raises ``TypeError``)."""
-    return (_SUCCESS, _drv().device_get_by_pci_bus_id(_D._bytes_arg(pciBusId).decode("latin-1")))
+    return (_SUCCESS, _drv().device_get_by_pci_bus_id(_A.bytes_arg(pciBusId).decode("latin-1")))
 
 
 @_rt()
@@ -1922,7 +1919,7 @@ def cudaMemcpyBatchAsync(dsts: Any, srcs: Any, sizes: Any, count: Any, attrs: An
 def cudaMemcpy3DBatchAsync(numOps: Any, opList: Any, flags: Any, stream: Any) -> _Result:
     """A batch of 3D copies (``opList``: ``cudaMemcpy3DBatchOp``); the driver entry's rules."""
     ops = _D.memcpy3d_batch_ops(numOps, opList, globals()["cudaMemcpy3DBatchOp"], "cyruntime.cudaMemcpy3DBatchOp")
-    _drv().memcpy3d_batch(ops, _D._u(flags, 64, "unsigned long long"), _h(stream, _cudaStream_t),
+    _drv().memcpy3d_batch(ops, _u(flags, 64, "unsigned long long"), _h(stream, _cudaStream_t),
                           "cudaMemcpy3DBatchAsync")
     return _OK
 
