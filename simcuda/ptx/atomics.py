@@ -37,7 +37,7 @@ def _apply(opn: str, old: Any, v: Any, c: Any) -> Any:
 
 def build_atomic(L: Any, ins: Ins, p: list[str], o: list[str]) -> Any:
     """A closure running one ``atom``/``red`` for the lanes of ``mask``."""
-    from .engine import _DT
+    from .values import _DT
     opn = next((x for x in p[1:] if x in _OPS), None)
     ty = next((x for x in reversed(p) if x in TYPE_SIZES), None)
     if opn is None or ty is None or ("noftz" in p and ty not in ("f16", "bf16", "f32")):
@@ -121,7 +121,7 @@ def build_atomic(L: Any, ins: Ins, p: list[str], o: list[str]) -> Any:
 def _key(L: Any, space: str, a: np.ndarray, lanes: np.ndarray) -> Any:
     """A key per lane naming the memory word: shared and local addresses are per block / per lane, so the same
     offset in two blocks is two words."""
-    from .engine import LOCAL_WINDOW, SHARED_WINDOW, WINDOW_SIZE
+    from .values import LOCAL_WINDOW, SHARED_WINDOW, WINDOW_SIZE
     if space == "shared":
         return a + (L.shbase[lanes].astype(np.uint64) << np.uint64(20)) + np.uint64(SHARED_WINDOW)
     if space == "generic":

@@ -26,12 +26,12 @@ def build_call(L: Any, ins: Ins, o: list[str]) -> tuple[int, Any]:
     hooks = L.hooks
 
     def argval(mask: Any, k: int, ty: str = "u64") -> Any:
-        from .engine import _DT
+        from .values import _DT
         acc = L.mem_access(ins, "param", np.dtype(_DT[ty]), 1, f"[{args[k]}]")
         return acc(mask, None)[0]
 
     def ret(mask: Any, val: Any, ty: str = "u64") -> None:
-        from .engine import _DT
+        from .values import _DT
         if rets:
             acc = L.mem_access(ins, "param", np.dtype(_DT[ty]), 1, f"[{rets[0]}]")
             acc(mask, [np.broadcast_to(np.asarray(val).astype(_DT[ty]), (L.n,))])

@@ -145,7 +145,8 @@ class PtxModule:
         """See :meth:`simcuda.ptx.interface.Module.launch`. The grid runs in chunks of whole blocks of at most
         2**20 lanes each; a grid that fits runs as one lane set (every block co-resident, which ``grid.sync``
         needs)."""
-        from .engine import MAX_LANES, _Launch, run
+        from .engine import _Launch, run
+        from .values import MAX_LANES
         if kernel not in self.kernels:
             raise Unsupported(f"no kernel {kernel} in this module")
         f = self.flat(kernel)

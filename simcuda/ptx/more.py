@@ -16,7 +16,7 @@ from .parse import Ins
 
 def build_more(L: Any, ins: Ins, op: str, p: list[str], o: list[str], ty: str) -> Any:
     """A closure for one of the instructions above."""
-    from .engine import _DT
+    from .values import _DT
     dt = np.dtype(_DT[ty])
     bits = dt.itemsize * 8
     n = L.n

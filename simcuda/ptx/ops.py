@@ -23,13 +23,13 @@ def _t(parts: list[str]) -> str:
 
 
 def _dt(ty: str) -> Any:
-    from .engine import _DT
+    from .values import _DT
     return np.dtype(_DT[ty])
 
 
 def compile_ins(L: Any, ins: Ins, labels: dict[str, int]) -> tuple[int, Any]:
     """See :meth:`simcuda.ptx.engine._Launch.compile`."""
-    from .engine import _REFUSED
+    from .values import _REFUSED
     p = ins.parts
     op = p[0]
     full = ".".join(p)
@@ -123,7 +123,7 @@ def _build(L: Any, ins: Ins, op: str, p: list[str], o: list[str], labels: dict[s
     if op in ("mul", "mad"):
         return 0, _mul(L, ins, op, p, o, ty)
     if op == "fma":
-        from .engine import fma_f32, fma_f64
+        from .values import fma_f32, fma_f64
         a, b, c = (L.getter(x, ty) for x in o[1:4])
         s = L.setter(o[0], ty)
         ff: Any = fma_f32 if ty == "f32" else fma_f64
@@ -257,7 +257,7 @@ def _mul(L: Any, ins: Ins, op: str, p: list[str], o: list[str], ty: str) -> Any:
     if op == "mad":
         c = L.getter(o[3], _WIDE_T.get(ty, ty) if "wide" in p else ty)
     if ty.startswith("f"):
-        from .engine import fma_f32, fma_f64
+        from .values import fma_f32, fma_f64
         s = L.setter(o[0], ty)
         if c is None:
             return lambda mask: s(a() * b(), mask)
