@@ -50,7 +50,7 @@ def driver_runs_ptx() -> bool:
         _, fn = cuda.cuModuleGetFunction(mod, b"probe")
         _, d = cuda.cuMemAlloc(4)
         cuda.cuMemsetD32(d, 0, 1)
-        cuda.cuLaunchKernel(fn, 1, 1, 1, 1, 1, 1, 0, 0, ((d,), (ctypes.c_void_p,)), 0)
+        cuda.cuLaunchKernel(fn, 1, 1, 1, 1, 1, 1, 0, 0, ((int(d),), (ctypes.c_void_p,)), 0)
         cuda.cuCtxSynchronize()
         out = np.zeros(1, np.uint32)
         cuda.cuMemcpyDtoH(out, d, 4)
@@ -108,7 +108,7 @@ def to_device(arr):  # type: ignore[no-untyped-def]
     """A device copy of numpy ``arr``: its address."""
     d = check(cuda.cuMemAlloc(arr.nbytes))
     check(cuda.cuMemcpyHtoD(d, arr, arr.nbytes))
-    return d
+    return int(d)
 
 
 def from_device(d, like):  # type: ignore[no-untyped-def]
@@ -156,11 +156,11 @@ def test_system_atomics(drv, kind: str) -> None:  # type: ignore[no-untyped-def]
     if kind == "managed":
         ptr = check(cuda.cuMemAllocManaged(init.nbytes, cuda.CUmemAttach_flags.CU_MEM_ATTACH_GLOBAL.value))
         check(cuda.cuMemcpyHtoD(ptr, init, init.nbytes))
-        dptr = ptr
+        dptr = int(ptr)
     else:
         host = check(cuda.cuMemHostAlloc(init.nbytes, cuda.CU_MEMHOSTALLOC_DEVICEMAP))
         ctypes.memmove(host, init.ctypes.data, init.nbytes)
-        dptr = check(cuda.cuMemHostGetDevicePointer(host, 0))
+        dptr = int(check(cuda.cuMemHostGetDevicePointer(host, 0)))
     threads, rounds = 4 * 128, 3
     launch(fn, (4, 1, 1), (128, 1, 1), ((dptr, rounds), (P, I32)))
     check(cuda.cuCtxSynchronize())
@@ -184,7 +184,7 @@ def test_graph_reduce_pair_direct_and_replayed(drv) -> None:  # type: ignore[no-
     final = check(cuda.cuModuleGetFunction(mod, b"reduce_final"))
     n, blocks, threads, rng = 1 << 16, 32, 128, np.random.default_rng(2)
     x = rng.random(n, dtype=np.float32)
-    dx, dpart, dres = to_device(x), check(cuda.cuMemAlloc(8 * blocks)), check(cuda.cuMemAlloc(8))
+    dx, dpart, dres = to_device(x), int(check(cuda.cuMemAlloc(8 * blocks))), int(check(cuda.cuMemAlloc(8)))
     stream = check(cuda.cuStreamCreate(0))
 
     def enqueue() -> None:
