@@ -267,7 +267,7 @@ def driver_runs_ptx() -> bool:
     """True when the driver face runs a PTX kernel with no twin (the integration is in)."""
     sys.path.insert(0, str(ROOT))
     try:
-        from tests.kernels.test_real_programs import driver_runs_ptx as probe
+        from tests.kernels._probe import driver_runs_ptx as probe
     except BaseException:  # the test module skips itself at import while the integration is absent
         return False
     return bool(probe())

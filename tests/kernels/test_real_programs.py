@@ -16,6 +16,7 @@ from simcuda.bindings import nvrtc
 
 np = pytest.importorskip("numpy")
 pytest.importorskip("cuda.bindings.nvrtc")
+from tests.kernels._probe import driver_runs_ptx  # noqa: E402
 from tests.ptx.isa.conftest import engine_absent  # noqa: E402
 
 PROGRAMS = Path(__file__).resolve().parent / "programs"
@@ -23,41 +24,6 @@ P, I32, U32 = ctypes.c_void_p, ctypes.c_int, ctypes.c_uint
 
 if engine_absent():
     pytest.skip(engine_absent() or "", allow_module_level=True)
-
-PROBE = b""".version 8.0
-.target sm_80
-.address_size 64
-.visible .entry probe(.param .u64 out)
-{
- .reg .u64 %o; .reg .u32 %v;
- ld.param.u64 %o, [out];
- mov.u32 %v, 42;
- st.global.u32 [%o], %v;
- ret;
-}
-"""
-
-
-def driver_runs_ptx() -> bool:
-    """True when a PTX kernel launched through the driver face (no twin) computes: the integration is in."""
-    old = simcuda.use(simcuda.Driver())
-    try:
-        cuda.cuInit(0)
-        _, dev = cuda.cuDeviceGet(0)
-        _, ctx = cuda.cuDevicePrimaryCtxRetain(dev)
-        cuda.cuCtxSetCurrent(ctx)
-        _, mod = cuda.cuModuleLoadData(PROBE)
-        _, fn = cuda.cuModuleGetFunction(mod, b"probe")
-        _, d = cuda.cuMemAlloc(4)
-        cuda.cuMemsetD32(d, 0, 1)
-        cuda.cuLaunchKernel(fn, 1, 1, 1, 1, 1, 1, 0, 0, ((int(d),), (ctypes.c_void_p,)), 0)
-        cuda.cuCtxSynchronize()
-        out = np.zeros(1, np.uint32)
-        cuda.cuMemcpyDtoH(out, d, 4)
-        return int(out[0]) == 42
-    finally:
-        simcuda.use(old)
-
 
 if not driver_runs_ptx():
     pytest.skip("the driver does not run PTX yet (the integration, branch wt-kint, is not merged)",
