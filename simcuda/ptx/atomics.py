@@ -63,6 +63,7 @@ def build_atomic(L: Any, ins: Ins, p: list[str], o: list[str]) -> Any:
     def go(mask: Any) -> None:
         lanes = np.arange(n) if mask is None else np.flatnonzero(mask)
         a = np.broadcast_to(np.asarray(base(), np.uint64) + offu, (n,))[lanes]
+        a = _key(L, space, a, lanes)
         v = np.broadcast_to(gv(), (n,))[lanes].astype(dt)
         c = np.broadcast_to(gc(), (n,))[lanes].astype(dt) if gc is not None else None
         old_all = np.zeros(len(lanes), dt)
@@ -104,6 +105,22 @@ def build_atomic(L: Any, ins: Ins, p: list[str], o: list[str]) -> Any:
             full[lanes] = old_all
             setd(full, mask)
     return go
+
+
+def _key(L: Any, space: str, a: np.ndarray, lanes: np.ndarray) -> Any:
+    """A key per lane naming the memory word: shared and local addresses are per block / per lane, so the same
+    offset in two blocks is two words."""
+    from .engine import LOCAL_WINDOW, SHARED_WINDOW, WINDOW_SIZE
+    if space == "shared":
+        return a + (L.shbase[lanes].astype(np.uint64) << np.uint64(20)) + np.uint64(SHARED_WINDOW)
+    if space == "generic":
+        sh = (a >= np.uint64(SHARED_WINDOW)) & (a < np.uint64(SHARED_WINDOW + WINDOW_SIZE))
+        lo = (a >= np.uint64(LOCAL_WINDOW)) & (a < np.uint64(LOCAL_WINDOW + WINDOW_SIZE))
+        if sh.any() or lo.any():
+            a = a.copy()
+            a[sh] += L.shbase[lanes][sh].astype(np.uint64) << np.uint64(20)
+            a[lo] += L.lbase[lanes][lo].astype(np.uint64) << np.uint64(20)
+    return a
 
 
 def _load(acc: Any, lanes: np.ndarray, n: int) -> Any:

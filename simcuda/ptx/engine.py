@@ -35,6 +35,8 @@ WINDOW_SIZE = 1 << 40
 EXIT = np.int32(1 << 30)
 MAX_LANES = 1 << 20
 SPIN_YIELD = 1024
+#: cycles per nanosecond of wall time added to %clock/%clock64 [I] (the simulated device's clock rate)
+CLOCK_GHZ = 1.41
 
 _DT = {"b8": np.uint8, "u8": np.uint8, "s8": np.int8, "b16": np.uint16, "u16": np.uint16, "s16": np.int16,
        "f16": np.float16, "bf16": np.uint16, "b32": np.uint32, "u32": np.uint32, "s32": np.int32, "f32": np.float32,
@@ -122,6 +124,8 @@ class _Launch:
         for name, ty in func.regs.items():
             self.regs[name] = np.zeros(n, dtype=np.bool_ if ty == "pred" else _STORE[TYPE_SIZES[ty]])
         self.clock = 0
+        import time
+        self.t0 = time.perf_counter_ns()
         self.region_cache: list[Any] = []
         self.cp_pending: list[Callable[[], None]] = []
         self._param_off: dict[str, int] = {}
@@ -157,9 +161,17 @@ class _Launch:
                 sv = arr.view(_SGN[arr.dtype.itemsize])
                 return lambda: sv.astype(dt)
             return lambda: arr.astype(dt)
-        if base in _SPECIAL:
+        if base in _SPECIAL or base.rstrip("0123456789") in _SPECIAL:
             if op in ("%clock", "%clock64"):
-                return lambda: np.array(self.clock, dtype=np.uint64).astype(dt)
+                import time
+                t0 = self.t0
+
+                def clock() -> Any:
+                    # [I] one cycle per instruction step plus wall time at CLOCK_GHZ, so that a timeout loop
+                    # written against the device's clock rate ends in about the time it names
+                    c = self.clock + int((time.perf_counter_ns() - t0) * CLOCK_GHZ)
+                    return np.array(c & 0xFFFFFFFFFFFFFFFF, dtype=np.uint64).astype(dt)
+                return clock
             if op.startswith("%globaltimer"):
                 import time
                 return lambda: np.array(time.monotonic_ns(), dtype=np.uint64).astype(dt)
@@ -358,6 +370,8 @@ class _Launch:
             space = "local"
         offu = np.uint64(off % (1 << 64))
         n = self.n
+        alm = np.uint64(total - 1)  # vector and scalar access sizes are powers of two
+        shift = size.bit_length() - 1
 
         def addr_of(mask: Any) -> np.ndarray:
             a = np.asarray(base(), dtype=np.uint64) + offu
@@ -372,16 +386,16 @@ class _Launch:
                 if space == "generic":
                     a = a - np.uint64(SHARED_WINDOW if name == "shared" else LOCAL_WINDOW)
                 lb = lbase if mask is None else lbase[mask]
-                bad = a + np.uint64(total) > np.uint64(limit)
-                if bad.any():
+                if len(a) and int(a.max()) + total > limit:
+                    bad = a + np.uint64(total) > np.uint64(limit)
                     m = np.zeros(n, dtype=bool)
                     m[self._lanes(mask)[bad]] = True
                     raise self.where(ins, m, addr_of(None), 700, f"{name} access out of range")
-                if (a % np.uint64(total)).any():
+                if np.bitwise_and(a, alm).any():
                     m = np.zeros(n, dtype=bool)
-                    m[self._lanes(mask)[(a % np.uint64(total)) != 0]] = True
+                    m[self._lanes(mask)[np.bitwise_and(a, alm) != 0]] = True
                     raise self.where(ins, m, addr_of(None), 716, f"misaligned {name} access")
-                e = (lb + a.astype(np.int64)) // size
+                e = (lb + a.astype(np.int64)) >> shift
                 if values is None:
                     return [view[e + i] for i in range(vec)]
                 for i in range(vec):
@@ -481,18 +495,26 @@ class _Launch:
 
 
 def fma_f32(a: Any, b: Any, c: Any) -> Any:
-    """``fma.rn.f32``: the float64 product is exact; the sum is rounded to odd in float64, then to float32,
-    which gives the correctly rounded fused result."""
+    """``fma.rn.f32``: the float64 product is exact; the float64 sum is rounded once more to float32, which is
+    the correctly rounded fused result unless the float64 sum lies exactly halfway between two float32 values
+    (or in the float32 subnormal range): there the sum is recomputed rounded to odd (TwoSum), then rounded."""
     p = np.asarray(a, dtype=np.float64) * np.asarray(b, dtype=np.float64)
     c64 = np.asarray(c, dtype=np.float64)
+    s = p + c64
+    bits = np.atleast_1d(s).view(np.uint64)
+    low = bits & np.uint64(0x1FFFFFFF)
+    expo = (bits >> np.uint64(52)) & np.uint64(0x7FF)
+    if not ((low == np.uint64(0x10000000)).any() or (expo < np.uint64(1023 - 125)).any()):
+        return s.astype(np.float32)
     with np.errstate(all="ignore"):
-        s = p + c64
         bp = s - p
         e = (p - (s - bp)) + (c64 - bp)
-        bits = np.atleast_1d(s).view(np.uint64).copy()
-        fix = (np.atleast_1d(e) != 0) & ((bits & np.uint64(1)) == 0) & np.isfinite(np.atleast_1d(s))
+        bits = bits.copy()
+        e1 = np.atleast_1d(e)
+        s1 = np.atleast_1d(s)
+        fix = (e1 != 0) & ((bits & np.uint64(1)) == 0) & np.isfinite(s1)
         if fix.any():
-            same = np.signbit(np.atleast_1d(e)) == np.signbit(np.atleast_1d(s))
+            same = np.signbit(e1) == np.signbit(s1)
             bits = np.where(fix & same, bits + np.uint64(1), np.where(fix, bits - np.uint64(1), bits))
         r = bits.view(np.float64).astype(np.float32)
     return r if np.ndim(s) else r[0]

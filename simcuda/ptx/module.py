@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+import numpy as np
+
 from .interface import Hooks, KernelInfo, LaunchStats, Memory, Param, PtxParseError, Unsupported
 from .parse import TYPE_SIZES, Func, Ins, ParsedModule, Var
 
@@ -94,7 +96,13 @@ def _callee(mod: ParsedModule, ins: Ins) -> str | None:
 
 class PtxModule:
     """A parsed PTX module: ``kernels`` (name -> :class:`KernelInfo`), ``variables`` (module-scope ``.global`` and
-    ``.const`` variables: name -> (space, size, initial bytes)), ``target``."""
+    ``.const`` variables: name -> (space, size, initial bytes)), ``target``.
+
+    ``KernelInfo.num_regs`` [I]: the number of non-predicate ``.reg`` registers the kernel declares (after inlining
+    its ``.func`` calls), at least 16 and capped at 255 (the sm_80 per-thread limit). ``static_shared``: the
+    declared ``.shared`` variables of the kernel and the module, aligned; ``local``: the declared ``.local``
+    variables; ``const``: the module's ``.const`` bytes.
+    """
 
     def __init__(self, parsed: ParsedModule) -> None:
         self.parsed = parsed
@@ -133,7 +141,7 @@ class PtxModule:
 
     def launch(self, kernel: str, grid: tuple[int, int, int], block: tuple[int, int, int], dynamic_shared: int,
                params: bytes, memory: Memory, hooks: Hooks, *,
-               variables: dict[str, int] | None = None) -> LaunchStats:
+               variables: dict[str, int] | None = None, envreg: dict[int, int] | None = None) -> LaunchStats:
         """See :meth:`simcuda.ptx.interface.Module.launch`. The grid runs in chunks of whole blocks of at most
         2**20 lanes each; a grid that fits runs as one lane set (every block co-resident, which ``grid.sync``
         needs)."""
@@ -160,6 +168,8 @@ class PtxModule:
             L = _Launch(self.parsed, f, grid, block, chunk, dynamic_shared, params, memory, hooks,
                         variables or {}, stats, kernel, shl, ssize)
             L._param_off = {p.name: p.offset for p in info.params}
+            for k, ev in (envreg or {}).items():
+                L.sreg[f"%envreg{k}"] = np.uint32(ev)
             code = [L.compile(ins, f.labels) for ins in f.body]
             run(L, code, hooks.should_stop)
             stats.blocks += len(chunk)

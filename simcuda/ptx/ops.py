@@ -80,8 +80,8 @@ def _build(L: Any, ins: Ins, op: str, p: list[str], o: list[str], labels: dict[s
     if op in ("ld", "ldu", "st"):
         return 0, _ldst(L, ins, p, o)
     if op == "mov":
-        if o[1].startswith("{"):
-            raise Unsupported(f"kernel {L.kernel}: mov with a vector operand (PTX line {ins.line})")
+        if o[1].startswith("{") or o[0].startswith("{"):
+            return 0, _mov_vec(L, o, ty)
         src = o[1]
         if src in L.shared_layout or src in L.local_layout or src in L.variables:
             v = np.array(L.symbol(src)).astype(_dt(ty))
@@ -105,6 +105,11 @@ def _build(L: Any, ins: Ins, op: str, p: list[str], o: list[str], labels: dict[s
         if to:
             return 0, lambda mask: s((np.asarray(g(), np.uint64) - w).astype(dt), mask)
         return 0, lambda mask: s(np.asarray(g(), np.uint64) + w, mask)
+    if op in ("addc", "subc", "madc") or (op in ("add", "sub", "mad") and "cc" in p):
+        return 0, _carry(L, op, p, o, ty)
+    if op in ("bfe", "bfi", "lop3", "shf", "testp", "copysign", "slct", "mbarrier"):
+        from .more import build_more
+        return 0, build_more(L, ins, op, p, o, ty)
     if op in ("add", "sub", "and", "or", "xor", "min", "max") and "cc" not in p:
         f = _BIN[op]
         a, b = L.getter(o[1], ty), L.getter(o[2], ty)
@@ -432,8 +437,14 @@ def _cvt(L: Any, p: list[str], o: list[str]) -> Any:
     rnd = next((x for x in p if x in ("rn", "rz", "rm", "rp", "rni", "rzi", "rmi", "rpi")), None)
     sat = "sat" in p
 
+    bf_in, bf_out = sty == "bf16", dty == "bf16"
+    if bf_out:
+        dd = np.dtype(np.float32)
+
     def go(mask: Any) -> None:
         x = np.asarray(a())
+        if bf_in:  # bf16 is the high half of a float32
+            x = (x.astype(np.uint32) << np.uint32(16)).view(np.float32)
         with np.errstate(all="ignore"):
             if dd.kind in "iu" and x.dtype.kind == "f":
                 f: Any = {"rzi": np.trunc, "rz": np.trunc, "rmi": np.floor, "rm": np.floor, "rpi": np.ceil,
@@ -456,6 +467,11 @@ def _cvt(L: Any, p: list[str], o: list[str]) -> Any:
                             info.min, info.max).astype(dd)
             else:
                 r = x.astype(dd)
+        if bf_out:  # round to nearest even into the high half (NaN stays a quiet NaN)
+            u = np.atleast_1d(np.asarray(r, np.float32)).view(np.uint32).astype(np.uint64)
+            rb = ((u + np.uint64(0x7FFF) + ((u >> np.uint64(16)) & np.uint64(1))) >> np.uint64(16))
+            rb = np.where(np.isnan(np.atleast_1d(r)), np.uint64(0x7FC0), rb).astype(np.uint16)
+            r = rb if np.ndim(x) else rb[0]
         s(r, mask)
     return go
 
@@ -483,3 +499,77 @@ def _cp_async(L: Any, ins: Ins, o: list[str]) -> Any:
             vals = full
         st(mask, vals)
     return go
+
+
+def _carry(L: Any, op: str, p: list[str], o: list[str], ty: str) -> Any:
+    """Carry chains: ``add.cc``/``addc(.cc)``, ``sub.cc``/``subc(.cc)``, ``mad(c).lo/.hi.cc``; the carry flag is one
+    per lane (``L.cc``)."""
+    bits = _dt(ty).itemsize * 8
+    u = np.uint64
+    a, b = L.getter(o[1], "u" + str(bits)), L.getter(o[2], "u" + str(bits))
+    c: Any = L.getter(o[3], "u" + str(bits)) if op in ("mad", "madc") else None
+    s = L.setter(o[0], "u" + str(bits))
+    use_in = op.endswith("c")
+    set_out = "cc" in p
+    hi = "hi" in p
+    if not hasattr(L, "cc"):
+        L.cc = np.zeros(L.n, np.uint64)
+    m64 = (1 << bits) - 1
+
+    def go(mask: Any) -> None:
+        x = np.broadcast_to(np.asarray(a()).astype(object if bits == 64 else u), (L.n,))
+        y = np.broadcast_to(np.asarray(b()).astype(object if bits == 64 else u), (L.n,))
+        cin = L.cc.astype(object if bits == 64 else u) if use_in else 0
+        if op in ("mad", "madc"):
+            z = np.broadcast_to(np.asarray(c()).astype(object if bits == 64 else u), (L.n,))
+            prod = x.astype(object) * y.astype(object)
+            part = (prod >> bits) if hi else (prod & m64)
+            tot = part + z.astype(object) + (cin if use_in else 0)
+        elif op.startswith("sub"):
+            tot = x.astype(object) - y.astype(object) - (cin if use_in else 0)
+        else:
+            tot = x.astype(object) + y.astype(object) + (cin if use_in else 0)
+        res = np.array([int(t) & m64 for t in tot], dtype=np.uint64) if bits == 64 else \
+            (np.asarray(tot).astype(np.int64) & m64).astype(np.uint64)
+        if set_out:
+            if op.startswith("sub"):
+                carry = np.array([1 if int(t) < 0 else 0 for t in tot], np.uint64)
+            else:
+                carry = np.array([1 if int(t) > m64 else 0 for t in tot], np.uint64)
+            if mask is None:
+                L.cc[...] = carry
+            else:
+                L.cc[mask] = carry[mask]
+        s(res.astype(_dt("u" + str(bits))), mask)
+    return go
+
+
+def _mov_vec(L: Any, o: list[str], ty: str) -> Any:
+    """``mov.b64 {lo, hi}, x`` (unpack, lowest element first) and ``mov.b64 x, {lo, hi}`` (pack); also b32 of
+    two b16 and b64/b32 of four parts."""
+    width = _dt(ty).itemsize * 8
+    if o[0].startswith("{"):
+        parts = [x.strip() for x in o[0].strip("{} ").split(",")]
+        k = width // len(parts)
+        src = L.getter(o[1], "b" + str(width))
+        sets = [L.setter(x, "b" + str(k)) if x != "_" else None for x in parts]
+        ud = _dt("b" + str(k))
+
+        def unpack(mask: Any) -> None:
+            v = np.asarray(src()).astype(np.uint64)
+            for i, st in enumerate(sets):
+                if st is not None:
+                    st(((v >> np.uint64(i * k)) & np.uint64((1 << k) - 1)).astype(ud), mask)
+        return unpack
+    parts = [x.strip() for x in o[1].strip("{} ").split(",")]
+    k = width // len(parts)
+    gets = [L.getter(x, "b" + str(k)) for x in parts]
+    dst = L.setter(o[0], "b" + str(width))
+    wd = _dt("b" + str(width))
+
+    def pack(mask: Any) -> None:
+        r = np.uint64(0)
+        for i, g in enumerate(gets):
+            r = r | (np.asarray(g()).astype(np.uint64) << np.uint64(i * k))
+        dst(np.asarray(r).astype(wd), mask)
+    return pack

@@ -270,6 +270,17 @@ def parse(text: str) -> ParsedModule:
                 mod.funcs[cur.name] = cur
                 cur = None
             continue
+        if cur is None and s.startswith(".section"):
+            # debug sections (.debug_info, .debug_loc...): skip the braced body
+            if i < len(stmts) and stmts[i][0] == "{":
+                d = 0
+                while i < len(stmts):
+                    t = stmts[i][0]
+                    i += 1
+                    d += (t == "{") - (t == "}")
+                    if d == 0:
+                        break
+            continue
         if cur is None:
             pending = _module_stmt(mod, s, line, pending)
             continue

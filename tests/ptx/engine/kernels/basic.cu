@@ -67,3 +67,19 @@ extern "C" __global__ void cpasync(const int* g, int* out) {
     __syncthreads();
     out[threadIdx.x] = s[255 - threadIdx.x] * 2;
 }
+extern "C" __global__ void shist(const int* d, unsigned* out, float* fsum) {
+    __shared__ unsigned h[4];
+    if (threadIdx.x < 4) h[threadIdx.x] = 0;
+    __syncthreads();
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    atomicAdd(&h[d[i] & 3], 1u);
+    atomicAdd(fsum, 0.5f);
+    __syncthreads();
+    if (threadIdx.x < 4) out[blockIdx.x * 4 + threadIdx.x] = h[threadIdx.x];
+}
+extern "C" __global__ void mth(const float* x, float* y, const double* dx, double* dy, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    y[i] = sinf(x[i]) + expf(x[i]) + sqrtf(x[i]) + logf(x[i] + 1.f) + powf(x[i], 1.5f);
+    dy[i] = sin(dx[i]) + exp(dx[i]) + sqrt(dx[i]) / (dx[i] + 1.0) + (double)(long long)(dx[i] * 1e6);
+}
