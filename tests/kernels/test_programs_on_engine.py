@@ -67,8 +67,6 @@ def test_async_copy_on_engine() -> None:
     assert np.array_equal(y, (x.reshape(4, 256)[:, ::-1] * 2 + 1).ravel())
 
 
-@pytest.mark.xfail(strict=True, reason="engine bug (wt-engine 58ad6f1): bfi.b64, which NVRTC emits for a double "
-                   "__shfl_down_sync, is not supported")
 def test_reduce_pair_on_engine() -> None:
     """reduce_partial (dynamic shared doubles) then reduce_final (warp shuffles) sum 65,536 floats."""
     x = np.random.default_rng(3).random(1 << 16, dtype=np.float32)

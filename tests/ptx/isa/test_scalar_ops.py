@@ -212,19 +212,10 @@ CASES: list[tuple[str, str, list[tuple[str, str]], str, bytes]] = [
 ]
 
 
-#: cases the engine (wt-engine 58ad6f1) gets wrong, reported to its builder: strict, so a fix must remove them
+#: cases the engine (wt-engine 04d4b26) gets wrong, reported to its builder: strict, so a fix must remove them
 ENGINE_BUGS: dict[str, str] = {
-    'bfe.u32 middle': 'bfe not implemented',
-    'bfe.s32 sign-extends': 'bfe not implemented',
-    'bfe.u32 len 0': 'bfe not implemented',
-    'bfe.u32 past msb': 'bfe not implemented',
-    'bfe.s32 past msb': 'bfe not implemented',
-    'bfe.u32 pos uses low 8 bits': 'bfe not implemented',
-    'bfi.b32 middle': 'bfi not implemented',
-    'bfi.b32 past msb': 'bfi not implemented',
-    'prmt sign replicate': "prmt ignores the selector's sign-replicate bit (3)", 'lop3 and': 'lop3 not implemented',
-    'lop3 xor': 'lop3 not implemented',
-    'lop3 select': 'lop3 not implemented',
+    'bfe.s32 past msb': 'bfe.s32 with pos + len past the msb does not sign-fill from a[msb]',
+    'prmt sign replicate': "prmt ignores the selector's sign-replicate bit (3)",
     'min.f32 NaN,1': 'min/max return NaN instead of the non-NaN operand',
     'max.f32 1,NaN': 'min/max return NaN instead of the non-NaN operand',
     'min.f32 NaN,NaN canonical': 'NaN result not the canonical 0x7fffffff',
