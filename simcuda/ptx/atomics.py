@@ -72,6 +72,17 @@ def build_atomic(L: Any, ins: Ins, p: list[str], o: list[str]) -> Any:
             rounds = [np.arange(len(a))]
         elif opn == "add" and dt.kind in "iu":
             rounds = None
+        elif opn in ("add", "min", "max") and len(uniq) <= 64:
+            # few words, many lanes each (a float sum into one word): one sequential accumulate per word
+            f = {"add": np.add, "min": np.minimum, "max": np.maximum}[opn]
+            for addr in uniq:
+                r = np.flatnonzero(a == addr)
+                base_old = _load(acc, lanes[r[:1]], n)
+                with np.errstate(all="ignore"):
+                    cum = f.accumulate(np.concatenate([base_old.astype(dt), v[r]]), dtype=dt)
+                old_all[r] = cum[:-1]
+                _store(acc, lanes[r[:1]], n, cum[-1:], dt)
+            rounds = []
         else:
             order = np.argsort(a, kind="stable")
             sa = a[order]

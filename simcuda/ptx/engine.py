@@ -21,6 +21,7 @@ differ from the GPU's by ulps); ``.ftz`` is not applied [I].
 """
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -77,30 +78,10 @@ class _Launch:
         self.tpb = tpb = (nt + 31) // 32 * 32
         nb = len(blocks)
         self.n = n = nb * tpb
-        g = np.arange(n, dtype=np.int64)
-        t = g % tpb
-        b = g // tpb
-        self.alive0 = t < nt
-        self.blk = b
-        tid = np.minimum(t, nt - 1)
-        bl = np.array(blocks, dtype=np.uint32).reshape(nb, 3)
-        self.sreg: dict[str, Any] = {
-            "%tid.x": (tid % block[0]).astype(np.uint32), "%tid.y": (tid // block[0] % block[1]).astype(np.uint32),
-            "%tid.z": (tid // (block[0] * block[1])).astype(np.uint32),
-            "%ctaid.x": bl[b, 0], "%ctaid.y": bl[b, 1], "%ctaid.z": bl[b, 2],
-            "%laneid": (t % 32).astype(np.uint32), "%warpid": (t // 32).astype(np.uint32),
-        }
-        for k, d in zip("xyz", block, strict=True):
-            self.sreg[f"%ntid.{k}"] = np.uint32(d)
-        for k, d in zip("xyz", grid, strict=True):
-            self.sreg[f"%nctaid.{k}"] = np.uint32(d)
-        lane = (t % 32).astype(np.uint32)
-        one = np.uint32(1)
-        self.sreg.update({"%nwarpid": np.uint32(tpb // 32), "%smid": (b % 132).astype(np.uint32),
-                          "%nsmid": np.uint32(132), "%gridid": np.uint64(1), "%warpsize": np.uint32(32),
-                          "%lanemask_eq": (one << lane), "%lanemask_lt": ((one << lane) - one),
-                          "%lanemask_le": ((one << lane) - one) | (one << lane),
-                          "%dynamic_smem_size": np.uint32(dyn), "%total_smem_size": np.uint32(shared_size + dyn)})
+        self.alive0, self.blk, g, geo = _geometry(grid, block, tuple(blocks))
+        b = self.blk
+        self.sreg: dict[str, Any] = dict(geo)
+        self.sreg.update({"%dynamic_smem_size": np.uint32(dyn), "%total_smem_size": np.uint32(shared_size + dyn)})
         self.sreg["%lanemask_ge"] = ~self.sreg["%lanemask_lt"]
         self.sreg["%lanemask_gt"] = ~self.sreg["%lanemask_le"]
         for e in range(32):
@@ -308,7 +289,7 @@ class _Launch:
                     hit = r
                     break
             if hit is not None:
-                out.append((sel_all, hit.data, (pending - np.uint64(hit.start)).astype(np.int64)))
+                out.append((sel_all, hit.data, (pending - np.uint64(hit.start)).view(np.int64)))
                 break
             # slow path: find the regions one by one
             a0 = int(pending[0])
@@ -412,9 +393,9 @@ class _Launch:
                 a = addr_of(mask)
             if lanes is None:
                 lanes = self._lanes(mask)
-            if (a % np.uint64(total)).any():
+            if np.bitwise_and(a, alm).any():
                 m = np.zeros(n, dtype=bool)
-                m[lanes[(a % np.uint64(total)) != 0]] = True
+                m[lanes[np.bitwise_and(a, alm) != 0]] = True
                 raise self.where(ins, m, np.broadcast_to(np.asarray(base(), dtype=np.uint64) + offu, (n,)),
                                  716, "misaligned global access")
             parts = self._regions(ins, a, total, lanes)
@@ -423,7 +404,7 @@ class _Launch:
                 for sel, data, bo in parts:
                     if data is None:
                         continue
-                    v = data[: len(data) // size * size].view(dt) if (bo % size == 0).all() else None
+                    v = data[: len(data) // size * size].view(dt) if not (bo & (size - 1)).any() else None
                     for i in range(vec):
                         if v is not None:
                             x = v[bo // size + i]
@@ -492,6 +473,39 @@ class _Launch:
         2 = exit; 3 = barrier-like no-op."""
         from . import ops
         return ops.compile_ins(self, ins, labels)
+
+
+@functools.lru_cache(maxsize=4)
+def _geometry(grid: tuple[int, int, int], block: tuple[int, int, int], blocks: tuple[tuple[int, int, int], ...]
+              ) -> tuple[Any, Any, Any, dict[str, Any]]:
+    """Lane geometry of a lane set (cached: repeat launches of one shape reuse it): alive lanes, block index
+    per lane, lane index, special registers that depend only on the shape."""
+    nt = block[0] * block[1] * block[2]
+    tpb = (nt + 31) // 32 * 32
+    nb = len(blocks)
+    n = nb * tpb
+    g = np.arange(n, dtype=np.int64)
+    t = g % tpb
+    b = g // tpb
+    tid = np.minimum(t, nt - 1)
+    bl = np.array(blocks, dtype=np.uint32).reshape(nb, 3)
+    sreg: dict[str, Any] = {
+        "%tid.x": (tid % block[0]).astype(np.uint32), "%tid.y": (tid // block[0] % block[1]).astype(np.uint32),
+        "%tid.z": (tid // (block[0] * block[1])).astype(np.uint32),
+        "%ctaid.x": bl[b, 0], "%ctaid.y": bl[b, 1], "%ctaid.z": bl[b, 2],
+        "%laneid": (t % 32).astype(np.uint32), "%warpid": (t // 32).astype(np.uint32),
+    }
+    for k, d in zip("xyz", block, strict=True):
+        sreg[f"%ntid.{k}"] = np.uint32(d)
+    for k, d in zip("xyz", grid, strict=True):
+        sreg[f"%nctaid.{k}"] = np.uint32(d)
+    lane = (t % 32).astype(np.uint32)
+    one = np.uint32(1)
+    sreg.update({"%nwarpid": np.uint32(tpb // 32), "%smid": (b % 132).astype(np.uint32),
+                      "%nsmid": np.uint32(132), "%gridid": np.uint64(1), "%warpsize": np.uint32(32),
+                      "%lanemask_eq": (one << lane), "%lanemask_lt": ((one << lane) - one),
+                      "%lanemask_le": ((one << lane) - one) | (one << lane)})
+    return t < nt, b, g, sreg
 
 
 def fma_f32(a: Any, b: Any, c: Any) -> Any:

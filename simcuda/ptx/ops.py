@@ -487,6 +487,8 @@ def _cp_async(L: Any, ins: Ins, o: list[str]) -> Any:
     ld = L.mem_access(ins, "global", dt, vec, o[1])
     st = L.mem_access(ins, "shared", dt, vec, o[0])
     n = L.n
+    if len(o) > 3 and not o[3].startswith("%p"):
+        return _cp_async_zfill(L, ins, o, dt, vec, st)
 
     def go(mask: Any) -> None:
         vals = ld(mask, None)
@@ -573,3 +575,31 @@ def _mov_vec(L: Any, o: list[str], ty: str) -> Any:
             r = r | (np.asarray(g()).astype(np.uint64) << np.uint64(i * k))
         dst(np.asarray(r).astype(wd), mask)
     return pack
+
+
+def _cp_async_zfill(L: Any, ins: Ins, o: list[str], dt: Any, vec: int, st: Any) -> Any:
+    """``cp.async ... [dst], [src], cp-size, src-size``: bytes past ``src-size`` are zero-filled, not read
+    (element granularity: an element is read when ``src-size`` covers all of it)."""
+    n = L.n
+    size = dt.itemsize
+    lds = []
+    for i in range(vec):
+        sym, _b, off = L.address(o[1])
+        inner = o[1].strip()[1:-1]
+        lds.append(L.mem_access(ins, "global", dt, 1, f"[{inner}+{i * size}]" if "+" not in inner and "-" not in
+                                inner else f"[{inner.split('+')[0]}+{off + i * size}]"))
+        del sym
+    gsz = L.getter(o[3], "u32")
+
+    def go(mask: Any) -> None:
+        act = L.alive0 if mask is None else mask
+        srcsize = np.broadcast_to(np.asarray(gsz(), np.int64), (n,))
+        vals = []
+        for i, ld in enumerate(lds):
+            m = act & (srcsize >= (i + 1) * size)
+            f = np.zeros(n, dt)
+            if m.any():
+                f[m] = ld(m, None)[0]
+            vals.append(f)
+        st(mask, vals)
+    return go

@@ -361,3 +361,27 @@ L:
     p = mem.alloc(np.zeros(1, np.uint64))
     load(text).launch("k", (1, 1, 1), (1, 1, 1), 0, struct.pack("<Q", p), mem, Hooks())
     assert mem.get(p, np.uint64, 1)[0] >= 20000000
+
+
+def test_cp_async_zero_fill() -> None:
+    """cp.async with src-size 8 of 16 copies two words and zero-fills the other two."""
+    text = HEAD + """.visible .entry k(.param .u64 out, .param .u64 src)
+{
+  .reg .b32 %r<5>;
+  .reg .b64 %rd<3>;
+  .shared .align 16 .b8 buf[16];
+  ld.param.u64 %rd1, [out];
+  ld.param.u64 %rd2, [src];
+  mov.u32 %r1, buf;
+  cp.async.cg.shared.global [%r1], [%rd2], 16, 8;
+  cp.async.wait_all;
+  ld.shared.v4.u32 {%r1, %r2, %r3, %r4}, [buf];
+  st.global.v4.u32 [%rd1], {%r1, %r2, %r3, %r4};
+  ret;
+}
+"""
+    mem = Mem()
+    p = mem.alloc(np.full(4, 7, np.uint32))
+    s = mem.alloc(np.array([1, 2, 3, 4], np.uint32))
+    load(text).launch("k", (1, 1, 1), (1, 1, 1), 0, struct.pack("<QQ", p, s), mem, Hooks())
+    assert list(mem.get(p, np.uint32, 4)) == [1, 2, 0, 0]
