@@ -7,8 +7,21 @@ imports nothing of the core. It needs numpy (the ``kernels`` extra); without it 
 from __future__ import annotations
 
 from .interface import (
-    ASSERT, ILLEGAL_ADDRESS, LAUNCH_FAILED, LAUNCH_OUT_OF_RESOURCES, MISALIGNED_ADDRESS, Fault, Hooks, KernelInfo,
-    LaunchStats, Memory, Module, Param, PtxParseError, Region, Unsupported,
+    ASSERT,
+    ILLEGAL_ADDRESS,
+    LAUNCH_FAILED,
+    LAUNCH_OUT_OF_RESOURCES,
+    MISALIGNED_ADDRESS,
+    Fault,
+    Hooks,
+    KernelInfo,
+    LaunchStats,
+    Memory,
+    Module,
+    Param,
+    PtxParseError,
+    Region,
+    Unsupported,
 )
 
 __all__ = ["load", "Fault", "Hooks", "KernelInfo", "LaunchStats", "Memory", "Module", "Param", "PtxParseError",
