@@ -23,7 +23,8 @@ PTX = """.version 8.0
 { ret; }
 """
 
-INFO = KernelInfo(name="scale", params=(Param("scale_param_0", ".u64", 8, 8, 0), Param("scale_param_1", ".f32", 4, 4, 8),
+INFO = KernelInfo(name="scale", params=(Param("scale_param_0", ".u64", 8, 8, 0),
+                                        Param("scale_param_1", ".f32", 4, 4, 8),
                                         Param("scale_param_2", ".u32", 4, 4, 12)),
                   param_bytes=16, max_threads=None, reqntid=None, maxntid=None, static_shared=0, local=0, const=0,
                   num_regs=16, line=4)
@@ -76,7 +77,7 @@ def test_ptx_launch_runs_the_engine_with_the_parameter_buffer(fake):
     """A launch of a PTX kernel with no twin runs the engine on parameters laid out at its offsets, and the
     engine's writes land in device memory."""
     drv = simcuda.Driver()
-    f, d, host = _setup(drv)
+    f, d, _host = _setup(drv)
     drv.launch_kernel(f, (1, 1, 1), (8, 1, 1), 0, 0, [d, 2.0, 8])
     drv.ctx_synchronize()
     out = np.frombuffer(drv.memory.kernel_view(d, 32), dtype=np.float32).copy()
@@ -89,7 +90,7 @@ def test_ptx_launch_runs_the_engine_with_the_parameter_buffer(fake):
 def test_twin_takes_precedence(fake):
     """A Python twin registered for the kernel runs instead of its PTX."""
     drv = simcuda.Driver()
-    f, d, host = _setup(drv)
+    f, d, _host = _setup(drv)
     ran = []
     drv.kernels["scale"] = lambda launch: ran.append(launch.name)
     drv.launch_kernel(f, (1, 1, 1), (8, 1, 1), 0, 0, [d, 2.0, 8])
@@ -102,7 +103,7 @@ def test_engine_fault_is_a_sticky_700_with_its_why(monkeypatch):
     """An engine Fault 700 becomes the context's sticky error, its why the engine's (kernel, block, thread)."""
     monkeypatch.setattr(ptx, "load", lambda text: FakeModule(fault=True))
     drv = simcuda.Driver()
-    f, d, host = _setup(drv)
+    f, d, _host = _setup(drv)
     drv.launch_kernel(f, (1, 1, 1), (8, 1, 1), 0, 0, [d, 2.0, 8])
     with pytest.raises(DriverError) as e:
         drv.ctx_synchronize()
