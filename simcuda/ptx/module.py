@@ -1,0 +1,193 @@
+"""The parsed module as the core sees it (:class:`PtxModule`), with inlining of ``.func`` calls and launch in
+chunks of blocks."""
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import numpy as np
+
+from .interface import Hooks, KernelInfo, LaunchStats, Memory, Param, PtxParseError, Unsupported
+from .parse import TYPE_SIZES, Func, Ins, ParsedModule, Var
+
+_MAX_INLINE = 64
+
+
+def inline(mod: ParsedModule, f: Func, depth: int = 0) -> Func:
+    """A copy of ``f`` whose calls to the module's own ``.func`` are replaced by the callee's body (registers and
+    labels renamed, params and return values bound to the caller's ``.param`` variables by name)."""
+    out = Func(f.name, f.entry, f.params, f.rets, dict(f.regs), list(f.locals), [], {}, f.maxntid, f.reqntid, f.line)
+    inv = {v: k for k, v in f.labels.items()}
+    labels_at: dict[int, list[str]] = {}
+    for name, at in f.labels.items():
+        labels_at.setdefault(at, []).append(name)
+    count = 0
+    seq: list[Ins | None] = [*f.body, None]
+    for i, ins in enumerate(seq):
+        for name in labels_at.get(i, []):
+            out.labels[name] = len(out.body)
+        if ins is None:
+            break
+        callee = _callee(mod, ins)
+        if callee is None:
+            out.body.append(ins)
+            continue
+        if depth > _MAX_INLINE:
+            raise Unsupported(f"function {f.name}: calls nest deeper than {_MAX_INLINE} (recursion is not supported)")
+        g = inline(mod, mod.funcs[callee], depth + 1)
+        count += 1
+        pre = f"__inl{depth}_{count}_"
+        rets, args = _call_names(ins)
+        ren = {p.name: a for p, a in zip(g.params, args)}
+        ren.update({p.name: r for p, r in zip(g.rets, rets)})
+        for r, ty in g.regs.items():
+            out.regs[pre + r] = ty
+            ren[r] = pre + r
+        for v in g.locals:
+            nv = Var(pre + v.name, v.space, v.ptype, v.size, v.align, v.init, v.extern)
+            out.locals.append(nv)
+            ren[v.name] = nv.name
+        for ln in g.labels:
+            ren[ln] = pre + ln
+        end = pre + "__end"
+        base = len(out.body)
+        alt = "|".join(re.escape(k) for k in sorted(ren, key=len, reverse=True))
+        pat = re.compile(r"(?<![\w$%.])(" + alt + r")(?![\w$])") if ren else None
+        sub = _renamer(pat, ren)
+        for gi in g.body:
+            if gi.parts[0] == "ret":
+                out.body.append(Ins(["bra"], [end], gi.guard and (sub(gi.guard[0]), gi.guard[1]), gi.line, gi.text))
+                continue
+            out.body.append(Ins(gi.parts, [sub(x) for x in gi.ops],
+                                (sub(gi.guard[0]), gi.guard[1]) if gi.guard else None, gi.line, gi.text))
+        for ln, at in g.labels.items():
+            out.labels[pre + ln] = base + at
+        out.labels[end] = len(out.body)
+        # caller-side param variables must exist as locals (they are declared in the caller's body)
+    del inv
+    return out
+
+
+def _renamer(pat: re.Pattern[str] | None, ren: dict[str, str]) -> Any:
+    def sub(s: str) -> str:
+        return pat.sub(lambda m: ren[m.group(1)], s) if pat else s
+    return sub
+
+
+def _call_names(ins: Ins) -> tuple[list[str], list[str]]:
+    o = ins.ops
+    def names(s: str) -> list[str]:
+        return [x.strip() for x in s.strip().strip("()").split(",") if x.strip()]
+    if o[0].strip().startswith("("):
+        return names(o[0]), [a for x in o[2:] for a in names(x)]
+    return [], [a for x in o[1:] for a in names(x)]
+
+
+def _callee(mod: ParsedModule, ins: Ins) -> str | None:
+    if ins.parts[0] != "call":
+        return None
+    o = ins.ops
+    name = o[1].strip() if o[0].strip().startswith("(") else o[0].strip()
+    f = mod.funcs.get(name)
+    if f is None or f.decl_only or f.entry:
+        return None
+    return name
+
+
+class PtxModule:
+    """A parsed PTX module: ``kernels`` (name -> :class:`KernelInfo`), ``variables`` (module-scope ``.global`` and
+    ``.const`` variables: name -> (space, size, initial bytes)), ``target``.
+
+    ``KernelInfo.num_regs`` [I]: the number of non-predicate ``.reg`` registers the kernel declares (after inlining
+    its ``.func`` calls), at least 16 and capped at 255 (the sm_80 per-thread limit). ``static_shared``: the
+    declared ``.shared`` variables of the kernel and the module, aligned; ``local``: the declared ``.local``
+    variables; ``const``: the module's ``.const`` bytes.
+    """
+
+    def __init__(self, parsed: ParsedModule) -> None:
+        self.parsed = parsed
+        self.target = parsed.target
+        self.variables: dict[str, tuple[str, int, bytes]] = {
+            v.name: (v.space, v.size, v.init or bytes(v.size)) for v in parsed.variables
+            if v.space in ("global", "const") and not v.extern}
+        self._flat: dict[str, Func] = {}
+        self.kernels: dict[str, KernelInfo] = {}
+        for f in parsed.funcs.values():
+            if f.entry and not f.decl_only:
+                self.kernels[f.name] = self._info(f)
+
+    def flat(self, name: str) -> Func:
+        """The kernel with its calls inlined (cached)."""
+        if name not in self._flat:
+            self._flat[name] = inline(self.parsed, self.parsed.funcs[name])
+        return self._flat[name]
+
+    def _info(self, f: Func) -> KernelInfo:
+        params = []
+        off = 0
+        for p in f.params:
+            off = (off + p.align - 1) // p.align * p.align
+            params.append(Param(p.name, "." + p.ptype, p.size, p.align, off))
+            off += p.size
+        fl = self.flat(f.name)
+        shared = _layout([v for v in fl.locals if v.space == "shared" and not v.extern] +
+                         [v for v in self.parsed.variables if v.space == "shared" and not v.extern])[1]
+        local = _layout([v for v in fl.locals if v.space == "local"])[1]
+        const = sum(v.size for v in self.parsed.variables if v.space == "const")
+        mt = f.maxntid or f.reqntid
+        return KernelInfo(f.name, tuple(params), off, mt[0] * mt[1] * mt[2] if mt else None, f.reqntid, f.maxntid,
+                          shared, local, const, min(255, max(16, len([r for r in fl.regs if fl.regs[r] != "pred"]))),
+                          f.line)
+
+    def launch(self, kernel: str, grid: tuple[int, int, int], block: tuple[int, int, int], dynamic_shared: int,
+               params: bytes, memory: Memory, hooks: Hooks, *,
+               variables: dict[str, int] | None = None, envreg: dict[int, int] | None = None) -> LaunchStats:
+        """See :meth:`simcuda.ptx.interface.Module.launch`. The grid runs in chunks of whole blocks of at most
+        2**20 lanes each; a grid that fits runs as one lane set (every block co-resident, which ``grid.sync``
+        needs)."""
+        from .engine import MAX_LANES, _Launch, run
+        if kernel not in self.kernels:
+            raise Unsupported(f"no kernel {kernel} in this module")
+        f = self.flat(kernel)
+        info = self.kernels[kernel]
+        shl, ssize = _layout([v for v in f.locals if v.space == "shared" and not v.extern] +
+                             [v for v in self.parsed.variables if v.space == "shared" and not v.extern])
+        ext = [v for v in f.locals + self.parsed.variables if v.space == "shared" and v.extern]
+        for v in ext:
+            shl[v.name] = (ssize + 15) // 16 * 16
+        if ext:
+            ssize = (ssize + 15) // 16 * 16
+        stats = LaunchStats()
+        nt = block[0] * block[1] * block[2]
+        tpb = (nt + 31) // 32 * 32
+        per = max(1, MAX_LANES // tpb)
+        allb = [(x, y, z) for z in range(grid[2]) for y in range(grid[1]) for x in range(grid[0])]
+        params = bytes(params).ljust(info.param_bytes, b"\0")
+        for i in range(0, len(allb), per):
+            chunk = allb[i:i + per]
+            L = _Launch(self.parsed, f, grid, block, chunk, dynamic_shared, params, memory, hooks,
+                        variables or {}, stats, kernel, shl, ssize)
+            L._param_off = {p.name: p.offset for p in info.params}
+            for k, ev in (envreg or {}).items():
+                L.sreg[f"%envreg{k}"] = np.uint32(ev)
+            code = [L.compile(ins, f.labels) for ins in f.body]
+            run(L, code, hooks.should_stop)
+            stats.blocks += len(chunk)
+        return stats
+
+
+def _layout(vs: list[Var]) -> tuple[dict[str, int], int]:
+    out: dict[str, int] = {}
+    off = 0
+    for v in vs:
+        off = (off + v.align - 1) // v.align * v.align
+        out[v.name] = off
+        off += v.size
+    return out, off
+
+
+def parse_error(e: Exception) -> PtxParseError:
+    return PtxParseError(str(e))
+
+
+__all__ = ["PtxModule", "inline", "TYPE_SIZES", "Any"]

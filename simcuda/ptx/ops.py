@@ -1,0 +1,605 @@
+"""Pre-decoding of PTX instructions into closures over numpy operations (one per instruction, per launch)."""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .interface import Unsupported
+from .parse import TYPE_SIZES, Ins
+
+_BIN: dict[str, Any] = {"add": np.add, "sub": np.subtract, "and": np.bitwise_and, "or": np.bitwise_or,
+                        "xor": np.bitwise_xor, "min": np.minimum, "max": np.maximum, "copysign": None}
+_CMP = {"eq": np.equal, "ne": np.not_equal, "lt": np.less, "le": np.less_equal, "gt": np.greater,
+        "ge": np.greater_equal, "lo": np.less, "ls": np.less_equal, "hi": np.greater, "hs": np.greater_equal}
+_WIDE = {"s16": np.int32, "u16": np.uint32, "s32": np.int64, "u32": np.uint64}
+
+
+def _t(parts: list[str]) -> str:
+    for p in reversed(parts):
+        if p in TYPE_SIZES:
+            return p
+    return "b32"
+
+
+def _dt(ty: str) -> Any:
+    from .engine import _DT
+    return np.dtype(_DT[ty])
+
+
+def compile_ins(L: Any, ins: Ins, labels: dict[str, int]) -> tuple[int, Any]:
+    """See :meth:`simcuda.ptx.engine._Launch.compile`."""
+    from .engine import _REFUSED
+    p = ins.parts
+    op = p[0]
+    full = ".".join(p)
+    for r in _REFUSED:
+        if full == r or full.startswith(r + "."):
+            raise Unsupported(f"kernel {L.kernel}: instruction {full} (PTX line {ins.line}) is not supported by "
+                              f"the simulator's engine (textures, surfaces, tensor-core, TMA and cluster "
+                              f"instructions are refused)")
+    o = ins.ops
+    guard = None
+    if ins.guard is not None:
+        gname, neg = ins.guard
+        g0 = L.getter(gname, "pred")
+        guard = (lambda: ~g0()) if neg else g0
+    kind, fn = _build(L, ins, op, p, o, labels)
+    if kind == 0 and guard is not None:
+        inner = fn
+
+        def guarded(mask: Any) -> None:
+            g = guard()
+            m = g if mask is None else (mask & g)
+            if m.any():
+                inner(m)
+        return 0, guarded
+    if kind == 1:
+        return 1, (fn, guard)
+    if kind == 2 and guard is not None:
+        return 4, guard
+    return kind, fn
+
+
+def _build(L: Any, ins: Ins, op: str, p: list[str], o: list[str], labels: dict[str, int]) -> tuple[int, Any]:
+    ty = _t(p)
+    if op == "bra":
+        if o[0] not in labels:
+            raise Unsupported(f"kernel {L.kernel}: branch target {o[0]} unknown (PTX line {ins.line})")
+        return 1, labels[o[0]]
+    if op in ("ret", "exit"):
+        return 2, None
+    if op in ("bar", "barrier", "membar", "fence") or full_is(p, "bar.warp.sync") or op == "griddepcontrol":
+        if op in ("bar", "barrier") and len(p) > 1 and p[1] == "red":
+            return 0, _bar_red(L, ins, p, o)
+        return 3, None
+    if op == "trap":
+        def trap(mask: Any) -> None:
+            raise L.where(ins, mask, None, 719, "trap")
+        return 0, trap
+    if op in ("ld", "ldu", "st"):
+        return 0, _ldst(L, ins, p, o)
+    if op == "mov":
+        if o[1].startswith("{") or o[0].startswith("{"):
+            return 0, _mov_vec(L, o, ty)
+        src = o[1]
+        if src in L.shared_layout or src in L.local_layout or src in L.variables:
+            v = np.array(L.symbol(src)).astype(_dt(ty))
+
+            def g() -> Any:
+                return v
+        else:
+            g = L.getter(src, ty)
+        s = L.setter(o[0], ty)
+        return 0, lambda mask: s(g(), mask)
+    if op == "cvta":
+        to = "to" in p
+        space = next(x for x in p if x in ("shared", "local", "global", "const", "param"))
+        win = {"shared": 0xFE00_0000_0000_0000, "local": 0xFD00_0000_0000_0000}.get(space, 0)
+        g = L.getter(o[1], "u64")
+        s = L.setter(o[0], ty)
+        w = np.uint64(win)
+        dt = _dt(ty)
+        if win == 0:
+            return 0, lambda mask: s(g(), mask)
+        if to:
+            return 0, lambda mask: s((np.asarray(g(), np.uint64) - w).astype(dt), mask)
+        return 0, lambda mask: s(np.asarray(g(), np.uint64) + w, mask)
+    if op in ("addc", "subc", "madc") or (op in ("add", "sub", "mad") and "cc" in p):
+        return 0, _carry(L, op, p, o, ty)
+    if op in ("bfe", "bfi", "lop3", "shf", "testp", "copysign", "slct", "mbarrier"):
+        from .more import build_more
+        return 0, build_more(L, ins, op, p, o, ty)
+    if op in ("add", "sub", "and", "or", "xor", "min", "max") and "cc" not in p:
+        f = _BIN[op]
+        a, b = L.getter(o[1], ty), L.getter(o[2], ty)
+        s = L.setter(o[0], ty)
+        if "sat" in p and ty == "s32":
+            def sat(mask: Any) -> None:
+                r = f(np.asarray(a(), np.int64), np.asarray(b(), np.int64))
+                s(np.clip(r, -2 ** 31, 2 ** 31 - 1).astype(np.int32), mask)
+            return 0, sat
+        return 0, lambda mask: s(f(a(), b()), mask)
+    if op in ("mul", "mad"):
+        return 0, _mul(L, ins, op, p, o, ty)
+    if op == "fma":
+        from .engine import fma_f32, fma_f64
+        a, b, c = (L.getter(x, ty) for x in o[1:4])
+        s = L.setter(o[0], ty)
+        ff: Any = fma_f32 if ty == "f32" else fma_f64
+        return 0, lambda mask: s(ff(a(), b(), c()), mask)
+    if op in ("div", "rem"):
+        a, b = L.getter(o[1], ty), L.getter(o[2], ty)
+        s = L.setter(o[0], ty)
+        if ty.startswith("f"):
+            return 0, lambda mask: s(_fdiv(a(), b()), mask)
+        return 0, lambda mask: s(_idiv(a(), b(), op, ty), mask)
+    if op in ("neg", "abs", "not", "cnot", "popc", "clz", "brev", "sqrt", "rsqrt", "rcp", "sin", "cos", "lg2",
+              "ex2", "tanh"):
+        return 0, _unary(L, op, o, ty)
+    if op in ("shl", "shr"):
+        a = L.getter(o[1], ty)
+        b = L.getter(o[2], "u32")
+        s = L.setter(o[0], ty)
+        bits = _dt(ty).itemsize * 8
+        signed = ty.startswith("s")
+        dt = _dt(ty)
+
+        def shift(mask: Any) -> None:
+            x = np.asarray(a())
+            k = np.minimum(np.asarray(b(), np.uint32), bits).astype(dt)
+            if op == "shl":
+                r = np.where(k >= bits, dt.type(0), np.left_shift(x, np.minimum(k, bits - 1).astype(dt)))
+            else:
+                km = np.minimum(k, bits - 1).astype(dt)
+                r = np.right_shift(x, km)
+                if not signed:
+                    r = np.where(k >= bits, dt.type(0), r)
+            s(r.astype(dt), mask)
+        return 0, shift
+    if op == "setp":
+        return 0, _setp(L, p, o, ty)
+    if op == "selp":
+        a, b = L.getter(o[1], ty), L.getter(o[2], ty)
+        c = L.getter(o[3], "pred")
+        s = L.setter(o[0], ty)
+        return 0, lambda mask: s(np.where(c(), a(), b()), mask)
+    if op == "cvt":
+        return 0, _cvt(L, p, o)
+    if op in ("atom", "red"):
+        from .atomics import build_atomic
+        return 0, build_atomic(L, ins, p, o)
+    if op in ("shfl", "vote", "activemask", "redux", "match"):
+        from .warp import build_warp
+        return 0, build_warp(L, ins, p, o)
+    if op == "call":
+        from .calls import build_call
+        return build_call(L, ins, o)
+    if op == "prmt":
+        a, b, c = L.getter(o[1], "u32"), L.getter(o[2], "u32"), L.getter(o[3], "u32")
+        s = L.setter(o[0], "u32")
+
+        def prmt(mask: Any) -> None:
+            x = np.asarray(a(), np.uint64) | (np.asarray(b(), np.uint64) << np.uint64(32))
+            sel = np.asarray(c(), np.uint64)
+            r = np.zeros(np.broadcast(x, sel).shape, np.uint64)
+            for i in range(4):
+                n = (sel >> np.uint64(4 * i)) & np.uint64(7)
+                byte = (x >> (n * np.uint64(8))) & np.uint64(0xFF)
+                r |= byte << np.uint64(8 * i)
+            s(r.astype(np.uint32), mask)
+        return 0, prmt
+    if op == "cp" and len(p) > 1 and p[1] == "async":
+        if len(p) > 2 and p[2] in ("commit_group", "wait_group", "wait_all"):
+            return 3, None
+        if len(p) > 2 and p[2] in ("ca", "cg"):
+            return 0, _cp_async(L, ins, o)
+    if op == "nop" or op == "pmevent":
+        return 3, None
+    raise Unsupported(f"kernel {L.kernel}: instruction {'.'.join(p)} (PTX line {ins.line}) is not supported yet")
+
+
+def full_is(p: list[str], s: str) -> bool:
+    return ".".join(p).startswith(s)
+
+
+def _bar_red(L: Any, ins: Ins, p: list[str], o: list[str]) -> Any:
+    kind = p[2]
+    s = L.setter(o[0], "u32" if kind == "popc" else "pred")
+    c = L.getter(o[-1], "pred")
+
+    def red(mask: Any) -> None:
+        v = np.broadcast_to(c(), (L.n,)) & (L.alive0 if mask is None else mask)
+        per = v.reshape(len(L.blocks), L.tpb)
+        act = (L.alive0 if mask is None else mask).reshape(len(L.blocks), L.tpb)
+        if kind == "popc":
+            r = per.sum(axis=1).astype(np.uint32)
+        elif kind == "and":
+            r = (per | ~act).all(axis=1)
+        else:
+            r = per.any(axis=1)
+        s(np.repeat(r, L.tpb), mask)
+    return red
+
+
+def _ldst(L: Any, ins: Ins, p: list[str], o: list[str]) -> Any:
+    ty = _t(p)
+    space = next((x for x in p if x in ("global", "shared", "local", "const", "param")), "generic")
+    vec = 4 if "v4" in p else 2 if "v2" in p else 1
+    dt = _dt(ty)
+    if p[0] == "st":
+        acc = L.mem_access(ins, space, dt, vec, o[0])
+        src = o[1].strip("{} ").split(",") if vec > 1 else [o[1]]
+        gets = [L.getter(x.strip(), ty) for x in src]
+        return lambda mask: acc(mask, [g() for g in gets])
+    acc = L.mem_access(ins, space, dt, vec, o[1])
+    dst = o[0].strip("{} ").split(",") if vec > 1 else [o[0]]
+    sets = [L.setter(x.strip(), ty) if x.strip() != "_" else None for x in dst]
+    n = L.n
+
+    def ld(mask: Any) -> None:
+        vals = acc(mask, None)
+        for s, v in zip(sets, vals):
+            if s is None:
+                continue
+            if mask is None or np.ndim(v) == 0:
+                s(v, mask)
+            else:
+                full = np.zeros(n, dtype=dt)
+                full[mask] = v
+                s(full, mask)
+    return ld
+
+
+def _mul(L: Any, ins: Ins, op: str, p: list[str], o: list[str], ty: str) -> Any:
+    a, b = L.getter(o[1], ty), L.getter(o[2], ty)
+    c = None
+    if op == "mad":
+        c = L.getter(o[3], _WIDE_T.get(ty, ty) if "wide" in p else ty)
+    if ty.startswith("f"):
+        from .engine import fma_f32, fma_f64
+        s = L.setter(o[0], ty)
+        if c is None:
+            return lambda mask: s(a() * b(), mask)
+        fm: Any = fma_f32 if ty == "f32" else fma_f64
+        return lambda mask: s(fm(a(), b(), c()), mask)
+    if "wide" in p:
+        wt = _WIDE_T[ty]
+        wd = _WIDE[ty]
+        s = L.setter(o[0], wt)
+        if c is None:
+            return lambda mask: s(np.asarray(a()).astype(wd) * np.asarray(b()).astype(wd), mask)
+        return lambda mask: s(np.asarray(a()).astype(wd) * np.asarray(b()).astype(wd) + c(), mask)
+    s = L.setter(o[0], ty)
+    if "hi" in p:
+        bits = _dt(ty).itemsize * 8
+        signed = ty.startswith("s")
+
+        def hi(mask: Any) -> None:
+            if bits < 64:
+                w = np.int64 if signed else np.uint64
+                r = (np.asarray(a()).astype(w) * np.asarray(b()).astype(w)) >> bits
+            else:
+                r = _mulhi64(np.asarray(a()), np.asarray(b()), signed)
+            r = np.asarray(r).astype(_dt(ty))
+            s(r if c is None else r + c(), mask)
+        return hi
+    if c is None:
+        return lambda mask: s(a() * b(), mask)
+    return lambda mask: s(a() * b() + c(), mask)
+
+
+_WIDE_T = {"s16": "s32", "u16": "u32", "s32": "s64", "u32": "u64"}
+
+
+def _mulhi64(a: Any, b: Any, signed: bool) -> Any:
+    au = np.asarray(a).view(np.uint64) if np.ndim(a) else np.uint64(np.int64(a).view(np.uint64))
+    bu = np.asarray(b).view(np.uint64) if np.ndim(b) else np.uint64(np.int64(b).view(np.uint64))
+    m = np.uint64(0xFFFFFFFF)
+    s32 = np.uint64(32)
+    a0, a1 = au & m, au >> s32
+    b0, b1 = bu & m, bu >> s32
+    lo = a0 * b0
+    t = a1 * b0 + (lo >> s32)
+    w1 = (t & m) + a0 * b1
+    hi = a1 * b1 + (t >> s32) + (w1 >> s32)
+    if signed:
+        hi = hi - np.where(np.asarray(a).astype(np.int64) < 0, bu, np.uint64(0)) \
+            - np.where(np.asarray(b).astype(np.int64) < 0, au, np.uint64(0))
+        return hi.view(np.int64)
+    return hi
+
+
+def _fdiv(a: Any, b: Any) -> Any:
+    with np.errstate(all="ignore"):
+        return np.divide(a, b)
+
+
+def _idiv(a: Any, b: Any, op: str, ty: str) -> Any:
+    a = np.asarray(a)
+    b = np.asarray(b)
+    dt = _dt(ty)
+    bz = b == 0
+    bb = np.where(bz, dt.type(1), b)
+    with np.errstate(all="ignore"):
+        if ty.startswith("s"):
+            q = (np.abs(a.astype(np.int64) if dt.itemsize < 8 else a) //
+                 np.abs(bb.astype(np.int64) if dt.itemsize < 8 else bb))
+            neg = (a < 0) ^ (bb < 0)
+            q = np.where(neg, -q, q)
+            if op == "div":
+                return np.where(bz, dt.type(-1), q.astype(dt))
+            r = a - (q * bb).astype(dt)
+            return np.where(bz, a, r)
+        if op == "div":
+            return np.where(bz, ~dt.type(0), a // bb)
+        return np.where(bz, a, a % bb)
+
+
+def _unary(L: Any, op: str, o: list[str], ty: str) -> Any:
+    a = L.getter(o[1], ty)
+    s = L.setter(o[0], "u32" if op in ("popc", "clz") else ty)
+    dt = _dt(ty)
+    bits = dt.itemsize * 8
+
+    def go(mask: Any) -> None:
+        x = np.asarray(a())
+        with np.errstate(all="ignore"):
+            if op == "neg":
+                r = -x
+            elif op == "abs":
+                r = np.abs(x)
+            elif op == "not":
+                r = ~x
+            elif op == "cnot":
+                r = (x == 0).astype(dt)
+            elif op == "popc":
+                u = x.astype(np.uint64) if bits == 64 else x.view(np.uint64 if False else x.dtype).astype(np.uint64)
+                r = np.zeros(u.shape, np.uint32)
+                for _ in range(bits):
+                    r += (u & np.uint64(1)).astype(np.uint32)
+                    u = u >> np.uint64(1)
+            elif op == "clz":
+                u = x.astype(np.uint64) if dt.kind == "u" else x.astype(_UNSIGNED[bits]).astype(np.uint64)
+                r = np.full(u.shape, bits, np.uint32)
+                for k in range(bits):
+                    r = np.where((r == bits) & ((u >> np.uint64(bits - 1 - k)) & np.uint64(1) == 1),
+                                 np.uint32(k), r)
+            elif op == "brev":
+                u = x.astype(np.uint64)
+                r = np.zeros(u.shape, np.uint64)
+                for k in range(bits):
+                    r |= ((u >> np.uint64(k)) & np.uint64(1)) << np.uint64(bits - 1 - k)
+                r = r.astype(dt)
+            elif op == "sqrt":
+                r = np.sqrt(x)
+            elif op == "rsqrt":
+                r = (1 / np.sqrt(x.astype(np.float64))).astype(dt)
+            elif op == "rcp":
+                r = (1 / x.astype(np.float64)).astype(dt)
+            elif op == "sin":
+                r = np.sin(x)
+            elif op == "cos":
+                r = np.cos(x)
+            elif op == "lg2":
+                r = np.log2(x)
+            elif op == "ex2":
+                r = np.exp2(x)
+            else:
+                r = np.tanh(x)
+        s(r, mask)
+    return go
+
+
+_UNSIGNED = {8: np.uint8, 16: np.uint16, 32: np.uint32, 64: np.uint64}
+
+
+def _setp(L: Any, p: list[str], o: list[str], ty: str) -> Any:
+    cmpn = next(x for x in p[1:] if x in _CMP or x in ("equ", "neu", "ltu", "leu", "gtu", "geu", "num", "nan"))
+    comb = next((x for x in p[1:] if x in ("and", "or", "xor")), None)
+    dsts = o[0].split("|")
+    a, b = L.getter(o[1], ty), L.getter(o[2], ty)
+    c: Any = L.getter(o[3], "pred") if comb else None
+    s1 = L.setter(dsts[0].strip(), "pred")
+    s2 = L.setter(dsts[1].strip(), "pred") if len(dsts) > 1 else None
+
+    def go(mask: Any) -> None:
+        x, y = a(), b()
+        with np.errstate(invalid="ignore"):
+            if cmpn in _CMP:
+                r = _CMP[cmpn](x, y)
+            elif cmpn == "num":
+                r = ~(np.isnan(x) | np.isnan(y))
+            elif cmpn == "nan":
+                r = np.isnan(x) | np.isnan(y)
+            else:
+                r = _CMP[cmpn[:2]](x, y) | np.isnan(x) | np.isnan(y)
+        r = np.broadcast_to(r, (L.n,))
+        if comb:
+            fc: Any = {"and": np.logical_and, "or": np.logical_or, "xor": np.logical_xor}[comb]
+            cv = c()
+            s1(fc(r, cv), mask)
+            if s2:
+                s2(fc(~r, cv), mask)
+        else:
+            s1(r, mask)
+            if s2:
+                s2(~r, mask)
+    return go
+
+
+def _cvt(L: Any, p: list[str], o: list[str]) -> Any:
+    tys = [x for x in p[1:] if x in TYPE_SIZES]
+    dty, sty = tys[0], tys[1]
+    a = L.getter(o[1], sty)
+    s = L.setter(o[0], dty)
+    dd = _dt(dty)
+    rnd = next((x for x in p if x in ("rn", "rz", "rm", "rp", "rni", "rzi", "rmi", "rpi")), None)
+    sat = "sat" in p
+
+    bf_in, bf_out = sty == "bf16", dty == "bf16"
+    if bf_out:
+        dd = np.dtype(np.float32)
+
+    def go(mask: Any) -> None:
+        x = np.asarray(a())
+        if bf_in:  # bf16 is the high half of a float32
+            x = (x.astype(np.uint32) << np.uint32(16)).view(np.float32)
+        with np.errstate(all="ignore"):
+            if dd.kind in "iu" and x.dtype.kind == "f":
+                f: Any = {"rzi": np.trunc, "rz": np.trunc, "rmi": np.floor, "rm": np.floor, "rpi": np.ceil,
+                     "rp": np.ceil}.get(rnd or "rzi", np.rint)
+                y = f(x.astype(np.float64))
+                info = np.iinfo(dd)
+                y = np.where(np.isnan(y), 0, np.clip(y, info.min, info.max))
+                r = y.astype(dd)
+            elif dd.kind == "f" and x.dtype.kind == "f":
+                if rnd in ("rni", "rzi", "rmi", "rpi"):
+                    f2: Any = {"rni": np.rint, "rzi": np.trunc, "rmi": np.floor, "rpi": np.ceil}[rnd]
+                    r = f2(x).astype(dd)
+                else:
+                    r = x.astype(dd)
+                if sat:
+                    r = np.where(np.isnan(r), dd.type(0), np.clip(r, 0, 1)).astype(dd)
+            elif dd.kind in "iu" and sat:
+                info = np.iinfo(dd)
+                r = np.clip(x.astype(np.float64) if x.dtype.itemsize == 8 else x.astype(np.int64),
+                            info.min, info.max).astype(dd)
+            else:
+                r = x.astype(dd)
+        if bf_out:  # round to nearest even into the high half (NaN stays a quiet NaN)
+            u = np.atleast_1d(np.asarray(r, np.float32)).view(np.uint32).astype(np.uint64)
+            rb = ((u + np.uint64(0x7FFF) + ((u >> np.uint64(16)) & np.uint64(1))) >> np.uint64(16))
+            rb = np.where(np.isnan(np.atleast_1d(r)), np.uint64(0x7FC0), rb).astype(np.uint16)
+            r = rb if np.ndim(x) else rb[0]
+        s(r, mask)
+    return go
+
+
+def _cp_async(L: Any, ins: Ins, o: list[str]) -> Any:
+    """``cp.async.ca/cg.shared.global [dst], [src], size``: copied at issue [I] (a correct program does not touch
+    the source or the destination before its ``wait_group``), so commit/wait are no-ops."""
+    size = int(o[2], 0)
+    vec = size // 4
+    dt: Any = np.dtype(np.uint32)
+    if size < 4:
+        vec, dt = 1, np.dtype(np.uint16 if size == 2 else np.uint8)
+    ld = L.mem_access(ins, "global", dt, vec, o[1])
+    st = L.mem_access(ins, "shared", dt, vec, o[0])
+    n = L.n
+    if len(o) > 3 and not o[3].startswith("%p"):
+        return _cp_async_zfill(L, ins, o, dt, vec, st)
+
+    def go(mask: Any) -> None:
+        vals = ld(mask, None)
+        if mask is not None:
+            full = []
+            for v in vals:
+                f = np.zeros(n, dt)
+                f[mask] = v
+                full.append(f)
+            vals = full
+        st(mask, vals)
+    return go
+
+
+def _carry(L: Any, op: str, p: list[str], o: list[str], ty: str) -> Any:
+    """Carry chains: ``add.cc``/``addc(.cc)``, ``sub.cc``/``subc(.cc)``, ``mad(c).lo/.hi.cc``; the carry flag is one
+    per lane (``L.cc``)."""
+    bits = _dt(ty).itemsize * 8
+    u = np.uint64
+    a, b = L.getter(o[1], "u" + str(bits)), L.getter(o[2], "u" + str(bits))
+    c: Any = L.getter(o[3], "u" + str(bits)) if op in ("mad", "madc") else None
+    s = L.setter(o[0], "u" + str(bits))
+    use_in = op.endswith("c")
+    set_out = "cc" in p
+    hi = "hi" in p
+    if not hasattr(L, "cc"):
+        L.cc = np.zeros(L.n, np.uint64)
+    m64 = (1 << bits) - 1
+
+    def go(mask: Any) -> None:
+        x = np.broadcast_to(np.asarray(a()).astype(object if bits == 64 else u), (L.n,))
+        y = np.broadcast_to(np.asarray(b()).astype(object if bits == 64 else u), (L.n,))
+        cin = L.cc.astype(object if bits == 64 else u) if use_in else 0
+        if op in ("mad", "madc"):
+            z = np.broadcast_to(np.asarray(c()).astype(object if bits == 64 else u), (L.n,))
+            prod = x.astype(object) * y.astype(object)
+            part = (prod >> bits) if hi else (prod & m64)
+            tot = part + z.astype(object) + (cin if use_in else 0)
+        elif op.startswith("sub"):
+            tot = x.astype(object) - y.astype(object) - (cin if use_in else 0)
+        else:
+            tot = x.astype(object) + y.astype(object) + (cin if use_in else 0)
+        res = np.array([int(t) & m64 for t in tot], dtype=np.uint64) if bits == 64 else \
+            (np.asarray(tot).astype(np.int64) & m64).astype(np.uint64)
+        if set_out:
+            if op.startswith("sub"):
+                carry = np.array([1 if int(t) < 0 else 0 for t in tot], np.uint64)
+            else:
+                carry = np.array([1 if int(t) > m64 else 0 for t in tot], np.uint64)
+            if mask is None:
+                L.cc[...] = carry
+            else:
+                L.cc[mask] = carry[mask]
+        s(res.astype(_dt("u" + str(bits))), mask)
+    return go
+
+
+def _mov_vec(L: Any, o: list[str], ty: str) -> Any:
+    """``mov.b64 {lo, hi}, x`` (unpack, lowest element first) and ``mov.b64 x, {lo, hi}`` (pack); also b32 of
+    two b16 and b64/b32 of four parts."""
+    width = _dt(ty).itemsize * 8
+    if o[0].startswith("{"):
+        parts = [x.strip() for x in o[0].strip("{} ").split(",")]
+        k = width // len(parts)
+        src = L.getter(o[1], "b" + str(width))
+        sets = [L.setter(x, "b" + str(k)) if x != "_" else None for x in parts]
+        ud = _dt("b" + str(k))
+
+        def unpack(mask: Any) -> None:
+            v = np.asarray(src()).astype(np.uint64)
+            for i, st in enumerate(sets):
+                if st is not None:
+                    st(((v >> np.uint64(i * k)) & np.uint64((1 << k) - 1)).astype(ud), mask)
+        return unpack
+    parts = [x.strip() for x in o[1].strip("{} ").split(",")]
+    k = width // len(parts)
+    gets = [L.getter(x, "b" + str(k)) for x in parts]
+    dst = L.setter(o[0], "b" + str(width))
+    wd = _dt("b" + str(width))
+
+    def pack(mask: Any) -> None:
+        r = np.uint64(0)
+        for i, g in enumerate(gets):
+            r = r | (np.asarray(g()).astype(np.uint64) << np.uint64(i * k))
+        dst(np.asarray(r).astype(wd), mask)
+    return pack
+
+
+def _cp_async_zfill(L: Any, ins: Ins, o: list[str], dt: Any, vec: int, st: Any) -> Any:
+    """``cp.async ... [dst], [src], cp-size, src-size``: bytes past ``src-size`` are zero-filled, not read
+    (element granularity: an element is read when ``src-size`` covers all of it)."""
+    n = L.n
+    size = dt.itemsize
+    lds = []
+    for i in range(vec):
+        sym, _b, off = L.address(o[1])
+        inner = o[1].strip()[1:-1]
+        lds.append(L.mem_access(ins, "global", dt, 1, f"[{inner}+{i * size}]" if "+" not in inner and "-" not in
+                                inner else f"[{inner.split('+')[0]}+{off + i * size}]"))
+        del sym
+    gsz = L.getter(o[3], "u32")
+
+    def go(mask: Any) -> None:
+        act = L.alive0 if mask is None else mask
+        srcsize = np.broadcast_to(np.asarray(gsz(), np.int64), (n,))
+        vals = []
+        for i, ld in enumerate(lds):
+            m = act & (srcsize >= (i + 1) * size)
+            f = np.zeros(n, dt)
+            if m.any():
+                f[m] = ld(m, None)[0]
+            vals.append(f)
+        st(mask, vals)
+    return go
