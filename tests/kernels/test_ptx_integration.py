@@ -114,8 +114,11 @@ def test_engine_fault_is_a_sticky_700_with_its_why(monkeypatch):
     drv.close()
 
 
-def test_stub_engine_keeps_the_launch_recorded():
-    """While the engine refuses the module (its stub), a PTX launch is recorded and listed, as before."""
+def test_refused_module_keeps_the_launch_recorded(monkeypatch):
+    """When the engine refuses the module at load, a PTX launch is recorded and listed, as before."""
+    def refuse(text):
+        raise ptx.Unsupported("refused for the test", at_load=True)
+    monkeypatch.setattr(ptx, "load", refuse)
     drv = simcuda.Driver()
     f, d, host = _setup(drv)
     drv.launch_kernel(f, (1, 1, 1), (8, 1, 1), 0, 0, [d, 2.0, 8])
