@@ -106,9 +106,11 @@ def _hooks(driver: Any) -> Any:
     return Hooks(printf=printf, should_stop=lambda: False)
 
 
-def run_ptx(driver: Any, p: Any, unlocked: Any) -> str:
+def run_ptx(driver: Any, p: Any, unlocked: Any) -> str | None:
     """Run the PTX of launch ``p`` (:class:`~simcuda._core.nodes.KernelParams`) with the engine, the driver
-    lock released (``unlocked(fn, *args)``). Returns the launch log's outcome text.
+    lock released (``unlocked(fn, *args)``). Returns the launch log's outcome text, or None when the launch
+    gave no argument values matching the kernel's parameters (a NULL ``kernelParams``: the launch is then
+    recorded only, as before issue 17 [I]; the real driver would run it with garbage parameters).
 
     Errors (as :class:`DriverError`; the caller turns them into the sticky kernel fault): the engine's
     :class:`~simcuda.ptx.Fault` code (700 illegal address, 716 misaligned, 710 assert, 719 launch failed) with
@@ -126,6 +128,8 @@ def run_ptx(driver: Any, p: Any, unlocked: Any) -> str:
     info = eng.kernels.get(p.name)
     if info is None:
         raise DriverError(CUresult.CUDA_ERROR_NOT_FOUND, f"kernel {p.name!r} is not an .entry of its module's PTX")
+    if len(p.args) != len(info.params):  # e.g. kernelParams NULL: nothing to run it with [I]
+        return None
     params = pack_params(p.name, info, list(p.args))
     memory = DriverMemory(driver.memory)
     try:

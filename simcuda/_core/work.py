@@ -236,11 +236,13 @@ class Work(DriverState):
                 except engine.PtxParseError:
                     pass  # run_ptx answers 218 with the why
                 try:
-                    return ptxrun.run_ptx(self, p, self._unlocked)
+                    ran = ptxrun.run_ptx(self, p, self._unlocked)
                 except DriverError as e:
                     if self.options.kernel_faults == "sticky":
                         raise KernelFault(e) from e
                     raise
+                if ran is not None:
+                    return ran
             self._unimplemented_runs[p.name] = self._unimplemented_runs.get(p.name, 0) + 1
             return "recorded only (no Python kernel registered)"
         args = p.args
