@@ -146,6 +146,39 @@ def remember_param_types(image: bytes, types: dict[str, list[str]]) -> None:
             _REMEMBERED.popitem(last=False)
 
 
+#: PTX of the CUBINs that simcuda's NVRTC face (or the native route's NVRTC shim) saw compiled: sha256 of the
+#: CUBIN (trailing NULs removed) -> the PTX text of the same program, so that a launch of a kernel loaded from the
+#: CUBIN can run its PTX (issue 17; a CUBIN itself holds no PTX). Bounded like :data:`_REMEMBERED`.
+_PTX_OF: OrderedDict[bytes, str] = OrderedDict()
+
+
+def remember_ptx(cubin: bytes, ptx: bytes | str) -> None:
+    """Record that ``cubin`` was compiled from PTX ``ptx`` (both of one NVRTC program): a later load of the same
+    CUBIN bytes gets that PTX (:func:`ptx_of_image`). Bounded: the oldest of 512 is forgotten first."""
+    text = ptx.decode("utf-8", "replace") if isinstance(ptx, (bytes, bytearray)) else str(ptx)
+    key = hashlib.sha256(bytes(cubin).rstrip(b"\0")).digest()
+    with _REMEMBERED_LOCK:
+        _PTX_OF[key] = text.rstrip("\0")
+        _PTX_OF.move_to_end(key)
+        while len(_PTX_OF) > _REMEMBERED_MAX:
+            _PTX_OF.popitem(last=False)
+
+
+def ptx_of_image(image: Any, source: str | None) -> str | None:
+    """The PTX text a launch of a kernel of this image runs, or None: the image itself when it is PTX text
+    (``.entry``/``.version`` present; simcuda's SIM_CUBIN carries its PTX too), else the PTX remembered for the
+    same CUBIN bytes (:func:`remember_ptx`). CUDA C source text handed to the loader (simcuda's own fake image)
+    and CUBINs compiled elsewhere (nvcc offline, LTO-IR) have none: their launches are recorded and listed as
+    kernels that could not run (docs/kernels.md)."""
+    if source is not None:
+        return source if (".entry" in source and ".version" in source) else None
+    if not _PTX_OF:
+        return None
+    key = hashlib.sha256(image_bytes(image).rstrip(b"\0")).digest()
+    with _REMEMBERED_LOCK:
+        return _PTX_OF.get(key)
+
+
 def merge_param_types(sized: list[str], declared: list[str] | None) -> list[str]:
     """Per parameter, the declared type where its size is the image's size for it, else the image's type
     (a real compiler's sizes are the truth; the declared type only says how to read those bytes)."""

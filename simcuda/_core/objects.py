@@ -162,7 +162,7 @@ class Event:
 class Module:
     """A loaded module or library: entry names with parameter C types, and the functions handed out."""
 
-    __slots__ = ("handle", "ctx", "entries", "functions", "unloaded", "source", "is_library")
+    __slots__ = ("handle", "ctx", "entries", "functions", "unloaded", "source", "is_library", "ptx", "engine")
 
     def __init__(self, handle: int, ctx: Context, entries: dict[str, list[str]], source: str | None) -> None:
         self.handle = handle
@@ -172,6 +172,8 @@ class Module:
         self.unloaded = False
         self.source = source
         self.is_library = False  # cuLibraryLoad*: context-independent, unlike a module
+        self.ptx: str | None = None  # the PTX its launches run (simcuda._core.module.ptx_of_image), or None
+        self.engine: Any = None  # the engine's parsed module (simcuda.ptx.load), made on the first launch
 
 
 class Function:

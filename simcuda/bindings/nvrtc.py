@@ -44,6 +44,7 @@ from .._core.module import (
     parse_cuda_source,
     parse_ptx,
     remember_param_types,
+    remember_ptx,
 )
 from .._generated.nvrtc_enums import (
     NVRTC_INSTALL_HEADERS_FORCE_OVERWRITE,
@@ -505,6 +506,7 @@ def _compile_real(prog: _Program, arch: str, options: list[str], text: str, code
         remember_param_types(got.ptx, types)
         if got.cubin:
             remember_param_types(got.cubin, types)
+            remember_ptx(got.cubin, got.ptx)  # the CUBIN holds no PTX: a launch runs this (issue 17)
     return True
 
 

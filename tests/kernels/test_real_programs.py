@@ -16,6 +16,7 @@ from simcuda.bindings import nvrtc
 
 np = pytest.importorskip("numpy")
 pytest.importorskip("cuda.bindings.nvrtc")
+from tests.kernels._probe import driver_runs_ptx  # noqa: E402
 from tests.ptx.isa.conftest import engine_absent  # noqa: E402
 
 PROGRAMS = Path(__file__).resolve().parent / "programs"
@@ -23,6 +24,10 @@ P, I32, U32 = ctypes.c_void_p, ctypes.c_int, ctypes.c_uint
 
 if engine_absent():
     pytest.skip(engine_absent() or "", allow_module_level=True)
+
+if not driver_runs_ptx():
+    pytest.skip("the driver does not run PTX yet (the integration, branch wt-kint, is not merged)",
+                allow_module_level=True)
 
 
 def check(res):  # type: ignore[no-untyped-def]
@@ -69,7 +74,7 @@ def to_device(arr):  # type: ignore[no-untyped-def]
     """A device copy of numpy ``arr``: its address."""
     d = check(cuda.cuMemAlloc(arr.nbytes))
     check(cuda.cuMemcpyHtoD(d, arr, arr.nbytes))
-    return d
+    return int(d)
 
 
 def from_device(d, like):  # type: ignore[no-untyped-def]
@@ -117,11 +122,11 @@ def test_system_atomics(drv, kind: str) -> None:  # type: ignore[no-untyped-def]
     if kind == "managed":
         ptr = check(cuda.cuMemAllocManaged(init.nbytes, cuda.CUmemAttach_flags.CU_MEM_ATTACH_GLOBAL.value))
         check(cuda.cuMemcpyHtoD(ptr, init, init.nbytes))
-        dptr = ptr
+        dptr = int(ptr)
     else:
         host = check(cuda.cuMemHostAlloc(init.nbytes, cuda.CU_MEMHOSTALLOC_DEVICEMAP))
         ctypes.memmove(host, init.ctypes.data, init.nbytes)
-        dptr = check(cuda.cuMemHostGetDevicePointer(host, 0))
+        dptr = int(check(cuda.cuMemHostGetDevicePointer(host, 0)))
     threads, rounds = 4 * 128, 3
     launch(fn, (4, 1, 1), (128, 1, 1), ((dptr, rounds), (P, I32)))
     check(cuda.cuCtxSynchronize())
@@ -145,7 +150,7 @@ def test_graph_reduce_pair_direct_and_replayed(drv) -> None:  # type: ignore[no-
     final = check(cuda.cuModuleGetFunction(mod, b"reduce_final"))
     n, blocks, threads, rng = 1 << 16, 32, 128, np.random.default_rng(2)
     x = rng.random(n, dtype=np.float32)
-    dx, dpart, dres = to_device(x), check(cuda.cuMemAlloc(8 * blocks)), check(cuda.cuMemAlloc(8))
+    dx, dpart, dres = to_device(x), int(check(cuda.cuMemAlloc(8 * blocks))), int(check(cuda.cuMemAlloc(8)))
     stream = check(cuda.cuStreamCreate(0))
 
     def enqueue() -> None:

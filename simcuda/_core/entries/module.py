@@ -12,7 +12,7 @@ from ..device_attrs import attribute_value
 from ..errors import CUresult, DriverError
 from ..graph import KernelParams, same_values
 from ..kernels import DECLARED
-from ..module import merge_param_types, parse_image, struct_format
+from ..module import merge_param_types, parse_image, ptx_of_image, struct_format
 from ..objects import Device, Function, Module, Stream
 from ..state import entry
 from ..work import Work
@@ -108,6 +108,7 @@ class Modules(Work):
         cap.check_unsafe(self, t, call)
         m = Module(0, ctx, entries, source)
         m.is_library = library
+        m.ptx = ptx_of_image(image, source)
         m.handle = self._handle(m)
         self._image_loaded(m, image)
         return m.handle
