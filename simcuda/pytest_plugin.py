@@ -300,7 +300,8 @@ def pytest_terminal_summary(terminalreporter: Any, config: Any) -> None:
     tr.write_line(f"captures: {rep['captures_begun']} begun, {rep['captures_ended']} ended; graphs: {rep['graphs']}; "
                   f"graph launches: {rep['graph_launches']}; kernel launches taken: {rep['kernel_launches']}")
     for key, title in (("not_simulated", "calls answered 801 (not simulated)"),
-                       ("no_kernel", "kernels that ran with no Python implementation (recorded only)")):
+                       ("no_kernel",
+                        "kernels that could not run (no Python twin, no PTX the engine runs; recorded only)")):
         if rep[key]:
             tr.write_line(f"{title}: " + ", ".join(f"{k} x{n}" for k, n in sorted(rep[key].items())))
 

@@ -1,7 +1,8 @@
 """Module images: find kernel entry names (and parameter types when visible) in PTX, CUBIN,
 fatbin or CUDA C text (docs/architecture.md, "Kernels").
 
-The simulator never compiles or runs device code. It reads entry names so that
+This module does not run device code (the kernel engine, :mod:`simcuda.ptx`, runs the PTX that
+:func:`ptx_of_image` finds for an image; :mod:`simcuda._core.ptxrun`). It reads entry names so that
 ``cuModuleGetFunction`` answers like the real driver (``CUDA_ERROR_NOT_FOUND`` for an unknown
 name), and parameter types so that a ``void**`` argument array can be decoded for a
 registered Python kernel.
