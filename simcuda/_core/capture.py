@@ -43,7 +43,7 @@ from .graph import (BATCH_MEM_OP, CONDITIONAL, EVENT_RECORD, GRAPH, HOST, KERNEL
 from . import nodes as _nodes
 from .nodes import ChildGraphParams
 from .process import HANDLE_STEP
-from .objects import CAPTURED, EMPTY, RECORDED, CigRecord
+from .objects import CAPTURE_BOUND, CAPTURED, RECORDED, CigRecord
 
 if TYPE_CHECKING:
     from .graph import Graph, GraphExec, KernelParams
@@ -194,16 +194,16 @@ def refuse_use(seq: CaptureSequence | None, call: str, stream: Stream, cite: str
 
 
 def terminate(drv: Work, seq: CaptureSequence, discard_graph: bool) -> None:
-    """Clean up after ``seq`` reached TERMINATED (:func:`step`): every member back to NONE, captured events
-    back to EMPTY [I] (spec 2.1, 2.4), the internal graph discarded when ``discard_graph``."""
+    """Clean up after ``seq`` reached TERMINATED (:func:`step`): every member back to NONE, each event it
+    captured ``CAPTURE_BOUND`` (spec 17, replacing the reset to EMPTY of 2.4/13.5: it stays so until a record
+    overwrites it), the internal graph discarded when ``discard_graph``."""
     for s in seq.members:
         s.capture = None
         s.deps = []
     seq.members = []
     for e in seq.events:
         if e.state == CAPTURED and e.capture is seq:
-            e.state = EMPTY
-            e.capture = None
+            e.state = CAPTURE_BOUND
             e.nodes = []
     seq.events = []
     seq.graph.capture_target_of = None
@@ -949,8 +949,15 @@ def _refuse_legacy_join(stream: Stream, op: Op) -> None:
 
 
 def _fork(drv: Work, stream: Stream, op: Op) -> None:
-    """A wait on an uncaptured stream: rows 6 (fork), 7 and 13 (an ordinary wait) of spec 4.1."""
+    """A wait on an uncaptured stream: rows 6 (fork), 7 and 13 (an ordinary wait) of spec 4.1; on a
+    CAPTURE_BOUND event ILLEGAL_STATE (spec 17) [O, weaker: a source comment of a real client]."""
     event, eseq = _waited(op)
+    if event.state == CAPTURE_BOUND:
+        raise _err(CUresult.CUDA_ERROR_ILLEGAL_STATE, f"{op.call}: {event.label()} was last recorded in a capture "
+                                                      "that has ended, so it is bound to that capture's graph and "
+                                                      f"{stream.label()}, which is not capturing, cannot wait on it "
+                                                      "(spec 17). Record it again outside the capture (or wait on "
+                                                      "an event recorded after the graph's launch)")
     if eseq is not None:
         if eseq.status == ACTIVE:  # row 6: fork
             if stream.cig is not None:
@@ -997,7 +1004,7 @@ def _join(seq: CaptureSequence, stream: Stream, op: Op) -> None:
                    f"{call}: {stream.label()} of {seq_was} would wait on {event.label()}, which was recorded outside "
                    f"any capture; a capture cannot depend on uncaptured work (spec 4.1 row 10); {eff}. Use "
                    "CU_EVENT_WAIT_EXTERNAL for a wait node, or wait before the capture")
-    # row 11: never recorded: nothing to wait for
+    # row 11: never recorded, or CAPTURE_BOUND by a capture that has ended (spec 17) [I]: nothing to wait for
 
 
 # -- 5.3: calls forbidden in every mode ------------------------------------------------------------
@@ -1020,7 +1027,9 @@ def check_stream_sync(drv: Work, stream: Stream, thread: ThreadState, call: str)
 
 
 def check_event_host_wait(drv: Work, event: Event, thread: ThreadState, call: str) -> None:
-    """cuEventQuery / cuEventSynchronize (spec 5.3 row 907, 5.2)."""
+    """cuEventQuery / cuEventSynchronize (spec 5.3 row 907, 5.2); INVALID_VALUE on a CAPTURE_BOUND event
+    (spec 17: [O] for the synchronize, [I] for the query)."""
+    _refuse_capture_bound(event, call)
     if event.state == CAPTURED:
         seq = event.capture
         assert seq is not None  # a CAPTURED event names its capture
@@ -1035,12 +1044,25 @@ def check_event_host_wait(drv: Work, event: Event, thread: ThreadState, call: st
         check_unsafe(drv, thread, call)
 
 
+def _refuse_capture_bound(event: Event, call: str) -> None:
+    """INVALID_VALUE for an event bound to a capture that has ended (spec 17); nothing otherwise."""
+    if event.state == CAPTURE_BOUND:
+        seq = event.capture
+        was = seq.label() if seq is not None else "a capture"
+        raise _err(CUresult.CUDA_ERROR_INVALID_VALUE, f"{call}: {event.label()} was last recorded in {was}, which "
+                                                      "has ended; the event stays bound to that capture's graph "
+                                                      "(spec 17) until a record outside any capture overwrites it. "
+                                                      "Record a separate event around cuGraphLaunch for the host")
+
+
 def check_elapsed_time_events(events: Iterable[Event]) -> None:
-    """``cuEventElapsedTime`` with an event recorded in a capture: 907, invalidating it (spec 5.3) [I].
+    """``cuEventElapsedTime`` with an event recorded in a capture: 907, invalidating it (spec 5.3) [I]; one
+    bound to a capture that has ended: INVALID_VALUE (spec 17) [I].
 
     Checked after the documented INVALID_HANDLE for a never-recorded event (the caller's job).
     """
     for e in events:
+        _refuse_capture_bound(e, "cuEventElapsedTime")
         if e.state == CAPTURED:
             seq = e.capture
             assert seq is not None  # a CAPTURED event names its capture

@@ -45,7 +45,19 @@ def _check_spec(inst: Any) -> None:
 
 @attrs.frozen
 class DeviceSpec:
-    """Configuration of one simulated device.
+    """Configuration of one simulated device; the default is an A100-like compute capability 8.0 device.
+
+    Why 8.0 (issue 17, ``shared/design/KERNELS.md``): kernels run (spec 17), and NVRTC compiles for the
+    device's compute capability. At 9.0 it lowers ``memcpy_async`` to TMA bulk copies (and may use
+    clusters and wgmma), which the kernel engine does not run; at 7.5 cp.async and mbarrier disappear.
+    8.0 keeps the PTX within cp.async/mbarrier. The default values follow NVIDIA's published A100-SXM4-80GB
+    figures (``deviceQuery`` on that board; the A100 datasheet and the Ampere tuning guide): 108 SMs, 1410 MHz
+    clock, 1593 MHz memory clock, 5120-bit bus, 40 MiB L2, 48 KiB shared memory per block by default,
+    163 KiB opt-in per block, 164 KiB per SM, 2048 threads and 32 blocks per SM, 65536 registers per SM and
+    per block, no thread-block clusters (attribute ``CLUSTER_LAUNCH`` 0, so a cluster launch attribute is
+    ``CUDA_ERROR_NOT_SUPPORTED``, 801). The architecture-dependent attribute values come from
+    :mod:`~simcuda._core.device_attrs` by compute capability major. The former default, an H100 (9.0, 132
+    SMs), stays available by name: ``DeviceSpec.preset("H100")`` (:data:`PRESETS`).
 
     Attributes:
         name: the marketing name ``cuDeviceGetName`` returns.
@@ -77,10 +89,10 @@ class DeviceSpec:
     ``ValueError`` for one out of range (non-positive memory or SM count, ``greatest > least`` priorities).
     """
 
-    name: str = "NVIDIA H100 80GB HBM3 (simulated)"
-    compute_capability: tuple[int, int] = (9, 0)
+    name: str = "NVIDIA A100-SXM4-80GB"
+    compute_capability: tuple[int, int] = (8, 0)
     total_mem: int = 80 * 1024 ** 3
-    multiprocessors: int = 132
+    multiprocessors: int = 108
     cig_d3d12: bool = True
     cig_vulkan: bool = True
     cig_d3d12_streams: bool = True
@@ -102,6 +114,23 @@ class DeviceSpec:
 
     def __attrs_post_init__(self) -> None:
         _check_spec(self)
+
+    @staticmethod
+    def preset(name: str, **changes: Any) -> DeviceSpec:
+        """The :data:`PRESETS` device called ``name`` (``"A100"``, the default; ``"H100"``), with ``changes``
+        applied (any field). Errors: ``ValueError`` for an unknown name."""
+        try:
+            base = PRESETS[name]
+        except KeyError:
+            raise ValueError(f"no DeviceSpec preset {name!r}; known: {sorted(PRESETS)}") from None
+        return attrs.evolve(base, **changes)
+
+
+#: named device presets: "A100" (compute capability 8.0, the default) and "H100" (9.0, 132 SMs)
+PRESETS: dict[str, DeviceSpec] = {
+    "A100": DeviceSpec(),
+    "H100": DeviceSpec(name="NVIDIA H100 80GB HBM3 (simulated)", compute_capability=(9, 0), multiprocessors=132),
+}
 
 
 def _check_launch_log_limit(_inst: Any, _attr: Any, value: Any) -> None:

@@ -1,4 +1,7 @@
-"""Values of ``CUdevice_attribute`` for a simulated device (H100-like by default).
+"""Values of ``CUdevice_attribute`` for a simulated device (A100-like, compute capability 8.0, by default).
+
+The architecture-dependent figures (shared memory, clocks, L2) follow the compute capability major: 8 the
+A100-SXM4-80GB's, 9 and above the H100's (see ``DeviceSpec``).
 
 Attributes a program commonly queries get realistic values; every other valid attribute is 0.
 ``DeviceSpec.attributes`` overrides any of them.
@@ -13,8 +16,14 @@ from .errors import CUresult, DriverError
 _VALID = {int(m) for m in A}
 
 
+#: (shared per block opt-in, shared per SM, clock kHz, memory clock kHz, L2 bytes) by compute capability major
+_ARCH = {8: (166912, 167936, 1410000, 1593000, 40 * 1024 ** 2),
+         9: (232448, 233472, 1980000, 2619000, 50 * 1024 ** 2)}
+
+
 def _defaults(spec: Any) -> dict[int, int]:
     major, minor = spec.compute_capability
+    optin, per_sm, clock, mem_clock, l2 = _ARCH[8 if major < 9 else 9]
     return {
         A.CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK: 1024,
         A.CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X: 1024, A.CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y: 1024,
@@ -22,17 +31,17 @@ def _defaults(spec: Any) -> dict[int, int]:
         A.CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X: 2 ** 31 - 1, A.CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y: 65535,
         A.CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z: 65535,
         A.CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK: 49152,
-        A.CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN: 232448,
-        A.CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR: 233472,
+        A.CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN: optin,
+        A.CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR: per_sm,
         A.CU_DEVICE_ATTRIBUTE_TOTAL_CONSTANT_MEMORY: 65536,
         A.CU_DEVICE_ATTRIBUTE_WARP_SIZE: 32,
         A.CU_DEVICE_ATTRIBUTE_MAX_PITCH: 2 ** 31 - 1,
         A.CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK: 65536,
         A.CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR: 65536,
-        A.CU_DEVICE_ATTRIBUTE_CLOCK_RATE: 1980000,
-        A.CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE: 2619000,
+        A.CU_DEVICE_ATTRIBUTE_CLOCK_RATE: clock,
+        A.CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE: mem_clock,
         A.CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH: 5120,
-        A.CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE: 52428800,
+        A.CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE: l2,
         A.CU_DEVICE_ATTRIBUTE_TEXTURE_ALIGNMENT: 512,
         A.CU_DEVICE_ATTRIBUTE_TEXTURE_PITCH_ALIGNMENT: 32,
         A.CU_DEVICE_ATTRIBUTE_GPU_OVERLAP: 1,

@@ -1230,21 +1230,28 @@ def param_change_problem(ntype: int, old: Any, new: Any, resolve: Callable[[int]
 def _check_update_shape(old: Frozen, g: Graph) -> list[Node]:
     """The whole-graph checks of :func:`plan_update` for one graph (not its children); returns its live nodes.
 
-    Node counts (spec 16, 9) [I]: when ``g`` has created a different number of nodes than the exec's
-    graph had when it was instantiated (destroyed nodes included: ``Graph.next_local`` against
-    ``Frozen.created``, the count behind the creation-order pairing), the result is NOT_SUPPORTED (6)
-    with a NULL error node [O: hip-tests ``Unit_hipGraphExecUpdate_Negative_Functional_CountDiffer_1/_2``,
-    NVIDIA expectations (b)-(d)]; the same created count with a different number of live nodes is
-    TOPOLOGY_CHANGED (2), error node NULL [O: (a), shared]. The cuGraphExecUpdate docstring says
-    TOPOLOGY_CHANGED for any count difference [D]; the simulator follows the observations. The rule
-    applies to child graphs (recursively) and to cuGraphExecChildGraphNodeSetParams as well [I].
+    Node counts (spec 17, narrowing 16; 9) [I]: the nodes of the two graphs are paired in creation order,
+    destroyed nodes keeping their place (``Graph.next_local`` against ``Frozen.created``). When the counts
+    differ and a node without a partner is a memcpy node, the result is NOT_SUPPORTED (6) [O: hip-tests
+    ``Unit_hipGraphExecUpdate_Negative_Functional_CountDiffer_1/_2``, NVIDIA expectations (b)-(d) of spec
+    16]; when they differ otherwise, TOPOLOGY_CHANGED (2) [O: cuda.core's
+    ``test_graph_update_topology_mismatch``; D: the cuGraphExecUpdate docstring]; the same created count
+    with different live nodes or edges is TOPOLOGY_CHANGED [O: (a), shared]. Error node NULL in every case.
+    A destroyed node of the exec's graph is not known to the exec, so it never counts as a memcpy node [I].
+    The rule applies to child graphs (recursively) and to cuGraphExecChildGraphNodeSetParams as well [I].
     """
     if g.next_local != old.created:
-        raise UpdateFailure(UPD_NOT_SUPPORTED, None,
+        paired = min(g.next_local, old.created)
+        spare = [x.type for x in g.nodes if x.local_id >= paired]
+        if old.kernels is None:
+            spare += [x.type for x in old.order if x.local_id >= paired]
+        code, name = ((UPD_NOT_SUPPORTED, "a memcpy node") if MEMCPY in spare else
+                      (UPD_TOPOLOGY_CHANGED, "no memcpy node"))
+        raise UpdateFailure(code, None,
                             f"graph {g.gid} has created {g.next_local} nodes (destroyed ones included) but the "
-                            f"exec's graph had created {old.created}; nodes are paired by creation order, so "
-                            "graphs that created different numbers of nodes cannot be paired (spec 16, 9) "
-                            "[inferred from observations on NVIDIA]")
+                            f"exec's graph had created {old.created}; paired by creation order, the nodes left "
+                            f"without a partner include {name} (spec 17, 9) [inferred from observations on "
+                            "NVIDIA]")
     live = g.live_nodes()
     if len(live) != len(old.creation):
         raise UpdateFailure(UPD_TOPOLOGY_CHANGED, None,

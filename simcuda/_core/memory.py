@@ -561,11 +561,18 @@ class CopyParams:
 
 
 def _side_view(mem: MemorySpace, kind: str, obj: Any, first: int, n: int, writable: bool, what: str) -> memoryview:
-    if kind == DEVICE:
-        return mem.device_view(int(obj) + first, n, what)
+    if kind == DEVICE:  # pinned/registered host memory at its host or device address too (spec 17)
+        return mem.kernel_view(int(obj) + first, n, what)
     if isinstance(obj, int):
         return host_view(obj + first, n, writable, what, mem)
     return host_view(obj, first + n, writable, what)[first:]
+
+
+def _host_operand(mem: MemorySpace, addr: int, n: int) -> bool:
+    """True when ``[addr, addr + n)`` lies in pinned, mapped or registered host memory, which unified addressing
+    makes a valid memset/memcpy operand at its host or device address (spec 17, 9) [D UVA]."""
+    rec = mem.host_lookup(addr)
+    return rec is not None and addr + n <= rec.start + rec.size
 
 
 def check_copy(mem: MemorySpace, p: CopyParams) -> None:
@@ -578,6 +585,8 @@ def check_copy(mem: MemorySpace, p: CopyParams) -> None:
         if kind == DEVICE and p.nbytes:
             first, n = p.span(side)
             a = mem.find(int(obj))
+            if a is None and _host_operand(mem, int(obj) + first, n):
+                continue
             if a is None:
                 raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
                                   f"copy {side} 0x{int(obj):x} is not inside any live device allocation"
@@ -648,6 +657,8 @@ def check_memset(mem: MemorySpace, p: MemsetParams) -> None:
     n = (p.height - 1) * p.pitch + p.width * p.element_size if p.height else 0
     if n:
         a = mem.find(p.dst)
+        if a is None and _host_operand(mem, p.dst, n):
+            return
         if a is None:
             raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
                               f"memset destination 0x{p.dst:x} is not inside any live device allocation"
@@ -665,7 +676,7 @@ def do_memset(mem: MemorySpace, p: MemsetParams) -> None:
     for y in range(p.height):
         if not row:
             break
-        view = mem.device_view(p.dst + y * p.pitch, len(row), "memset destination")
+        view = mem.kernel_view(p.dst + y * p.pitch, len(row), "memset destination")  # host memory too (spec 17)
         view[:] = row
 
 

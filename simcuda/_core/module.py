@@ -93,8 +93,8 @@ def _kparam_types(section: bytes) -> list[str]:
             pos += 4
         elif fmt == 2:  # EIFMT_BVAL: a byte
             pos += 3
-        else:  # EIFMT_NVAL (1): no value; anything else ends the walk
-            if fmt != 1:
+        else:  # EIFMT_NVAL (1): no value; 0: two bytes of padding (after an NVAL at sm_80); else the walk ends
+            if fmt not in (0, 1):
                 break
             pos += 2
     return [_SIZED.get(n, f"char[{n}]") for _o, n in sorted(params.items())]

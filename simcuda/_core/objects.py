@@ -37,6 +37,8 @@ PER_THREAD = "per-thread"
 EMPTY = "EMPTY"
 RECORDED = "RECORDED"
 CAPTURED = "CAPTURED"
+#: an event whose latest record was made in a capture that has ended (with a graph or invalidated): spec 17
+CAPTURE_BOUND = "CAPTURE_BOUND"
 
 
 class Device:
@@ -137,7 +139,8 @@ class Stream:
 
 
 class Event:
-    """An event (spec 1, 2.4): EMPTY, RECORDED (real work) or CAPTURED (a capture's snapshot of a stream's deps)."""
+    """An event (spec 1, 2.4, 17): EMPTY, RECORDED (real work), CAPTURED (a capture's snapshot of a stream's
+    deps) or CAPTURE_BOUND (its latest record was made in a capture that has since ended; ``capture`` names it)."""
 
     __slots__ = ("handle", "ctx", "flags", "destroyed", "state", "capture", "nodes", "time_ms",
                  "pending_on", "pending_ticket")

@@ -112,7 +112,8 @@ class CaptureModel:
         self.streams: dict[Hashable, bool] = {}
         #: stream name -> the live capture it belongs to
         self.member_of: dict[Hashable, Capture] = {}
-        #: event name -> None (EMPTY), "recorded", or (capture, node numbers) for CAPTURED (spec 2.4)
+        #: event name -> None (EMPTY), "recorded", "bound" (CAPTURE_BOUND, spec 17) or (capture, node numbers) for
+        #: CAPTURED (spec 2.4)
         self.events: dict[Hashable, object] = {}
         #: thread name -> capture mode (every thread starts GLOBAL, spec 1)
         self.modes: dict[Hashable, int] = {}
@@ -140,13 +141,13 @@ class CaptureModel:
             c.invalidated = True
 
     def _terminate(self, c: Capture) -> None:
-        """Spec 2.1: every member back to NONE, the capture's captured events back to EMPTY [I, 2.1]."""
+        """Spec 2.1: every member back to NONE; the capture's captured events CAPTURE_BOUND (spec 17)."""
         for s in list(c.deps):
             self.member_of.pop(s, None)
         c.deps.clear()
         for e, st in self.events.items():
             if isinstance(st, tuple) and st[0] is c:
-                self.events[e] = None
+                self.events[e] = "bound"
         self.live.remove(c)
 
     def _blocking_captures(self) -> list[Capture]:
@@ -291,9 +292,11 @@ class CaptureModel:
             if captured is not None:  # row 3 [I]
                 captured[0].invalidated = True
                 return CAPTURE_IMPLICIT
-            return SUCCESS
+            return ILLEGAL_STATE if ev == "bound" else SUCCESS  # spec 17
         mine = self.member_of.get(s)
         if mine is None:
+            if ev == "bound":
+                return ILLEGAL_STATE  # spec 17
             if captured is None:
                 return SUCCESS  # row 13
             other, nodes = captured
@@ -313,7 +316,7 @@ class CaptureModel:
         if ev == "recorded":
             mine.invalidated = True
             return CAPTURE_ISOLATION  # row 10
-        return SUCCESS  # row 11
+        return SUCCESS  # row 11; a CAPTURE_BOUND event too (spec 17) [I]
 
     def fork(self, c: Capture, s: Hashable, nodes: list[int]) -> None:
         """Spec 4.1 row 6: the idle stream ``s`` joins ``c`` and depends on the waited event's nodes."""
@@ -353,6 +356,8 @@ class CaptureModel:
             return CAPTURED_EVENT
         if ev == "recorded":
             return self.unsafe_call(t)
+        if ev == "bound":
+            return INVALID_VALUE  # spec 17
         return SUCCESS
 
     def mem_alloc(self, t: Hashable) -> int:

@@ -274,3 +274,26 @@ def test_c059_free_async_of_a_non_graph_allocation_during_capture(cu):
     g = cu.end_ok(cu.s1)
     cu.iscap(cu.s1, cu.NONE)
     assert cu.shape(g) == ([], [])
+
+
+def test_c056_an_event_recorded_in_an_ended_capture_stays_capture_bound(cu):
+    """After its capture ends an event recorded in it stays bound (spec 17): host synchronise 1, a wait from an idle
+    stream 401, a wait in a later capture adds nothing; a record outside capture frees it."""
+    d = cu.drv
+    cu.ok(cu.begin(cu.s1, cu.G))
+    cu.ok(cu.K(cu.s1))                                          # A
+    cu.ok(cu.rec(cu.e1, cu.s1))
+    cu.end_ok(cu.s1)
+    cu.iscap(cu.s1, cu.NONE)
+    cu.err(d.cuEventSynchronize(cu.e1), 1)
+    cu.err(d.cuEventQuery(cu.e1), 1)                            # [I]
+    cu.err(cu.wait(cu.s2, cu.e1), 401)
+    cu.iscap(cu.s2, cu.NONE)
+    cu.ok(cu.begin(cu.s3, cu.G))
+    cu.ok(cu.wait(cu.s3, cu.e1))                                # [I] a no-op
+    st, _, _, deps, _, n = cu.info(cu.s3)
+    assert st == cu.ACTIVE and list(deps) == [] and n == 0
+    cu.end_ok(cu.s3)
+    cu.ok(cu.rec(cu.e1, cu.s2))
+    cu.ok(d.cuEventSynchronize(cu.e1))
+    cu.ok(cu.wait(cu.s2, cu.e1))

@@ -14,6 +14,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+import attrs
 import pytest
 
 import simcuda
@@ -294,9 +295,15 @@ NO_CALLS = {
 }
 
 
-def _default_values() -> dict[str, int]:
-    """Every CUdevice_attribute of the default device with its value."""
-    d = simcuda.Driver()
+def _spec_for(name: str) -> DeviceSpec:
+    """The device a probe of attribute ``name`` runs on: the default one, the H100 preset for clusters (the
+    default compute capability 8.0 device has none)."""
+    return DeviceSpec.preset("H100") if name == "CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH" else DeviceSpec()
+
+
+def _default_values(spec: DeviceSpec | None = None) -> dict[str, int]:
+    """Every CUdevice_attribute of the default device (or of ``spec``) with its value."""
+    d = simcuda.Driver() if spec is None else simcuda.Driver(devices=[spec])
     d.init(0)
     return {m.name: d.device_get_attribute(int(m), 0) for m in A if m.name != "CU_DEVICE_ATTRIBUTE_MAX"}
 
@@ -315,11 +322,13 @@ def test_the_walk_classifies_every_non_zero_attribute():
     unmapped = [n for n in caps if n not in PROBES and n not in NO_CALLS]
     assert not unmapped, f"capabilities reported by the default device with no probe: {unmapped}"
     assert not set(PROBES) & set(NO_CALLS)
-    # the features the issue requires are all among them (the default device is an H100)
+    # the features the issue requires are all among them (the default device is an A100-like 8.0 one, without
+    # clusters; the H100 preset has them)
     for name in ("MEMORY_POOLS_SUPPORTED", "MANAGED_MEMORY", "CAN_MAP_HOST_MEMORY",
-                 "VIRTUAL_ADDRESS_MANAGEMENT_SUPPORTED", "CLUSTER_LAUNCH", "COOPERATIVE_LAUNCH",
+                 "VIRTUAL_ADDRESS_MANAGEMENT_SUPPORTED", "COOPERATIVE_LAUNCH",
                  "STREAM_PRIORITIES_SUPPORTED"):
         assert f"CU_DEVICE_ATTRIBUTE_{name}" in caps
+    assert "CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH" not in caps
 
 
 def _run(spec: DeviceSpec, probe: Callable[[], None]) -> None:
@@ -346,9 +355,9 @@ def _marks(branch: str | None, off: bool = False) -> list[Any]:
 
 @pytest.mark.parametrize("name", [pytest.param(n, marks=_marks(PROBES[n][3])) for n in sorted(PROBES)])
 def test_a_reported_capability_has_its_calls(name):
-    """The default device reports the capability and the calls that use it succeed."""
-    assert _default_values()[name] != 0
-    _run(DeviceSpec(), PROBES[name][1])
+    """The default device (the H100 preset for clusters) reports the capability and the calls that use it succeed."""
+    assert _default_values(_spec_for(name))[name] != 0
+    _run(_spec_for(name), PROBES[name][1])
 
 
 @pytest.mark.parametrize("name", [pytest.param(n, marks=_marks(PROBES[n][3], off=True)) for n in sorted(PROBES)
@@ -356,8 +365,8 @@ def test_a_reported_capability_has_its_calls(name):
 def test_a_switched_off_capability_fails_as_on_such_hardware(name):
     """With its DeviceSpec switch off the attribute is 0 and the probe fails with the hardware's code."""
     flag, probe, code, _branch = PROBES[name]
-    _run(DeviceSpec(), probe)  # the calls work where the feature is there: their failure below is the switch's
-    spec = DeviceSpec(**{flag: False})
+    _run(_spec_for(name), probe)  # the calls work where the feature is there: their failure below is the switch's
+    spec = attrs.evolve(_spec_for(name), **{flag: False})
     d = simcuda.Driver(devices=[spec])
     d.init(0)
     assert d.device_get_attribute(int(A[name]), 0) == 0
@@ -371,7 +380,7 @@ def test_cooperative_launch_too_large():
     """A cooperative grid larger than the blocks that can be resident at once fails with 720."""
     def probe() -> None:
         f = _module_function()
-        sms = 132
+        sms = 108  # the default device's SM count
         ok("cuLaunchCooperativeKernel", cu.cuLaunchCooperativeKernel(f, sms * 2, 1, 1, 1024, 1, 1, 0, 0, None))
         ok("cuLaunchCooperativeKernel", cu.cuLaunchCooperativeKernel(f, sms * 2 + 1, 1, 1, 1024, 1, 1, 0, 0, None))
     with pytest.raises(ProbeFailed) as e:

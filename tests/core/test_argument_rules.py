@@ -23,6 +23,8 @@ REFUSED = [
     ("check_kernel_extra", (True, 0x1000, "cuLaunchKernel"), 1, "both non-NULL"),
     ("check_kernel_extra", (False, 0x1000, "cuLaunchKernel"), 801, "not simulated"),
     ("check_launch_attributes", ([0, 1], "cuLaunchKernelEx"), 801, "attribute 1"),
+    # clusters: the default device (compute capability 8.0) has none (CLUSTER_LAUNCH 0)
+    ("check_launch_attributes", ([4, 5], "cuLaunchKernelEx"), 801, "without cluster launch"),
     ("check_node_type", (14, "cuGraphAddNode"), 801, "not simulated"),
     ("check_node_type", (99, "cuGraphAddNode"), 1, "not a CUgraphNodeType"),
     ("check_child_ownership", (2, "cuGraphAddNode"), 1, "ownership 2"),
@@ -40,7 +42,6 @@ ACCEPTED = [
     ("copy_memory_type", (4, "src", "cuMemcpy2D"), "unified"),
     ("check_kernel_extra", (True, 0, "cuLaunchKernel"), None),
     ("check_launch_attributes", ([0, 2, 8], "cuLaunchKernelEx"), False),
-    ("check_launch_attributes", ([4, 5], "cuLaunchKernelEx"), False),  # clusters: the default device has them
     ("check_launch_attributes", ([0, 6], "cuLaunchKernelEx", [1, 1]), True),  # programmatic (P-16)
     ("check_launch_attributes", ([6], "cuLaunchKernelEx", [0]), False),  # attribute 6 with value 0
     ("check_node_type", (12, "cuGraphAddNode"), None),

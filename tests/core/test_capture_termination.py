@@ -7,7 +7,7 @@ import pytest
 
 from simcuda import Driver, DriverError
 from simcuda._core import capture as cap
-from simcuda._core.objects import CAPTURED, EMPTY, RECORDED
+from simcuda._core.objects import CAPTURE_BOUND, CAPTURED, RECORDED
 
 G = 0
 ZERO = (0, 0, 0)
@@ -78,8 +78,8 @@ def is_live_graph(d: Driver, g: int) -> bool:
 
 # -- termination resets everything the sequence held (spec 2.1, 2.4) ----------------------------
 def test_successful_end_terminates_the_sequence_and_resets_its_streams_and_events(env):
-    """After a successful end the sequence is TERMINATED and not live, holds no members or events, and its streams
-    and events are reset."""
+    """After a successful end the sequence is TERMINATED and not live, holds no members or events, its streams are
+    reset and its events stay bound to it (spec 17)."""
     d = env.d
     d.stream_begin_capture(env.s1, G)
     env.k(env.s1)
@@ -95,27 +95,72 @@ def test_successful_end_terminates_the_sequence_and_resets_its_streams_and_event
         assert st.capture is None and st.deps == [] and d.stream_is_capturing(h) == cap.NONE
     for h in (env.e1, env.e2):
         ev = d._event(h)
-        assert (ev.state, ev.capture, ev.nodes) == (EMPTY, None, [])
+        assert (ev.state, ev.capture, ev.nodes) == (CAPTURE_BOUND, seq, [])
     assert len(d.graph_get_nodes(g)) == 2
 
 
-def test_events_recorded_in_an_ended_capture_behave_as_never_recorded(env):
-    """An event recorded in a capture that ended can be queried and synchronised, and a wait on it joins nothing
-    [I] (spec 2.4)."""
+@pytest.mark.parametrize("invalidate", [False, True], ids=["graph", "invalidated"])
+def test_events_recorded_in_an_ended_capture_stay_capture_bound(env, invalidate):
+    """An event recorded in a capture that ended (with a graph or invalidated) is CAPTURE_BOUND: host query,
+    synchronise and elapsed time are 1, a wait from an idle stream 401, a wait in a later capture a no-op (spec 17)."""
+    d = env.d
+    d.event_record(env.e2, env.s2)
+    d.stream_begin_capture(env.s1, G)
+    env.k(env.s1)
+    d.event_record(env.e1, env.s1)
+    if invalidate:
+        assert int(refused(d.stream_synchronize, env.s1).code) == 900
+        assert int(refused(d.stream_end_capture, env.s1).code) == 901
+    else:
+        d.graph_launch(d.graph_instantiate(d.stream_end_capture(env.s1), 0), env.s2)  # still bound after the launch
+    ev = d._event(env.e1)
+    assert ev.state == CAPTURE_BOUND and ev.nodes == []
+    for fn, args in ((d.event_query, (env.e1,)), (d.event_synchronize, (env.e1,)),
+                     (d.event_elapsed_time, (env.e2, env.e1)), (d.event_elapsed_time, (env.e1, env.e2))):
+        e = refused(fn, *args)
+        assert int(e.code) == 1 and "spec 17" in e.why
+    e = refused(d.stream_wait_event, env.s2, env.e1, 0)  # a stream that is not capturing
+    assert int(e.code) == 401 and "spec 17" in e.why
+    assert d.stream_is_capturing(env.s2) == cap.NONE and ev.state == CAPTURE_BOUND
+    d.stream_begin_capture(env.s3, G)
+    d.stream_wait_event(env.s3, env.e1, 0)  # a later capture: neither a merge (902) nor a dependency
+    assert d.stream_is_capturing(env.s3) == cap.ACTIVE and env.deps(env.s3) == []
+    env.k(env.s3)
+    assert len(d.graph_get_nodes(d.stream_end_capture(env.s3))) == 1
+    assert ev.state == CAPTURE_BOUND
+
+
+def test_a_record_outside_capture_overwrites_capture_bound(env):
+    """A record on a stream that is not capturing ends CAPTURE_BOUND: the event is RECORDED and usable (spec 17)."""
     d = env.d
     d.stream_begin_capture(env.s1, G)
     env.k(env.s1)
     d.event_record(env.e1, env.s1)
     d.stream_end_capture(env.s1)
+    d.event_record(env.e1, env.s2)
+    ev = d._event(env.e1)
+    assert (ev.state, ev.capture) == (RECORDED, None)
     d.event_query(env.e1)
     d.event_synchronize(env.e1)
-    d.stream_wait_event(env.s2, env.e1, 0)  # outside capture: no fork into the ended capture
-    assert d.stream_is_capturing(env.s2) == cap.NONE
-    d.stream_begin_capture(env.s3, G)
-    d.stream_wait_event(env.s3, env.e1, 0)  # inside a new capture: neither a merge (902) nor a dependency
-    assert d.stream_is_capturing(env.s3) == cap.ACTIVE and env.deps(env.s3) == []
-    env.k(env.s3)
-    assert len(d.graph_get_nodes(d.stream_end_capture(env.s3))) == 1
+    d.stream_wait_event(env.s3, env.e1, 0)
+    assert d.stream_is_capturing(env.s3) == cap.NONE
+
+
+def test_a_record_in_a_new_capture_overwrites_capture_bound(env):
+    """A record in a new capture makes a CAPTURE_BOUND event CAPTURED by that capture, so a wait forks (spec 17)."""
+    d = env.d
+    d.stream_begin_capture(env.s1, G)
+    d.event_record(env.e1, env.s1)
+    d.stream_end_capture(env.s1)
+    d.stream_begin_capture(env.s1, G)
+    env.k(env.s1)
+    d.event_record(env.e1, env.s1)
+    ev = d._event(env.e1)
+    assert ev.state == CAPTURED and ev.capture is env.seq(env.s1)
+    d.stream_wait_event(env.s2, env.e1, 0)
+    assert d.stream_is_capturing(env.s2) == cap.ACTIVE and len(env.deps(env.s2)) == 1
+    env.join(env.s1, env.s2, env.e2)
+    d.stream_end_capture(env.s1)
 
 
 def test_end_on_the_legacy_stream_says_it_never_captures(env):

@@ -301,8 +301,9 @@ def test_exec_update_takes_the_new_handles_defaults_and_body_parameters() -> Non
 
 
 def test_exec_update_refuses_a_changed_conditional_and_a_changed_body() -> None:
-    """Another conditional type or body count is PARAMETERS_CHANGED (5), an extra node in a body NOT_SUPPORTED (6,
-    the body's created count), both naming the node; the exec is unchanged."""
+    """Another conditional type or body count is PARAMETERS_CHANGED (5), an extra (EMPTY) node in a body
+    TOPOLOGY_CHANGED (2, the body's created count differs with no memcpy node unpartnered, spec 17); the exec is
+    unchanged."""
     d, f, counters = setup()
     x = d.graph_instantiate(_switch_graph(d, f, 1, 0), 0)
     for other, result in ((_switch_graph(d, f, 1, 0, size=2), nd.UPD_PARAMETERS_CHANGED),
@@ -316,7 +317,7 @@ def test_exec_update_refuses_a_changed_conditional_and_a_changed_body() -> None:
     d.graph_add_empty_node(body.handle, [])
     with pytest.raises(DriverError) as ei:
         d.graph_exec_update(x, bigger)
-    assert ei.value.update_info[0] == nd.UPD_NOT_SUPPORTED
+    assert ei.value.update_info[0] == nd.UPD_TOPOLOGY_CHANGED
     s = d.stream_create(0)
     d.graph_launch(x, s)
     d.stream_synchronize(s)

@@ -21,9 +21,10 @@ FLAGS = {
 
 @pytest.mark.parametrize("flag", sorted(FLAGS))
 def test_a_feature_switch_sets_its_attributes(flag):
-    """The default device advertises the feature; the same device with the switch off reports 0."""
-    on = simcuda.Driver()
-    off = simcuda.Driver(devices=[DeviceSpec(**{flag: False})])
+    """The default device (the H100 preset for clusters) advertises the feature; with the switch off it reports 0."""
+    base = DeviceSpec.preset("H100") if flag == "cluster_launch" else DeviceSpec()
+    on = simcuda.Driver(devices=[base])
+    off = simcuda.Driver(devices=[DeviceSpec.preset("H100" if flag == "cluster_launch" else "A100", **{flag: False})])
     on.init(0)
     off.init(0)
     for attr in FLAGS[flag]:
@@ -69,3 +70,29 @@ def test_a_driver_refuses_an_empty_device_list():
     """``Driver(devices=[])`` is a ValueError, not one silent default device."""
     with pytest.raises(ValueError, match="at least one DeviceSpec"):
         simcuda.Driver(devices=[])
+
+
+def test_the_default_device_is_an_a100_like_compute_capability_8_0_device():
+    """The default device reports the A100-SXM4-80GB's figures and no clusters; the H100 preset keeps 9.0."""
+    d = simcuda.Driver()
+    d.init(0)
+    assert d.devices[0].spec.name == "NVIDIA A100-SXM4-80GB"
+    want = {A.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR: 8, A.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR: 0,
+            A.CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT: 108,
+            A.CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR: 164 * 1024,
+            A.CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN: 163 * 1024,
+            A.CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK: 48 * 1024,
+            A.CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR: 2048,
+            A.CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR: 32,
+            A.CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR: 65536,
+            A.CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK: 65536, A.CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH: 0,
+            A.CU_DEVICE_ATTRIBUTE_CLOCK_RATE: 1410000, A.CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE: 1593000,
+            A.CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH: 5120, A.CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE: 40 * 1024 ** 2}
+    assert {k: d.device_get_attribute(int(k), 0) for k in want} == want
+    h = simcuda.Driver(devices=[DeviceSpec.preset("H100")])
+    h.init(0)
+    assert h.device_get_attribute(int(A.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR), 0) == 9
+    assert h.device_get_attribute(int(A.CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT), 0) == 132
+    assert h.device_get_attribute(int(A.CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH), 0) == 1
+    with pytest.raises(ValueError):
+        DeviceSpec.preset("V100")

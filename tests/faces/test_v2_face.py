@@ -201,7 +201,8 @@ def test_graph_exec_update_raises(env):
     v2.graph_add_empty_node(g2, 0, 0)
     with pytest.raises(v2.GraphExecUpdateFailureError) as err:
         v2.graph_exec_update_v2(x, g2)
-    assert err.value.status == 910 and "NOT_SUPPORTED" in err.value.why  # created counts differ (spec 16)
+    # created counts differ and the unpartnered node is no memcpy node (spec 17)
+    assert err.value.status == 910 and "TOPOLOGY_CHANGED" in err.value.why
 
 
 def test_cig_struct_helpers(drv):

@@ -43,10 +43,10 @@ def test_same_topology_updates_parameters(env):
 
 
 def test_node_count_changed(env):
-    """C-138: a different (created) node count is NOT_SUPPORTED (spec 16) with a NULL error node; the exec is
-    unchanged."""
+    """C-138: a different (created) node count of kernel nodes is TOPOLOGY_CHANGED (spec 17: no memcpy node
+    unpartnered) with a NULL error node; the exec is unchanged."""
     x = ok(cu.cuGraphInstantiate(env.kernels(2), 0))
-    e = update_fails(x, env.kernels(3), UR.CU_GRAPH_EXEC_UPDATE_ERROR_NOT_SUPPORTED)
+    e = update_fails(x, env.kernels(3), UR.CU_GRAPH_EXEC_UPDATE_ERROR_TOPOLOGY_CHANGED)
     assert e.update_info[1:] == (0, 0)
     ok(cu.cuGraphLaunch(x, env.s2))
     assert [r.kind for r in env.d.launch_log] == ["KERNEL", "KERNEL"]
@@ -230,7 +230,7 @@ def test_child_graph_and_event_exec_setters(env):
     x = ok(cu.cuGraphInstantiate(g, 0))
     ok(cu.cuGraphExecChildGraphNodeSetParams(x, cn, env.capture(lambda s: ok(cu.cuMemsetD32Async(env.buf, 6, 4, s)))))
     e = err(cu.cuGraphExecChildGraphNodeSetParams(x, cn, env.kernels(2)), 1)
-    assert "NOT_SUPPORTED" in e.why  # the graphs created different numbers of nodes (spec 16)
+    assert "TOPOLOGY_CHANGED" in e.why  # different created counts, no memcpy node unpartnered (spec 17)
     ok(cu.cuGraphExecEventRecordNodeSetEvent(x, rn, env.e2))
     err(cu.cuGraphExecEventRecordNodeSetEvent(x, rn, cu.CUevent(0x55)), 1)
     ok(cu.cuGraphLaunch(x, env.s2))

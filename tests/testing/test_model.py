@@ -46,7 +46,8 @@ def test_the_guides_fork_join_example_gives_its_graph():
 
 
 def test_work_after_the_last_join_is_unjoined():
-    """Spec 4.4: a launch on the fork after its join makes the end 904, and every member goes back to NONE."""
+    """Spec 4.4: a launch on the fork after its join makes the end 904, every member goes back to NONE and the
+    captured event stays bound (spec 17)."""
     m = fresh(True, True)
     m.begin(0, "s1", 0)
     m.launch(0, "s1")
@@ -57,7 +58,8 @@ def test_work_after_the_last_join_is_unjoined():
     m.wait(0, "s1", "e2")
     m.launch(0, "s2")
     assert m.end(0, "s1") == (904, None)
-    assert m.status("s2") == (0, 0) and m.events["e1"] is None
+    assert m.status("s2") == (0, 0) and m.events["e1"] == "bound"
+    assert m.event_sync(0, "e1") == 1 and m.wait(0, "s2", "e1") == 401
 
 
 def test_a_fork_that_did_nothing_is_not_unjoined():

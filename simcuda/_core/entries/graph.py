@@ -317,12 +317,15 @@ class Graphs(ArgumentRules):
 
         Args:
             size: bytes (> 0). ``location``: ``(CUmemLocationType, id)``; only DEVICE (1) on an existing
-            device is simulated. ``alloc_type``: ``CUmemAllocationType`` (PINNED 1). ``access``:
+            device is simulated. ``alloc_type``: ``CUmemAllocationType`` (PINNED 1; MANAGED 2 on a device
+            that reports managed memory, spec 17 [O], simulated as device memory the host can also reach:
+            every simulated allocation is host-backed). ``access``:
             ``(location type, id, CUmemAccess_flags)`` for peer access descriptors.
         Returns: ``(node handle, dptr)``. The address stays fixed across instantiations and launches; the
         memory is mapped when the node runs and unmapped by a MEM_FREE node, cuMemFreeAsync or cuMemFree.
-        Errors: 1 INVALID_VALUE bad graph/dependencies, size 0, a location or allocation type other than
-        DEVICE/PINNED, an access descriptor naming an unknown device, or a graph owned by a child-graph node;
+        Errors: 1 INVALID_VALUE bad graph/dependencies, size 0, a location other than DEVICE, an allocation
+        type other than PINNED or MANAGED (MANAGED on a device without managed memory), an access
+        descriptor naming an unknown device, or a graph owned by a child-graph node;
         801 NOT_SUPPORTED a device without memory pools (``DeviceSpec(memory_pools=False)``, P-10 [I]).
         """
         g, pairs = self._memory_node_graph(hgraph, deps, eds)
@@ -333,9 +336,13 @@ class Graphs(ArgumentRules):
             raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
                               f"allocation node location (type {ltype}, id {lid}) is not a device of this driver "
                               "(CU_MEM_LOCATION_TYPE_DEVICE with a valid ordinal) [inferred]")
-        if alloc_type != 1:
+        managed = self.devices[int(lid)].spec.managed_memory
+        if alloc_type != 1 and not (alloc_type == 2 and managed):
             raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
-                              f"allocation node allocType {alloc_type} is not CU_MEM_ALLOCATION_TYPE_PINNED (1)")
+                              f"allocation node allocType {alloc_type} is not CU_MEM_ALLOCATION_TYPE_PINNED (1)"
+                              + (" or CU_MEM_ALLOCATION_TYPE_MANAGED (2), which a device reporting managed memory "
+                                 "accepts (spec 17)" if managed else "; the device has no managed memory, so "
+                                 "MANAGED (2) is refused too (spec 17)"))
         self.require_pools(self.devices[int(lid)], "cuGraphAddMemAllocNode")  # P-10 [I]
         descs = tuple(tuple(int(v) for v in a) for a in (access or []))
         for i, (t, did, fl) in enumerate(descs):

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .. import capture as cap
-from .. import hostmem
+from .. import hostmem, process
 from ..errors import CUresult, DriverError
 from ..memory import (
     DEVICE,
@@ -210,10 +210,16 @@ class Memory(Work):
 
     @entry
     def mem_get_info(self) -> tuple[int, int]:
-        """cuMemGetInfo: ``(free, total)`` bytes."""
+        """cuMemGetInfo: ``(free, total)`` bytes of the current context's device.
+
+        ``free`` is the smaller of the device's free memory (``total_mem`` less the live allocations) and
+        what is left of the simulator's host budget (``Options.host_memory_budget``, shared by every driver
+        of the process) (spec 17, 13.A) [I], so an allocation of ``free`` bytes succeeds. Errors: 201 no
+        context."""
         ctx = self._ctx_current()
         total = ctx.device.spec.total_mem
-        return total - self.memory.in_use, total
+        left = max(0, self.memory.budget - process.SPACE.committed)
+        return min(total - self.memory.in_use, left), total
 
     @entry
     def mem_get_address_range(self, dptr: int) -> tuple[int, int]:
