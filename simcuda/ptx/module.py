@@ -2,6 +2,7 @@
 chunks of blocks."""
 from __future__ import annotations
 
+import itertools
 import re
 from typing import Any
 
@@ -9,6 +10,7 @@ import numpy as np
 
 from .interface import Hooks, KernelInfo, LaunchStats, Memory, Param, PtxParseError, Unsupported
 from .parse import TYPE_SIZES, Func, Ins, ParsedModule, Var
+from .values import _REFUSED
 
 _MAX_INLINE = 64
 
@@ -162,10 +164,12 @@ class PtxModule:
         nt = block[0] * block[1] * block[2]
         tpb = (nt + 31) // 32 * 32
         per = max(1, MAX_LANES // tpb)
-        allb = [(x, y, z) for z in range(grid[2]) for y in range(grid[1]) for x in range(grid[0])]
+        if not has_effects(f):  # nothing it does can be observed: it runs in no time, whatever the grid
+            stats.blocks = grid[0] * grid[1] * grid[2]
+            return stats
+        allb = ((x, y, z) for z in range(grid[2]) for y in range(grid[1]) for x in range(grid[0]))
         params = bytes(params).ljust(info.param_bytes, b"\0")
-        for i in range(0, len(allb), per):
-            chunk = allb[i:i + per]
+        while chunk := list(itertools.islice(allb, per)):
             L = _Launch(self.parsed, f, grid, block, chunk, dynamic_shared, params, memory, hooks,
                         variables or {}, stats, kernel, shl, ssize)
             L._param_off = {p.name: p.offset for p in info.params}
@@ -175,6 +179,26 @@ class PtxModule:
             run(L, code, hooks.should_stop)
             stats.blocks += len(chunk)
         return stats
+
+
+#: opcodes whose effect can outlive the kernel or stop it: stores, atomics, calls (printf, assert, malloc),
+#: trap, and loads from memory other than the kernel's parameters (a load can fault); refused forms count too
+_EFFECTS = frozenset({"st", "atom", "red", "call", "trap", "brkpt", "cp", "prefetch", "prefetchu", "ld", "ldu"})
+
+
+def has_effects(f: Func) -> bool:
+    """True when the flattened kernel ``f`` has an instruction that could be observed after it ends (see
+    ``_EFFECTS``; ``ld.param`` is not one). A kernel without one is not run: an empty kernel launched on a
+    grid of 2**31 blocks ends at once, as nothing of it could be seen (its clock reads, a spin that never ends,
+    are not observable either) [I]."""
+    for ins in f.body:
+        op = ins.parts[0] if ins.parts else ""
+        name = ".".join(ins.parts)
+        if any(name == r or name.startswith(r + ".") for r in _REFUSED):  # refused at launch: must be seen
+            return True
+        if op in _EFFECTS and not (op in ("ld", "ldu") and len(ins.parts) > 1 and ins.parts[1] == "param"):
+            return True
+    return False
 
 
 def _layout(vs: list[Var]) -> tuple[dict[str, int], int]:
