@@ -15,6 +15,19 @@ _CMP = {"eq": np.equal, "ne": np.not_equal, "lt": np.less, "le": np.less_equal, 
 _WIDE = {"s16": np.int32, "u16": np.uint32, "s32": np.int64, "u32": np.uint64}
 
 
+def _float_minmax(op: str, nan: bool, ty: str, a: Any, b: Any, s: Any) -> Any:
+    """``min``/``max`` on floats as the PTX ISA defines them: a NaN operand yields the other operand, two NaNs
+    (or any NaN with ``.NaN``) the canonical NaN (``0x7fffffff`` for f32)."""
+    f = (np.minimum if nan else np.fmin) if op == "min" else (np.maximum if nan else np.fmax)
+    canon = np.array(0x7FFFFFFF, np.uint32).view(np.float32) if ty == "f32" else np.float64("nan")
+
+    def run(mask: Any) -> None:
+        with np.errstate(invalid="ignore"):
+            r = f(a(), b())
+        s(np.where(np.isnan(r), canon, r), mask)
+    return run
+
+
 def _t(parts: list[str]) -> str:
     for p in reversed(parts):
         if p in TYPE_SIZES:
@@ -119,6 +132,8 @@ def _build(L: Any, ins: Ins, op: str, p: list[str], o: list[str], labels: dict[s
                 r = f(np.asarray(a(), np.int64), np.asarray(b(), np.int64))
                 s(np.clip(r, -2 ** 31, 2 ** 31 - 1).astype(np.int32), mask)
             return 0, sat
+        if op in ("min", "max") and ty in ("f32", "f64"):
+            return 0, _float_minmax(op, "NaN" in p, ty, a, b, s)
         return 0, lambda mask: s(f(a(), b()), mask)
     if op in ("mul", "mad"):
         return 0, _mul(L, ins, op, p, o, ty)
@@ -406,7 +421,9 @@ def _setp(L: Any, p: list[str], o: list[str], ty: str) -> Any:
     def go(mask: Any) -> None:
         x, y = a(), b()
         with np.errstate(invalid="ignore"):
-            if cmpn in _CMP:
+            if cmpn == "ne" and ty in ("f32", "f64", "f16"):  # ordered: false when either is NaN
+                r = np.not_equal(x, y) & ~(np.isnan(x) | np.isnan(y))
+            elif cmpn in _CMP:
                 r = _CMP[cmpn](x, y)
             elif cmpn == "num":
                 r = ~(np.isnan(x) | np.isnan(y))

@@ -216,14 +216,8 @@ CASES: list[tuple[str, str, list[tuple[str, str]], str, bytes]] = [
 ENGINE_BUGS: dict[str, str] = {
     'bfe.s32 past msb': 'bfe.s32 with pos + len past the msb does not sign-fill from a[msb]',
     'prmt sign replicate': "prmt ignores the selector's sign-replicate bit (3)",
-    'min.f32 NaN,1': 'min/max return NaN instead of the non-NaN operand',
-    'max.f32 1,NaN': 'min/max return NaN instead of the non-NaN operand',
-    'min.f32 NaN,NaN canonical': 'NaN result not the canonical 0x7fffffff',
-    'min.NaN.f32 propagates': 'NaN result not the canonical 0x7fffffff',
-    'max.f64 NaN,2': 'min/max return NaN instead of the non-NaN operand',
     'cvt.rzi s64 from f64 inf': 'float->s64 of +inf does not saturate to INT64_MAX',
     'cvt.rz.f32.f64': 'cvt.rz.f32.f64 rounds to nearest',
-    'setp.ne.f32 NaN': 'setp.ne is true with NaN (ordered ne must be false)',
 }
 
 
