@@ -106,11 +106,12 @@ def _hooks(driver: Any) -> Any:
     return Hooks(printf=printf, should_stop=lambda: False)
 
 
-def run_ptx(driver: Any, p: Any, unlocked: Any) -> str | None:
+def run_ptx(driver: Any, p: Any, unlocked: Any) -> tuple[bool, str]:
     """Run the PTX of launch ``p`` (:class:`~simcuda._core.nodes.KernelParams`) with the engine, the driver
-    lock released (``unlocked(fn, *args)``). Returns the launch log's outcome text, or None when the launch
-    gave no argument values matching the kernel's parameters (a NULL ``kernelParams``: the launch is then
-    recorded only, as before issue 17 [I]; the real driver would run it with garbage parameters).
+    lock released (``unlocked(fn, *args)``). Returns ``(ran, outcome)``: the launch log's outcome text, and
+    False when the kernel was recorded only: the engine refused the whole module at load, or the launch gave
+    no argument values matching the kernel's parameters (a NULL ``kernelParams``; recorded only, as before
+    issue 17 [I]; the real driver would run it with garbage parameters).
 
     Errors (as :class:`DriverError`; the caller turns them into the sticky kernel fault): the engine's
     :class:`~simcuda.ptx.Fault` code (700 illegal address, 716 misaligned, 710 assert, 719 launch failed) with
@@ -125,11 +126,13 @@ def run_ptx(driver: Any, p: Any, unlocked: Any) -> str | None:
         raise DriverError(CUresult.CUDA_ERROR_INVALID_PTX,
                           f"kernel {p.name!r}: the engine cannot parse its module's PTX (line {e.line}): "
                           f"{e.why}") from e
+    except ptx.Unsupported as e:  # the engine refused the module (or is not built): recorded only
+        return False, f"recorded only (the kernel engine refused its module: {e.why})"
     info = eng.kernels.get(p.name)
     if info is None:
         raise DriverError(CUresult.CUDA_ERROR_NOT_FOUND, f"kernel {p.name!r} is not an .entry of its module's PTX")
     if len(p.args) != len(info.params):  # e.g. kernelParams NULL: nothing to run it with [I]
-        return None
+        return False, "recorded only (no argument values for its parameters)"
     params = pack_params(p.name, info, list(p.args))
     memory = DriverMemory(driver.memory)
     try:
@@ -139,4 +142,4 @@ def run_ptx(driver: Any, p: Any, unlocked: Any) -> str | None:
     except ptx.Unsupported as e:
         raise DriverError(CUresult.CUDA_ERROR_NOT_SUPPORTED,
                           f"kernel {p.name!r} uses PTX the engine does not run: {e.why}") from e
-    return "ran PTX"
+    return True, "ran PTX"

@@ -227,22 +227,16 @@ class Work(DriverState):
         if fn is None:  # no twin: the PTX runs when the module has some (issue 17), else the launch is recorded
             module = p.func.module if p.func is not None else None
             if module is not None and module.ptx is not None:
-                from .. import ptx as engine
                 try:
-                    ptxrun.engine_module(module)
-                except engine.Unsupported as e:  # the engine refused the module (or is not built): recorded
-                    self._unimplemented_runs[p.name] = self._unimplemented_runs.get(p.name, 0) + 1
-                    return f"recorded only (the kernel engine refused its module: {e.why})"
-                except engine.PtxParseError:
-                    pass  # run_ptx answers 218 with the why
-                try:
-                    ran = ptxrun.run_ptx(self, p, self._unlocked)
+                    ran, outcome = ptxrun.run_ptx(self, p, self._unlocked)
                 except DriverError as e:
                     if self.options.kernel_faults == "sticky":
                         raise KernelFault(e) from e
                     raise
-                if ran is not None:
-                    return ran
+                if ran:
+                    return outcome
+                self._unimplemented_runs[p.name] = self._unimplemented_runs.get(p.name, 0) + 1
+                return outcome
             self._unimplemented_runs[p.name] = self._unimplemented_runs.get(p.name, 0) + 1
             return "recorded only (no Python kernel registered)"
         args = p.args
