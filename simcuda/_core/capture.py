@@ -30,20 +30,42 @@ same table by ``tools/gen_state_diagram.py``.
 """
 from __future__ import annotations
 
+import contextlib
 from bisect import bisect_right
-from collections.abc import Iterable, Iterator, Sequence
-from typing import TYPE_CHECKING, Any, Callable, NamedTuple, cast
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 import attrs
 
-from .errors import CUresult, DriverError
-from .graph import (BATCH_MEM_OP, CONDITIONAL, EVENT_RECORD, GRAPH, HOST, KERNEL, MEM_ALLOC, MEM_FREE, MEMCPY, MEMSET,
-                    NO_EDGES, TYPE_KEYWORDS, WAIT_EVENT, ZERO_ED, Node, add_chain_edge, add_edge, graph_from_frozen,
-                    in_edges, is_full, walk_body, with_edge)
 from . import nodes as _nodes
+from .errors import CUresult, DriverError
+from .graph import (
+    BATCH_MEM_OP,
+    CONDITIONAL,
+    EVENT_RECORD,
+    GRAPH,
+    HOST,
+    KERNEL,
+    MEM_ALLOC,
+    MEM_FREE,
+    MEMCPY,
+    MEMSET,
+    NO_EDGES,
+    TYPE_KEYWORDS,
+    WAIT_EVENT,
+    ZERO_ED,
+    Node,
+    add_chain_edge,
+    add_edge,
+    graph_from_frozen,
+    in_edges,
+    is_full,
+    walk_body,
+    with_edge,
+)
 from .nodes import ChildGraphParams
-from .process import HANDLE_STEP
 from .objects import CAPTURE_BOUND, CAPTURED, RECORDED, CigRecord
+from .process import HANDLE_STEP
 
 if TYPE_CHECKING:
     from .graph import Graph, GraphExec, KernelParams
@@ -922,10 +944,8 @@ def _capture_event(seq: CaptureSequence, event: Event, stream: Stream) -> None:
 def _uncapture_event(event: Event) -> None:
     old = event.capture
     if old is not None:
-        try:
+        with contextlib.suppress(ValueError):
             old.events.remove(event)
-        except ValueError:
-            pass
     event.capture = None
     event.nodes = []
 

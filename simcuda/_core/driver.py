@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from .config import DEFAULT_LAUNCH_LOG_LIMIT, DeviceSpec, Options
 from .entries.arguments import ArgumentRules
+from .entries.batch import BatchCopies
 from .entries.cig import Cig
 from .entries.conditional import Conditionals
 from .entries.context import Contexts
@@ -33,11 +34,10 @@ from .entries.exec import Execs
 from .entries.graph import Graphs
 from .entries.memory import Memory
 from .entries.module import Modules
-from .entries.pools import Pools
-from .entries.batch import BatchCopies
 from .entries.peer import Peers
-from .entries.symbols import Symbols
+from .entries.pools import Pools
 from .entries.stream import Streams
+from .entries.symbols import Symbols
 from .entries.userobj import UserObjects
 from .entries.vmm import VirtualMemory
 from .kernels import KERNELS, KernelLaunch

@@ -74,8 +74,8 @@ from __future__ import annotations
 import ctypes
 import heapq
 from array import array
-from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any, Callable
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any
 
 from . import nodes as nodes_mod
 from .nodes import BATCH_MEM_OP as BATCH_MEM_OP
@@ -165,7 +165,7 @@ class Edge:
 
     __slots__ = ("src", "dst", "ed")
 
-    def __init__(self, src: "Node", dst: "Node", ed: tuple[int, int, int]) -> None:
+    def __init__(self, src: Node, dst: Node, ed: tuple[int, int, int]) -> None:
         self.src, self.dst, self.ed = src, dst, ed
 
     def __iter__(self) -> Any:
@@ -191,7 +191,7 @@ class Node:
 
     __slots__ = ("handle", "graph", "local_id", "type", "params", "_ins", "_outs", "destroyed")
 
-    def __init__(self, handle: int, graph: "Graph", local_id: int, ntype: int, params: Any) -> None:
+    def __init__(self, handle: int, graph: Graph, local_id: int, ntype: int, params: Any) -> None:
         self.handle = handle
         self.graph = graph
         self.local_id = local_id
@@ -372,9 +372,8 @@ def add_edge(graph: Graph, src: Node, dst: Node, ed: tuple[int, int, int] = ZERO
     e = Edge(src, dst, ed)
     graph._edges[e] = graph.next_local if graph.lazy else None
     pairs = graph.pairs
-    if pairs is not None:
-        if pairs.setdefault(key or (src, dst), e) is not e:
-            graph.n_dup += 1
+    if pairs is not None and pairs.setdefault(key or (src, dst), e) is not e:
+        graph.n_dup += 1
     src._outs = with_edge(src._outs, e)
     dst._ins = with_edge(dst._ins, e)
     return e
@@ -672,15 +671,16 @@ class ExecNode:
 
     ``origin`` is the node of the instantiated graph that per-node calls name (``cuGraphExec*SetParams``,
     ``cuGraphNodeSetEnabled``); it stays the same after ``cuGraphExecUpdate``. ``child`` is the
-    :class:`Frozen` body of a GRAPH node; ``bodies`` the frozen body graphs of a CONDITIONAL node. ``detail`` caches the launch log's description of a node
-    that is no kernel (a pure function of type and parameters, filled on first replay and shared by
-    the records of every launch; a kernel's is cached on its :class:`KernelParams`).
+    :class:`Frozen` body of a GRAPH node; ``bodies`` the frozen body graphs of a CONDITIONAL node.
+    ``detail`` caches the launch log's description of a node that is no kernel (a pure function of type
+    and parameters, filled on first replay and shared by the records of every launch; a kernel's is
+    cached on its :class:`KernelParams`).
     """
 
     __slots__ = ("origin", "local_id", "type", "params", "child", "enabled", "gid", "detail", "bodies")
 
-    def __init__(self, origin: Node, params: Any, child: "Frozen | None", enabled: bool = True,
-                 bodies: "tuple[Frozen, ...] | None" = None) -> None:
+    def __init__(self, origin: Node, params: Any, child: Frozen | None, enabled: bool = True,
+                 bodies: tuple[Frozen, ...] | None = None) -> None:
         self.origin = origin
         self.bodies = bodies  # a CONDITIONAL node's frozen body graphs (P-24), else None
         self.local_id = origin.local_id
@@ -691,7 +691,7 @@ class ExecNode:
         self.enabled = enabled
         self.detail: str | None = None
 
-    def evolve(self, **changes: Any) -> "ExecNode":
+    def evolve(self, **changes: Any) -> ExecNode:
         """A copy with some of ``params``, ``child``, ``enabled``, ``bodies`` replaced."""
         return ExecNode(self.origin, changes.get("params", self.params), changes.get("child", self.child),
                         changes.get("enabled", self.enabled), changes.get("bodies", self.bodies))
@@ -722,7 +722,7 @@ class Frozen:
 
     __slots__ = ("gid", "_order", "kernels", "creation", "topology", "exits", "_index", "_mem", "created", "_conds")
 
-    def __init__(self, gid: int, order: list[ExecNode] | None, creation: "list[int] | range", topology: "Topology",
+    def __init__(self, gid: int, order: list[ExecNode] | None, creation: list[int] | range, topology: Topology,
                  exits: int, created: int | None = None, kernels: tuple[list[Any], list[Any]] | None = None) -> None:
         self.gid = gid
         self._order = order
@@ -767,7 +767,7 @@ class Frozen:
         """Share another body's index (the same positions)."""
         self._index = index
 
-    def copy(self) -> "Frozen":
+    def copy(self) -> Frozen:
         """A copy whose ``order`` list can be changed without touching this one (copy on write).
 
         Per-node changes never touch MEM_ALLOC / MEM_FREE parameters, so the memory lists are shared.
@@ -938,7 +938,7 @@ def freeze(graph: Graph) -> Frozen:
             stack.extend(reversed([n.params.graph for n in order if n.type == GRAPH]))
     bodies: dict[int, Frozen] = {}
     for g, live, order in reversed(sorted_graphs):
-        if order is live or len(order) == len(live) and all(a is b for a, b in zip(order, live)):
+        if order is live or (len(order) == len(live) and all(a is b for a, b in zip(order, live))):
             creation: list[int] | range = range(len(order))
         else:
             where = {id(n): i for i, n in enumerate(order)}
