@@ -168,8 +168,6 @@ DRIVER: dict[str, str] = {
     'cuThreadExchangeStreamCaptureMode': "the row is particular: array argument mode (CUstreamCaptureMode*)",
     'cuUserObjectCreate': "the row is particular: host buffer or address argument ptr (void*)",
     'cuWaitExternalSemaphoresAsync': "the row is particular: array argument extSemArray (CUexternalSemaphore*)",
-    'memcpy3d_batch_ops': 'the 3D batched-copy ops, shared with the runtime face',
-    'memcpy_batch_args': 'the batched-copy argument lists, shared with the runtime face',
     'sizeof': "the real module's sizeof helper, not a driver entry",
 }
 
@@ -261,46 +259,20 @@ V2: dict[str, str] = {
 }
 
 RUNTIME: dict[str, str] = {
-    'cudaDeviceCanAccessPeer':
-        "to build: cuDeviceCanAccessPeer's row is complete; runtime face not built from RUNTIME yet",
     'cudaDeviceDisablePeerAccess':
-        "to build: cuCtxDisablePeerAccess's row is complete; runtime face not built from RUNTIME yet",
+        "runtime convention: peerDevice is an ordinal, its primary context retained on first use",
     'cudaDeviceEnablePeerAccess':
-        "to build: cuCtxEnablePeerAccess's row is complete; runtime face not built from RUNTIME yet",
-    'cudaDeviceGetAttribute':
-        "to build: cuDeviceGetAttribute's row is complete; runtime face not built from RUNTIME yet",
+        "runtime convention: peerDevice is an ordinal, its primary context retained on first use",
     'cudaDeviceGetByPCIBusId': "cuDeviceGetByPCIBusId's row is particular: string argument pciBusId (char*)",
-    'cudaDeviceGetDefaultMemPool':
-        "to build: cuDeviceGetDefaultMemPool's row is complete; runtime face not built from RUNTIME yet",
     'cudaDeviceGetGraphMemAttribute': "cuDeviceGetGraphMemAttribute's row is particular: arguments converted by hand",
-    'cudaDeviceGetMemPool': "to build: cuDeviceGetMemPool's row is complete; runtime face not built from RUNTIME yet",
-    'cudaDeviceGetP2PAttribute':
-        "to build: cuDeviceGetP2PAttribute's row is complete; runtime face not built from RUNTIME yet",
     'cudaDeviceGetPCIBusId': "cuDeviceGetPCIBusId's row is particular: arguments converted by hand",
-    'cudaDeviceGetStreamPriorityRange':
-        "to build: cuCtxGetStreamPriorityRange's row is complete; runtime face not built from RUNTIME yet",
-    'cudaDeviceGraphMemTrim':
-        "to build: cuDeviceGraphMemTrim's row is complete; runtime face not built from RUNTIME yet",
     'cudaDeviceReset': 'runtime-only entry (no driver row in RUNTIME)',
     'cudaDeviceSetGraphMemAttribute':
         "cuDeviceSetGraphMemAttribute's row is particular: host buffer or address argument value (void*)",
-    'cudaDeviceSetMemPool': "to build: cuDeviceSetMemPool's row is complete; runtime face not built from RUNTIME yet",
-    'cudaDeviceSynchronize': "to build: cuCtxSynchronize's row is complete; runtime face not built from RUNTIME yet",
-    'cudaDriverGetVersion': "to build: cuDriverGetVersion's row is complete; runtime face not built from RUNTIME yet",
-    'cudaEventCreate': "to build: cuEventCreate's row is complete; runtime face not built from RUNTIME yet",
-    'cudaEventCreateWithFlags': "to build: cuEventCreate's row is complete; runtime face not built from RUNTIME yet",
-    'cudaEventDestroy': "to build: cuEventDestroy's row is complete; runtime face not built from RUNTIME yet",
-    'cudaEventElapsedTime': "to build: cuEventElapsedTime's row is complete; runtime face not built from RUNTIME yet",
-    'cudaEventQuery': "to build: cuEventQuery's row is complete; runtime face not built from RUNTIME yet",
-    'cudaEventRecord': "cuEventRecord's row is particular: arguments converted by hand",
-    'cudaEventRecordWithFlags':
-        "to build: cuEventRecordWithFlags's row is complete; runtime face not built from RUNTIME yet",
-    'cudaEventSynchronize': "to build: cuEventSynchronize's row is complete; runtime face not built from RUNTIME yet",
-    'cudaFree': "to build: cuMemFree's row is complete; runtime face not built from RUNTIME yet",
-    'cudaFreeAsync': "to build: cuMemFreeAsync's row is complete; runtime face not built from RUNTIME yet",
+    'cudaDriverGetVersion':
+        "runtime convention: 0 on a driver that is not available, where the driver entry fails",
     'cudaFreeHost': "cuMemFreeHost's row is particular: host buffer or address argument p (void*)",
     'cudaGetDevice': 'runtime-only entry (no driver row in RUNTIME)',
-    'cudaGetDeviceCount': "to build: cuDeviceGetCount's row is complete; runtime face not built from RUNTIME yet",
     'cudaGetDeviceFlags': 'runtime-only entry (no driver row in RUNTIME)',
     'cudaGetDeviceProperties': 'runtime-only entry (no driver row in RUNTIME)',
     'cudaGetErrorName': 'runtime-only entry (no driver row in RUNTIME)',
@@ -320,66 +292,26 @@ RUNTIME: dict[str, str] = {
     'cudaGraphAddMemcpyNode1D': "cuGraphAddMemcpyNode's row is particular: array argument dependencies (CUgraphNode*)",
     'cudaGraphAddMemsetNode': "cuGraphAddMemsetNode's row is particular: array argument dependencies (CUgraphNode*)",
     'cudaGraphAddNode': "cuGraphAddNode's row is particular: array argument dependencies (CUgraphNode*)",
-    'cudaGraphChildGraphNodeGetGraph':
-        "to build: cuGraphChildGraphNodeGetGraph's row is complete; runtime face not built from RUNTIME yet",
-    'cudaGraphClone': "to build: cuGraphClone's row is complete; runtime face not built from RUNTIME yet",
-    'cudaGraphConditionalHandleCreate':
-        "to build: cuGraphConditionalHandleCreate's row is complete; runtime face not built from RUNTIME yet",
-    'cudaGraphConditionalHandleCreate_v2':
-        "to build: cuGraphConditionalHandleCreate's row is complete; runtime face not built from RUNTIME yet",
-    'cudaGraphCreate': "to build: cuGraphCreate's row is complete; runtime face not built from RUNTIME yet",
     'cudaGraphDebugDotPrint': "cuGraphDebugDotPrint's row is particular: string argument path (char*)",
-    'cudaGraphDestroy': "to build: cuGraphDestroy's row is complete; runtime face not built from RUNTIME yet",
-    'cudaGraphDestroyNode': "to build: cuGraphDestroyNode's row is complete; runtime face not built from RUNTIME yet",
-    'cudaGraphExecDestroy': "to build: cuGraphExecDestroy's row is complete; runtime face not built from RUNTIME yet",
     'cudaGraphExecUpdate': "cuGraphExecUpdate's row is particular: arguments converted by hand",
     'cudaGraphGetEdges': "cuGraphGetEdges's row is particular: arguments converted by hand",
-    'cudaGraphGetId': "to build: cuGraphGetId's row is complete; runtime face not built from RUNTIME yet",
     'cudaGraphGetNodes': "cuGraphGetNodes's row is particular: arguments converted by hand",
     'cudaGraphGetRootNodes': "cuGraphGetRootNodes's row is particular: arguments converted by hand",
-    'cudaGraphInstantiate': "cuGraphInstantiate's row is particular: arguments converted by hand",
-    'cudaGraphInstantiateWithFlags': "cuGraphInstantiate's row is particular: arguments converted by hand",
     'cudaGraphInstantiateWithParams':
         "cuGraphInstantiateWithParams's row is particular: struct argument instantiateParams",
-    'cudaGraphLaunch': "to build: cuGraphLaunch's row is complete; runtime face not built from RUNTIME yet",
-    'cudaGraphNodeGetContainingGraph':
-        "to build: cuGraphNodeGetContainingGraph's row is complete; runtime face not built from RUNTIME yet",
     'cudaGraphNodeGetDependencies': "cuGraphNodeGetDependencies's row is particular: arguments converted by hand",
     'cudaGraphNodeGetDependentNodes': "cuGraphNodeGetDependentNodes's row is particular: arguments converted by hand",
-    'cudaGraphNodeGetLocalId':
-        "to build: cuGraphNodeGetLocalId's row is complete; runtime face not built from RUNTIME yet",
-    'cudaGraphNodeGetType': "to build: cuGraphNodeGetType's row is complete; runtime face not built from RUNTIME yet",
-    'cudaGraphReleaseUserObject':
-        "to build: cuGraphReleaseUserObject's row is complete; runtime face not built from RUNTIME yet",
     'cudaGraphRemoveDependencies': "cuGraphRemoveDependencies's row is particular: array argument from_ (CUgraphNode*)",
-    'cudaGraphRetainUserObject':
-        "to build: cuGraphRetainUserObject's row is complete; runtime face not built from RUNTIME yet",
-    'cudaGraphUpload': "to build: cuGraphUpload's row is complete; runtime face not built from RUNTIME yet",
-    'cudaHostAlloc': "to build: cuMemHostAlloc's row is complete; runtime face not built from RUNTIME yet",
-    'cudaHostGetDevicePointer':
-        "cuMemHostGetDevicePointer's row is particular: host buffer or address argument p (void*)",
-    'cudaHostRegister': "cuMemHostRegister's row is particular: host buffer or address argument p (void*)",
-    'cudaHostUnregister': "cuMemHostUnregister's row is particular: host buffer or address argument p (void*)",
     'cudaInitDevice': 'runtime-only entry (no driver row in RUNTIME)',
-    'cudaLaunchHostFunc': "cuLaunchHostFunc's row is particular: callback argument fn (CUhostFn)",
-    'cudaLaunchHostFunc_v2': "cuLaunchHostFunc_v2's row is particular: callback argument fn (CUhostFn)",
-    'cudaMalloc': "to build: cuMemAlloc's row is complete; runtime face not built from RUNTIME yet",
-    'cudaMallocAsync': "to build: cuMemAllocAsync's row is complete; runtime face not built from RUNTIME yet",
-    'cudaMallocFromPoolAsync':
-        "to build: cuMemAllocFromPoolAsync's row is complete; runtime face not built from RUNTIME yet",
-    'cudaMallocHost': "to build: cuMemAllocHost's row is complete; runtime face not built from RUNTIME yet",
-    'cudaMallocManaged': "to build: cuMemAllocManaged's row is complete; runtime face not built from RUNTIME yet",
-    'cudaMallocPitch': "to build: cuMemAllocPitch's row is complete; runtime face not built from RUNTIME yet",
+    'cudaMallocPitch':
+        "runtime convention: the runtime computes the pitch (rows padded to 512 bytes) and takes no element size",
     'cudaMemAdvise': "cuMemAdvise's row is particular: arguments converted by hand",
-    'cudaMemGetInfo': "to build: cuMemGetInfo's row is complete; runtime face not built from RUNTIME yet",
     'cudaMemPoolCreate': "cuMemPoolCreate's row is particular: struct argument poolProps (CUmemPoolProps*)",
-    'cudaMemPoolDestroy': "to build: cuMemPoolDestroy's row is complete; runtime face not built from RUNTIME yet",
     'cudaMemPoolGetAccess': "cuMemPoolGetAccess's row is particular: array argument location (CUmemLocation*)",
     'cudaMemPoolGetAttribute': "cuMemPoolGetAttribute's row is particular: arguments converted by hand",
     'cudaMemPoolSetAccess': "cuMemPoolSetAccess's row is particular: struct argument map (CUmemAccessDesc*)",
     'cudaMemPoolSetAttribute':
         "cuMemPoolSetAttribute's row is particular: host buffer or address argument value (void*)",
-    'cudaMemPoolTrimTo': "to build: cuMemPoolTrimTo's row is complete; runtime face not built from RUNTIME yet",
     'cudaMemPrefetchAsync': "cuMemPrefetchAsync's row is particular: arguments converted by hand",
     'cudaMemcpy': "cuMemcpy's row is particular: arguments converted by hand",
     'cudaMemcpy2D': "cuMemcpy2D's row is particular: struct argument pCopy (CUDA_MEMCPY2D*)",
@@ -390,8 +322,10 @@ RUNTIME: dict[str, str] = {
         "cuMemcpy3DBatchAsync's row is particular: struct argument opList (CUDA_MEMCPY3D_BATCH_OP*)",
     'cudaMemcpyAsync': "cuMemcpyAsync's row is particular: arguments converted by hand",
     'cudaMemcpyBatchAsync': "cuMemcpyBatchAsync's row is particular: array argument attrs (CUmemcpyAttributes*)",
-    'cudaMemcpyPeer': "to build: cuMemcpyPeer's row is complete; runtime face not built from RUNTIME yet",
-    'cudaMemcpyPeerAsync': "to build: cuMemcpyPeerAsync's row is complete; runtime face not built from RUNTIME yet",
+    'cudaMemcpyPeer':
+        "runtime convention: devices by ordinal, their primary contexts retained on first use",
+    'cudaMemcpyPeerAsync':
+        "runtime convention: devices by ordinal, their primary contexts retained on first use",
     'cudaMemset': "cuMemsetD8's row is particular: arguments converted by hand",
     'cudaMemset2D': "cuMemsetD2D8's row is particular: arguments converted by hand",
     'cudaMemset2DAsync': "cuMemsetD2D8Async's row is particular: arguments converted by hand",
@@ -402,35 +336,12 @@ RUNTIME: dict[str, str] = {
     'cudaRuntimeGetVersion': 'runtime-only entry (no driver row in RUNTIME)',
     'cudaSetDevice': 'runtime-only entry (no driver row in RUNTIME)',
     'cudaSetDeviceFlags': 'runtime-only entry (no driver row in RUNTIME)',
-    'cudaStreamAddCallback': "cuStreamAddCallback's row is particular: callback argument callback (CUstreamCallback)",
-    'cudaStreamAttachMemAsync':
-        "to build: cuStreamAttachMemAsync's row is complete; runtime face not built from RUNTIME yet",
-    'cudaStreamBeginCapture':
-        "to build: cuStreamBeginCapture's row is complete; runtime face not built from RUNTIME yet",
     'cudaStreamBeginCaptureToGraph':
         "cuStreamBeginCaptureToGraph's row is particular: array argument dependencies (CUgraphNode*)",
-    'cudaStreamCreate': "to build: cuStreamCreate's row is complete; runtime face not built from RUNTIME yet",
-    'cudaStreamCreateWithFlags': "to build: cuStreamCreate's row is complete; runtime face not built from RUNTIME yet",
-    'cudaStreamCreateWithPriority':
-        "to build: cuStreamCreateWithPriority's row is complete; runtime face not built from RUNTIME yet",
-    'cudaStreamDestroy': "to build: cuStreamDestroy's row is complete; runtime face not built from RUNTIME yet",
-    'cudaStreamEndCapture': "to build: cuStreamEndCapture's row is complete; runtime face not built from RUNTIME yet",
     'cudaStreamGetCaptureInfo': "cuStreamGetCaptureInfo's row is particular: arguments converted by hand",
     'cudaStreamGetDevice': 'runtime-only entry (no driver row in RUNTIME)',
-    'cudaStreamGetFlags': "to build: cuStreamGetFlags's row is complete; runtime face not built from RUNTIME yet",
-    'cudaStreamGetId': "to build: cuStreamGetId's row is complete; runtime face not built from RUNTIME yet",
-    'cudaStreamGetPriority': "to build: cuStreamGetPriority's row is complete; runtime face not built from RUNTIME yet",
-    'cudaStreamIsCapturing': "to build: cuStreamIsCapturing's row is complete; runtime face not built from RUNTIME yet",
-    'cudaStreamQuery': "to build: cuStreamQuery's row is complete; runtime face not built from RUNTIME yet",
-    'cudaStreamSynchronize': "to build: cuStreamSynchronize's row is complete; runtime face not built from RUNTIME yet",
     'cudaStreamUpdateCaptureDependencies':
         "cuStreamUpdateCaptureDependencies's row is particular: array argument dependencies (CUgraphNode*)",
-    'cudaStreamWaitEvent': "cuStreamWaitEvent's row is particular: arguments converted by hand",
-    'cudaThreadExchangeStreamCaptureMode':
-        "cuThreadExchangeStreamCaptureMode's row is particular: array argument mode (CUstreamCaptureMode*)",
-    'cudaUserObjectCreate': "cuUserObjectCreate's row is particular: host buffer or address argument ptr (void*)",
-    'cudaUserObjectRelease': "to build: cuUserObjectRelease's row is complete; runtime face not built from RUNTIME yet",
-    'cudaUserObjectRetain': "to build: cuUserObjectRetain's row is complete; runtime face not built from RUNTIME yet",
     'cuda_error': 'runtime-only entry (no driver row in RUNTIME)',
     'getLocalRuntimeVersion': 'runtime-only entry (no driver row in RUNTIME)',
     'make_cudaExtent': "the real module's struct helper, not an entry",
