@@ -1463,6 +1463,52 @@ simulated); 900 in a capture; 901 in an invalidated one. A rejected call copies 
 #: the rows by entry name
 API: dict[str, Api] = {r.name: r for r in ROWS}
 
+
+def _named(arg: Arg) -> list[str]:
+    """The C parameter names an argument of a call reads, nested ones too."""
+    own = [arg.name] if arg.kind in ("param", "array", "read", "field") and arg.name else []
+    return own + [n for _kw, x in arg.items for n in _named(x)]
+
+
+def check_row(row: Api, declared: tuple[tuple[str, str, str], ...]) -> None:
+    """Check a row against the C declaration of its entry (``(C type, name, "in" | "out")`` per parameter, from
+    :mod:`simcuda._generated.entry_table`): its shape parses; the arguments of its call name C parameters of the
+    declaration; a complete row fills exactly the declared output parameters, in order (the wrapper's output
+    slots); a struct-field output is a field of a declared parameter; the decoder kind parses. Raises
+    ``ValueError`` naming the row, so that a wrong row fails when the table is imported, not in a user's call.
+    """
+    names = [n for _t, n, _d in declared]
+    outs = [n for _t, n, d in declared if d == "out"]
+    try:
+        _ = row.decoder_kind, row.ops
+        if not row.has_call:
+            return
+        call = row.call
+    except (AssertionError, SyntaxError, ValueError) as e:
+        raise ValueError(f"{row.name}: the shape {row.shape!r} does not parse ({e})") from None
+    read = [n for _kw, a in call.tree for n in _named(a)]
+    if not set(read) <= set(names):
+        raise ValueError(f"{row.name}: the call reads {sorted(set(read) - set(names))}, not parameters of the "
+                         f"C declaration ({', '.join(names)})")
+    slots = [call.fields.get(o, (o,))[0] for o in call.outs]
+    if not set(slots) <= set(names):
+        raise ValueError(f"{row.name}: the outputs {sorted(set(slots) - set(names))} are not C parameters")
+    if not row.particular and list(call.outs) != outs:
+        raise ValueError(f"{row.name}: the call fills the outputs {list(call.outs)}, the declaration has {outs}")
+
+
+def _check_table() -> None:
+    """Check every row (:func:`check_row`) against the generated C declarations, at import."""
+    from .._generated.entry_table import ENTRIES
+    by_python = {e.python: e for e in ENTRIES if e.python}
+    by_declared = {e.declared: e for e in ENTRIES}
+    for table, index in ((ROWS, by_python), (tuple(VARIANTS.values()), by_declared)):
+        for row in table:
+            entry = index.get(row.name)
+            if entry is None:
+                raise ValueError(f"{row.name}: not an entry the binding requests (simcuda/_generated/entry_table.py)")
+            check_row(row, tuple((p.ctype, p.name, p.direction.value) for p in entry.params))
+
 #: rows of the older variants NVIDIA's binding still requests under a declared C name no Python wrapper has
 #: (the native route serves them; the Python faces have only the newest). Keyed by the declared C name.
 VARIANTS: dict[str, Api] = {r.name: r for r in (
@@ -1756,4 +1802,6 @@ A ``cudaDeviceP2PAttr`` of the link ``srcDevice`` -> ``dstDevice`` (the values e
 
 #: runtime name -> the driver entry it shares its rules with
 RUNTIME: dict[str, str] = {r.name: r.driver for r in RUNTIME_ROWS}
+
+_check_table()
 
