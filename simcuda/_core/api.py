@@ -513,7 +513,7 @@ Errors: INVALID_CONTEXT; INVALID_VALUE size 0; 900 during a restricting capture 
     Api("cuMemHostAlloc", "mem_alloc_host(bytesize, 'cuMemHostAlloc', Flags) -> pp",
         """As ``cuMemAllocHost``; ``CU_MEMHOSTALLOC_*`` flags are checked (INVALID_VALUE for other bits) and
 otherwise have no effect."""),
-    Api("cuMemFreeHost", "mem_free_host(p) (...)",
+    Api("cuMemFreeHost", "mem_free_host(p)",
         """Free memory from ``cuMemAllocHost``/``cuMemHostAlloc`` (``p``: int address or buffer).
 Errors: INVALID_VALUE unknown address; 900 during a restricting capture (spec 5.2)."""),
     Api("cuMemHostRegister", "mem_host_register(p, bytesize, Flags) (...)",
@@ -525,12 +525,12 @@ Errors: INVALID_VALUE unknown address; 900 during a restricting capture (spec 5.
         """``(free, total)`` bytes of the current context's device. Errors: INVALID_CONTEXT."""),
     Api("cuMemGetAddressRange", "mem_get_address_range(dptr) -> pbase, psize",
         """``(CUdeviceptr base, size)`` of the allocation holding ``dptr``. Errors: INVALID_VALUE."""),
-    Api("cuMemcpy", "memcpy_unified(dst, src, ByteCount, None, 'cuMemcpy') (...)",
+    Api("cuMemcpy", "memcpy_unified(dst, src, ByteCount, None, 'cuMemcpy')",
         """Synchronous copy between unified addresses (device if inside a simulated allocation, else host).
 
 Legacy mode: runs on the legacy stream (906 and invalidation under a blocking capture; otherwise a
 potentially unsafe call, spec 6, 5.2). Per-thread mode: spec 6.1. Errors: INVALID_VALUE bad ranges."""),
-    Api("cuMemcpyAsync", "memcpy_unified(dst, src, ByteCount, hStream, 'cuMemcpyAsync') (...)",
+    Api("cuMemcpyAsync", "memcpy_unified(dst, src, ByteCount, hStream, 'cuMemcpyAsync')",
         """Asynchronous unified copy: a MEMCPY node during capture (spec 3.8); the source is read when the
 work runs (spec 3.10).
 
@@ -751,14 +751,14 @@ otherwise as ``cuModuleLoadData``."""),
         """A kernel of the module (``name``: ``bytes``; ``str`` raises ``TypeError: expected bytes, str found``).
 
 Errors: INVALID_HANDLE bad module; NOT_FOUND (500) no such entry."""),
-    Api("cuFuncSetAttribute", "func_set_attribute(hfunc, attrib, value) (...)",
+    Api("cuFuncSetAttribute", "func_set_attribute(hfunc, attrib, value)",
         """Set a function attribute. Simulated: ``CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES`` (the dynamic
 shared memory later launches may ask for: up to the device's ``MAX_SHARED_MEMORY_PER_BLOCK_OPTIN``) and
 ``CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT`` (-1 to 100).
 
 Errors: INVALID_HANDLE bad function; INVALID_VALUE a value out of range or a read-only attribute;
 NOT_SUPPORTED the cluster attributes (not simulated)."""),
-    Api("cuFuncGetAttribute", "func_get_attribute(attrib, hfunc) -> pi (...)",
+    Api("cuFuncGetAttribute", "func_get_attribute(attrib, hfunc) -> pi",
         """A function attribute (``int``): ``MAX_THREADS_PER_BLOCK`` (the device's), sizes and registers (0: no
 device code is simulated), PTX/binary version (the compute capability), ``MAX_DYNAMIC_SHARED_SIZE_BYTES``
 (48 KiB until raised) and the carveout. Errors: INVALID_HANDLE; NOT_SUPPORTED other attributes."""),
@@ -1249,7 +1249,7 @@ Errors: INVALID_IMAGE (200); 900 during a restricting capture (spec 5.2) [I]."""
         """Unload a library. Errors: INVALID_HANDLE; 900 during a restricting capture (spec 5.2) [I]."""),
     Api("cuLibraryGetKernel", "module_get_function(library, name) -> pKernel (...)",
         """The kernel ``name`` (``bytes``) of a library. Errors: INVALID_HANDLE; NOT_FOUND (500) unknown name."""),
-    Api("cuKernelGetFunction", "kernel_get_function(kernel) -> pFunc (...)",
+    Api("cuKernelGetFunction", "kernel_get_function(kernel) -> pFunc",
         """The function of a kernel in the current context (simulated: the same handle). Errors: INVALID_CONTEXT
 (201) no current context (709 a destroyed one); INVALID_HANDLE a bad kernel."""),
     Api("cuKernelGetName", "func_get_name(hfunc) -> name (...)",
@@ -1280,7 +1280,7 @@ P-25).
 Errors: INVALID_VALUE a bad graph, ``flags`` other than 0 or 1; INVALID_CONTEXT / CONTEXT_IS_DESTROYED a bad
 context, or no current context for a NULL one."""),
     # -- host-mapped and managed memory, pointer attributes, virtual memory management (topic: vmm) ----------
-    Api("cuMemHostGetDevicePointer", "mem_host_get_device_pointer(p, Flags) -> pdptr (...)",
+    Api("cuMemHostGetDevicePointer", "mem_host_get_device_pointer(p, Flags) -> pdptr",
         """The device pointer of pinned or registered host memory (``p``: an int address, ctypes object or buffer
 inside memory from ``cuMemHostAlloc``/``cuMemAllocHost``/``cuMemHostRegister``): under unified addressing the
 host address itself, which kernels may use (every simulated device has
@@ -1375,7 +1375,7 @@ virtual memory management [I code].""", decoder="mem_get_allocation_granularity"
     Api("cuMemGetAllocationPropertiesFromHandle", "mem_get_allocation_properties_from_handle(...)",
         """The ``CUmemAllocationProp`` a handle's memory was created with. Errors: INVALID_VALUE not a live
 handle.""", decoder="mem_get_allocation_properties_from_handle"),
-    Api("cuMemRetainAllocationHandle", "mem_retain_allocation_handle(addr) -> handle (...)",
+    Api("cuMemRetainAllocationHandle", "mem_retain_allocation_handle(addr) -> handle",
         """The handle of the memory mapped at ``addr`` (any address of a mapping), the value ``cuMemMap`` was
 given, with one more reference that ``cuMemRelease`` must drop. Errors: INVALID_VALUE ``addr`` not mapped."""),
     # -- several devices: peer access, peer copies, PCI identity (issue 10; simcuda/_core/entries/peer.py) --

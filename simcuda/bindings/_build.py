@@ -307,8 +307,8 @@ class FaceSpec:
 def value_conv(face: FaceSpec, doc_type: str, pname: str) -> _Conv:
     """The body conversion of an argument the signature leaves untyped, by the type the real docstring gives
     it: a handle class of the face -> its ``int`` (:func:`simcuda.bindings._args.handle`), an enum -> its
-    ``int`` (:func:`_T.c_enum`), a C integer -> checked as the wrapper checks it, the face's own kind
-    (:attr:`FaceSpec.untyped`); anything else passes unchanged."""
+    ``int`` (:func:`_T.c_enum`), a C integer -> checked as the wrapper checks it, ``Any`` (a ``void*``) -> its
+    address, the face's own kind (:attr:`FaceSpec.untyped`); anything else passes unchanged."""
     for cand in doc_type.split(" or "):
         cls = face.ns.get(cand)
         if isinstance(cls, type) and issubclass(cls, face.handle_types):
@@ -321,6 +321,8 @@ def value_conv(face: FaceSpec, doc_type: str, pname: str) -> _Conv:
         return lambda x: _A.uint(x, bits, cname)
     if doc_type == "int":
         return _A.int32
+    if doc_type == "Any":  # a void*: None, an int address or a buffer (its address)
+        return _T.void_ptr
     own = face.untyped(doc_type)
     return own if own is not None else (lambda x: x)
 

@@ -343,10 +343,6 @@ def cuEventRecord(hEvent: Any, hStream: Any) -> _Result:
 
 
 # =========================================================================== memory
-@_face
-def cuMemFreeHost(p: Any) -> _Result:
-    _drv().mem_free_host(_T.void_ptr(p))
-    return _OK
 
 
 @_face
@@ -361,25 +357,13 @@ def cuMemHostUnregister(p: Any) -> _Result:
     return _OK
 
 
+
 def _host(x: Any) -> Any:
     return _T.check_void_ptr_obj(x)
 
 
 def _copy(d: Any, p: _CopyParams, h: Any, call: str) -> _Result:
     d.memcpy(p, h, call)
-    return _OK
-
-
-@_face
-def cuMemcpy(dst: Any, src: Any, ByteCount: Any) -> _Result:
-    _drv().memcpy_unified(_h(dst, _CUdeviceptr), _h(src, _CUdeviceptr), _size(ByteCount), None, "cuMemcpy")
-    return _OK
-
-
-@_face
-def cuMemcpyAsync(dst: Any, src: Any, ByteCount: Any, hStream: Any) -> _Result:
-    _drv().memcpy_unified(_h(dst, _CUdeviceptr), _h(src, _CUdeviceptr), _size(ByteCount), _h(hStream, _CUstream),
-                          "cuMemcpyAsync")
     return _OK
 
 
@@ -612,19 +596,6 @@ def cuModuleLoad(fname: Any) -> _Result:
 def cuModuleGetFunction(hmod: Any, name: Any) -> _Result:
     n = _bytes_arg(name).decode()
     return (_SUCCESS, _CUfunction._mk(_drv().module_get_function(_h(hmod, _CUmodule), n)))
-
-
-@_face
-def cuFuncSetAttribute(hfunc: Any, attrib: Any, value: Any) -> _Result:
-    a = _T.c_enum(attrib, "attrib", "CUfunction_attribute_enum")
-    _drv().func_set_attribute(_h(hfunc, _CUfunction), a, _i(value))
-    return _OK
-
-
-@_face
-def cuFuncGetAttribute(attrib: Any, hfunc: Any) -> _Result:
-    a = _T.c_enum(attrib, "attrib", "CUfunction_attribute_enum")
-    return (_SUCCESS, _drv().func_get_attribute(a, _h(hfunc, _CUfunction)))
 
 
 @_face
@@ -1795,11 +1766,6 @@ def cuLibraryGetKernel(library: Any, name: Any) -> _Result:
 
 
 @_face
-def cuKernelGetFunction(kernel: Any) -> _Result:
-    return (_SUCCESS, _CUfunction._mk(_drv().kernel_get_function(_h(kernel, _CUkernel))))
-
-
-@_face
 def cuKernelGetName(hfunc: Any) -> _Result:
     return (_SUCCESS, _drv().func_get_name(_h(hfunc, _CUkernel)).encode())
 
@@ -1844,11 +1810,6 @@ _POINTER_WRAP: dict[int, _Callable[[Any], Any]] = {
 
 def _pointer_value(attr: int, v: Any) -> Any:
     return _POINTER_WRAP.get(attr, int)(v)
-
-
-@_face
-def cuMemHostGetDevicePointer(p: Any, Flags: Any) -> _Result:
-    return (_SUCCESS, _mk_dptr(_drv().mem_host_get_device_pointer(_T.void_ptr(p), _u(Flags))))
 
 
 @_face
@@ -1925,12 +1886,6 @@ def cuMemGetAllocationPropertiesFromHandle(handle: Any) -> _Result:
     g["type"], g["requestedHandleTypes"], loc["type"], loc["id"] = p.type, p.handle_types, p.loc_type, p.loc_id
     fl["compressionType"], fl["gpuDirectRDMACapable"], fl["usage"] = p.compression, p.rdma, p.usage
     return (_SUCCESS, st)
-
-
-@_face
-def cuMemRetainAllocationHandle(addr: Any) -> _Result:
-    h = _drv().mem_retain_allocation_handle(_T.void_ptr(addr))
-    return (_SUCCESS, globals()["CUmemGenericAllocationHandle"]._mk(h))
 
 
 # =========================================================================== entries built from the table
