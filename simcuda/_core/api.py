@@ -832,15 +832,15 @@ misaligned destination, range outside an allocation."""),
 function is called through ctypes on every launch (spec 3.9). Keep the ctypes thunk alive.
 
 Errors: INVALID_VALUE NULL params or function, bad graph/dependency."""),
-    Api("cuGraphAddEmptyNode", "graph_add_empty_node(hGraph, dependencies[numDependencies]) -> phGraphNode (...)",
+    Api("cuGraphAddEmptyNode", "graph_add_empty_node(hGraph, dependencies[numDependencies]) -> phGraphNode",
         """Add an EMPTY node (a join point). Errors: INVALID_VALUE bad graph or dependency (also a repeated one)."""),
     Api("cuGraphAddEventRecordNode",
-        "graph_add_event_node(hGraph, dependencies[numDependencies], event, False) -> phGraphNode (...)",
+        "graph_add_event_node(hGraph, dependencies[numDependencies], event, False) -> phGraphNode",
         """Add an EVENT_RECORD node (the event completes when the node runs).
 
 Errors: INVALID_VALUE bad graph, dependency or event (the Returns list has no INVALID_HANDLE)."""),
     Api("cuGraphAddEventWaitNode",
-        "graph_add_event_node(hGraph, dependencies[numDependencies], event, True) -> phGraphNode (...)",
+        "graph_add_event_node(hGraph, dependencies[numDependencies], event, True) -> phGraphNode",
         """Add a WAIT_EVENT node (replay has nothing to wait for: nodes run in one order).
 
 Errors: INVALID_VALUE bad graph, dependency or event."""),
@@ -857,7 +857,7 @@ Errors: INVALID_VALUE NULL params, bad graph/dependency, size 0, a location othe
 driver, an allocation type other than PINNED, bad access descriptors, a graph owned by a child node;
 NOT_SUPPORTED on a device without memory pools (``DeviceSpec(memory_pools=False)``) [I]."""),
     Api("cuGraphAddMemFreeNode",
-        "graph_add_mem_free_node(hGraph, dependencies[numDependencies], dptr) -> phGraphNode (...)",
+        "graph_add_mem_free_node(hGraph, dependencies[numDependencies], dptr) -> phGraphNode",
         """Add a MEM_FREE node for a graph allocation (``dptr``: ``CUdeviceptr`` or ``int``).
 
 Errors: INVALID_VALUE bad graph/dependency; an address not returned by an allocation node; an
@@ -904,7 +904,7 @@ memcpy-batch and other unsimulated types.""", decoder="graph_add_node"),
         "graph_add_mem_free_node/graph_add_memcpy_node/graph_add_memset_node(...)",
         """The same call as ``cuGraphAddNode`` (13.x resolves both to the edge-data ABI).""", decoder="graph_add_node"),
     Api("cuGraphAddChildGraphNode",
-        "graph_add_child_graph_node(hGraph, dependencies[numDependencies], childGraph) -> phGraphNode (...)",
+        "graph_add_child_graph_node(hGraph, dependencies[numDependencies], childGraph) -> phGraphNode",
         """Add a GRAPH node holding a **clone** of ``childGraph`` (spec 4.6, 9); allowed on a capture graph, and
 with a capture graph as ``childGraph`` (cloning only reads it, spec 3.5).
 
@@ -1728,12 +1728,16 @@ Destroy a graph and its nodes."""),
     Runtime("cudaGraphAddMemcpyNode1D", "cuGraphAddMemcpyNode", "(...)"),
     Runtime("cudaGraphAddMemsetNode", "cuGraphAddMemsetNode", "(...)"),
     Runtime("cudaGraphAddHostNode", "cuGraphAddHostNode", "(...)"),
-    Runtime("cudaGraphAddEmptyNode", "cuGraphAddEmptyNode", "(...)"),
-    Runtime("cudaGraphAddChildGraphNode", "cuGraphAddChildGraphNode", "(...)"),
+    Runtime("cudaGraphAddEmptyNode", "cuGraphAddEmptyNode", doc="""
+Add an EMPTY node (a join point)."""),
+    Runtime("cudaGraphAddChildGraphNode", "cuGraphAddChildGraphNode", doc="""
+Add a GRAPH node holding a clone of ``childGraph`` (spec 4.6, 9)."""),
     Runtime("cudaGraphChildGraphNodeGetGraph", "cuGraphChildGraphNodeGetGraph", doc="""
 The graph embedded in a GRAPH node."""),
-    Runtime("cudaGraphAddEventRecordNode", "cuGraphAddEventRecordNode", "(...)"),
-    Runtime("cudaGraphAddEventWaitNode", "cuGraphAddEventWaitNode", "(...)"),
+    Runtime("cudaGraphAddEventRecordNode", "cuGraphAddEventRecordNode", doc="""
+Add an EVENT_RECORD node."""),
+    Runtime("cudaGraphAddEventWaitNode", "cuGraphAddEventWaitNode", doc="""
+Add a WAIT_EVENT node."""),
     Runtime("cudaGraphAddDependencies", "cuGraphAddDependencies", "(...)"),
     Runtime("cudaGraphRemoveDependencies", "cuGraphRemoveDependencies", "(...)"),
     Runtime("cudaGraphGetNodes", "cuGraphGetNodes", "(...)"),

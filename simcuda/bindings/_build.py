@@ -285,7 +285,7 @@ class FaceSpec:
     ``outputs`` / ``params``: the face's generated signature and docstring tables; ``enum_cname``: the C enum
     name the real wrapper's ``OverflowError`` names for an enum type; ``untyped``: the face's own kind for a
     docstring type none of the common kinds covers (the runtime's ``Any`` is a ``void*``), or None;
-    ``handle_types``, ``docs_by_position``: see the attributes;
+    ``handle_types``, ``node_array``, ``docs_by_position``: see the attributes;
     ``success``: the face's success code; ``driver``: the current driver (:func:`simcuda._state.face_driver`).
     """
 
@@ -299,6 +299,10 @@ class FaceSpec:
     untyped: _Callable[[str], _Conv | None] = attrs.field(default=lambda _t: None)
     #: the face's handle classes' bases (the native route's runtime classes derive from NVIDIA's driver classes)
     handle_types: tuple[type, ...] = (_T.Wrapper,)
+    #: the face's conversion of a handle array and its count (``dependencies[numDependencies]``): the value, the
+    #: count and the parameter's name -> a list of ``int`` handles (the real wrapper's list checks and its
+    #: ``List is too small``); None: the face builds no entry with an array argument
+    node_array: _Callable[[Any, Any, str], list[int]] | None = None
     #: the docstring's Parameters name a parameter differently from the signature (the runtime's ``pool`` for
     #: ``memPool``): take its type by position when both list as many parameters
     docs_by_position: bool = False
@@ -345,8 +349,10 @@ def build(face: FaceSpec, name: str, call: Call, rename: Mapping[str, str] | Non
     output slots (:func:`out_wrap`). ``rename`` maps the call's parameter names to the face's (a runtime entry
     built from a driver row). The face wraps it (arity, conversion order, error translation).
 
-    A wrong row fails here, at import: ``AssertionError`` for a call in the native forms, a parameter the
-    wrapper does not have, or a number of outputs other than the wrapper's."""
+    An array argument ``name[count]`` is a list of handles, converted with its count by the face's
+    :attr:`FaceSpec.node_array`. A wrong row fails here, at import: ``AssertionError`` for a call in the native
+    forms, a parameter the wrapper does not have, an array the face does not convert, or a number of outputs
+    other than the wrapper's."""
     rename = rename or {}
     sig = signature_params(face.outputs[name][0])
     names = [p for p, _, _ in sig]
@@ -365,7 +371,19 @@ def build(face: FaceSpec, name: str, call: Call, rename: Mapping[str, str] | Non
     unknown = [p for _, p, _ in call.args if p is not None and rename.get(p, p) not in names]
     if unknown:
         raise AssertionError(f"{name}: the call reads {unknown}, not parameters of {face.outputs[name][0]}")
-    spec = tuple((kw, names.index(rename.get(p, p)) if p is not None else -1, lit) for kw, p, lit in call.args)
+    def index(p: str | None) -> int:
+        return names.index(rename.get(p, p)) if p is not None else -1
+    for p, count in call.counts.items():
+        if p in call.outs:
+            raise AssertionError(f"{name}: an output array ({p}[{count}]) needs a hand-written face")
+        i = index(p)
+        if face.node_array is None or not doc_type(i, names[i]).startswith("list[") or \
+                not isinstance(face.ns.get(doc_type(i, names[i])[5:-1]), type) or \
+                not issubclass(face.ns[doc_type(i, names[i])[5:-1]], face.handle_types):
+            raise AssertionError(f"{name}: the array {p}[{count}] is no handle list this face converts")
+    arrays = {index(p): index(c) for p, c in call.counts.items()}
+    spec = tuple((kw, index(p), lit, arrays.get(index(p), -1)) for kw, p, lit in call.args)
+    node_array = face.node_array
     wraps = tuple(out_wrap(face, t) for _, t in face.outputs[name][1])
     if len(call.outs) != len(wraps):
         raise AssertionError(f"{name}: the call fills {len(call.outs)} output slots, the wrapper has {len(wraps)}")
@@ -378,8 +396,11 @@ def build(face: FaceSpec, name: str, call: Call, rename: Mapping[str, str] | Non
             args = signature.bind(*args, **kwargs).args
         pos: list[Any] = []
         kws: dict[str, Any] = {}
-        for kw, i, lit in spec:
-            v = lit if i < 0 else convs[i](args[i])
+        for kw, i, lit, n in spec:
+            if n >= 0:  # an array and its count parameter
+                v = node_array(args[i], args[n], names[i])  # type: ignore[misc]  # (checked above)
+            else:
+                v = lit if i < 0 else convs[i](args[i])
             if kw is None:
                 pos.append(v)
             else:

@@ -357,7 +357,6 @@ def cuMemHostUnregister(p: Any) -> _Result:
     return _OK
 
 
-
 def _host(x: Any) -> Any:
     return _T.check_void_ptr_obj(x)
 
@@ -1214,24 +1213,6 @@ def cuGraphAddHostNode(hGraph: Any, dependencies: Any, numDependencies: Any, nod
 
 
 @_face
-def cuGraphAddEmptyNode(hGraph: Any, dependencies: Any, numDependencies: Any) -> _Result:
-    deps = _deps_for(dependencies, numDependencies)
-    return (_SUCCESS, _mk_node(_drv().graph_add_empty_node(_h(hGraph, _CUgraph), deps)))
-
-
-@_face
-def cuGraphAddEventRecordNode(hGraph: Any, dependencies: Any, numDependencies: Any, event: Any) -> _Result:
-    deps = _deps_for(dependencies, numDependencies)
-    return (_SUCCESS, _mk_node(_drv().graph_add_event_node(_h(hGraph, _CUgraph), deps, _h(event, _CUevent), False)))
-
-
-@_face
-def cuGraphAddEventWaitNode(hGraph: Any, dependencies: Any, numDependencies: Any, event: Any) -> _Result:
-    deps = _deps_for(dependencies, numDependencies)
-    return (_SUCCESS, _mk_node(_drv().graph_add_event_node(_h(hGraph, _CUgraph), deps, _h(event, _CUevent), True)))
-
-
-@_face
 def cuGraphAddMemAllocNode(hGraph: Any, dependencies: Any, numDependencies: Any, nodeParams: Any) -> _Result:
     deps = _deps_for(dependencies, numDependencies)
     _struct_arg(nodeParams, "CUDA_MEM_ALLOC_NODE_PARAMS", "nodeParams")
@@ -1242,12 +1223,6 @@ def cuGraphAddMemAllocNode(hGraph: Any, dependencies: Any, numDependencies: Any,
                                             a["access"])
     nodeParams._d["dptr"] = _mk_dptr(dptr)
     return (_SUCCESS, _mk_node(node))
-
-
-@_face
-def cuGraphAddMemFreeNode(hGraph: Any, dependencies: Any, numDependencies: Any, dptr: Any) -> _Result:
-    deps = _deps_for(dependencies, numDependencies)
-    return (_SUCCESS, _mk_node(_drv().graph_add_mem_free_node(_h(hGraph, _CUgraph), deps, _h(dptr, _CUdeviceptr))))
 
 
 @_face
@@ -1308,13 +1283,6 @@ def cuGraphAddNode(hGraph: Any, dependencies: Any, dependencyData: Any, numDepen
 def cuGraphAddNode_v3(hGraph: Any, dependencies: Any, dependencyData: Any, numDependencies: Any,
                       nodeParams: Any) -> _Result:
     return _add_node("cuGraphAddNode_v3", hGraph, dependencies, dependencyData, numDependencies, nodeParams)
-
-
-@_face
-def cuGraphAddChildGraphNode(hGraph: Any, dependencies: Any, numDependencies: Any, childGraph: Any) -> _Result:
-    deps = _deps_for(dependencies, numDependencies)
-    return (_SUCCESS, _mk_node(_drv().graph_add_child_graph_node(_h(hGraph, _CUgraph), deps,
-                                                                _h(childGraph, _CUgraph))))
 
 
 @_face
@@ -1891,7 +1859,8 @@ def cuMemGetAllocationPropertiesFromHandle(handle: Any) -> _Result:
 # =========================================================================== entries built from the table
 _ENUM_CNAME = {"CUresult": "cudaError_enum"}  # the C enum behind a wrapper enum, where it is not "<name>_enum"
 #: what the executor (:func:`simcuda.bindings._build.build`) needs to know of this face
-_FACE = _B.FaceSpec(__name__, globals(), _OUTPUTS, _PARAMS, lambda t: _ENUM_CNAME.get(t, t + "_enum"), _SUCCESS, _drv)
+_FACE = _B.FaceSpec(__name__, globals(), _OUTPUTS, _PARAMS, lambda t: _ENUM_CNAME.get(t, t + "_enum"), _SUCCESS, _drv,
+                    node_array=_deps_for)
 
 
 def _build(name: str) -> _Callable[..., _Result]:

@@ -1124,37 +1124,6 @@ def cudaGraphAddHostNode(graph: Any, pDependencies: Any, numDependencies: Any, p
     return (_SUCCESS, _mk_node(_drv().graph_add_host_node(_h(graph, _cudaGraph_t), deps, int(p.fn), p.userData)))
 
 
-@_rt()
-def cudaGraphAddEmptyNode(graph: Any, pDependencies: Any, numDependencies: Any) -> _Result:
-    """Add an EMPTY node (a join point)."""
-    deps = _deps(pDependencies, numDependencies)
-    return (_SUCCESS, _mk_node(_drv().graph_add_empty_node(_h(graph, _cudaGraph_t), deps)))
-
-
-@_rt()
-def cudaGraphAddChildGraphNode(graph: Any, pDependencies: Any, numDependencies: Any, childGraph: Any) -> _Result:
-    """Add a GRAPH node holding a clone of ``childGraph`` (spec 4.6, 9)."""
-    deps = _deps(pDependencies, numDependencies)
-    return (_SUCCESS, _mk_node(_drv().graph_add_child_graph_node(_h(graph, _cudaGraph_t), deps,
-                                                                _h(childGraph, _cudaGraph_t))))
-
-
-@_rt()
-def cudaGraphAddEventRecordNode(graph: Any, pDependencies: Any, numDependencies: Any, event: Any) -> _Result:
-    """Add an EVENT_RECORD node."""
-    deps = _deps(pDependencies, numDependencies)
-    return (_SUCCESS, _mk_node(_drv().graph_add_event_node(_h(graph, _cudaGraph_t), deps,
-                                                          _h(event, _cudaEvent_t), False)))
-
-
-@_rt()
-def cudaGraphAddEventWaitNode(graph: Any, pDependencies: Any, numDependencies: Any, event: Any) -> _Result:
-    """Add a WAIT_EVENT node."""
-    deps = _deps(pDependencies, numDependencies)
-    return (_SUCCESS, _mk_node(_drv().graph_add_event_node(_h(graph, _cudaGraph_t), deps,
-                                                          _h(event, _cudaEvent_t), True)))
-
-
 def _dep_pairs(from_: Any, to: Any, edgeData: Any, n: Any, remove: bool) -> tuple[list[int], list[int], _EdgeDataArg]:
     return _B.dep_pairs(from_, to, edgeData, n, remove, _node_list, _edge_list)
 
@@ -1447,7 +1416,7 @@ def _untyped(doc_type: str) -> _Callable[[Any], Any] | None:
 
 #: what the executor (:func:`simcuda.bindings._build.build`) needs to know of this face
 _FACE = _B.FaceSpec(__name__, globals(), _OUTPUTS, _PARAMS, lambda t: "enum " + t, _SUCCESS, _drv, _untyped,
-                    handle_types=(_T.Wrapper, _NvHandle), docs_by_position=True)
+                    handle_types=(_T.Wrapper, _NvHandle), node_array=_deps, docs_by_position=True)
 
 
 def _build(row: _Runtime) -> _Callable[..., _Result]:

@@ -51,3 +51,28 @@ def test_v2_face_serves_the_unified_copy_from_the_row(drv):
     v2.memcpy(ctypes.addressof(dst), int(dptr), 4)
     assert list(dst) == [9, 8, 7, 6]
     assert "memcpy" not in v2._NOT_SIMULATED
+
+
+def test_graph_node_adders_are_built_with_their_dependency_arrays(drv):
+    """cuGraphAddEmptyNode and cudaGraphAddEmptyNode are built from one row: the dependency array and its count
+    reach the core as handles (the edge exists afterwards), a count past the list is the wrapper's RuntimeError,
+    and a wrong item the wrapper's TypeError."""
+    import pytest
+
+    from simcuda.bindings import runtime as rt
+    _ctx(drv)
+    err, g = cu.cuGraphCreate(0)
+    assert err == OK
+    err, a = cu.cuGraphAddEmptyNode(g, None, 0)
+    assert err == OK
+    err, b = cu.cuGraphAddEmptyNode(g, [a], 1)
+    assert err == OK and isinstance(b, cu.CUgraphNode)
+    assert cu.cuGraphNodeGetDependencies(b, 1)[1] == [a]
+    with pytest.raises(RuntimeError, match="List is too small: 1 < 2"):
+        cu.cuGraphAddEmptyNode(g, [a], 2)
+    with pytest.raises(TypeError, match="expected tuple"):
+        cu.cuGraphAddEmptyNode(g, [1], 1)
+    err, c = rt.cudaGraphAddEmptyNode(g, [a, b], 2)
+    assert err == rt.cudaError_t.cudaSuccess and isinstance(c, rt.cudaGraphNode_t)
+    assert rt.cudaGraphNodeGetDependencies(c, 2)[1] == [a, b]
+    assert cu.cuGraphAddEmptyNode.__name__ == "cuGraphAddEmptyNode"
