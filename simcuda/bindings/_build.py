@@ -280,13 +280,12 @@ def capture_deps(deps: list[int], eds: _EdgeDataArg, n: int) -> tuple[list[int],
 class FaceSpec:
     """What the executor needs to know of one Python face to build its functions from table rows.
 
-    ``module``: the face's module name (the built functions' ``__module__``); ``ns``: the face's classes and
-    enums by name (the declared types of the real wrapper's parameters and outputs are looked up there);
-    ``outputs`` / ``params``: the face's generated signature and docstring tables; ``enum_cname``: the C enum
-    name the real wrapper's ``OverflowError`` names for an enum type; ``untyped``: the face's own kind for a
-    docstring type none of the common kinds covers (the runtime's ``Any`` is a ``void*``), or None;
-    ``handle_types``, ``node_array``, ``docs_by_position``: see the attributes;
-    ``success``: the face's success code; ``driver``: the current driver (:func:`simcuda._state.face_driver`).
+    ``module``: the face's module name (the built functions' ``__module__``); ``ns``: the face's classes and enums
+    by name (the declared types of the real wrapper's parameters and outputs are looked up there); ``outputs`` /
+    ``params``: the face's generated signature and docstring tables; ``enum_cname``: the C enum name the real
+    wrapper's ``OverflowError`` names for an enum type; ``success``: the face's success code; ``driver``: the
+    current driver (:func:`simcuda._state.face_driver`); ``handle_types``, ``node_array``, ``docs_by_position``: see
+    the attributes.
     """
 
     module: str
@@ -296,7 +295,6 @@ class FaceSpec:
     enum_cname: _Callable[[str], str]
     success: Any
     driver: _Callable[[], Any]
-    untyped: _Callable[[str], _Conv | None] = attrs.field(default=lambda _t: None)
     #: the face's handle classes' bases (the native route's runtime classes derive from NVIDIA's driver classes)
     handle_types: tuple[type, ...] = (_T.Wrapper,)
     #: the face's conversion of a handle array and its count (``dependencies[numDependencies]``): the value, the
@@ -312,7 +310,7 @@ def value_conv(face: FaceSpec, doc_type: str, pname: str) -> _Conv:
     """The body conversion of an argument the signature leaves untyped, by the type the real docstring gives
     it: a handle class of the face -> its ``int`` (:func:`simcuda.bindings._args.handle`), an enum -> its
     ``int`` (:func:`_T.c_enum`), a C integer -> checked as the wrapper checks it, ``Any`` (a ``void*``) -> its
-    address, the face's own kind (:attr:`FaceSpec.untyped`); anything else passes unchanged."""
+    address; anything else passes unchanged."""
     for cand in doc_type.split(" or "):
         cls = face.ns.get(cand)
         if isinstance(cls, type) and issubclass(cls, face.handle_types):
@@ -327,8 +325,7 @@ def value_conv(face: FaceSpec, doc_type: str, pname: str) -> _Conv:
         return _A.int32
     if doc_type == "Any":  # a void*: None, an int address or a buffer (its address)
         return _T.void_ptr
-    own = face.untyped(doc_type)
-    return own if own is not None else (lambda x: x)
+    return lambda x: x
 
 
 def out_wrap(face: FaceSpec, type_name: str) -> _Conv:

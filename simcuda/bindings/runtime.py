@@ -1408,14 +1408,8 @@ def make_cudaPitchedPtr(d: Any, p: Any, xsz: Any, ysz: Any) -> Any:
 
 
 # =========================================================================== entries built from the table
-def _untyped(doc_type: str) -> _Callable[[Any], Any] | None:
-    """The runtime face's own argument kind: a parameter its docstring types ``Any`` is a ``void*`` (None, an
-    ``int`` address or a buffer: its address)."""
-    return _T.void_ptr if doc_type == "Any" else None
-
-
 #: what the executor (:func:`simcuda.bindings._build.build`) needs to know of this face
-_FACE = _B.FaceSpec(__name__, globals(), _OUTPUTS, _PARAMS, lambda t: "enum " + t, _SUCCESS, _drv, _untyped,
+_FACE = _B.FaceSpec(__name__, globals(), _OUTPUTS, _PARAMS, lambda t: "enum " + t, _SUCCESS, _drv,
                     handle_types=(_T.Wrapper, _NvHandle), node_array=_deps, docs_by_position=True)
 
 
