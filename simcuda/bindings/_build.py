@@ -378,8 +378,10 @@ def build(face: FaceSpec, name: str, call: Call, rename: Mapping[str, str] | Non
                 not isinstance(face.ns.get(doc_type(i, names[i])[5:-1]), type) or \
                 not issubclass(face.ns[doc_type(i, names[i])[5:-1]], face.handle_types):
             raise AssertionError(f"{name}: the array {p}[{count}] is no handle list this face converts")
-    arrays = {index(p): index(c) for p, c in call.counts.items()}
-    spec = tuple((kw, index(p), lit, arrays.get(index(p), -1)) for kw, p, lit in call.args)
+    arrays = tuple((index(p), index(c)) for p, c in call.counts.items())
+    for i, _n in arrays:
+        convs[i] = lambda x: x  # converted with its count, below
+    spec = tuple((kw, index(p), lit) for kw, p, lit in call.args)
     node_array = face.node_array
     wraps = tuple(out_wrap(face, t) for _, t in face.outputs[name][1])
     if len(call.outs) != len(wraps):
@@ -391,13 +393,15 @@ def build(face: FaceSpec, name: str, call: Call, rename: Mapping[str, str] | Non
     def fn(*args: Any, **kwargs: Any) -> Any:
         if kwargs:
             args = signature.bind(*args, **kwargs).args
+        if arrays:  # each array with its count parameter
+            conv = list(args)
+            for i, n in arrays:
+                conv[i] = node_array(args[i], args[n], names[i])  # type: ignore[misc]  # (checked above)
+            args = tuple(conv)
         pos: list[Any] = []
         kws: dict[str, Any] = {}
-        for kw, i, lit, n in spec:
-            if n >= 0:  # an array and its count parameter
-                v = node_array(args[i], args[n], names[i])  # type: ignore[misc]  # (checked above)
-            else:
-                v = lit if i < 0 else convs[i](args[i])
+        for kw, i, lit in spec:
+            v = lit if i < 0 else convs[i](args[i])
             if kw is None:
                 pos.append(v)
             else:
