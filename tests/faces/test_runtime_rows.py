@@ -2,7 +2,7 @@
 that is not particular is built by the faces' one executor, and a wrong row fails at import (issue 18, item 2)."""
 from __future__ import annotations
 
-import importlib.util
+import runpy
 from pathlib import Path
 
 import pytest
@@ -17,15 +17,7 @@ from simcuda.bindings import runtime as rt
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _measure() -> dict[str, dict[str, set[str]]]:
-    spec = importlib.util.spec_from_file_location("measure_faces", ROOT / "tools" / "measure_faces.py")
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod.measure()
-
-
-MEASURED = _measure()
+MEASURED: dict[str, dict[str, set[str]]] = runpy.run_path(str(ROOT / "tools" / "measure_faces.py"))["measure"]()
 
 
 @pytest.mark.parametrize("row", RUNTIME_ROWS, ids=lambda r: r.name)
