@@ -20,7 +20,7 @@ def _parent_with_child(env):
 def test_embedded_graph_is_a_clone_of_the_child(env):
     """FindInClone maps a node of the graph a child node was made from to its copy in the embedded graph."""
     g, _, node = _parent_with_child(env)
-    a, b = env.nodes(g)
+    _, b = env.nodes(g)
     embedded = ok(cu.cuGraphChildGraphNodeGetGraph(node))
     assert int(embedded) != int(g)
     b_copy = ok(cu.cuGraphNodeFindInClone(b, embedded))
@@ -49,7 +49,7 @@ def test_clone_of_parent_finds_nodes_of_the_embedded_graph(env):
 
 def test_set_child_graph_params_embeds_a_new_clone(env):
     """cuGraphChildGraphNodeSetParams embeds a fresh clone, in which the new graph's nodes are found."""
-    _, parent, node = _parent_with_child(env)
+    _, _, node = _parent_with_child(env)
     h = env.kernels(3)
     p = cu.CUgraphNodeParams()
     p.type = NT.CU_GRAPH_NODE_TYPE_GRAPH
