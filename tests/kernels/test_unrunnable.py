@@ -139,3 +139,18 @@ def test_nvrtc_face_stand_in_ptx_is_recorded_and_listed() -> None:
     assert "stand-in PTX" in drv.launch_log[-1].note
     assert drv.kernels_without_implementation == {"fill": 1}
     drv.close()
+
+
+def test_simcuda_run_summary_lists_refused_and_stand_in_kernels() -> None:
+    """`simcuda run`'s summary names both a refused kernel and a stand-in's, with the remedies."""
+    from simcuda._summary import summary_text
+    drv = _driver()
+    f = drv.module_get_function(drv.module_load_data(_foreign_cubin()), "fill")
+    with pytest.raises(DriverError):
+        drv.launch_kernel(f, (1, 1, 1), (4, 1, 1), 0, 0, [drv.mem_alloc(16)])
+    g = drv.module_get_function(drv.module_load_data(SRC.replace("fill", "stub").encode()), "stub")
+    drv.launch_kernel(g, (1, 1, 1), (4, 1, 1), 0, 0, [drv.mem_alloc(16)])
+    text = summary_text(drv)
+    assert "kernels that could not run" in text and "fill (1 run)" in text and "stub (1 run)" in text
+    assert "simcuda.kernel(name)" in text
+    drv.close()
