@@ -15,6 +15,7 @@ from typing import Any
 
 import attrs
 
+from . import param_types
 from .errors import CUresult, DriverError
 
 #: struct formats of the PTX scalar float types; every other scalar is packed as an integer of its size
@@ -62,10 +63,27 @@ class DriverMemory:
         return self._gpu_like
 
 
-def pack_params(name: str, info: Any, args: list[Any]) -> bytes:
+def _read_as_integer(declared: list[str] | None, i: int) -> bool:
+    """Whether parameter ``i``'s value was read from the launch's bytes as an integer C type (a CUBIN's kernels
+    have only sized unsigned types, docs/fidelity.md): an ``int`` value is then the bits the caller passed."""
+    if not declared or i >= len(declared):
+        return False
+    try:
+        return param_types.struct_format(declared[i]) in _INTEGER_FORMATS
+    except param_types.Unsized:
+        return False
+
+
+_INTEGER_FORMATS = frozenset("bBhHiIlLqQ")
+
+
+def pack_params(name: str, info: Any, args: list[Any], declared: list[str] | None = None) -> bytes:
     """The parameter buffer of kernel ``name`` (``info``: its :class:`simcuda.ptx.KernelInfo`): each decoded
     argument value at its parameter's offset, little-endian; ``bytes`` (a struct by value) as given, floats by
-    the parameter's PTX float type, integers (and pointers) two's-complement in its size.
+    the parameter's PTX float type, integers (and pointers) two's-complement in its size. ``declared`` (the
+    function's parameter C types) says how the values were read: an ``int`` read as an integer type for a PTX
+    float parameter (a CUBIN's kernel on the native route, whose image has sizes only) is the float's bits, not
+    a number to convert.
 
     Errors: ``CUDA_ERROR_INVALID_VALUE`` when the argument count differs from the kernel's parameter count.
     """
@@ -73,9 +91,12 @@ def pack_params(name: str, info: Any, args: list[Any]) -> bytes:
         raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
                           f"kernel {name!r} takes {len(info.params)} parameters, the launch gave {len(args)}")
     buf = bytearray(info.param_bytes)
-    for p, v in zip(info.params, args):
+    for i, (p, v) in enumerate(zip(info.params, args)):
         if isinstance(v, (bytes, bytearray, memoryview)):
             raw = bytes(v)[:p.size].ljust(p.size, b"\0")
+        elif (p.ptx_type in _FLOAT_FORMATS and isinstance(v, int) and not isinstance(v, bool)
+              and _read_as_integer(declared, i)):
+            raw = (v & ((1 << (8 * p.size)) - 1)).to_bytes(p.size, "little")
         elif p.ptx_type in _FLOAT_FORMATS and p.size == struct.calcsize(_FLOAT_FORMATS[p.ptx_type]):
             raw = struct.pack(_FLOAT_FORMATS[p.ptx_type], float(v))
         elif isinstance(v, float):
@@ -189,7 +210,7 @@ def run_ptx(driver: Any, p: Any, unlocked: Any) -> tuple[bool, str]:
         raise DriverError(CUresult.CUDA_ERROR_NOT_FOUND, f"kernel {p.name!r} is not an .entry of its module's PTX")
     if len(p.args) != len(info.params):  # e.g. kernelParams NULL: nothing to run it with [I]
         return False, "recorded only (no argument values for its parameters)"
-    params = pack_params(p.name, info, list(p.args))
+    params = pack_params(p.name, info, list(p.args), getattr(p.func, "param_types", None))
     memory = DriverMemory(driver.memory)
     try:
         unlocked(eng.launch, p.name, tuple(p.grid), tuple(p.block), int(p.shmem), params, memory, _hooks(driver))

@@ -154,3 +154,20 @@ def test_simcuda_run_summary_lists_refused_and_stand_in_kernels() -> None:
     assert "kernels that could not run" in text and "fill (1 run)" in text and "stub (1 run)" in text
     assert "simcuda.kernel(name)" in text
     drv.close()
+
+
+def test_pack_params_passes_the_bits_of_an_integer_read_float_parameter() -> None:
+    """A float parameter whose value was read as a sized unsigned integer (a CUBIN's kernel: sizes only) is packed as
+    those bits; with a float type declared, or no types, the value is converted as a number."""
+    import struct
+
+    from simcuda import ptx
+    from simcuda._core.ptxrun import pack_params
+    info = ptx.load(".version 8.0\n.target sm_80\n.address_size 64\n"
+                    ".visible .entry k(.param .f64 d, .param .f32 f)\n{ ret; }\n").kernels["k"]
+    bits_d, = struct.unpack("<Q", struct.pack("<d", -2.5))
+    bits_f, = struct.unpack("<I", struct.pack("<f", 3.25))
+    raw = pack_params("k", info, [bits_d, bits_f], ["unsigned long long", "unsigned int"])
+    assert struct.unpack("<df", raw[:12]) == (-2.5, 3.25)
+    assert struct.unpack("<df", pack_params("k", info, [-2.5, 3.25], ["double", "float"])[:12]) == (-2.5, 3.25)
+    assert struct.unpack("<df", pack_params("k", info, [2, 3])[:12]) == (2.0, 3.0)
