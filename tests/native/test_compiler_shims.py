@@ -221,3 +221,44 @@ def test_nvrtc_loaded_before_the_native_route_is_reported() -> None:
     assert "was loaded before the native route was set up" in out["status"]
     assert "was loaded before the native route was set up" in err
     assert out["rc"] == 0
+
+
+def test_nvjitlink_link_of_two_ptx_modules_runs_the_joined_ptx() -> None:
+    """A kernel calling a device function of another relocatable PTX module, linked by nvJitLink (no linked PTX),
+    runs from the two modules' PTX joined (skips without nvidia-nvjitlink)."""
+    _need_nvrtc()
+    if compilers.real_path("nvJitLink") is None:
+        pytest.skip("NVIDIA's nvJitLink (nvidia-nvjitlink) is not installed")
+    out, _err = run('''
+    with simcuda.patch(route="native"):
+        from cuda.bindings import nvjitlink, nvrtc
+
+        def relocatable_ptx(src, name):
+            _, prog = nvrtc.nvrtcCreateProgram(src.encode(), name.encode(), 0, [], [])
+            nvrtc.nvrtcCompileProgram(prog, 2, [b"--gpu-architecture=compute_80", b"-rdc=true"])
+            _, m = nvrtc.nvrtcGetPTXSize(prog)
+            ptx = b" " * m
+            nvrtc.nvrtcGetPTX(prog, ptx)
+            return ptx
+        a = relocatable_ptx('extern __device__ int twice(int); extern "C" __global__ void fill(int *o, int v) '
+                            '{ o[threadIdx.x] = twice(v / 2) + threadIdx.x; }', "a.cu")
+        b = relocatable_ptx('__device__ int twice(int x) { return 2 * x; }', "b.cu")
+        h = nvjitlink.create(1, ["-arch=sm_80"])
+        for ptx, name in ((a, "a.ptx"), (b, "b.ptx")):
+            nvjitlink.add_data(h, nvjitlink.InputType.PTX, ptx, len(ptx), name)
+        nvjitlink.complete(h)
+        buf = bytearray(nvjitlink.get_linked_cubin_size(h))
+        nvjitlink.get_linked_cubin(h, buf)
+        nvjitlink.destroy(h)
+        out["result"] = launch_fill(bytes(buf))
+    ''')
+    assert out["result"] == [40, 41, 42, 43]
+
+
+def test_join_ptx_keeps_the_first_header_only() -> None:
+    """join_ptx keeps the first module whole and drops the later modules' .version/.target/.address_size lines."""
+    first = ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k() { ret; }\n"
+    second = ".version 8.0\n.target sm_80\n.address_size 64\n.visible .func f() { ret; }\n"
+    joined = compilers.join_ptx([first, second])
+    assert joined.startswith(first) and joined.count(".version") == 1 and joined.count(".target") == 1
+    assert ".visible .func f()" in joined
