@@ -159,9 +159,9 @@ def refusal(name: str) -> DriverError:
                        f"kernel {name!r} cannot run: it has no Python twin and its module is a binary image (an ELF "
                        "CUBIN or a fatbin) whose PTX simcuda does not have; a CUBIN holds no PTX, and simcuda runs "
                        "kernels from PTX. Its PTX is known when the CUBIN was compiled in this process by NVRTC "
-                       "(simcuda's nvrtc face, or NVIDIA's NVRTC on the native route) or linked by nvJitLink or "
-                       "cuLink from PTX; not for a CUBIN compiled offline (nvcc) or in another process, nor for "
-                       f"one linked from LTO-IR with no linked PTX{note}. Remedies: register a Python twin "
+                       "(simcuda's nvrtc face, or NVIDIA's NVRTC on the native route), or linked by cuLink from PTX "
+                       "or by NVIDIA's nvJitLink on the native route; not for a CUBIN compiled offline (nvcc) or in "
+                       f"another process{note}. Remedies: register a Python twin "
                        f"(@simcuda.kernel({name!r})), compile the kernel through NVRTC in this process, or load its "
                        "PTX; Options(unrunnable_kernels='record') records such launches without running them")
 

@@ -16,7 +16,9 @@ cuda.pathfinder looks for a compiler library by soname, "already loaded?" first,
 3. has the shim open the real library by its path (``RTLD_LOCAL``) and forward every function to it;
 4. registers :func:`_report`, which the shim calls when a CUBIN is handed out: NVRTC's ``nvrtcGetCUBIN`` with the
    same program's PTX (``nvrtcGetPTX``), nvJitLink's ``nvJitLinkGetLinkedCubin`` with the linked PTX when there
-   is one, else the PTX inputs the link was given (``nvJitLinkAddData``/``AddFile`` of type PTX, and the PTX
+   is one; for a link with link-time optimisation (``-lto`` or an LTO-IR input) with no linked PTX, the linked
+   PTX of the same inputs linked again with ``-ptx`` (what nvJitLink makes PTX with; one more link per CUBIN
+   taken); else the PTX inputs the link was given (``nvJitLinkAddData``/``AddFile`` of type PTX, and the PTX
    remembered for a CUBIN input). The pair goes to :func:`simcuda._core.module.remember_ptx`, so a later
    ``cuModuleLoadData``/``cuLibraryLoadData`` of those CUBIN bytes runs that PTX.
 
@@ -67,9 +69,23 @@ COMPILERS = (Compiler("nvrtc", "libnvrtc.so.13", "libnvrtc_shim.c"),
 """The compilers :func:`install` intercepts, in install order."""
 
 #: what the shims report (their SHIM_* enums)
-NVRTC_CUBIN, JIT_DATA, JIT_FILE, JIT_CUBIN, JIT_DESTROY = 1, 2, 3, 4, 5
+NVRTC_CUBIN, JIT_DATA, JIT_FILE, JIT_CUBIN, JIT_DESTROY, JIT_CREATE = 1, 2, 3, 4, 5, 6
 #: nvJitLinkInputType values (cuda.bindings.nvjitlink.InputType)
-INPUT_CUBIN, INPUT_PTX, INPUT_LTOIR, INPUT_FATBIN = 1, 2, 3, 4
+INPUT_CUBIN, INPUT_PTX, INPUT_LTOIR, INPUT_FATBIN, INPUT_ANY = 1, 2, 3, 4, 10
+#: the input type nvJitLink reads from a file name's extension (for NVJITLINK_INPUT_ANY)
+_BY_EXTENSION = {".ptx": INPUT_PTX, ".ltoir": INPUT_LTOIR, ".cubin": INPUT_CUBIN, ".fatbin": INPUT_FATBIN,
+                 ".o": 5, ".a": 6}
+
+
+@attrs.define
+class _Link:
+    """What simcuda knows of one nvJitLink handle: its options, and each input as (type, bytes, PTX or b"")."""
+    options: list[str] = attrs.field(factory=list)
+    inputs: list[tuple[int, bytes, bytes]] = attrs.field(factory=list)
+
+    def lto(self) -> bool:
+        """Whether the link optimises at link time (``-lto``, or an LTO-IR input)."""
+        return "-lto" in self.options or any(kind == INPUT_LTOIR for kind, _d, _p in self.inputs)
 
 REPORT = ctypes.CFUNCTYPE(None, ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p,
                           ctypes.c_size_t, ctypes.c_int)
@@ -78,8 +94,9 @@ REPORT = ctypes.CFUNCTYPE(None, ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p, 
 _lock = threading.Lock()
 _status: dict[str, str] = {}  # compiler name -> "intercepting <real path>" or why not
 _libs: dict[str, ctypes.CDLL] = {}
-_links: dict[int, list[tuple[int, bytes]]] = {}  # nvJitLink handle -> [(input type, PTX text or b"")]
-_counts = {"cubins": 0, "with_ptx": 0}
+_links: dict[int, _Link] = {}  # nvJitLink handle -> what it was given
+_counts = {"cubins": 0, "with_ptx": 0, "relinked": 0}
+_tls = threading.local()  # .relinking: a re-link for PTX (simcuda's own nvJitLink calls) reports nothing
 
 
 def shim_path(c: Compiler) -> Any:
@@ -95,7 +112,8 @@ def status() -> dict[str, str]:
 
 
 def reports() -> dict[str, int]:
-    """How many CUBINs the shims reported since install (``cubins``) and how many came with PTX (``with_ptx``)."""
+    """How many CUBINs the shims reported since install (``cubins``), how many came with PTX (``with_ptx``), and
+    how many LTO links were linked again for their PTX (``relinked``)."""
     with _lock:
         return dict(_counts)
 
@@ -180,7 +198,16 @@ def _build_status() -> tuple[str, str, str]:
 
 
 def _declare(lib: ctypes.CDLL) -> None:
-    """Give a shim's own functions (shim.h) their C signatures."""
+    """Give a shim's own functions (shim.h) their C signatures, and nvJitLink's that :func:`_relink_for_ptx`
+    calls."""
+    if hasattr(lib, "nvJitLinkCreate"):
+        p, size = ctypes.c_void_p, ctypes.c_size_t
+        for name, args in (("nvJitLinkCreate", [ctypes.POINTER(p), ctypes.c_uint32, ctypes.POINTER(ctypes.c_char_p)]),
+                           ("nvJitLinkAddData", [p, ctypes.c_int, ctypes.c_char_p, size, ctypes.c_char_p]),
+                           ("nvJitLinkComplete", [p]), ("nvJitLinkGetLinkedPtxSize", [p, ctypes.POINTER(size)]),
+                           ("nvJitLinkGetLinkedPtx", [p, ctypes.c_char_p]), ("nvJitLinkDestroy", [ctypes.POINTER(p)])):
+            getattr(lib, name).argtypes = args
+            getattr(lib, name).restype = ctypes.c_int
     lib.simcuda_shim_open.argtypes = [ctypes.c_char_p]
     lib.simcuda_shim_open.restype = ctypes.c_int
     lib.simcuda_shim_error.restype = ctypes.c_char_p
@@ -214,17 +241,60 @@ def join_ptx(texts: list[str]) -> str:
 
 
 def _ptx_of_link(handle: int) -> str | None:
+    """The PTX of the CUBIN link ``handle`` made with no linked PTX: a re-link of its inputs with ``-ptx`` for an
+    LTO link (:func:`_relink_for_ptx`), else the PTX its inputs brought (joined when several)."""
     with _lock:
-        inputs = _links.get(handle, [])
-    texts = [t.decode("utf-8", "replace").rstrip("\0") for kind, t in inputs if t]
+        link = _links.get(handle)
+    if link is None:
+        return None
+    if link.lto():
+        return _relink_for_ptx(link)
+    texts = [ptx.decode("utf-8", "replace").rstrip("\0") for _k, _d, ptx in link.inputs if ptx]
     if not texts:
         return None
     return texts[0] if len(texts) == 1 else join_ptx(texts)
 
 
-def _link_input(handle: int, kind: int, data: bytes) -> None:
-    """Keep the PTX an nvJitLink input brings: its text (type PTX), or the PTX remembered for a CUBIN input."""
+def _relink_for_ptx(link: _Link) -> str | None:
+    """The linked PTX of an LTO link: the same inputs linked again by the real nvJitLink with ``-ptx`` added
+    (the linked PTX is only made with ``-lto -ptx``, and such a link makes no CUBIN); None when that fails."""
+    lib = _libs.get("nvJitLink")
+    if lib is None:
+        return None
+    options = [o for o in link.options if o != "-ptx"] + ["-ptx"]
+    if "-lto" not in options:
+        options.append("-lto")
+    opts = (ctypes.c_char_p * len(options))(*[o.encode() for o in options])
+    h = ctypes.c_void_p()
+    _tls.relinking = True
+    try:
+        if lib.nvJitLinkCreate(ctypes.byref(h), len(options), opts) != 0:
+            return None
+        try:
+            for i, (kind, data, _ptx) in enumerate(link.inputs):
+                if lib.nvJitLinkAddData(h, kind, data, len(data), f"input{i}".encode()) != 0:
+                    return None
+            n = ctypes.c_size_t()
+            if lib.nvJitLinkComplete(h) != 0 or lib.nvJitLinkGetLinkedPtxSize(h, ctypes.byref(n)) != 0:
+                return None
+            buf = ctypes.create_string_buffer(n.value)
+            if lib.nvJitLinkGetLinkedPtx(h, buf) != 0:
+                return None
+        finally:
+            lib.nvJitLinkDestroy(ctypes.byref(h))
+    finally:
+        _tls.relinking = False
+    with _lock:
+        _counts["relinked"] += 1
+    return buf.raw.decode("utf-8", "replace").rstrip("\0")
+
+
+def _link_input(handle: int, kind: int, data: bytes, name: str = "") -> None:
+    """Keep an nvJitLink input: its type (read from the name's extension for NVJITLINK_INPUT_ANY), its bytes
+    (for an LTO link's re-link), and the PTX it brings: its text (type PTX), or the PTX known for a CUBIN."""
     from .._core.module import ptx_of_image
+    if kind == INPUT_ANY:
+        kind = _BY_EXTENSION.get(os.path.splitext(name)[1].lower(), kind)
     ptx = b""
     if kind == INPUT_PTX:
         ptx = data
@@ -232,12 +302,17 @@ def _link_input(handle: int, kind: int, data: bytes) -> None:
         known = ptx_of_image(data, None)
         ptx = known.encode() if known else b""
     with _lock:
-        _links.setdefault(handle, []).append((kind, ptx))
+        _links.setdefault(handle, _Link()).inputs.append((kind, data, ptx))
 
 
 def _on_report(what: int, handle: int, a: bytes, b: bytes | None, extra: int) -> None:
     from .._core.module import remember_ptx
-    if what in (NVRTC_CUBIN, JIT_CUBIN):
+    if getattr(_tls, "relinking", False):
+        return
+    if what == JIT_CREATE:
+        with _lock:
+            _links[handle] = _Link(options=[o.decode(errors="replace") for o in a.split(b"\0")[:extra]])
+    elif what in (NVRTC_CUBIN, JIT_CUBIN):
         ptx = b.decode("utf-8", "replace") if b else (_ptx_of_link(handle) if what == JIT_CUBIN else None)
         with _lock:
             _counts["cubins"] += 1
@@ -245,14 +320,15 @@ def _on_report(what: int, handle: int, a: bytes, b: bytes | None, extra: int) ->
         if ptx:
             remember_ptx(a, ptx)
     elif what == JIT_DATA:
-        _link_input(handle, extra, a)
+        _link_input(handle, extra, a, (b or b"").decode(errors="replace"))
     elif what == JIT_FILE:
+        name = a.decode(errors="surrogateescape")
         try:
-            with open(a.decode(errors="surrogateescape"), "rb") as f:
+            with open(name, "rb") as f:
                 data = f.read()
         except OSError:
             data = b""
-        _link_input(handle, extra, data)
+        _link_input(handle, extra, data, name)
     elif what == JIT_DESTROY:
         with _lock:
             _links.pop(handle, None)

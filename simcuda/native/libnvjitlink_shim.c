@@ -1,7 +1,7 @@
 /* simcuda's libnvJitLink.so.13: NVIDIA's nvJitLink, forwarded, with what a linked CUBIN was made of reported.
  *
  * A linked CUBIN holds no PTX; the simulator runs kernels from their PTX (issue 17). This shim reports to Python
- * (simcuda.native.compilers): each input a link is given (nvJitLinkAddData: its type, bytes and name;
+ * (simcuda.native.compilers): a link's options (nvJitLinkCreate), each input it is given (nvJitLinkAddData: its type, bytes and name;
  * nvJitLinkAddFile: its type and file name), the linked CUBIN when it is taken (nvJitLinkGetLinkedCubin succeeds)
  * together with the linked PTX when the real nvJitLink has one (a link with -lto and -ptx), and the handle's end
  * (nvJitLinkDestroy). Python keeps the PTX inputs per handle and remembers (CUBIN, PTX) for the CUBIN's load.
@@ -12,7 +12,7 @@ enum { NVJITLINK_ERROR_INTERNAL = 6 };
 
 /* the functions NVIDIA's cuda.bindings 13.5 resolves from libnvJitLink (cuda/bindings/_internal/nvjitlink) */
 #define SHIM_FUNCTIONS(X)                                                                                   \
-    X(0, nvJitLinkCreate, FWD) X(1, nvJitLinkDestroy, OWN) X(2, nvJitLinkAddData, OWN)                     \
+    X(0, nvJitLinkCreate, OWN) X(1, nvJitLinkDestroy, OWN) X(2, nvJitLinkAddData, OWN)                     \
     X(3, nvJitLinkAddFile, OWN) X(4, nvJitLinkComplete, FWD) X(5, nvJitLinkGetLinkedCubinSize, FWD)        \
     X(6, nvJitLinkGetLinkedCubin, OWN) X(7, nvJitLinkGetLinkedPtxSize, FWD) X(8, nvJitLinkGetLinkedPtx, FWD) \
     X(9, nvJitLinkGetErrorLogSize, FWD) X(10, nvJitLinkGetErrorLog, FWD) X(11, nvJitLinkGetInfoLogSize, FWD) \
@@ -25,6 +25,7 @@ enum { NVJITLINK_ERROR_INTERNAL = 6 };
 #include "shim.h"
 
 enum { /* report kinds */
+    SHIM_JIT_CREATE = 6,  /* (handle, the options, each ending in NUL, their total size, NULL, 0, their count) */
     SHIM_JIT_DATA = 2,    /* (handle, the input's bytes, size, its name or NULL, the name's length, input type) */
     SHIM_JIT_FILE = 3,    /* (handle, the file name, its length, NULL, 0, input type) */
     SHIM_JIT_CUBIN = 4,   /* (handle, the linked CUBIN, size, the linked PTX or NULL, its size, 0) */
@@ -36,6 +37,30 @@ enum { /* report kinds */
         __atomic_fetch_add(&not_loaded_calls, 1, __ATOMIC_RELAXED);                                        \
         return SHIM_NOT_LOADED;                                                                            \
     }
+
+EXPORT int nvJitLinkCreate(void **handle, uint32_t count, const char **options) {
+    typedef int (*create_fn)(void **, uint32_t, const char **);
+    create_fn fn = (create_fn)real_fn(0);
+    NOT_LOADED_IF_NULL(fn)
+    int rc = fn(handle, count, options);
+    if (rc != 0 || handle == NULL || *handle == NULL)
+        return rc;
+    size_t n = 0;
+    for (uint32_t i = 0; options != NULL && i < count; i++)
+        n += (options[i] != NULL ? strlen(options[i]) : 0) + 1;
+    char *all = malloc(n > 0 ? n : 1);
+    if (all != NULL) {
+        size_t at = 0;
+        for (uint32_t i = 0; options != NULL && i < count; i++) {
+            size_t k = options[i] != NULL ? strlen(options[i]) : 0;
+            memcpy(all + at, options[i] != NULL ? options[i] : "", k + 1);
+            at += k + 1;
+        }
+        report(SHIM_JIT_CREATE, *handle, all, n, NULL, 0, (int)count);
+        free(all);
+    }
+    return rc;
+}
 
 EXPORT int nvJitLinkDestroy(void **handle) {
     typedef int (*destroy_fn)(void **);

@@ -128,7 +128,7 @@ def test_cubin_from_nvidia_nvrtc_has_its_ptx_remembered_and_compile_errors_pass_
         out["bad_log"] = log.decode(errors="replace")
     ''')
     assert out["rc"] == 0 and out["elf"] and out["same"]
-    assert out["reports"] == {"cubins": 1, "with_ptx": 1}
+    assert out["reports"] == {"cubins": 1, "with_ptx": 1, "relinked": 0}
     assert out["bad_rc"] == 6 and "nope" in out["bad_log"]
 
 
@@ -253,6 +253,26 @@ def test_nvjitlink_link_of_two_ptx_modules_runs_the_joined_ptx() -> None:
         out["result"] = launch_fill(bytes(buf))
     ''')
     assert out["result"] == [40, 41, 42, 43]
+
+
+def test_lto_link_through_cuda_core_runs_from_a_relink_for_ptx() -> None:
+    """cuda.core's LTO flow (Program.compile('ltoir'), Linker with link_time_optimization, link('cubin')) gives a
+    CUBIN whose PTX the shim gets by linking the LTO-IR again with -ptx; the kernel computes."""
+    _need_nvrtc()
+    if compilers.real_path("nvJitLink") is None:
+        pytest.skip("NVIDIA's nvJitLink (nvidia-nvjitlink) is not installed")
+    out, _err = run('''
+    with simcuda.patch(route="native"):
+        from cuda.core import Device, Linker, LinkerOptions, Program, ProgramOptions
+        dev = Device()
+        arch = "sm_" + "".join(str(v) for v in dev.compute_capability)
+        obj = Program(SRC, "c++", ProgramOptions(arch=arch, link_time_optimization=True)).compile("ltoir")
+        linked = Linker(obj, options=LinkerOptions(arch=arch, link_time_optimization=True)).link("cubin")
+        out["result"] = launch_fill(bytes(linked.code))
+        out["reports"] = compilers.reports()
+    ''')
+    assert out["result"] == [40, 41, 42, 43]
+    assert out["reports"] == {"cubins": 1, "with_ptx": 1, "relinked": 1}
 
 
 def test_join_ptx_keeps_the_first_header_only() -> None:
