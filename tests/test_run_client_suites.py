@@ -61,6 +61,8 @@ def test_timeout_crash_environment_wrong_and_other_errors() -> None:
     assert rcs.classify(-11, "", "Segmentation fault\n") == ("crash", "killed by signal 11: Segmentation fault")
     assert rcs.classify(1, "", "ModuleNotFoundError: No module named 'cupy'\nsimcuda summary: x\n") == (
         "environment", "ModuleNotFoundError: No module named 'cupy'")
+    assert rcs.classify(1, "", "simcuda run: the program reached NVIDIA's compiled layer, which looks for a real "
+                        "libcuda.so.1\n")[0] == "environment"
     assert rcs.classify(1, "atomicAdd failed val = 1 testData = 0\n", "")[0] == "wrong result"
     assert rcs.classify(1, "", "RuntimeError: boom\nsimcuda explain: every call succeeded\n") == (
         "error", "RuntimeError: boom")

@@ -24,8 +24,9 @@ Causes (:data:`CAUSES`), in the order :func:`classify` tries them: ``timeout``; 
 ``kernel did not compute`` (simcuda recorded a launch of a kernel with neither a twin nor PTX the engine runs,
 typically a CUBIN whose PTX was not intercepted); ``engine unsupported`` (the engine refused a PTX form: 801 with
 the engine's why); ``entry answered 801`` (an entry simcuda does not simulate); ``environment`` (a module, file or
-device the program needs is missing: not the simulator's doing); ``wrong result`` (the program ran to its own
-check and the check failed); ``error`` (anything else: the last line of output says what).
+device the program needs is missing, or the program needs the other route: not the simulator's doing); ``wrong
+result`` (the program ran to its own check and the check failed); ``error`` (anything else: the last line of output
+says what).
 """
 from __future__ import annotations
 
@@ -68,7 +69,8 @@ _NO_KERNEL = re.compile(r"kernels that could not run \(.*?\)\s*:\s*(.+?)(?:; reg
 _EXPLAIN = re.compile(r"^\s*\d+\. (\w+) -> (\w+) \((\d+)\)[^\n]*\n\s*why: ([^\n]*)", re.M)
 _ENGINE = re.compile(r"\b(engine|PTX form|instruction|unsupported)\b", re.I)
 _ENV = re.compile(r"ModuleNotFoundError|ImportError|No module named|FileNotFoundError|CUDA_HOME|"
-                  r"requires? (two|2|multiple) |OpenGL|pyglet|DISPLAY|cannot open display", re.I)
+                  r"requires? (two|2|multiple) |OpenGL|pyglet|DISPLAY|cannot open display|"
+                  r"reached NVIDIA's compiled layer", re.I)
 _WRONG = re.compile(r"Result = FAIL|FAILED|Test failed|atomic\w+ failed|AssertionError|assert |"
                     r"Error (inside|outside) tolerence|[Mm]ismatch|not close|Verification error", re.M)
 
