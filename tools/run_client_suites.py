@@ -1,8 +1,9 @@
-"""Run NVIDIA's cuda-python examples and cuda.core 1.2.2's own tests on simcuda's native route, by hand
-(issue 17, part 4), and print one outcome per file, each failure with its cause, classified.
+"""Run NVIDIA's cuda-python examples and cuda.core 1.2.2's own tests on simcuda (the examples on either route, the
+tests on the native one), by hand (issue 17, part 4), and print one outcome per file, each failure with its cause,
+classified. The measured outcomes are in docs/compatibility.md.
 
 Run: ``python tools/run_client_suites.py --root /work/tmp/clients [--examples-only | --core-only]
-[--route native|python] [--match SUBSTR] [--timeout S] [--json FILE]``
+[--route native|python] [--match SUBSTR] [--timeout S] [--json FILE] [--logs DIR]``
 
 ``--root`` holds a copy of the needed parts of github.com/NVIDIA/cuda-python (the directory ``cuda-python/``) and a
 ``MANIFEST.txt`` naming where each file came from (commit per file); nothing fetched is ever committed to this
