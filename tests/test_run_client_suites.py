@@ -55,6 +55,15 @@ def test_engine_refusal_is_told_from_an_unsimulated_entry() -> None:
                                           "not simulated")
 
 
+def test_unrecorded_801_still_counts_as_an_entry_refusal() -> None:
+    """An 801 the program reports but simcuda's explain report does not list is an entry refusal with no why."""
+    err = ("CUDAError: CUDA_ERROR_NOT_SUPPORTED: This error indicates that the attempted operation is not supported\n"
+           "simcuda explain: every call succeeded\n")
+    outcome, detail = rcs.classify(1, "", err)
+    assert outcome == "entry answered 801"
+    assert detail.startswith("no why recorded (not in --explain): CUDAError: CUDA_ERROR_NOT_SUPPORTED")
+
+
 def test_timeout_crash_environment_wrong_and_other_errors() -> None:
     """Timeouts, signals, missing modules, failed checks and anything else each get their own cause."""
     assert rcs.classify(None, "", "", timed_out=True)[0] == "timeout"

@@ -109,6 +109,8 @@ def classify(rc: int | None, out: str, err: str, timed_out: bool = False) -> tup
                 return "engine unsupported", f"{call}: {why[:200]}"
             return "entry answered 801", f"{call} ({name}): {why[:160]}"
     line = last_line(text)
+    if "CUDA_ERROR_NOT_SUPPORTED" in line or "cudaErrorNotSupported" in line:
+        return "entry answered 801", f"no why recorded (not in --explain): {line[:160]}"
     if _ENV.search(line):
         return "environment", line[:200]
     if _WRONG.search(text):
