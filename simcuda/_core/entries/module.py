@@ -7,8 +7,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from .. import capture as cap
-from .. import hostmem, param_types
-from ..device_attrs import attribute_value
+from .. import hostmem, launch, param_types
 from ..errors import CUresult, DriverError
 from ..graph import KernelParams, same_values
 from ..kernels import DECLARED
@@ -220,53 +219,14 @@ class Modules(Work):
         return last.args if last is not None and same_values(last.args, args) else args
 
     def _func_device(self, f: Function) -> Device:
-        ctx = f.module.ctx
-        return ctx.device if ctx is not None else self.devices[0]
+        return launch.func_device(self, f)
 
     def _max_dynamic_shared(self, f: Function) -> int:
-        """The dynamic shared memory a launch of ``f`` may ask for: the function attribute once set
-        (cuFuncSetAttribute), else the device's default per-block limit (static shared memory is 0 here)."""
-        if f.max_dynamic_shared is not None:
-            return f.max_dynamic_shared
-        return self._func_device(f).launch_limits()[7]  # MAX_SHARED_MEMORY_PER_BLOCK
+        return launch.max_dynamic_shared(self, f)
 
     def _check_launch(self, f: Function, grid: Sequence[int], block: Sequence[int], shmem: int, what: str) -> None:
-        """The launch limits of ``f``'s device (cuLaunchKernel's INVALID_VALUE cases): no zero dimension; block
-        dimensions and thread count within MAX_BLOCK_DIM_X/Y/Z and MAX_THREADS_PER_BLOCK; grid dimensions
-        within MAX_GRID_DIM_X/Y/Z; ``sharedMemBytes`` within the function's dynamic shared memory limit
-        (CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, by default the device's 48 KiB per block; opt in
-        to more with cuFuncSetAttribute up to MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)."""
-        m = f.module
-        lim = (m.ctx.device if m.ctx is not None else self.devices[0]).launch_limits()
-        bx, by, bz = block
-        gx, gy, gz = grid
-        if (0 < bx <= lim[0] and 0 < by <= lim[1] and 0 < bz <= lim[2] and bx * by * bz <= lim[6]
-                and 0 < gx <= lim[3] and 0 < gy <= lim[4] and 0 < gz <= lim[5]
-                and shmem <= (lim[7] if f.max_dynamic_shared is None else f.max_dynamic_shared)):
-            return  # the common case, in one test; the checks below say what is wrong
-        if 0 in grid or 0 in block:
-            raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
-                              f"{what} dimensions grid={grid} block={block} contain a zero")
-        for i, axis in enumerate("xyz"):
-            if block[i] > lim[i]:
-                raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
-                                  f"{what} blockDim.{axis} {block[i]} exceeds the device's "
-                                  f"MAX_BLOCK_DIM_{axis.upper()} ({lim[i]})")
-        if block[0] * block[1] * block[2] > lim[6]:
-            raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
-                              f"{what} block {block} has {block[0] * block[1] * block[2]} threads; the device allows "
-                              f"MAX_THREADS_PER_BLOCK ({lim[6]})")
-        for i, axis in enumerate("xyz"):
-            if grid[i] > lim[3 + i]:
-                raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
-                                  f"{what} gridDim.{axis} {grid[i]} exceeds the device's MAX_GRID_DIM_{axis.upper()} "
-                                  f"({lim[3 + i]})")
-        cap_ = self._max_dynamic_shared(f)
-        if shmem > cap_:
-            raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
-                              f"{what} of {f.name} asks for {shmem} bytes of dynamic shared memory; the limit is "
-                              f"{cap_} (CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES; raise it with "
-                              "cuFuncSetAttribute up to the device's MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)")
+        """The launch limits of ``f`` (:func:`simcuda._core.launch.check_shape`; a kernel node's too)."""
+        launch.check_shape(self, f, grid, block, shmem, what)
 
     @entry
     def func_set_attribute(self, h: int, attrib: int, value: int) -> None:
@@ -327,7 +287,8 @@ class Modules(Work):
     @entry
     def launch_kernel(self, hfunc: int, grid: tuple[int, ...], block: tuple[int, ...], shmem: int, h: int,
                       args: list[Any], call: str = "cuLaunchKernel", programmatic: bool = False) -> None:
-        """cuLaunchKernel (and Ex/Cooperative): a KERNEL node during capture, else runs/records now.
+        """cuLaunchKernel (and Ex/Cooperative): a KERNEL node during capture, else runs/records now
+        (:func:`simcuda._core.launch.launch`, the one launch path).
 
         ``programmatic``: the launch carries ``CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION`` with a non-zero
         value (cuLaunchKernelEx): in a capture its dependencies on kernel nodes are programmatic edges
@@ -335,171 +296,20 @@ class Modules(Work):
 
         Errors: 400 bad function; 1 zero or oversized dimensions; capture rules via spec 3.8.
         """
-        objs = self._objs  # the resolvers' checks (_function, _stream), inline for a live function and stream
-        f = objs.get(hfunc) if hfunc else None
-        m = f.module if f.__class__ is Function else None
-        if m is None or m.unloaded:
-            f = self._function(hfunc)  # raises
-        if TYPE_CHECKING:  # the checks above raised otherwise
-            assert f is not None and m is not None
-        mctx = None if m.is_library else m.ctx  # the context the function is valid in (None: any)
-        if mctx is not None and mctx.destroyed:
-            self._function(hfunc)  # raises
-        s = objs.get(h)
-        if s.__class__ is not Stream or s.destroyed or s.ctx.destroyed or s.ctx.fault is not None:
-            s = self._stream(h)  # raises (a faulted context: its sticky error)
-        if mctx is not None and mctx is not s.ctx:
-            raise DriverError(CUresult.CUDA_ERROR_INVALID_HANDLE,
-                              f"{call}: function {f.name} belongs to a module of context 0x{mctx.handle:x} but "
-                              f"{s.label()} to context 0x{s.ctx.handle:x}; a module's functions are valid only in "
-                              "its own context [inferred: INVALID_HANDLE, the launch's code for a function handle "
-                              "it cannot use]")
-        coop = call == "cuLaunchCooperativeKernel"
-        params = f.last_params  # the same objects again: the same (checked, immutable) parameters
-        if (params is None or params.args is not args or params.grid is not grid or params.block is not block
-                or params.shmem != shmem or params.cooperative is not coop or params.priority is not s.priority):
-            params = self._kernel_params(f, s, grid, block, shmem, args, coop)
-        old = cap.programmatic_deps(s) if programmatic else None
-        try:
-            cap.enqueue_kernel(self, s, call, params)
-        except DriverError:
-            if old is not None:  # a refused launch leaves the stream's dependencies as they were
-                s.deps = old
-            raise
-        self._kernel_launches += 1  # only a launch the stream took (captured, recorded or run)
+        launch.launch(self, hfunc, grid, block, shmem, h, args, call, programmatic, None, True)
 
-    def launch_kernel_fast(self, hfunc: int, grid: tuple[int, ...], block: tuple[int, ...], shmem: int, h: int,
-                           args: list[Any]) -> KernelParams | None:
-        """``launch_kernel(hfunc, grid, block, shmem, h, args)``, for the ``cuLaunchKernel`` face: the same call
-        with the entry wrapper's work done inline on its common path (no packing of arguments).
-
-        That path is a thread with its state, not in a host function, an initialised open driver and no
-        hooks at all (one flag, ``_common``, kept by init, close and add_hook); it takes the lock and records a
-        failure as the wrapper does (under ``cuLaunchKernel``), and runs the body inline for a live function
-        and stream. Any other case goes through :meth:`launch_kernel` itself (or its body), unchanged.
-
-        Returns the launch record (:class:`KernelParams`) the inline path enqueued, for
-        :meth:`relaunch_kernel`; None when the launch took another path.
-        """
-        lock = self._lock
-        lock.acquire()
-        try:
-            try:
-                t = self._tls.state  # the wrapper's look-up (see _thread)
-            except AttributeError:
-                t = None  # not looked up yet on this thread: the wrapper does it
-            if t is None or t.in_host_fn or not self._common:  # _common: initialised, not closed, no hooks
-                self.launch_kernel(hfunc, grid, block, shmem, h, args)
-                return None
-            try:
-                # launch_kernel's body for a live function and stream (its checks, none of which fails
-                # for them, and its parameter reuse, inline: keep in step, and with relaunch_kernel, which
-                # repeats the part after the look-ups); its own run otherwise
-                objs = self._objs
-                f = objs.get(hfunc)
-                s = objs.get(h)
-                if f.__class__ is Function and s.__class__ is Stream and not s.destroyed:
-                    m = f.module
-                    ctx = s.ctx
-                    if (not m.unloaded and not ctx.destroyed and ctx.fault is None
-                            and (m.is_library or m.ctx is None or m.ctx is ctx)):
-                        params: KernelParams | None = f.last_params
-                        if (params is None or params.args is not args or params.grid is not grid
-                                or params.block is not block or params.shmem != shmem
-                                or params.cooperative is not False or params.priority is not s.priority):
-                            params = self._kernel_params(f, s, grid, block, shmem, args, False)
-                        cap.enqueue_kernel(self, s, "cuLaunchKernel", params)
-                        self._kernel_launches += 1
-                        return params
-                _launch_kernel(self, hfunc, grid, block, shmem, h, args)
-                return None
-            except DriverError as e:
-                self._record_failure(t, "cuLaunchKernel", e)
-                raise
-        finally:
-            lock.release()
+    #: ``launch_kernel(hfunc, grid, block, shmem, h, args)`` for the ``cuLaunchKernel`` faces, with the entry
+    #: wrapper's common path inline (:func:`simcuda._core.launch.launch`, the same body); returns the launch
+    #: record when that path took the launch (for :meth:`relaunch_kernel`), None otherwise. Its optional
+    #: ``call, programmatic, t`` are :func:`~simcuda._core.launch.launch`'s
+    launch_kernel_fast = launch.launch
 
     def relaunch_kernel(self, params: KernelParams, s: Stream, hfunc: int, h: int, t: Any = None) -> None:
         """``launch_kernel_fast(hfunc, params.grid, params.block, params.shmem, h, params.args)`` again: for a
-        launch whose arguments are, bit for bit, those of an earlier launch for which
-        :meth:`launch_kernel_fast` returned ``params``, ``s`` being the stream ``h`` named then (the native
-        route's launch memo, simcuda/native/adapters.py).
+        launch whose arguments are, bit for bit, those of an earlier launch for which :meth:`launch_kernel_fast`
+        returned ``params``, ``s`` being the stream ``h`` named then: that call on the same path, with ``params``
+        and ``s`` as its ``again`` (:func:`simcuda._core.launch.launch`). ``t``: the calling thread's state kept
+        from the first call, or None."""
+        launch.launch(self, hfunc, params.grid, params.block, params.shmem, h, params.args, "cuLaunchKernel", False, t,
+                      False, (params, s))
 
-        Within a driver a handle names one object for good (objects are marked destroyed or unloaded, never
-        removed or replaced), so ``hfunc`` and ``h`` still name ``params.func`` and ``s``, and what
-        launch_kernel_fast found of their kinds and contexts then still holds. What can have changed since is
-        checked here as launch_kernel_fast checks it: the thread's path (host function, hooks, a closed
-        driver), the stream destroyed, the module unloaded, the context destroyed or faulted, and the launch
-        record: inline only while ``params`` is still the function's last (no launch of it with other values
-        and no cuFuncSetAttribute since, which resets it) at the stream's priority. Anything else is
-        launch_kernel_fast itself, with the same arguments. ``t``: the calling thread's state (:meth:`_thread`)
-        when the caller kept it from the first call (a thread's state in a driver is one object for the
-        thread's life); None looks it up."""
-        lock = self._lock
-        lock.acquire()
-        try:
-            if t is None:
-                try:
-                    t = self._tls.state
-                except AttributeError:
-                    t = None
-            f = params.func
-            if (t is not None and not t.in_host_fn and self._common and f.last_params is params
-                    and not s.destroyed and params.priority is s.priority):
-                ctx = s.ctx
-                if not f.module.unloaded and not ctx.destroyed and ctx.fault is None:
-                    try:
-                        cap.enqueue_kernel(self, s, "cuLaunchKernel", params)
-                    except DriverError as e:
-                        self._record_failure(t, "cuLaunchKernel", e)
-                        raise
-                    self._kernel_launches += 1
-                    return
-        finally:
-            lock.release()
-        self.launch_kernel_fast(hfunc, params.grid, params.block, params.shmem, h, params.args)
-
-    def _kernel_params(self, f: Function, s: Stream, grid: tuple[int, ...], block: tuple[int, ...], shmem: int,
-                       args: list[Any],
-                       coop: bool) -> KernelParams:
-        """The parameters of a launch of ``f`` on ``s``: those of its last launch when they are the same
-        values (:func:`~simcuda._core.graph.same_values`), else checked (:meth:`_check_launch`) and new."""
-        p: KernelParams | None = f.last_params
-        if (p is not None and p.shmem == shmem and p.cooperative is coop and p.priority is s.priority
-                and same_values(p.args, args) and same_values(p.grid, grid) and same_values(p.block, block)):
-            return p
-        self._check_launch(f, grid, block, shmem, "launch")
-        if coop:
-            self._check_cooperative(s, grid, block)
-        p = f.last_params = KernelParams(f, grid, block, int(shmem), args, s.priority, coop)
-        return p
-
-
-    # ------------------------------------------------------------------ advertised features (issue 10 part 1)
-    def _check_cooperative(self, s: Stream, grid: Sequence[int], block: Sequence[int]) -> None:
-        """A cooperative launch on ``s``'s device (cuLaunchCooperativeKernel; COOPERATIVE in cuLaunchKernelEx).
-        Errors: 801 NOT_SUPPORTED when the device does not support cooperative launches (``DeviceSpec.
-        cooperative_launch``, attribute 95 is 0) [I: the code of a feature the device lacks]; 720
-        COOPERATIVE_LAUNCH_TOO_LARGE when the grid has more blocks than can be resident at once: the
-        multiprocessor count times the blocks one multiprocessor holds (MAX_BLOCKS_PER_MULTIPROCESSOR, at most
-        MAX_THREADS_PER_MULTIPROCESSOR / threads per block) [I: registers and shared memory do not limit here,
-        nothing runs on a GPU] (docs/spec-proposals.md P-67)."""
-        dev = s.ctx.device
-        spec = dev.spec
-        if not spec.cooperative_launch:
-            raise DriverError(CUresult.CUDA_ERROR_NOT_SUPPORTED,
-                              "cuLaunchCooperativeKernel: the device does not support cooperative launches "
-                              "(CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH is 0: DeviceSpec(cooperative_launch=False))")
-        threads = block[0] * block[1] * block[2]
-        sms = attribute_value(spec, 16)  # MULTIPROCESSOR_COUNT
-        per_sm = min(attribute_value(spec, 106), attribute_value(spec, 39) // max(threads, 1))
-        most = per_sm * sms
-        blocks = grid[0] * grid[1] * grid[2]
-        if blocks > most:
-            raise DriverError(CUresult.CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE,
-                              f"cuLaunchCooperativeKernel: {blocks} blocks of {threads} threads cannot all be "
-                              f"resident at once (at most {per_sm} per multiprocessor x {sms} "
-                              f"multiprocessors = {most})")
-
-
-_launch_kernel = Modules.launch_kernel.__wrapped__  # type: ignore[attr-defined]  # the undecorated body
