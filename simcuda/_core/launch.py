@@ -23,6 +23,7 @@ case goes through the wrapped entry itself, so a hook or a refusal sees the call
 """
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -204,17 +205,23 @@ def launch_record(drv: Any, f: Function, s: Stream, grid: tuple[int, ...], block
     return p
 
 
+#: the flags of a cuLaunchKernelEx's attributes (:meth:`~simcuda._core.entries.arguments.ArgumentRules.
+#: check_launch_attributes`), :func:`launch`'s ``programmatic``: PROGRAMMATIC_STREAM_SERIALIZATION, COOPERATIVE
+PROGRAMMATIC, COOPERATIVE = 1, 2
+
+
 def launch(drv: Any, hfunc: int, grid: tuple[int, ...], block: tuple[int, ...], shmem: int, h: int,
-           args: list[Any], call: str = "cuLaunchKernel", programmatic: bool = False, t: Any = None,
+           args: list[Any], call: str = "cuLaunchKernel", programmatic: int = False, t: Any = None,
            inner: bool = False, again: tuple[KernelParams, Stream] | None = None) -> KernelParams | None:
     """Launch ``hfunc`` on stream ``h``: resolve, check, enqueue (the module docstring's steps), and count the
     launch once the stream took it. The one body of every launch entry.
 
     ``grid``/``block``: three ``int`` each; ``shmem``: bytes of dynamic shared memory; ``args``: the decoded
     argument values; ``call``: the entry (``cuLaunchCooperativeKernel`` makes a cooperative launch; a failure is
-    recorded under it); ``programmatic``: the launch carries PROGRAMMATIC_STREAM_SERIALIZATION
-    (cuLaunchKernelEx): in a capture its dependencies on kernel nodes are programmatic edges
-    (:func:`simcuda._core.capture.programmatic_deps`, P-16), restored when the launch is refused. The same
+    recorded under it); ``programmatic``: the flags of cuLaunchKernelEx's attributes (False or 0: none):
+    :data:`PROGRAMMATIC`, the launch carries PROGRAMMATIC_STREAM_SERIALIZATION: in a capture its dependencies on
+    kernel nodes are programmatic edges (:func:`simcuda._core.capture.programmatic_deps`, P-16), restored when
+    the launch is refused; :data:`COOPERATIVE`, the COOPERATIVE attribute: a cooperative launch. The same
     objects as the function's last launch (``args``, ``grid``, ``block``) reuse its record without comparing
     values.
 
@@ -268,13 +275,14 @@ def launch(drv: Any, hfunc: int, grid: tuple[int, ...], block: tuple[int, ...], 
             if s.destroyed or m.unloaded or ctx.destroyed or ctx.fault is not None:
                 f, s = resolve(drv, hfunc, h, call)  # raises: something named is no longer live
             if fresh:
-                coop = call == "cuLaunchCooperativeKernel"
+                coop = (True if call == "cuLaunchCooperativeKernel"
+                        else programmatic is not False and programmatic & COOPERATIVE != 0)
                 params = f.last_params  # the same objects again: the same (checked, immutable) record
                 if (params is None or params.args is not args or params.grid is not grid or params.block is not block
                         or params.shmem != shmem or params.cooperative is not coop
                         or params.priority is not s.priority):
                     params = launch_record(drv, f, s, grid, block, shmem, args, coop)
-            if programmatic:
+            if programmatic and programmatic & PROGRAMMATIC:
                 old = cap.programmatic_deps(s)
                 try:
                     cap.enqueue_kernel(drv, s, call, params)
@@ -292,3 +300,116 @@ def launch(drv: Any, hfunc: int, grid: tuple[int, ...], block: tuple[int, ...], 
             raise
     finally:
         lock.release()
+
+
+# ------------------------------------------------------------------ kernel attributes (issue 17 item 3)
+#: CUfunction_attribute values
+MAX_THREADS_PER_BLOCK, SHARED_SIZE_BYTES, CONST_SIZE_BYTES, LOCAL_SIZE_BYTES, NUM_REGS = 0, 1, 2, 3, 4
+PTX_VERSION, BINARY_VERSION, CACHE_MODE_CA, MAX_DYNAMIC_SHARED_SIZE_BYTES = 5, 6, 7, 8
+PREFERRED_SHARED_MEMORY_CARVEOUT, CLUSTER_SIZE_MUST_BE_SET = 9, 10
+REQUIRED_CLUSTER_WIDTH, REQUIRED_CLUSTER_HEIGHT, REQUIRED_CLUSTER_DEPTH = 11, 12, 13
+NON_PORTABLE_CLUSTER_SIZE_ALLOWED, CLUSTER_SCHEDULING_POLICY_PREFERENCE = 14, 15
+DEVICE_NODE_UPDATE_SUPPORTED, SHARED_MEMORY_MODE = 16, 17
+
+#: the settable attributes kept as set (beside MAX_DYNAMIC_SHARED_SIZE_BYTES and the carveout), with the values
+#: each accepts: the cluster dimensions (any value >= 0), the non-portable switch (0/1), a
+#: CUclusterSchedulingPolicy (0-3) and a CUsharedMemoryMode (0-4)
+_KEPT: dict[int, range] = {REQUIRED_CLUSTER_WIDTH: range(0, 2 ** 31), REQUIRED_CLUSTER_HEIGHT: range(0, 2 ** 31),
+                           REQUIRED_CLUSTER_DEPTH: range(0, 2 ** 31), NON_PORTABLE_CLUSTER_SIZE_ALLOWED: range(2),
+                           CLUSTER_SCHEDULING_POLICY_PREFERENCE: range(4), SHARED_MEMORY_MODE: range(5)}
+
+
+def _arch(text: str | None) -> int | None:
+    """The ``sm_XY`` of a PTX ``.target`` line as ``XY`` (``sm_90a``: 90), or None."""
+    if not text:
+        return None
+    found = re.search(r"^\s*\.target\s+sm_(\d+)", text, re.M)
+    return int(found.group(1)) if found else None
+
+
+def function_attribute(drv: Any, f: Function, attrib: int, dev: Device, call: str) -> int:
+    """``CUfunction_attribute`` ``attrib`` of ``f`` on device ``dev`` (cuFuncGetAttribute, cuKernelGetAttribute),
+    from the image where the module has PTX (:func:`kernel_info`; spec 17) [D cuFuncGetAttribute]:
+
+    * MAX_THREADS_PER_BLOCK: the ``.maxntid``/``.reqntid`` product, at most the device's; the device's without;
+    * SHARED_SIZE_BYTES, CONST_SIZE_BYTES, LOCAL_SIZE_BYTES: the declared static ``.shared``, the module's
+      ``.const`` and the kernel's ``.local`` bytes (0 without PTX);
+    * NUM_REGS: the engine's count of the kernel's non-predicate registers, 16 to 255 [I] (docs/kernels.md); 0
+      without PTX;
+    * PTX_VERSION: the virtual architecture of the PTX's ``.target`` (``sm_80``: 80) [I: the figure real
+      drivers report, not the PTX ISA ``.version``]; BINARY_VERSION: the device's compute capability, the
+      architecture the driver compiles the PTX for [I];
+    * MAX_DYNAMIC_SHARED_SIZE_BYTES (:func:`max_dynamic_shared`), PREFERRED_SHARED_MEMORY_CARVEOUT (-1 until
+      set), the cluster attributes, NON_PORTABLE_CLUSTER_SIZE_ALLOWED, CLUSTER_SCHEDULING_POLICY_PREFERENCE and
+      SHARED_MEMORY_MODE as set (0 until set; the engine does not report ``.reqnctapercluster``, so a compiled
+      cluster shape reads 0) [I]; CACHE_MODE_CA, CLUSTER_SIZE_MUST_BE_SET and DEVICE_NODE_UPDATE_SUPPORTED 0 [I].
+
+    Errors: 1 INVALID_VALUE ``attrib`` is not a CUfunction_attribute (``call`` names the entry)."""
+    info = kernel_info(f)
+    if attrib == MAX_THREADS_PER_BLOCK:
+        top = dev.launch_limits()[6]
+        return top if info is None or info.max_threads is None else min(top, int(info.max_threads))
+    if attrib in (SHARED_SIZE_BYTES, CONST_SIZE_BYTES, LOCAL_SIZE_BYTES, NUM_REGS):
+        if info is None:
+            return 0
+        return int((info.static_shared, info.const, info.local, info.num_regs)[attrib - 1])
+    if attrib in (PTX_VERSION, BINARY_VERSION):
+        major, minor = dev.spec.compute_capability
+        arch = _arch(f.module.ptx) if attrib == PTX_VERSION else None
+        return arch if arch is not None else major * 10 + minor
+    if attrib == MAX_DYNAMIC_SHARED_SIZE_BYTES:
+        return max_dynamic_shared(drv, f, info)
+    if attrib == PREFERRED_SHARED_MEMORY_CARVEOUT:
+        return f.carveout
+    if attrib in _KEPT:
+        return f.settings.get(attrib, 0)
+    if attrib in (CACHE_MODE_CA, CLUSTER_SIZE_MUST_BE_SET, DEVICE_NODE_UPDATE_SUPPORTED):
+        return 0
+    raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE, f"{call}: {attrib} is not a CUfunction_attribute")
+
+
+def set_function_attribute(drv: Any, f: Function, attrib: int, value: int, dev: Device, call: str) -> None:
+    """Set ``CUfunction_attribute`` ``attrib`` of ``f`` to ``value`` (cuFuncSetAttribute, cuKernelSetAttribute;
+    ``dev`` the device whose limits apply). Settable: MAX_DYNAMIC_SHARED_SIZE_BYTES (0 to the device's
+    MAX_SHARED_MEMORY_PER_BLOCK_OPTIN minus the kernel's static shared memory [D: "the sum of this value and
+    the function attribute SHARED_SIZE_BYTES cannot exceed" the opt-in limit]), PREFERRED_SHARED_MEMORY_CARVEOUT
+    (-1 to 100), REQUIRED_CLUSTER_WIDTH/HEIGHT/DEPTH (>= 0), NON_PORTABLE_CLUSTER_SIZE_ALLOWED (0/1),
+    CLUSTER_SCHEDULING_POLICY_PREFERENCE (a CUclusterSchedulingPolicy) and SHARED_MEMORY_MODE (a
+    CUsharedMemoryMode); a kernel's setting is one per function, not per device [I]. The function's launch
+    record is dropped (its launch limits may change).
+
+    Errors: 1 INVALID_VALUE a value out of range, or an attribute that is read-only (0-7, 10, 16) or not a
+    CUfunction_attribute [D: "Attempting to set a value on a read-only attribute will result in an error
+    (CUDA_ERROR_INVALID_VALUE)"]; 801 NOT_SUPPORTED a cluster attribute (11-15) on a device without cluster
+    launch (CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH 0) [I]."""
+    f.last_params = None  # its launch limits may change
+    if attrib == MAX_DYNAMIC_SHARED_SIZE_BYTES:
+        static = static_shared(f)
+        top = dev.launch_limits()[8] - static  # MAX_SHARED_MEMORY_PER_BLOCK_OPTIN
+        if not 0 <= value <= top:
+            raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
+                              f"{call}: MAX_DYNAMIC_SHARED_SIZE_BYTES {value} is outside 0..{top} (the device's "
+                              f"MAX_SHARED_MEMORY_PER_BLOCK_OPTIN {top + static}"
+                              + (f" minus the kernel's {static} bytes of static shared memory)" if static else ")"))
+        f.max_dynamic_shared = value
+    elif attrib == PREFERRED_SHARED_MEMORY_CARVEOUT:
+        if not -1 <= value <= 100:
+            raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
+                              f"{call}: PREFERRED_SHARED_MEMORY_CARVEOUT {value} is outside -1..100")
+        f.carveout = value
+    elif attrib in _KEPT:
+        spec = dev.spec
+        on = spec.cluster_launch if spec.cluster_launch is not None else spec.compute_capability[0] >= 9
+        if attrib <= CLUSTER_SCHEDULING_POLICY_PREFERENCE and not on:
+            raise DriverError(CUresult.CUDA_ERROR_NOT_SUPPORTED,
+                              f"{call}: cluster attribute {attrib} on a device without cluster launch "
+                              "(CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH is 0)")
+        allowed = _KEPT[attrib]
+        if value not in allowed:
+            raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
+                              f"{call}: value {value} of attribute {attrib} is outside {allowed.start}.."
+                              f"{allowed.stop - 1}")
+        f.settings[attrib] = value
+    else:
+        raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
+                          f"{call}: attribute {attrib} cannot be set (read-only or not a CUfunction_attribute)")

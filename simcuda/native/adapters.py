@@ -744,7 +744,7 @@ def _launch_kernel_ex(entry: Entry, ptds: bool) -> Callable[..., int]:
         if every or not config:
             d.require_arg(bool(config), "config", call)
         c = C.CUlaunchConfig.from_address(config)
-        programmatic = False
+        programmatic: int = False  # the core's attribute flags
         if every or (c.numAttrs and c.attrs):
             attrs = [c.attrs[k] for k in range(c.numAttrs)] if c.numAttrs and c.attrs else []
             programmatic = d.check_launch_attributes([a.id for a in attrs], call,

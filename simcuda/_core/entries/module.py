@@ -8,11 +8,12 @@ from typing import TYPE_CHECKING, Any
 
 from .. import capture as cap
 from .. import hostmem, launch, param_types
+from ..device_attrs import attribute_value
 from ..errors import CUresult, DriverError
 from ..graph import KernelParams, same_values
 from ..kernels import DECLARED
 from ..module import merge_param_types, parse_image, ptx_of_image, struct_format
-from ..objects import Device, Function, Module, Stream
+from ..objects import Function, Module, Stream
 from ..state import entry
 from ..work import Work
 
@@ -77,6 +78,10 @@ def _read_packed(f: Function, addr: int) -> list[Any]:
     last = f.last_params
     return last.args if last is not None and same_values(last.args, args) else args
 
+#: the defaults of the simulated CUlimit values (cuCtxGetLimit), by CUlimit value
+_LIMIT_DEFAULTS = {0: 1024, 1: 1 << 20, 2: 8 << 20, 3: 2, 4: 2048, 5: 32, 6: 0}
+
+
 class Modules(Work):
     """Modules, libraries, functions and kernel launches of the simulated driver.
 
@@ -86,6 +91,51 @@ class Modules(Work):
     if TYPE_CHECKING:  # defined by the Symbols entries (issue 10); Driver combines both
         def _image_loaded(self, m: Module, image: Any) -> None: ...
         def _image_unloaded(self, m: Module) -> None: ...
+    # ------------------------------------------------------------------ the resources kernels use (CUlimit)
+    @entry
+    def ctx_set_limit(self, limit: int, value: int) -> None:
+        """cuCtxSetLimit: set a ``CUlimit`` of the current context (``value`` in bytes or a count). Simulated:
+        STACK_SIZE (0), PRINTF_FIFO_SIZE (1), MALLOC_HEAP_SIZE (2: the device heap of device-side ``malloc``,
+        :class:`simcuda._core.ptxrun.DeviceHeap`), DEV_RUNTIME_SYNC_DEPTH (3), DEV_RUNTIME_PENDING_LAUNCH_COUNT
+        (4), MAX_L2_FETCH_GRANULARITY (5: 0 to 128) and PERSISTING_L2_CACHE_SIZE (6: up to the device's
+        MAX_PERSISTING_L2_CACHE_SIZE); kept as given and read back by :meth:`ctx_get_limit` [I: the driver may
+        round some up]; only the heap size has an effect.
+
+        Errors, in order: 201 no current context (709 a destroyed one); 215 UNSUPPORTED_LIMIT for the limits 7-10
+        (shared memory size, CIG, per-block memory: not simulated) [I]; 1 INVALID_VALUE not a ``CUlimit``, a
+        negative value or one above the limit's range, or MALLOC_HEAP_SIZE once a kernel of the context used the
+        heap [D: "Setting CU_LIMIT_MALLOC_HEAP_SIZE must be performed before launching any kernel that uses the
+        malloc() or free() device system calls, otherwise CUDA_ERROR_INVALID_VALUE will be returned"]."""
+        ctx = self._ctx_current()
+        self._limit_default(ctx, limit, "cuCtxSetLimit")
+        top = {5: 128, 6: attribute_value(ctx.device.spec, 108)}.get(limit, 2 ** 64 - 1)
+        if not 0 <= value <= top:
+            raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
+                              f"cuCtxSetLimit: value {value} of limit {limit} is outside 0..{top}")
+        if limit == 2 and ctx.heap is not None and not ctx.heap.alloc.freed:
+            raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
+                              "cuCtxSetLimit: CU_LIMIT_MALLOC_HEAP_SIZE cannot change once a kernel of the context "
+                              "used the device heap (set it before the first launch that calls malloc or free)")
+        ctx.limits[limit] = int(value)
+
+    @entry
+    def ctx_get_limit(self, limit: int) -> int:
+        """cuCtxGetLimit: a ``CUlimit`` of the current context: the value set, else its default (STACK_SIZE 1024,
+        PRINTF_FIFO_SIZE 1 MiB, MALLOC_HEAP_SIZE 8 MiB, DEV_RUNTIME_SYNC_DEPTH 2, DEV_RUNTIME_PENDING_LAUNCH_COUNT
+        2048, MAX_L2_FETCH_GRANULARITY 32, PERSISTING_L2_CACHE_SIZE 0) [D: the documented defaults; I for the
+        stack and granularity]. Errors: as :meth:`ctx_set_limit` for the context and the limit."""
+        ctx = self._ctx_current()
+        default = self._limit_default(ctx, limit, "cuCtxGetLimit")
+        return ctx.limits.get(limit, default)
+
+    def _limit_default(self, ctx: Any, limit: int, call: str) -> int:
+        """The default of ``CUlimit`` ``limit``. Errors: 215 for 7-10 (not simulated) [I]; 1 not a CUlimit."""
+        if limit in range(7, 11):
+            raise DriverError(CUresult.CUDA_ERROR_UNSUPPORTED_LIMIT, f"{call}: limit {limit} is not simulated")
+        if limit not in _LIMIT_DEFAULTS:
+            raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE, f"{call}: {limit} is not a CUlimit")
+        return _LIMIT_DEFAULTS[limit]
+
     # ------------------------------------------------------------------ modules and launches
     @entry
     def module_load_data(self, image: Any, call: str = "cuModuleLoadData") -> int:
@@ -218,81 +268,81 @@ class Modules(Work):
         last = f.last_params
         return last.args if last is not None and same_values(last.args, args) else args
 
-    def _func_device(self, f: Function) -> Device:
-        return launch.func_device(self, f)
-
-    def _max_dynamic_shared(self, f: Function) -> int:
-        return launch.max_dynamic_shared(self, f)
-
     def _check_launch(self, f: Function, grid: Sequence[int], block: Sequence[int], shmem: int, what: str) -> None:
         """The launch limits of ``f`` (:func:`simcuda._core.launch.check_shape`; a kernel node's too)."""
         launch.check_shape(self, f, grid, block, shmem, what)
 
     @entry
     def func_set_attribute(self, h: int, attrib: int, value: int) -> None:
-        """cuFuncSetAttribute: MAX_DYNAMIC_SHARED_SIZE_BYTES (8; 0 to the device's MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)
-        and PREFERRED_SHARED_MEMORY_CARVEOUT (9; -1 to 100) are simulated.
+        """cuFuncSetAttribute: :func:`simcuda._core.launch.set_function_attribute` on the function's device.
 
-        Errors: 400 bad function; 1 a value out of range, or an attribute that is read-only (0-7, 10, 16,
-        17) or not a CUfunction_attribute; 801 the cluster attributes (11-15), not simulated.
+        Errors: 400 bad function; 1 a value out of range, or an attribute that is read-only or not a
+        CUfunction_attribute; 801 a cluster attribute on a device without cluster launch.
         """
         f = self._function(h)
-        f.last_params = None  # its launch limits may change
-        if attrib == 8:
-            top = self._func_device(f).launch_limits()[8]  # MAX_SHARED_MEMORY_PER_BLOCK_OPTIN
-            if not 0 <= value <= top:
-                raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
-                                  f"cuFuncSetAttribute: MAX_DYNAMIC_SHARED_SIZE_BYTES {value} is outside 0..{top} "
-                                  "(the device's MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)")
-            f.max_dynamic_shared = value
-        elif attrib == 9:
-            if not -1 <= value <= 100:
-                raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
-                                  f"cuFuncSetAttribute: PREFERRED_SHARED_MEMORY_CARVEOUT {value} is outside -1..100")
-            f.carveout = value
-        elif 11 <= attrib <= 15:
-            raise DriverError(CUresult.CUDA_ERROR_NOT_SUPPORTED,
-                              f"cuFuncSetAttribute: cluster attribute {attrib} is not simulated")
-        else:
-            raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
-                              f"cuFuncSetAttribute: attribute {attrib} cannot be set (read-only or not a "
-                              "CUfunction_attribute)")
+        launch.set_function_attribute(self, f, attrib, value, launch.func_device(self, f), "cuFuncSetAttribute")
 
     @entry
     def func_get_attribute(self, attrib: int, h: int) -> int:
-        """cuFuncGetAttribute: MAX_THREADS_PER_BLOCK, the sizes (0: the simulator has no device code), PTX and
-        binary versions (the device's compute capability), MAX_DYNAMIC_SHARED_SIZE_BYTES and the carveout.
+        """cuFuncGetAttribute: the attribute from the kernel's image where its module has PTX, else the device's
+        figures (:func:`simcuda._core.launch.function_attribute`, spec 17).
 
-        Errors: 400 bad function; 1 not a CUfunction_attribute; 801 other attributes (not simulated).
+        Errors: 400 bad function; 1 not a CUfunction_attribute.
         """
         f = self._function(h)
-        spec = self._func_device(f).spec
-        if attrib == 0:
-            return self._func_device(f).launch_limits()[6]
-        if attrib in (1, 2, 3, 4, 7):
-            return 0
-        if attrib in (5, 6):
-            major, minor = spec.compute_capability
-            return major * 10 + minor
-        if attrib == 8:
-            return self._max_dynamic_shared(f)
-        if attrib == 9:
-            return f.carveout
-        if 10 <= attrib <= 17:
-            raise DriverError(CUresult.CUDA_ERROR_NOT_SUPPORTED,
-                              f"cuFuncGetAttribute: attribute {attrib} is not simulated")
-        raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE, f"cuFuncGetAttribute: {attrib} is not a "
-                                                             "CUfunction_attribute")
+        return launch.function_attribute(self, f, attrib, launch.func_device(self, f), "cuFuncGetAttribute")
+
+    @entry
+    def kernel_get_attribute(self, attrib: int, h: int, dev: int) -> int:
+        """cuKernelGetAttribute: as :meth:`func_get_attribute` for a library kernel on device ``dev`` (its
+        limits apply). Errors, in order: 400 bad kernel; 101 INVALID_DEVICE ``dev``; 1 not a
+        CUfunction_attribute."""
+        f = self._function(h)
+        return launch.function_attribute(self, f, attrib, self._device(dev), "cuKernelGetAttribute")
+
+    @entry
+    def kernel_set_attribute(self, attrib: int, value: int, h: int, dev: int) -> None:
+        """cuKernelSetAttribute: as :meth:`func_set_attribute` with device ``dev``'s limits; the setting is the
+        kernel's for every device [I: the driver keeps one per device]. Errors, in order: 400 bad kernel; 101
+        INVALID_DEVICE; then as :meth:`func_set_attribute`."""
+        f = self._function(h)
+        launch.set_function_attribute(self, f, attrib, value, self._device(dev), "cuKernelSetAttribute")
+
+    @entry
+    def func_set_cache_config(self, h: int, config: int, dev: int | None = None,
+                              call: str = "cuFuncSetCacheConfig") -> None:
+        """cuFuncSetCacheConfig / cuKernelSetCacheConfig (``dev`` given): the preferred L1/shared split, a
+        ``CUfunc_cache`` (0 none, 1 shared, 2 L1, 3 equal), kept and without effect (a hint; nothing runs on a
+        GPU) [D: "a hint"]. Errors, in order: 400 bad function or kernel; 101 INVALID_DEVICE ``dev``; 1 not a
+        CUfunc_cache."""
+        f = self._function(h)
+        if dev is not None:
+            self._device(dev)
+        if config not in range(4):
+            raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE, f"{call}: {config} is not a CUfunc_cache (0-3)")
+        f.settings[-1] = config
+
+    @entry
+    def func_set_shared_mem_config(self, h: int, config: int) -> None:
+        """cuFuncSetSharedMemConfig (deprecated): the shared memory bank size, a ``CUsharedconfig`` (0 default,
+        1 four bytes, 2 eight bytes), kept and without effect (devices since compute capability 5.0 have a fixed
+        bank size) [D]. Errors: 400 bad function; 1 not a CUsharedconfig."""
+        f = self._function(h)
+        if config not in range(3):
+            raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
+                              f"cuFuncSetSharedMemConfig: {config} is not a CUsharedconfig (0-2)")
+        f.settings[-2] = config
 
     @entry
     def launch_kernel(self, hfunc: int, grid: tuple[int, ...], block: tuple[int, ...], shmem: int, h: int,
-                      args: list[Any], call: str = "cuLaunchKernel", programmatic: bool = False) -> None:
+                      args: list[Any], call: str = "cuLaunchKernel", programmatic: int = False) -> None:
         """cuLaunchKernel (and Ex/Cooperative): a KERNEL node during capture, else runs/records now
         (:func:`simcuda._core.launch.launch`, the one launch path).
 
-        ``programmatic``: the launch carries ``CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION`` with a non-zero
-        value (cuLaunchKernelEx): in a capture its dependencies on kernel nodes are programmatic edges
-        (:func:`simcuda._core.capture.programmatic_deps`, P-16); outside one it runs as any launch.
+        ``programmatic``: cuLaunchKernelEx's attribute flags (``check_launch_attributes``): with
+        ``CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION`` its dependencies on kernel nodes in a capture are
+        programmatic edges (:func:`simcuda._core.capture.programmatic_deps`, P-16), outside one it runs as any
+        launch; with ``CU_LAUNCH_ATTRIBUTE_COOPERATIVE`` it is a cooperative launch.
 
         Errors: 400 bad function; 1 zero or oversized dimensions; capture rules via spec 3.8.
         """
