@@ -70,7 +70,8 @@ class Context:
     """A context (spec 1): device, flags, CIG data, its legacy stream, per-thread streams and user streams."""
 
     __slots__ = ("handle", "device", "flags", "is_primary", "is_cig", "cig_data_type", "cig_data",
-                 "destroyed", "legacy", "per_thread", "streams", "ctx_id", "fault", "limits", "heap")
+                 "destroyed", "legacy", "per_thread", "streams", "ctx_id", "fault", "limits", "heap",
+                 "kernel_hooks")
 
     def __init__(self, handle: int, device: Device, flags: int, ctx_id: int, is_primary: bool = False) -> None:
         self.handle = handle
@@ -90,6 +91,7 @@ class Context:
         self.fault: DriverError | None = None
         self.limits: dict[int, int] = {}  # CUlimit value -> value set with cuCtxSetLimit (simcuda._core.launch)
         self.heap: Any = None  # the device malloc heap (simcuda._core.ptxrun.DeviceHeap), made at its first use
+        self.kernel_hooks: Any = None  # the engine's hooks for launches in it (simcuda._core.ptxrun.engine_hooks)
 
     def __repr__(self) -> str:
         return f"<context 0x{self.handle:x}{' (primary)' if self.is_primary else ''}{' (CIG)' if self.is_cig else ''}>"

@@ -200,6 +200,43 @@ def heap_of(driver: Any, ctx: Any) -> DeviceHeap:
     return heap
 
 
+class _KernelCalls:
+    """The calls a kernel of one launch makes outside the engine (see :func:`engine_hooks`), bound to the driver
+    and the launch's context."""
+
+    __slots__ = ("driver", "ctx")
+
+    def __init__(self, driver: Any, ctx: Any) -> None:
+        self.driver, self.ctx = driver, ctx
+
+    @staticmethod
+    def printf(text: str) -> None:
+        """One ``vprintf``'s output, to stdout."""
+        sys.stdout.write(text)
+        sys.stdout.flush()
+
+    def malloc(self, nbytes: int) -> int:
+        """Device ``malloc``: a block of the context's heap, or 0."""
+        return heap_of(self.driver, self.ctx).malloc(nbytes)
+
+    def free(self, addr: int) -> None:
+        """Device ``free``."""
+        heap_of(self.driver, self.ctx).free(addr)
+
+    def set_conditional(self, handle: int, value: int) -> None:
+        """Device ``cudaGraphSetConditional``, for the graph launch replaying the kernel on this thread."""
+        driver = self.driver
+        try:
+            driver.set_conditional(getattr(driver._tls, "cond", None), handle, value)
+        except ValueError as e:
+            from ..ptx import Fault
+            raise Fault(719, f"cudaGraphSetConditional: {e}") from None
+
+    def should_stop(self) -> bool:
+        """The stop poll: :func:`request_stop` was called, or the driver closed."""
+        return _STOP.is_set() or bool(self.driver._closed)
+
+
 def engine_hooks(driver: Any, ctx: Any) -> Any:
     """The engine's hooks (:class:`simcuda.ptx.Hooks`) for a launch in context ``ctx``: ``vprintf`` output to
     stdout; ``malloc``/``free`` on the context's :class:`DeviceHeap`; ``set_conditional``, the device-side
@@ -207,29 +244,14 @@ def engine_hooks(driver: Any, ctx: Any) -> Any:
     (:meth:`~simcuda._core.entries.conditional.Conditionals.set_conditional`; outside one, or with a bad handle or
     value, the kernel stops with 719 LAUNCH_FAILED and the why [I: undefined in CUDA]); ``should_stop``, True
     once :func:`request_stop` was called or the driver was closed."""
-    from ..ptx import Fault, Hooks
-
-    def printf(text: str) -> None:
-        sys.stdout.write(text)
-        sys.stdout.flush()
-
-    def malloc(nbytes: int) -> int:
-        return heap_of(driver, ctx).malloc(nbytes)
-
-    def free(addr: int) -> None:
-        heap_of(driver, ctx).free(addr)
-
-    cond = getattr(driver._tls, "cond", None)  # the condition values of the graph launch replaying this kernel
-
-    def set_conditional(handle: int, value: int) -> None:
-        try:
-            driver.set_conditional(cond, handle, value)
-        except ValueError as e:
-            raise Fault(719, f"cudaGraphSetConditional: {e}") from None
-
-    def should_stop() -> bool:
-        return _STOP.is_set() or bool(driver._closed)
-    return Hooks(printf=printf, malloc=malloc, free=free, set_conditional=set_conditional, should_stop=should_stop)
+    hooks = ctx.kernel_hooks if ctx is not None else None
+    if hooks is None:
+        from ..ptx import Hooks
+        c = _KernelCalls(driver, ctx)
+        hooks = Hooks(c.printf, c.malloc, c.free, c.set_conditional, c.should_stop)
+        if ctx is not None:
+            ctx.kernel_hooks = hooks  # made once per context: every call reads its state when it is made
+    return hooks
 
 
 def _launch_context(driver: Any, p: Any) -> Any:
