@@ -2,7 +2,8 @@
 
 :func:`run_ptx` is called by :meth:`simcuda._core.work.Work._run_kernel` when no Python twin is registered and the
 kernel's module has PTX (:func:`simcuda._core.module.ptx_of_image`). It builds the parameter buffer from the
-launch's decoded argument values laid out at the engine's ``KernelInfo.params`` offsets, hands the engine a
+launch's decoded argument values laid out at the engine's ``KernelInfo.params`` offsets (once per launch record,
+which its repeated launches and graph replays share), hands the engine a
 :class:`DriverMemory` over the driver's memory (zero-copy numpy views, looked up once per region and launch), the
 addresses of the module's ``.global``/``.const`` variables in the launch's context (allocated with their initial
 values when the module loads, :mod:`simcuda._core.entries.symbols`), and the hooks of :func:`engine_hooks`
@@ -297,7 +298,9 @@ def run_ptx(driver: Any, p: Any, unlocked: Any) -> tuple[bool, str]:
         raise DriverError(CUresult.CUDA_ERROR_NOT_FOUND, f"kernel {p.name!r} is not an .entry of its module's PTX")
     if len(p.args) != len(info.params):  # e.g. kernelParams NULL: nothing to run it with [I]
         return False, "recorded only (no argument values for its parameters)"
-    params = pack_params(p.name, info, list(p.args))
+    params = p.packed
+    if params is None:  # the record is immutable and shared by its launches and replays: packed once
+        params = p.packed = pack_params(p.name, info, list(p.args))
     ctx = _launch_context(driver, p)
     variables = driver.module_variable_addresses(module, ctx, eng.variables) if eng.variables else {}
     memory = DriverMemory(driver.memory)
