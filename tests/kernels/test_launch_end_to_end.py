@@ -27,8 +27,18 @@ pytestmark = pytest.mark.usefixtures("drv")
 
 P, I32, U32, U64 = ctypes.c_void_p, ctypes.c_int, ctypes.c_uint, ctypes.c_ulonglong
 R = cuda.CUresult
-#: where a CUDA toolkit's headers are (cooperative_groups needs them); the grid.sync test skips without them
-TOOLKIT_INCLUDE = "/usr/local/cuda-13.0/include"
+def _toolkit_include() -> str | None:
+    """A CUDA toolkit's ``include`` folder holding ``cooperative_groups.h`` and libcu++ (``cccl``), which the
+    grid.sync kernel needs: ``$CUDA_HOME``/``$CUDA_PATH``, else ``/usr/local/cuda*``; None when there is none."""
+    import glob
+    import os
+    roots = [os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH"), "/usr/local/cuda",
+             *sorted(glob.glob("/usr/local/cuda-*"), reverse=True)]
+    for root in filter(None, roots):
+        inc = os.path.join(root, "include")
+        if os.path.isfile(os.path.join(inc, "cooperative_groups.h")) and os.path.isdir(os.path.join(inc, "cccl")):
+            return inc
+    return None
 
 SRC = rb'''
 extern "C" __global__ void __launch_bounds__(128) scale(float *x, float a, int n) {
@@ -163,10 +173,11 @@ def test_launch_kernel_ex_with_attributes_computes_and_checks_the_bounds(mod):  
 
 
 def _cooperative_module():  # type: ignore[no-untyped-def]
-    import os
-    if not os.path.isdir(TOOLKIT_INCLUDE):
-        pytest.skip("no CUDA toolkit headers for cooperative_groups")
-    ptx = _compile(CG_SRC, f"-I{TOOLKIT_INCLUDE}".encode(), f"-I{TOOLKIT_INCLUDE}/cccl".encode())
+    """CG_SRC compiled and loaded: its ``gsum`` function (skips without a toolkit's headers)."""
+    inc = _toolkit_include()
+    if inc is None:
+        pytest.skip("no CUDA toolkit headers for cooperative_groups (set CUDA_HOME)")
+    ptx = _compile(CG_SRC, f"-I{inc}".encode(), f"-I{inc}/cccl".encode())
     return _fn(check(cuda.cuModuleLoadData(ptx)), "gsum")
 
 
