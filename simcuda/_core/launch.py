@@ -210,8 +210,12 @@ def launch_record(drv: Any, f: Function, s: Stream, grid: tuple[int, ...], block
 PROGRAMMATIC, COOPERATIVE = 1, 2
 
 
+#: the default ``call`` of :func:`launch` (compared by identity on the hot path)
+_LAUNCH = "cuLaunchKernel"
+
+
 def launch(drv: Any, hfunc: int, grid: tuple[int, ...], block: tuple[int, ...], shmem: int, h: int,
-           args: list[Any], call: str = "cuLaunchKernel", programmatic: int = False, t: Any = None,
+           args: list[Any], call: str = _LAUNCH, programmatic: int = False, t: Any = None,
            inner: bool = False, again: tuple[KernelParams, Stream] | None = None) -> KernelParams | None:
     """Launch ``hfunc`` on stream ``h``: resolve, check, enqueue (the module docstring's steps), and count the
     launch once the stream took it. The one body of every launch entry.
@@ -235,9 +239,9 @@ def launch(drv: Any, hfunc: int, grid: tuple[int, ...], block: tuple[int, ...], 
     as every entry's.
 
     ``again``: ``(record, stream)`` that an earlier call with the same arguments returned and resolved (the
-    native launch memo): while the record is still the function's last at the stream's priority, the handles
-    are not looked up again and the record is reused; the liveness test (stream, module, context, the
-    function's context) runs as for every launch, and the full path otherwise.
+    native launch memo): the record is reused without looking the handles up while it is still the function's
+    last at the stream's priority and the stream, module and context are live (the function's context cannot
+    have changed); otherwise the launch is resolved in full, as any.
 
     Returns the launch record the stream took, None when the wrapped entry took the launch (``inner`` False).
     Errors: those of :func:`resolve`, :func:`launch_record` and the capture rules (spec 3.8)."""
@@ -257,26 +261,27 @@ def launch(drv: Any, hfunc: int, grid: tuple[int, ...], block: tuple[int, ...], 
                     drv.launch_kernel(hfunc, grid, block, shmem, h, args, call, programmatic)
                 return None
         try:
-            if again is None:
-                fresh = True
-            else:  # the record and stream an identical earlier call resolved: reused while still current
+            if again is not None:  # the record and stream an identical earlier call resolved: still current?
                 params, s = again
                 f = params.func
-                fresh = f.last_params is not params or params.priority is not s.priority
-            if fresh:
+                ctx = s.ctx
+                if (f.last_params is not params or params.priority is not s.priority or s.destroyed
+                        or f.module.unloaded or ctx.destroyed or ctx.fault is not None):
+                    again = None  # (a function's context and a stream's cannot change)
+            if again is None:
                 objs = drv._objs
                 f = objs.get(hfunc)
                 s = objs.get(h)
-                if (f.__class__ is not Function or s.__class__ is not Stream
-                        or not (f.module.is_library or f.module.ctx is None or f.module.ctx is s.ctx)):
+                if f.__class__ is Function and s.__class__ is Stream and not s.destroyed:
+                    m = f.module
+                    ctx = s.ctx
+                    if (m.unloaded or ctx.destroyed or ctx.fault is not None
+                            or not (m.is_library or m.ctx is None or m.ctx is ctx)):
+                        f, s = resolve(drv, hfunc, h, call)  # raises: something named is not live or usable
+                else:
                     f, s = resolve(drv, hfunc, h, call)  # a default stream's handle, or it raises
-            m = f.module  # what can have changed since the objects were made (a record's too)
-            ctx = s.ctx
-            if s.destroyed or m.unloaded or ctx.destroyed or ctx.fault is not None:
-                f, s = resolve(drv, hfunc, h, call)  # raises: something named is no longer live
-            if fresh:
-                coop = (True if call == "cuLaunchCooperativeKernel"
-                        else programmatic is not False and programmatic & COOPERATIVE != 0)
+                coop = False if call is _LAUNCH else (call == "cuLaunchCooperativeKernel" or (
+                    programmatic is not False and programmatic & COOPERATIVE != 0))
                 params = f.last_params  # the same objects again: the same (checked, immutable) record
                 if (params is None or params.args is not args or params.grid is not grid or params.block is not block
                         or params.shmem != shmem or params.cooperative is not coop
