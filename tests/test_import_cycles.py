@@ -23,7 +23,7 @@ _ENTRIES = "simcuda._core.entries."
 
 #: cycles not removed yet: (the modules of the component, why it is still there)
 KNOWN: tuple[tuple[frozenset[str], str], ...] = (
-    (frozenset({_CORE + m for m in ("capture", "driver", "graph", "kernels", "memory", "nodes", "objects",
+    (frozenset({_CORE + m for m in ("capture", "driver", "graph", "kernels", "launch", "memory", "nodes", "objects",
                                     "state", "work")}
                | {_ENTRIES + m for m in ("arguments", "batch", "cig", "conditional", "context", "event", "exec",
                                          "graph", "memory", "module", "peer", "pools", "stream", "symbols",
