@@ -340,7 +340,7 @@ context has a capturing stream (spec 5.3)."""),
         """Make a context's future work wait for an event. Errors: 201/709; 400; 900 while the context
 captures or the event belongs to a capture (spec 5.3)."""),
     Api("cuCtxGetStreamPriorityRange", "ctx_get_stream_priority_range() -> leastPriority, greatestPriority",
-        """``(least, greatest)`` stream priority of the current context's device: ``(0, -5)`` on the simulated H100
+        """``(least, greatest)`` stream priority of the current context's device: ``(0, -5)`` by default
 (``DeviceSpec.stream_priority_range``); a lower number is a higher priority, and ``cuStreamCreateWithPriority``
 clamps into this range. Errors: INVALID_CONTEXT (no current context)."""),
     Api("cuStreamCreate", "stream_create(Flags) -> phStream",
@@ -349,7 +349,7 @@ clamps into this range. Errors: INVALID_CONTEXT (no current context)."""),
 Errors: INVALID_CONTEXT (no current context); INVALID_VALUE other flags. Not an unsafe call (spec 5.2)."""),
     Api("cuStreamCreateWithPriority", "stream_create(flags, priority) -> phStream",
         """Create a stream with a priority, clamped to the device range ``cuCtxGetStreamPriorityRange`` reports
-([-5, 0] on the simulated H100). Errors as ``cuStreamCreate``."""),
+([-5, 0] on the default simulated device). Errors as ``cuStreamCreate``."""),
     Api("cuStreamDestroy", "stream_destroy(hStream)",
         """Destroy a stream.
 

@@ -662,7 +662,7 @@ def cudaGetDeviceProperties(device: Any) -> _Result:
     ``name`` is ``bytes`` ending at the first NUL, as the real struct's getter reads its ``char[256]``;
     ``name``, ``totalGlobalMem`` and ``multiProcessorCount``/``major``/``minor`` come from the
     device's :class:`simcuda.DeviceSpec`; every field that has a ``cudaDeviceAttr`` twin holds that
-    attribute's value (H100-like defaults); ``uuid`` is a stable hash of the name and ordinal. Other
+    attribute's value (DeviceSpec defaults); ``uuid`` is a stable hash of the name and ordinal. Other
     fields are 0. Errors: cudaErrorInvalidDevice.
     """
     dev = _T.to_int(device)
