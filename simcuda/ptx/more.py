@@ -25,19 +25,21 @@ def build_more(L: Any, ins: Ins, op: str, p: list[str], o: list[str], ty: str) -
         s = L.setter(o[0], ty)
 
         def bfe(mask: Any) -> None:
+            # the ISA's definition: bits [pos, pos+len) of a, the bits past the field (or past the msb) filled
+            # with the sign bit a[min(pos+len-1, msb)] for .s types (0 for .u types and len 0)
             x = np.broadcast_to(np.asarray(a()).astype(np.int64 if ty.startswith("s") else np.uint64), (n,))
             pos = np.broadcast_to(np.asarray(b(), np.int64) & 0xFF, (n,))
             ln = np.broadcast_to(np.asarray(c(), np.int64) & 0xFF, (n,))
             xu = x.astype(np.uint64) & np.uint64((1 << bits) - 1 if bits < 64 else 0xFFFFFFFFFFFFFFFF)
-            sh = np.minimum(pos, 63).astype(np.uint64)
-            f = np.where(pos >= bits, np.uint64(0), xu >> sh)
-            lm = np.where(ln >= 64, np.uint64(0xFFFFFFFFFFFFFFFF),
-                          (np.uint64(1) << np.minimum(ln, 63).astype(np.uint64)) - np.uint64(1))
-            f = f & lm
+            eff = np.clip(bits - pos, 0, ln)  # field bits that lie at or below the msb
+            sh = np.minimum(pos, bits - 1).astype(np.uint64)
+            lm = np.where(eff >= 64, np.uint64(0xFFFFFFFFFFFFFFFF),
+                          (np.uint64(1) << np.minimum(eff, 63).astype(np.uint64)) - np.uint64(1))
+            f = (xu >> sh) & lm
             if ty.startswith("s"):
                 sbit = np.minimum(pos + ln - 1, bits - 1)
                 neg = np.where(ln == 0, False, ((xu >> sbit.astype(np.uint64)) & np.uint64(1)) == 1)
-                f = np.where(neg & (ln < 64), f | ~lm, f)
+                f = np.where(neg, f | ~lm, f)
             s(f.astype(np.uint64).astype(_DT["u" + str(bits)]).view(dt), mask)
         return bfe
     if op == "bfi":

@@ -191,19 +191,7 @@ def _build(L: Any, ins: Ins, op: str, p: list[str], o: list[str], labels: dict[s
         from .calls import build_call
         return build_call(L, ins, o)
     if op == "prmt":
-        a, b, c = L.getter(o[1], "u32"), L.getter(o[2], "u32"), L.getter(o[3], "u32")
-        s = L.setter(o[0], "u32")
-
-        def prmt(mask: Any) -> None:
-            x = np.asarray(a(), np.uint64) | (np.asarray(b(), np.uint64) << np.uint64(32))
-            sel = np.asarray(c(), np.uint64)
-            r = np.zeros(np.broadcast(x, sel).shape, np.uint64)
-            for i in range(4):
-                n = (sel >> np.uint64(4 * i)) & np.uint64(7)
-                byte = (x >> (n * np.uint64(8))) & np.uint64(0xFF)
-                r |= byte << np.uint64(8 * i)
-            s(r.astype(np.uint32), mask)
-        return 0, prmt
+        return 0, _prmt(L, p, o)
     if op == "cp" and len(p) > 1 and p[1] == "async":
         if len(p) > 2 and p[2] in ("commit_group", "wait_group", "wait_all"):
             return 3, None
@@ -446,6 +434,12 @@ def _setp(L: Any, p: list[str], o: list[str], ty: str) -> Any:
 
 
 def _cvt(L: Any, p: list[str], o: list[str]) -> Any:
+    """``cvt{.rnd}{.ftz}{.sat}.dtype.atype``. Float to integer: rounded as ``.rni/.rzi/.rmi/.rpi`` say (``.rzi``
+    when none), NaN gives 0 and out-of-range values saturate to the destination's range (the ISA's rule for
+    every float-to-integer cvt, 64-bit bounds included). Float to a narrower float and integer to float: rounded
+    as ``.rn/.rz/.rm/.rp`` say (``.rn`` when none), the directed modes exactly (see :func:`_round_to`).
+    Integer to integer: truncated or sign/zero extended, or clamped with ``.sat``. ``.ftz`` flushes subnormal
+    f32 inputs and results to a zero of the same sign."""
     tys = [x for x in p[1:] if x in TYPE_SIZES]
     dty, sty = tys[0], tys[1]
     a = L.getter(o[1], sty)
@@ -453,6 +447,7 @@ def _cvt(L: Any, p: list[str], o: list[str]) -> Any:
     dd = _dt(dty)
     rnd = next((x for x in p if x in ("rn", "rz", "rm", "rp", "rni", "rzi", "rmi", "rpi")), None)
     sat = "sat" in p
+    ftz = "ftz" in p
 
     bf_in, bf_out = sty == "bf16", dty == "bf16"
     if bf_out:
@@ -462,28 +457,33 @@ def _cvt(L: Any, p: list[str], o: list[str]) -> Any:
         x = np.asarray(a())
         if bf_in:  # bf16 is the high half of a float32
             x = (x.astype(np.uint32) << np.uint32(16)).view(np.float32)
+        if ftz and x.dtype == np.float32:
+            x = flush32(x)
         with np.errstate(all="ignore"):
             if dd.kind in "iu" and x.dtype.kind == "f":
                 f: Any = {"rzi": np.trunc, "rz": np.trunc, "rmi": np.floor, "rm": np.floor, "rpi": np.ceil,
-                     "rp": np.ceil}.get(rnd or "rzi", np.rint)
-                y = f(x.astype(np.float64))
-                info = np.iinfo(dd)
-                y = np.where(np.isnan(y), 0, np.clip(y, info.min, info.max))
-                r = y.astype(dd)
+                          "rp": np.ceil}.get(rnd or "rzi", np.rint)
+                r = _sat_int(f(x.astype(np.float64)), dd)
             elif dd.kind == "f" and x.dtype.kind == "f":
                 if rnd in ("rni", "rzi", "rmi", "rpi"):
                     f2: Any = {"rni": np.rint, "rzi": np.trunc, "rmi": np.floor, "rpi": np.ceil}[rnd]
                     r = f2(x).astype(dd)
+                elif dd.itemsize < x.dtype.itemsize:
+                    r = _round_to(x, dd, rnd)
                 else:
                     r = x.astype(dd)
                 if sat:
                     r = np.where(np.isnan(r), dd.type(0), np.clip(r, 0, 1)).astype(dd)
-            elif dd.kind in "iu" and sat:
-                info = np.iinfo(dd)
-                r = np.clip(x.astype(np.float64) if x.dtype.itemsize == 8 else x.astype(np.int64),
-                            info.min, info.max).astype(dd)
+            elif dd.kind == "f":  # integer to float
+                r = _round_to(x, dd, rnd)
+                if sat:
+                    r = np.clip(r, 0, 1).astype(dd)
+            elif sat:
+                r = _clamp_int(x, dd)
             else:
                 r = x.astype(dd)
+        if ftz and dd == np.float32 and not bf_out:
+            r = flush32(r)
         if bf_out:  # round to nearest even into the high half (NaN stays a quiet NaN)
             u = np.atleast_1d(np.asarray(r, np.float32)).view(np.uint32).astype(np.uint64)
             rb = ((u + np.uint64(0x7FFF) + ((u >> np.uint64(16)) & np.uint64(1))) >> np.uint64(16))
@@ -491,6 +491,101 @@ def _cvt(L: Any, p: list[str], o: list[str]) -> Any:
             r = rb if np.ndim(x) else rb[0]
         s(r, mask)
     return go
+
+
+def flush32(x: Any) -> Any:
+    """``.ftz`` on f32 values: a subnormal becomes a zero of the same sign (other values unchanged)."""
+    x = np.asarray(x)
+    if x.dtype != np.float32:
+        return x
+    with np.errstate(invalid="ignore"):
+        sub = (np.abs(x) < np.float32(1.1754944e-38)) & (x != 0)
+    if not np.any(sub):
+        return x
+    return np.where(sub, np.copysign(np.float32(0), x), x).astype(np.float32)
+
+
+def _sat_int(y: Any, dd: Any) -> Any:
+    """Float values already rounded to integers -> integer type ``dd``: NaN is 0, the rest clamps to the range
+    (compared in float64 against bounds that are exact there, so 64-bit bounds do not wrap)."""
+    info = np.iinfo(dd)
+    hi = y >= float(info.max)  # float(2**63-1) is 2**63: everything at or above saturates
+    lo = y <= float(info.min)
+    bad = hi | lo | np.isnan(y)
+    mid = np.where(bad, 0.0, y).astype(dd)
+    return np.where(hi, dd.type(info.max), np.where(lo, dd.type(info.min), mid)).astype(dd)
+
+
+def _clamp_int(x: Any, dd: Any) -> Any:
+    """Integer to integer with ``.sat``: clamped to ``dd``'s range in exact integer arithmetic."""
+    di, si = np.iinfo(dd), np.iinfo(x.dtype)
+    hi, lo = min(di.max, si.max), max(di.min, si.min)
+    wide = np.uint64 if x.dtype.kind == "u" else np.int64
+    return np.clip(x.astype(wide), wide(lo), wide(hi)).astype(dd)
+
+
+def _round_to(x: Any, dd: Any, rnd: str | None) -> Any:
+    """``x`` (float, or integer) rounded once to float type ``dd`` in mode ``rn`` (default), ``rz``, ``rm`` or
+    ``rp``: numpy's conversion rounds to nearest; a directed mode then steps one ulp toward its direction where
+    the nearest value lies on the wrong side of ``x`` (compared exactly: in float64 for 32-bit or float sources,
+    as Python integers for 64-bit integers)."""
+    r = np.asarray(x.astype(dd))
+    if rnd in (None, "rn"):
+        return r
+    if x.dtype.kind in "iu" and x.dtype.itemsize == 8:
+        xs = np.atleast_1d(x).tolist()
+        rs = np.atleast_1d(r).tolist()
+        above = np.array([float(q) > v for q, v in zip(rs, xs)]).reshape(np.shape(r))
+        below = np.array([float(q) < v for q, v in zip(rs, xs)]).reshape(np.shape(r))
+    else:
+        xe, re_ = x.astype(np.float64), r.astype(np.float64)
+        above, below = re_ > xe, re_ < xe
+    inf = dd.type(np.inf)
+    if rnd == "rz":
+        step = np.where(above & (r > 0) | below & (r < 0), True, False)
+        return np.where(step, np.nextafter(r, dd.type(0)), r).astype(dd)
+    if rnd == "rm":
+        return np.where(above, np.nextafter(r, -inf), r).astype(dd)
+    return np.where(below, np.nextafter(r, inf), r).astype(dd)
+
+
+#: prmt's specialised modes: for each selector c[1:0], the source byte of d.b0, d.b1, d.b2, d.b3 (PTX ISA, prmt)
+_PRMT_MODES = {"f4e": ((0, 1, 2, 3), (1, 2, 3, 4), (2, 3, 4, 5), (3, 4, 5, 6)),
+               "b4e": ((0, 7, 6, 5), (1, 0, 7, 6), (2, 1, 0, 7), (3, 2, 1, 0)),
+               "rc8": ((0, 0, 0, 0), (1, 1, 1, 1), (2, 2, 2, 2), (3, 3, 3, 3)),
+               "ecl": ((0, 1, 2, 3), (1, 1, 2, 3), (2, 2, 2, 3), (3, 3, 3, 3)),
+               "ecr": ((0, 0, 0, 0), (0, 1, 1, 1), (0, 1, 2, 2), (0, 1, 2, 3)),
+               "rc16": ((0, 1, 0, 1), (2, 3, 2, 3), (0, 1, 0, 1), (2, 3, 2, 3))}
+
+
+def _prmt(L: Any, p: list[str], o: list[str]) -> Any:
+    """``prmt.b32{.mode} d, a, b, c``: bytes of ``{b, a}`` picked by ``c``. The generic form takes one nibble
+    per destination byte: its 3 low bits select the source byte, its msb replicates that byte's sign bit over the
+    byte; a mode takes ``c[1:0]`` and the ISA's table (``_PRMT_MODES``), without sign replication."""
+    a, b, c = L.getter(o[1], "u32"), L.getter(o[2], "u32"), L.getter(o[3], "u32")
+    s = L.setter(o[0], "u32")
+    mode = next((x for x in p[1:] if x in _PRMT_MODES), None)
+    u8 = np.uint64(8)
+    ff = np.uint64(0xFF)
+
+    def prmt(mask: Any) -> None:
+        x = np.asarray(a(), np.uint64) | (np.asarray(b(), np.uint64) << np.uint64(32))
+        sel = np.asarray(c(), np.uint64)
+        r = np.zeros(np.broadcast(x, sel).shape, np.uint64)
+        if mode is not None:
+            table = np.array(_PRMT_MODES[mode], np.uint64)
+            pick = table[(sel & np.uint64(3)).astype(np.int64)]
+        for i in range(4):
+            if mode is None:
+                nib = (sel >> np.uint64(4 * i)) & np.uint64(0xF)
+                byte = (x >> ((nib & np.uint64(7)) * u8)) & ff
+                rep = (nib >> np.uint64(3)) & np.uint64(1)
+                byte = np.where(rep == 1, np.where(byte >> np.uint64(7) == 1, ff, np.uint64(0)), byte)
+            else:
+                byte = (x >> (pick[..., i] * u8)) & ff
+            r |= byte << np.uint64(8 * i)
+        s(r.astype(np.uint32), mask)
+    return prmt
 
 
 def _cp_async(L: Any, ins: Ins, o: list[str]) -> Any:
