@@ -38,6 +38,7 @@ from .values import (
     CLOCK_GHZ,
     EXIT,
     LOCAL_WINDOW,
+    PARAM_WINDOW,
     SHARED_WINDOW,
     SPIN_YIELD,
     WINDOW_SIZE,
@@ -93,6 +94,9 @@ class _Launch:
         self.regs: dict[str, np.ndarray] = {}
         for name, ty in func.regs.items():
             self.regs[name] = np.zeros(n, dtype=np.bool_ if ty == "pred" else _STORE[TYPE_SIZES[ty]])
+        for name, k in func.vregs.items():  # the ISA's other element names of a vector register
+            for comp, alias in zip("xyzw"[:k], "rgba", strict=False):
+                self.regs[f"{name}.{alias}"] = self.regs[f"{name}.{comp}"]
         self.clock = 0
         import time
         self.t0 = time.perf_counter_ns()
@@ -183,7 +187,7 @@ class _Launch:
             return self.variables[name]
         for p in self.func.params:
             if p.name == name:
-                return int(self._param_off[name])
+                return PARAM_WINDOW + int(self._param_off[name])
         raise Unsupported(f"kernel {self.kernel}: symbol {name} has no address")
 
     def setter(self, op: str, ty: str) -> Callable[[Any, Any], None]:
@@ -222,6 +226,16 @@ class _Launch:
             else:
                 np.copyto(arr, v, where=mask, casting="unsafe")
         return set_conv
+
+    def elements(self, op: str, vec: int) -> list[str]:
+        """The element operands of a vector operand: ``{a, b, ...}`` or a vector register (``.reg .v4``)."""
+        op = op.strip()
+        if op.startswith("{"):
+            return [x.strip() for x in op.strip("{} ").split(",")]
+        k = self.func.vregs.get(op)
+        if k is not None:
+            return [f"{op}.{c}" for c in "xyzw"[:k]][:vec]
+        return [op]
 
     # --- addresses and memory -----------------------------------------------------------------------------
     def address(self, op: str) -> tuple[str | None, Callable[[], Any], int]:
@@ -336,6 +350,7 @@ class _Launch:
                 space = "global"
             else:
                 raise Unsupported(f"kernel {self.kernel}: unknown symbol {sym} at PTX line {ins.line}")
+        via_param = space == "param"
         if space == "param":
             space = "local"
         offu = np.uint64(off % (1 << 64))
@@ -376,6 +391,30 @@ class _Launch:
 
         sh = window(self.shared, self.shbase, self.shsize, "shared")
         lo = window(self.local, self.lbase, self.lsize, "local")
+        pbuf = np.frombuffer(self.params, dtype=np.uint8)
+        psize = len(self.params)
+
+        def kparam(mask: Any, values: Any) -> Any:
+            # the kernel's parameter buffer through its address (read-only [I]: a store faults 700)
+            a = addr_of(mask) - np.uint64(PARAM_WINDOW)
+            if values is not None:
+                raise self.where(ins, mask, addr_of(None), 700, "store to a kernel parameter")
+            if len(a) and int(a.max()) + total > psize:
+                m = np.zeros(n, dtype=bool)
+                m[self._lanes(mask)[a + np.uint64(total) > np.uint64(psize)]] = True
+                raise self.where(ins, m, addr_of(None), 700, "kernel parameter access out of range")
+            if np.bitwise_and(a, alm).any():
+                m = np.zeros(n, dtype=bool)
+                m[self._lanes(mask)[np.bitwise_and(a, alm) != 0]] = True
+                raise self.where(ins, m, addr_of(None), 716, "misaligned kernel parameter access")
+            e = a.astype(np.int64)
+            return [pbuf[(e + i * size)[:, None] + np.arange(size)].copy().view(dt).reshape(-1) if len(e) else
+                    np.zeros(0, dt) for i in range(vec)]
+
+        def in_param(mask: Any) -> Any:
+            a = np.broadcast_to(np.asarray(base(), dtype=np.uint64) + offu, (n,))
+            act = np.ones(n, dtype=bool) if mask is None else mask
+            return act & (a >= np.uint64(PARAM_WINDOW)) & (a < np.uint64(PARAM_WINDOW + WINDOW_SIZE))
 
         def glob(mask: Any, values: Any, a: np.ndarray | None = None, lanes: np.ndarray | None = None) -> Any:
             if a is None:
@@ -430,6 +469,14 @@ class _Launch:
 
         if space == "shared":
             return sh
+        if via_param and sym is None:
+            def par(mask: Any, values: Any) -> Any:  # .param through a register: kernel params or local
+                kp = in_param(mask)
+                if not kp.any():
+                    return lo(mask, values)
+                act = np.ones(n, dtype=bool) if mask is None else mask
+                return scatter(mask, [(kp, kparam), (act & ~kp, lo)], values)
+            return par
         if space == "local":
             return lo
         if space in ("global", "const"):
@@ -442,9 +489,12 @@ class _Launch:
             act = np.ones(n, dtype=bool) if mask is None else mask
             ins_sh = act & (a >= np.uint64(SHARED_WINDOW)) & (a < np.uint64(SHARED_WINDOW + WINDOW_SIZE))
             ins_lo = act & (a >= np.uint64(LOCAL_WINDOW)) & (a < np.uint64(LOCAL_WINDOW + WINDOW_SIZE))
-            if not ins_sh.any() and not ins_lo.any():
+            if not ins_sh.any() and not ins_lo.any() and not (a >= np.uint64(PARAM_WINDOW)).any():
                 return glob(mask, values)
             gl = act & ~ins_sh & ~ins_lo
+            kp = in_param(mask)
+            if kp.any():
+                return scatter(mask, [(ins_sh, sh), (ins_lo, lo), (kp, kparam), (gl & ~kp, glob)], values)
             return scatter(mask, [(ins_sh, sh), (ins_lo, lo), (gl, glob)], values)
         return gen
 

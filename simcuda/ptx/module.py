@@ -18,7 +18,8 @@ _MAX_INLINE = 64
 def inline(mod: ParsedModule, f: Func, depth: int = 0) -> Func:
     """A copy of ``f`` whose calls to the module's own ``.func`` are replaced by the callee's body (registers and
     labels renamed, params and return values bound to the caller's ``.param`` variables by name)."""
-    out = Func(f.name, f.entry, f.params, f.rets, dict(f.regs), list(f.locals), [], {}, f.maxntid, f.reqntid, f.line)
+    out = Func(f.name, f.entry, f.params, f.rets, regs=dict(f.regs), vregs=dict(f.vregs), locals=list(f.locals),
+               maxntid=f.maxntid, reqntid=f.reqntid, line=f.line)
     inv = {v: k for k, v in f.labels.items()}
     labels_at: dict[int, list[str]] = {}
     for name, at in f.labels.items():
@@ -44,6 +45,9 @@ def inline(mod: ParsedModule, f: Func, depth: int = 0) -> Func:
         ren.update({p.name: r for p, r in zip(g.rets, rets)})
         for r, ty in g.regs.items():
             out.regs[pre + r] = ty
+            ren[r] = pre + r
+        for r, k in g.vregs.items():
+            out.vregs[pre + r] = k
             ren[r] = pre + r
         for v in g.locals:
             nv = Var(pre + v.name, v.space, v.ptype, v.size, v.align, v.init, v.extern)

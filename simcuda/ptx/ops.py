@@ -93,6 +93,15 @@ def _build(L: Any, ins: Ins, op: str, p: list[str], o: list[str], labels: dict[s
     if op in ("ld", "ldu", "st"):
         return 0, _ldst(L, ins, p, o)
     if op == "mov":
+        if "v2" in p or "v4" in p:  # element by element
+            k = 4 if "v4" in p else 2
+            pairs = [(L.setter(d, ty), L.getter(x, ty)) for d, x in zip(L.elements(o[0], k), L.elements(o[1], k))]
+
+            def movv(mask: Any) -> None:
+                vals = [g() for _, g in pairs]
+                for (st, _), v in zip(pairs, vals):
+                    st(v, mask)
+            return 0, movv
         if o[1].startswith("{") or o[0].startswith("{"):
             return 0, _mov_vec(L, o, ty)
         src = o[1]
@@ -106,13 +115,28 @@ def _build(L: Any, ins: Ins, op: str, p: list[str], o: list[str], labels: dict[s
         s = L.setter(o[0], ty)
         return 0, lambda mask: s(g(), mask)
     if op == "cvta":
+        from .values import LOCAL_WINDOW, PARAM_WINDOW, SHARED_WINDOW, WINDOW_SIZE
         to = "to" in p
         space = next(x for x in p if x in ("shared", "local", "global", "const", "param"))
-        win = {"shared": 0xFE00_0000_0000_0000, "local": 0xFD00_0000_0000_0000}.get(space, 0)
+        win = {"shared": SHARED_WINDOW, "local": LOCAL_WINDOW}.get(space, 0)
         g = L.getter(o[1], "u64")
         s = L.setter(o[0], ty)
         w = np.uint64(win)
         dt = _dt(ty)
+        if space == "param":
+            # a kernel parameter's .param address is already its generic one (PARAM_WINDOW); a function's
+            # .param variable lives in local memory, so it moves to and from the local window [I]
+            pw, lw, ws = np.uint64(PARAM_WINDOW), np.uint64(LOCAL_WINDOW), np.uint64(WINDOW_SIZE)
+
+            def cvta_param(mask: Any) -> None:
+                x = np.asarray(g(), np.uint64)
+                kp = (x >= pw) & (x < pw + ws)
+                if to:
+                    r = np.where((x >= lw) & (x < lw + ws), x - lw, x)
+                else:
+                    r = np.where(kp, x, x + lw)
+                s(r.astype(dt), mask)
+            return 0, cvta_param
         if win == 0:
             return 0, lambda mask: s(g(), mask)
         if to:
@@ -232,11 +256,11 @@ def _ldst(L: Any, ins: Ins, p: list[str], o: list[str]) -> Any:
     dt = _dt(ty)
     if p[0] == "st":
         acc = L.mem_access(ins, space, dt, vec, o[0])
-        src = o[1].strip("{} ").split(",") if vec > 1 else [o[1]]
+        src = L.elements(o[1], vec) if vec > 1 else [o[1]]
         gets = [L.getter(x.strip(), ty) for x in src]
         return lambda mask: acc(mask, [g() for g in gets])
     acc = L.mem_access(ins, space, dt, vec, o[1])
-    dst = o[0].strip("{} ").split(",") if vec > 1 else [o[0]]
+    dst = L.elements(o[0], vec) if vec > 1 else [o[0]]
     sets = [L.setter(x.strip(), ty) if x.strip() != "_" else None for x in dst]
     n = L.n
 

@@ -48,6 +48,9 @@ class Func:
     params: list[Var]
     rets: list[Var]
     regs: dict[str, str] = field(default_factory=dict)
+    #: vector registers (``.reg .v2/.v4``): name -> element count; their elements are in ``regs`` as
+    #: ``name.x``, ``name.y``, ``name.z``, ``name.w``
+    vregs: dict[str, int] = field(default_factory=dict)
     locals: list[Var] = field(default_factory=list)
     body: list[Ins] = field(default_factory=list)
     labels: dict[str, int] = field(default_factory=dict)
@@ -358,13 +361,22 @@ def _body_stmt(f: Func, s: str, line: int) -> None:
             raise PtxParseError(f"cannot parse {s!r}", line)
         tys = [t[1:] for t in m.group(1).split()]
         ty = next(t for t in tys if t in TYPE_SIZES)
+        vec = 4 if "v4" in tys else 2 if "v2" in tys else 1
+        names: list[str] = []
         for name in _split_ops(m.group(2)):
             mr = re.fullmatch(r"([%$\w]+)<(\d+)>", name.strip())
             if mr:
-                for k in range(int(mr.group(2))):
-                    f.regs[f"{mr.group(1)}{k}"] = ty
+                names += [f"{mr.group(1)}{k}" for k in range(int(mr.group(2)))]
             else:
-                f.regs[name.strip()] = ty  # a .v2/.v4 register is not supported [I]
+                names.append(name.strip())
+        for name in names:
+            if vec == 1:
+                f.regs[name] = ty
+                continue
+            # a vector register: one register per element, named as PTX names them (.x .y .z .w)
+            f.vregs[name] = vec
+            for comp in "xyzw"[:vec]:
+                f.regs[f"{name}.{comp}"] = ty
         return
     if head in (".loc", ".file", ".section", ".pragma", "@@DWARF"):
         return
