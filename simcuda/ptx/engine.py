@@ -103,6 +103,7 @@ class _Launch:
         self.region_cache: list[Any] = []
         self.cp_pending: list[Callable[[], None]] = []
         self._param_off: dict[str, int] = {}
+        self.func_addresses: dict[str, int] = {}
 
     # --- operands -------------------------------------------------------------------------------------------
     def reg(self, name: str) -> np.ndarray:
@@ -165,6 +166,8 @@ class _Launch:
         if op[:2] in ("0d", "0D") and len(op) == 18:
             bits = np.array(int(op[2:], 16), dtype=np.uint64).view(np.float64)
             return dt(bits) if np.dtype(dt).kind == "f" else np.array(int(op[2:], 16)).astype(dt)
+        if op in self.func_addresses and op not in self.variables:
+            return dt(self.func_addresses[op]) if np.dtype(dt).kind != "f" else dt(0)
         if op in self.variables or op in self.shared_layout or op in self.local_layout or \
                 any(v.name == op for v in self.func.params):
             return dt(self.symbol(op)) if np.dtype(dt).kind != "f" else dt(0)

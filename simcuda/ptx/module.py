@@ -10,7 +10,7 @@ import numpy as np
 
 from .interface import Hooks, KernelInfo, LaunchStats, Memory, Param, PtxParseError, Unsupported
 from .parse import TYPE_SIZES, Func, Ins, ParsedModule, Var
-from .values import _REFUSED
+from .values import _REFUSED, FUNC_WINDOW
 
 _MAX_INLINE = 64
 
@@ -116,11 +116,44 @@ class PtxModule:
         self.variables: dict[str, tuple[str, int, bytes]] = {
             v.name: (v.space, v.size, v.init or bytes(v.size)) for v in parsed.variables
             if v.space in ("global", "const") and not v.extern}
+        #: address initialisers of module variables: name -> ((byte offset, symbol, addend), ...); the core
+        #: writes ``init`` bytes (zeros there) and :meth:`relocate` writes the addresses (an addition to the
+        #: interface, issue 17 round 2)
+        self.relocations: dict[str, tuple[tuple[int, str, int], ...]] = {
+            v.name: tuple(v.relocs) for v in parsed.variables if v.relocs and not v.extern}
+        #: the address of each function of the module (``mov.u64 %rd, fn``, indirect calls) [I]
+        self.func_addresses: dict[str, int] = {
+            name: FUNC_WINDOW + 16 * k for k, name in enumerate(parsed.funcs)}
+        self._relocated: set[tuple[tuple[str, int], ...]] = set()
         self._flat: dict[str, Func] = {}
         self.kernels: dict[str, KernelInfo] = {}
         for f in parsed.funcs.values():
             if f.entry and not f.decl_only:
                 self.kernels[f.name] = self._info(f)
+
+    def relocate(self, variables: dict[str, int], memory: Memory) -> None:
+        """Write the address initialisers of the module's variables (``.global .u64 p = generic(x);``): at
+        each variable's address in ``variables`` (name -> device address), the 8-byte address of its symbol
+        (a variable of ``variables``, or a function of the module) plus the addend. Done once per distinct
+        ``variables`` map; :meth:`launch` calls it, so a core that allocates variables at load may call it
+        there instead [I]. A symbol with no address is left zero."""
+        key = tuple(sorted(variables.items()))
+        if key in self._relocated or not self.relocations:
+            return
+        self._relocated.add(key)
+        for name, rels in self.relocations.items():
+            at = variables.get(name)
+            if at is None:
+                continue
+            for off, sym, addend in rels:
+                target = variables.get(sym, self.func_addresses.get(sym))
+                if target is None:
+                    continue
+                r = memory.region(at + off)
+                if r is None or at + off + 8 > r.start + r.size:
+                    continue
+                o = at + off - r.start
+                r.data[o:o + 8] = np.frombuffer(((target + addend) % (1 << 64)).to_bytes(8, "little"), np.uint8)
 
     def flat(self, name: str) -> Func:
         """The kernel with its calls inlined (cached)."""
@@ -164,6 +197,8 @@ class PtxModule:
             shl[v.name] = (ssize + 15) // 16 * 16
         if ext:
             ssize = (ssize + 15) // 16 * 16
+        if variables:
+            self.relocate(variables, memory)
         stats = LaunchStats()
         nt = block[0] * block[1] * block[2]
         tpb = (nt + 31) // 32 * 32
@@ -177,6 +212,7 @@ class PtxModule:
             L = _Launch(self.parsed, f, grid, block, chunk, dynamic_shared, params, memory, hooks,
                         variables or {}, stats, kernel, shl, ssize)
             L._param_off = {p.name: p.offset for p in info.params}
+            L.func_addresses = self.func_addresses
             for k, ev in (envreg or {}).items():
                 L.sreg[f"%envreg{k}"] = np.uint32(ev)
             code = [L.compile(ins, f.labels) for ins in f.body]

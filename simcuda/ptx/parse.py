@@ -27,6 +27,9 @@ class Var:
     align: int
     init: bytes | None = None
     extern: bool = False
+    #: address initialisers: (byte offset in the variable, symbol, addend) - the symbol's generic address plus
+    #: the addend belongs there (``generic(x)``, ``x``, ``x+8``, a function's name)
+    relocs: list[tuple[int, str, int]] = field(default_factory=list)
 
 
 @dataclass
@@ -218,13 +221,25 @@ def _parse_var(words: list[str], rest: str, line: int) -> Var:
         count *= parse_int(d) if d else 0
     size = esize * count
     init_bytes = None
+    relocs: list[tuple[int, str, int]] = []
     if init is not None:
         vals = [v.strip() for v in init.replace("{", " ").replace("}", " ").split(",") if v.strip()]
         out = bytearray()
         for v in vals:
+            ma = _ADDR_INIT.fullmatch(v.replace(" ", ""))
+            if ma and not re.fullmatch(r"-?(0[xXbB])?[0-9a-fA-F]+[Uu]?|0[fFdD][0-9a-fA-F]+", v):
+                sym = ma.group(1) or ma.group(2)
+                addend = parse_int(ma.group(3).replace("+", "")) if ma.group(3) else 0
+                relocs.append((len(out), sym, addend))
+                out += bytes(TYPE_SIZES[ptype])
+                continue
             out += _literal_bytes(v, ptype, line)
         init_bytes = bytes(out).ljust(size, b"\0")
-    return Var(name, space, ptype, size, align or TYPE_SIZES[ptype] * vec, init_bytes, extern)
+    return Var(name, space, ptype, size, align or TYPE_SIZES[ptype] * vec, init_bytes, extern, relocs)
+
+
+#: an address initialiser: ``generic(name)``, ``name``, either with ``+N``/``-N``
+_ADDR_INIT = re.compile(r"(?:generic\(([$%\w.]+)\)|([A-Za-z_$%][$%\w.]*))([+-](?:0[xX][0-9a-fA-F]+|\d+))?")
 
 
 def _literal_bytes(v: str, ptype: str, line: int) -> bytes:

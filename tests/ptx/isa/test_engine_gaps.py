@@ -8,7 +8,7 @@ import struct
 
 import pytest
 
-from .conftest import run_kernel
+from .conftest import PRELUDE, TinyMemory, run_kernel
 
 np = pytest.importorskip("numpy")
 ptx = pytest.importorskip("simcuda.ptx")
@@ -77,3 +77,49 @@ def test_store_to_kernel_parameter_address_faults() -> None:
     with pytest.raises(ptx.Fault) as e:
         run_kernel(text)
     assert e.value.code == 700 and "kernel parameter" in e.value.why
+
+
+ADDR_MODULE = """.global .align 4 .u32 x = 5;
+.global .align 4 .u32 y[2] = {6, 7};
+.global .align 8 .u64 p = generic(x);
+.global .align 8 .u64 tbl[3] = {generic(y), generic(y)+4, fn};
+.func (.param .b32 r) fn(.param .b32 a)
+{
+ .reg .b32 %t;
+ ld.param.b32 %t, [a];
+ st.param.b32 [r], %t;
+ ret;
+}
+.visible .entry k(.param .u64 out)
+{
+ .reg .u64 %o, %a, %f; .reg .u32 %r<3>;
+ ld.param.u64 %o, [out];
+ ld.global.u64 %a, [p];
+ ld.u32 %r0, [%a];
+ ld.global.u64 %a, [tbl+8];
+ ld.u32 %r1, [%a];
+ ld.global.u64 %a, [tbl+16];
+ mov.u64 %f, fn;
+ setp.eq.u64 %p1, %a, %f;
+ selp.u32 %r2, 1, 0, %p1;
+ st.global.u32 [%o], %r0; st.global.u32 [%o+4], %r1; st.global.u32 [%o+8], %r2;
+ ret;
+}
+"""
+
+
+def test_address_initialisers_hold_the_variables_addresses() -> None:
+    """`generic(x)`, `generic(y)+4` and a function's name in `.global` initialisers hold those addresses."""
+    mem = TinyMemory()
+    out = mem.add(64)
+    mod = ptx.load(PRELUDE + ADDR_MODULE.replace(".reg .u64 %o,", ".reg .pred %p1; .reg .u64 %o,"))
+    assert mod.relocations == {"p": ((0, "x", 0),), "tbl": ((0, "y", 0), (8, "y", 4), (16, "fn", 0))}
+    addrs = {}
+    for name, (_space, size, init) in mod.variables.items():
+        buf = mem.add(size)
+        buf.data[:] = np.frombuffer(init, np.uint8)
+        addrs[name] = buf.start
+    mod.launch("k", (1, 1, 1), (1, 1, 1), 0, struct.pack("<Q", out.start), mem, ptx.Hooks(), variables=addrs)
+    assert words(bytes(out.data), "3I") == (5, 7, 1)
+    p = mem.region(addrs["p"])
+    assert p is not None and words(bytes(p.data), "Q") == (addrs["x"],)
