@@ -57,7 +57,10 @@ def compile_ins(L: Any, ins: Ins, labels: dict[str, int]) -> tuple[int, Any]:
         gname, neg = ins.guard
         g0 = L.getter(gname, "pred")
         guard = (lambda: ~g0()) if neg else g0
-    kind, fn = _build(L, ins, op, p, o, labels)
+    if "ftz" in p and op != "cvt" and "f32" in p:
+        kind, fn = _build(_Ftz(L), ins, op, p, o, labels)
+    else:
+        kind, fn = _build(L, ins, op, p, o, labels)
     if kind == 0 and guard is not None:
         inner = fn
 
@@ -72,6 +75,30 @@ def compile_ins(L: Any, ins: Ins, labels: dict[str, int]) -> tuple[int, Any]:
     if kind == 2 and guard is not None:
         return 4, guard
     return kind, fn
+
+
+class _Ftz:
+    """The launch as an instruction with ``.ftz`` sees it: its f32 operands are read, and its f32 results
+    written, with subnormals flushed to a zero of the same sign (PTX ISA: ``.ftz`` flushes subnormal inputs
+    and results); everything else is the launch's."""
+
+    def __init__(self, L: Any) -> None:
+        self._L = L
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._L, name)
+
+    def getter(self, op: str, ty: str) -> Any:
+        g = self._L.getter(op, ty)
+        if ty != "f32":
+            return g
+        return lambda: flush32(g())
+
+    def setter(self, op: str, ty: str) -> Any:
+        st = self._L.setter(op, ty)
+        if ty != "f32":
+            return st
+        return lambda val, mask: st(flush32(val), mask)
 
 
 def _build(L: Any, ins: Ins, op: str, p: list[str], o: list[str], labels: dict[str, int]) -> tuple[int, Any]:

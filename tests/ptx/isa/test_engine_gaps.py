@@ -123,3 +123,53 @@ def test_address_initialisers_hold_the_variables_addresses() -> None:
     assert words(bytes(out.data), "3I") == (5, 7, 1)
     p = mem.region(addrs["p"])
     assert p is not None and words(bytes(p.data), "Q") == (addrs["x"],)
+
+
+SUB = 2.0 ** -130  # an f32 subnormal
+
+
+def _f32(x: float) -> tuple[str, str]:
+    return ("f32", f"0f{struct.unpack('<I', struct.pack('<f', x))[0]:08X}")
+
+
+def _f64(x: float) -> tuple[str, str]:
+    return ("f64", f"0d{struct.unpack('<Q', struct.pack('<d', x))[0]:016X}")
+
+
+def _exact64(a: float, b: float, c: float) -> float:
+    from fractions import Fraction
+    return float(Fraction(a) * Fraction(b) + Fraction(c))
+
+
+FTZ_CASES = [
+    ("add.f32 keeps a subnormal", "add.f32", [_f32(SUB), _f32(0.0)], "f32", struct.pack("<f", SUB)),
+    ("add.ftz.f32 flushes the input", "add.ftz.f32", [_f32(SUB), _f32(0.0)], "f32", struct.pack("<f", 0.0)),
+    ("mul.ftz.f32 flushes the result, sign kept", "mul.ftz.f32", [_f32(-2.0 ** -70), _f32(2.0 ** -70)], "f32",
+     struct.pack("<f", -0.0)),
+    ("mul.f32 subnormal result", "mul.rn.f32", [_f32(2.0 ** -70), _f32(2.0 ** -70)], "f32",
+     struct.pack("<f", 2.0 ** -140)),
+    ("fma.rn.ftz.f32 flushes", "fma.rn.ftz.f32", [_f32(SUB), _f32(1.0), _f32(0.0)], "f32", struct.pack("<f", 0.0)),
+    ("setp.gt.ftz.f32 subnormal is zero", "setp.gt.ftz.f32", [_f32(SUB), _f32(0.0)], "pred", struct.pack("<I", 0)),
+    ("setp.gt.f32 subnormal", "setp.gt.f32", [_f32(SUB), _f32(0.0)], "pred", struct.pack("<I", 1)),
+    ("cvt.ftz.f32.f32 flushes", "cvt.ftz.f32.f32", [_f32(-SUB)], "f32", struct.pack("<f", -0.0)),
+    ("max.ftz.f32", "max.ftz.f32", [_f32(SUB), _f32(-1.0)], "f32", struct.pack("<f", 0.0)),
+    ("sqrt.approx.ftz.f32 of a subnormal", "sqrt.approx.ftz.f32", [_f32(SUB)], "f32", struct.pack("<f", 0.0)),
+    ("fma.rn.f64 subnormal result", "fma.rn.f64", [_f64(2.0 ** -537), _f64(2.0 ** -537), _f64(2.0 ** -1074)],
+     "f64", struct.pack("<d", 2.0 ** -1073)),
+    ("fma.rn.f64 -0 + -0", "fma.rn.f64", [_f64(-0.0), _f64(1.0), _f64(-0.0)], "f64", struct.pack("<d", -0.0)),
+    ("fma.rn.f64 exact cancellation is +0", "fma.rn.f64", [_f64(3.0), _f64(1.0), _f64(-3.0)], "f64",
+     struct.pack("<d", 0.0)),
+    ("fma.rn.f64 near a tie", "fma.rn.f64", [_f64(1 + 2.0 ** -52), _f64(1 - 2.0 ** -53), _f64(2.0 ** -105)],
+     "f64", struct.pack("<d", _exact64(1 + 2.0 ** -52, 1 - 2.0 ** -53, 2.0 ** -105))),
+    ("fma.rn.f64 product overflows, c brings it back", "fma.rn.f64", [_f64(2.0 ** 601), _f64(2.0 ** 423),
+                                                                     _f64(-(2.0 ** 1023))], "f64",
+     struct.pack("<d", 2.0 ** 1023)),
+]
+
+
+@pytest.mark.parametrize(("op", "srcs", "dst", "expected"), [pytest.param(*c[1:], id=c[0]) for c in FTZ_CASES])
+def test_ftz_and_exact_fma(op: str, srcs: list[tuple[str, str]], dst: str, expected: bytes) -> None:
+    """`.ftz` flushes subnormal f32 inputs and results (sign kept); `fma.rn.f64` rounds once, exactly."""
+    from .test_scalar_ops import one_op
+    out = run_kernel(one_op(op, srcs, dst))
+    assert out[:len(expected)] == expected, (op, out[:len(expected)].hex(), expected.hex())
