@@ -173,3 +173,44 @@ def test_ftz_and_exact_fma(op: str, srcs: list[tuple[str, str]], dst: str, expec
     from .test_scalar_ops import one_op
     out = run_kernel(one_op(op, srcs, dst))
     assert out[:len(expected)] == expected, (op, out[:len(expected)].hex(), expected.hex())
+
+
+HALF_ATOMICS = """.visible .entry k(.param .u64 out)
+{
+ .reg .u64 %o, %q; .reg .b16 %h, %old; .reg .b32 %w, %oldw; .reg .u32 %t; .reg .u64 %off;
+ ld.param.u64 %o, [out];
+ mov.u32 %t, %tid.x;
+ mov.b16 %h, 0x3C00;
+ atom.global.add.noftz.f16 %old, [%o], %h;
+ mul.wide.u32 %off, %t, 2;
+ add.u64 %q, %o, %off;
+ st.global.b16 [%q+64], %old;
+ mov.b16 %h, 0x3F80;
+ atom.global.add.noftz.bf16 %old, [%o+4], %h;
+ mov.b16 %h, 0x3C00;
+ atom.global.add.noftz.f16 %old, [%o+8], %h;
+ mov.b32 %w, 0x38003C00;
+ atom.global.add.noftz.f16x2 %oldw, [%o+12], %w;
+ mov.b32 %w, 0x3F003F80;
+ atom.global.add.noftz.bf16x2 %oldw, [%o+16], %w;
+ ret;
+}
+"""
+
+
+def test_half_precision_atomic_adds() -> None:
+    """f16/bf16 (x2) atomic adds round each sum once to nearest even and return distinct old values."""
+    mem = TinyMemory()
+    out = mem.add(256)
+    out.data[4:6] = np.frombuffer(struct.pack("<H", 0x4380), np.uint8)  # bf16 256.0: 256 + 1 ties back to 256
+    out.data[8:10] = np.frombuffer(np.float16(2048).tobytes(), np.uint8)  # f16 2048 + 1 ties back to 2048
+    mod = ptx.load(PRELUDE + HALF_ATOMICS)
+    mod.launch("k", (1, 1, 1), (32, 1, 1), 0, struct.pack("<Q", out.start), mem, ptx.Hooks())
+    data = bytes(out.data)
+    f16 = np.frombuffer(data, np.float16)
+    assert f16[0] == 32.0
+    assert sorted(f16[32:64].tolist()) == [float(k) for k in range(32)]
+    assert words(data[4:], "H") == (0x4380,) and f16[4] == 2048.0
+    assert f16[6] == 32.0 and f16[7] == 16.0  # f16x2: 32 x 1.0 and 32 x 0.5
+    b = words(data[16:], "2H")
+    assert b == (0x4200, 0x4180)  # bf16x2: 32 x 1.0 = 32.0 (0x4200), 32 x 0.5 = 16.0 (0x4180)
