@@ -105,9 +105,8 @@ def build_atomic(L: Any, ins: Ins, p: list[str], o: list[str]) -> Any:
             rounds = [np.arange(len(a))]
         elif half:
             order = np.argsort(a, kind="stable")
-            start = np.searchsorted(a[order], a[order], side="left")
-            rank = np.arange(len(a)) - start
-            rounds = [order[rank == k] for k in range(int(counts.max()))]
+            first = np.searchsorted(a[order], a[order], side="left")
+            rounds = [order[(np.arange(len(a)) - first) == k] for k in range(int(counts.max()))]
         elif opn == "add" and dt.kind in "iu":
             rounds = None
         elif opn in ("add", "min", "max") and len(uniq) <= 64:
