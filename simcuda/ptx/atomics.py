@@ -75,7 +75,7 @@ def build_atomic(L: Any, ins: Ins, p: list[str], o: list[str]) -> Any:
     half = ty in ("f16", "bf16", "f16x2", "bf16x2")
     if half and opn != "add":
         raise Unsupported(f"kernel {L.kernel}: {'.'.join(p)} (PTX line {ins.line}) is not supported")
-    dt = np.dtype(_DT[ty if not ty.startswith("b") else "u" + ty[1:]]) if not half else \
+    dt: Any = np.dtype(_DT[ty if not ty.startswith("b") else "u" + ty[1:]]) if not half else \
         np.dtype(np.uint32 if ty.endswith("x2") else np.uint16)
     space = next((x for x in p if x in ("global", "shared")), "generic")
     is_red = p[0] == "red"
