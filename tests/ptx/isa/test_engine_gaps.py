@@ -214,3 +214,36 @@ def test_half_precision_atomic_adds() -> None:
     assert f16[6] == 32.0 and f16[7] == 16.0  # f16x2: 32 x 1.0 and 32 x 0.5
     b = words(data[16:], "2H")
     assert b == (0x4200, 0x4180)  # bf16x2: 32 x 1.0 = 32.0 (0x4200), 32 x 0.5 = 16.0 (0x4180)
+
+
+MASKS = """.visible .entry k(.param .u64 out)
+{
+ .reg .u64 %o, %q, %off; .reg .u32 %t, %b, %s, %m; .reg .pred %p, %a, %e;
+ ld.param.u64 %o, [out];
+ mov.u32 %t, %tid.x;
+ mul.wide.u32 %off, %t, 16;
+ add.u64 %q, %o, %off;
+ setp.lt.u32 %p, %t, 8;
+ vote.sync.ballot.b32 %b, 1, 0x0000FFFF;
+ vote.sync.all.pred %a, %p, 0x000000FF;
+ add.u32 %s, %t, 1;
+ redux.sync.add.u32 %s, %s, 0x0000000F;
+ match.all.sync.b32 %m|%e, 5, 0x00000F0F;
+ st.global.u32 [%q], %b;
+ selp.u32 %b, 1, 0, %a;
+ st.global.u32 [%q+4], %b;
+ st.global.u32 [%q+8], %s;
+ st.global.u32 [%q+12], %m;
+ ret;
+}
+"""
+
+
+def test_member_masks_limit_vote_redux_match() -> None:
+    """vote/redux/match combine only the executing lanes their membermask names (docs/kernels.md, [I])."""
+    out = run_kernel(MASKS, block=(32, 1, 1), out_bytes=32 * 16)
+    rows = np.frombuffer(out, np.uint32).reshape(32, 4)
+    assert (rows[:, 0] == 0xFFFF).all()  # ballot of 32 true lanes under a 16-lane mask
+    assert (rows[:, 1] == 1).all()  # lanes 0..7 all true; the false lanes 8..31 are not named
+    assert (rows[:, 2] == 1 + 2 + 3 + 4).all()  # the sum over lanes 0..3
+    assert (rows[:, 3] == 0x0F0F).all()
