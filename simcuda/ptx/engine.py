@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from .interface import Fault, Hooks, LaunchStats, Memory, Unsupported
+from .interface import LAUNCH_TIMEOUT, Fault, Hooks, LaunchStats, Memory, Unsupported
 from .parse import TYPE_SIZES, Func, Ins, ParsedModule, parse_int
 from .values import (
     _DT,
@@ -581,8 +581,27 @@ _Launch.read_bytes = _read_bytes  # type: ignore[attr-defined]
 _Launch.read_cstring = _read_cstring  # type: ignore[attr-defined]
 
 
-def run(L: _Launch, code: list[tuple[int, Any]], should_stop: Callable[[], bool] | None) -> None:
-    """Run the lane set to completion (see the module docstring for the scheduling rule)."""
+def _fingerprint(L: _Launch, pcs: Any) -> Any:
+    """A cheap digest of the lane set's state: the PCs and every register at up to 64 sampled lanes (equal
+    digests a few thousand back edges apart mean the lanes spin without changing anything)."""
+    idx = np.linspace(0, L.n - 1, num=min(64, L.n)).astype(np.int64)
+    parts = [b"" if pcs is None else pcs[idx].tobytes()]
+    parts += [r[idx].tobytes() for r in L.regs.values()]
+    return hash(b"".join(parts))
+
+
+def run(L: _Launch, code: list[tuple[int, Any]], should_stop: Callable[[], bool] | None,
+        stall_limit_s: float | None = None) -> None:
+    """Run the lane set to completion (see the module docstring for the scheduling rule).
+
+    ``stall_limit_s`` (given when the grid runs in several lane sets): when every runnable lane has been
+    spinning (taking back edges with no lane finishing and their registers, sampled, unchanged) for that
+    long, the lanes are
+    taken to wait for a block of a later lane set, which cannot run before this one ends: Fault 702
+    (``CUDA_ERROR_LAUNCH_TIMEOUT``, what a GPU whose watchdog ends a hung kernel gives) [I]."""
+    import time
+    stalled_since = time.monotonic()
+    last_left: Any = None
     n = L.n
     alive = L.alive0.copy()
     all_alive = bool(alive.all())
@@ -647,6 +666,16 @@ def run(L: _Launch, code: list[tuple[int, Any]], should_stop: Callable[[], bool]
                 spins += 1
                 if spins % 4096 == 0 and should_stop is not None and should_stop():
                     raise Fault(719, f"kernel {L.kernel}: interrupted while spinning")
+                if stall_limit_s is not None and spins % 4096 == 0:
+                    left = (lane_count if pcs is None else int((pcs < EXIT).sum()), _fingerprint(L, pcs))
+                    now = time.monotonic()
+                    if left != last_left:
+                        last_left, stalled_since = left, now
+                    elif now - stalled_since > stall_limit_s:
+                        raise Fault(LAUNCH_TIMEOUT, f"kernel {L.kernel}: the threads of blocks {L.blocks[0]}.."
+                                    f"{L.blocks[-1]} spin for {stall_limit_s:g} s with none finishing; the "
+                                    f"grid runs in parts of {len(L.blocks)} blocks (at most 2**20 threads at "
+                                    f"once), so a block that waits for a later part's block never ends [I]")
                 # lanes yield on a back-edge only once they have looped SPIN_YIELD times in a divergent state
                 # (a spin-wait); a shorter loop keeps lowest-PC-first order, which reconverges before the join
                 back = pcs is not None and backs >= SPIN_YIELD

@@ -17,6 +17,7 @@ import attrs
 # CUresult values of the faults (spec section 17); plain ints so that the engine needs no generated module
 ILLEGAL_ADDRESS = 700
 LAUNCH_OUT_OF_RESOURCES = 701
+LAUNCH_TIMEOUT = 702  # added in round 2: a grid that spins across lane sets (see simcuda.ptx.engine.run)
 ASSERT = 710
 MISALIGNED_ADDRESS = 716
 LAUNCH_FAILED = 719

@@ -10,9 +10,11 @@ import numpy as np
 
 from .interface import Hooks, KernelInfo, LaunchStats, Memory, Param, PtxParseError, Unsupported
 from .parse import TYPE_SIZES, Func, Ins, ParsedModule, Var
-from .values import _REFUSED, FUNC_WINDOW
+from .values import _REFUSED, FUNC_WINDOW, OWN_WINDOW
 
 _MAX_INLINE = 64
+#: seconds a lane set of a grid that runs in several may spin with no thread finishing before Fault 702 [I]
+STALL_LIMIT_S = 20.0
 
 
 def inline(mod: ParsedModule, f: Func, depth: int = 0) -> Func:
@@ -100,6 +102,33 @@ def _callee(mod: ParsedModule, ins: Ins) -> str | None:
     return name
 
 
+class _Own:
+    """A buffer the engine owns (a :class:`~simcuda.ptx.interface.Region`)."""
+
+    def __init__(self, start: int, data: np.ndarray) -> None:
+        self.start, self.size, self.data = start, len(data), data
+
+
+class _Overlay:
+    """The core's :class:`~simcuda.ptx.interface.Memory` with the engine's own buffers (at OWN_WINDOW) laid
+    over it."""
+
+    def __init__(self, memory: Memory, own: list[_Own]) -> None:
+        self._memory, self._own = memory, own
+
+    def region(self, addr: int) -> Any:
+        """The engine's buffer holding ``addr``, else the core's region."""
+        if addr >= OWN_WINDOW:
+            for r in self._own:
+                if r.start <= addr < r.start + r.size:
+                    return r
+        return self._memory.region(addr)
+
+    def gpu_like(self) -> bool:
+        """As the core's memory says."""
+        return self._memory.gpu_like()
+
+
 class PtxModule:
     """A parsed PTX module: ``kernels`` (name -> :class:`KernelInfo`), ``variables`` (module-scope ``.global`` and
     ``.const`` variables: name -> (space, size, initial bytes)), ``target``.
@@ -125,11 +154,30 @@ class PtxModule:
         self.func_addresses: dict[str, int] = {
             name: FUNC_WINDOW + 16 * k for k, name in enumerate(parsed.funcs)}
         self._relocated: set[tuple[tuple[str, int], ...]] = set()
+        self._own_vars: dict[str, _Own] = {}
         self._flat: dict[str, Func] = {}
         self.kernels: dict[str, KernelInfo] = {}
         for f in parsed.funcs.values():
             if f.entry and not f.decl_only:
                 self.kernels[f.name] = self._info(f)
+
+    def _own_variables(self, variables: dict[str, int]) -> dict[str, int]:
+        """``variables`` completed with engine-owned buffers (initial bytes, kept across launches of this
+        module) for the module variables the core gave no address [I]: so a kernel using ``__device__`` or
+        ``__constant__`` data runs even where the core does not allocate them (the host cannot reach those)."""
+        missing = [k for k in self.variables if k not in variables]
+        if not missing:
+            return variables
+        out = dict(variables)
+        for name in missing:
+            buf = self._own_vars.get(name)
+            if buf is None:
+                _space, size, init = self.variables[name]
+                start = OWN_WINDOW + sum((b.size + 255) // 256 * 256 for b in self._own_vars.values())
+                buf = self._own_vars[name] = _Own(start, np.frombuffer(bytearray(init.ljust(max(size, 1), b"\0")),
+                                                                       np.uint8))
+            out[name] = buf.start
+        return out
 
     def relocate(self, variables: dict[str, int], memory: Memory) -> None:
         """Write the address initialisers of the module's variables (``.global .u64 p = generic(x);``): at
@@ -183,7 +231,10 @@ class PtxModule:
                variables: dict[str, int] | None = None, envreg: dict[int, int] | None = None) -> LaunchStats:
         """See :meth:`simcuda.ptx.interface.Module.launch`. The grid runs in chunks of whole blocks of at most
         2**20 lanes each; a grid that fits runs as one lane set (every block co-resident, which ``grid.sync``
-        needs)."""
+        needs); a lane set of a larger grid that spins with no thread finishing for ``STALL_LIMIT_S`` raises
+        Fault 702 (its blocks wait for a later lane set's) [I]. Module variables missing from ``variables``
+        live in engine-owned memory kept with the module [I]; without ``envreg`` 1 and 2 the engine gives a
+        zeroed grid-sync workspace of its own there (so ``grid.sync`` works on any launch that fits) [I]."""
         from .engine import _Launch, run
         from .values import MAX_LANES
         if kernel not in self.kernels:
@@ -197,6 +248,15 @@ class PtxModule:
             shl[v.name] = (ssize + 15) // 16 * 16
         if ext:
             ssize = (ssize + 15) // 16 * 16
+        variables = self._own_variables(variables or {})
+        own = list(self._own_vars.values())
+        # the grid-sync workspace of a cooperative launch (%envreg1:%envreg2, high:low) when the core gives none
+        envreg = dict(envreg or {})
+        if 1 not in envreg and 2 not in envreg:
+            ws = _Own(OWN_WINDOW + (1 << 32), np.zeros(256, np.uint8))
+            own.append(ws)
+            envreg[1], envreg[2] = ws.start >> 32, ws.start & 0xFFFFFFFF
+        memory = _Overlay(memory, own)
         if variables:
             self.relocate(variables, memory)
         stats = LaunchStats()
@@ -206,17 +266,18 @@ class PtxModule:
         if not has_effects(f):  # nothing it does can be observed: it runs in no time, whatever the grid
             stats.blocks = grid[0] * grid[1] * grid[2]
             return stats
+        nblocks = grid[0] * grid[1] * grid[2]
         allb = ((x, y, z) for z in range(grid[2]) for y in range(grid[1]) for x in range(grid[0]))
         params = bytes(params).ljust(info.param_bytes, b"\0")
         while chunk := list(itertools.islice(allb, per)):
             L = _Launch(self.parsed, f, grid, block, chunk, dynamic_shared, params, memory, hooks,
-                        variables or {}, stats, kernel, shl, ssize)
+                        variables, stats, kernel, shl, ssize)
             L._param_off = {p.name: p.offset for p in info.params}
             L.func_addresses = self.func_addresses
             for k, ev in (envreg or {}).items():
                 L.sreg[f"%envreg{k}"] = np.uint32(ev)
             code = [L.compile(ins, f.labels) for ins in f.body]
-            run(L, code, hooks.should_stop)
+            run(L, code, hooks.should_stop, None if len(chunk) == nblocks else STALL_LIMIT_S)
             stats.blocks += len(chunk)
         return stats
 

@@ -171,7 +171,7 @@ def _build(L: Any, ins: Ins, op: str, p: list[str], o: list[str], labels: dict[s
         return 0, lambda mask: s(np.asarray(g(), np.uint64) + w, mask)
     if op in ("addc", "subc", "madc") or (op in ("add", "sub", "mad") and "cc" in p):
         return 0, _carry(L, op, p, o, ty)
-    if op in ("bfe", "bfi", "lop3", "shf", "testp", "copysign", "slct", "mbarrier"):
+    if op in ("bfe", "bfi", "lop3", "shf", "testp", "copysign", "slct", "mbarrier", "bfind"):
         from .more import build_more
         return 0, build_more(L, ins, op, p, o, ty)
     if op in ("add", "sub", "and", "or", "xor", "min", "max") and "cc" not in p:
@@ -248,7 +248,15 @@ def _build(L: Any, ins: Ins, op: str, p: list[str], o: list[str], labels: dict[s
             return 3, None
         if len(p) > 2 and p[2] in ("ca", "cg"):
             return 0, _cp_async(L, ins, o)
-    if op == "nop" or op == "pmevent":
+        if len(p) > 2 and p[2] == "mbarrier":
+            # the copies this thread issued are complete already: the implicit pending-count increment and
+            # the arrival cancel out; with .noinc only the arrival remains
+            if "noinc" not in p:
+                return 3, None
+            from .more import build_more
+            sp = "shared" if any(x.startswith("shared") for x in p) else "generic"
+            return 0, build_more(L, ins, "mbarrier", ["mbarrier", "arrive", sp, "b64"], ["_", o[0]], "b64")
+    if op in ("nop", "pmevent", "nanosleep"):
         return 3, None
     raise Unsupported(f"kernel {L.kernel}: instruction {'.'.join(p)} (PTX line {ins.line}) is not supported yet")
 

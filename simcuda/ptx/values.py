@@ -11,6 +11,8 @@ SHARED_WINDOW = 0xFE00_0000_0000_0000
 LOCAL_WINDOW = 0xFD00_0000_0000_0000
 #: the kernel's parameter buffer: a kernel parameter's address (``mov`` of its name, ``cvta.param``) is here
 PARAM_WINDOW = 0xFC00_0000_0000_0000
+#: memory the engine owns: module variables the core gave no address, a launch's grid-sync workspace
+OWN_WINDOW = 0xFA00_0000_0000_0000
 #: addresses of the module's functions (``mov.u64 %rd, fn``, initialisers, indirect ``call``): FUNC_WINDOW + 16*k
 FUNC_WINDOW = 0xFB00_0000_0000_0000
 WINDOW_SIZE = 1 << 40
