@@ -179,6 +179,17 @@ class PtxModule:
             out[name] = buf.start
         return out
 
+    def start(self, kernel: str, grid: tuple[int, int, int], block: tuple[int, int, int], dynamic_shared: int,
+              params: bytes, memory: Memory, hooks: Hooks, *, variables: dict[str, int] | None = None,
+              envreg: dict[int, int] | None = None) -> RunningLaunch:
+        """:meth:`launch` on a thread of its own (an addition to the interface, issue 17 round 2): returns at
+        once with a :class:`RunningLaunch`. A kernel that spins until the host writes memory it reads (pinned
+        or mapped host memory, a flag in device memory the host copies to) finishes once the host has written
+        it; ``hooks.should_stop`` still interrupts it. The caller must not free memory the kernel reaches
+        before :meth:`RunningLaunch.wait` returns."""
+        return RunningLaunch(lambda: self.launch(kernel, grid, block, dynamic_shared, params, memory, hooks,
+                                                 variables=variables, envreg=envreg))
+
     def relocate(self, variables: dict[str, int], memory: Memory) -> None:
         """Write the address initialisers of the module's variables (``.global .u64 p = generic(x);``): at
         each variable's address in ``variables`` (name -> device address), the 8-byte address of its symbol
@@ -280,6 +291,39 @@ class PtxModule:
             run(L, code, hooks.should_stop, None if len(chunk) == nblocks else STALL_LIMIT_S)
             stats.blocks += len(chunk)
         return stats
+
+
+class RunningLaunch:
+    """A launch running on its own thread (:meth:`PtxModule.start`): the host may go on, and write memory the
+    kernel spins on (cuda.core's latch kernel waits for a pinned flag), while it runs."""
+
+    def __init__(self, run: Any) -> None:
+        import threading
+        self._stats: LaunchStats | None = None
+        self._error: BaseException | None = None
+
+        def body() -> None:
+            try:
+                self._stats = run()
+            except BaseException as e:  # handed to wait()
+                self._error = e
+        self._thread = threading.Thread(target=body, name="simcuda-ptx-launch", daemon=True)
+        self._thread.start()
+
+    def done(self) -> bool:
+        """True once every thread of the launch has finished (or it faulted)."""
+        return not self._thread.is_alive()
+
+    def wait(self, timeout: float | None = None) -> LaunchStats | None:
+        """Wait up to ``timeout`` seconds (None: until it ends); the launch's :class:`LaunchStats`, or None
+        if it is still running. Raises what :meth:`PtxModule.launch` raises (:class:`Fault`,
+        :class:`Unsupported`)."""
+        self._thread.join(timeout)
+        if self._thread.is_alive():
+            return None
+        if self._error is not None:
+            raise self._error
+        return self._stats
 
 
 #: opcodes whose effect can outlive the kernel or stop it: stores, atomics, calls (printf, assert, malloc),

@@ -120,3 +120,52 @@ def test_spin_on_a_later_block_in_one_lane_set_finishes(spin_module: object) -> 
     flag = m.alloc(np.zeros(1, np.int32))
     spin_module.launch("wait_last", (4, 1, 1), (32, 1, 1), 0, params(("Q", flag)), m, hooks())  # type: ignore[attr-defined]
     assert m.get(flag, np.int32, 1)[0] == 1
+
+
+LATCH_SRC = r"""
+#include <cuda/atomic>
+extern "C" __global__ void latch(int* val, unsigned long long timeout_cycles) {
+  cuda::atomic_ref<int, cuda::thread_scope_system> signal{*val};
+  unsigned long long start = clock64();
+  while (true) {
+    if (signal.load(cuda::memory_order_relaxed)) break;
+    if (clock64() - start >= timeout_cycles) { signal.store(-1, cuda::memory_order_relaxed); break; }
+    __nanosleep(1000000);
+  }
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def latch_module() -> object:
+    """A latch kernel like cuda.core's test helper: it spins until the host writes the flag, or times out."""
+    return ptx.load(nvrtc_ptx(LATCH_SRC, *INCLUDES))
+
+
+def test_latch_released_by_the_host_while_it_runs(latch_module: object) -> None:
+    """Started on its own thread, the latch kernel sees the host's write to its flag and ends (no timeout)."""
+    import time
+    m = Mem()
+    flag = m.alloc(np.zeros(1, np.int32))
+    cycles = int(60 * 1.41e9)  # 60 s at the simulated device's clock rate
+    run = latch_module.start("latch", (1, 1, 1), (1, 1, 1), 0, params(("Q", flag), ("Q", cycles)), m,  # type: ignore[attr-defined]
+                             hooks())
+    time.sleep(0.3)
+    assert not run.done()
+    r = m.region(flag)
+    assert r is not None
+    r.data[0:4] = np.frombuffer(np.int32(1).tobytes(), np.uint8)
+    stats = run.wait(30)
+    assert stats is not None and stats.blocks == 1 and m.get(flag, np.int32, 1)[0] == 1
+
+
+def test_latch_times_out_by_its_clock(latch_module: object) -> None:
+    """Launched in the host's thread, the latch ends by its own clock64 timeout (the clock advances with wall
+    time at the device's rate) and stores -1."""
+    import time
+    m = Mem()
+    flag = m.alloc(np.zeros(1, np.int32))
+    t0 = time.monotonic()
+    latch_module.launch("latch", (1, 1, 1), (1, 1, 1), 0, params(("Q", flag), ("Q", int(0.2 * 1.41e9))), m,  # type: ignore[attr-defined]
+                        hooks())
+    assert m.get(flag, np.int32, 1)[0] == -1 and time.monotonic() - t0 < 10
