@@ -104,6 +104,7 @@ class _Launch:
         self.cp_pending: list[Callable[[], None]] = []
         self._param_off: dict[str, int] = {}
         self.func_addresses: dict[str, int] = {}
+        self.calls: Any = None  # a CallState when the kernel makes real calls (simcuda.ptx.calls)
 
     # --- operands -------------------------------------------------------------------------------------------
     def reg(self, name: str) -> np.ndarray:
@@ -602,6 +603,7 @@ def run(L: _Launch, code: list[tuple[int, Any]], should_stop: Callable[[], bool]
     import time
     stalled_since = time.monotonic()
     last_left: Any = None
+    calls = L.calls
     n = L.n
     alive = L.alive0.copy()
     all_alive = bool(alive.all())
@@ -619,14 +621,19 @@ def run(L: _Launch, code: list[tuple[int, Any]], should_stop: Callable[[], bool]
     while True:
         if pcs is not None:
             cand = pcs if not parked.any() else np.where(parked, EXIT, pcs)
-            pc = int(cand.min())
+            if calls is not None and calls.depth.any():
+                pc, m = calls.select(cand)
+            else:
+                pc = int(cand.min())
+                m = None
             if pc >= EXIT:
                 if (pcs >= EXIT).all():
                     break
                 parked[:] = False
                 backs = 0
                 continue
-            m = pcs == pc
+            if m is None:
+                m = pcs == pc
             count = int(m.sum())
             if count == int((pcs < EXIT).sum()):
                 alive = pcs < EXIT
@@ -651,6 +658,13 @@ def run(L: _Launch, code: list[tuple[int, Any]], should_stop: Callable[[], bool]
                 pc = nxt
             else:
                 pcs[mask] = nxt
+            continue
+        if kind in (5, 6):  # a real call or a function's ret: per-lane PCs from here on
+            if pcs is None:
+                pcs = np.full(n, EXIT, dtype=np.int32)
+                pcs[alive] = pc
+                parked = np.zeros(n, bool)
+            payload(alive if mask is None else mask, pcs, pc)
             continue
         if kind == 3:
             if pcs is None:

@@ -17,9 +17,12 @@ _MAX_INLINE = 64
 STALL_LIMIT_S = 20.0
 
 
-def inline(mod: ParsedModule, f: Func, depth: int = 0) -> Func:
+def inline(mod: ParsedModule, f: Func, depth: int = 0, stack: tuple[str, ...] = ()) -> Func:
     """A copy of ``f`` whose calls to the module's own ``.func`` are replaced by the callee's body (registers and
-    labels renamed, params and return values bound to the caller's ``.param`` variables by name)."""
+    labels renamed, params and return values bound to the caller's ``.param`` variables by name). A call that
+    would recurse (its callee is being inlined already: ``stack``) and an indirect call (through a register)
+    stay calls, renamed ``__call``: they run as real calls into the function's segment (:func:`segments`)."""
+    stack = (*stack, f.name)
     out = Func(f.name, f.entry, f.params, f.rets, regs=dict(f.regs), vregs=dict(f.vregs), locals=list(f.locals),
                maxntid=f.maxntid, reqntid=f.reqntid, line=f.line)
     inv = {v: k for k, v in f.labels.items()}
@@ -34,12 +37,14 @@ def inline(mod: ParsedModule, f: Func, depth: int = 0) -> Func:
         if ins is None:
             break
         callee = _callee(mod, ins)
-        if callee is None:
+        if callee is None or callee in stack:
+            if ins.parts[0] == "call" and (callee is not None or _target(ins).startswith("%")):
+                ins = Ins(["__call", *ins.parts[1:]], ins.ops, ins.guard, ins.line, ins.text)
             out.body.append(ins)
             continue
         if depth > _MAX_INLINE:
-            raise Unsupported(f"function {f.name}: calls nest deeper than {_MAX_INLINE} (recursion is not supported)")
-        g = inline(mod, mod.funcs[callee], depth + 1)
+            raise Unsupported(f"function {f.name}: calls nest deeper than {_MAX_INLINE}")
+        g = inline(mod, mod.funcs[callee], depth + 1, stack)
         count += 1
         pre = f"__inl{depth}_{count}_"
         rets, args = _call_names(ins)
@@ -86,16 +91,78 @@ def _call_names(ins: Ins) -> tuple[list[str], list[str]]:
     o = ins.ops
     def names(s: str) -> list[str]:
         return [x.strip() for x in s.strip().strip("()").split(",") if x.strip()]
-    if o[0].strip().startswith("("):
-        return names(o[0]), [a for x in o[2:] for a in names(x)]
-    return [], [a for x in o[1:] for a in names(x)]
+    if o[0].strip().startswith("("):  # a trailing operand not in parentheses is a call prototype
+        return names(o[0]), [a for x in o[2:] if x.strip().startswith("(") for a in names(x)]
+    return [], [a for x in o[1:] if x.strip().startswith("(") for a in names(x)]
+
+
+def _target(ins: Ins) -> str:
+    """The callee operand of a ``call`` (a function name, or a register for an indirect call)."""
+    o = ins.ops
+    return o[1].strip() if o[0].strip().startswith("(") else o[0].strip()
+
+
+def segments(mod: ParsedModule, kernel: Func) -> Func:
+    """``kernel`` (already inlined) with the functions that its ``__call`` instructions reach appended as
+    segments: each function's inlined body with its registers, labels and variables (its params and return
+    params among them) renamed ``__seg<k>_...``, its ``ret`` turned into ``__segret``. The segment table is
+    kept on the result (``seg_info``: function name -> (start, param variable names, ret variable names,
+    register names, local variable names)). Indirect calls reach every function with a body."""
+    out = Func(kernel.name, kernel.entry, kernel.params, kernel.rets, regs=dict(kernel.regs),
+               vregs=dict(kernel.vregs), locals=list(kernel.locals), body=list(kernel.body),
+               labels=dict(kernel.labels), maxntid=kernel.maxntid, reqntid=kernel.reqntid, line=kernel.line)
+    info: dict[str, Any] = {}
+    todo: list[str] = []
+
+    def want(body: list[Ins]) -> None:
+        for ins in body:
+            if ins.parts[0] != "__call":
+                continue
+            t = _target(ins)
+            names = [t] if not t.startswith("%") else \
+                [n for n, g in mod.funcs.items() if not g.entry and not g.decl_only]
+            for nm in names:
+                if nm not in info and nm not in todo:
+                    todo.append(nm)
+    want(out.body)
+    k = 0
+    while todo:
+        name = todo.pop(0)
+        g = inline(mod, mod.funcs[name])
+        pre = f"__seg{k}_"
+        k += 1
+        ren: dict[str, str] = {r: pre + r for r in g.regs}
+        ren.update({r: pre + r for r in g.vregs})
+        vars_ = [*g.params, *g.rets, *g.locals]
+        ren.update({v.name: pre + v.name for v in vars_})
+        ren.update({ln: pre + ln for ln in g.labels})
+        alt = "|".join(re.escape(x) for x in sorted(ren, key=len, reverse=True))
+        sub = _renamer(re.compile(r"(?<![\w$%.])(" + alt + r")(?![\w$])") if ren else None, ren)
+        start = len(out.body)
+        for r, ty in g.regs.items():
+            out.regs[pre + r] = ty
+        for r, kk in g.vregs.items():
+            out.vregs[pre + r] = kk
+        seg_locals = [Var(pre + v.name, "local" if v.space == "param" else v.space, v.ptype, v.size, v.align,
+                          v.init, v.extern) for v in vars_]
+        out.locals += seg_locals
+        for gi in g.body:
+            parts = ["__segret"] if gi.parts[0] == "ret" else gi.parts
+            out.body.append(Ins(parts, [sub(x) for x in gi.ops],
+                                (sub(gi.guard[0]), gi.guard[1]) if gi.guard else None, gi.line, gi.text))
+        for ln, at in g.labels.items():
+            out.labels[pre + ln] = start + at
+        info[name] = (start, [pre + v.name for v in g.params], [pre + v.name for v in g.rets],
+                      [pre + r for r in g.regs], [v.name for v in seg_locals if v.space in ("local",)])
+        want(out.body[start:])
+    out.seg_info = info  # type: ignore[attr-defined]
+    return out
 
 
 def _callee(mod: ParsedModule, ins: Ins) -> str | None:
     if ins.parts[0] != "call":
         return None
-    o = ins.ops
-    name = o[1].strip() if o[0].strip().startswith("(") else o[0].strip()
+    name = _target(ins)
     f = mod.funcs.get(name)
     if f is None or f.decl_only or f.entry:
         return None
@@ -217,7 +284,7 @@ class PtxModule:
     def flat(self, name: str) -> Func:
         """The kernel with its calls inlined (cached)."""
         if name not in self._flat:
-            self._flat[name] = inline(self.parsed, self.parsed.funcs[name])
+            self._flat[name] = segments(self.parsed, inline(self.parsed, self.parsed.funcs[name]))
         return self._flat[name]
 
     def _info(self, f: Func) -> KernelInfo:
@@ -285,6 +352,9 @@ class PtxModule:
                         variables, stats, kernel, shl, ssize)
             L._param_off = {p.name: p.offset for p in info.params}
             L.func_addresses = self.func_addresses
+            if getattr(f, "seg_info", None):
+                from .calls import CallState
+                L.calls = CallState(L, f.seg_info)  # type: ignore[attr-defined]
             for k, ev in (envreg or {}).items():
                 L.sreg[f"%envreg{k}"] = np.uint32(ev)
             code = [L.compile(ins, f.labels) for ins in f.body]

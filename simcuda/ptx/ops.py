@@ -61,6 +61,15 @@ def compile_ins(L: Any, ins: Ins, labels: dict[str, int]) -> tuple[int, Any]:
         kind, fn = _build(_Ftz(L), ins, op, p, o, labels)
     else:
         kind, fn = _build(L, ins, op, p, o, labels)
+    if kind in (5, 6) and guard is not None:
+        call = fn
+
+        def guarded_call(mask: Any, pcs: Any, pc: int) -> None:
+            g = np.broadcast_to(guard(), mask.shape)
+            pcs[mask & ~g] = pc + 1
+            if (mask & g).any():
+                call(mask & g, pcs, pc)
+        return kind, guarded_call
     if kind == 0 and guard is not None:
         inner = fn
 
@@ -103,6 +112,12 @@ class _Ftz:
 
 def _build(L: Any, ins: Ins, op: str, p: list[str], o: list[str], labels: dict[str, int]) -> tuple[int, Any]:
     ty = _t(p)
+    if op == "__call":
+        from .calls import build_realcall
+        return 5, build_realcall(L, ins, o)
+    if op == "__segret":
+        from .calls import build_segret
+        return 6, build_segret(L, ins)
     if op == "bra":
         if o[0] not in labels:
             raise Unsupported(f"kernel {L.kernel}: branch target {o[0]} unknown (PTX line {ins.line})")

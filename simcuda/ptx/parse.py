@@ -393,8 +393,8 @@ def _body_stmt(f: Func, s: str, line: int) -> None:
             for comp in "xyzw"[:vec]:
                 f.regs[f"{name}.{comp}"] = ty
         return
-    if head in (".loc", ".file", ".section", ".pragma", "@@DWARF"):
-        return
+    if head in (".loc", ".file", ".section", ".pragma", "@@DWARF", ".callprototype"):
+        return  # a call prototype names only the types of an indirect call's operands
     if head in (".shared", ".local", ".global", ".const", ".param") or head == ".align":
         ws = s.split()
         name_i = next(k for k, w in enumerate(ws) if not w.startswith(".") and ws[k - 1] != ".align")
