@@ -112,6 +112,8 @@ class _Ftz:
 
 def _build(L: Any, ins: Ins, op: str, p: list[str], o: list[str], labels: dict[str, int]) -> tuple[int, Any]:
     ty = _t(p)
+    if ty in ("f32", "f64") and op in _DIRECTED_OPS and ("rz" in p or "rm" in p or "rp" in p):
+        return 0, _directed(L, op, o, ty, next(x for x in p if x in ("rz", "rm", "rp")))
     if op == "__call":
         from .calls import build_realcall
         return 5, build_realcall(L, ins, o)
@@ -274,6 +276,97 @@ def _build(L: Any, ins: Ins, op: str, p: list[str], o: list[str], labels: dict[s
     if op in ("nop", "pmevent", "nanosleep"):
         return 3, None
     raise Unsupported(f"kernel {L.kernel}: instruction {'.'.join(p)} (PTX line {ins.line}) is not supported yet")
+
+
+_DIRECTED_OPS = ("add", "sub", "mul", "fma", "mad", "div", "sqrt", "rcp")
+
+
+def _two_sum(x: Any, y: Any) -> tuple[Any, Any]:
+    s = x + y
+    bp = s - x
+    return s, (x - (s - bp)) + (y - bp)
+
+
+def _directed(L: Any, op: str, o: list[str], ty: str, rnd: str) -> Any:
+    """``add sub mul fma mad div sqrt rcp`` with ``.rz``/``.rm``/``.rp``: the exact result is held as a float64
+    pair ``s + e`` (TwoSum, TwoProduct, or the sign of an exact residual from the correctly rounded
+    :func:`~simcuda.ptx.values.fma_f64` for ``div``/``sqrt``/``rcp``), rounded to nearest in the destination
+    type and stepped one ulp where that lies on the wrong side (``fma.f64``: exactly, in rationals)."""
+    from .values import _split, fma_f64
+    srcs = [L.getter(x, ty) for x in o[1:]]
+    s_ = L.setter(o[0], ty)
+    dt = _dt(ty)
+
+    def exact_pair(v: list[Any]) -> tuple[Any, Any]:
+        a = [np.asarray(x, np.float64) for x in v]
+        if op == "add":
+            return _two_sum(a[0], a[1])
+        if op == "sub":
+            return _two_sum(a[0], -a[1])
+        if op == "mul":
+            p = a[0] * a[1]
+            if ty == "f32":
+                return p, np.zeros_like(p)
+            ah, al = _split(a[0])
+            bh, bl = _split(a[1])
+            return p, ((ah * bh - p) + ah * bl + al * bh) + al * bl
+        if op in ("fma", "mad"):
+            p = a[0] * a[1]  # exact for f32 operands
+            return _two_sum(p, a[2])
+        if op in ("div", "rcp"):
+            num, den = (a[0], a[1]) if op == "div" else (np.ones_like(a[0]), a[0])
+            q = num / den
+            return q, np.sign(fma_f64(-q, den, num)) * np.sign(den)
+        r = np.sqrt(a[0])
+        return r, -np.sign(fma_f64(r, r, -a[0]))
+
+    def go(mask: Any) -> None:
+        v = [g() for g in srcs]
+        with np.errstate(all="ignore"):
+            if ty == "f64" and op in ("fma", "mad"):
+                r = _fma64_directed(v, rnd)
+            else:
+                s, e = exact_pair(v)
+                r = np.asarray(s).astype(dt)
+                r64 = r.astype(np.float64)
+                finite = np.isfinite(s) & np.isfinite(e)
+                above = finite & ((r64 > s) | ((r64 == s) & (e < 0)))
+                below = finite & ((r64 < s) | ((r64 == s) & (e > 0)))
+                inf = dt.type(np.inf)
+                if rnd == "rz":
+                    r = np.where(above & (r > 0) | below & (r < 0), np.nextafter(r, dt.type(0)), r)
+                elif rnd == "rm":
+                    r = np.where(above, np.nextafter(r, -inf), r)
+                else:
+                    r = np.where(below, np.nextafter(r, inf), r)
+        s_(np.asarray(r).astype(dt), mask)
+    return go
+
+
+def _fma64_directed(v: list[Any], rnd: str) -> Any:
+    """``fma.rz/rm/rp.f64`` lane by lane in rationals (a rare form)."""
+    import math
+    from fractions import Fraction
+    a, b, c = np.broadcast_arrays(*[np.asarray(x, np.float64) for x in v])
+    out = np.empty(a.shape, np.float64)
+    for k in np.ndindex(a.shape):
+        x, y, z = float(a[k]), float(b[k]), float(c[k])
+        if not (math.isfinite(x) and math.isfinite(y) and math.isfinite(z)):
+            out[k] = x * y + z
+            continue
+        q = Fraction(x) * Fraction(y) + Fraction(z)
+        try:
+            r = float(q)
+        except OverflowError:
+            r = math.inf if q > 0 else -math.inf
+        above = r == math.inf or (math.isfinite(r) and Fraction(r) > q)
+        below = r == -math.inf or (math.isfinite(r) and Fraction(r) < q)
+        if above and (rnd == "rm" or (rnd == "rz" and r > 0)):
+            r = math.nextafter(r, -math.inf)
+        elif below and (rnd == "rp" or (rnd == "rz" and r < 0)):
+            r = math.nextafter(r, math.inf)
+        out[k] = r
+    return out if out.ndim else out[()]
 
 
 def full_is(p: list[str], s: str) -> bool:

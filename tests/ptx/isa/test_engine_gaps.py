@@ -247,3 +247,43 @@ def test_member_masks_limit_vote_redux_match() -> None:
     assert (rows[:, 1] == 1).all()  # lanes 0..7 all true; the false lanes 8..31 are not named
     assert (rows[:, 2] == 1 + 2 + 3 + 4).all()  # the sum over lanes 0..3
     assert (rows[:, 3] == 0x0F0F).all()
+
+
+THIRD_DOWN = struct.unpack("<f", struct.pack("<I", 0x3EAAAAAA))[0]  # 1/3 rounded toward zero
+THIRD_UP = struct.unpack("<f", struct.pack("<I", 0x3EAAAAAB))[0]  # 1/3 rounded to nearest (and up)
+ONE_UP = 1 + 2.0 ** -23
+
+DIRECTED_CASES = [
+    ("add.rz.f32 drops the tiny addend", "add.rz.f32", [_f32(1.0), _f32(2.0 ** -40)], "f32", 1.0),
+    ("add.rp.f32 rounds up past a tiny addend", "add.rp.f32", [_f32(1.0), _f32(2.0 ** -40)], "f32", ONE_UP),
+    ("add.rm.f32 negative tiny", "add.rm.f32", [_f32(1.0), _f32(-(2.0 ** -40))], "f32", 1 - 2.0 ** -24),
+    ("sub.rz.f32", "sub.rz.f32", [_f32(1.0), _f32(2.0 ** -40)], "f32", 1 - 2.0 ** -24),
+    ("mul.rp.f32", "mul.rp.f32", [_f32(1 + 2.0 ** -12), _f32(1 + 2.0 ** -12)], "f32", 1 + 2.0 ** -11 + 2.0 ** -23),
+    ("mul.rz.f32 overflow is max", "mul.rz.f32", [_f32(2.0 ** 100), _f32(2.0 ** 100)], "f32",
+     struct.unpack("<f", struct.pack("<I", 0x7F7FFFFF))[0]),
+    ("div.rz.f32 1/3", "div.rz.f32", [_f32(1.0), _f32(3.0)], "f32", THIRD_DOWN),
+    ("div.rp.f32 1/3", "div.rp.f32", [_f32(1.0), _f32(3.0)], "f32", THIRD_UP),
+    ("div.rm.f32 -1/3", "div.rm.f32", [_f32(-1.0), _f32(3.0)], "f32", -THIRD_UP),
+    ("rcp.rz.f32 3", "rcp.rz.f32", [_f32(3.0)], "f32", THIRD_DOWN),
+    ("sqrt.rp.f32 2", "sqrt.rp.f32", [_f32(2.0)], "f32", struct.unpack("<f", struct.pack("<I", 0x3FB504F4))[0]),
+    ("sqrt.rz.f32 2", "sqrt.rz.f32", [_f32(2.0)], "f32", struct.unpack("<f", struct.pack("<I", 0x3FB504F3))[0]),
+    ("fma.rz.f32", "fma.rz.f32", [_f32(1 + 2.0 ** -12), _f32(1 + 2.0 ** -12), _f32(0.0)], "f32",
+     1 + 2.0 ** -11),
+    ("add.rz.f64", "add.rz.f64", [_f64(1.0), _f64(2.0 ** -80)], "f64", 1.0),
+    ("add.rp.f64", "add.rp.f64", [_f64(1.0), _f64(2.0 ** -80)], "f64", 1 + 2.0 ** -52),
+    ("mul.rm.f64", "mul.rm.f64", [_f64(1 + 2.0 ** -30), _f64(-(1 + 2.0 ** -30))], "f64",
+     -(1 + 2.0 ** -29 + 2.0 ** -52)),
+    ("div.rz.f64 1/3", "div.rz.f64", [_f64(1.0), _f64(3.0)], "f64", float.fromhex("0x1.5555555555555p-2")),
+    ("div.rp.f64 1/3", "div.rp.f64", [_f64(1.0), _f64(3.0)], "f64", float.fromhex("0x1.5555555555556p-2")),
+    ("fma.rp.f64", "fma.rp.f64", [_f64(1.0), _f64(1.0), _f64(2.0 ** -80)], "f64", 1 + 2.0 ** -52),
+    ("fma.rm.f64", "fma.rm.f64", [_f64(1.0), _f64(1.0), _f64(-(2.0 ** -80))], "f64", 1 - 2.0 ** -53),
+]
+
+
+@pytest.mark.parametrize(("op", "srcs", "dst", "value"), [pytest.param(*c[1:], id=c[0]) for c in DIRECTED_CASES])
+def test_directed_rounding(op: str, srcs: list[tuple[str, str]], dst: str, value: float) -> None:
+    """`.rz/.rm/.rp` arithmetic rounds the exact result toward zero, down or up (PTX ISA rounding modifiers)."""
+    from .test_scalar_ops import one_op
+    out = run_kernel(one_op(op, srcs, dst))
+    want = struct.pack("<f" if dst == "f32" else "<d", value)
+    assert out[:len(want)] == want, (op, out[:len(want)].hex(), want.hex())
