@@ -287,3 +287,48 @@ def test_directed_rounding(op: str, srcs: list[tuple[str, str]], dst: str, value
     out = run_kernel(one_op(op, srcs, dst))
     want = struct.pack("<f" if dst == "f32" else "<d", value)
     assert out[:len(want)] == want, (op, out[:len(want)].hex(), want.hex())
+
+
+APPROX = [  # (form, input, reference function, absolute or relative bound, "abs"/"rel")
+    ("sin.approx.f32", 1.0, "sin", 2.0 ** -20.5, "abs"),
+    ("sin.approx.f32", -3.0, "sin", 2.0 ** -20.5, "abs"),
+    ("cos.approx.f32", 2.5, "cos", 2.0 ** -20.5, "abs"),
+    ("ex2.approx.f32", 3.3, "exp2", 2.0 ** -22, "rel"),
+    ("ex2.approx.ftz.f32", -7.25, "exp2", 2.0 ** -22, "rel"),
+    ("lg2.approx.f32", 10.0, "log2", 2.0 ** -22, "abs"),
+    ("rsqrt.approx.f32", 5.0, "rsqrt", 2.0 ** -22, "rel"),
+    ("rcp.approx.f32", 7.0, "rcp", 2.0 ** -23, "rel"),
+    ("tanh.approx.f32", 0.5, "tanh", 2.0 ** -10.987, "rel"),
+]
+
+
+@pytest.mark.parametrize(("op", "x", "ref", "bound", "kind"), APPROX, ids=[f"{a[0]} {a[1]}" for a in APPROX])
+def test_approx_within_the_isa_bound(op: str, x: float, ref: str, bound: float, kind: str) -> None:
+    """An `.approx` function stays within the maximum error the PTX ISA states for it [I: numpy's is tighter]."""
+    import math
+
+    from .test_scalar_ops import one_op
+    out = run_kernel(one_op(op, [_f32(x)], "f32"))
+    got = struct.unpack("<f", out[:4])[0]
+    want = {"sin": math.sin, "cos": math.cos, "exp2": lambda v: 2.0 ** v, "log2": math.log2,
+            "rsqrt": lambda v: 1 / math.sqrt(v), "rcp": lambda v: 1 / v, "tanh": math.tanh}[ref](x)
+    err = abs(got - want) if kind == "abs" else abs(got - want) / abs(want)
+    assert err <= bound, (op, x, got, want)
+
+
+APPROX_SPECIAL = [
+    ("lg2.approx.f32 0 is -inf", "lg2.approx.f32", 0.0, float("-inf")),
+    ("ex2.approx.f32 -inf is +0", "ex2.approx.f32", float("-inf"), 0.0),
+    ("rsqrt.approx.f32 +0 is +inf", "rsqrt.approx.f32", 0.0, float("inf")),
+    ("rcp.approx.f32 -0 is -inf", "rcp.approx.f32", -0.0, float("-inf")),
+    ("ex2.approx.f32 200 is +inf", "ex2.approx.f32", 200.0, float("inf")),
+]
+
+
+@pytest.mark.parametrize(("op", "x", "want"), [pytest.param(*c[1:], id=c[0]) for c in APPROX_SPECIAL])
+def test_approx_special_values(op: str, x: float, want: float) -> None:
+    """`.approx` functions give the ISA's special-value results (infinities and signed zeros)."""
+    from .test_scalar_ops import one_op
+    src = ("f32", "0fFF800000") if x == float("-inf") else _f32(x)
+    out = run_kernel(one_op(op, [src], "f32"))
+    assert out[:4] == struct.pack("<f", want)
