@@ -223,9 +223,9 @@ def _size(L: Any, name: str) -> int:
 
 def build_realcall(L: Any, ins: Ins, o: list[str]) -> Any:
     """The closure ``go(lanes_mask, pcs, pc)`` of a real call (see :class:`CallState`)."""
-    from .module import _call_names, _target
-    rets, args = _call_names(ins)
-    target = _target(ins)
+    from .parse import call_names, call_target
+    rets, args = call_names(ins)
+    target = call_target(ins)
     cs: CallState = L.calls
     site = len(cs.sites)
     cs.sites.append(rets)

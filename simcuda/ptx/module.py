@@ -10,6 +10,8 @@ import numpy as np
 
 from .interface import Hooks, KernelInfo, LaunchStats, Memory, Param, PtxParseError, Unsupported
 from .parse import TYPE_SIZES, Func, Ins, ParsedModule, Var
+from .parse import call_names as _call_names
+from .parse import call_target as _target
 from .values import _REFUSED, FUNC_WINDOW, OWN_WINDOW
 
 _MAX_INLINE = 64
@@ -85,21 +87,6 @@ def _renamer(pat: re.Pattern[str] | None, ren: dict[str, str]) -> Any:
     def sub(s: str) -> str:
         return pat.sub(lambda m: ren[m.group(1)], s) if pat else s
     return sub
-
-
-def _call_names(ins: Ins) -> tuple[list[str], list[str]]:
-    o = ins.ops
-    def names(s: str) -> list[str]:
-        return [x.strip() for x in s.strip().strip("()").split(",") if x.strip()]
-    if o[0].strip().startswith("("):  # a trailing operand not in parentheses is a call prototype
-        return names(o[0]), [a for x in o[2:] if x.strip().startswith("(") for a in names(x)]
-    return [], [a for x in o[1:] if x.strip().startswith("(") for a in names(x)]
-
-
-def _target(ins: Ins) -> str:
-    """The callee operand of a ``call`` (a function name, or a register for an indirect call)."""
-    o = ins.ops
-    return o[1].strip() if o[0].strip().startswith("(") else o[0].strip()
 
 
 def segments(mod: ParsedModule, kernel: Func) -> Func:

@@ -413,3 +413,19 @@ def _body_stmt(f: Func, s: str, line: int) -> None:
     parts = pw[0].split(".")
     ops = _split_ops(pw[1]) if len(pw) > 1 else []
     f.body.append(Ins(parts, ops, guard, line, s))
+
+
+def call_names(ins: Ins) -> tuple[list[str], list[str]]:
+    """A ``call``'s return and argument operand names (a trailing prototype operand is neither)."""
+    o = ins.ops
+    def names(s: str) -> list[str]:
+        return [x.strip() for x in s.strip().strip("()").split(",") if x.strip()]
+    if o[0].strip().startswith("("):  # a trailing operand not in parentheses is a call prototype
+        return names(o[0]), [a for x in o[2:] if x.strip().startswith("(") for a in names(x)]
+    return [], [a for x in o[1:] if x.strip().startswith("(") for a in names(x)]
+
+
+def call_target(ins: Ins) -> str:
+    """The callee operand of a ``call`` (a function name, or a register for an indirect call)."""
+    o = ins.ops
+    return o[1].strip() if o[0].strip().startswith("(") else o[0].strip()
