@@ -11,6 +11,7 @@ from .interface import (
     ILLEGAL_ADDRESS,
     LAUNCH_FAILED,
     LAUNCH_OUT_OF_RESOURCES,
+    LAUNCH_TIMEOUT,
     MISALIGNED_ADDRESS,
     Fault,
     Hooks,
@@ -26,7 +27,7 @@ from .interface import (
 
 __all__ = ["load", "Fault", "Hooks", "KernelInfo", "LaunchStats", "Memory", "Module", "Param", "PtxParseError",
            "Region", "Unsupported", "ASSERT", "ILLEGAL_ADDRESS", "LAUNCH_FAILED", "LAUNCH_OUT_OF_RESOURCES",
-           "MISALIGNED_ADDRESS"]
+           "LAUNCH_TIMEOUT", "MISALIGNED_ADDRESS"]
 
 
 def load(text: str) -> Module:

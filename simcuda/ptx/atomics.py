@@ -35,24 +35,57 @@ def _apply(opn: str, old: Any, v: Any, c: Any) -> Any:
     return np.where(old == v, c, old)  # cas: v = compare, c = new
 
 
+def half_add(ty: str, old: Any, v: Any) -> Any:
+    """``atom.add.noftz`` on f16/bf16 bit patterns (one or two halves of a word): each half added exactly in
+    float64 and rounded once to nearest even (f16 by numpy's conversion; bf16 through float32 rounded to odd,
+    then to nearest), subnormals kept (``.noftz``)."""
+    old = np.asarray(old)
+    v = np.asarray(v)
+    if ty.endswith("x2"):
+        lo = half_add(ty[:-2], (old & np.uint32(0xFFFF)).astype(np.uint16), (v & np.uint32(0xFFFF)).astype(np.uint16))
+        hi = half_add(ty[:-2], (old >> np.uint32(16)).astype(np.uint16), (v >> np.uint32(16)).astype(np.uint16))
+        return lo.astype(np.uint32) | (hi.astype(np.uint32) << np.uint32(16))
+    with np.errstate(all="ignore"):
+        if ty == "f16":
+            s = old.astype(np.uint16).view(np.float16).astype(np.float64) + \
+                v.astype(np.uint16).view(np.float16).astype(np.float64)
+            return np.atleast_1d(s.astype(np.float16)).view(np.uint16).reshape(s.shape)
+        def f(x: Any) -> Any:
+            return (x.astype(np.uint32) << np.uint32(16)).view(np.float32).astype(np.float64)
+        s = np.atleast_1d(f(old) + f(v))
+        r = s.astype(np.float32)
+        bits = r.view(np.uint32).copy()
+        inexact = (r.astype(np.float64) != s) & np.isfinite(s)
+        # round to odd: the truncation toward zero with its last bit set
+        toward = np.abs(r.astype(np.float64)) > np.abs(s)
+        bits = np.where(inexact & toward, bits - np.uint32(1), bits)
+        bits = np.where(inexact, bits | np.uint32(1), bits).astype(np.uint64)
+        rb = (bits + np.uint64(0x7FFF) + ((bits >> np.uint64(16)) & np.uint64(1))) >> np.uint64(16)
+        rb = np.where(np.isnan(s), np.uint64(0x7FFF), rb)
+        return rb.astype(np.uint16).reshape(np.shape(f(old) + f(v)))
+
+
 def build_atomic(L: Any, ins: Ins, p: list[str], o: list[str]) -> Any:
     """A closure running one ``atom``/``red`` for the lanes of ``mask``."""
     from .values import _DT
     opn = next((x for x in p[1:] if x in _OPS), None)
     ty = next((x for x in reversed(p) if x in TYPE_SIZES), None)
-    if opn is None or ty is None or ("noftz" in p and ty not in ("f16", "bf16", "f32")):
+    if opn is None or ty is None or ("noftz" in p and ty not in ("f16", "bf16", "f16x2", "bf16x2", "f32")):
         raise Unsupported(f"kernel {L.kernel}: {'.'.join(p)} (PTX line {ins.line}) is not supported")
-    dt = np.dtype(_DT[ty if not ty.startswith("b") else "u" + ty[1:]])
-    if ty in ("f16", "bf16", "f16x2", "bf16x2"):
+    half = ty in ("f16", "bf16", "f16x2", "bf16x2")
+    if half and opn != "add":
         raise Unsupported(f"kernel {L.kernel}: {'.'.join(p)} (PTX line {ins.line}) is not supported")
+    dt: Any = np.dtype(_DT[ty if not ty.startswith("b") else "u" + ty[1:]]) if not half else \
+        np.dtype(np.uint32 if ty.endswith("x2") else np.uint16)
     space = next((x for x in p if x in ("global", "shared")), "generic")
     is_red = p[0] == "red"
     aop = o[0] if is_red else o[1]
     vals = o[1:] if is_red else o[2:]
     acc = L.mem_access(ins, space, dt, 1, aop)
-    gv = L.getter(vals[0], ty)
+    gv = L.getter(vals[0], ty if not half else ("b32" if ty.endswith("x2") else "b16"))
     gc = L.getter(vals[1], ty) if opn == "cas" else None
-    setd = None if is_red else L.setter(o[0], ty)
+    apply: Any = _apply if not half else (lambda _op, old, v, _c: half_add(ty, old, v))
+    setd = None if is_red else L.setter(o[0], ty if not half else ("b32" if ty.endswith("x2") else "b16"))
     n = L.n
     # address of each lane (to find duplicates): reuse the address closure
     sym, base, off = L.address(aop)
@@ -70,6 +103,10 @@ def build_atomic(L: Any, ins: Ins, p: list[str], o: list[str]) -> Any:
         uniq, _first, counts = np.unique(a, return_index=True, return_counts=True)
         if len(uniq) == len(a):
             rounds = [np.arange(len(a))]
+        elif half:
+            order = np.argsort(a, kind="stable")
+            first = np.searchsorted(a[order], a[order], side="left")
+            rounds = [order[(np.arange(len(a)) - first) == k] for k in range(int(counts.max()))]
         elif opn == "add" and dt.kind in "iu":
             rounds = None
         elif opn in ("add", "min", "max") and len(uniq) <= 64:
@@ -108,7 +145,7 @@ def build_atomic(L: Any, ins: Ins, p: list[str], o: list[str]) -> Any:
                 for r in rounds:
                     ln = lanes[r]
                     old = _load(acc, ln, n)
-                    new = _apply(opn, old, v[r], c[r] if c is not None else None).astype(dt)
+                    new = apply(opn, old, v[r], c[r] if c is not None else None).astype(dt)
                     _store(acc, ln, n, new, dt)
                     old_all[r] = old
         if setd is not None:

@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from .interface import Fault, Hooks, LaunchStats, Memory, Unsupported
+from .interface import LAUNCH_TIMEOUT, Fault, Hooks, LaunchStats, Memory, Unsupported
 from .parse import TYPE_SIZES, Func, Ins, ParsedModule, parse_int
 from .values import (
     _DT,
@@ -38,6 +38,7 @@ from .values import (
     CLOCK_GHZ,
     EXIT,
     LOCAL_WINDOW,
+    PARAM_WINDOW,
     SHARED_WINDOW,
     SPIN_YIELD,
     WINDOW_SIZE,
@@ -93,12 +94,17 @@ class _Launch:
         self.regs: dict[str, np.ndarray] = {}
         for name, ty in func.regs.items():
             self.regs[name] = np.zeros(n, dtype=np.bool_ if ty == "pred" else _STORE[TYPE_SIZES[ty]])
+        for name, k in func.vregs.items():  # the ISA's other element names of a vector register
+            for comp, alias in zip("xyzw"[:k], "rgba", strict=False):
+                self.regs[f"{name}.{alias}"] = self.regs[f"{name}.{comp}"]
         self.clock = 0
         import time
         self.t0 = time.perf_counter_ns()
         self.region_cache: list[Any] = []
         self.cp_pending: list[Callable[[], None]] = []
         self._param_off: dict[str, int] = {}
+        self.func_addresses: dict[str, int] = {}
+        self.calls: Any = None  # a CallState when the kernel makes real calls (simcuda.ptx.calls)
 
     # --- operands -------------------------------------------------------------------------------------------
     def reg(self, name: str) -> np.ndarray:
@@ -161,6 +167,8 @@ class _Launch:
         if op[:2] in ("0d", "0D") and len(op) == 18:
             bits = np.array(int(op[2:], 16), dtype=np.uint64).view(np.float64)
             return dt(bits) if np.dtype(dt).kind == "f" else np.array(int(op[2:], 16)).astype(dt)
+        if op in self.func_addresses and op not in self.variables:
+            return dt(self.func_addresses[op]) if np.dtype(dt).kind != "f" else dt(0)
         if op in self.variables or op in self.shared_layout or op in self.local_layout or \
                 any(v.name == op for v in self.func.params):
             return dt(self.symbol(op)) if np.dtype(dt).kind != "f" else dt(0)
@@ -183,7 +191,7 @@ class _Launch:
             return self.variables[name]
         for p in self.func.params:
             if p.name == name:
-                return int(self._param_off[name])
+                return PARAM_WINDOW + int(self._param_off[name])
         raise Unsupported(f"kernel {self.kernel}: symbol {name} has no address")
 
     def setter(self, op: str, ty: str) -> Callable[[Any, Any], None]:
@@ -222,6 +230,16 @@ class _Launch:
             else:
                 np.copyto(arr, v, where=mask, casting="unsafe")
         return set_conv
+
+    def elements(self, op: str, vec: int) -> list[str]:
+        """The element operands of a vector operand: ``{a, b, ...}`` or a vector register (``.reg .v4``)."""
+        op = op.strip()
+        if op.startswith("{"):
+            return [x.strip() for x in op.strip("{} ").split(",")]
+        k = self.func.vregs.get(op)
+        if k is not None:
+            return [f"{op}.{c}" for c in "xyzw"[:k]][:vec]
+        return [op]
 
     # --- addresses and memory -----------------------------------------------------------------------------
     def address(self, op: str) -> tuple[str | None, Callable[[], Any], int]:
@@ -336,6 +354,7 @@ class _Launch:
                 space = "global"
             else:
                 raise Unsupported(f"kernel {self.kernel}: unknown symbol {sym} at PTX line {ins.line}")
+        via_param = space == "param"
         if space == "param":
             space = "local"
         offu = np.uint64(off % (1 << 64))
@@ -376,6 +395,30 @@ class _Launch:
 
         sh = window(self.shared, self.shbase, self.shsize, "shared")
         lo = window(self.local, self.lbase, self.lsize, "local")
+        pbuf = np.frombuffer(self.params, dtype=np.uint8)
+        psize = len(self.params)
+
+        def kparam(mask: Any, values: Any) -> Any:
+            # the kernel's parameter buffer through its address (read-only [I]: a store faults 700)
+            a = addr_of(mask) - np.uint64(PARAM_WINDOW)
+            if values is not None:
+                raise self.where(ins, mask, addr_of(None), 700, "store to a kernel parameter")
+            if len(a) and int(a.max()) + total > psize:
+                m = np.zeros(n, dtype=bool)
+                m[self._lanes(mask)[a + np.uint64(total) > np.uint64(psize)]] = True
+                raise self.where(ins, m, addr_of(None), 700, "kernel parameter access out of range")
+            if np.bitwise_and(a, alm).any():
+                m = np.zeros(n, dtype=bool)
+                m[self._lanes(mask)[np.bitwise_and(a, alm) != 0]] = True
+                raise self.where(ins, m, addr_of(None), 716, "misaligned kernel parameter access")
+            e = a.astype(np.int64)
+            return [pbuf[(e + i * size)[:, None] + np.arange(size)].copy().view(dt).reshape(-1) if len(e) else
+                    np.zeros(0, dt) for i in range(vec)]
+
+        def in_param(mask: Any) -> Any:
+            a = np.broadcast_to(np.asarray(base(), dtype=np.uint64) + offu, (n,))
+            act = np.ones(n, dtype=bool) if mask is None else mask
+            return act & (a >= np.uint64(PARAM_WINDOW)) & (a < np.uint64(PARAM_WINDOW + WINDOW_SIZE))
 
         def glob(mask: Any, values: Any, a: np.ndarray | None = None, lanes: np.ndarray | None = None) -> Any:
             if a is None:
@@ -430,6 +473,14 @@ class _Launch:
 
         if space == "shared":
             return sh
+        if via_param and sym is None:
+            def par(mask: Any, values: Any) -> Any:  # .param through a register: kernel params or local
+                kp = in_param(mask)
+                if not kp.any():
+                    return lo(mask, values)
+                act = np.ones(n, dtype=bool) if mask is None else mask
+                return scatter(mask, [(kp, kparam), (act & ~kp, lo)], values)
+            return par
         if space == "local":
             return lo
         if space in ("global", "const"):
@@ -442,9 +493,12 @@ class _Launch:
             act = np.ones(n, dtype=bool) if mask is None else mask
             ins_sh = act & (a >= np.uint64(SHARED_WINDOW)) & (a < np.uint64(SHARED_WINDOW + WINDOW_SIZE))
             ins_lo = act & (a >= np.uint64(LOCAL_WINDOW)) & (a < np.uint64(LOCAL_WINDOW + WINDOW_SIZE))
-            if not ins_sh.any() and not ins_lo.any():
+            if not ins_sh.any() and not ins_lo.any() and not (a >= np.uint64(PARAM_WINDOW)).any():
                 return glob(mask, values)
             gl = act & ~ins_sh & ~ins_lo
+            kp = in_param(mask)
+            if kp.any():
+                return scatter(mask, [(ins_sh, sh), (ins_lo, lo), (kp, kparam), (gl & ~kp, glob)], values)
             return scatter(mask, [(ins_sh, sh), (ins_lo, lo), (gl, glob)], values)
         return gen
 
@@ -528,8 +582,28 @@ _Launch.read_bytes = _read_bytes  # type: ignore[attr-defined]
 _Launch.read_cstring = _read_cstring  # type: ignore[attr-defined]
 
 
-def run(L: _Launch, code: list[tuple[int, Any]], should_stop: Callable[[], bool] | None) -> None:
-    """Run the lane set to completion (see the module docstring for the scheduling rule)."""
+def _fingerprint(L: _Launch, pcs: Any) -> Any:
+    """A cheap digest of the lane set's state: the PCs and every register at up to 64 sampled lanes (equal
+    digests a few thousand back edges apart mean the lanes spin without changing anything)."""
+    idx = np.linspace(0, L.n - 1, num=min(64, L.n)).astype(np.int64)
+    parts = [b"" if pcs is None else pcs[idx].tobytes()]
+    parts += [r[idx].tobytes() for r in L.regs.values()]
+    return hash(b"".join(parts))
+
+
+def run(L: _Launch, code: list[tuple[int, Any]], should_stop: Callable[[], bool] | None,
+        stall_limit_s: float | None = None) -> None:
+    """Run the lane set to completion (see the module docstring for the scheduling rule).
+
+    ``stall_limit_s`` (given when the grid runs in several lane sets): when every runnable lane has been
+    spinning (taking back edges with no lane finishing and their registers, sampled, unchanged) for that
+    long, the lanes are
+    taken to wait for a block of a later lane set, which cannot run before this one ends: Fault 702
+    (``CUDA_ERROR_LAUNCH_TIMEOUT``, what a GPU whose watchdog ends a hung kernel gives) [I]."""
+    import time
+    stalled_since = time.monotonic()
+    last_left: Any = None
+    calls = L.calls
     n = L.n
     alive = L.alive0.copy()
     all_alive = bool(alive.all())
@@ -547,14 +621,19 @@ def run(L: _Launch, code: list[tuple[int, Any]], should_stop: Callable[[], bool]
     while True:
         if pcs is not None:
             cand = pcs if not parked.any() else np.where(parked, EXIT, pcs)
-            pc = int(cand.min())
+            if calls is not None and calls.depth.any():
+                pc, m = calls.select(cand)
+            else:
+                pc = int(cand.min())
+                m = None
             if pc >= EXIT:
                 if (pcs >= EXIT).all():
                     break
                 parked[:] = False
                 backs = 0
                 continue
-            m = pcs == pc
+            if m is None:
+                m = pcs == pc
             count = int(m.sum())
             if count == int((pcs < EXIT).sum()):
                 alive = pcs < EXIT
@@ -580,6 +659,13 @@ def run(L: _Launch, code: list[tuple[int, Any]], should_stop: Callable[[], bool]
             else:
                 pcs[mask] = nxt
             continue
+        if kind in (5, 6):  # a real call or a function's ret: per-lane PCs from here on
+            if pcs is None:
+                pcs = np.full(n, EXIT, dtype=np.int32)
+                pcs[alive] = pc
+                parked = np.zeros(n, bool)
+            payload(alive if mask is None else mask, pcs, pc)
+            continue
         if kind == 3:
             if pcs is None:
                 pc += 1
@@ -594,6 +680,16 @@ def run(L: _Launch, code: list[tuple[int, Any]], should_stop: Callable[[], bool]
                 spins += 1
                 if spins % 4096 == 0 and should_stop is not None and should_stop():
                     raise Fault(719, f"kernel {L.kernel}: interrupted while spinning")
+                if stall_limit_s is not None and spins % 4096 == 0:
+                    left = (lane_count if pcs is None else int((pcs < EXIT).sum()), _fingerprint(L, pcs))
+                    now = time.monotonic()
+                    if left != last_left:
+                        last_left, stalled_since = left, now
+                    elif now - stalled_since > stall_limit_s:
+                        raise Fault(LAUNCH_TIMEOUT, f"kernel {L.kernel}: the threads of blocks {L.blocks[0]}.."
+                                    f"{L.blocks[-1]} spin for {stall_limit_s:g} s with none finishing; the "
+                                    f"grid runs in parts of {len(L.blocks)} blocks (at most 2**20 threads at "
+                                    f"once), so a block that waits for a later part's block never ends [I]")
                 # lanes yield on a back-edge only once they have looped SPIN_YIELD times in a divergent state
                 # (a spin-wait); a shorter loop keeps lowest-PC-first order, which reconverges before the join
                 back = pcs is not None and backs >= SPIN_YIELD

@@ -17,6 +17,7 @@ import attrs
 # CUresult values of the faults (spec section 17); plain ints so that the engine needs no generated module
 ILLEGAL_ADDRESS = 700
 LAUNCH_OUT_OF_RESOURCES = 701
+LAUNCH_TIMEOUT = 702  # added in round 2: a grid that spins across lane sets (see simcuda.ptx.engine.run)
 ASSERT = 710
 MISALIGNED_ADDRESS = 716
 LAUNCH_FAILED = 719
@@ -142,4 +143,9 @@ class Module(Protocol):
         ``KernelInfo.params`` says; ``variables``: module variable name -> its device address (the core
         allocates them when the module loads); ``envreg`` (optional, added by the engine): values of
         ``%envreg0..31`` (zero unless given; cooperative launches pass the grid-sync workspace there).
-        Raises :class:`Fault` or :class:`Unsupported`."""
+        Raises :class:`Fault` or :class:`Unsupported`.
+
+        Added in issue 17's second round (the engine's :class:`~simcuda.ptx.module.PtxModule` has them):
+        ``start(...)`` (the same arguments; runs the launch on its own thread and returns a handle with
+        ``done()`` and ``wait(timeout)``, so the host can write what a spinning kernel waits for),
+        ``relocate(variables, memory)`` (writes the module's address initialisers, ``relocations``)."""

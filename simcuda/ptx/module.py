@@ -10,15 +10,23 @@ import numpy as np
 
 from .interface import Hooks, KernelInfo, LaunchStats, Memory, Param, PtxParseError, Unsupported
 from .parse import TYPE_SIZES, Func, Ins, ParsedModule, Var
-from .values import _REFUSED
+from .parse import call_names as _call_names
+from .parse import call_target as _target
+from .values import _REFUSED, FUNC_WINDOW, OWN_WINDOW
 
 _MAX_INLINE = 64
+#: seconds a lane set of a grid that runs in several may spin with no thread finishing before Fault 702 [I]
+STALL_LIMIT_S = 20.0
 
 
-def inline(mod: ParsedModule, f: Func, depth: int = 0) -> Func:
+def inline(mod: ParsedModule, f: Func, depth: int = 0, stack: tuple[str, ...] = ()) -> Func:
     """A copy of ``f`` whose calls to the module's own ``.func`` are replaced by the callee's body (registers and
-    labels renamed, params and return values bound to the caller's ``.param`` variables by name)."""
-    out = Func(f.name, f.entry, f.params, f.rets, dict(f.regs), list(f.locals), [], {}, f.maxntid, f.reqntid, f.line)
+    labels renamed, params and return values bound to the caller's ``.param`` variables by name). A call that
+    would recurse (its callee is being inlined already: ``stack``) and an indirect call (through a register)
+    stay calls, renamed ``__call``: they run as real calls into the function's segment (:func:`segments`)."""
+    stack = (*stack, f.name)
+    out = Func(f.name, f.entry, f.params, f.rets, regs=dict(f.regs), vregs=dict(f.vregs), locals=list(f.locals),
+               maxntid=f.maxntid, reqntid=f.reqntid, line=f.line)
     inv = {v: k for k, v in f.labels.items()}
     labels_at: dict[int, list[str]] = {}
     for name, at in f.labels.items():
@@ -31,12 +39,14 @@ def inline(mod: ParsedModule, f: Func, depth: int = 0) -> Func:
         if ins is None:
             break
         callee = _callee(mod, ins)
-        if callee is None:
+        if callee is None or callee in stack:
+            if ins.parts[0] == "call" and (callee is not None or _target(ins).startswith("%")):
+                ins = Ins(["__call", *ins.parts[1:]], ins.ops, ins.guard, ins.line, ins.text)
             out.body.append(ins)
             continue
         if depth > _MAX_INLINE:
-            raise Unsupported(f"function {f.name}: calls nest deeper than {_MAX_INLINE} (recursion is not supported)")
-        g = inline(mod, mod.funcs[callee], depth + 1)
+            raise Unsupported(f"function {f.name}: calls nest deeper than {_MAX_INLINE}")
+        g = inline(mod, mod.funcs[callee], depth + 1, stack)
         count += 1
         pre = f"__inl{depth}_{count}_"
         rets, args = _call_names(ins)
@@ -44,6 +54,9 @@ def inline(mod: ParsedModule, f: Func, depth: int = 0) -> Func:
         ren.update({p.name: r for p, r in zip(g.rets, rets)})
         for r, ty in g.regs.items():
             out.regs[pre + r] = ty
+            ren[r] = pre + r
+        for r, k in g.vregs.items():
+            out.vregs[pre + r] = k
             ren[r] = pre + r
         for v in g.locals:
             nv = Var(pre + v.name, v.space, v.ptype, v.size, v.align, v.init, v.extern)
@@ -76,24 +89,98 @@ def _renamer(pat: re.Pattern[str] | None, ren: dict[str, str]) -> Any:
     return sub
 
 
-def _call_names(ins: Ins) -> tuple[list[str], list[str]]:
-    o = ins.ops
-    def names(s: str) -> list[str]:
-        return [x.strip() for x in s.strip().strip("()").split(",") if x.strip()]
-    if o[0].strip().startswith("("):
-        return names(o[0]), [a for x in o[2:] for a in names(x)]
-    return [], [a for x in o[1:] for a in names(x)]
+def segments(mod: ParsedModule, kernel: Func) -> Func:
+    """``kernel`` (already inlined) with the functions that its ``__call`` instructions reach appended as
+    segments: each function's inlined body with its registers, labels and variables (its params and return
+    params among them) renamed ``__seg<k>_...``, its ``ret`` turned into ``__segret``. The segment table is
+    kept on the result (``seg_info``: function name -> (start, param variable names, ret variable names,
+    register names, local variable names)). Indirect calls reach every function with a body."""
+    out = Func(kernel.name, kernel.entry, kernel.params, kernel.rets, regs=dict(kernel.regs),
+               vregs=dict(kernel.vregs), locals=list(kernel.locals), body=list(kernel.body),
+               labels=dict(kernel.labels), maxntid=kernel.maxntid, reqntid=kernel.reqntid, line=kernel.line)
+    info: dict[str, Any] = {}
+    todo: list[str] = []
+
+    def want(body: list[Ins]) -> None:
+        for ins in body:
+            if ins.parts[0] != "__call":
+                continue
+            t = _target(ins)
+            names = [t] if not t.startswith("%") else \
+                [n for n, g in mod.funcs.items() if not g.entry and not g.decl_only]
+            for nm in names:
+                if nm not in info and nm not in todo:
+                    todo.append(nm)
+    want(out.body)
+    k = 0
+    while todo:
+        name = todo.pop(0)
+        g = inline(mod, mod.funcs[name])
+        pre = f"__seg{k}_"
+        k += 1
+        ren: dict[str, str] = {r: pre + r for r in g.regs}
+        ren.update({r: pre + r for r in g.vregs})
+        vars_ = [*g.params, *g.rets, *g.locals]
+        ren.update({v.name: pre + v.name for v in vars_})
+        ren.update({ln: pre + ln for ln in g.labels})
+        alt = "|".join(re.escape(x) for x in sorted(ren, key=len, reverse=True))
+        sub = _renamer(re.compile(r"(?<![\w$%.])(" + alt + r")(?![\w$])") if ren else None, ren)
+        start = len(out.body)
+        for r, ty in g.regs.items():
+            out.regs[pre + r] = ty
+        for r, kk in g.vregs.items():
+            out.vregs[pre + r] = kk
+        seg_locals = [Var(pre + v.name, "local" if v.space == "param" else v.space, v.ptype, v.size, v.align,
+                          v.init, v.extern) for v in vars_]
+        out.locals += seg_locals
+        for gi in g.body:
+            parts = ["__segret"] if gi.parts[0] == "ret" else gi.parts
+            out.body.append(Ins(parts, [sub(x) for x in gi.ops],
+                                (sub(gi.guard[0]), gi.guard[1]) if gi.guard else None, gi.line, gi.text))
+        for ln, at in g.labels.items():
+            out.labels[pre + ln] = start + at
+        info[name] = (start, [pre + v.name for v in g.params], [pre + v.name for v in g.rets],
+                      [pre + r for r in g.regs], [v.name for v in seg_locals if v.space in ("local",)])
+        want(out.body[start:])
+    out.seg_info = info  # type: ignore[attr-defined]
+    return out
 
 
 def _callee(mod: ParsedModule, ins: Ins) -> str | None:
     if ins.parts[0] != "call":
         return None
-    o = ins.ops
-    name = o[1].strip() if o[0].strip().startswith("(") else o[0].strip()
+    name = _target(ins)
     f = mod.funcs.get(name)
     if f is None or f.decl_only or f.entry:
         return None
     return name
+
+
+class _Own:
+    """A buffer the engine owns (a :class:`~simcuda.ptx.interface.Region`)."""
+
+    def __init__(self, start: int, data: np.ndarray) -> None:
+        self.start, self.size, self.data = start, len(data), data
+
+
+class _Overlay:
+    """The core's :class:`~simcuda.ptx.interface.Memory` with the engine's own buffers (at OWN_WINDOW) laid
+    over it."""
+
+    def __init__(self, memory: Memory, own: list[_Own]) -> None:
+        self._memory, self._own = memory, own
+
+    def region(self, addr: int) -> Any:
+        """The engine's buffer holding ``addr``, else the core's region."""
+        if addr >= OWN_WINDOW:
+            for r in self._own:
+                if r.start <= addr < r.start + r.size:
+                    return r
+        return self._memory.region(addr)
+
+    def gpu_like(self) -> bool:
+        """As the core's memory says."""
+        return self._memory.gpu_like()
 
 
 class PtxModule:
@@ -112,16 +199,103 @@ class PtxModule:
         self.variables: dict[str, tuple[str, int, bytes]] = {
             v.name: (v.space, v.size, v.init or bytes(v.size)) for v in parsed.variables
             if v.space in ("global", "const") and not v.extern}
+        #: address initialisers of module variables: name -> ((byte offset, symbol, addend), ...); the core
+        #: writes ``init`` bytes (zeros there) and :meth:`relocate` writes the addresses (an addition to the
+        #: interface, issue 17 round 2)
+        self.relocations: dict[str, tuple[tuple[int, str, int], ...]] = {
+            v.name: tuple(v.relocs) for v in parsed.variables if v.relocs and not v.extern}
+        #: the address of each function of the module (``mov.u64 %rd, fn``, indirect calls) [I]
+        self.func_addresses: dict[str, int] = {
+            name: FUNC_WINDOW + 16 * k for k, name in enumerate(parsed.funcs)}
+        self._relocated: set[tuple[tuple[str, int], ...]] = set()
+        self._own_vars: dict[str, _Own] = {}
+        self._jit: dict[str, Any] = {}  # kernel -> its LLVM-engine kernel, or the Unsupported saying why not
         self._flat: dict[str, Func] = {}
         self.kernels: dict[str, KernelInfo] = {}
         for f in parsed.funcs.values():
             if f.entry and not f.decl_only:
                 self.kernels[f.name] = self._info(f)
 
+    def _jit_kernel(self, kernel: str, f: Func, shl: dict[str, int], ssize: int, info: KernelInfo,
+                    must: bool) -> Any:
+        """The kernel compiled by the LLVM engine (cached), or None where it cannot be (``must``: raise the
+        :class:`Unsupported` saying why instead)."""
+        hit = self._jit.get(kernel)
+        if hit is None:
+            from . import jit
+            if not jit.available():
+                hit = Unsupported("the LLVM engine needs llvmlite (pip install llvmlite)")
+            elif any(v.space == "shared" and v.extern for v in f.locals + self.parsed.variables):
+                hit = Unsupported("the LLVM engine does not run kernels with dynamic shared memory yet")
+            else:
+                try:
+                    hit = jit.JitKernel(f, shl, ssize, {p.name: p.offset for p in info.params})
+                except Unsupported as e:
+                    hit = e
+            self._jit[kernel] = hit
+        if isinstance(hit, Unsupported):
+            if must:
+                raise Unsupported(f"kernel {kernel}: {hit.why}")
+            return None
+        return hit
+
+    def _own_variables(self, variables: dict[str, int]) -> dict[str, int]:
+        """``variables`` completed with engine-owned buffers (initial bytes, kept across launches of this
+        module) for the module variables the core gave no address [I]: so a kernel using ``__device__`` or
+        ``__constant__`` data runs even where the core does not allocate them (the host cannot reach those)."""
+        missing = [k for k in self.variables if k not in variables]
+        if not missing:
+            return variables
+        out = dict(variables)
+        for name in missing:
+            buf = self._own_vars.get(name)
+            if buf is None:
+                _space, size, init = self.variables[name]
+                start = OWN_WINDOW + sum((b.size + 255) // 256 * 256 for b in self._own_vars.values())
+                buf = self._own_vars[name] = _Own(start, np.frombuffer(bytearray(init.ljust(max(size, 1), b"\0")),
+                                                                       np.uint8))
+            out[name] = buf.start
+        return out
+
+    def start(self, kernel: str, grid: tuple[int, int, int], block: tuple[int, int, int], dynamic_shared: int,
+              params: bytes, memory: Memory, hooks: Hooks, *, variables: dict[str, int] | None = None,
+              envreg: dict[int, int] | None = None) -> RunningLaunch:
+        """:meth:`launch` on a thread of its own (an addition to the interface, issue 17 round 2): returns at
+        once with a :class:`RunningLaunch`. A kernel that spins until the host writes memory it reads (pinned
+        or mapped host memory, a flag in device memory the host copies to) finishes once the host has written
+        it; ``hooks.should_stop`` still interrupts it. The caller must not free memory the kernel reaches
+        before :meth:`RunningLaunch.wait` returns."""
+        return RunningLaunch(lambda: self.launch(kernel, grid, block, dynamic_shared, params, memory, hooks,
+                                                 variables=variables, envreg=envreg))
+
+    def relocate(self, variables: dict[str, int], memory: Memory) -> None:
+        """Write the address initialisers of the module's variables (``.global .u64 p = generic(x);``): at
+        each variable's address in ``variables`` (name -> device address), the 8-byte address of its symbol
+        (a variable of ``variables``, or a function of the module) plus the addend. Done once per distinct
+        ``variables`` map; :meth:`launch` calls it, so a core that allocates variables at load may call it
+        there instead [I]. A symbol with no address is left zero."""
+        key = tuple(sorted(variables.items()))
+        if key in self._relocated or not self.relocations:
+            return
+        self._relocated.add(key)
+        for name, rels in self.relocations.items():
+            at = variables.get(name)
+            if at is None:
+                continue
+            for off, sym, addend in rels:
+                target = variables.get(sym, self.func_addresses.get(sym))
+                if target is None:
+                    continue
+                r = memory.region(at + off)
+                if r is None or at + off + 8 > r.start + r.size:
+                    continue
+                o = at + off - r.start
+                r.data[o:o + 8] = np.frombuffer(((target + addend) % (1 << 64)).to_bytes(8, "little"), np.uint8)
+
     def flat(self, name: str) -> Func:
         """The kernel with its calls inlined (cached)."""
         if name not in self._flat:
-            self._flat[name] = inline(self.parsed, self.parsed.funcs[name])
+            self._flat[name] = segments(self.parsed, inline(self.parsed, self.parsed.funcs[name]))
         return self._flat[name]
 
     def _info(self, f: Func) -> KernelInfo:
@@ -143,10 +317,19 @@ class PtxModule:
 
     def launch(self, kernel: str, grid: tuple[int, int, int], block: tuple[int, int, int], dynamic_shared: int,
                params: bytes, memory: Memory, hooks: Hooks, *,
-               variables: dict[str, int] | None = None, envreg: dict[int, int] | None = None) -> LaunchStats:
-        """See :meth:`simcuda.ptx.interface.Module.launch`. The grid runs in chunks of whole blocks of at most
+               variables: dict[str, int] | None = None, envreg: dict[int, int] | None = None,
+               engine: str | None = None) -> LaunchStats:
+        """See :meth:`simcuda.ptx.interface.Module.launch`. ``engine`` (an addition, issue 17 round 2):
+        ``"interp"`` the interpreter (the reference, and the default), ``"llvm"`` the LLVM engine
+        (:mod:`simcuda.ptx.jit`; :class:`Unsupported` for a kernel outside its subset or without llvmlite),
+        ``"auto"`` the LLVM engine where it can, else the interpreter; None reads ``SIMCUDA_PTX_ENGINE``
+        (default ``interp``). The LLVM engine counts no lane instructions. The grid runs in chunks of whole
+        blocks of at most
         2**20 lanes each; a grid that fits runs as one lane set (every block co-resident, which ``grid.sync``
-        needs)."""
+        needs); a lane set of a larger grid that spins with no thread finishing for ``STALL_LIMIT_S`` raises
+        Fault 702 (its blocks wait for a later lane set's) [I]. Module variables missing from ``variables``
+        live in engine-owned memory kept with the module [I]; without ``envreg`` 1 and 2 the engine gives a
+        zeroed grid-sync workspace of its own there (so ``grid.sync`` works on any launch that fits) [I]."""
         from .engine import _Launch, run
         from .values import MAX_LANES
         if kernel not in self.kernels:
@@ -160,6 +343,17 @@ class PtxModule:
             shl[v.name] = (ssize + 15) // 16 * 16
         if ext:
             ssize = (ssize + 15) // 16 * 16
+        variables = self._own_variables(variables or {})
+        own = list(self._own_vars.values())
+        # the grid-sync workspace of a cooperative launch (%envreg1:%envreg2, high:low) when the core gives none
+        envreg = dict(envreg or {})
+        if 1 not in envreg and 2 not in envreg:
+            ws = _Own(OWN_WINDOW + (1 << 32), np.zeros(256, np.uint8))
+            own.append(ws)
+            envreg[1], envreg[2] = ws.start >> 32, ws.start & 0xFFFFFFFF
+        memory = _Overlay(memory, own)
+        if variables:
+            self.relocate(variables, memory)
         stats = LaunchStats()
         nt = block[0] * block[1] * block[2]
         tpb = (nt + 31) // 32 * 32
@@ -167,18 +361,65 @@ class PtxModule:
         if not has_effects(f):  # nothing it does can be observed: it runs in no time, whatever the grid
             stats.blocks = grid[0] * grid[1] * grid[2]
             return stats
+        if engine is None:
+            import os
+            engine = os.environ.get("SIMCUDA_PTX_ENGINE", "interp")
+        if engine in ("llvm", "auto"):
+            jk = self._jit_kernel(kernel, f, shl, ssize, info, engine == "llvm")
+            if jk is not None:
+                done: LaunchStats = jk.launch(grid, block, dynamic_shared,
+                                              bytes(params).ljust(info.param_bytes, b"\0"), memory, kernel)
+                return done
+        nblocks = grid[0] * grid[1] * grid[2]
         allb = ((x, y, z) for z in range(grid[2]) for y in range(grid[1]) for x in range(grid[0]))
         params = bytes(params).ljust(info.param_bytes, b"\0")
         while chunk := list(itertools.islice(allb, per)):
             L = _Launch(self.parsed, f, grid, block, chunk, dynamic_shared, params, memory, hooks,
-                        variables or {}, stats, kernel, shl, ssize)
+                        variables, stats, kernel, shl, ssize)
             L._param_off = {p.name: p.offset for p in info.params}
+            L.func_addresses = self.func_addresses
+            if getattr(f, "seg_info", None):
+                from .calls import CallState
+                L.calls = CallState(L, f.seg_info)  # type: ignore[attr-defined]
             for k, ev in (envreg or {}).items():
                 L.sreg[f"%envreg{k}"] = np.uint32(ev)
             code = [L.compile(ins, f.labels) for ins in f.body]
-            run(L, code, hooks.should_stop)
+            run(L, code, hooks.should_stop, None if len(chunk) == nblocks else STALL_LIMIT_S)
             stats.blocks += len(chunk)
         return stats
+
+
+class RunningLaunch:
+    """A launch running on its own thread (:meth:`PtxModule.start`): the host may go on, and write memory the
+    kernel spins on (cuda.core's latch kernel waits for a pinned flag), while it runs."""
+
+    def __init__(self, run: Any) -> None:
+        import threading
+        self._stats: LaunchStats | None = None
+        self._error: BaseException | None = None
+
+        def body() -> None:
+            try:
+                self._stats = run()
+            except BaseException as e:  # handed to wait()
+                self._error = e
+        self._thread = threading.Thread(target=body, name="simcuda-ptx-launch", daemon=True)
+        self._thread.start()
+
+    def done(self) -> bool:
+        """True once every thread of the launch has finished (or it faulted)."""
+        return not self._thread.is_alive()
+
+    def wait(self, timeout: float | None = None) -> LaunchStats | None:
+        """Wait up to ``timeout`` seconds (None: until it ends); the launch's :class:`LaunchStats`, or None
+        if it is still running. Raises what :meth:`PtxModule.launch` raises (:class:`Fault`,
+        :class:`Unsupported`)."""
+        self._thread.join(timeout)
+        if self._thread.is_alive():
+            return None
+        if self._error is not None:
+            raise self._error
+        return self._stats
 
 
 #: opcodes whose effect can outlive the kernel or stop it: stores, atomics, calls (printf, assert, malloc),

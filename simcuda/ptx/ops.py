@@ -57,7 +57,19 @@ def compile_ins(L: Any, ins: Ins, labels: dict[str, int]) -> tuple[int, Any]:
         gname, neg = ins.guard
         g0 = L.getter(gname, "pred")
         guard = (lambda: ~g0()) if neg else g0
-    kind, fn = _build(L, ins, op, p, o, labels)
+    if "ftz" in p and op != "cvt" and "f32" in p:
+        kind, fn = _build(_Ftz(L), ins, op, p, o, labels)
+    else:
+        kind, fn = _build(L, ins, op, p, o, labels)
+    if kind in (5, 6) and guard is not None:
+        call = fn
+
+        def guarded_call(mask: Any, pcs: Any, pc: int) -> None:
+            g = np.broadcast_to(guard(), mask.shape)
+            pcs[mask & ~g] = pc + 1
+            if (mask & g).any():
+                call(mask & g, pcs, pc)
+        return kind, guarded_call
     if kind == 0 and guard is not None:
         inner = fn
 
@@ -74,8 +86,40 @@ def compile_ins(L: Any, ins: Ins, labels: dict[str, int]) -> tuple[int, Any]:
     return kind, fn
 
 
+class _Ftz:
+    """The launch as an instruction with ``.ftz`` sees it: its f32 operands are read, and its f32 results
+    written, with subnormals flushed to a zero of the same sign (PTX ISA: ``.ftz`` flushes subnormal inputs
+    and results); everything else is the launch's."""
+
+    def __init__(self, L: Any) -> None:
+        self._L = L
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._L, name)
+
+    def getter(self, op: str, ty: str) -> Any:
+        g = self._L.getter(op, ty)
+        if ty != "f32":
+            return g
+        return lambda: flush32(g())
+
+    def setter(self, op: str, ty: str) -> Any:
+        st = self._L.setter(op, ty)
+        if ty != "f32":
+            return st
+        return lambda val, mask: st(flush32(val), mask)
+
+
 def _build(L: Any, ins: Ins, op: str, p: list[str], o: list[str], labels: dict[str, int]) -> tuple[int, Any]:
     ty = _t(p)
+    if ty in ("f32", "f64") and op in _DIRECTED_OPS and ("rz" in p or "rm" in p or "rp" in p):
+        return 0, _directed(L, op, o, ty, next(x for x in p if x in ("rz", "rm", "rp")))
+    if op == "__call":
+        from .calls import build_realcall
+        return 5, build_realcall(L, ins, o)
+    if op == "__segret":
+        from .calls import build_segret
+        return 6, build_segret(L, ins)
     if op == "bra":
         if o[0] not in labels:
             raise Unsupported(f"kernel {L.kernel}: branch target {o[0]} unknown (PTX line {ins.line})")
@@ -93,6 +137,15 @@ def _build(L: Any, ins: Ins, op: str, p: list[str], o: list[str], labels: dict[s
     if op in ("ld", "ldu", "st"):
         return 0, _ldst(L, ins, p, o)
     if op == "mov":
+        if "v2" in p or "v4" in p:  # element by element
+            k = 4 if "v4" in p else 2
+            pairs = [(L.setter(d, ty), L.getter(x, ty)) for d, x in zip(L.elements(o[0], k), L.elements(o[1], k))]
+
+            def movv(mask: Any) -> None:
+                vals = [g() for _, g in pairs]
+                for (st, _), v in zip(pairs, vals):
+                    st(v, mask)
+            return 0, movv
         if o[1].startswith("{") or o[0].startswith("{"):
             return 0, _mov_vec(L, o, ty)
         src = o[1]
@@ -106,13 +159,28 @@ def _build(L: Any, ins: Ins, op: str, p: list[str], o: list[str], labels: dict[s
         s = L.setter(o[0], ty)
         return 0, lambda mask: s(g(), mask)
     if op == "cvta":
+        from .values import LOCAL_WINDOW, PARAM_WINDOW, SHARED_WINDOW, WINDOW_SIZE
         to = "to" in p
         space = next(x for x in p if x in ("shared", "local", "global", "const", "param"))
-        win = {"shared": 0xFE00_0000_0000_0000, "local": 0xFD00_0000_0000_0000}.get(space, 0)
+        win = {"shared": SHARED_WINDOW, "local": LOCAL_WINDOW}.get(space, 0)
         g = L.getter(o[1], "u64")
         s = L.setter(o[0], ty)
         w = np.uint64(win)
         dt = _dt(ty)
+        if space == "param":
+            # a kernel parameter's .param address is already its generic one (PARAM_WINDOW); a function's
+            # .param variable lives in local memory, so it moves to and from the local window [I]
+            pw, lw, ws = np.uint64(PARAM_WINDOW), np.uint64(LOCAL_WINDOW), np.uint64(WINDOW_SIZE)
+
+            def cvta_param(mask: Any) -> None:
+                x = np.asarray(g(), np.uint64)
+                kp = (x >= pw) & (x < pw + ws)
+                if to:
+                    r = np.where((x >= lw) & (x < lw + ws), x - lw, x)
+                else:
+                    r = np.where(kp, x, x + lw)
+                s(r.astype(dt), mask)
+            return 0, cvta_param
         if win == 0:
             return 0, lambda mask: s(g(), mask)
         if to:
@@ -120,7 +188,7 @@ def _build(L: Any, ins: Ins, op: str, p: list[str], o: list[str], labels: dict[s
         return 0, lambda mask: s(np.asarray(g(), np.uint64) + w, mask)
     if op in ("addc", "subc", "madc") or (op in ("add", "sub", "mad") and "cc" in p):
         return 0, _carry(L, op, p, o, ty)
-    if op in ("bfe", "bfi", "lop3", "shf", "testp", "copysign", "slct", "mbarrier"):
+    if op in ("bfe", "bfi", "lop3", "shf", "testp", "copysign", "slct", "mbarrier", "bfind"):
         from .more import build_more
         return 0, build_more(L, ins, op, p, o, ty)
     if op in ("add", "sub", "and", "or", "xor", "min", "max") and "cc" not in p:
@@ -191,27 +259,114 @@ def _build(L: Any, ins: Ins, op: str, p: list[str], o: list[str], labels: dict[s
         from .calls import build_call
         return build_call(L, ins, o)
     if op == "prmt":
-        a, b, c = L.getter(o[1], "u32"), L.getter(o[2], "u32"), L.getter(o[3], "u32")
-        s = L.setter(o[0], "u32")
-
-        def prmt(mask: Any) -> None:
-            x = np.asarray(a(), np.uint64) | (np.asarray(b(), np.uint64) << np.uint64(32))
-            sel = np.asarray(c(), np.uint64)
-            r = np.zeros(np.broadcast(x, sel).shape, np.uint64)
-            for i in range(4):
-                n = (sel >> np.uint64(4 * i)) & np.uint64(7)
-                byte = (x >> (n * np.uint64(8))) & np.uint64(0xFF)
-                r |= byte << np.uint64(8 * i)
-            s(r.astype(np.uint32), mask)
-        return 0, prmt
+        return 0, _prmt(L, p, o)
     if op == "cp" and len(p) > 1 and p[1] == "async":
         if len(p) > 2 and p[2] in ("commit_group", "wait_group", "wait_all"):
             return 3, None
         if len(p) > 2 and p[2] in ("ca", "cg"):
             return 0, _cp_async(L, ins, o)
-    if op == "nop" or op == "pmevent":
+        if len(p) > 2 and p[2] == "mbarrier":
+            # the copies this thread issued are complete already: the implicit pending-count increment and
+            # the arrival cancel out; with .noinc only the arrival remains
+            if "noinc" not in p:
+                return 3, None
+            from .more import build_more
+            sp = "shared" if any(x.startswith("shared") for x in p) else "generic"
+            return 0, build_more(L, ins, "mbarrier", ["mbarrier", "arrive", sp, "b64"], ["_", o[0]], "b64")
+    if op in ("nop", "pmevent", "nanosleep"):
         return 3, None
     raise Unsupported(f"kernel {L.kernel}: instruction {'.'.join(p)} (PTX line {ins.line}) is not supported yet")
+
+
+_DIRECTED_OPS = ("add", "sub", "mul", "fma", "mad", "div", "sqrt", "rcp")
+
+
+def _two_sum(x: Any, y: Any) -> tuple[Any, Any]:
+    s = x + y
+    bp = s - x
+    return s, (x - (s - bp)) + (y - bp)
+
+
+def _directed(L: Any, op: str, o: list[str], ty: str, rnd: str) -> Any:
+    """``add sub mul fma mad div sqrt rcp`` with ``.rz``/``.rm``/``.rp``: the exact result is held as a float64
+    pair ``s + e`` (TwoSum, TwoProduct, or the sign of an exact residual from the correctly rounded
+    :func:`~simcuda.ptx.values.fma_f64` for ``div``/``sqrt``/``rcp``), rounded to nearest in the destination
+    type and stepped one ulp where that lies on the wrong side (``fma.f64``: exactly, in rationals)."""
+    from .values import _split, fma_f64
+    srcs = [L.getter(x, ty) for x in o[1:]]
+    s_ = L.setter(o[0], ty)
+    dt = _dt(ty)
+
+    def exact_pair(v: list[Any]) -> tuple[Any, Any]:
+        a = [np.asarray(x, np.float64) for x in v]
+        if op == "add":
+            return _two_sum(a[0], a[1])
+        if op == "sub":
+            return _two_sum(a[0], -a[1])
+        if op == "mul":
+            p = a[0] * a[1]
+            if ty == "f32":
+                return p, np.zeros_like(p)
+            ah, al = _split(a[0])
+            bh, bl = _split(a[1])
+            return p, ((ah * bh - p) + ah * bl + al * bh) + al * bl
+        if op in ("fma", "mad"):
+            p = a[0] * a[1]  # exact for f32 operands
+            return _two_sum(p, a[2])
+        if op in ("div", "rcp"):
+            num, den = (a[0], a[1]) if op == "div" else (np.ones_like(a[0]), a[0])
+            q = num / den
+            return q, np.sign(fma_f64(-q, den, num)) * np.sign(den)
+        r = np.sqrt(a[0])
+        return r, -np.sign(fma_f64(r, r, -a[0]))
+
+    def go(mask: Any) -> None:
+        v = [g() for g in srcs]
+        with np.errstate(all="ignore"):
+            if ty == "f64" and op in ("fma", "mad"):
+                r = _fma64_directed(v, rnd)
+            else:
+                s, e = exact_pair(v)
+                r = np.asarray(s).astype(dt)
+                r64 = r.astype(np.float64)
+                finite = np.isfinite(s) & np.isfinite(e)
+                above = finite & ((r64 > s) | ((r64 == s) & (e < 0)))
+                below = finite & ((r64 < s) | ((r64 == s) & (e > 0)))
+                inf = dt.type(np.inf)
+                if rnd == "rz":
+                    r = np.where(above & (r > 0) | below & (r < 0), np.nextafter(r, dt.type(0)), r)
+                elif rnd == "rm":
+                    r = np.where(above, np.nextafter(r, -inf), r)
+                else:
+                    r = np.where(below, np.nextafter(r, inf), r)
+        s_(np.asarray(r).astype(dt), mask)
+    return go
+
+
+def _fma64_directed(v: list[Any], rnd: str) -> Any:
+    """``fma.rz/rm/rp.f64`` lane by lane in rationals (a rare form)."""
+    import math
+    from fractions import Fraction
+    a, b, c = np.broadcast_arrays(*[np.asarray(x, np.float64) for x in v])
+    out = np.empty(a.shape, np.float64)
+    for k in np.ndindex(a.shape):
+        x, y, z = float(a[k]), float(b[k]), float(c[k])
+        if not (math.isfinite(x) and math.isfinite(y) and math.isfinite(z)):
+            out[k] = x * y + z
+            continue
+        q = Fraction(x) * Fraction(y) + Fraction(z)
+        try:
+            r = float(q)
+        except OverflowError:
+            r = math.inf if q > 0 else -math.inf
+        above = r == math.inf or (math.isfinite(r) and Fraction(r) > q)
+        below = r == -math.inf or (math.isfinite(r) and Fraction(r) < q)
+        if above and (rnd == "rm" or (rnd == "rz" and r > 0)):
+            r = math.nextafter(r, -math.inf)
+        elif below and (rnd == "rp" or (rnd == "rz" and r < 0)):
+            r = math.nextafter(r, math.inf)
+        out[k] = r
+    return out if out.ndim else out[()]
 
 
 def full_is(p: list[str], s: str) -> bool:
@@ -244,11 +399,11 @@ def _ldst(L: Any, ins: Ins, p: list[str], o: list[str]) -> Any:
     dt = _dt(ty)
     if p[0] == "st":
         acc = L.mem_access(ins, space, dt, vec, o[0])
-        src = o[1].strip("{} ").split(",") if vec > 1 else [o[1]]
+        src = L.elements(o[1], vec) if vec > 1 else [o[1]]
         gets = [L.getter(x.strip(), ty) for x in src]
         return lambda mask: acc(mask, [g() for g in gets])
     acc = L.mem_access(ins, space, dt, vec, o[1])
-    dst = o[0].strip("{} ").split(",") if vec > 1 else [o[0]]
+    dst = L.elements(o[0], vec) if vec > 1 else [o[0]]
     sets = [L.setter(x.strip(), ty) if x.strip() != "_" else None for x in dst]
     n = L.n
 
@@ -446,6 +601,12 @@ def _setp(L: Any, p: list[str], o: list[str], ty: str) -> Any:
 
 
 def _cvt(L: Any, p: list[str], o: list[str]) -> Any:
+    """``cvt{.rnd}{.ftz}{.sat}.dtype.atype``. Float to integer: rounded as ``.rni/.rzi/.rmi/.rpi`` say (``.rzi``
+    when none), NaN gives 0 and out-of-range values saturate to the destination's range (the ISA's rule for
+    every float-to-integer cvt, 64-bit bounds included). Float to a narrower float and integer to float: rounded
+    as ``.rn/.rz/.rm/.rp`` say (``.rn`` when none), the directed modes exactly (see :func:`_round_to`).
+    Integer to integer: truncated or sign/zero extended, or clamped with ``.sat``. ``.ftz`` flushes subnormal
+    f32 inputs and results to a zero of the same sign."""
     tys = [x for x in p[1:] if x in TYPE_SIZES]
     dty, sty = tys[0], tys[1]
     a = L.getter(o[1], sty)
@@ -453,6 +614,7 @@ def _cvt(L: Any, p: list[str], o: list[str]) -> Any:
     dd = _dt(dty)
     rnd = next((x for x in p if x in ("rn", "rz", "rm", "rp", "rni", "rzi", "rmi", "rpi")), None)
     sat = "sat" in p
+    ftz = "ftz" in p
 
     bf_in, bf_out = sty == "bf16", dty == "bf16"
     if bf_out:
@@ -462,28 +624,33 @@ def _cvt(L: Any, p: list[str], o: list[str]) -> Any:
         x = np.asarray(a())
         if bf_in:  # bf16 is the high half of a float32
             x = (x.astype(np.uint32) << np.uint32(16)).view(np.float32)
+        if ftz and x.dtype == np.float32:
+            x = flush32(x)
         with np.errstate(all="ignore"):
             if dd.kind in "iu" and x.dtype.kind == "f":
                 f: Any = {"rzi": np.trunc, "rz": np.trunc, "rmi": np.floor, "rm": np.floor, "rpi": np.ceil,
-                     "rp": np.ceil}.get(rnd or "rzi", np.rint)
-                y = f(x.astype(np.float64))
-                info = np.iinfo(dd)
-                y = np.where(np.isnan(y), 0, np.clip(y, info.min, info.max))
-                r = y.astype(dd)
+                          "rp": np.ceil}.get(rnd or "rzi", np.rint)
+                r = _sat_int(f(x.astype(np.float64)), dd)
             elif dd.kind == "f" and x.dtype.kind == "f":
                 if rnd in ("rni", "rzi", "rmi", "rpi"):
                     f2: Any = {"rni": np.rint, "rzi": np.trunc, "rmi": np.floor, "rpi": np.ceil}[rnd]
                     r = f2(x).astype(dd)
+                elif dd.itemsize < x.dtype.itemsize:
+                    r = _round_to(x, dd, rnd)
                 else:
                     r = x.astype(dd)
                 if sat:
                     r = np.where(np.isnan(r), dd.type(0), np.clip(r, 0, 1)).astype(dd)
-            elif dd.kind in "iu" and sat:
-                info = np.iinfo(dd)
-                r = np.clip(x.astype(np.float64) if x.dtype.itemsize == 8 else x.astype(np.int64),
-                            info.min, info.max).astype(dd)
+            elif dd.kind == "f":  # integer to float
+                r = _round_to(x, dd, rnd)
+                if sat:
+                    r = np.clip(r, 0, 1).astype(dd)
+            elif sat:
+                r = _clamp_int(x, dd)
             else:
                 r = x.astype(dd)
+        if ftz and dd == np.float32 and not bf_out:
+            r = flush32(r)
         if bf_out:  # round to nearest even into the high half (NaN stays a quiet NaN)
             u = np.atleast_1d(np.asarray(r, np.float32)).view(np.uint32).astype(np.uint64)
             rb = ((u + np.uint64(0x7FFF) + ((u >> np.uint64(16)) & np.uint64(1))) >> np.uint64(16))
@@ -491,6 +658,101 @@ def _cvt(L: Any, p: list[str], o: list[str]) -> Any:
             r = rb if np.ndim(x) else rb[0]
         s(r, mask)
     return go
+
+
+def flush32(x: Any) -> Any:
+    """``.ftz`` on f32 values: a subnormal becomes a zero of the same sign (other values unchanged)."""
+    x = np.asarray(x)
+    if x.dtype != np.float32:
+        return x
+    with np.errstate(invalid="ignore"):
+        sub = (np.abs(x) < np.float32(1.1754944e-38)) & (x != 0)
+    if not np.any(sub):
+        return x
+    return np.where(sub, np.copysign(np.float32(0), x), x).astype(np.float32)
+
+
+def _sat_int(y: Any, dd: Any) -> Any:
+    """Float values already rounded to integers -> integer type ``dd``: NaN is 0, the rest clamps to the range
+    (compared in float64 against bounds that are exact there, so 64-bit bounds do not wrap)."""
+    info = np.iinfo(dd)
+    hi = y >= float(info.max)  # float(2**63-1) is 2**63: everything at or above saturates
+    lo = y <= float(info.min)
+    bad = hi | lo | np.isnan(y)
+    mid = np.where(bad, 0.0, y).astype(dd)
+    return np.where(hi, dd.type(info.max), np.where(lo, dd.type(info.min), mid)).astype(dd)
+
+
+def _clamp_int(x: Any, dd: Any) -> Any:
+    """Integer to integer with ``.sat``: clamped to ``dd``'s range in exact integer arithmetic."""
+    di, si = np.iinfo(dd), np.iinfo(x.dtype)
+    hi, lo = min(di.max, si.max), max(di.min, si.min)
+    wide = np.uint64 if x.dtype.kind == "u" else np.int64
+    return np.clip(x.astype(wide), wide(lo), wide(hi)).astype(dd)
+
+
+def _round_to(x: Any, dd: Any, rnd: str | None) -> Any:
+    """``x`` (float, or integer) rounded once to float type ``dd`` in mode ``rn`` (default), ``rz``, ``rm`` or
+    ``rp``: numpy's conversion rounds to nearest; a directed mode then steps one ulp toward its direction where
+    the nearest value lies on the wrong side of ``x`` (compared exactly: in float64 for 32-bit or float sources,
+    as Python integers for 64-bit integers)."""
+    r = np.asarray(x.astype(dd))
+    if rnd in (None, "rn"):
+        return r
+    if x.dtype.kind in "iu" and x.dtype.itemsize == 8:
+        xs = np.atleast_1d(x).tolist()
+        rs = np.atleast_1d(r).tolist()
+        above = np.array([float(q) > v for q, v in zip(rs, xs)]).reshape(np.shape(r))
+        below = np.array([float(q) < v for q, v in zip(rs, xs)]).reshape(np.shape(r))
+    else:
+        xe, re_ = x.astype(np.float64), r.astype(np.float64)
+        above, below = re_ > xe, re_ < xe
+    inf = dd.type(np.inf)
+    if rnd == "rz":
+        step = np.where(above & (r > 0) | below & (r < 0), True, False)
+        return np.where(step, np.nextafter(r, dd.type(0)), r).astype(dd)
+    if rnd == "rm":
+        return np.where(above, np.nextafter(r, -inf), r).astype(dd)
+    return np.where(below, np.nextafter(r, inf), r).astype(dd)
+
+
+#: prmt's specialised modes: for each selector c[1:0], the source byte of d.b0, d.b1, d.b2, d.b3 (PTX ISA, prmt)
+_PRMT_MODES = {"f4e": ((0, 1, 2, 3), (1, 2, 3, 4), (2, 3, 4, 5), (3, 4, 5, 6)),
+               "b4e": ((0, 7, 6, 5), (1, 0, 7, 6), (2, 1, 0, 7), (3, 2, 1, 0)),
+               "rc8": ((0, 0, 0, 0), (1, 1, 1, 1), (2, 2, 2, 2), (3, 3, 3, 3)),
+               "ecl": ((0, 1, 2, 3), (1, 1, 2, 3), (2, 2, 2, 3), (3, 3, 3, 3)),
+               "ecr": ((0, 0, 0, 0), (0, 1, 1, 1), (0, 1, 2, 2), (0, 1, 2, 3)),
+               "rc16": ((0, 1, 0, 1), (2, 3, 2, 3), (0, 1, 0, 1), (2, 3, 2, 3))}
+
+
+def _prmt(L: Any, p: list[str], o: list[str]) -> Any:
+    """``prmt.b32{.mode} d, a, b, c``: bytes of ``{b, a}`` picked by ``c``. The generic form takes one nibble
+    per destination byte: its 3 low bits select the source byte, its msb replicates that byte's sign bit over the
+    byte; a mode takes ``c[1:0]`` and the ISA's table (``_PRMT_MODES``), without sign replication."""
+    a, b, c = L.getter(o[1], "u32"), L.getter(o[2], "u32"), L.getter(o[3], "u32")
+    s = L.setter(o[0], "u32")
+    mode = next((x for x in p[1:] if x in _PRMT_MODES), None)
+    u8 = np.uint64(8)
+    ff = np.uint64(0xFF)
+
+    def prmt(mask: Any) -> None:
+        x = np.asarray(a(), np.uint64) | (np.asarray(b(), np.uint64) << np.uint64(32))
+        sel = np.asarray(c(), np.uint64)
+        r = np.zeros(np.broadcast(x, sel).shape, np.uint64)
+        if mode is not None:
+            table = np.array(_PRMT_MODES[mode], np.uint64)
+            pick = table[(sel & np.uint64(3)).astype(np.int64)]
+        for i in range(4):
+            if mode is None:
+                nib = (sel >> np.uint64(4 * i)) & np.uint64(0xF)
+                byte = (x >> ((nib & np.uint64(7)) * u8)) & ff
+                rep = (nib >> np.uint64(3)) & np.uint64(1)
+                byte = np.where(rep == 1, np.where(byte >> np.uint64(7) == 1, ff, np.uint64(0)), byte)
+            else:
+                byte = (x >> (pick[..., i] * u8)) & ff
+            r |= byte << np.uint64(8 * i)
+        s(r.astype(np.uint32), mask)
+    return prmt
 
 
 def _cp_async(L: Any, ins: Ins, o: list[str]) -> Any:

@@ -27,6 +27,9 @@ class Var:
     align: int
     init: bytes | None = None
     extern: bool = False
+    #: address initialisers: (byte offset in the variable, symbol, addend) - the symbol's generic address plus
+    #: the addend belongs there (``generic(x)``, ``x``, ``x+8``, a function's name)
+    relocs: list[tuple[int, str, int]] = field(default_factory=list)
 
 
 @dataclass
@@ -48,6 +51,9 @@ class Func:
     params: list[Var]
     rets: list[Var]
     regs: dict[str, str] = field(default_factory=dict)
+    #: vector registers (``.reg .v2/.v4``): name -> element count; their elements are in ``regs`` as
+    #: ``name.x``, ``name.y``, ``name.z``, ``name.w``
+    vregs: dict[str, int] = field(default_factory=dict)
     locals: list[Var] = field(default_factory=list)
     body: list[Ins] = field(default_factory=list)
     labels: dict[str, int] = field(default_factory=dict)
@@ -215,13 +221,25 @@ def _parse_var(words: list[str], rest: str, line: int) -> Var:
         count *= parse_int(d) if d else 0
     size = esize * count
     init_bytes = None
+    relocs: list[tuple[int, str, int]] = []
     if init is not None:
         vals = [v.strip() for v in init.replace("{", " ").replace("}", " ").split(",") if v.strip()]
         out = bytearray()
         for v in vals:
+            ma = _ADDR_INIT.fullmatch(v.replace(" ", ""))
+            if ma and not re.fullmatch(r"-?(0[xXbB])?[0-9a-fA-F]+[Uu]?|0[fFdD][0-9a-fA-F]+", v):
+                sym = ma.group(1) or ma.group(2)
+                addend = parse_int(ma.group(3).replace("+", "")) if ma.group(3) else 0
+                relocs.append((len(out), sym, addend))
+                out += bytes(TYPE_SIZES[ptype])
+                continue
             out += _literal_bytes(v, ptype, line)
         init_bytes = bytes(out).ljust(size, b"\0")
-    return Var(name, space, ptype, size, align or TYPE_SIZES[ptype] * vec, init_bytes, extern)
+    return Var(name, space, ptype, size, align or TYPE_SIZES[ptype] * vec, init_bytes, extern, relocs)
+
+
+#: an address initialiser: ``generic(name)``, ``name``, either with ``+N``/``-N``
+_ADDR_INIT = re.compile(r"(?:generic\(([$%\w.]+)\)|([A-Za-z_$%][$%\w.]*))([+-](?:0[xX][0-9a-fA-F]+|\d+))?")
 
 
 def _literal_bytes(v: str, ptype: str, line: int) -> bytes:
@@ -358,16 +376,25 @@ def _body_stmt(f: Func, s: str, line: int) -> None:
             raise PtxParseError(f"cannot parse {s!r}", line)
         tys = [t[1:] for t in m.group(1).split()]
         ty = next(t for t in tys if t in TYPE_SIZES)
+        vec = 4 if "v4" in tys else 2 if "v2" in tys else 1
+        names: list[str] = []
         for name in _split_ops(m.group(2)):
             mr = re.fullmatch(r"([%$\w]+)<(\d+)>", name.strip())
             if mr:
-                for k in range(int(mr.group(2))):
-                    f.regs[f"{mr.group(1)}{k}"] = ty
+                names += [f"{mr.group(1)}{k}" for k in range(int(mr.group(2)))]
             else:
-                f.regs[name.strip()] = ty  # a .v2/.v4 register is not supported [I]
+                names.append(name.strip())
+        for name in names:
+            if vec == 1:
+                f.regs[name] = ty
+                continue
+            # a vector register: one register per element, named as PTX names them (.x .y .z .w)
+            f.vregs[name] = vec
+            for comp in "xyzw"[:vec]:
+                f.regs[f"{name}.{comp}"] = ty
         return
-    if head in (".loc", ".file", ".section", ".pragma", "@@DWARF"):
-        return
+    if head in (".loc", ".file", ".section", ".pragma", "@@DWARF", ".callprototype"):
+        return  # a call prototype names only the types of an indirect call's operands
     if head in (".shared", ".local", ".global", ".const", ".param") or head == ".align":
         ws = s.split()
         name_i = next(k for k, w in enumerate(ws) if not w.startswith(".") and ws[k - 1] != ".align")
@@ -386,3 +413,19 @@ def _body_stmt(f: Func, s: str, line: int) -> None:
     parts = pw[0].split(".")
     ops = _split_ops(pw[1]) if len(pw) > 1 else []
     f.body.append(Ins(parts, ops, guard, line, s))
+
+
+def call_names(ins: Ins) -> tuple[list[str], list[str]]:
+    """A ``call``'s return and argument operand names (a trailing prototype operand is neither)."""
+    o = ins.ops
+    def names(s: str) -> list[str]:
+        return [x.strip() for x in s.strip().strip("()").split(",") if x.strip()]
+    if o[0].strip().startswith("("):  # a trailing operand not in parentheses is a call prototype
+        return names(o[0]), [a for x in o[2:] if x.strip().startswith("(") for a in names(x)]
+    return [], [a for x in o[1:] if x.strip().startswith("(") for a in names(x)]
+
+
+def call_target(ins: Ins) -> str:
+    """The callee operand of a ``call`` (a function name, or a register for an indirect call)."""
+    o = ins.ops
+    return o[1].strip() if o[0].strip().startswith("(") else o[0].strip()

@@ -1,7 +1,14 @@
 """Warp-level instructions: ``shfl.sync``, ``vote.sync``, ``activemask``, ``redux.sync``, ``match.sync``.
 
-Lanes are laid out block by block, each block padded to whole warps, so a warp is 32 consecutive lanes. The
-``membermask`` is accepted as given (the lanes that run the instruction together are those at the same PC) [I].
+Lanes are laid out block by block, each block padded to whole warps, so a warp is 32 consecutive lanes.
+
+Member masks [I] (the ISA leaves these cases undefined; the engine's choices): ``vote``, ``redux`` and ``match``
+combine the lanes that run the instruction together *and* are named in ``membermask`` (the mask read from the
+warp's first executing lane); a lane of the mask that has exited, or is elsewhere, takes no part (the engine
+does not wait for it: its lowest-PC-first order has already run every lane that could reach this instruction
+first). An executing lane that its mask does not name still gets the result. ``shfl`` reads the source lane's
+register whether or not that lane is named, active or exited (its last value; the ISA: undefined).
+``bar.warp.sync`` is only a reconvergence point.
 """
 from __future__ import annotations
 
@@ -22,6 +29,20 @@ def build_warp(L: Any, ins: Ins, p: list[str], o: list[str]) -> Any:
 
     def active(mask: Any) -> Any:
         return L.alive0 if mask is None else mask
+
+    gm = L.getter(o[-1], "b32") if p[0] in ("vote", "redux", "match") and "sync" in p and len(o) >= 3 else None
+
+    def members(mask: Any) -> Any:
+        """The executing lanes that the membermask names (read from each warp's first executing lane)."""
+        act = active(mask)
+        if gm is None:
+            return act
+        mv = np.broadcast_to(np.asarray(gm(), np.uint32), (n,)).reshape(-1, 32)
+        aw = act.reshape(-1, 32)
+        first = np.argmax(aw, axis=1)
+        wm = mv[np.arange(len(mv)), first].astype(np.uint64)
+        named = ((wm[:, None] >> np.arange(32, dtype=np.uint64)) & np.uint64(1)) == 1
+        return (aw & named).reshape(-1)
 
     if p[0] == "activemask":
         s = L.setter(o[0], "b32")
@@ -67,7 +88,7 @@ def build_warp(L: Any, ins: Ins, p: list[str], o: list[str]) -> Any:
         s = L.setter(o[0], "b32" if mode == "ballot" else "pred")
 
         def vote(mask: Any) -> None:
-            act = active(mask)
+            act = members(mask)
             v = np.broadcast_to(g(), (n,)) & act
             w = v.reshape(-1, 32)
             aw = act.reshape(-1, 32)
@@ -93,7 +114,7 @@ def build_warp(L: Any, ins: Ins, p: list[str], o: list[str]) -> Any:
                  "and": -1, "or": 0, "xor": 0}[opn]
 
         def redux(mask: Any) -> None:
-            act = active(mask)
+            act = members(mask)
             v = np.broadcast_to(g(), (n,))
             dt = v.dtype
             x = np.where(act, v, np.array(ident).astype(dt))
@@ -103,15 +124,19 @@ def build_warp(L: Any, ins: Ins, p: list[str], o: list[str]) -> Any:
     if p[0] == "match":
         g = L.getter(o[1], ty)
         s = L.setter(o[0].split("|")[0].strip(), "b32")
+        sp = L.setter(o[0].split("|")[1].strip(), "pred") if "|" in o[0] else None
 
         def match(mask: Any) -> None:
-            act = active(mask)
+            act = members(mask)
             v = np.broadcast_to(g(), (n,)).reshape(-1, 32)
             aw = act.reshape(-1, 32)
             eq = (v[:, :, None] == v[:, None, :]) & aw[:, None, :]
             bits = (eq * (np.uint64(1) << np.arange(32, dtype=np.uint64))).sum(axis=2).astype(np.uint32)
-            if p[2] == "all":
-                bits = np.where((eq | ~aw[:, None, :]).all(axis=2), bits, 0).astype(np.uint32)
+            if p[1] == "all" or p[2] == "all":
+                same = (eq | ~aw[:, None, :]).all(axis=2)
+                bits = np.where(same, bits, 0).astype(np.uint32)
+                if sp is not None:
+                    sp(same.reshape(-1), mask)
             s(bits.reshape(-1), mask)
         return match
     raise Unsupported(f"kernel {L.kernel}: {'.'.join(p)} (PTX line {ins.line}) is not supported")
