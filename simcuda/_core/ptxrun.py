@@ -382,13 +382,13 @@ def run_ptx(driver: Any, p: Any, unlocked: Any) -> tuple[bool, str]:
     variables = driver.module_variable_addresses(module, ctx, eng.variables) if eng.variables else {}
     memory = DriverMemory(driver.memory)
     workspace = _grid_workspace(driver, ctx) if p.cooperative else None
-    envreg = {1: int(workspace.start) >> 32, 2: int(workspace.start) & 0xFFFFFFFF} if workspace is not None else None
+    # an ordinary launch passes a NULL workspace (grid.sync traps there, P-71), not none: with no envreg the
+    # engine would give one of its own
+    ws = int(workspace.start) if workspace is not None else 0
     try:
-        extra: dict[str, Any] = {}  # the optional inputs, only when there are some
+        extra: dict[str, Any] = {"envreg": {1: ws >> 32, 2: ws & 0xFFFFFFFF}}
         if variables:
             extra["variables"] = variables
-        if envreg:
-            extra["envreg"] = envreg
         unlocked(lambda: eng.launch(p.name, tuple(p.grid), tuple(p.block), int(p.shmem), params, memory,
                                     engine_hooks(driver, ctx), **extra))
     except ptx.Fault as e:
