@@ -19,17 +19,16 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "simcuda"
 
 _CORE = "simcuda._core."
-_ENTRIES = "simcuda._core.entries."
 
 #: cycles not removed yet: (the modules of the component, why it is still there)
 KNOWN: tuple[tuple[frozenset[str], str], ...] = (
-    (frozenset({_CORE + m for m in ("capture", "driver", "graph", "kernels", "memory", "nodes", "objects",
-                                    "state", "work")}
-               | {_ENTRIES + m for m in ("arguments", "batch", "cig", "conditional", "context", "event", "exec",
-                                         "graph", "memory", "module", "peer", "pools", "stream", "symbols",
-                                         "userobj", "vmm")}),
-     "the Driver god object: the entry mixins reach their siblings and the state through TYPE_CHECKING stubs "
-     "and lazy imports; it goes when the core becomes services typed against Protocols (issue 18 item 1)"),
+    (frozenset({_CORE + m for m in ("capture", "graph", "memory", "nodes", "objects")}),
+     "the records of the state model name each other's types, in TYPE_CHECKING imports only (no runtime edge): "
+     "a stream names its capture and its deps' nodes (objects), a capture its graph (capture), a graph the capture "
+     "it is the target of (graph), a node kind its child graph (nodes), an allocation its MEM_ALLOC node and exec "
+     "(memory); it goes when those records share one module (the folder layout, issue 18 item 4). The driver, its "
+     "services and entry groups are outside every cycle: the rule engine, graph model and node kinds are typed "
+     "against Protocols (CaptureHost, GraphHost, RunHost, BuildHost, ReplayHost, KernelHost)"),
     (frozenset({"simcuda.bindings._driver_types", "simcuda.bindings._kernel_params"}),
      "a struct's getPtr() packs kernelParams with _kernel_params.pack (a lazy import) while _kernel_params "
      "builds on _driver_types' wrappers; the faces' redesign (issue 18 item 2) owns these files"),
