@@ -70,6 +70,7 @@ from .objects import CAPTURE_BOUND, CAPTURED, RECORDED, CigRecord
 if TYPE_CHECKING:
     from .config import Options
     from .graph import Graph, GraphExec, KernelParams
+    from .logs import Counters
     from .objects import Context, Dep, EdgeData, EdgeDataArg, Event, Stream, ThreadState
 
 # -- statuses (CUstreamCaptureStatus values) ---------------------------------------------------
@@ -239,7 +240,7 @@ class CaptureHost(Protocol):
     @property
     def options(self) -> Options: ...
     @property
-    def stats(self) -> dict[str, int]: ...
+    def counters(self) -> Counters: ...
     def _discard_graph(self, g: Graph) -> None: ...
     def _submit(self, stream: Stream, op: Op) -> None: ...
     def _run_now(self, stream: Stream, op: Op) -> None: ...
@@ -444,7 +445,7 @@ def begin(drv: CaptureHost, stream: Stream, mode: int, thread: ThreadState, grap
     stream.capture = seq
     # checked above: no dependency is None, and check_edge_data refused a missing edge-data entry
     stream.deps = cast("list[Dep]", list(zip(deps, cast("EdgeDataArg", eds)))) if deps else []
-    drv.stats["captures_begun"] += 1
+    drv.counters.count("captures_begun")
     return seq
 
 
@@ -475,7 +476,7 @@ def end(drv: CaptureHost, stream: Stream, thread: ThreadState) -> Graph:
     code = step(seq, END_UNJOINED if bad else END)  # INVALIDATED: 901; unjoined: 904; else 0
     if code:
         terminate(drv, seq, discard_graph=True)
-        drv.stats["captures_ended"] += 1
+        drv.counters.count("captures_ended")
         if invalidated:
             raise _err(code, f"cuStreamEndCapture: capture {seq.id} was invalidated earlier by "
                              f"{seq.invalidated_by} (spec 3.3 row 5); it is now ended, no graph is returned, "
@@ -485,7 +486,7 @@ def end(drv: CaptureHost, stream: Stream, thread: ThreadState) -> Graph:
                          "the origin) before ending. The capture is ended and no graph is returned")
     graph = seq.graph
     terminate(drv, seq, discard_graph=False)
-    drv.stats["captures_ended"] += 1
+    drv.counters.count("captures_ended")
     drv.captures.ended_graphs.append(graph)
     return graph
 

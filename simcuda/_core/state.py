@@ -26,7 +26,7 @@ from .config import DeviceSpec, Options
 from .errors import CUresult, DriverError
 from .handles import Handles
 from .kernels import KernelLaunch
-from .logs import ErrorRecord, LaunchLog
+from .logs import Counters, ErrorRecord, LaunchLog
 from .memory import MemorySpace
 from .objects import (
     LEGACY,
@@ -175,7 +175,7 @@ class DriverState:
         self.launch_log = LaunchLog(self.options.launch_log_limit)
         self.error_log: list[ErrorRecord] = []
         self.kernels: dict[str, Callable[[KernelLaunch], Any]] = {}
-        self._stats = {"captures_begun": 0, "captures_ended": 0, "graph_launches": 0, "kernel_launches": 0}
+        self.counters = Counters()
         self._kernel_launches = 0  # stats["kernel_launches"], counted apart (the hot path of a launch)
         self._initialized = False
         self._closed = False
@@ -209,15 +209,13 @@ class DriverState:
         self._draining = 0  # the thread running queued work (manual progression), 0 when none
         self.per_thread_mode: bool | None = self.options.per_thread_default_stream
         self._uo_due: list[UserObject] = []  # user objects whose last reference went: destructors to run
-        self._unimplemented_runs: dict[str, int] = {}  # kernel name -> runs with no Python kernel registered
+        self._unimplemented_runs = self.counters.unimplemented  # the launch path's name for it (work.py)
         self._process_fault: DriverError | None = None  # a 700/719 kernel fault: every context has it (P-9)
 
     @property
     def stats(self) -> dict[str, int]:
         """The counters (see :class:`~simcuda._core.driver.Driver`), brought up to date when read."""
-        s = self._stats
-        s["kernel_launches"] = self._kernel_launches
-        return s
+        return self.counters.counts(self._kernel_launches)
 
     def sticky_error(self) -> int:
         """The sticky error code of the calling thread's current context (a Python kernel's fault, P-9), 0 when it
@@ -231,7 +229,7 @@ class DriverState:
         registered (:func:`simcuda.kernel`, ``Driver.kernels``): entry name -> how many times; their launches were
         recorded only, so the memory they would have written is unchanged. A copy; simcuda's own, nothing in CUDA
         corresponds to it."""
-        return dict(self._unimplemented_runs)
+        return dict(self.counters.unimplemented)
 
     # ------------------------------------------------------------------ internals
     def add_hook(self, name: str, before: Callable[..., Any] | None = None,

@@ -9,6 +9,7 @@ from simcuda._core import graph as gr
 from simcuda._core import nodes as nd
 from simcuda._core.config import DeviceSpec, Options
 from simcuda._core.errors import DriverError
+from simcuda._core.logs import Counters
 from simcuda._core.objects import USER, Context, Device, Event, Stream, ThreadState
 
 
@@ -58,7 +59,7 @@ class FakeHost:
         self.threads = FakeThreads()
         self.captures = cap.CaptureRegistry()
         self.options = Options()
-        self.stats = {"captures_begun": 0, "captures_ended": 0}
+        self.counters = Counters()
         self.discarded: list[gr.Graph] = []
 
     def _discard_graph(self, g: gr.Graph) -> None:
@@ -86,12 +87,12 @@ def test_capture_engine_runs_on_a_fake_host():
     s = _stream(host)
     t = host.threads.current()
     seq = cap.begin(host, s, cap.GLOBAL, t)
-    assert (seq.status, host.captures.live, host.stats["captures_begun"]) == (cap.ACTIVE, {seq.id: seq}, 1)
+    assert (seq.status, host.captures.live, host.counters.counts(0)["captures_begun"]) == (cap.ACTIVE, {seq.id: seq}, 1)
     a = cap.add_node(host, s, nd.EMPTY, nd.NO_PARAMS)
     b = cap.add_node(host, s, nd.EMPTY, nd.NO_PARAMS)
     g = cap.end(host, s, t)
     assert g.nodes == [a, b] and [src for src, _ed in gr.in_edges(b)] == [a]
-    assert (host.captures.live, host.captures.ended_graphs, host.stats["captures_ended"]) == ({}, [g], 1)
+    assert (host.captures.live, host.captures.ended_graphs, host.counters.counts(0)["captures_ended"]) == ({}, [g], 1)
     assert s.capture is None and s.deps == [] and host.discarded == []
 
 
@@ -106,7 +107,7 @@ def test_capture_engine_refuses_a_second_begin_on_a_fake_host():
         assert int(e.code) == 401
     else:
         raise AssertionError("the second begin was accepted")
-    assert s.capture is seq and host.captures.live == {seq.id: seq} and host.stats["captures_begun"] == 1
+    assert s.capture is seq and host.captures.live == {seq.id: seq} and host.counters.counts(0)["captures_begun"] == 1
 
 
 def test_graph_model_clones_on_a_fake_host():

@@ -338,7 +338,7 @@ class Execs(Work):
             self._back_launch(x, allocs)
             x.launches += 1
             n = x.launches
-            self.stats["graph_launches"] += 1
+            self.counters.count("graph_launches")
             self._replay_exec(x, body, n, _launch_logger(self.launch_log, s.handle, x.handle, n))
             return ""
         x.pending += 1
