@@ -219,9 +219,10 @@ def _is_cuda_name(n: str) -> bool:
 def _install(route: str = "python") -> None:
     global _route
     if route == "native":
-        from .native import adapters, nvml
+        from .native import adapters, compilers, nvml
         adapters.install()  # before the binding's first call: it caches the pointers it resolves then
         nvml.install()  # NVML for cuda.core's system module (found by soname, as the driver)
+        compilers.install()  # NVRTC / nvJitLink shims (by soname): the PTX of their CUBINs (issue 17)
     _route = route
     _preexisting.clear()
     _preexisting.update(n for n in sys.modules if _is_cuda_name(n))

@@ -301,7 +301,8 @@ def pytest_terminal_summary(terminalreporter: Any, config: Any) -> None:
                   f"graph launches: {rep['graph_launches']}; kernel launches taken: {rep['kernel_launches']}")
     for key, title in (("not_simulated", "calls answered 801 (not simulated)"),
                        ("no_kernel",
-                        "kernels that could not run (no Python twin, no PTX the engine runs; recorded only)")):
+                        "kernels that could not run (no Python twin, no PTX the engine runs; "
+                        "refused or recorded only)")):
         if rep[key]:
             tr.write_line(f"{title}: " + ", ".join(f"{k} x{n}" for k, n in sorted(rep[key].items())))
 

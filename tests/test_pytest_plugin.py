@@ -182,7 +182,8 @@ def test_driver_settings_by_option_or_ini_and_the_report(tmp_path, how):
     r = pytest_run(tmp_path, *args)
     assert r.returncode == 0 and "5 passed" in r.stdout, r.stdout[-3000:] + r.stderr[-3000:]
     assert "route: python; driver scope: test; devices: 2" in r.stdout
-    assert "kernels that could not run (no Python twin, no PTX the engine runs; recorded only): lonely x1" in r.stdout
+    assert ("kernels that could not run (no Python twin, no PTX the engine runs; refused or recorded only): "
+            "lonely x1") in r.stdout
 
 
 def test_session_scope_keeps_one_driver(tmp_path):

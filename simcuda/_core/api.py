@@ -513,7 +513,7 @@ Errors: INVALID_CONTEXT; INVALID_VALUE size 0; 900 during a restricting capture 
     Api("cuMemHostAlloc", "mem_alloc_host(bytesize, 'cuMemHostAlloc', Flags) -> pp",
         """As ``cuMemAllocHost``; ``CU_MEMHOSTALLOC_*`` flags are checked (INVALID_VALUE for other bits) and
 otherwise have no effect."""),
-    Api("cuMemFreeHost", "mem_free_host(p) (...)",
+    Api("cuMemFreeHost", "mem_free_host(p)",
         """Free memory from ``cuMemAllocHost``/``cuMemHostAlloc`` (``p``: int address or buffer).
 Errors: INVALID_VALUE unknown address; 900 during a restricting capture (spec 5.2)."""),
     Api("cuMemHostRegister", "mem_host_register(p, bytesize, Flags) (...)",
@@ -525,12 +525,12 @@ Errors: INVALID_VALUE unknown address; 900 during a restricting capture (spec 5.
         """``(free, total)`` bytes of the current context's device. Errors: INVALID_CONTEXT."""),
     Api("cuMemGetAddressRange", "mem_get_address_range(dptr) -> pbase, psize",
         """``(CUdeviceptr base, size)`` of the allocation holding ``dptr``. Errors: INVALID_VALUE."""),
-    Api("cuMemcpy", "memcpy_unified(dst, src, ByteCount, None, 'cuMemcpy') (...)",
+    Api("cuMemcpy", "memcpy_unified(dst, src, ByteCount, None, 'cuMemcpy')",
         """Synchronous copy between unified addresses (device if inside a simulated allocation, else host).
 
 Legacy mode: runs on the legacy stream (906 and invalidation under a blocking capture; otherwise a
 potentially unsafe call, spec 6, 5.2). Per-thread mode: spec 6.1. Errors: INVALID_VALUE bad ranges."""),
-    Api("cuMemcpyAsync", "memcpy_unified(dst, src, ByteCount, hStream, 'cuMemcpyAsync') (...)",
+    Api("cuMemcpyAsync", "memcpy_unified(dst, src, ByteCount, hStream, 'cuMemcpyAsync')",
         """Asynchronous unified copy: a MEMCPY node during capture (spec 3.8); the source is read when the
 work runs (spec 3.10).
 
@@ -751,14 +751,14 @@ otherwise as ``cuModuleLoadData``."""),
         """A kernel of the module (``name``: ``bytes``; ``str`` raises ``TypeError: expected bytes, str found``).
 
 Errors: INVALID_HANDLE bad module; NOT_FOUND (500) no such entry."""),
-    Api("cuFuncSetAttribute", "func_set_attribute(hfunc, attrib, value) (...)",
+    Api("cuFuncSetAttribute", "func_set_attribute(hfunc, attrib, value)",
         """Set a function attribute. Simulated: ``CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES`` (the dynamic
 shared memory later launches may ask for: up to the device's ``MAX_SHARED_MEMORY_PER_BLOCK_OPTIN``) and
 ``CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT`` (-1 to 100).
 
 Errors: INVALID_HANDLE bad function; INVALID_VALUE a value out of range or a read-only attribute;
 NOT_SUPPORTED the cluster attributes (not simulated)."""),
-    Api("cuFuncGetAttribute", "func_get_attribute(attrib, hfunc) -> pi (...)",
+    Api("cuFuncGetAttribute", "func_get_attribute(attrib, hfunc) -> pi",
         """A function attribute (``int``): ``MAX_THREADS_PER_BLOCK`` (the device's), sizes and registers (0: no
 device code is simulated), PTX/binary version (the compute capability), ``MAX_DYNAMIC_SHARED_SIZE_BYTES``
 (48 KiB until raised) and the carveout. Errors: INVALID_HANDLE; NOT_SUPPORTED other attributes."""),
@@ -832,15 +832,15 @@ misaligned destination, range outside an allocation."""),
 function is called through ctypes on every launch (spec 3.9). Keep the ctypes thunk alive.
 
 Errors: INVALID_VALUE NULL params or function, bad graph/dependency."""),
-    Api("cuGraphAddEmptyNode", "graph_add_empty_node(hGraph, dependencies[numDependencies]) -> phGraphNode (...)",
+    Api("cuGraphAddEmptyNode", "graph_add_empty_node(hGraph, dependencies[numDependencies]) -> phGraphNode",
         """Add an EMPTY node (a join point). Errors: INVALID_VALUE bad graph or dependency (also a repeated one)."""),
     Api("cuGraphAddEventRecordNode",
-        "graph_add_event_node(hGraph, dependencies[numDependencies], event, False) -> phGraphNode (...)",
+        "graph_add_event_node(hGraph, dependencies[numDependencies], event, False) -> phGraphNode",
         """Add an EVENT_RECORD node (the event completes when the node runs).
 
 Errors: INVALID_VALUE bad graph, dependency or event (the Returns list has no INVALID_HANDLE)."""),
     Api("cuGraphAddEventWaitNode",
-        "graph_add_event_node(hGraph, dependencies[numDependencies], event, True) -> phGraphNode (...)",
+        "graph_add_event_node(hGraph, dependencies[numDependencies], event, True) -> phGraphNode",
         """Add a WAIT_EVENT node (replay has nothing to wait for: nodes run in one order).
 
 Errors: INVALID_VALUE bad graph, dependency or event."""),
@@ -857,7 +857,7 @@ Errors: INVALID_VALUE NULL params, bad graph/dependency, size 0, a location othe
 driver, an allocation type other than PINNED, bad access descriptors, a graph owned by a child node;
 NOT_SUPPORTED on a device without memory pools (``DeviceSpec(memory_pools=False)``) [I]."""),
     Api("cuGraphAddMemFreeNode",
-        "graph_add_mem_free_node(hGraph, dependencies[numDependencies], dptr) -> phGraphNode (...)",
+        "graph_add_mem_free_node(hGraph, dependencies[numDependencies], dptr) -> phGraphNode",
         """Add a MEM_FREE node for a graph allocation (``dptr``: ``CUdeviceptr`` or ``int``).
 
 Errors: INVALID_VALUE bad graph/dependency; an address not returned by an allocation node; an
@@ -904,7 +904,7 @@ memcpy-batch and other unsimulated types.""", decoder="graph_add_node"),
         "graph_add_mem_free_node/graph_add_memcpy_node/graph_add_memset_node(...)",
         """The same call as ``cuGraphAddNode`` (13.x resolves both to the edge-data ABI).""", decoder="graph_add_node"),
     Api("cuGraphAddChildGraphNode",
-        "graph_add_child_graph_node(hGraph, dependencies[numDependencies], childGraph) -> phGraphNode (...)",
+        "graph_add_child_graph_node(hGraph, dependencies[numDependencies], childGraph) -> phGraphNode",
         """Add a GRAPH node holding a **clone** of ``childGraph`` (spec 4.6, 9); allowed on a capture graph, and
 with a capture graph as ``childGraph`` (cloning only reads it, spec 3.5).
 
@@ -1249,7 +1249,7 @@ Errors: INVALID_IMAGE (200); 900 during a restricting capture (spec 5.2) [I]."""
         """Unload a library. Errors: INVALID_HANDLE; 900 during a restricting capture (spec 5.2) [I]."""),
     Api("cuLibraryGetKernel", "module_get_function(library, name) -> pKernel (...)",
         """The kernel ``name`` (``bytes``) of a library. Errors: INVALID_HANDLE; NOT_FOUND (500) unknown name."""),
-    Api("cuKernelGetFunction", "kernel_get_function(kernel) -> pFunc (...)",
+    Api("cuKernelGetFunction", "kernel_get_function(kernel) -> pFunc",
         """The function of a kernel in the current context (simulated: the same handle). Errors: INVALID_CONTEXT
 (201) no current context (709 a destroyed one); INVALID_HANDLE a bad kernel."""),
     Api("cuKernelGetName", "func_get_name(hfunc) -> name (...)",
@@ -1280,7 +1280,7 @@ P-25).
 Errors: INVALID_VALUE a bad graph, ``flags`` other than 0 or 1; INVALID_CONTEXT / CONTEXT_IS_DESTROYED a bad
 context, or no current context for a NULL one."""),
     # -- host-mapped and managed memory, pointer attributes, virtual memory management (topic: vmm) ----------
-    Api("cuMemHostGetDevicePointer", "mem_host_get_device_pointer(p, Flags) -> pdptr (...)",
+    Api("cuMemHostGetDevicePointer", "mem_host_get_device_pointer(p, Flags) -> pdptr",
         """The device pointer of pinned or registered host memory (``p``: an int address, ctypes object or buffer
 inside memory from ``cuMemHostAlloc``/``cuMemAllocHost``/``cuMemHostRegister``): under unified addressing the
 host address itself, which kernels may use (every simulated device has
@@ -1375,7 +1375,7 @@ virtual memory management [I code].""", decoder="mem_get_allocation_granularity"
     Api("cuMemGetAllocationPropertiesFromHandle", "mem_get_allocation_properties_from_handle(...)",
         """The ``CUmemAllocationProp`` a handle's memory was created with. Errors: INVALID_VALUE not a live
 handle.""", decoder="mem_get_allocation_properties_from_handle"),
-    Api("cuMemRetainAllocationHandle", "mem_retain_allocation_handle(addr) -> handle (...)",
+    Api("cuMemRetainAllocationHandle", "mem_retain_allocation_handle(addr) -> handle",
         """The handle of the memory mapped at ``addr`` (any address of a mapping), the value ``cuMemMap`` was
 given, with one more reference that ``cuMemRelease`` must drop. Errors: INVALID_VALUE ``addr`` not mapped."""),
     # -- several devices: peer access, peer copies, PCI identity (issue 10; simcuda/_core/entries/peer.py) --
@@ -1463,6 +1463,52 @@ simulated); 900 in a capture; 901 in an invalidated one. A rejected call copies 
 #: the rows by entry name
 API: dict[str, Api] = {r.name: r for r in ROWS}
 
+
+def _named(arg: Arg) -> list[str]:
+    """The C parameter names an argument of a call reads, nested ones too."""
+    own = [arg.name] if arg.kind in ("param", "array", "read", "field") and arg.name else []
+    return own + [n for _kw, x in arg.items for n in _named(x)]
+
+
+def check_row(row: Api, declared: tuple[tuple[str, str, str], ...]) -> None:
+    """Check a row against the C declaration of its entry (``(C type, name, "in" | "out")`` per parameter, from
+    :mod:`simcuda._generated.entry_table`): its shape parses; the arguments of its call name C parameters of the
+    declaration; a complete row fills exactly the declared output parameters, in order (the wrapper's output
+    slots); a struct-field output is a field of a declared parameter; the decoder kind parses. Raises
+    ``ValueError`` naming the row, so that a wrong row fails when the table is imported, not in a user's call.
+    """
+    names = [n for _t, n, _d in declared]
+    outs = [n for _t, n, d in declared if d == "out"]
+    try:
+        _ = row.decoder_kind, row.ops
+        if not row.has_call:
+            return
+        call = row.call
+    except (AssertionError, SyntaxError, ValueError) as e:
+        raise ValueError(f"{row.name}: the shape {row.shape!r} does not parse ({e})") from None
+    read = [n for _kw, a in call.tree for n in _named(a)]
+    if not set(read) <= set(names):
+        raise ValueError(f"{row.name}: the call reads {sorted(set(read) - set(names))}, not parameters of the "
+                         f"C declaration ({', '.join(names)})")
+    slots = [call.fields.get(o, (o,))[0] for o in call.outs]
+    if not set(slots) <= set(names):
+        raise ValueError(f"{row.name}: the outputs {sorted(set(slots) - set(names))} are not C parameters")
+    if not row.particular and list(call.outs) != outs:
+        raise ValueError(f"{row.name}: the call fills the outputs {list(call.outs)}, the declaration has {outs}")
+
+
+def _check_table() -> None:
+    """Check every row (:func:`check_row`) against the generated C declarations, at import."""
+    from .._generated.entry_table import ENTRIES
+    by_python = {e.python: e for e in ENTRIES if e.python}
+    by_declared = {e.declared: e for e in ENTRIES}
+    for table, index in ((ROWS, by_python), (tuple(VARIANTS.values()), by_declared)):
+        for row in table:
+            entry = index.get(row.name)
+            if entry is None:
+                raise ValueError(f"{row.name}: not an entry the binding requests (simcuda/_generated/entry_table.py)")
+            check_row(row, tuple((p.ctype, p.name, p.direction.value) for p in entry.params))
+
 #: rows of the older variants NVIDIA's binding still requests under a declared C name no Python wrapper has
 #: (the native route serves them; the Python faces have only the newest). Keyed by the declared C name.
 VARIANTS: dict[str, Api] = {r.name: r for r in (
@@ -1480,136 +1526,286 @@ the array is set), as the 12050 form's ``numExecAffinityParams``. Errors: those 
 )}
 
 
-#: runtime entries (``cuda.bindings.runtime``) that are the driver entry named here with the runtime's
-#: conventions: the runtime face shows that row's description, its codes translated to ``cudaError_t``
-RUNTIME: dict[str, str] = {
-    "cudaDriverGetVersion": "cuDriverGetVersion",
-    "cudaGetDeviceCount": "cuDeviceGetCount",
-    "cudaDeviceGetAttribute": "cuDeviceGetAttribute",
-    "cudaDeviceSynchronize": "cuCtxSynchronize",
-    "cudaMemGetInfo": "cuMemGetInfo",
-    "cudaMalloc": "cuMemAlloc",
-    "cudaMallocManaged": "cuMemAllocManaged",
-    "cudaMallocPitch": "cuMemAllocPitch",
-    "cudaFree": "cuMemFree",
-    "cudaMallocHost": "cuMemAllocHost",
-    "cudaHostAlloc": "cuMemHostAlloc",
-    "cudaFreeHost": "cuMemFreeHost",
-    "cudaHostRegister": "cuMemHostRegister",
-    "cudaHostUnregister": "cuMemHostUnregister",
-    "cudaMemcpy": "cuMemcpy",
-    "cudaMemcpyAsync": "cuMemcpyAsync",
-    "cudaMemcpy2D": "cuMemcpy2D",
-    "cudaMemcpy2DAsync": "cuMemcpy2DAsync",
-    "cudaMemcpy3D": "cuMemcpy3D",
-    "cudaMemcpy3DAsync": "cuMemcpy3DAsync",
-    "cudaMemset": "cuMemsetD8",
-    "cudaMemsetAsync": "cuMemsetD8Async",
-    "cudaMemset2D": "cuMemsetD2D8",
-    "cudaMemset2DAsync": "cuMemsetD2D8Async",
-    "cudaMallocAsync": "cuMemAllocAsync",
-    "cudaMallocFromPoolAsync": "cuMemAllocFromPoolAsync",
-    "cudaDeviceGetDefaultMemPool": "cuDeviceGetDefaultMemPool",
-    "cudaDeviceGetMemPool": "cuDeviceGetMemPool",
-    "cudaDeviceSetMemPool": "cuDeviceSetMemPool",
-    "cudaMemPoolGetAttribute": "cuMemPoolGetAttribute",
-    "cudaMemPoolSetAttribute": "cuMemPoolSetAttribute",
+@attrs.frozen
+class Runtime:
+    """One runtime entry (``cuda.bindings.runtime``) that is a driver entry with the runtime's conventions.
+
+    ``name``: the runtime name (``cudaMalloc``); ``driver``: the :class:`Api` row whose rules, errors and
+    description it shares (its codes translated to ``cudaError_t`` by value); ``shape``: how the runtime face
+    calls the core, in the runtime wrapper's parameter names and the forms of :attr:`Api.shape`: empty for
+    the driver row's call with the runtime's parameters in place of the driver's, one for one in order
+    (``cudaStreamDestroy(stream)`` is ``stream_destroy(hStream)``); a call of its own where the runtime passes
+    something else (its name for the core's messages, ``allow_zero=True``, a literal for a parameter it lacks);
+    ``(...)`` when the runtime face writes the function by hand (listed with the reason in
+    ``tests/faces/hand_written_exceptions.py``). ``needs``: what the runtime sets up first: ``"ctx"`` (initialise,
+    then make the thread's device's primary context current unless a context is current), ``"init"`` (initialise
+    only: entries that name their device), ``"none"``. ``doc``: what is particular to the runtime entry, shown
+    before the driver row's description.
+    """
+
+    name: str
+    driver: str
+    shape: str = ""
+    needs: str = attrs.field(default="ctx", validator=attrs.validators.in_(("ctx", "init", "none")))
+    doc: str = ""
+
+    @property
+    def particular(self) -> bool:
+        """True when the runtime face writes this entry by hand."""
+        return self.shape == "(...)"
+
+    @functools.cached_property
+    def call(self) -> Call:
+        """The runtime's own call (:attr:`shape`), parsed; ValueError when the row uses the driver row's call or
+        is written by hand."""
+        if not self.shape or self.particular:
+            raise ValueError(f"{self.name}: no call of its own")
+        return Api(self.name, self.shape, "").call
+
+
+#: the runtime entries that are a driver entry with the runtime's conventions, in the runtime face's order:
+#: the runtime face builds each row that is not particular (:func:`simcuda.bindings.runtime`), and shows the
+#: driver row's description, its codes translated to ``cudaError_t``
+RUNTIME_ROWS: tuple[Runtime, ...] = (
+    Runtime("cudaDriverGetVersion", "cuDriverGetVersion", "(...)"),
+    Runtime("cudaGetDeviceCount", "cuDeviceGetCount", needs="init", doc="""
+Number of simulated devices."""),
+    Runtime("cudaDeviceGetAttribute", "cuDeviceGetAttribute", needs="init", doc="""
+A ``cudaDeviceAttr`` value (``int``); the values equal the driver's ``CUdevice_attribute`` values."""),
+    Runtime("cudaDeviceSynchronize", "cuCtxSynchronize", doc="""
+Wait for all work of the current device (runs pending work in ``progression="manual"``)."""),
+    Runtime("cudaMemGetInfo", "cuMemGetInfo", doc="""
+``(cudaSuccess, free, total)`` bytes of the current device."""),
+    Runtime("cudaMalloc", "cuMemAlloc", "mem_alloc(size, 'cudaMalloc', allow_zero=True) -> devPtr", doc="""
+Allocate ``size`` bytes of simulated device memory; returns the address as an ``int``.
+
+``size`` 0 succeeds with address 0, as the real runtime does."""),
+    Runtime("cudaMallocManaged", "cuMemAllocManaged",
+            "mem_alloc(size, 'cudaMallocManaged', managed=True, flags=flags, allow_zero=True) -> devPtr", doc="""
+Allocate managed memory (simulated as device memory)."""),
+    Runtime("cudaMallocPitch", "cuMemAllocPitch", "(...)"),
+    Runtime("cudaFree", "cuMemFree", "mem_free(devPtr, 'cudaFree')", doc="""
+Free device memory. ``cudaFree(0)`` does nothing and succeeds (programs call it to initialise the runtime)."""),
+    Runtime("cudaMallocHost", "cuMemAllocHost",
+            "mem_alloc_host(size, 'cudaMallocHost', allow_zero=True) -> ptr", doc="""
+Allocate real, page-locked-in-name host memory; returns its address as an ``int`` (valid for ctypes).
+
+``size`` 0 gives address 0."""),
+    Runtime("cudaHostAlloc", "cuMemHostAlloc",
+            "mem_alloc_host(size, 'cudaHostAlloc', flags, allow_zero=True) -> pHost", doc="""
+As :func:`cudaMallocHost`, with ``cudaHostAlloc*`` flags (accepted; portable/mapped/write-combined make no
+difference here)."""),
+    Runtime("cudaFreeHost", "cuMemFreeHost", "(...)"),
+    Runtime("cudaHostRegister", "cuMemHostRegister", doc="""
+Page-lock existing host memory (bookkeeping only)."""),
+    Runtime("cudaHostUnregister", "cuMemHostUnregister", doc="""
+Undo :func:`cudaHostRegister`."""),
+    Runtime("cudaMemcpy", "cuMemcpy", "(...)"),
+    Runtime("cudaMemcpyAsync", "cuMemcpyAsync", "(...)"),
+    Runtime("cudaMemcpy2D", "cuMemcpy2D", "(...)"),
+    Runtime("cudaMemcpy2DAsync", "cuMemcpy2DAsync", "(...)"),
+    Runtime("cudaMemcpy3D", "cuMemcpy3D", "(...)"),
+    Runtime("cudaMemcpy3DAsync", "cuMemcpy3DAsync", "(...)"),
+    Runtime("cudaMemset", "cuMemsetD8", "(...)"),
+    Runtime("cudaMemsetAsync", "cuMemsetD8Async", "(...)"),
+    Runtime("cudaMemset2D", "cuMemsetD2D8", "(...)"),
+    Runtime("cudaMemset2DAsync", "cuMemsetD2D8Async", "(...)"),
+    Runtime("cudaMallocAsync", "cuMemAllocAsync", doc="""
+Stream-ordered allocation: a MEM_ALLOC node with a graph-owned address during capture (spec 3.8)."""),
+    Runtime("cudaMallocFromPoolAsync", "cuMemAllocFromPoolAsync", doc="""
+Stream-ordered allocation from ``memPool``; a MEM_ALLOC node during capture (spec 3.8)."""),
+    Runtime("cudaDeviceGetDefaultMemPool", "cuDeviceGetDefaultMemPool", needs="init", doc="""
+The device's default memory pool (a ``cudaMemPool_t``)."""),
+    Runtime("cudaDeviceGetMemPool", "cuDeviceGetMemPool", needs="init", doc="""
+The device's current memory pool (a ``cudaMemPool_t``)."""),
+    Runtime("cudaDeviceSetMemPool", "cuDeviceSetMemPool", needs="init", doc="""
+Make ``memPool`` the device's current pool."""),
+    Runtime("cudaMemPoolGetAttribute", "cuMemPoolGetAttribute", "(...)"),
+    Runtime("cudaMemPoolSetAttribute", "cuMemPoolSetAttribute", "(...)"),
     # memory pools and graph memory (entries/pools.py; issue 10)
-    "cudaMemPoolCreate": "cuMemPoolCreate",
-    "cudaMemPoolDestroy": "cuMemPoolDestroy",
-    "cudaMemPoolTrimTo": "cuMemPoolTrimTo",
-    "cudaMemPoolSetAccess": "cuMemPoolSetAccess",
-    "cudaMemPoolGetAccess": "cuMemPoolGetAccess",
-    "cudaDeviceGraphMemTrim": "cuDeviceGraphMemTrim",
-    "cudaDeviceGetGraphMemAttribute": "cuDeviceGetGraphMemAttribute",
-    "cudaDeviceSetGraphMemAttribute": "cuDeviceSetGraphMemAttribute",
-    "cudaDeviceGetStreamPriorityRange": "cuCtxGetStreamPriorityRange",
-    "cudaUserObjectCreate": "cuUserObjectCreate",
-    "cudaUserObjectRetain": "cuUserObjectRetain",
-    "cudaUserObjectRelease": "cuUserObjectRelease",
-    "cudaGraphRetainUserObject": "cuGraphRetainUserObject",
-    "cudaGraphReleaseUserObject": "cuGraphReleaseUserObject",
-    "cudaFreeAsync": "cuMemFreeAsync",
-    "cudaStreamCreate": "cuStreamCreate",
-    "cudaStreamCreateWithFlags": "cuStreamCreate",
-    "cudaStreamCreateWithPriority": "cuStreamCreateWithPriority",
-    "cudaStreamDestroy": "cuStreamDestroy",
-    "cudaStreamSynchronize": "cuStreamSynchronize",
-    "cudaStreamQuery": "cuStreamQuery",
-    "cudaStreamWaitEvent": "cuStreamWaitEvent",
-    "cudaStreamGetFlags": "cuStreamGetFlags",
-    "cudaStreamGetPriority": "cuStreamGetPriority",
-    "cudaStreamGetId": "cuStreamGetId",
-    "cudaStreamAddCallback": "cuStreamAddCallback",
-    "cudaStreamAttachMemAsync": "cuStreamAttachMemAsync",
-    "cudaEventCreate": "cuEventCreate",
-    "cudaEventCreateWithFlags": "cuEventCreate",
-    "cudaEventRecord": "cuEventRecord",
-    "cudaEventRecordWithFlags": "cuEventRecordWithFlags",
-    "cudaEventQuery": "cuEventQuery",
-    "cudaEventSynchronize": "cuEventSynchronize",
-    "cudaEventElapsedTime": "cuEventElapsedTime",
-    "cudaEventDestroy": "cuEventDestroy",
-    "cudaStreamBeginCapture": "cuStreamBeginCapture",
-    "cudaStreamBeginCaptureToGraph": "cuStreamBeginCaptureToGraph",
-    "cudaStreamEndCapture": "cuStreamEndCapture",
-    "cudaStreamIsCapturing": "cuStreamIsCapturing",
-    "cudaStreamGetCaptureInfo": "cuStreamGetCaptureInfo",
-    "cudaStreamUpdateCaptureDependencies": "cuStreamUpdateCaptureDependencies",
-    "cudaThreadExchangeStreamCaptureMode": "cuThreadExchangeStreamCaptureMode",
-    "cudaLaunchHostFunc": "cuLaunchHostFunc",
-    "cudaLaunchHostFunc_v2": "cuLaunchHostFunc_v2",
-    "cudaGraphCreate": "cuGraphCreate",
-    "cudaGraphDestroy": "cuGraphDestroy",
-    "cudaGraphAddKernelNode": "cuGraphAddKernelNode",
-    "cudaGraphAddMemcpyNode": "cuGraphAddMemcpyNode",
-    "cudaGraphAddMemcpyNode1D": "cuGraphAddMemcpyNode",
-    "cudaGraphAddMemsetNode": "cuGraphAddMemsetNode",
-    "cudaGraphAddHostNode": "cuGraphAddHostNode",
-    "cudaGraphAddEmptyNode": "cuGraphAddEmptyNode",
-    "cudaGraphAddChildGraphNode": "cuGraphAddChildGraphNode",
-    "cudaGraphChildGraphNodeGetGraph": "cuGraphChildGraphNodeGetGraph",
-    "cudaGraphAddEventRecordNode": "cuGraphAddEventRecordNode",
-    "cudaGraphAddEventWaitNode": "cuGraphAddEventWaitNode",
-    "cudaGraphAddDependencies": "cuGraphAddDependencies",
-    "cudaGraphRemoveDependencies": "cuGraphRemoveDependencies",
-    "cudaGraphGetNodes": "cuGraphGetNodes",
-    "cudaGraphGetRootNodes": "cuGraphGetRootNodes",
-    "cudaGraphGetEdges": "cuGraphGetEdges",
-    "cudaGraphNodeGetDependencies": "cuGraphNodeGetDependencies",
-    "cudaGraphNodeGetDependentNodes": "cuGraphNodeGetDependentNodes",
-    "cudaGraphNodeGetType": "cuGraphNodeGetType",
-    "cudaGraphNodeGetContainingGraph": "cuGraphNodeGetContainingGraph",
-    "cudaGraphNodeGetLocalId": "cuGraphNodeGetLocalId",
-    "cudaGraphGetId": "cuGraphGetId",
-    "cudaGraphDestroyNode": "cuGraphDestroyNode",
-    "cudaGraphClone": "cuGraphClone",
-    "cudaGraphInstantiate": "cuGraphInstantiate",
-    "cudaGraphInstantiateWithFlags": "cuGraphInstantiate",
-    "cudaGraphInstantiateWithParams": "cuGraphInstantiateWithParams",
-    "cudaGraphLaunch": "cuGraphLaunch",
-    "cudaGraphUpload": "cuGraphUpload",
-    "cudaGraphExecDestroy": "cuGraphExecDestroy",
-    "cudaGraphExecUpdate": "cuGraphExecUpdate",
-    "cudaGraphDebugDotPrint": "cuGraphDebugDotPrint",
+    Runtime("cudaMemPoolCreate", "cuMemPoolCreate", "(...)"),
+    Runtime("cudaMemPoolDestroy", "cuMemPoolDestroy", needs="init", doc="""
+Destroy a pool made by :func:`cudaMemPoolCreate` (a default pool cannot be destroyed)."""),
+    Runtime("cudaMemPoolTrimTo", "cuMemPoolTrimTo", needs="init", doc="""
+Release the pool's kept memory down to ``minBytesToKeep`` reserved bytes."""),
+    Runtime("cudaMemPoolSetAccess", "cuMemPoolSetAccess", "(...)"),
+    Runtime("cudaMemPoolGetAccess", "cuMemPoolGetAccess", "(...)"),
+    Runtime("cudaDeviceGraphMemTrim", "cuDeviceGraphMemTrim", needs="init", doc="""
+Give back the device's graph memory that no graph uses now."""),
+    Runtime("cudaDeviceGetGraphMemAttribute", "cuDeviceGetGraphMemAttribute", "(...)"),
+    Runtime("cudaDeviceSetGraphMemAttribute", "cuDeviceSetGraphMemAttribute", "(...)"),
+    Runtime("cudaDeviceGetStreamPriorityRange", "cuCtxGetStreamPriorityRange", doc="""
+``(least, greatest)`` stream priority of the current device."""),
+    Runtime("cudaUserObjectCreate", "cuUserObjectCreate", needs="init", doc="""
+``destroy``: a ``cudaHostFn_t`` or an ``int`` address (a Python callable raises ``TypeError``)."""),
+    Runtime("cudaUserObjectRetain", "cuUserObjectRetain", needs="init", doc="""
+Add references owned by the caller."""),
+    Runtime("cudaUserObjectRelease", "cuUserObjectRelease", needs="init", doc="""
+Release references owned by the caller."""),
+    Runtime("cudaGraphRetainUserObject", "cuGraphRetainUserObject", needs="init", doc="""
+The graph takes references (``cudaGraphUserObjectMove`` = 1: the caller's)."""),
+    Runtime("cudaGraphReleaseUserObject", "cuGraphReleaseUserObject", needs="init", doc="""
+The graph releases references."""),
+    Runtime("cudaFreeAsync", "cuMemFreeAsync", doc="""
+Stream-ordered free: a MEM_FREE node during capture (the address must be a graph allocation)."""),
+    Runtime("cudaStreamCreate", "cuStreamCreate", "stream_create(0) -> pStream", doc="""
+Create a blocking stream (``cudaStreamDefault``) on the current device."""),
+    Runtime("cudaStreamCreateWithFlags", "cuStreamCreate", doc="""
+Create a stream: ``cudaStreamDefault`` (0) or ``cudaStreamNonBlocking`` (1)."""),
+    Runtime("cudaStreamCreateWithPriority", "cuStreamCreateWithPriority", doc="""
+Create a stream with a priority (clamped to the range cudaDeviceGetStreamPriorityRange gives)."""),
+    Runtime("cudaStreamDestroy", "cuStreamDestroy", doc="""
+Destroy a stream (pending work still runs). During a capture: destroying the origin ends the capture without a graph
+[I]; destroying a member that is not the origin leaves the capture as it was, the stream leaves it and its nodes
+stay (spec 2.2, C-153b); unjoined work of it still makes the end unjoined [I]."""),
+    Runtime("cudaStreamSynchronize", "cuStreamSynchronize", doc="""
+Wait for the stream's work. Capture rules (spec 6, 5.3, 5.2): 906 on the legacy stream under a blocking capture; 900
+on a capturing stream (invalidating it) or as a potentially unsafe call."""),
+    Runtime("cudaStreamQuery", "cuStreamQuery", doc="""
+``(cudaSuccess,)`` when done, ``(cudaErrorNotReady,)`` while work is pending (``progression="manual"``).
+
+``cudaErrorNotReady`` is not recorded as the last error. Capture rules as :func:`cudaStreamSynchronize`."""),
+    Runtime("cudaStreamWaitEvent", "cuStreamWaitEvent", doc="""
+Make ``stream`` wait for ``event``: joins captures (fork/join), merges or isolates them (spec 4.1).
+
+Args: ``flags``: ``cudaEventWaitDefault`` (0) or ``cudaEventWaitExternal`` (1)."""),
+    Runtime("cudaStreamGetFlags", "cuStreamGetFlags", doc="""
+The stream's flags (``int``)."""),
+    Runtime("cudaStreamGetPriority", "cuStreamGetPriority", doc="""
+The stream's priority (``int``)."""),
+    Runtime("cudaStreamGetId", "cuStreamGetId", doc="""
+The stream's unique id (``int``; the legacy stream's is 0)."""),
+    Runtime("cudaStreamAddCallback", "cuStreamAddCallback", doc="""
+Enqueue a ``cudaStreamCallback_t`` (or ``int`` address of ``void (*)(cudaStream_t, cudaError_t, void*)``)."""),
+    Runtime("cudaStreamAttachMemAsync", "cuStreamAttachMemAsync", doc="""
+Attach managed memory to a stream (bookkeeping only)."""),
+    Runtime("cudaEventCreate", "cuEventCreate", "event_create(0) -> event", doc="""
+Create an event with default flags (timing enabled)."""),
+    Runtime("cudaEventCreateWithFlags", "cuEventCreate", doc="""
+Create an event: ``cudaEventDefault``, ``cudaEventBlockingSync``, ``cudaEventDisableTiming``,
+``cudaEventInterprocess`` bits."""),
+    Runtime("cudaEventRecord", "cuEventRecord", "event_record(event, stream, 0, 'cudaEventRecord')", doc="""
+Record ``event`` on ``stream`` (spec 4.2): on a capturing stream it captures the stream's current dependencies (no
+node)."""),
+    Runtime("cudaEventRecordWithFlags", "cuEventRecordWithFlags",
+            "event_record(event, stream, flags, 'cudaEventRecordWithFlags')", doc="""
+:func:`cudaEventRecord` with ``cudaEventRecordExternal`` (1): an EVENT_RECORD node during capture."""),
+    Runtime("cudaEventQuery", "cuEventQuery", doc="""
+``(cudaSuccess,)`` when complete, ``(cudaErrorNotReady,)`` while pending."""),
+    Runtime("cudaEventSynchronize", "cuEventSynchronize", doc="""
+Wait for the event (runs the work before it)."""),
+    Runtime("cudaEventElapsedTime", "cuEventElapsedTime", doc="""
+Milliseconds (``float``) of simulated time between two completed events: 0.001 ms per operation run between the two
+records (eager operations and replayed graph nodes, spec 16) [I]."""),
+    Runtime("cudaEventDestroy", "cuEventDestroy", doc="""
+Destroy an event (nodes it helped capture stay)."""),
+    Runtime("cudaStreamBeginCapture", "cuStreamBeginCapture", doc="""
+Begin capturing ``stream`` into a new graph (spec 3.1). ``mode``: ``cudaStreamCaptureMode``."""),
+    Runtime("cudaStreamBeginCaptureToGraph", "cuStreamBeginCaptureToGraph", "(...)"),
+    Runtime("cudaStreamEndCapture", "cuStreamEndCapture", doc="""
+End the capture begun on ``stream``; returns its ``cudaGraph_t`` (spec 3.3)."""),
+    Runtime("cudaStreamIsCapturing", "cuStreamIsCapturing", doc="""
+The stream's ``cudaStreamCaptureStatus``."""),
+    Runtime("cudaStreamGetCaptureInfo", "cuStreamGetCaptureInfo", "(...)"),
+    Runtime("cudaStreamUpdateCaptureDependencies", "cuStreamUpdateCaptureDependencies", "(...)"),
+    Runtime("cudaThreadExchangeStreamCaptureMode", "cuThreadExchangeStreamCaptureMode",
+            "thread_exchange_stream_capture_mode(mode) -> mode", needs="init", doc="""
+Set this thread's capture interaction mode; returns the previous ``cudaStreamCaptureMode`` (spec 3.7)."""),
+    Runtime("cudaLaunchHostFunc", "cuLaunchHostFunc", doc="""
+Enqueue a host function: a HOST node during capture, called at each replay (spec 3.9).
+
+Args: ``fn``: ``cudaHostFn_t`` or the ``int`` address of a ``void (*)(void*)`` (for example
+``ctypes.cast(CFUNCTYPE(None, c_void_p)(f), c_void_p).value``; keep the thunk alive); a Python callable raises
+``TypeError: an integer is required``. ``userData``: None, int or buffer (its address)."""),
+    Runtime("cudaLaunchHostFunc_v2", "cuLaunchHostFunc_v2", doc="""
+:func:`cudaLaunchHostFunc` with a sync mode (0 blocking, 1 spin-wait; no visible effect here)."""),
+    Runtime("cudaGraphCreate", "cuGraphCreate", doc="""
+Create an empty graph."""),
+    Runtime("cudaGraphDestroy", "cuGraphDestroy", doc="""
+Destroy a graph and its nodes."""),
+    Runtime("cudaGraphAddKernelNode", "cuGraphAddKernelNode", "(...)"),
+    Runtime("cudaGraphAddMemcpyNode", "cuGraphAddMemcpyNode", "(...)"),
+    Runtime("cudaGraphAddMemcpyNode1D", "cuGraphAddMemcpyNode", "(...)"),
+    Runtime("cudaGraphAddMemsetNode", "cuGraphAddMemsetNode", "(...)"),
+    Runtime("cudaGraphAddHostNode", "cuGraphAddHostNode", "(...)"),
+    Runtime("cudaGraphAddEmptyNode", "cuGraphAddEmptyNode", doc="""
+Add an EMPTY node (a join point)."""),
+    Runtime("cudaGraphAddChildGraphNode", "cuGraphAddChildGraphNode", doc="""
+Add a GRAPH node holding a clone of ``childGraph`` (spec 4.6, 9)."""),
+    Runtime("cudaGraphChildGraphNodeGetGraph", "cuGraphChildGraphNodeGetGraph", doc="""
+The graph embedded in a GRAPH node."""),
+    Runtime("cudaGraphAddEventRecordNode", "cuGraphAddEventRecordNode", doc="""
+Add an EVENT_RECORD node."""),
+    Runtime("cudaGraphAddEventWaitNode", "cuGraphAddEventWaitNode", doc="""
+Add a WAIT_EVENT node."""),
+    Runtime("cudaGraphAddDependencies", "cuGraphAddDependencies", "(...)"),
+    Runtime("cudaGraphRemoveDependencies", "cuGraphRemoveDependencies", "(...)"),
+    Runtime("cudaGraphGetNodes", "cuGraphGetNodes", "(...)"),
+    Runtime("cudaGraphGetRootNodes", "cuGraphGetRootNodes", "(...)"),
+    Runtime("cudaGraphGetEdges", "cuGraphGetEdges", "(...)"),
+    Runtime("cudaGraphNodeGetDependencies", "cuGraphNodeGetDependencies", "(...)"),
+    Runtime("cudaGraphNodeGetDependentNodes", "cuGraphNodeGetDependentNodes", "(...)"),
+    Runtime("cudaGraphNodeGetType", "cuGraphNodeGetType", doc="""
+The node's ``cudaGraphNodeType`` (the same values as ``CUgraphNodeType``)."""),
+    Runtime("cudaGraphNodeGetContainingGraph", "cuGraphNodeGetContainingGraph", doc="""
+The graph that holds the node."""),
+    Runtime("cudaGraphNodeGetLocalId", "cuGraphNodeGetLocalId", doc="""
+The node's 0-based creation index (matches ``node_<id>`` in DOT output)."""),
+    Runtime("cudaGraphGetId", "cuGraphGetId", doc="""
+The graph's id (matches ``graph_<id>`` in DOT output)."""),
+    Runtime("cudaGraphDestroyNode", "cuGraphDestroyNode", doc="""
+Remove a node and its edges."""),
+    Runtime("cudaGraphClone", "cuGraphClone", doc="""
+Deep copy of a graph."""),
+    Runtime("cudaGraphInstantiate", "cuGraphInstantiate", doc="""
+Freeze a graph into a ``cudaGraphExec_t``. ``flags``: ``cudaGraphInstantiateFlags`` bits.
+
+Mirrors ``cuda.bindings.runtime.cudaGraphInstantiate(graph, flags)``; returns ``(cudaError_t, cudaGraphExec_t)``."""),
+    Runtime("cudaGraphInstantiateWithFlags", "cuGraphInstantiate", doc="""
+As :func:`cudaGraphInstantiate` (``cudaGraphInstantiateFlagUpload`` is cudaErrorInvalidValue here too, spec 16, 9)."""),
+    Runtime("cudaGraphInstantiateWithParams", "cuGraphInstantiateWithParams", "(...)"),
+    Runtime("cudaGraphLaunch", "cuGraphLaunch", doc="""
+Run an executable graph on ``stream`` (nodes replay in topological order against simulated memory)."""),
+    Runtime("cudaGraphUpload", "cuGraphUpload", doc="""
+Nothing to upload in a simulator: checks the handles and the stream rules."""),
+    Runtime("cudaGraphExecDestroy", "cuGraphExecDestroy", doc="""
+Destroy an executable graph."""),
+    Runtime("cudaGraphExecUpdate", "cuGraphExecUpdate", "(...)"),
+    Runtime("cudaGraphDebugDotPrint", "cuGraphDebugDotPrint", "(...)"),
     # conditional nodes (topic: conditional)
-    "cudaGraphConditionalHandleCreate": "cuGraphConditionalHandleCreate",
-    "cudaGraphConditionalHandleCreate_v2": "cuGraphConditionalHandleCreate",
-    "cudaGraphAddNode": "cuGraphAddNode",
+    Runtime("cudaGraphConditionalHandleCreate", "cuGraphConditionalHandleCreate",
+            "graph_conditional_handle_create(graph, 0, defaultLaunchValue, flags) -> pHandle_out", doc="""
+A conditional handle for ``graph`` in the current context (``cudaGraphCondAssignDefault`` = 1: the default is
+assigned at the start of every launch)."""),
+    Runtime("cudaGraphConditionalHandleCreate_v2", "cuGraphConditionalHandleCreate", doc="""
+As :func:`cudaGraphConditionalHandleCreate`, for execution context ``ctx`` (NULL: the current context; the
+simulator's execution contexts are its contexts)."""),
+    Runtime("cudaGraphAddNode", "cuGraphAddNode", "(...)"),
     # host-mapped and managed memory, pointer attributes (topic: vmm)
-    "cudaHostGetDevicePointer": "cuMemHostGetDevicePointer",
-    "cudaMemPrefetchAsync": "cuMemPrefetchAsync",
-    "cudaMemAdvise": "cuMemAdvise",
-    "cudaPointerGetAttributes": "cuPointerGetAttributes",
+    Runtime("cudaHostGetDevicePointer", "cuMemHostGetDevicePointer",
+            "mem_host_get_device_pointer(pHost, flags, 'cudaHostGetDevicePointer') -> pDevice", doc="""
+The device pointer of pinned, mapped or registered host memory: its host address (unified addressing)."""),
+    Runtime("cudaMemPrefetchAsync", "cuMemPrefetchAsync", "(...)"),
+    Runtime("cudaMemAdvise", "cuMemAdvise", "(...)"),
+    Runtime("cudaPointerGetAttributes", "cuPointerGetAttributes", "(...)"),
     # -- several devices (issue 10) --
-    "cudaDeviceCanAccessPeer": "cuDeviceCanAccessPeer",
-    "cudaDeviceGetP2PAttribute": "cuDeviceGetP2PAttribute",
-    "cudaDeviceEnablePeerAccess": "cuCtxEnablePeerAccess",
-    "cudaDeviceDisablePeerAccess": "cuCtxDisablePeerAccess",
-    "cudaMemcpyPeer": "cuMemcpyPeer",
-    "cudaMemcpyPeerAsync": "cuMemcpyPeerAsync",
-    "cudaDeviceGetPCIBusId": "cuDeviceGetPCIBusId",
-    "cudaDeviceGetByPCIBusId": "cuDeviceGetByPCIBusId",
-    "cudaMemcpyBatchAsync": "cuMemcpyBatchAsync",
-    "cudaMemcpy3DBatchAsync": "cuMemcpy3DBatchAsync",  # 3D batched copies
-}
+    Runtime("cudaDeviceCanAccessPeer", "cuDeviceCanAccessPeer", needs="init", doc="""
+1 when ``device`` can reach memory of ``peerDevice`` (two different simulated devices), else 0."""),
+    Runtime("cudaDeviceGetP2PAttribute", "cuDeviceGetP2PAttribute", needs="init", doc="""
+A ``cudaDeviceP2PAttr`` of the link ``srcDevice`` -> ``dstDevice`` (the values equal the driver's
+``CUdevice_P2PAttribute``)."""),
+    Runtime("cudaDeviceEnablePeerAccess", "cuCtxEnablePeerAccess", "(...)"),
+    Runtime("cudaDeviceDisablePeerAccess", "cuCtxDisablePeerAccess", "(...)"),
+    Runtime("cudaMemcpyPeer", "cuMemcpyPeer", "(...)"),
+    Runtime("cudaMemcpyPeerAsync", "cuMemcpyPeerAsync", "(...)"),
+    Runtime("cudaDeviceGetPCIBusId", "cuDeviceGetPCIBusId", "(...)"),
+    Runtime("cudaDeviceGetByPCIBusId", "cuDeviceGetByPCIBusId", "(...)"),
+    Runtime("cudaMemcpyBatchAsync", "cuMemcpyBatchAsync", "(...)"),
+    Runtime("cudaMemcpy3DBatchAsync", "cuMemcpy3DBatchAsync", "(...)"),  # 3D batched copies
+)
+
+#: runtime name -> the driver entry it shares its rules with
+RUNTIME: dict[str, str] = {r.name: r.driver for r in RUNTIME_ROWS}
+
+_check_table()
+

@@ -171,12 +171,20 @@ class Options:
             ``why``; destroy the context or reset the primary context to go on. ``"raise"`` (for debugging)
             lets the kernel's exception out of the call that ran it, at once (the native route, which cannot
             raise through C, answers 719 there and prints the traceback).
+        unrunnable_kernels: what a launch of a kernel that has no Python twin and whose module is a binary image
+            (ELF CUBIN, fatbin) with no PTX known to simcuda does when it would run (docs/kernels.md, "Kernels that
+            cannot run") [I]. ``"refuse"`` (the default): the call that runs it (the launch, or the graph launch
+            that replays its node) answers ``CUDA_ERROR_NOT_SUPPORTED`` (801), not sticky, the why naming the
+            kernel and the remedies; ``"record"``: it is recorded only, as before issue 17. Either way it is
+            listed among the kernels that could not run. simcuda's stand-in images (CUDA C source text, the
+            NVRTC face's stand-in PTX) are always recorded only.
         launch_log_limit: how many :class:`LaunchRecord` the driver's :class:`LaunchLog` keeps: the most
             recent ``launch_log_limit`` (default 1,000,000); ``0`` keeps none (the log is off, only its
             count goes on); ``None`` keeps every record (memory grows with the work run). The log is the
             simulator's own; nothing in CUDA corresponds to it.
 
-    Errors: ``ValueError`` for a ``graph_launch_in_capture`` other than the two choices; ``TypeError`` for a
+    Errors: ``ValueError`` for a ``graph_launch_in_capture``, ``kernel_faults`` or ``unrunnable_kernels`` other than
+    their choices; ``TypeError`` for a
     non-bool ``cig_end_any_thread`` or ``per_thread_default_stream`` (``None`` allowed); ``TypeError`` for a
     ``launch_log_limit`` that is neither ``None`` nor an ``int`` (a ``bool``
     included), ``ValueError`` for a negative one.
@@ -184,6 +192,7 @@ class Options:
 
     graph_launch_in_capture: str = "reject"
     kernel_faults: str = "sticky"
+    unrunnable_kernels: str = "refuse"
     cig_end_any_thread: bool = False
     per_thread_default_stream: Any = None
     launch_log_limit: int | None = attrs.field(default=DEFAULT_LAUNCH_LOG_LIMIT, validator=_check_launch_log_limit)
@@ -195,6 +204,9 @@ class Options:
                              f"got {self.graph_launch_in_capture!r}")
         if self.kernel_faults not in ("sticky", "raise"):
             raise ValueError(f"Options.kernel_faults must be 'sticky' or 'raise', got {self.kernel_faults!r}")
+        if self.unrunnable_kernels not in ("refuse", "record"):
+            raise ValueError("Options.unrunnable_kernels must be 'refuse' or 'record', "
+                             f"got {self.unrunnable_kernels!r}")
         if not isinstance(self.cig_end_any_thread, bool):
             raise TypeError(f"Options.cig_end_any_thread must be True or False, got {self.cig_end_any_thread!r}")
         if self.per_thread_default_stream not in (None, True, False) or _is_int(self.per_thread_default_stream):

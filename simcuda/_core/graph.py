@@ -1175,6 +1175,25 @@ def clone_graph(drv: GraphHost, g: Graph) -> Graph:
     return done
 
 
+def find_in_clone(clone: Graph, handle: int) -> Node | None:
+    """The copy in ``clone`` of the original node ``handle``, or None (``cuGraphNodeFindInClone``).
+
+    Looks in the clone's own map, then, when ``clone`` is a clone, in the maps of the copies its GRAPH
+    nodes embed (nested to any depth, iteratively): a node of an embedded graph of the original is found
+    in the clone's embedded copy (spec 17). A graph that is no clone answers None.
+    """
+    if clone.clone_map is None:
+        return None
+    stack = [clone]
+    while stack:
+        g = stack.pop()
+        m = (g.clone_map or {}).get(handle)
+        if m is not None:
+            return m
+        stack.extend(n.params.graph for n in g.nodes if n.type == GRAPH and not n.destroyed)
+    return None
+
+
 def _copy_of(drv: GraphHost, g: Graph) -> Graph:
     """A new empty graph for the copy of ``g``, with new references to ``g``'s user objects (a clone copies
     them, cuGraphClone and child-graph nodes alike: a child graph owns its own references)."""

@@ -221,9 +221,9 @@ class Work(DriverState):
 
     def _run_kernel(self, p: gr.KernelParams) -> str:
         fn = self.kernels.get(p.name) or KERNELS.get(p.name)
-        if fn is None:  # no twin: the PTX runs when the module has some (issue 17), else the launch is recorded
+        if fn is None:  # no twin: the PTX runs when the module has some (issue 17), else recorded or refused
             module = p.func.module if p.func is not None else None
-            if module is not None and module.ptx is not None:
+            if module is not None and module.ptx is not None and ptxrun.stand_in(module) is None:
                 try:
                     ran, outcome = ptxrun.run_ptx(self, p, self._unlocked)
                 except DriverError as e:
@@ -235,7 +235,7 @@ class Work(DriverState):
                 self._unimplemented_runs[p.name] = self._unimplemented_runs.get(p.name, 0) + 1
                 return outcome
             self._unimplemented_runs[p.name] = self._unimplemented_runs.get(p.name, 0) + 1
-            return "recorded only (no Python kernel registered)"
+            return ptxrun.unrunnable(self, p)  # raises the refusal (801) for a real image with no PTX
         args = p.args
         f = p.func
         if args and f is not None and getattr(f, "param_types", None):  # the values as the kernel's types read them

@@ -18,7 +18,6 @@ Mirrors: ``cuda.bindings.driver`` of cuda-bindings 13.5.0 (CUDA 13.x driver API)
 """
 from __future__ import annotations
 
-import enum as _enum
 import functools
 import os
 import typing as _typing
@@ -40,11 +39,11 @@ from .._core.objects import POOL_ATTR_U64 as _POOL_ATTR_U64
 from .._core.objects import EdgeData as _EdgeData
 from .._core.objects import EdgeDataArg as _EdgeDataArg
 from .._core.objects import MemOp as _MemOp
-from .._core.param_types import split_params
 from .._generated import driver_enums as _E
 from .._generated.driver_outputs import OUTPUTS as _OUTPUTS
 from .._generated.driver_outputs import PARAMS as _PARAMS
 from . import _args as _A
+from . import _build as _B
 from . import _driver_types as _T
 from . import _kernel_params as _KP
 
@@ -106,7 +105,6 @@ _drv, _tp_name, _h, _u, _size, _i, _bytes_arg = (_A.current_driver, _A.type_name
                                                  _A.int32, _A.bytes_arg)
 
 
-
 def _header(name: str) -> str:
     sig, outs = _OUTPUTS[name]
     shape = ", ".join(["CUresult"] + [f"{n}: {t}" for n, t in outs])
@@ -115,186 +113,16 @@ def _header(name: str) -> str:
             f"Returns ``({shape}{',' if not outs else ''})``; on any error ``({nones}{',' if not outs else ''})``.\n\n")
 
 
-def _split_params(sig: str) -> list[tuple[str, str, str]]:
-    """``[(name, C type, annotation)]`` of a signature line such as ``f(hStream, size_t n, x: Optional[X])``."""
-    parts = split_params(sig[sig.find("(") + 1:sig.rfind(")")])
-    out = []
-    for p in filter(str.strip, parts):
-        head, _, ann = p.partition(":")
-        words = head.replace("*", " * ").split()
-        out.append((words[-1], " ".join(words[:-1]), ann.strip()))
-    return out
+_split_params = _B.signature_params
+_C_INT = _B.C_INT
+_convert_args = _B.convert_args
+_eds_for, _capture_deps, _pad_edges = _B.eds_for, _B.capture_deps, _B.pad_edges
+memcpy_batch_args, memcpy3d_batch_ops = _B.memcpy_batch_args, _B.memcpy3d_batch_ops
 
 
-_C_INT = {"size_t": (64, "size_t"), "unsigned int": (32, "unsigned int"), "unsigned char": (8, "unsigned char"),
-          "unsigned short": (16, "unsigned short"), "unsigned long long": (64, "unsigned PY_LONG_LONG"),
-          "void_ptr": (64, "unsigned PY_LONG_LONG")}
-
-
-def _entry_conv(ctype: str, ann: str, name: str, ns: dict[str, Any],
-                struct_arg: _Callable[[Any, str, str], Any]) -> _Conv | None:
-    """The conversion Cython applies to a typed parameter at function entry, or None for untyped ones."""
-    if ctype in _C_INT:
-        bits, cname = _C_INT[ctype]
-        return lambda x: x if type(x) is int and x >= 0 and not x >> bits else _T.c_uint(x, bits, cname)
-    if ctype == "int":
-        return lambda x: x if type(x) is int and -0x80000000 <= x <= 0x7FFFFFFF else _T.c_int(x)
-    if ctype == "char *":
-        return _bytes_arg
-    cls = ns.get(ctype) if ctype else None
-    if isinstance(cls, type) and not issubclass(cls, (_T.Wrapper, _enum.Enum)) and hasattr(cls, "_fields"):
-        return lambda x: struct_arg(x, ctype, name)
-    if not ctype and ann and not ann.startswith("Optional") and isinstance(ns.get(ann), type) \
-            and issubclass(ns[ann], _enum.Enum):
-        def not_none(x: Any) -> Any:
-            if x is None:
-                raise TypeError(f"Argument '{name}' must not be None")
-            return x
-        return not_none
-    return None
-
-
-
-
-def _list_message(name: str, cls: type, runtime: bool) -> str:
-    if runtime:
-        if cls.__name__ == "cudaGraphNode_t":
-            return (f"Argument '{name}' is not instance of type (expected "
-                    "tuple[cyruntime.cudaGraphNode_t,driver.CUgraphNode] or "
-                    "list[cyruntime.cudaGraphNode_t,driver.CUgraphNode]")
-        return (f"Argument '{name}' is not instance of type (expected tuple[cyruntime.{cls.__name__},] or "
-                f"list[cyruntime.{cls.__name__},]")
-    comma = "" if issubclass(cls, _enum.Enum) else ","
-    return (f"Argument '{name}' is not instance of type (expected tuple[cydriver.{cls.__name__}{comma}] or "
-            f"list[cydriver.{cls.__name__}{comma}]")
-
-
-def _list_check(cls: type, name: str, runtime: bool = False) -> _Conv:
-    """The real wrapper's first step for a ``list[X]`` parameter: every item an ``X`` (any iterable; a
-    non-iterable raises ``TypeError: 'int' object is not iterable``), then its ``len()`` (a generator
-    raises ``TypeError: object of type 'generator' has no len()``); lists of enums check their items too
-    (the real message has no trailing comma there). The runtime's node lists take driver nodes too."""
-    ok: Any = cls
-    if runtime and cls.__name__ == "cudaGraphNode_t":  # with its driver base: NVIDIA's on the native route
-        ok = (cls, _CUgraphNode, *[b for b in cls.__mro__ if b.__name__ == "CUgraphNode"])
-    msg = _list_message(name, cls, runtime)
-
-    def check(x: Any) -> Any:
-        if x is not None:
-            if not all(isinstance(i, ok) for i in x):
-                raise TypeError(msg)
-            len(x)
-        return x
-    return check
-
-
-#: entries whose ``list[int]`` parameters the plan checks as the real wrapper does (batched copies, issue 10)
-_INT_LISTS_CHECKED = frozenset({"cuMemcpyBatchAsync", "cudaMemcpyBatchAsync"})
-
-
-def _int_list_check(name: str) -> _Conv:
-    """A ``list[int]`` parameter as the real wrapper checks it among the typed lists: iterated (None and a
-    non-iterable raise ``TypeError: '...' object is not iterable``), every item an ``int``."""
-    msg = f"Argument '{name}' is not instance of type (expected tuple[int] or list[int]"
-
-    def check(x: Any) -> Any:
-        if not all(isinstance(i, int) for i in x):
-            raise TypeError(msg)
-        return x
-    return check
-
-
-def _sized(x: Any) -> Any:
-    """A ``list[Any]`` parameter (option values): the wrapper takes its ``len()`` (TypeError: object of type
-    'int' has no len())."""
-    if x is not None:
-        len(x)
-    return x
-
-
-def _handle_check(cls: type[_T.Wrapper]) -> _Conv:
-    lo, hi = cls._lo, cls._hi
-
-    def check(x: Any) -> Any:
-        if not (type(x) is int and lo <= x <= hi) and x is not None and not isinstance(x, cls):
-            cls(x)  # TypeError / OverflowError / ValueError exactly as the wrapper's constructor
-        return x
-    return check
-
-
-def _conversion_plan(name: str, outputs: dict[str, tuple[str, tuple[tuple[str, str], ...]]] | None = None,
-                     params: dict[str, tuple[tuple[str, str], ...]] | None = None, ns: dict[str, Any] | None = None,
-                     struct_arg: _Callable[[Any, str, str], Any] | None = None,
-                     runtime: bool = False) -> _Plan:
-    """The order in which the real wrapper converts ``name``'s arguments (read from its signature and its
-    docstring's Parameters): typed parameters at entry (C integers, ``char*``, struct types, enums that
-    must not be None), in order; then, in the body, ``list[X]`` parameters and handles together, in
-    reverse order (the generated wrappers emit those blocks last parameter first); then option-value lists.
-    Buffers, enums' values and ``kernelParams`` are left to the function body, which converts them
-    afterwards. Returns ``(index, name, check)`` triples. The runtime face passes its own tables."""
-    outputs, params, ns = outputs or _OUTPUTS, params or _PARAMS, ns or globals()
-    struct_arg = struct_arg or _struct_arg
-    sig = _split_params(outputs[name][0])
-    doc_list = params.get(name, ())
-    docs = dict(doc_list)
-    entry: list[tuple[int, str, _Conv]] = []
-    tests: list[tuple[int, str, _Conv]] = []  # struct types passed by value: Cython tests them after the C conversions
-    body: list[tuple[int, str, _Conv]] = []
-    later: list[tuple[int, str, _Conv]] = []
-    for i, (pname, ctype, ann) in enumerate(sig):
-        conv = _entry_conv(ctype, ann, pname, ns, struct_arg)
-        if conv is not None and ann == ctype and hasattr(ns.get(ctype), "_fields"):  # ``CUmemLocation location``
-            tests.append((i, pname, _by_value_struct(conv, ctype, pname, runtime)))
-            continue
-        if conv is not None:
-            entry.append((i, pname, conv))
-            continue
-        dtype = docs.get(pname, docs.get(pname.rstrip("_"), ""))
-        if not dtype and len(doc_list) == len(sig):  # the docstring names it differently (graph / hGraph)
-            dtype = doc_list[i][1]
-        if dtype.startswith("list["):
-            cls = ns.get(dtype[5:-1])
-            if isinstance(cls, type) and (issubclass(cls, (_T.Wrapper, _enum.Enum)) or hasattr(cls, "_fields")):
-                body.append((i, pname, _list_check(cls, pname, runtime)))
-            elif dtype == "list[Any]":  # option values: sized after the typed lists, in order
-                later.append((i, pname, _sized))
-            elif dtype == "list[int]" and name in _INT_LISTS_CHECKED:  # with the typed lists (issue 10)
-                body.append((i, pname, _int_list_check(pname)))
-            continue
-        for cand in dtype.split(" or "):
-            cls = ns.get(cand)
-            if isinstance(cls, type) and issubclass(cls, _T.Wrapper):
-                body.append((i, pname, _handle_check(cls)))
-                break
-    return tuple(entry + tests + body[::-1] + later)
-
-
-def _by_value_struct(conv: _Conv, ctype: str, name: str, runtime: bool) -> _Conv:
-    """A struct parameter passed by value (not ``Optional``): Cython's type test, which refuses None too."""
-    mod = "cuda.bindings.runtime" if runtime else "cuda.bindings.driver"
-
-    def check(x: Any) -> Any:
-        if x is None:
-            raise TypeError(f"Argument '{name}' has incorrect type (expected {mod}.{ctype}, got NoneType)")
-        return conv(x)
-    return check
-
-
-def _convert_args(plan: _Plan, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, ...]:
-    """Apply a :func:`_conversion_plan`; the arguments come back converted where a conversion changed them."""
-    n = len(args)
-    out = None
-    for i, pname, conv in plan:
-        if i < n:
-            v = args[i]
-            w = conv(v)
-            if w is not v:
-                if out is None:
-                    out = list(args)
-                out[i] = w
-        elif pname in kwargs:
-            kwargs[pname] = conv(kwargs[pname])
-    return args if out is None else tuple(out)
+def _conversion_plan(name: str) -> _Plan:
+    """The tuple face's :func:`simcuda.bindings._build.conversion_plan` of ``name`` (its tables, its classes)."""
+    return _B.conversion_plan(name, _OUTPUTS, _PARAMS, globals(), _struct_arg)
 
 
 _arity, _arity_error = _T.arity, _T.arity_error
@@ -336,8 +164,6 @@ def _description(fn: _Callable[..., Any]) -> str:
 _U64 = 1 << 64
 
 
-
-
 def _node_list(x: Any, arg: str, cls: type | None = None) -> list[int]:
     """A sequence of ``CUgraphNode`` (any iterable, as the real check is ``all(isinstance(...) for ...)``;
     ints are refused inside it, and a non-iterable raises ``TypeError: 'int' object is not iterable``)."""
@@ -361,21 +187,6 @@ def _edge_list(x: Any, arg: str) -> _EdgeDataArg:  # (a fresh list, which _eds_f
     return [(e.from_port, e.to_port, e.type) for e in x]
 
 
-def _eds_for(eds: _EdgeDataArg, n: int, deps: int | None = None) -> _EdgeDataArg:
-    """Edge data for ``n`` dependencies: none/empty means all zero; a short list is padded with a
-    missing-entry marker that the core rejects as INVALID_VALUE in its own order (spec 3.6) [I].
-
-    ``deps`` (the number of dependency entries that exist) bounds the padding: the core refuses the
-    first missing dependency, so entries past it are never read and a huge count costs nothing."""
-    if deps is not None:
-        n = min(n, deps + 1)
-    if not eds:
-        return [(0, 0, 0)] * n
-    if len(eds) < n:
-        return eds + [None] * min(n - len(eds), 1)
-    return eds[:n]
-
-
 def _deps_for(x: Any, n: Any, arg: str = "dependencies") -> list[int]:
     """Dependencies of a graph-building call: the wrapper refuses a count above the list length."""
     deps = _node_list(x, arg)
@@ -392,8 +203,6 @@ def _struct_arg(x: Any, cls_name: str, arg: str) -> Any:
         return x
     got = _tp_name(type(x))
     raise TypeError(f"Argument '{arg}' has incorrect type (expected cuda.bindings.driver.{cls_name}, got {got})")
-
-
 
 
 # =========================================================================== init, version, errors
@@ -534,10 +343,6 @@ def cuEventRecord(hEvent: Any, hStream: Any) -> _Result:
 
 
 # =========================================================================== memory
-@_face
-def cuMemFreeHost(p: Any) -> _Result:
-    _drv().mem_free_host(_T.void_ptr(p))
-    return _OK
 
 
 @_face
@@ -558,19 +363,6 @@ def _host(x: Any) -> Any:
 
 def _copy(d: Any, p: _CopyParams, h: Any, call: str) -> _Result:
     d.memcpy(p, h, call)
-    return _OK
-
-
-@_face
-def cuMemcpy(dst: Any, src: Any, ByteCount: Any) -> _Result:
-    _drv().memcpy_unified(_h(dst, _CUdeviceptr), _h(src, _CUdeviceptr), _size(ByteCount), None, "cuMemcpy")
-    return _OK
-
-
-@_face
-def cuMemcpyAsync(dst: Any, src: Any, ByteCount: Any, hStream: Any) -> _Result:
-    _drv().memcpy_unified(_h(dst, _CUdeviceptr), _h(src, _CUdeviceptr), _size(ByteCount), _h(hStream, _CUstream),
-                          "cuMemcpyAsync")
     return _OK
 
 
@@ -803,19 +595,6 @@ def cuModuleLoad(fname: Any) -> _Result:
 def cuModuleGetFunction(hmod: Any, name: Any) -> _Result:
     n = _bytes_arg(name).decode()
     return (_SUCCESS, _CUfunction._mk(_drv().module_get_function(_h(hmod, _CUmodule), n)))
-
-
-@_face
-def cuFuncSetAttribute(hfunc: Any, attrib: Any, value: Any) -> _Result:
-    a = _T.c_enum(attrib, "attrib", "CUfunction_attribute_enum")
-    _drv().func_set_attribute(_h(hfunc, _CUfunction), a, _i(value))
-    return _OK
-
-
-@_face
-def cuFuncGetAttribute(attrib: Any, hfunc: Any) -> _Result:
-    a = _T.c_enum(attrib, "attrib", "CUfunction_attribute_enum")
-    return (_SUCCESS, _drv().func_get_attribute(a, _h(hfunc, _CUfunction)))
 
 
 @_face
@@ -1434,24 +1213,6 @@ def cuGraphAddHostNode(hGraph: Any, dependencies: Any, numDependencies: Any, nod
 
 
 @_face
-def cuGraphAddEmptyNode(hGraph: Any, dependencies: Any, numDependencies: Any) -> _Result:
-    deps = _deps_for(dependencies, numDependencies)
-    return (_SUCCESS, _mk_node(_drv().graph_add_empty_node(_h(hGraph, _CUgraph), deps)))
-
-
-@_face
-def cuGraphAddEventRecordNode(hGraph: Any, dependencies: Any, numDependencies: Any, event: Any) -> _Result:
-    deps = _deps_for(dependencies, numDependencies)
-    return (_SUCCESS, _mk_node(_drv().graph_add_event_node(_h(hGraph, _CUgraph), deps, _h(event, _CUevent), False)))
-
-
-@_face
-def cuGraphAddEventWaitNode(hGraph: Any, dependencies: Any, numDependencies: Any, event: Any) -> _Result:
-    deps = _deps_for(dependencies, numDependencies)
-    return (_SUCCESS, _mk_node(_drv().graph_add_event_node(_h(hGraph, _CUgraph), deps, _h(event, _CUevent), True)))
-
-
-@_face
 def cuGraphAddMemAllocNode(hGraph: Any, dependencies: Any, numDependencies: Any, nodeParams: Any) -> _Result:
     deps = _deps_for(dependencies, numDependencies)
     _struct_arg(nodeParams, "CUDA_MEM_ALLOC_NODE_PARAMS", "nodeParams")
@@ -1462,12 +1223,6 @@ def cuGraphAddMemAllocNode(hGraph: Any, dependencies: Any, numDependencies: Any,
                                             a["access"])
     nodeParams._d["dptr"] = _mk_dptr(dptr)
     return (_SUCCESS, _mk_node(node))
-
-
-@_face
-def cuGraphAddMemFreeNode(hGraph: Any, dependencies: Any, numDependencies: Any, dptr: Any) -> _Result:
-    deps = _deps_for(dependencies, numDependencies)
-    return (_SUCCESS, _mk_node(_drv().graph_add_mem_free_node(_h(hGraph, _CUgraph), deps, _h(dptr, _CUdeviceptr))))
 
 
 @_face
@@ -1528,13 +1283,6 @@ def cuGraphAddNode(hGraph: Any, dependencies: Any, dependencyData: Any, numDepen
 def cuGraphAddNode_v3(hGraph: Any, dependencies: Any, dependencyData: Any, numDependencies: Any,
                       nodeParams: Any) -> _Result:
     return _add_node("cuGraphAddNode_v3", hGraph, dependencies, dependencyData, numDependencies, nodeParams)
-
-
-@_face
-def cuGraphAddChildGraphNode(hGraph: Any, dependencies: Any, numDependencies: Any, childGraph: Any) -> _Result:
-    deps = _deps_for(dependencies, numDependencies)
-    return (_SUCCESS, _mk_node(_drv().graph_add_child_graph_node(_h(hGraph, _CUgraph), deps,
-                                                                _h(childGraph, _CUgraph))))
 
 
 @_face
@@ -1623,7 +1371,6 @@ def cuGraphEventRecordNodeGetEvent(hNode: Any) -> _Result:
     return (_SUCCESS, _mk_event(_node_params(hNode, _NT_RECORD).event.handle))
 
 
-
 @_face
 def cuGraphEventRecordNodeSetEvent(hNode: Any, event: Any) -> _Result:
     return _node_set_typed(hNode, _NT_RECORD, _h(event, _CUevent))
@@ -1632,7 +1379,6 @@ def cuGraphEventRecordNodeSetEvent(hNode: Any, event: Any) -> _Result:
 @_face
 def cuGraphEventWaitNodeGetEvent(hNode: Any) -> _Result:
     return (_SUCCESS, _mk_event(_node_params(hNode, _NT_WAIT).event.handle))
-
 
 
 @_face
@@ -1648,7 +1394,6 @@ def cuGraphMemAllocNodeGetParams(hNode: Any) -> _Result:
 @_face
 def cuGraphMemFreeNodeGetParams(hNode: Any) -> _Result:
     return (_SUCCESS, _mk_dptr(_node_params(hNode, _NT_FREE).dptr))
-
 
 
 @_face
@@ -1849,20 +1594,8 @@ def cuWaitExternalSemaphoresAsync(extSemArray: Any, paramsArray: Any, numExtSems
 
 
 def _pad_nodes(handles: list[int], n: int, mk: Any = None) -> list[Any]:
-    """``n`` node wrappers: the handles, then ``CUgraphNode(0)`` (one shared object) up to ``n``; MemoryError
-    at once where the real wrapper's ``calloc`` of the output array fails (:func:`_T.check_calloc`)."""
-    mk = mk or _mk_node
-    return _T.padded([mk(x) for x in handles[:n]], n, mk(0))
-
-
-def _pad_edges(edata: list[Any], n: int, mk_edge: Any, cls: type) -> list[Any]:
-    """``n`` edge-data structs: the given ones, then zeroed ones (distinct objects for a small padding,
-    one shared zero struct beyond 4096 entries, so that a huge count costs one list)."""
-    out = [mk_edge(ed) for ed in edata[:n]]
-    pad = n - len(out)
-    if 0 < pad <= 4096:
-        return out + [cls() for _ in range(pad)]
-    return _T.padded(out, n, cls())
+    """``n`` ``CUgraphNode`` wrappers (:func:`simcuda.bindings._build.pad_nodes`)."""
+    return _B.pad_nodes(handles, n, mk or _mk_node)
 
 
 @_face
@@ -1911,27 +1644,8 @@ def cuGraphNodeGetDependentNodes(hNode: Any, numDependentNodes: Any = 0) -> _Res
     return _node_deps(hNode, numDependentNodes, True)
 
 
-def _dep_pairs(from_: Any, to: Any, edgeData: Any, n: Any, remove: bool,
-               node_list: Any = None, edge_list: Any = None) -> tuple[list[int], list[int], _EdgeDataArg]:
-    froms, tos = (node_list or _node_list)(from_, "from_"), (node_list or _node_list)(to, "to")
-    eds = (edge_list or _edge_list)(edgeData, "edgeData")
-    n = _size(n)
-    # the wrapper passes the count through unchecked: entries past a list's end reach the driver as NULL
-    # (INVALID_VALUE at the first one), so one padding entry per list is enough, whatever the count
-    n = min(n, max(len(froms), len(tos), len(eds)) + 1)
-    froms = froms[:n] + [0] * max(0, n - len(froms))
-    tos = tos[:n] + [0] * max(0, n - len(tos))
-    if eds and len(eds) < n:
-        eds = eds + [(255, 255, 255) if remove else None] * (n - len(eds))
-    return froms, tos, eds[:n]
-
-
-def _capture_deps(deps: list[int], eds: _EdgeDataArg, n: int) -> tuple[list[int], _EdgeDataArg]:
-    """Dependencies and edge data of ``cuStreamUpdateCaptureDependencies`` for count ``n``: the wrapper does
-    not check the count, and entries past the list reach the driver as garbage handles, the first of which
-    is refused (spec 3.6 row 5); one NULL entry stands for all of them, whatever the count."""
-    eds = _eds_for(eds, n, len(deps))
-    return ([*deps[:n], 0] if n > len(deps) else deps[:n]), eds
+def _dep_pairs(from_: Any, to: Any, edgeData: Any, n: Any, remove: bool) -> tuple[list[int], list[int], _EdgeDataArg]:
+    return _B.dep_pairs(from_, to, edgeData, n, remove, _node_list, _edge_list)
 
 
 @_face
@@ -2020,11 +1734,6 @@ def cuLibraryGetKernel(library: Any, name: Any) -> _Result:
 
 
 @_face
-def cuKernelGetFunction(kernel: Any) -> _Result:
-    return (_SUCCESS, _CUfunction._mk(_drv().kernel_get_function(_h(kernel, _CUkernel))))
-
-
-@_face
 def cuKernelGetName(hfunc: Any) -> _Result:
     return (_SUCCESS, _drv().func_get_name(_h(hfunc, _CUkernel)).encode())
 
@@ -2069,11 +1778,6 @@ _POINTER_WRAP: dict[int, _Callable[[Any], Any]] = {
 
 def _pointer_value(attr: int, v: Any) -> Any:
     return _POINTER_WRAP.get(attr, int)(v)
-
-
-@_face
-def cuMemHostGetDevicePointer(p: Any, Flags: Any) -> _Result:
-    return (_SUCCESS, _mk_dptr(_drv().mem_host_get_device_pointer(_T.void_ptr(p), _u(Flags))))
 
 
 @_face
@@ -2152,85 +1856,18 @@ def cuMemGetAllocationPropertiesFromHandle(handle: Any) -> _Result:
     return (_SUCCESS, st)
 
 
-@_face
-def cuMemRetainAllocationHandle(addr: Any) -> _Result:
-    h = _drv().mem_retain_allocation_handle(_T.void_ptr(addr))
-    return (_SUCCESS, globals()["CUmemGenericAllocationHandle"]._mk(h))
-
-
 # =========================================================================== entries built from the table
 _ENUM_CNAME = {"CUresult": "cudaError_enum"}  # the C enum behind a wrapper enum, where it is not "<name>_enum"
-
-
-def _value_conv(doc_type: str, pname: str) -> _Conv:
-    """The body conversion of an argument the signature leaves untyped, by the type the real docstring gives
-    it: a handle class -> its ``int`` (:func:`_h`), an enum -> its ``int`` (:func:`_T.c_enum`), a C integer
-    -> checked as the wrapper checks it; anything else passes unchanged."""
-    for cand in doc_type.split(" or "):
-        cls = globals().get(cand)
-        if isinstance(cls, type) and issubclass(cls, _T.Wrapper):
-            return functools.partial(_h, cls=cls)
-        if isinstance(cls, type) and issubclass(cls, _enum.Enum):
-            cname = _ENUM_CNAME.get(cand, cand + "_enum")
-            return lambda x: _T.c_enum(x, pname, cname)
-    if doc_type in _C_INT:
-        bits, cname = _C_INT[doc_type]
-        return lambda x: _u(x, bits, cname)
-    if doc_type == "int":
-        return _i
-    return lambda x: x
-
-
-def _out_wrap(type_name: str) -> _Conv:
-    """How an output of the declared type is returned: a handle through its class (``CUgraph`` ...), an enum
-    as its member, ``cuuint64_t`` as that class; plain values (``int``, ``float``, addresses) unchanged."""
-    cls = globals().get(type_name)
-    if isinstance(cls, type) and issubclass(cls, _T.Wrapper):
-        return _cast(_Conv, getattr(cls, "_mk", cls))
-    if isinstance(cls, type) and (issubclass(cls, _enum.Enum) or hasattr(cls, "getPtr")):
-        return cls
-    return lambda x: x
+#: what the executor (:func:`simcuda.bindings._build.build`) needs to know of this face
+_FACE = _B.FaceSpec(__name__, globals(), _OUTPUTS, _PARAMS, lambda t: _ENUM_CNAME.get(t, t + "_enum"), _SUCCESS, _drv,
+                    node_array=_deps_for)
 
 
 def _build(name: str) -> _Callable[..., _Result]:
-    """The tuple-face function of a table row with a complete shape (:mod:`simcuda._core.api`): arguments
-    checked in the real wrapper's order (:func:`_face`), converted by their declared kinds, passed to the
-    core operation the row names, and its result returned in the real output slots."""
-    import inspect
-
-    call = _API[name].call
-    sig = _split_params(_OUTPUTS[name][0])
-    names = [p for p, _, _ in sig]
-    if any("=" in p for p in names):
-        raise AssertionError(f"{name}: a parameter with a default needs a hand-written face")
-    docs = dict(_PARAMS.get(name, ()))
-    convs = [(lambda x: x) if ctype else _value_conv(docs.get(p, ""), p) for p, ctype, _ in sig]
-    spec = tuple((kw, names.index(p) if p is not None else -1, lit) for kw, p, lit in call.args)
-    wraps = tuple(_out_wrap(t) for _, t in _OUTPUTS[name][1])
-    op = call.op
-    params = [inspect.Parameter(p, inspect.Parameter.POSITIONAL_OR_KEYWORD) for p in names]
-    signature = inspect.Signature(params)
-
-    def fn(*args: Any, **kwargs: Any) -> _Result:
-        if kwargs:
-            args = signature.bind(*args, **kwargs).args
-        pos: list[Any] = []
-        kws: dict[str, Any] = {}
-        for kw, i, lit in spec:
-            v = lit if i < 0 else convs[i](args[i])
-            if kw is None:
-                pos.append(v)
-            else:
-                kws[kw] = v
-        r = getattr(_drv(), op)(*pos, **kws)
-        if not wraps:
-            return _OK
-        if len(wraps) == 1:
-            return (_SUCCESS, wraps[0](r))
-        return (_SUCCESS, *(w(v) for w, v in zip(wraps, r)))
-    fn.__name__ = fn.__qualname__ = name
-    fn.__signature__ = signature  # type: ignore[attr-defined]
-    return _face(fn)
+    """The tuple-face function of a table row with a complete shape (:mod:`simcuda._core.api`), built by the
+    faces' one executor (:func:`simcuda.bindings._build.build`) and checked in the real wrapper's order
+    (:func:`_face`)."""
+    return _face(_B.build(_FACE, name, _API[name].call))
 
 
 # =========================================================================== several devices (issue 10)
@@ -2260,23 +1897,6 @@ def cuLibraryGetGlobal(library: Any, name: Any) -> _Result:
 
 
 # =========================================================================== batched copies (issue 10)
-def _first(x: Any, n: int, what: str, conv: Any) -> list[Any]:
-    """The first ``n`` items of a list argument, converted (None counts as empty); ``RuntimeError: List is too
-    small`` when it is shorter, as the real wrapper says."""
-    items = list(x) if x is not None else []
-    if len(items) < n:
-        raise RuntimeError(f"List is too small: {len(items)} < {n}")
-    return [conv(v) for v in items[:n]]
-
-
-def memcpy_batch_args(dsts: Any, srcs: Any, sizes: Any, count: Any, attrs: Any, attrsIdxs: Any, numAttrs: Any,
-                      order: Any = lambda a: int(a.srcAccessOrder)) -> tuple[list[int], ...]:
-    """The lists ``memcpy_batch`` takes from the wrapper's arguments (the runtime face shares it)."""
-    n, na = _size(count), _size(numAttrs)
-    return (_first(dsts, n, "dsts", lambda v: int(v) if not isinstance(v, int) else v),
-            _first(srcs, n, "srcs", lambda v: int(v) if not isinstance(v, int) else v),
-            _first(sizes, n, "sizes", _size), _first(attrs, na, "attrs", order),
-            _first(attrsIdxs, na, "attrsIdxs", _size))
 
 
 @_face
@@ -2288,24 +1908,6 @@ def cuMemcpyBatchAsync(dsts: Any, srcs: Any, sizes: Any, count: Any, attrs: Any,
 
 
 # =========================================================================== 3D batched copies (issue 10)
-def memcpy3d_batch_ops(numOps: Any, opList: Any, cls: type, cname: str) -> list[Any]:
-    """The first ``numOps`` ops of ``opList`` (``cls`` structs: CUDA_MEMCPY3D_BATCH_OP or cudaMemcpy3DBatchOp) as
-    the core's ``Op3D`` (the runtime face shares it); the real wrapper's TypeError / ``List is too small``."""
-    from .._core.entries.batch import Op3D, Operand3D
-    n = _size(numOps)
-    items = opList if opList is not None else []
-    if not isinstance(items, (list, tuple)):
-        raise TypeError(f"'{type(items).__module__}.{type(items).__name__}' object is not iterable")
-    if not all(isinstance(o, cls) for o in items):
-        raise TypeError(f"Argument 'opList' is not instance of type (expected tuple[{cname},] or list[{cname},]")
-    if len(items) < n:
-        raise RuntimeError(f"List is too small: {len(items)} < {n}")
-
-    def operand(o: Any) -> Any:
-        ptr, arr = o.op.ptr, o.op.array
-        return Operand3D(int(o._raw("type")), int(ptr.ptr), int(ptr.rowLength), int(ptr.layerHeight), int(arr.array))
-    return [Op3D(operand(o.src), operand(o.dst), int(o.extent.width), int(o.extent.height), int(o.extent.depth),
-                 int(o._raw("srcAccessOrder")), int(o.flags)) for o in list(items)[:n]]
 
 
 @_face

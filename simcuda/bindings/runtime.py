@@ -43,6 +43,8 @@ from typing import cast as _cast
 
 from .._core.api import API as _API
 from .._core.api import RUNTIME as _RUNTIME
+from .._core.api import RUNTIME_ROWS as _RUNTIME_ROWS
+from .._core.api import Runtime as _Runtime
 from .._core.errors import DriverError as _DriverError
 from .._core.memory import DEVICE as _DEV
 from .._core.memory import HOST as _HOST
@@ -53,6 +55,7 @@ from .._core.objects import EdgeData as _EdgeData
 from .._core.objects import EdgeDataArg as _EdgeDataArg
 from .._generated import runtime_enums as _E
 from .._generated.driver_enums import CUresult as _CUresult
+from .._generated.driver_outputs import OUTPUTS as _DRIVER_OUTPUTS
 from .._generated.runtime_outputs import CLASSES as _CLASSES
 from .._generated.runtime_outputs import DEVICE_PROP as _DEVICE_PROP
 from .._generated.runtime_outputs import ERROR_STRINGS as _ERROR_STRINGS
@@ -60,9 +63,9 @@ from .._generated.runtime_outputs import OUTPUTS as _OUTPUTS
 from .._generated.runtime_outputs import PARAMS as _PARAMS
 from .._state import PerDriver as _PerDriver
 from . import _args as _A
+from . import _build as _B
 from . import _driver_types as _T
 from . import _kernel_params as _KP
-from . import driver as _D
 
 # -- enums and integer constants (generated from the real module) -------------------------------
 globals().update(_E.__all_enums__)
@@ -403,7 +406,7 @@ def _rt(needs: str = "ctx", nouts: int | None = None) -> _Callable[[_Callable[_P
         n = len(_OUTPUTS[fn.__name__][1]) if nouts is None else nouts
         nones = (None,) * n
 
-        plan: list[_D._Plan] = []
+        plan: list[_B.Plan] = []
         required, total = _T.arity(_OUTPUTS[fn.__name__][0]) if fn.__name__ in _OUTPUTS else (0, 1 << 30)
 
         @functools.wraps(fn)
@@ -411,9 +414,9 @@ def _rt(needs: str = "ctx", nouts: int | None = None) -> _Callable[[_Callable[_P
             if not kwargs and not required <= len(args) <= total:  # the wrapper counts before it converts
                 raise _T.arity_error(fn.__name__, required, total, len(args))
             if not plan:  # built on first use: the classes it reads exist by then
-                plan.append(_D._conversion_plan(fn.__name__, _OUTPUTS, _PARAMS, globals(), _struct_type, True))
+                plan.append(_B.conversion_plan(fn.__name__, _OUTPUTS, _PARAMS, globals(), _struct_type, True))
             if plan[0]:
-                args = _D._convert_args(plan[0], args, kwargs)
+                args = _B.convert_args(plan[0], args, kwargs)
             d = _A.current_driver()
             try:
                 if needs == "ctx":
@@ -593,12 +596,6 @@ def getLocalRuntimeVersion() -> _Result:
 
 # =========================================================================== devices
 @_rt("init")
-def cudaGetDeviceCount() -> _Result:
-    """Number of simulated devices."""
-    return (_SUCCESS, _drv().device_get_count())
-
-
-@_rt("init")
 def cudaSetDevice(device: Any) -> _Result:
     """Select the calling thread's device: retains its primary context (once per driver) and makes it
     current on this thread, as the CUDA 12+ runtime does.
@@ -633,13 +630,6 @@ def cudaInitDevice(device: Any, deviceFlags: Any, flags: Any) -> _Result:
     d.check_flags(fl, _E.cudaInitDeviceFlagsAreValid, "flags", "cudaInitDevice")
     _primary(d, _state(d), dev)
     return _OK
-
-
-@_rt("init")
-def cudaDeviceGetAttribute(attr: Any, device: Any) -> _Result:
-    """A ``cudaDeviceAttr`` value (``int``); the values equal the driver's ``CUdevice_attribute`` values."""
-    a = _T.c_enum(attr, "attr", "enum cudaDeviceAttr")
-    return (_SUCCESS, _drv().device_get_attribute(a, _T.c_int(device)))
 
 
 #: cudaDeviceProp field -> cudaDeviceAttr name(s), where the name is not derived from the field
@@ -696,13 +686,6 @@ def cudaGetDeviceProperties(device: Any) -> _Result:
 
 
 @_rt()
-def cudaDeviceSynchronize() -> _Result:
-    """Wait for all work of the current device (runs pending work in ``progression="manual"``)."""
-    _drv().ctx_synchronize()
-    return _OK
-
-
-@_rt()
 def cudaDeviceReset() -> _Result:
     """Synchronise the current device.
 
@@ -729,30 +712,7 @@ def cudaSetDeviceFlags(flags: Any) -> _Result:
     return _OK
 
 
-@_rt()
-def cudaMemGetInfo() -> _Result:
-    """``(cudaSuccess, free, total)`` bytes of the current device."""
-    free, total = _drv().mem_get_info()
-    return (_SUCCESS, free, total)
-
-
 # =========================================================================== memory
-@_rt()
-def cudaMalloc(size: Any) -> _Result:
-    """Allocate ``size`` bytes of simulated device memory; returns the address as an ``int``.
-
-    ``size`` 0 succeeds with address 0, as the real runtime does.
-    """
-    return (_SUCCESS, _drv().mem_alloc(_size(size), "cudaMalloc", allow_zero=True))
-
-
-@_rt()
-def cudaMallocManaged(size: Any, flags: Any) -> _Result:
-    """Allocate managed memory (simulated as device memory)."""
-    n, fl = _size(size), _u(flags)
-    return (_SUCCESS, _drv().mem_alloc(n, "cudaMallocManaged", managed=True, flags=fl, allow_zero=True))
-
-
 @_rt()
 def cudaMallocPitch(width: Any, height: Any) -> _Result:
     """Allocate ``height`` rows of ``width`` bytes, rows padded to 512 bytes: ``(cudaSuccess, devPtr, pitch)``."""
@@ -765,51 +725,12 @@ def cudaMallocPitch(width: Any, height: Any) -> _Result:
 
 
 @_rt()
-def cudaFree(devPtr: Any) -> _Result:
-    """Free device memory. ``cudaFree(0)`` does nothing and succeeds (programs call it to initialise the runtime)."""
-    _drv().mem_free(_T.void_ptr(devPtr), "cudaFree")
-    return _OK
-
-
-@_rt()
-def cudaMallocHost(size: Any) -> _Result:
-    """Allocate real, page-locked-in-name host memory; returns its address as an ``int`` (valid for ctypes).
-
-    ``size`` 0 gives address 0.
-    """
-    return (_SUCCESS, _drv().mem_alloc_host(_size(size), "cudaMallocHost", allow_zero=True))
-
-
-@_rt()
-def cudaHostAlloc(size: Any, flags: Any) -> _Result:
-    """As :func:`cudaMallocHost`, with ``cudaHostAlloc*`` flags (accepted; portable/mapped/write-combined
-    make no difference here).
-    """
-    n, fl = _size(size), _u(flags)
-    return (_SUCCESS, _drv().mem_alloc_host(n, "cudaHostAlloc", fl, allow_zero=True))
-
-
-@_rt()
 def cudaFreeHost(ptr: Any) -> _Result:
     """Free memory from :func:`cudaMallocHost`/:func:`cudaHostAlloc` (``None``/0 does nothing)."""
     p = _T.void_ptr(ptr)
     if not p:
         return _OK
     _drv().mem_free_host(p)
-    return _OK
-
-
-@_rt()
-def cudaHostRegister(ptr: Any, size: Any, flags: Any) -> _Result:
-    """Page-lock existing host memory (bookkeeping only)."""
-    _drv().mem_host_register(_T.void_ptr(ptr), _size(size), _u(flags))
-    return _OK
-
-
-@_rt()
-def cudaHostUnregister(ptr: Any) -> _Result:
-    """Undo :func:`cudaHostRegister`."""
-    _drv().mem_host_register(_T.void_ptr(ptr), 0, 0, unregister=True)
     return _OK
 
 
@@ -839,12 +760,6 @@ def _mem_location(x: Any, arg: str) -> tuple[int, int]:
     if loc is None:
         raise TypeError(f"Argument '{arg}' must not be None")
     return loc._raw("type"), loc._raw("id")
-
-
-@_rt()
-def cudaHostGetDevicePointer(pHost: Any, flags: Any) -> _Result:
-    """The device pointer of pinned, mapped or registered host memory: its host address (unified addressing)."""
-    return (_SUCCESS, _drv().mem_host_get_device_pointer(_T.void_ptr(pHost), _u(flags), "cudaHostGetDevicePointer"))
 
 
 @_rt()
@@ -980,45 +895,6 @@ def cudaMemset2DAsync(devPtr: Any, pitch: Any, value: Any, width: Any, height: A
     return _memset("cudaMemset2DAsync", devPtr, value, width, height, pitch, stream=stream, sync=False)
 
 
-@_rt()
-def cudaMallocAsync(size: Any, hStream: Any) -> _Result:
-    """Stream-ordered allocation: a MEM_ALLOC node with a graph-owned address during capture (spec 3.8)."""
-    return (_SUCCESS, _drv().mem_alloc_async(_size(size), _h(hStream, _cudaStream_t)))
-
-
-@_rt()
-def cudaFreeAsync(devPtr: Any, hStream: Any) -> _Result:
-    """Stream-ordered free: a MEM_FREE node during capture (the address must be a graph allocation)."""
-    _drv().mem_free_async(_T.void_ptr(devPtr), _h(hStream, _cudaStream_t))
-    return _OK
-
-
-@_rt()
-def cudaMallocFromPoolAsync(size: Any, memPool: Any, stream: Any) -> _Result:
-    """Stream-ordered allocation from ``memPool``; a MEM_ALLOC node during capture (spec 3.8)."""
-    return (_SUCCESS, _drv().mem_alloc_from_pool_async(_size(size), _h(memPool, _cudaMemPool_t),
-                                                       _h(stream, _cudaStream_t)))
-
-
-@_rt("init")
-def cudaDeviceGetDefaultMemPool(device: Any) -> _Result:
-    """The device's default memory pool (a ``cudaMemPool_t``)."""
-    return (_SUCCESS, _cudaMemPool_t._mk(_drv().device_get_default_mem_pool(_T.c_int(device))))
-
-
-@_rt("init")
-def cudaDeviceGetMemPool(device: Any) -> _Result:
-    """The device's current memory pool (a ``cudaMemPool_t``)."""
-    return (_SUCCESS, _cudaMemPool_t._mk(_drv().device_get_mem_pool(_T.c_int(device))))
-
-
-@_rt("init")
-def cudaDeviceSetMemPool(device: Any, memPool: Any) -> _Result:
-    """Make ``memPool`` the device's current pool."""
-    _drv().device_set_mem_pool(_T.c_int(device), _h(memPool, _cudaMemPool_t))
-    return _OK
-
-
 def _pool_attr(attr: Any) -> int:
     """``attr`` of the pool-attribute calls: a ``cudaMemPoolAttr`` (the wrapper reads ``attr.value``)."""
     _T.c_enum(attr, "attr", "enum cudaMemPoolAttr")  # the typed parameter's conversion at entry
@@ -1062,20 +938,6 @@ def cudaMemPoolCreate(poolProps: Any) -> _Result:
 
 
 @_rt("init")
-def cudaMemPoolDestroy(memPool: Any) -> _Result:
-    """Destroy a pool made by :func:`cudaMemPoolCreate` (a default pool cannot be destroyed)."""
-    _drv().mem_pool_destroy(_h(memPool, _cudaMemPool_t))
-    return _OK
-
-
-@_rt("init")
-def cudaMemPoolTrimTo(memPool: Any, minBytesToKeep: Any) -> _Result:
-    """Release the pool's kept memory down to ``minBytesToKeep`` reserved bytes."""
-    _drv().mem_pool_trim_to(_h(memPool, _cudaMemPool_t), _size(minBytesToKeep))
-    return _OK
-
-
-@_rt("init")
 def cudaMemPoolSetAccess(memPool: Any, descList: Any, count: Any) -> _Result:
     """``descList``: ``cudaMemAccessDesc`` items, ``count`` of them used (a shorter list raises ``RuntimeError``)."""
     items = [] if descList is None else list(descList)
@@ -1111,13 +973,6 @@ def _graph_mem_attr(attr: Any) -> int:
 
 
 @_rt("init")
-def cudaDeviceGraphMemTrim(device: Any) -> _Result:
-    """Give back the device's graph memory that no graph uses now."""
-    _drv().device_graph_mem_trim(_T.c_int(device))
-    return _OK
-
-
-@_rt("init")
 def cudaDeviceGetGraphMemAttribute(device: Any, attr: Any) -> _Result:
     """A ``cuuint64_t`` of bytes (the values equal the driver's ``CUgraphMem_attribute``)."""
     dev = _T.c_int(device)
@@ -1135,126 +990,7 @@ def cudaDeviceSetGraphMemAttribute(device: Any, attr: Any, value: Any) -> _Resul
     return _OK
 
 
-@_rt()
-def cudaDeviceGetStreamPriorityRange() -> _Result:
-    """``(least, greatest)`` stream priority of the current device."""
-    least, greatest = _drv().ctx_get_stream_priority_range()
-    return (_SUCCESS, least, greatest)
-
-
-# =========================================================================== user objects
-@_rt("init")
-def cudaUserObjectCreate(ptr: Any, destroy: Any, initialRefcount: Any, flags: Any) -> _Result:
-    """``destroy``: a ``cudaHostFn_t`` or an ``int`` address (a Python callable raises ``TypeError``)."""
-    fp = _h(destroy, _cudaHostFn_t)
-    return (_SUCCESS, _cudaUserObject_t._mk(_drv().user_object_create(_T.void_ptr(ptr), fp, initialRefcount,
-                                                                      flags)))
-
-
-@_rt("init")
-def cudaUserObjectRetain(object: Any, count: Any) -> _Result:
-    """Add references owned by the caller."""
-    _drv().user_object_retain(_h(object, _cudaUserObject_t), count)
-    return _OK
-
-
-@_rt("init")
-def cudaUserObjectRelease(object: Any, count: Any) -> _Result:
-    """Release references owned by the caller."""
-    _drv().user_object_release(_h(object, _cudaUserObject_t), count)
-    return _OK
-
-
-@_rt("init")
-def cudaGraphRetainUserObject(graph: Any, object: Any, count: Any, flags: Any) -> _Result:
-    """The graph takes references (``cudaGraphUserObjectMove`` = 1: the caller's)."""
-    _drv().graph_retain_user_object(_h(graph, _cudaGraph_t), _h(object, _cudaUserObject_t), count, flags)
-    return _OK
-
-
-@_rt("init")
-def cudaGraphReleaseUserObject(graph: Any, object: Any, count: Any) -> _Result:
-    """The graph releases references."""
-    _drv().graph_release_user_object(_h(graph, _cudaGraph_t), _h(object, _cudaUserObject_t), count)
-    return _OK
-
-
 # =========================================================================== streams
-@_rt()
-def cudaStreamCreate() -> _Result:
-    """Create a blocking stream (``cudaStreamDefault``) on the current device."""
-    return (_SUCCESS, _mk_stream(_drv().stream_create(0)))
-
-
-@_rt()
-def cudaStreamCreateWithFlags(flags: Any) -> _Result:
-    """Create a stream: ``cudaStreamDefault`` (0) or ``cudaStreamNonBlocking`` (1)."""
-    return (_SUCCESS, _mk_stream(_drv().stream_create(_u(flags))))
-
-
-@_rt()
-def cudaStreamCreateWithPriority(flags: Any, priority: Any) -> _Result:
-    """Create a stream with a priority (clamped to the range cudaDeviceGetStreamPriorityRange gives)."""
-    return (_SUCCESS, _mk_stream(_drv().stream_create(_u(flags), _T.c_int(priority))))
-
-
-@_rt()
-def cudaStreamDestroy(stream: Any) -> _Result:
-    """Destroy a stream (pending work still runs). During a capture: destroying the origin ends the capture
-    without a graph [I]; destroying a member that is not the origin leaves the capture as it was, the
-    stream leaves it and its nodes stay (spec 2.2, C-153b); unjoined work of it still makes the end
-    unjoined [I].
-    """
-    _drv().stream_destroy(_h(stream, _cudaStream_t))
-    return _OK
-
-
-@_rt()
-def cudaStreamSynchronize(stream: Any) -> _Result:
-    """Wait for the stream's work. Capture rules (spec 6, 5.3, 5.2): 906 on the legacy stream under a
-    blocking capture; 900 on a capturing stream (invalidating it) or as a potentially unsafe call."""
-    _drv().stream_synchronize(_h(stream, _cudaStream_t))
-    return _OK
-
-
-@_rt()
-def cudaStreamQuery(stream: Any) -> _Result:
-    """``(cudaSuccess,)`` when done, ``(cudaErrorNotReady,)`` while work is pending (``progression="manual"``).
-
-    ``cudaErrorNotReady`` is not recorded as the last error. Capture rules as :func:`cudaStreamSynchronize`.
-    """
-    _drv().stream_query(_h(stream, _cudaStream_t))
-    return _OK
-
-
-@_rt()
-def cudaStreamWaitEvent(stream: Any, event: Any, flags: Any) -> _Result:
-    """Make ``stream`` wait for ``event``: joins captures (fork/join), merges or isolates them (spec 4.1).
-
-    Args: ``flags``: ``cudaEventWaitDefault`` (0) or ``cudaEventWaitExternal`` (1).
-    """
-    _drv().stream_wait_event(_h(stream, _cudaStream_t), _h(event, _cudaEvent_t), _u(flags))
-    return _OK
-
-
-@_rt()
-def cudaStreamGetFlags(hStream: Any) -> _Result:
-    """The stream's flags (``int``)."""
-    return (_SUCCESS, _drv().stream_get_flags(_h(hStream, _cudaStream_t)))
-
-
-@_rt()
-def cudaStreamGetPriority(hStream: Any) -> _Result:
-    """The stream's priority (``int``)."""
-    return (_SUCCESS, _drv().stream_get_priority(_h(hStream, _cudaStream_t)))
-
-
-@_rt()
-def cudaStreamGetId(hStream: Any) -> _Result:
-    """The stream's unique id (``int``; the legacy stream's is 0)."""
-    return (_SUCCESS, _drv().stream_get_id(_h(hStream, _cudaStream_t)))
-
-
 @_rt()
 def cudaStreamGetDevice(hStream: Any) -> _Result:
     """The device ordinal of the stream's context."""
@@ -1267,89 +1003,7 @@ def cudaStreamGetDevice(hStream: Any) -> _Result:
         d.ctx_pop_current()
 
 
-@_rt()
-def cudaStreamAddCallback(stream: Any, callback: Any, userData: Any, flags: Any) -> _Result:
-    """Enqueue a ``cudaStreamCallback_t`` (or ``int`` address of ``void (*)(cudaStream_t, cudaError_t, void*)``)."""
-    fn = _h(callback, _cudaStreamCallback_t)
-    _drv().stream_add_callback(_h(stream, _cudaStream_t), fn, _T.void_ptr(userData), _u(flags))
-    return _OK
-
-
-@_rt()
-def cudaStreamAttachMemAsync(stream: Any, devPtr: Any, length: Any, flags: Any) -> _Result:
-    """Attach managed memory to a stream (bookkeeping only)."""
-    _drv().stream_attach_mem_async(_h(stream, _cudaStream_t), _T.void_ptr(devPtr), _size(length), _u(flags))
-    return _OK
-
-
-# =========================================================================== events
-@_rt()
-def cudaEventCreate() -> _Result:
-    """Create an event with default flags (timing enabled)."""
-    return (_SUCCESS, _mk_event(_drv().event_create(0)))
-
-
-@_rt()
-def cudaEventCreateWithFlags(flags: Any) -> _Result:
-    """Create an event: ``cudaEventDefault``, ``cudaEventBlockingSync``, ``cudaEventDisableTiming``,
-    ``cudaEventInterprocess`` bits.
-    """
-    return (_SUCCESS, _mk_event(_drv().event_create(_u(flags))))
-
-
-@_rt()
-def cudaEventRecord(event: Any, stream: Any) -> _Result:
-    """Record ``event`` on ``stream`` (spec 4.2): on a capturing stream it captures the stream's current
-    dependencies (no node).
-    """
-    _drv().event_record(_h(event, _cudaEvent_t), _h(stream, _cudaStream_t), 0, "cudaEventRecord")
-    return _OK
-
-
-@_rt()
-def cudaEventRecordWithFlags(event: Any, stream: Any, flags: Any) -> _Result:
-    """:func:`cudaEventRecord` with ``cudaEventRecordExternal`` (1): an EVENT_RECORD node during capture."""
-    _drv().event_record(_h(event, _cudaEvent_t), _h(stream, _cudaStream_t), _u(flags), "cudaEventRecordWithFlags")
-    return _OK
-
-
-@_rt()
-def cudaEventQuery(event: Any) -> _Result:
-    """``(cudaSuccess,)`` when complete, ``(cudaErrorNotReady,)`` while pending."""
-    _drv().event_query(_h(event, _cudaEvent_t))
-    return _OK
-
-
-@_rt()
-def cudaEventSynchronize(event: Any) -> _Result:
-    """Wait for the event (runs the work before it)."""
-    _drv().event_synchronize(_h(event, _cudaEvent_t))
-    return _OK
-
-
-@_rt()
-def cudaEventElapsedTime(start: Any, end: Any) -> _Result:
-    """Milliseconds (``float``) of simulated time between two completed events: 0.001 ms per operation run
-    between the two records (eager operations and replayed graph nodes, spec 16) [I].
-    """
-    return (_SUCCESS, _drv().event_elapsed_time(_h(start, _cudaEvent_t), _h(end, _cudaEvent_t)))
-
-
-@_rt()
-def cudaEventDestroy(event: Any) -> _Result:
-    """Destroy an event (nodes it helped capture stay)."""
-    _drv().event_destroy(_h(event, _cudaEvent_t))
-    return _OK
-
-
 # =========================================================================== capture
-@_rt()
-def cudaStreamBeginCapture(stream: Any, mode: Any) -> _Result:
-    """Begin capturing ``stream`` into a new graph (spec 3.1). ``mode``: ``cudaStreamCaptureMode``."""
-    _drv().stream_begin_capture(_h(stream, _cudaStream_t), _T.c_enum(mode, "mode", "enum cudaStreamCaptureMode"))
-    return _OK
-
-
 @_rt()
 def cudaStreamBeginCaptureToGraph(stream: Any, graph: Any, dependencies: Any, dependencyData: Any,
                                   numDependencies: Any, mode: Any) -> _Result:
@@ -1358,21 +1012,9 @@ def cudaStreamBeginCaptureToGraph(stream: Any, graph: Any, dependencies: Any, de
     deps = _deps(dependencies, numDependencies, "dependencies")
     eds = _edge_list(dependencyData, "dependencyData")
     _drv().stream_begin_capture_to_graph(_h(stream, _cudaStream_t), _h(graph, _cudaGraph_t), deps,
-                                         _D._eds_for(eds, len(deps)),
+                                         _B.eds_for(eds, len(deps)),
                                          _T.c_enum(mode, "mode", "enum cudaStreamCaptureMode"))
     return _OK
-
-
-@_rt()
-def cudaStreamEndCapture(stream: Any) -> _Result:
-    """End the capture begun on ``stream``; returns its ``cudaGraph_t`` (spec 3.3)."""
-    return (_SUCCESS, _mk_graph(_drv().stream_end_capture(_h(stream, _cudaStream_t))))
-
-
-@_rt()
-def cudaStreamIsCapturing(stream: Any) -> _Result:
-    """The stream's ``cudaStreamCaptureStatus``."""
-    return (_SUCCESS, _E.cudaStreamCaptureStatus(_drv().stream_is_capturing(_h(stream, _cudaStream_t))))
 
 
 @_rt()
@@ -1395,56 +1037,12 @@ def cudaStreamUpdateCaptureDependencies(stream: Any, dependencies: Any, dependen
     """
     deps = _node_list(dependencies, "dependencies")
     eds = _edge_list(dependencyData, "dependencyData")
-    deps, eds = _D._capture_deps(deps, eds, _size(numDependencies))
+    deps, eds = _B.capture_deps(deps, eds, _size(numDependencies))
     _drv().stream_update_capture_dependencies(_h(stream, _cudaStream_t), deps, eds, _u(flags))
     return _OK
 
 
-@_rt("none")
-def cudaThreadExchangeStreamCaptureMode(mode: Any) -> _Result:
-    """Set this thread's capture interaction mode; returns the previous ``cudaStreamCaptureMode`` (spec 3.7)."""
-    d = _drv()
-    _init(d)
-    m = _T.c_enum(mode, "mode", "enum cudaStreamCaptureMode")
-    return (_SUCCESS, _E.cudaStreamCaptureMode(d.thread_exchange_stream_capture_mode(m)))
-
-
-# =========================================================================== host functions
-@_rt()
-def cudaLaunchHostFunc(stream: Any, fn: Any, userData: Any) -> _Result:
-    """Enqueue a host function: a HOST node during capture, called at each replay (spec 3.9).
-
-    Args: ``fn``: ``cudaHostFn_t`` or the ``int`` address of a ``void (*)(void*)`` (for example
-    ``ctypes.cast(CFUNCTYPE(None, c_void_p)(f), c_void_p).value``; keep the thunk alive); a Python
-    callable raises ``TypeError: an integer is required``. ``userData``: None, int or buffer (its address).
-    """
-    fp = _h(fn, _cudaHostFn_t)
-    _drv().launch_host_func(_h(stream, _cudaStream_t), fp, _T.void_ptr(userData))
-    return _OK
-
-
-@_rt()
-def cudaLaunchHostFunc_v2(stream: Any, fn: Any, userData: Any, syncMode: Any) -> _Result:
-    """:func:`cudaLaunchHostFunc` with a sync mode (0 blocking, 1 spin-wait; no visible effect here)."""
-    fp = _h(fn, _cudaHostFn_t)
-    _drv().launch_host_func(_h(stream, _cudaStream_t), fp, _T.void_ptr(userData), _u(syncMode))
-    return _OK
-
-
 # =========================================================================== graphs
-@_rt()
-def cudaGraphCreate(flags: Any) -> _Result:
-    """Create an empty graph."""
-    return (_SUCCESS, _mk_graph(_drv().graph_create(_u(flags))))
-
-
-@_rt()
-def cudaGraphDestroy(graph: Any) -> _Result:
-    """Destroy a graph and its nodes."""
-    _drv().graph_destroy(_h(graph, _cudaGraph_t))
-    return _OK
-
-
 def _struct_type(p: Any, cls_name: str, arg: str) -> Any:
     """The entry check of a struct parameter: ``None`` or an instance, else the wrapper's TypeError."""
     if p is not None and not isinstance(p, _RCLS[cls_name]):
@@ -1526,45 +1124,8 @@ def cudaGraphAddHostNode(graph: Any, pDependencies: Any, numDependencies: Any, p
     return (_SUCCESS, _mk_node(_drv().graph_add_host_node(_h(graph, _cudaGraph_t), deps, int(p.fn), p.userData)))
 
 
-@_rt()
-def cudaGraphAddEmptyNode(graph: Any, pDependencies: Any, numDependencies: Any) -> _Result:
-    """Add an EMPTY node (a join point)."""
-    deps = _deps(pDependencies, numDependencies)
-    return (_SUCCESS, _mk_node(_drv().graph_add_empty_node(_h(graph, _cudaGraph_t), deps)))
-
-
-@_rt()
-def cudaGraphAddChildGraphNode(graph: Any, pDependencies: Any, numDependencies: Any, childGraph: Any) -> _Result:
-    """Add a GRAPH node holding a clone of ``childGraph`` (spec 4.6, 9)."""
-    deps = _deps(pDependencies, numDependencies)
-    return (_SUCCESS, _mk_node(_drv().graph_add_child_graph_node(_h(graph, _cudaGraph_t), deps,
-                                                                _h(childGraph, _cudaGraph_t))))
-
-
-@_rt()
-def cudaGraphChildGraphNodeGetGraph(node: Any) -> _Result:
-    """The graph embedded in a GRAPH node."""
-    return (_SUCCESS, _mk_graph(_drv().graph_child_graph_node_get_graph(_h(node, _cudaGraphNode_t))))
-
-
-@_rt()
-def cudaGraphAddEventRecordNode(graph: Any, pDependencies: Any, numDependencies: Any, event: Any) -> _Result:
-    """Add an EVENT_RECORD node."""
-    deps = _deps(pDependencies, numDependencies)
-    return (_SUCCESS, _mk_node(_drv().graph_add_event_node(_h(graph, _cudaGraph_t), deps,
-                                                          _h(event, _cudaEvent_t), False)))
-
-
-@_rt()
-def cudaGraphAddEventWaitNode(graph: Any, pDependencies: Any, numDependencies: Any, event: Any) -> _Result:
-    """Add a WAIT_EVENT node."""
-    deps = _deps(pDependencies, numDependencies)
-    return (_SUCCESS, _mk_node(_drv().graph_add_event_node(_h(graph, _cudaGraph_t), deps,
-                                                          _h(event, _cudaEvent_t), True)))
-
-
 def _dep_pairs(from_: Any, to: Any, edgeData: Any, n: Any, remove: bool) -> tuple[list[int], list[int], _EdgeDataArg]:
-    return _D._dep_pairs(from_, to, edgeData, n, remove, _node_list, _edge_list)
+    return _B.dep_pairs(from_, to, edgeData, n, remove, _node_list, _edge_list)
 
 
 @_rt()
@@ -1585,7 +1146,7 @@ def cudaGraphRemoveDependencies(graph: Any, from_: Any, to: Any, edgeData: Any, 
 
 
 def _pad_nodes(handles: list[int], n: int) -> list[Any]:
-    return _D._pad_nodes(handles, n, _mk_node)
+    return _B.pad_nodes(handles, n, _mk_node)
 
 
 @_rt()
@@ -1621,7 +1182,7 @@ def cudaGraphGetEdges(graph: Any, numEdges: Any = 0) -> _Result:
     edges = _drv().graph_get_edges(_h(graph, _cudaGraph_t))
     frm = _pad_nodes([a for a, _, _ in edges], n)
     to = _pad_nodes([b for _, b, _ in edges], n)
-    eds = _D._pad_edges([ed for _, _, ed in edges], n, _edge, _cudaGraphEdgeData)
+    eds = _B.pad_edges([ed for _, _, ed in edges], n, _edge, _cudaGraphEdgeData)
     return (_SUCCESS, frm, to, eds, len(edges) if n == 0 or n >= len(edges) else n)
 
 
@@ -1630,7 +1191,7 @@ def _node_deps(node: Any, n: Any, dependents: bool) -> _Result:
     _T.check_calloc(n)
     pairs = _drv().graph_node_get_dependencies(_h(node, _cudaGraphNode_t), dependents)
     nodes = _pad_nodes([a for a, _ in pairs], n)
-    eds = _D._pad_edges([ed for _, ed in pairs], n, _edge, _cudaGraphEdgeData)
+    eds = _B.pad_edges([ed for _, ed in pairs], n, _edge, _cudaGraphEdgeData)
     return (_SUCCESS, nodes, eds, len(pairs) if n == 0 or n >= len(pairs) else n)
 
 
@@ -1644,62 +1205,6 @@ def cudaGraphNodeGetDependencies(node: Any, pNumDependencies: Any = 0) -> _Resul
 def cudaGraphNodeGetDependentNodes(node: Any, pNumDependentNodes: Any = 0) -> _Result:
     """The nodes that depend on this one, with edge data: ``(cudaSuccess, nodes, edgeData, count)``."""
     return _node_deps(node, pNumDependentNodes, True)
-
-
-@_rt()
-def cudaGraphNodeGetType(node: Any) -> _Result:
-    """The node's ``cudaGraphNodeType`` (the same values as ``CUgraphNodeType``)."""
-    return (_SUCCESS, _E.cudaGraphNodeType(_drv().graph_node_get_type(_h(node, _cudaGraphNode_t))))
-
-
-@_rt()
-def cudaGraphNodeGetContainingGraph(hNode: Any) -> _Result:
-    """The graph that holds the node."""
-    return (_SUCCESS, _mk_graph(_drv().graph_node_get_containing_graph(_h(hNode, _cudaGraphNode_t))))
-
-
-@_rt()
-def cudaGraphNodeGetLocalId(hNode: Any) -> _Result:
-    """The node's 0-based creation index (matches ``node_<id>`` in DOT output)."""
-    return (_SUCCESS, _drv().graph_node_get_local_id(_h(hNode, _cudaGraphNode_t)))
-
-
-@_rt()
-def cudaGraphGetId(hGraph: Any) -> _Result:
-    """The graph's id (matches ``graph_<id>`` in DOT output)."""
-    return (_SUCCESS, _drv().graph_get_id(_h(hGraph, _cudaGraph_t)))
-
-
-@_rt()
-def cudaGraphDestroyNode(node: Any) -> _Result:
-    """Remove a node and its edges."""
-    _drv().graph_destroy_node(_h(node, _cudaGraphNode_t))
-    return _OK
-
-
-@_rt()
-def cudaGraphClone(originalGraph: Any) -> _Result:
-    """Deep copy of a graph."""
-    return (_SUCCESS, _mk_graph(_drv().graph_clone(_h(originalGraph, _cudaGraph_t))))
-
-
-@_rt()
-def cudaGraphInstantiate(graph: Any, flags: Any) -> _Result:
-    """Freeze a graph into a ``cudaGraphExec_t``. ``flags``: ``cudaGraphInstantiateFlags`` bits.
-
-    Mirrors ``cuda.bindings.runtime.cudaGraphInstantiate(graph, flags)``; returns
-    ``(cudaError_t, cudaGraphExec_t)``.
-    """
-    return (_SUCCESS, _mk_exec(_drv().graph_instantiate(_h(graph, _cudaGraph_t),
-                                                       _u(flags, 64, "unsigned PY_LONG_LONG"))))
-
-
-@_rt()
-def cudaGraphInstantiateWithFlags(graph: Any, flags: Any) -> _Result:
-    """As :func:`cudaGraphInstantiate` (``cudaGraphInstantiateFlagUpload`` is cudaErrorInvalidValue here too,
-    spec 16, 9)."""
-    return (_SUCCESS, _mk_exec(_drv().graph_instantiate(_h(graph, _cudaGraph_t),
-                                                       _u(flags, 64, "unsigned PY_LONG_LONG"))))
 
 
 @_rt()
@@ -1723,27 +1228,6 @@ def cudaGraphInstantiateWithParams(graph: Any, instantiateParams: Any) -> _Resul
     p._d["result_out"] = 0
     p._d["errNode_out"] = _mk_node(0)
     return (_SUCCESS, _mk_exec(x))
-
-
-@_rt()
-def cudaGraphLaunch(graphExec: Any, stream: Any) -> _Result:
-    """Run an executable graph on ``stream`` (nodes replay in topological order against simulated memory)."""
-    _drv().graph_launch(_h(graphExec, _cudaGraphExec_t), _h(stream, _cudaStream_t))
-    return _OK
-
-
-@_rt()
-def cudaGraphUpload(graphExec: Any, stream: Any) -> _Result:
-    """Nothing to upload in a simulator: checks the handles and the stream rules."""
-    _drv().graph_upload(_h(graphExec, _cudaGraphExec_t), _h(stream, _cudaStream_t))
-    return _OK
-
-
-@_rt()
-def cudaGraphExecDestroy(graphExec: Any) -> _Result:
-    """Destroy an executable graph."""
-    _drv().graph_exec_destroy(_h(graphExec, _cudaGraphExec_t))
-    return _OK
 
 
 @_rt()
@@ -1772,22 +1256,6 @@ def cudaGraphDebugDotPrint(graph: Any, path: Any, flags: Any) -> _Result:
 
 # =========================================================================== conditional nodes (topic: conditional)
 @_rt()
-def cudaGraphConditionalHandleCreate(graph: Any, defaultLaunchValue: Any, flags: Any) -> _Result:
-    """A conditional handle for ``graph`` in the current context (``cudaGraphCondAssignDefault`` = 1: the default
-    is assigned at the start of every launch)."""
-    return (_SUCCESS, _RCLS["cudaGraphConditionalHandle"](_drv().graph_conditional_handle_create(
-        _h(graph, _cudaGraph_t), 0, _u(defaultLaunchValue), _u(flags))))
-
-
-@_rt()
-def cudaGraphConditionalHandleCreate_v2(graph: Any, ctx: Any, defaultLaunchValue: Any, flags: Any) -> _Result:
-    """As :func:`cudaGraphConditionalHandleCreate`, for execution context ``ctx`` (NULL: the current context; the
-    simulator's execution contexts are its contexts)."""
-    return (_SUCCESS, _RCLS["cudaGraphConditionalHandle"](_drv().graph_conditional_handle_create(
-        _h(graph, _cudaGraph_t), int(ctx or 0), _u(defaultLaunchValue), _u(flags))))
-
-
-@_rt()
 def cudaGraphAddNode(graph: Any, pDependencies: Any, dependencyData: Any, numDependencies: Any,
                      nodeParams: Any) -> _Result:
     """Add a node from a ``cudaGraphNodeParams`` tagged union. Served for ``cudaGraphNodeTypeConditional``
@@ -1795,7 +1263,7 @@ def cudaGraphAddNode(graph: Any, pDependencies: Any, dependencyData: Any, numDep
     ``conditional.phGraph_out``) and ``cudaGraphNodeTypeEmpty``; the other types are cudaErrorNotSupported here
     (use the typed ``cudaGraphAdd*Node`` calls) [simulator limit]."""
     deps = _deps(pDependencies, numDependencies)
-    eds = _D._eds_for(_edge_list(dependencyData, "dependencyData"), len(deps))
+    eds = _B.eds_for(_edge_list(dependencyData, "dependencyData"), len(deps))
     p = _struct_arg(nodeParams, "cudaGraphNodeParams", "nodeParams", "cudaGraphAddNode")
     d = _drv()
     t = int(p._raw("type"))
@@ -1831,20 +1299,6 @@ def _peer_ctx(d: Any, dev: Any) -> int:
     n = _T.to_int(dev)
     d.device_get(n)
     return _primary(d, _state(d), n)
-
-
-@_rt("init")
-def cudaDeviceCanAccessPeer(device: Any, peerDevice: Any) -> _Result:
-    """1 when ``device`` can reach memory of ``peerDevice`` (two different simulated devices), else 0."""
-    return (_SUCCESS, _drv().device_can_access_peer(_T.to_int(device), _T.to_int(peerDevice)))
-
-
-@_rt("init")
-def cudaDeviceGetP2PAttribute(attr: Any, srcDevice: Any, dstDevice: Any) -> _Result:
-    """A ``cudaDeviceP2PAttr`` of the link ``srcDevice`` -> ``dstDevice`` (the values equal the driver's
-    ``CUdevice_P2PAttribute``)."""
-    a = _T.c_enum(attr, "attr", "enum cudaDeviceP2PAttr")
-    return (_SUCCESS, _drv().device_get_p2p_attribute(a, _T.to_int(srcDevice), _T.to_int(dstDevice)))
 
 
 @_rt()
@@ -1907,7 +1361,7 @@ def cudaDeviceGetByPCIBusId(pciBusId: Any) -> _Result:
 def cudaMemcpyBatchAsync(dsts: Any, srcs: Any, sizes: Any, count: Any, attrs: Any, attrsIdxs: Any, numAttrs: Any,
                          stream: Any) -> _Result:
     """A batch of copies (``attrs``: ``cudaMemcpyAttributes``); the driver entry's rules."""
-    ds, ss, ns, orders, idxs = _D.memcpy_batch_args([_dev_ptr(x) for x in (dsts or [])],
+    ds, ss, ns, orders, idxs = _B.memcpy_batch_args([_dev_ptr(x) for x in (dsts or [])],
                                                     [_dev_ptr(x) for x in (srcs or [])], sizes, count, attrs,
                                                     attrsIdxs, numAttrs)
     _drv().memcpy_batch(ds, ss, ns, orders, idxs, _h(stream, _cudaStream_t), "cudaMemcpyBatchAsync")
@@ -1918,7 +1372,7 @@ def cudaMemcpyBatchAsync(dsts: Any, srcs: Any, sizes: Any, count: Any, attrs: An
 @_rt()
 def cudaMemcpy3DBatchAsync(numOps: Any, opList: Any, flags: Any, stream: Any) -> _Result:
     """A batch of 3D copies (``opList``: ``cudaMemcpy3DBatchOp``); the driver entry's rules."""
-    ops = _D.memcpy3d_batch_ops(numOps, opList, globals()["cudaMemcpy3DBatchOp"], "cyruntime.cudaMemcpy3DBatchOp")
+    ops = _B.memcpy3d_batch_ops(numOps, opList, globals()["cudaMemcpy3DBatchOp"], "cyruntime.cudaMemcpy3DBatchOp")
     _drv().memcpy3d_batch(ops, _u(flags, 64, "unsigned long long"), _h(stream, _cudaStream_t),
                           "cudaMemcpy3DBatchAsync")
     return _OK
@@ -1951,6 +1405,36 @@ def make_cudaPitchedPtr(d: Any, p: Any, xsz: Any, ysz: Any) -> Any:
     pp.ptr = d
     pp.pitch, pp.xsize, pp.ysize = _size(p), _size(xsz), _size(ysz)
     return pp
+
+
+# =========================================================================== entries built from the table
+#: what the executor (:func:`simcuda.bindings._build.build`) needs to know of this face
+_FACE = _B.FaceSpec(__name__, globals(), _OUTPUTS, _PARAMS, lambda t: "enum " + t, _SUCCESS, _drv,
+                    handle_types=(_T.Wrapper, _NvHandle), node_array=_deps, docs_by_position=True)
+
+
+def _build(row: _Runtime) -> _Callable[..., _Result]:
+    """The runtime function of a :data:`simcuda._core.api.RUNTIME_ROWS` row, by the faces' one executor: the
+    row's own call, or the driver row's with the runtime wrapper's parameters in place of the driver's, one for
+    one; then the runtime's set-up, ``cudaError_t`` translation and last error (:func:`_rt`)."""
+    if row.shape:
+        call, rename = row.call, {}
+    else:
+        call = _API[row.driver].call
+        dsig = _B.signature_params(_DRIVER_OUTPUTS[row.driver][0])
+        rsig = _B.signature_params(_OUTPUTS[row.name][0])
+        if len(dsig) != len(rsig):
+            raise AssertionError(f"{row.name}: {len(rsig)} parameters, {row.driver} {len(dsig)}: give the row a call")
+        rename = {d[0]: r[0] for d, r in zip(dsig, rsig)}
+    fn = _B.build(_FACE, row.name, call, rename)
+    fn.__doc__ = row.doc
+    return _rt(row.needs)(fn)
+
+
+for _row in _RUNTIME_ROWS:
+    if not _row.particular:
+        globals()[_row.name] = _build(_row)
+del _row
 
 
 # =========================================================================== the rest: not simulated

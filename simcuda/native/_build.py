@@ -20,10 +20,15 @@ import sys
 import tempfile
 
 HERE = pathlib.Path(__file__).resolve().parent
-SOURCES = ("libcuda.c", "entries.h", "libnvml.c", "nvml_entries.h")
+SOURCES = ("libcuda.c", "entries.h", "libnvml.c", "nvml_entries.h", "shim.h", "libnvrtc_shim.c",
+           "libnvjitlink_shim.c")
 LIBRARY = "libcuda.so.1"
-#: the libraries built, each (file and soname, C source): the driver, and the NVML front end (simcuda.native.nvml)
-LIBRARIES = (("libcuda.so.1", "libcuda.c"), ("libnvidia-ml.so.1", "libnvml.c"))
+#: the libraries built, each (file and soname, C source): the driver, the NVML front end (simcuda.native.nvml),
+#: and the compiler shims that take the PTX of NVIDIA's NVRTC's and nvJitLink's CUBINs (simcuda.native.compilers)
+LIBRARIES = (("libcuda.so.1", "libcuda.c"), ("libnvidia-ml.so.1", "libnvml.c"),
+             ("libnvrtc.so.13", "libnvrtc_shim.c"), ("libnvJitLink.so.13", "libnvjitlink_shim.c"))
+#: extra link flags per library (the shims dlopen the real compiler library)
+LINK_EXTRA = {"libnvrtc.so.13": ["-ldl"], "libnvJitLink.so.13": ["-ldl"]}
 STATUS = "build-status.txt"
 CFLAGS = ["-std=c11", "-O2", "-Wall", "-Wextra", "-fPIC", "-shared", "-fvisibility=hidden"]
 LDFLAGS = ["-Wl,--no-undefined"]
@@ -95,7 +100,7 @@ def _compile(argv: list[str], source: pathlib.Path, target: pathlib.Path, digest
         fd, tmp = tempfile.mkstemp(prefix=f".{library}-", suffix=".so", dir=target)
         os.close(fd)
         cmd = [*argv, *CFLAGS, f'-DSIMCUDA_SOURCE_DIGEST="{digest}"', f"-I{source}", "-o", tmp,
-               str(source / c_file), f"-Wl,-soname,{library}", *LDFLAGS]
+               str(source / c_file), f"-Wl,-soname,{library}", *LDFLAGS, *LINK_EXTRA.get(library, [])]
         try:
             r = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
         except (OSError, subprocess.SubprocessError) as e:

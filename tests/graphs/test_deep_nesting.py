@@ -73,6 +73,8 @@ def test_deep_nesting_instantiate_launch_clone_update_dot_destroy(env, tmp_path)
     assert ok(cu.cuGraphGetId(cinner)) != inner_gid
     (kn,), _ = ok(cu.cuGraphGetNodes(cinner, 1))
     assert ok(cu.cuGraphNodeGetType(kn)) == NT.CU_GRAPH_NODE_TYPE_KERNEL
+    (orig_kn,), _ = ok(cu.cuGraphGetNodes(descend(top, DEPTH), 1))
+    assert int(ok(cu.cuGraphNodeFindInClone(orig_kn, clone))) == int(kn)  # found at any depth (spec 17)
 
     ok(cu.cuGraphExecUpdate(x, clone))
     ok(cu.cuGraphLaunch(x, env.s2))

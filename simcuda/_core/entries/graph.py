@@ -428,9 +428,8 @@ class Graphs(ArgumentRules):
         g = self.handles.graph(hgraph)
         pairs = self._deps_of(g, deps, eds)
         child = self._child_for(hchild, g, move)
-        if not move:
+        if not move:  # the embedded clone keeps its clone map: cuGraphNodeFindInClone works on it (spec 17)
             child = gr.clone_graph(self, child)
-            child.clone_map = None
         node = self._attach(g, gr.GRAPH, nd.ChildGraphParams(child), pairs)
         child.owner_node = node
         child.moved = move
@@ -610,16 +609,21 @@ class Graphs(ArgumentRules):
     def graph_node_find_in_clone(self, horig: int, hclone: int) -> int:
         """cuGraphNodeFindInClone: the node of a cloned graph that copies ``horig``.
 
+        A clone is a graph made by cuGraphClone, or the graph a child-graph node embeds (cloned from the
+        graph it was made from [D cuGraphAddChildGraphNode]). The nodes of a clone's embedded child graphs
+        are found too: ``horig`` may be a node of an embedded graph of the original, and the answer is its
+        copy in the clone's embedded copy (spec 17, §9 child-graph rule [O]).
+
         Errors: 1 INVALID_VALUE bad handles; ``hclone`` was not made by cuGraphClone of the original's
-        graph, or the node was added after cloning; the copy has been destroyed.
+        graph (or of a graph embedding it), or the node was added after cloning; the copy has been destroyed.
         """
         orig = self.handles.node(horig)
         clone = self.handles.graph(hclone)
-        m = (clone.clone_map or {}).get(orig.handle)
+        m = gr.find_in_clone(clone, orig.handle)
         if m is None:
             raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
-                              f"graph {clone.gid} is not a clone (cuGraphClone) of graph {orig.graph.gid} made while "
-                              f"node {orig.local_id} was in it")
+                              f"graph {clone.gid} is not a clone (cuGraphClone, or a child-graph node's embedded "
+                              f"graph) of graph {orig.graph.gid} made while node {orig.local_id} was in it")
         if m.destroyed:
             raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
                               f"the copy of node {orig.local_id} in graph {clone.gid} has been destroyed")
@@ -670,7 +674,6 @@ class Graphs(ArgumentRules):
         if ntype == gr.GRAPH:
             child = self._child_for(int(spec), n.graph, False)
             new = gr.clone_graph(self, child)
-            new.clone_map = None
             old = n.params.graph
             old.owner_node = None
             self._discard_graph(old)

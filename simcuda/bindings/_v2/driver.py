@@ -42,6 +42,7 @@ from ..._core.memory import CopyParams as _CopyParams
 from ..._core.memory import MemsetParams as _MemsetParams
 from ..._core.objects import POOL_ATTR_U64 as _POOL_ATTR_U64
 from ..._core.objects import EdgeDataArg as _EdgeDataArg
+from ..._generated import cydriver_ctypes as _C
 from ..._generated import v2_enums as _E2
 from ..._generated.driver_enums import CUresult as _CUresult
 from ..._generated.driver_outputs import V2_FUNCTIONS as _V2_FUNCTIONS
@@ -287,21 +288,24 @@ class _CStruct:
         setattr(self._c, c, _ip(value))
 
 
-class _CStreamCigParam(_ct.Structure):
-    _fields_ = [("streamSharedDataType", _ct.c_int), ("streamSharedData", _ct.c_void_p)]
+_FUNC_PTR: type = _ct.CFUNCTYPE(None).__bases__[0]  # the base of every ctypes function-pointer type
 
 
-class _CStreamCigCaptureParams(_ct.Structure):
-    _fields_ = [("streamCigParams", _ct.c_void_p)]
+def _address_layout(generated: Any, name: str) -> Any:
+    """The generated ctypes layout of a driver struct (:mod:`simcuda._generated.cydriver_ctypes`, the one the
+    native route reads) with each pointer field (a struct pointer, a function pointer) read and written as an
+    ``int`` address (``c_void_p``), as this face's helpers take them: the same field names, offsets and size."""
+    fields = [(f, _ct.c_void_p if isinstance(t, type) and issubclass(t, (_ct._Pointer, _FUNC_PTR)) else t)
+              for f, t in generated._fields_]
+    layout = type(name, (_ct.Structure,), {"_fields_": fields, "__doc__": f"``{generated.__name__}`` by address."})
+    assert _ct.sizeof(layout) == _ct.sizeof(generated), name
+    return layout
 
 
-class _CCtxCigParam(_ct.Structure):
-    _fields_ = [("sharedDataType", _ct.c_int), ("sharedData", _ct.c_void_p)]
-
-
-class _CCtxCreateParams(_ct.Structure):
-    _fields_ = [("execAffinityParams", _ct.c_void_p), ("numExecAffinityParams", _ct.c_int),
-                ("cigParams", _ct.c_void_p)]
+_CStreamCigParam = _address_layout(_C.CUstreamCigParam, "_CStreamCigParam")
+_CStreamCigCaptureParams = _address_layout(_C.CUstreamCigCaptureParams, "_CStreamCigCaptureParams")
+_CCtxCigParam = _address_layout(_C.CUctxCigParam, "_CCtxCigParam")
+_CCtxCreateParams = _address_layout(_C.CUctxCreateParams, "_CCtxCreateParams")
 
 
 class StreamCigParam(_CStruct):
@@ -389,17 +393,9 @@ class GraphEdgeData:
     type = property(lambda self: self._get("type"), lambda self, v: self._set("type", v))
 
 
-class _CUpdateInfo(_ct.Structure):
-    _fields_ = [("result", _ct.c_int32), ("errorNode", _ct.c_int64), ("errorFromNode", _ct.c_int64)]
-
-
-class _CInstantiateParams(_ct.Structure):
-    _fields_ = [("flags", _ct.c_uint64), ("hUploadStream", _ct.c_int64), ("hErrNode_out", _ct.c_int64),
-                ("result_out", _ct.c_int32)]
-
-
-class _CHostNodeParams(_ct.Structure):
-    _fields_ = [("fn", _ct.c_void_p), ("userData", _ct.c_void_p)]
+_CUpdateInfo = _address_layout(_C.CUgraphExecUpdateResultInfo, "_CUpdateInfo")
+_CInstantiateParams = _address_layout(_C.CUDA_GRAPH_INSTANTIATE_PARAMS, "_CInstantiateParams")
+_CHostNodeParams = _address_layout(_C.CUDA_HOST_NODE_PARAMS, "_CHostNodeParams")
 
 
 class GraphExecUpdateResultInfo_v1(_CStruct):
@@ -1032,7 +1028,7 @@ def graph_instantiate_with_params(h_graph: Any, instantiate_params: Any) -> int:
         c = _struct_at(instantiate_params, _CInstantiateParams)  # an unreadable address: the core's INVALID_VALUE
         if c is None:
             _drv().require_arg(False, "instantiate_params", "cuGraphInstantiateWithParams")
-        x = _drv().graph_instantiate_with_params(_ip(h_graph), int(c.flags), int(c.hUploadStream))
+        x = _drv().graph_instantiate_with_params(_ip(h_graph), int(c.flags), int(c.hUploadStream or 0))
     except _CoreError as e:
         if c is not None:
             c.result_out = getattr(e, "instantiate_result", 1)

@@ -1,0 +1,173 @@
+"""Kernels that cannot run (issue 17, item 1): a binary image with no PTX simcuda knows and no Python twin is refused
+at the call that runs it with 801 and a why naming the kernel and the remedies; simcuda's stand-in images stay
+recorded only; ``Options(unrunnable_kernels='record')`` keeps the old recording (docs/kernels.md)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import simcuda
+from simcuda._core.errors import DriverError
+
+SRC = 'extern "C" __global__ void fill(int *out) { out[threadIdx.x] = 42; }\n'
+
+
+def _foreign_cubin() -> bytes:
+    """SRC compiled by NVIDIA's NVRTC straight through ctypes (not through simcuda's face), so simcuda never saw
+    its PTX: a CUBIN as nvcc offline or another process would make it (skips without NVIDIA's NVRTC)."""
+    from simcuda.bindings import _real_nvrtc
+    lib = _real_nvrtc.library()
+    if lib is None:
+        pytest.skip("NVIDIA's NVRTC is not available")
+    got = _real_nvrtc.compile_program(lib, SRC, "fill.cu", {}, ["--gpu-architecture=sm_80"], [])
+    assert got.result == 0 and got.cubin.startswith(b"\x7fELF")
+    return got.cubin
+
+
+def _driver(**options: str) -> simcuda.Driver:
+    drv = simcuda.Driver(options=simcuda.Options(**options)) if options else simcuda.Driver()
+    drv.init(0)
+    drv.ctx_create(0, 0)
+    return drv
+
+
+def _out(drv: simcuda.Driver, addr: int) -> np.ndarray:
+    return np.frombuffer(drv.memory.kernel_view(addr, 16), dtype=np.int32)
+
+
+def test_launch_of_a_cubin_without_ptx_is_refused_with_801_naming_kernel_and_remedies() -> None:
+    """The eager launch answers 801; the why names the kernel, a twin and NVRTC as remedies; memory is unchanged,
+    the context is not sticky, and the kernel is listed among those that could not run."""
+    drv = _driver()
+    f = drv.module_get_function(drv.module_load_data(_foreign_cubin()), "fill")
+    out = drv.mem_alloc(16)
+    _out(drv, out)[:] = 7
+    with pytest.raises(DriverError) as e:
+        drv.launch_kernel(f, (1, 1, 1), (4, 1, 1), 0, 0, [out])
+    assert int(e.value.code) == 801
+    assert "'fill'" in e.value.why and "@simcuda.kernel('fill')" in e.value.why and "NVRTC" in e.value.why
+    assert "unrunnable_kernels='record'" in e.value.why
+    assert list(_out(drv, out)) == [7, 7, 7, 7]
+    assert drv.kernels_without_implementation == {"fill": 1}
+    drv.ctx_synchronize()  # not a sticky error: the context goes on
+    assert drv.mem_alloc(16)
+    drv.close()
+
+
+def test_a_python_twin_takes_precedence_over_the_refusal() -> None:
+    """With a twin registered the same launch runs the twin and succeeds."""
+    drv = _driver()
+    f = drv.module_get_function(drv.module_load_data(_foreign_cubin()), "fill")
+    out = drv.mem_alloc(16)
+
+    def fill(k: simcuda.KernelLaunch) -> None:
+        k.array(k.args[0], np.int32, 4)[:] = 42
+    drv.kernels["fill"] = fill
+    drv.launch_kernel(f, (1, 1, 1), (4, 1, 1), 0, 0, [out])
+    drv.ctx_synchronize()
+    assert list(_out(drv, out)) == [42] * 4 and drv.kernels_without_implementation == {}
+    drv.close()
+
+
+def test_record_option_keeps_recording_only() -> None:
+    """Options(unrunnable_kernels='record'): the launch succeeds, records only, and is listed."""
+    drv = _driver(unrunnable_kernels="record")
+    f = drv.module_get_function(drv.module_load_data(_foreign_cubin()), "fill")
+    out = drv.mem_alloc(16)
+    drv.launch_kernel(f, (1, 1, 1), (4, 1, 1), 0, 0, [out])
+    drv.ctx_synchronize()
+    assert drv.kernels_without_implementation == {"fill": 1}
+    assert "unrunnable_kernels='record'" in drv.launch_log[-1].note
+    drv.close()
+
+
+def test_bad_unrunnable_kernels_option_is_a_value_error() -> None:
+    """An unknown choice is refused when the Options are made."""
+    with pytest.raises(ValueError, match="unrunnable_kernels"):
+        simcuda.Options(unrunnable_kernels="ignore")
+
+
+def test_graph_replay_of_an_unrunnable_kernel_node_answers_801() -> None:
+    """A captured launch of the kernel records a node; the graph launch that replays it answers 801."""
+    drv = _driver()
+    f = drv.module_get_function(drv.module_load_data(_foreign_cubin()), "fill")
+    out = drv.mem_alloc(16)
+    s = drv.stream_create(1)
+    drv.stream_begin_capture(s, 0)
+    drv.launch_kernel(f, (1, 1, 1), (4, 1, 1), 0, s, [out])
+    g = drv.stream_end_capture(s)
+    x = drv.graph_instantiate(g, 0)
+    with pytest.raises(DriverError) as e:
+        drv.graph_launch(x, s)
+    assert int(e.value.code) == 801 and "'fill'" in e.value.why
+    assert drv.kernels_without_implementation == {"fill": 1}
+    drv.stream_synchronize(s)  # the stream and the exec are usable afterwards
+    drv.graph_exec_destroy(x)
+    drv.close()
+
+
+def test_stand_in_images_stay_recorded_only() -> None:
+    """CUDA C source text (simcuda's fake image) launches succeed, recorded only and listed, as before."""
+    drv = _driver()
+    f = drv.module_get_function(drv.module_load_data(SRC.encode()), "fill")
+    out = drv.mem_alloc(16)
+    drv.launch_kernel(f, (1, 1, 1), (4, 1, 1), 0, 0, [out])
+    drv.ctx_synchronize()
+    assert drv.launch_log[-1].note == "recorded only (no Python kernel registered)"
+    assert drv.kernels_without_implementation == {"fill": 1}
+    drv.close()
+
+
+def test_nvrtc_face_stand_in_ptx_is_recorded_and_listed() -> None:
+    """The NVRTC face's stand-in PTX (simcuda's reader, SIMCUDA_NVRTC=simcuda) is recorded only and listed."""
+    from simcuda._core.module import SIM_CUBIN_MAGIC
+    from simcuda.bindings import nvrtc
+    mp = pytest.MonkeyPatch()
+    mp.setenv("SIMCUDA_NVRTC", "simcuda")
+    try:
+        _err, prog = nvrtc.nvrtcCreateProgram(SRC.encode(), b"fill.cu", 0, [], [])
+        assert nvrtc.nvrtcCompileProgram(prog, 1, [b"-arch=sm_80"])[0] == nvrtc.nvrtcResult.NVRTC_SUCCESS
+        cubin = b" " * nvrtc.nvrtcGetCUBINSize(prog)[1]
+        assert nvrtc.nvrtcGetCUBIN(prog, cubin)[0] == nvrtc.nvrtcResult.NVRTC_SUCCESS
+    finally:
+        mp.undo()
+    assert cubin.startswith(SIM_CUBIN_MAGIC)
+    drv = _driver()
+    f = drv.module_get_function(drv.module_load_data(cubin), "fill")
+    drv.launch_kernel(f, (1, 1, 1), (4, 1, 1), 0, 0, [drv.mem_alloc(16)])
+    drv.ctx_synchronize()
+    assert "stand-in PTX" in drv.launch_log[-1].note
+    assert drv.kernels_without_implementation == {"fill": 1}
+    drv.close()
+
+
+def test_simcuda_run_summary_lists_refused_and_stand_in_kernels() -> None:
+    """`simcuda run`'s summary names both a refused kernel and a stand-in's, with the remedies."""
+    from simcuda._summary import summary_text
+    drv = _driver()
+    f = drv.module_get_function(drv.module_load_data(_foreign_cubin()), "fill")
+    with pytest.raises(DriverError):
+        drv.launch_kernel(f, (1, 1, 1), (4, 1, 1), 0, 0, [drv.mem_alloc(16)])
+    g = drv.module_get_function(drv.module_load_data(SRC.replace("fill", "stub").encode()), "stub")
+    drv.launch_kernel(g, (1, 1, 1), (4, 1, 1), 0, 0, [drv.mem_alloc(16)])
+    text = summary_text(drv)
+    assert "kernels that could not run" in text and "fill (1 run)" in text and "stub (1 run)" in text
+    assert "simcuda.kernel(name)" in text
+    drv.close()
+
+
+def test_pack_params_passes_the_bits_of_an_integer_read_float_parameter() -> None:
+    """A float parameter whose value was read as a sized unsigned integer (a CUBIN's kernel: sizes only) is packed as
+    those bits; with a float type declared, or no types, the value is converted as a number."""
+    import struct
+
+    from simcuda import ptx
+    from simcuda._core.ptxrun import pack_params
+    info = ptx.load(".version 8.0\n.target sm_80\n.address_size 64\n"
+                    ".visible .entry k(.param .f64 d, .param .f32 f)\n{ ret; }\n").kernels["k"]
+    bits_d, = struct.unpack("<Q", struct.pack("<d", -2.5))
+    bits_f, = struct.unpack("<I", struct.pack("<f", 3.25))
+    raw = pack_params("k", info, [bits_d, bits_f], ["unsigned long long", "unsigned int"])
+    assert struct.unpack("<df", raw[:12]) == (-2.5, 3.25)
+    assert struct.unpack("<df", pack_params("k", info, [-2.5, 3.25], ["double", "float"])[:12]) == (-2.5, 3.25)
+    assert struct.unpack("<df", pack_params("k", info, [2, 3])[:12]) == (2.0, 3.0)
