@@ -1,103 +1,323 @@
-"""Run NVIDIA's cuda-python examples and cuda.core 1.2.2's own tests on simcuda's native route, by hand
-(issue 17, part 4), and print one outcome per file.
+"""Run NVIDIA's cuda-python examples and cuda.core 1.2.2's own tests on simcuda (the examples on either route, the
+tests on the native one), by hand (issue 17, part 4), and print one outcome per file, each failure with its cause,
+classified. The measured outcomes are in docs/compatibility.md.
 
-Run: ``python tools/run_client_suites.py --root /work/tmp/clients [--examples-only | --core-only] [--timeout S]``
+Run: ``python tools/run_client_suites.py --root /work/tmp/clients [--examples-only | --core-only]
+[--route native|python] [--match SUBSTR] [--timeout S] [--json FILE] [--logs DIR]``
 
-``--root`` holds a checkout of github.com/NVIDIA/cuda-python (the directory ``cuda-python/``, at the commit that
-ships cuda.core 1.2.2) and a ``MANIFEST.txt`` naming its commit; nothing fetched is ever committed to this
-repository. The examples (``cuda-python/cuda_bindings/examples/**/*.py`` and ``cuda_core/examples/*.py``) run
-each as ``simcuda run --route native python FILE`` (their own checks decide: exit status 0 passes); cuda.core's tests
-(``cuda-python/cuda_core/tests/test_*.py``) run each as ``pytest --simcuda --simcuda-route native FILE`` and
-the script prints pytest's passed/failed/skipped counts per file. No Python twin is registered: a kernel computes
-only through the PTX engine. The totals at the end are what the issue's closing note records.
+``--root`` holds a copy of the needed parts of github.com/NVIDIA/cuda-python (the directory ``cuda-python/``) and a
+``MANIFEST.txt`` naming where each file came from (commit per file); nothing fetched is ever committed to this
+repository (docs/compatibility.md says how the copy is made). The examples (``cuda_bindings/examples/**/*.py`` and
+``cuda_core/examples/*.py``) run each as ``simcuda run --route ROUTE --explain FILE``: their own checks decide
+(exit status 0 passes). The bindings examples import their ``common`` package from ``cuda_bindings/examples`` (put
+on ``PYTHONPATH``, as their ``pytest.ini`` does) and need ``$CUDA_HOME/include`` (a CUDA toolkit under
+``/usr/local`` is used when the environment names none). cuda.core's tests (``cuda_core/tests/**/test_*.py``) run
+each file as ``pytest -rfE --simcuda --simcuda-route native FILE`` (with ``$CUDA_PATH`` set to that toolkit, as
+their helpers expect); the script prints pytest's counts per file and one classified reason per failed test.
+
+No Python twin is registered: a kernel computes only through the PTX engine. The one ``--kernels`` file given to
+``simcuda run`` registers no kernel: it names cuda.pathfinder's ``get_cuda_path_or_home`` under the older spelling
+``get_cuda_home_or_path`` that the examples' ``common.py`` imports (a version skew between two NVIDIA packages; the
+example files stay unmodified); likewise a pytest plugin (:data:`CORE_ALIAS`) names ``cuda.core.graph.GraphBuilder``
+as ``cuda.core.GraphBuilder`` for cuda.core test files written against a release that exported it there.
+
+Causes (:data:`CAUSES`), in the order :func:`classify` tries them: ``timeout``; ``crash`` (killed by a signal);
+``kernel did not compute`` (simcuda recorded a launch of a kernel with neither a twin nor PTX the engine runs,
+typically a CUBIN whose PTX was not intercepted); ``engine unsupported`` (the engine refused a PTX form: 801 with
+the engine's why); ``entry answered 801`` (an entry simcuda does not simulate); ``environment`` (a module, file or
+device the program needs is missing, or the program needs the other route: not the simulator's doing); ``wrong
+result`` (the program ran to its own check and the check failed); ``error`` (anything else: the last line of output
+says what).
 """
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import re
 import subprocess
 import sys
+import tempfile
 import time
+from collections import Counter
 from pathlib import Path
+from typing import Any
 
 #: the simcuda command of this interpreter's environment (its console script)
 SIMCUDA = str(Path(sys.executable).with_name("simcuda"))
-COUNTS = re.compile(r"(\d+) (passed|failed|skipped|error|errors|xfailed|xpassed)")
+COUNTS = re.compile(r"(\d+) (passed|failed|skipped|errors?|xfailed|xpassed|deselected)")
+#: the failure causes, in the order :func:`classify` tries them (``pass`` is not a failure)
+CAUSES = ("timeout", "crash", "kernel did not compute", "engine unsupported", "entry answered 801", "environment",
+          "wrong result", "error")
+
+#: the ``--kernels`` file: registers no kernel, only the cuda.pathfinder spelling the examples' common.py imports
+PATHFINDER_ALIAS = """\
+from cuda.pathfinder._utils import env_vars
+if not hasattr(env_vars, "get_cuda_home_or_path"):
+    env_vars.get_cuda_home_or_path = env_vars.get_cuda_path_or_home
+"""
+
+#: a pytest plugin for cuda.core's tests (``-p simcuda_client_alias``): registers no kernel; names
+#: ``cuda.core.graph.GraphBuilder`` as ``cuda.core.GraphBuilder``, where tests of another cuda.core release import it
+CORE_ALIAS = """\
+import cuda.core
+if not hasattr(cuda.core, "GraphBuilder"):
+    from cuda.core.graph import GraphBuilder
+    cuda.core.GraphBuilder = GraphBuilder
+"""
+
+_NO_KERNEL = re.compile(r"kernels that could not run \(.*?\)\s*:\s*(.+?)(?:; register|$)", re.M)
+_EXPLAIN = re.compile(r"^\s*\d+\. (\w+) -> (\w+) \((\d+)\)[^\n]*\n\s*why: ([^\n]*)", re.M)
+_ENGINE = re.compile(r"\b(engine|PTX form|instruction|unsupported)\b", re.I)
+_ENV = re.compile(r"ModuleNotFoundError|ImportError|No module named|FileNotFoundError|CUDA_HOME|"
+                  r"requires? (two|2|multiple) |OpenGL|pyglet|DISPLAY|cannot open display|"
+                  r"reached NVIDIA's compiled layer", re.I)
+_WRONG = re.compile(r"Result = FAIL|FAILED|Test failed|atomic\w+ failed|AssertionError|assert |"
+                    r"Error (inside|outside) tolerence|[Mm]ismatch|not close|Verification error", re.M)
 
 
-def run_examples(repo: Path, timeout: float) -> list[tuple[str, str, float]]:
-    """Each example script under simcuda's native route: (relative path, outcome, seconds)."""
-    files = sorted(repo.glob("cuda_bindings/examples/**/*.py")) + sorted(repo.glob("cuda_core/examples/*.py"))
+def last_line(text: str) -> str:
+    """The last non-empty line of ``text`` before simcuda's summary and explain report (``""`` when none)."""
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    cut = next((i for i, ln in enumerate(lines) if ln.startswith(("simcuda summary", "simcuda explain"))),
+               len(lines))
+    body = lines[:cut] or lines
+    return body[-1] if body else ""
+
+
+def classify(rc: int | None, out: str, err: str, timed_out: bool = False) -> tuple[str, str]:
+    """The outcome of one program run: ``("pass", note)`` or ``(cause, detail)`` with ``cause`` one of
+    :data:`CAUSES`.
+
+    ``rc`` is the exit status (negative: killed by that signal; ``None`` when it timed out), ``out``/``err`` the
+    captured streams (simcuda's summary and ``--explain`` report are on ``err``). A run that exits 0 passes; its
+    note says so when a kernel nevertheless did not compute (the program checked nothing that kernel wrote)."""
+    text = out + "\n" + err
+    no_kernel = _NO_KERNEL.search(err)
+    if timed_out or rc is None:
+        return "timeout", "no exit within the time limit" + (f"; kernels not computed: {no_kernel.group(1)}"
+                                                              if no_kernel else "")
+    if rc == 0:
+        return "pass", (f"exit 0, but kernels not computed: {no_kernel.group(1)}" if no_kernel else "")
+    if rc < 0:
+        return "crash", f"killed by signal {-rc}: {last_line(text)[:160]}"
+    if no_kernel:
+        return "kernel did not compute", f"{no_kernel.group(1)} -> {last_line(text)[:120]}"
+    for call, name, code, why in _EXPLAIN.findall(err):
+        if code == "801":
+            if _ENGINE.search(why) and ("PTX" in why or "engine" in why.lower()):
+                return "engine unsupported", f"{call}: {why[:200]}"
+            return "entry answered 801", f"{call} ({name}): {why[:160]}"
+    line = last_line(text)
+    if "CUDA_ERROR_NOT_SUPPORTED" in line or "cudaErrorNotSupported" in line:
+        return "entry answered 801", f"no why recorded (not in --explain): {line[:160]}"
+    if _ENV.search(line):
+        return "environment", line[:200]
+    if _WRONG.search(text):
+        return "wrong result", line[:200]
+    return "error", line[:200]
+
+
+#: a failed check whose actual value is zero while a non-zero one was expected: a result the kernel never wrote
+_ZERO_ACTUAL = re.compile(r"assert (?:np\.\w+\()?0(?:\.0*)?\)? == (?!0\b)|[Ee]xpected [^,]*[1-9][^,]*, got "
+                          r"(?:np\.\w+\()?0(?:\.0*)?\b")
+_SUMMARY_LINE = re.compile(r"^(FAILED|ERROR) (\S+?)(?: - (.*))?$", re.M)
+
+
+def pytest_failures(stdout: str) -> list[tuple[str, str, str]]:
+    """The failed or erroring tests of a ``pytest -rfE`` run, from its short test summary: one
+    ``(test id, cause, message)`` per test, the cause from :func:`classify_test_message`."""
     rows = []
-    for f in files:
-        if f.name.startswith("_") or f.name == "common.py" or "common" in f.parts:
-            continue
-        t = time.perf_counter()
-        try:
-            r = subprocess.run([SIMCUDA, "run", "--route", "native", str(f)], cwd=f.parent,
-                               capture_output=True, text=True, timeout=timeout)
-            outcome = "pass" if r.returncode == 0 else f"FAIL rc={r.returncode}: " + (r.stderr.strip().splitlines()
-                                                                                    or [""])[-1][:160]
-        except subprocess.TimeoutExpired:
-            outcome = f"TIMEOUT after {timeout:.0f} s"
-        rows.append((str(f.relative_to(repo)), outcome, time.perf_counter() - t))
-        print(f"{rows[-1][0]:<70} {outcome}  ({rows[-1][2]:.1f} s)", flush=True)
+    for kind, node, msg in _SUMMARY_LINE.findall(stdout):
+        msg = (msg or "").strip()
+        rows.append((node if kind == "FAILED" else f"{node} (error)", classify_test_message(msg), msg[:200]))
     return rows
 
 
-def run_core_tests(tests: Path, timeout: float) -> dict[str, dict[str, int]]:
-    """Each cuda.core test file of the folder ``tests`` (``cuda_core/tests`` of the checkout; its sub-folders
-    too) under ``pytest --simcuda`` on the native route: file (relative to ``tests``) -> outcome counts."""
-    out: dict[str, dict[str, int]] = {}
-    for f in sorted(tests.rglob("test_*.py")):
-        try:
-            r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--simcuda",
-                                "--simcuda-route", "native", str(f)], cwd=f.parent, capture_output=True, text=True,
-                               timeout=timeout)
-            tail = r.stdout.strip().splitlines()[-1] if r.stdout.strip() else ""
-            counts = {k.rstrip("s") if k == "errors" else k: int(n) for n, k in COUNTS.findall(tail)}
-        except subprocess.TimeoutExpired:
-            counts = {"timeout": 1}
+def classify_test_message(msg: str) -> str:
+    """One failed test's cause (one of :data:`CAUSES`) from pytest's one-line message: ``CUDA_ERROR_NOT_SUPPORTED``
+    naming the engine or a PTX form -> engine unsupported, any other 801 -> entry answered 801; a check whose actual
+    value is zero where a non-zero one was expected (``assert np.int32(0) == 4``, ``Expected 42, got 0``) -> kernel
+    did not compute; any other failed check -> wrong result; ``Timeout``/``timed out`` -> timeout; a
+    missing module, file, name or attribute (the test was written for another release) -> environment; else
+    error."""
+    m = msg
+    if re.search(r"timed? ?out|Timeout", m, re.I):
+        return "timeout"
+    if "NOT_SUPPORTED" in m or re.search(r"\b801\b", m):
+        return "engine unsupported" if re.search(r"engine|PTX|instruction", m) else "entry answered 801"
+    if re.search(r"ModuleNotFoundError|No module named|FileNotFoundError|ImportError|cannot import name|"
+                 r"object has no attribute", m):
+        return "environment"
+    if _ZERO_ACTUAL.search(m):
+        return "kernel did not compute"
+    if re.search(r"AssertionError|assert |Mismatched elements|Arrays are not|allclose", m):
+        return "wrong result"
+    return "error"
+
+
+def _cuda_home() -> str | None:
+    """A CUDA toolkit folder whose ``include/`` has ``cooperative_groups.h`` (NVIDIA's NVRTC reads the headers the
+    examples include): ``$CUDA_HOME``, ``$CUDA_PATH``, else the newest ``/usr/local/cuda*``."""
+    for home in [os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH"),
+                 *sorted(Path("/usr/local").glob("cuda*"), reverse=True)]:
+        if home and (Path(home) / "include" / "cooperative_groups.h").is_file():
+            return str(home)
+    return None
+
+
+def example_files(repo: Path) -> list[Path]:
+    """The example programs of the copy: ``cuda_bindings/examples/**/*.py`` except the ``common`` helpers, then
+    ``cuda_core/examples/*.py``; names starting with ``_`` are skipped."""
+    files = sorted(repo.glob("cuda_bindings/examples/**/*.py")) + sorted(repo.glob("cuda_core/examples/*.py"))
+    return [f for f in files if not f.name.startswith("_") and "common" not in f.relative_to(repo).parts]
+
+
+def run_examples(repo: Path, timeout: float, route: str = "native", match: str = "",
+                 logs: Path | None = None) -> list[dict[str, Any]]:
+    """Each example program under ``simcuda run --route ROUTE --explain``: one row per file with ``file``,
+    ``outcome`` (``pass`` or a cause), ``detail`` and ``seconds``; with ``logs``, each run's stdout and stderr are
+    also written there (one ``.log`` file per program)."""
+    rows: list[dict[str, Any]] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        alias = Path(tmp) / "pathfinder_alias.py"
+        alias.write_text(PATHFINDER_ALIAS)
+        env = dict(os.environ)
+        env["PYTHONPATH"] = os.pathsep.join(p for p in [str(repo / "cuda_bindings" / "examples"),
+                                                        env.get("PYTHONPATH", "")] if p)
+        home = _cuda_home()
+        if home:
+            env["CUDA_HOME"] = home
+        env.pop("SIMCUDA_ROUTE", None)
+        for f in example_files(repo):
+            rel = str(f.relative_to(repo))
+            if match and match not in rel:
+                continue
+            t = time.perf_counter()
+            try:
+                r = subprocess.run([SIMCUDA, "run", "--route", route, "--explain", "--kernels", str(alias), str(f)],
+                                   cwd=f.parent, capture_output=True, text=True, timeout=timeout, env=env)
+                out, err = r.stdout, r.stderr
+                outcome, detail = classify(r.returncode, out, err)
+            except subprocess.TimeoutExpired as e:
+                out, err = _text(e.stdout), _text(e.stderr)
+                outcome, detail = classify(None, out, err, timed_out=True)
+            _write_log(logs, rel, out, err)
+            rows.append({"file": rel, "outcome": outcome, "detail": detail,
+                         "seconds": round(time.perf_counter() - t, 1)})
+            print(f"{rel:<70} {outcome}{': ' + detail if detail else ''}  ({rows[-1]['seconds']} s)", flush=True)
+    return rows
+
+
+def _write_log(logs: Path | None, rel: str, out: str, err: str) -> None:
+    """Keep one run's output as ``logs/<rel with / as __>.log`` (nothing without ``logs``)."""
+    if logs is not None:
+        logs.mkdir(parents=True, exist_ok=True)
+        (logs / (rel.replace("/", "__") + ".log")).write_text(f"--- stdout\n{out}\n--- stderr\n{err}")
+
+
+def _text(b: Any) -> str:
+    return b.decode(errors="replace") if isinstance(b, bytes) else (b or "")
+
+
+def core_test_files(repo: Path) -> list[Path]:
+    """cuda.core's test files of the copy: ``cuda_core/tests/**/test_*.py`` (``cython/`` needs a build: skipped)."""
+    return sorted(f for f in (repo / "cuda_core" / "tests").rglob("test_*.py") if "cython" not in f.parts)
+
+
+def run_core_tests(repo: Path, timeout: float, match: str = "", logs: Path | None = None) -> list[dict[str, Any]]:
+    """Each cuda.core test file under ``pytest -rfE --simcuda --simcuda-route native``: one row per file with
+    ``file``, ``counts`` (pytest's outcome counts, or ``{"timeout": 1}``) and ``failures`` (test id, cause,
+    message)."""
+    rows: list[dict[str, Any]] = []
+    tests = repo / "cuda_core" / "tests"
+    tmp = tempfile.TemporaryDirectory()
+    (Path(tmp.name) / "simcuda_client_alias.py").write_text(CORE_ALIAS)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in [tmp.name, os.environ.get("PYTHONPATH", "")] if p))
+    home = _cuda_home()
+    if home:
+        env.setdefault("CUDA_PATH", home)
+    env.pop("SIMCUDA_ROUTE", None)
+    env["COLUMNS"] = "400"  # pytest's short summary keeps each failure's message only when the line fits
+    for f in core_test_files(repo):
         rel = str(f.relative_to(tests))
-        out[rel] = counts
-        print(f"{rel:<50} " + ", ".join(f"{v} {k}" for k, v in sorted(counts.items())), flush=True)
-    return out
+        if match and match not in rel:
+            continue
+        t = time.perf_counter()
+        try:
+            r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-rfE", "-p", "no:cacheprovider",
+                                "-p", "simcuda_client_alias", "--simcuda", "--simcuda-route", "native", rel],
+                               cwd=tests, capture_output=True, text=True, timeout=timeout, env=env)
+            tail = next((ln for ln in reversed(r.stdout.strip().splitlines()) if COUNTS.search(ln)), "")
+            counts = {("error" if k.startswith("error") else k): int(n) for n, k in COUNTS.findall(tail)}
+            if not counts:
+                counts = {"collection error": 1}
+            _write_log(logs, "tests/" + rel, r.stdout, r.stderr)
+            failures = pytest_failures(r.stdout)
+            if not failures and r.returncode not in (0, 5):
+                failures = [(rel, classify(r.returncode, r.stdout, r.stderr)[0], last_line(r.stdout + r.stderr))]
+        except subprocess.TimeoutExpired:
+            counts, failures = {"timeout": 1}, [(rel, "timeout", f"file did not finish in {timeout:.0f} s")]
+        rows.append({"file": rel, "counts": counts, "failures": [list(x) for x in failures],
+                     "seconds": round(time.perf_counter() - t, 1)})
+        print(f"{rel:<55} " + ", ".join(f"{v} {k}" for k, v in sorted(counts.items()))
+              + f"  ({rows[-1]['seconds']} s)", flush=True)
+        for node, cause, msg in failures:
+            print(f"    {cause:<24} {node.split('::', 1)[-1][:60]}: {msg[:120]}", flush=True)
+    tmp.cleanup()
+    return rows
+
+
+def totals(example_rows: list[dict[str, Any]], core_rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """The closing note's figures: examples by outcome, cuda.core tests by pytest outcome, and failed tests by
+    cause."""
+    ex = Counter(r["outcome"] for r in example_rows)
+    counts: Counter[str] = Counter()
+    causes: Counter[str] = Counter()
+    for r in core_rows:
+        counts.update(r["counts"])
+        causes.update(f[1] for f in r["failures"])
+    return {"examples": dict(ex), "examples_total": len(example_rows), "core_tests": dict(counts),
+            "core_failure_causes": dict(causes)}
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Parse the arguments, run the chosen suites, print per-file outcomes and totals; 0, or 2 on a bad root."""
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    """Parse the arguments, run the chosen suites, print per-file outcomes and totals (and write them as JSON
+    with ``--json``); 0, or 2 when ``--root`` holds no copy."""
+    p = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     p.add_argument("--root", type=Path, default=Path("/work/tmp/clients"))
     p.add_argument("--examples-only", action="store_true")
     p.add_argument("--core-only", action="store_true")
+    p.add_argument("--route", choices=("native", "python"), default="native", help="route for the examples")
+    p.add_argument("--match", default="", help="run only files whose relative path contains this")
     p.add_argument("--timeout", type=float, default=600.0, help="seconds per example or test file")
-    p.add_argument("--core-tests", type=Path, default=None,
-                   help="cuda.core's tests folder (default: ROOT/cuda-python/cuda_core/tests); neither the cuda-core "
-                        "wheel nor PyPI ships them (there is no sdist), so they come from a checkout of the repository "
-                        "at the commit of the installed cuda.core")
+    p.add_argument("--json", type=Path, default=None, help="also write the rows and totals to this file")
+    p.add_argument("--logs", type=Path, default=None, help="keep each run's output in this folder")
     a = p.parse_args(argv)
     repo = a.root / "cuda-python"
     if not repo.is_dir():
-        print(f"no checkout at {repo}: clone github.com/NVIDIA/cuda-python there and record its commit in "
-              f"{a.root / 'MANIFEST.txt'}", file=sys.stderr)
+        print(f"no copy at {repo}: put the parts of github.com/NVIDIA/cuda-python listed in docs/compatibility.md "
+              f"there and record where each came from in {a.root / 'MANIFEST.txt'}", file=sys.stderr)
         return 2
     manifest = a.root / "MANIFEST.txt"
-    print(f"clients: {manifest.read_text().strip() if manifest.exists() else '(no MANIFEST.txt)'}")
+    print(f"clients: {manifest.read_text().splitlines()[0] if manifest.exists() else '(no MANIFEST.txt)'}")
+    ex_rows: list[dict[str, Any]] = []
+    core_rows: list[dict[str, Any]] = []
     if not a.core_only:
-        rows = run_examples(repo, a.timeout)
-        print(f"examples: {sum(r[1] == 'pass' for r in rows)} / {len(rows)} pass")
+        ex_rows = run_examples(repo, a.timeout, a.route, a.match, a.logs)
     if not a.examples_only:
-        tests = a.core_tests or repo / "cuda_core" / "tests"
-        if not tests.is_dir() or not any(tests.rglob("test_*.py")):
-            print(f"no cuda.core tests in {tests}: put cuda_core/tests of the checkout there (PyPI has no cuda-core "
-                  "sdist and the wheel has no tests), or give --core-tests", file=sys.stderr)
-            return 2
-        res = run_core_tests(tests, a.timeout)
-        total: dict[str, int] = {}
-        for c in res.values():
-            for k, v in c.items():
-                total[k] = total.get(k, 0) + v
-        print("cuda.core tests: " + ", ".join(f"{v} {k}" for k, v in sorted(total.items())))
+        core_rows = run_core_tests(repo, a.timeout, a.match, a.logs)
+    tot = totals(ex_rows, core_rows)
+    if ex_rows:
+        print(f"examples ({a.route} route): {tot['examples'].get('pass', 0)} / {tot['examples_total']} pass; "
+              + ", ".join(f"{v} {k}" for k, v in sorted(tot["examples"].items()) if k != "pass"))
+    if core_rows:
+        print("cuda.core tests: " + ", ".join(f"{v} {k}" for k, v in sorted(tot["core_tests"].items())))
+        print("cuda.core failures by cause: "
+              + ", ".join(f"{v} {k}" for k, v in sorted(tot["core_failure_causes"].items(), key=lambda x: -x[1])))
+    if a.json:
+        a.json.write_text(json.dumps({"route": a.route, "examples": ex_rows, "core_tests": core_rows,
+                                      "totals": tot}, indent=1))
     return 0
 
 

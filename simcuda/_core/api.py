@@ -752,16 +752,30 @@ otherwise as ``cuModuleLoadData``."""),
 
 Errors: INVALID_HANDLE bad module; NOT_FOUND (500) no such entry."""),
     Api("cuFuncSetAttribute", "func_set_attribute(hfunc, attrib, value)",
-        """Set a function attribute. Simulated: ``CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES`` (the dynamic
-shared memory later launches may ask for: up to the device's ``MAX_SHARED_MEMORY_PER_BLOCK_OPTIN``) and
-``CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT`` (-1 to 100).
+        """Set a function attribute: ``CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES`` (the dynamic shared memory
+later launches may ask for: up to the device's ``MAX_SHARED_MEMORY_PER_BLOCK_OPTIN`` minus the kernel's static
+shared memory), ``PREFERRED_SHARED_MEMORY_CARVEOUT`` (-1 to 100), the required cluster width/height/depth
+(>= 0), ``NON_PORTABLE_CLUSTER_SIZE_ALLOWED`` (0/1), ``CLUSTER_SCHEDULING_POLICY_PREFERENCE`` and
+``SHARED_MEMORY_MODE`` (their enums); kept and read back.
 
 Errors: INVALID_HANDLE bad function; INVALID_VALUE a value out of range or a read-only attribute;
-NOT_SUPPORTED the cluster attributes (not simulated)."""),
+NOT_SUPPORTED a cluster attribute on a device without cluster launch [I]."""),
     Api("cuFuncGetAttribute", "func_get_attribute(attrib, hfunc) -> pi",
-        """A function attribute (``int``): ``MAX_THREADS_PER_BLOCK`` (the device's), sizes and registers (0: no
-device code is simulated), PTX/binary version (the compute capability), ``MAX_DYNAMIC_SHARED_SIZE_BYTES``
-(48 KiB until raised) and the carveout. Errors: INVALID_HANDLE; NOT_SUPPORTED other attributes."""),
+        """A function attribute (``int``), from the kernel's PTX where its module has it (spec 17):
+``MAX_THREADS_PER_BLOCK`` (the ``.maxntid``/``.reqntid`` product, else the device's), the static shared,
+const and local sizes, ``NUM_REGS`` (the simulator's count [I], docs/kernels.md), ``PTX_VERSION`` (the
+``.target`` architecture [I]), ``BINARY_VERSION`` (the device's compute capability),
+``MAX_DYNAMIC_SHARED_SIZE_BYTES`` (48 KiB minus the static shared memory until raised), the carveout and the
+settable attributes as set. Without PTX the sizes and registers are 0. Errors: INVALID_HANDLE; INVALID_VALUE
+not a ``CUfunction_attribute``."""),
+    Api("cuFuncSetCacheConfig", "func_set_cache_config(hfunc, config)",
+        """The preferred cache configuration of a function (a ``CUfunc_cache``): kept, no effect (a hint).
+
+Errors: INVALID_HANDLE bad function; INVALID_VALUE not a ``CUfunc_cache``."""),
+    Api("cuFuncSetSharedMemConfig", "func_set_shared_mem_config(hfunc, config)",
+        """The shared memory bank size of a function (a ``CUsharedconfig``; deprecated): kept, no effect.
+
+Errors: INVALID_HANDLE bad function; INVALID_VALUE not a ``CUsharedconfig``."""),
     Api("cuFuncGetName", "func_get_name(hfunc) -> name (...)",
         """The kernel's entry name as ``bytes``. Errors: INVALID_HANDLE."""),
     Api("cuLaunchKernel", "check_kernel_extra/launch_kernel_fast(...)",
@@ -1254,6 +1268,25 @@ Errors: INVALID_IMAGE (200); 900 during a restricting capture (spec 5.2) [I]."""
 (201) no current context (709 a destroyed one); INVALID_HANDLE a bad kernel."""),
     Api("cuKernelGetName", "func_get_name(hfunc) -> name (...)",
         """The kernel's entry name as ``bytes``. Errors: INVALID_HANDLE."""),
+    Api("cuCtxSetLimit", "ctx_set_limit(limit, value)",
+        """Set a ``CUlimit`` of the current context: STACK_SIZE, PRINTF_FIFO_SIZE, MALLOC_HEAP_SIZE (the heap of
+device-side ``malloc``; only before a kernel of the context used it), the device runtime's sync depth and
+pending launch count, MAX_L2_FETCH_GRANULARITY (0-128) and PERSISTING_L2_CACHE_SIZE; kept and read back, only
+the heap size has an effect. Errors: INVALID_CONTEXT; UNSUPPORTED_LIMIT (215) the limits 7-10 [I];
+INVALID_VALUE not a ``CUlimit``, a value out of range, or the heap size once the heap is in use."""),
+    Api("cuCtxGetLimit", "ctx_get_limit(limit) -> pvalue",
+        """A ``CUlimit`` of the current context: the value set, else the default (heap 8 MiB, stack 1 KiB, printf
+FIFO 1 MiB, sync depth 2, pending launches 2048, L2 fetch granularity 32, persisting L2 0). Errors: as
+``cuCtxSetLimit``."""),
+    Api("cuKernelGetAttribute", "kernel_get_attribute(attrib, kernel, dev) -> pi",
+        """A kernel attribute on device ``dev``, as ``cuFuncGetAttribute`` (from the kernel's PTX; the device's
+limits). Errors: INVALID_HANDLE bad kernel; INVALID_DEVICE; INVALID_VALUE not a ``CUfunction_attribute``."""),
+    Api("cuKernelSetAttribute", "kernel_set_attribute(attrib, val, kernel, dev)",
+        """Set a kernel attribute with device ``dev``'s limits, as ``cuFuncSetAttribute``; the setting is the
+kernel's for every device [I]. Errors: INVALID_HANDLE; INVALID_DEVICE; then as ``cuFuncSetAttribute``."""),
+    Api("cuKernelSetCacheConfig", "func_set_cache_config(kernel, config, dev, 'cuKernelSetCacheConfig')",
+        """As ``cuFuncSetCacheConfig`` for a library kernel on device ``dev``. Errors: INVALID_HANDLE;
+INVALID_DEVICE; INVALID_VALUE not a ``CUfunc_cache``."""),
     Api("cuArrayCreate",
         "array_create(pAllocateArray.Width, pAllocateArray.Height, pAllocateArray.Format, "
         "pAllocateArray.NumChannels) -> pHandle (...)",

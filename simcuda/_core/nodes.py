@@ -135,7 +135,8 @@ class KernelParams:
     Never mutated once made (a set-params call stores a new record), so launches with the same
     parameters (:func:`same_values`) share one record: a million captured launches of one kernel
     cost one record. ``detail`` caches the launch log's description of the launch (filled on first
-    replay, a pure function of the rest).
+    replay, a pure function of the rest); ``packed`` the kernel engine's parameter buffer of ``args``
+    (filled on the first run of its PTX, a pure function of ``args`` and the kernel's image).
 
     Hand-slotted rather than an ``attrs`` class: it is made on the hot path of a captured launch
     (``Driver.launch_kernel_fast``, whenever the parameters change), where a frozen ``attrs`` class
@@ -143,7 +144,7 @@ class KernelParams:
     with ``timeit``, 0.47 s against 0.17 s per 500,000), and ``detail`` must stay writable as a cache.
     """
 
-    __slots__ = ("name", "func", "grid", "block", "shmem", "args", "priority", "cooperative", "detail")
+    __slots__ = ("name", "func", "grid", "block", "shmem", "args", "priority", "cooperative", "detail", "packed")
 
     def __init__(self, func: Any, grid: tuple[int, ...], block: tuple[int, ...], shmem: int, args: list[Any],
                  priority: Any = 0,
@@ -157,6 +158,7 @@ class KernelParams:
         self.priority = priority
         self.cooperative = cooperative
         self.detail: str | None = None
+        self.packed: bytes | None = None  # the engine's parameter buffer of args (simcuda._core.ptxrun), once made
 
 
 #: types whose equal values cannot be told apart (immutable, no identity of their own that shows)

@@ -70,7 +70,8 @@ class Context:
     """A context (spec 1): device, flags, CIG data, its legacy stream, per-thread streams and user streams."""
 
     __slots__ = ("handle", "device", "flags", "is_primary", "is_cig", "cig_data_type", "cig_data",
-                 "destroyed", "legacy", "per_thread", "streams", "ctx_id", "fault")
+                 "destroyed", "legacy", "per_thread", "streams", "ctx_id", "fault", "limits", "heap",
+                 "kernel_hooks")
 
     def __init__(self, handle: int, device: Device, flags: int, ctx_id: int, is_primary: bool = False) -> None:
         self.handle = handle
@@ -88,6 +89,9 @@ class Context:
         # the sticky error of a Python kernel that faulted in this context (Work._run_kernel): every later use of
         # the context answers it, as after a kernel fault on a GPU, until the context is destroyed or reset
         self.fault: DriverError | None = None
+        self.limits: dict[int, int] = {}  # CUlimit value -> value set with cuCtxSetLimit (simcuda._core.launch)
+        self.heap: Any = None  # the device malloc heap (simcuda._core.ptxrun.DeviceHeap), made at its first use
+        self.kernel_hooks: Any = None  # the engine's hooks for launches in it (simcuda._core.ptxrun.engine_hooks)
 
     def __repr__(self) -> str:
         return f"<context 0x{self.handle:x}{' (primary)' if self.is_primary else ''}{' (CIG)' if self.is_cig else ''}>"
@@ -188,7 +192,7 @@ class Function:
     """
 
     __slots__ = ("handle", "module", "name", "param_types", "max_dynamic_shared", "carveout", "last_params",
-                 "readers")
+                 "readers", "settings")
 
     def __init__(self, handle: int, module: Module, name: str, param_types: list[str]) -> None:
         self.handle = handle
@@ -199,6 +203,9 @@ class Function:
         self.max_dynamic_shared: int | None = None  # CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES once set
         self.carveout = -1  # CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT (-1: no preference)
         self.last_params: Any = None
+        #: other settings kept as set: CUfunction_attribute value -> value (simcuda._core.launch), and the cache
+        #: and shared memory configurations under -1 and -2
+        self.settings: dict[int, int] = {}
 
 
 class ThreadState:

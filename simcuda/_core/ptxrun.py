@@ -2,15 +2,20 @@
 
 :func:`run_ptx` is called by :meth:`simcuda._core.work.Work._run_kernel` when no Python twin is registered and the
 kernel's module has PTX (:func:`simcuda._core.module.ptx_of_image`). It builds the parameter buffer from the
-launch's decoded argument values laid out at the engine's ``KernelInfo.params`` offsets, hands the engine a
-:class:`DriverMemory` over the driver's memory (zero-copy numpy views), and maps the engine's outcome to the
-driver's: a :class:`~simcuda.ptx.Fault` to the sticky kernel fault of its code (spec 17), an
-:class:`~simcuda.ptx.Unsupported` to ``CUDA_ERROR_NOT_SUPPORTED`` (801) with the engine's why.
+launch's decoded argument values laid out at the engine's ``KernelInfo.params`` offsets (once per launch record,
+which its repeated launches and graph replays share), hands the engine a
+:class:`DriverMemory` over the driver's memory (zero-copy numpy views, looked up once per region and launch), the
+addresses of the module's ``.global``/``.const`` variables in the launch's context (allocated with their initial
+values when the module loads, :mod:`simcuda._core.entries.symbols`), and the hooks of :func:`engine_hooks`
+(``vprintf`` output, the device heap of :class:`DeviceHeap`, ``cudaGraphSetConditional``, the stop poll), and maps
+the engine's outcome to the driver's: a :class:`~simcuda.ptx.Fault` to the sticky kernel fault of its code (spec
+17), an :class:`~simcuda.ptx.Unsupported` to ``CUDA_ERROR_NOT_SUPPORTED`` (801) with the engine's why.
 """
 from __future__ import annotations
 
 import struct
 import sys
+import threading
 from typing import Any
 
 import attrs
@@ -20,6 +25,16 @@ from .errors import CUresult, DriverError
 
 #: struct formats of the PTX scalar float types; every other scalar is packed as an integer of its size
 _FLOAT_FORMATS = {".f16": "<e", ".f32": "<f", ".f64": "<d"}
+
+#: the kind of a device allocation (``simcuda._core.memory.KIND_DEVICE``; not imported: this module stays out of
+#: the core's import cycle, tests/test_import_cycles.py)
+KIND_DEVICE = "device"
+#: CU_LIMIT_MALLOC_HEAP_SIZE's default, bytes (8 MiB, the driver's documented default)
+DEFAULT_HEAP_SIZE = 8 * 1024 * 1024
+_HEAP_ALIGN = 16
+
+#: set by :func:`request_stop`: every running launch's stop poll answers True until :func:`clear_stop`
+_STOP = threading.Event()
 
 
 @attrs.define
@@ -34,14 +49,19 @@ class DriverMemory:
     """The driver's memory as a kernel sees it (:class:`simcuda.ptx.interface.Memory`): device, managed, mapped
     graph and VMM memory, and pinned/registered host memory at its host address (the regions
     :meth:`simcuda._core.memory.MemorySpace.kernel_view` accepts), each a numpy ``uint8`` view over the backing
-    store, not a copy. Strict bounds (memcheck-like) by default [I]."""
+    store, not a copy, made once per region for the launch this object serves (one per launch). Strict bounds
+    (memcheck-like) by default [I]."""
 
     def __init__(self, space: Any, gpu_like: bool = False) -> None:
         self._space = space
         self._gpu_like = gpu_like
+        self._seen: list[_Region] = []  # the regions found during this launch, newest first
 
     def region(self, addr: int) -> _Region | None:
         """The allocation or host buffer holding byte ``addr``, or None when it is unmapped."""
+        for r in self._seen:
+            if r.start <= addr < r.start + r.size:
+                return r
         import numpy as np
         space = self._space
         a = space.find(addr)
@@ -56,7 +76,9 @@ class DriverMemory:
             view = space.kernel_view(start, size, "kernel access")
         except DriverError:  # freed, unmapped (graph memory outside its lifetime) or host memory it cannot map
             return None
-        return _Region(start, size, np.frombuffer(view, dtype=np.uint8))
+        found = _Region(start, size, np.frombuffer(view, dtype=np.uint8))
+        self._seen.insert(0, found)
+        return found
 
     def gpu_like(self) -> bool:
         """False: an access past an allocation faults even inside a mapped page [I] (issue 17 part 3)."""
@@ -75,6 +97,75 @@ def _read_as_integer(declared: list[str] | None, i: int) -> bool:
 
 
 _INTEGER_FORMATS = frozenset("bBhHiIlLqQ")
+
+
+class DeviceHeap:
+    """The heap of device-side ``malloc``/``free`` in one context: one device allocation of the context's
+    ``CU_LIMIT_MALLOC_HEAP_SIZE`` bytes, made at the first device ``malloc``, carved first-fit in 16-byte aligned
+    blocks [I: the alignment CUDA's device malloc guarantees]. ``malloc`` of more than is free returns NULL (0), as
+    device ``malloc`` does [D Programming Guide, "Dynamic Global Memory Allocation"]; the heap lives as long as the
+    context (its allocation is the context's). Thread-safe (the engine calls it without the driver lock)."""
+
+    def __init__(self, alloc: Any, size: int) -> None:
+        self.alloc, self.start, self.size = alloc, int(alloc.start), size
+        start = self.start
+        self._free: list[tuple[int, int]] = [(start, size)]  # (address, bytes), by address
+        self._used: dict[int, int] = {}  # address -> bytes
+        self._lock = threading.Lock()
+
+    def malloc(self, nbytes: int) -> int:
+        """An address of ``nbytes`` bytes (rounded up to 16) of the heap, or 0 when no free block is large enough
+        (``nbytes`` 0 also gives 0 [I])."""
+        need = (max(int(nbytes), 0) + _HEAP_ALIGN - 1) // _HEAP_ALIGN * _HEAP_ALIGN
+        if need == 0:
+            return 0
+        with self._lock:
+            for i, (addr, n) in enumerate(self._free):
+                if n >= need:
+                    if n == need:
+                        del self._free[i]
+                    else:
+                        self._free[i] = (addr + need, n - need)
+                    self._used[addr] = need
+                    return addr
+        return 0
+
+    def free(self, addr: int) -> None:
+        """Give back a block :meth:`malloc` returned (``free(NULL)`` does nothing, as in C). Raises
+        :class:`simcuda.ptx.Fault` 719 LAUNCH_FAILED for an address the heap did not hand out or already took back
+        [I: undefined behaviour in CUDA; the simulator stops the kernel with a why]."""
+        if not addr:
+            return
+        with self._lock:
+            n = self._used.pop(int(addr), None)
+            if n is not None:
+                self._free.append((int(addr), n))
+                self._free.sort()
+                merged: list[tuple[int, int]] = []
+                for a, m in self._free:
+                    if merged and merged[-1][0] + merged[-1][1] == a:
+                        merged[-1] = (merged[-1][0], merged[-1][1] + m)
+                    else:
+                        merged.append((a, m))
+                self._free = merged
+                return
+        from ..ptx import Fault
+        raise Fault(719, f"device free({int(addr):#x}): the address is not a block of the device heap that is "
+                         "in use (not returned by malloc, or freed already)", address=int(addr))
+
+
+def request_stop() -> None:
+    """Ask every running kernel launch to stop at its next stop poll (the engine polls while lanes spin): the
+    launch ends with ``CUDA_ERROR_LAUNCH_FAILED`` (719, sticky) and a why saying it was interrupted. For a host
+    that interrupts a kernel running on another thread (Ctrl-C reaches the main thread only; a
+    ``KeyboardInterrupt`` in the thread running the kernel stops that kernel at once). :func:`clear_stop` ends
+    the request."""
+    _STOP.set()
+
+
+def clear_stop() -> None:
+    """End a :func:`request_stop` (new launches run normally again)."""
+    _STOP.clear()
 
 
 def pack_params(name: str, info: Any, args: list[Any], declared: list[str] | None = None) -> bytes:
@@ -116,15 +207,84 @@ def engine_module(module: Any) -> Any:
     return module.engine
 
 
-def _hooks(driver: Any) -> Any:
-    """The engine's hooks: ``vprintf`` output to stdout; device malloc/free and set_conditional not yet wired
-    (the engine refuses them with a Fault naming them)."""
-    from ..ptx import Hooks
+def heap_of(driver: Any, ctx: Any) -> DeviceHeap:
+    """The device heap of context ``ctx`` (:class:`DeviceHeap`), made at its first use with the context's
+    ``CU_LIMIT_MALLOC_HEAP_SIZE`` (fixed from then on: cuCtxSetLimit refuses a change, P-71). Called with the
+    driver lock held or not: the allocation is made under the lock."""
+    heap: DeviceHeap | None = ctx.heap
+    if heap is None or heap.alloc.freed:
+        with driver._lock:
+            heap = ctx.heap
+            if heap is None or heap.alloc.freed:  # none yet, or its memory went with a primary context reset
+                size = ctx.limits.get(2, DEFAULT_HEAP_SIZE)  # CU_LIMIT_MALLOC_HEAP_SIZE
+                a = driver.memory.reserve(max(size, _HEAP_ALIGN), KIND_DEVICE, ctx)
+                heap = ctx.heap = DeviceHeap(a, size)
+    return heap
 
+
+class _KernelCalls:
+    """The calls a kernel of one launch makes outside the engine (see :func:`engine_hooks`), bound to the driver
+    and the launch's context."""
+
+    __slots__ = ("driver", "ctx")
+
+    def __init__(self, driver: Any, ctx: Any) -> None:
+        self.driver, self.ctx = driver, ctx
+
+    @staticmethod
     def printf(text: str) -> None:
+        """One ``vprintf``'s output, to stdout."""
         sys.stdout.write(text)
         sys.stdout.flush()
-    return Hooks(printf=printf, should_stop=lambda: False)
+
+    def malloc(self, nbytes: int) -> int:
+        """Device ``malloc``: a block of the context's heap, or 0."""
+        return heap_of(self.driver, self.ctx).malloc(nbytes)
+
+    def free(self, addr: int) -> None:
+        """Device ``free``."""
+        heap_of(self.driver, self.ctx).free(addr)
+
+    def set_conditional(self, handle: int, value: int) -> None:
+        """Device ``cudaGraphSetConditional``, for the graph launch replaying the kernel on this thread."""
+        driver = self.driver
+        try:
+            driver.set_conditional(getattr(driver._tls, "cond", None), handle, value)
+        except ValueError as e:
+            from ..ptx import Fault
+            raise Fault(719, f"cudaGraphSetConditional: {e}") from None
+
+    def should_stop(self) -> bool:
+        """The stop poll: :func:`request_stop` was called, or the driver closed."""
+        return _STOP.is_set() or bool(self.driver._closed)
+
+
+def engine_hooks(driver: Any, ctx: Any) -> Any:
+    """The engine's hooks (:class:`simcuda.ptx.Hooks`) for a launch in context ``ctx``: ``vprintf`` output to
+    stdout; ``malloc``/``free`` on the context's :class:`DeviceHeap`; ``set_conditional``, the device-side
+    ``cudaGraphSetConditional`` of a kernel replayed in a graph launch
+    (:meth:`~simcuda._core.entries.conditional.Conditionals.set_conditional`; outside one, or with a bad handle or
+    value, the kernel stops with 719 LAUNCH_FAILED and the why [I: undefined in CUDA]); ``should_stop``, True
+    once :func:`request_stop` was called or the driver was closed."""
+    hooks = ctx.kernel_hooks if ctx is not None else None
+    if hooks is None:
+        from ..ptx import Hooks
+        c = _KernelCalls(driver, ctx)
+        hooks = Hooks(c.printf, c.malloc, c.free, c.set_conditional, c.should_stop)
+        if ctx is not None:
+            ctx.kernel_hooks = hooks  # made once per context: every call reads its state when it is made
+    return hooks
+
+
+def _launch_context(driver: Any, p: Any) -> Any:
+    """The context a launch of ``p`` runs in: its module's; for a library's kernel, the calling thread's current
+    context (the one whose stream took the launch, in the simulator's synchronous replay) [I], else the first
+    context the library's variables were made in."""
+    module = p.func.module
+    if not module.is_library and module.ctx is not None:
+        return module.ctx
+    cur = driver._thread().current
+    return cur if cur is not None and not cur.destroyed else module.ctx
 
 
 #: the mark of simcuda's NVRTC face's stand-in PTX (its reader's output when NVIDIA's NVRTC is not there: empty
@@ -190,10 +350,15 @@ def run_ptx(driver: Any, p: Any, unlocked: Any) -> tuple[bool, str]:
     no argument values matching the kernel's parameters (a NULL ``kernelParams``; recorded only, as before
     issue 17 [I]; the real driver would run it with garbage parameters).
 
+    The module's ``.global``/``.const`` variables are reached at their device addresses in the launch's context
+    (those ``cuModuleGetGlobal``/``cuLibraryGetGlobal`` return), so host copies see what the kernel wrote.
+
     Errors (as :class:`DriverError`; the caller turns them into the sticky kernel fault): the engine's
-    :class:`~simcuda.ptx.Fault` code (700 illegal address, 716 misaligned, 710 assert, 719 launch failed) with
-    its why; 801 NOT_SUPPORTED for a form the engine refuses; 218 INVALID_PTX for PTX it cannot parse; 500
-    NOT_FOUND when the module's PTX has no entry of that name.
+    :class:`~simcuda.ptx.Fault` code (700 illegal address, 716 misaligned, 710 assert, 719 launch failed, an
+    interrupted launch included) with its why; 801 NOT_SUPPORTED for a form the engine refuses; 218 INVALID_PTX
+    for PTX it cannot parse; 500 NOT_FOUND when the module's PTX has no entry of that name. A
+    ``KeyboardInterrupt`` while the kernel runs stops it and propagates (marked with the kernel's name, as a
+    Python kernel's is); the driver lock is taken back and the driver stays usable.
     """
     from .. import ptx
     module = p.func.module
@@ -210,13 +375,45 @@ def run_ptx(driver: Any, p: Any, unlocked: Any) -> tuple[bool, str]:
         raise DriverError(CUresult.CUDA_ERROR_NOT_FOUND, f"kernel {p.name!r} is not an .entry of its module's PTX")
     if len(p.args) != len(info.params):  # e.g. kernelParams NULL: nothing to run it with [I]
         return False, "recorded only (no argument values for its parameters)"
-    params = pack_params(p.name, info, list(p.args), getattr(p.func, "param_types", None))
+    params = p.packed
+    if params is None:  # the record is immutable and shared by its launches and replays: packed once
+        params = p.packed = pack_params(p.name, info, list(p.args), getattr(p.func, "param_types", None))
+    ctx = _launch_context(driver, p)
+    variables = driver.module_variable_addresses(module, ctx, eng.variables) if eng.variables else {}
     memory = DriverMemory(driver.memory)
+    workspace = _grid_workspace(driver, ctx) if p.cooperative else None
+    envreg = {1: int(workspace.start) >> 32, 2: int(workspace.start) & 0xFFFFFFFF} if workspace is not None else None
     try:
-        unlocked(eng.launch, p.name, tuple(p.grid), tuple(p.block), int(p.shmem), params, memory, _hooks(driver))
+        extra: dict[str, Any] = {}  # the optional inputs, only when there are some
+        if variables:
+            extra["variables"] = variables
+        if envreg:
+            extra["envreg"] = envreg
+        unlocked(lambda: eng.launch(p.name, tuple(p.grid), tuple(p.block), int(p.shmem), params, memory,
+                                    engine_hooks(driver, ctx), **extra))
     except ptx.Fault as e:
         raise DriverError(CUresult(e.code), f"kernel {p.name!r} faulted: {e.why}") from e
     except ptx.Unsupported as e:
         raise DriverError(CUresult.CUDA_ERROR_NOT_SUPPORTED,
                           f"kernel {p.name!r} uses PTX the engine does not run: {e.why}") from e
+    except KeyboardInterrupt as e:
+        e.__simcuda_kernel__ = p.name  # type: ignore[attr-defined]  # read by the native route's C boundary
+        raise
+    finally:
+        if workspace is not None and not workspace.freed:
+            driver.memory.free(workspace)
     return True, "ran PTX"
+
+
+#: bytes of the grid-synchronisation workspace of a cooperative launch [I: cooperative_groups reads a barrier
+#: word at its start; the size is the simulator's]
+GRID_WORKSPACE = 256
+
+
+def _grid_workspace(driver: Any, ctx: Any) -> Any:
+    """A zeroed device allocation for a cooperative launch's ``grid.sync()``: cooperative_groups finds it through
+    ``%envreg1`` (high 32 bits) and ``%envreg2`` (low 32 bits) and traps when they are 0, as a launch that was
+    not cooperative does [O: NVRTC 13.5's PTX for ``this_grid().sync()``]. Freed when the launch ends."""
+    a = driver.memory.reserve(GRID_WORKSPACE, KIND_DEVICE, ctx)
+    driver.memory.device_view(a.start, GRID_WORKSPACE, "grid workspace")[:] = bytes(GRID_WORKSPACE)
+    return a

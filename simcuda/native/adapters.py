@@ -645,9 +645,10 @@ def _launch_kernel(entry: Entry, ptds: bool) -> Callable[..., int]:
       as for any launch). Every successful call of the adapter records its values for the thread (``serial``
       0 when the library cannot compare them), after the core returned, as the library records its bits after
       the adapter returned: the two records are of the same call, a nested launch on the same thread included.
-      When the core took its inline path the record holds what it resolved (the launch record, the stream
-      object, the thread's state), and the repeat is :meth:`simcuda.Driver.relaunch_kernel`, which checks only
-      what can have changed since.
+      The repeat is the same ``launch_kernel_fast`` call (the core's one launch path,
+      :func:`simcuda._core.launch.launch`), given the thread's state, the launch record and the stream when the
+      core's inline path took the first call (its ``again``: the record is reused while it is the function's
+      last, and the liveness test runs as for every launch).
     """
     import threading
 
@@ -657,9 +658,9 @@ def _launch_kernel(entry: Entry, ptds: bool) -> Callable[..., int]:
     shapes: dict[tuple[int, ...], tuple[tuple[int, int, int], tuple[int, int, int]]] = {}  # one pair per shape
     readers = _READERS
     default_stream = CU_STREAM_PER_THREAD if ptds else 0
-    # .m, the thread's last successful call: (driver, serial, launch record, stream object, function handle,
-    # stream handle, thread state) when the core's inline path took it, else (driver, serial, None, grid,
-    # block, shmem, stream handle, args, function handle)
+    # .m, the thread's last successful call: (driver, serial, the arguments of its launch_kernel_fast call),
+    # with, when the core's inline path took it, the thread's state and (launch record, stream object) as
+    # ``t`` and ``again`` (None for a default stream's handle, which the handle table does not name)
     last = threading.local()
 
     def body(f: int | None, gx: int, gy: int, gz: int, bx: int, by: int, bz: int, shmem: int, h: int | None,
@@ -692,10 +693,12 @@ def _launch_kernel(entry: Entry, ptds: bool) -> Callable[..., int]:
                     shapes[dims] = shape
             hs = h or default_stream
             params = d.launch_kernel_fast(hf, shape[0], shape[1], shmem, hs, args)
-            if params is not None:  # the core's inline path: what relaunch_kernel needs, resolved once
-                last.m = (d, serial, params, d.objects.get(hs), hf, hs, d.thread_state())
+            if params is not None:  # the core's inline path took it: its record, stream and thread state
+                so = d.objects.get(hs)
+                last.m = (d, serial, (hf, shape[0], shape[1], shmem, hs, args, call, False, d.thread_state(), False,
+                                      (params, so) if so is not None else None))
             else:
-                last.m = (d, serial, None, shape[0], shape[1], shmem, hs, args, hf)
+                last.m = (d, serial, (hf, shape[0], shape[1], shmem, hs, args))
             return 0
         except DriverError as e:
             return int(e.code)
@@ -708,10 +711,7 @@ def _launch_kernel(entry: Entry, ptds: bool) -> Callable[..., int]:
             d = m[0]
             if serial != m[1] or d is not _state._current:
                 return miss
-            if m[2] is not None:  # the core's inline path took it: the same objects again
-                d.relaunch_kernel(m[2], m[3], m[4], m[5], m[6])  # type: ignore[union-attr]  # d: a record's
-            else:
-                d.launch_kernel_fast(m[8], m[3], m[4], m[5], m[6], m[7])  # type: ignore[union-attr]
+            d.launch_kernel_fast(*m[2])  # type: ignore[union-attr]  # d: a record's
             return 0
         except DriverError as e:
             return int(e.code)
@@ -744,7 +744,7 @@ def _launch_kernel_ex(entry: Entry, ptds: bool) -> Callable[..., int]:
         if every or not config:
             d.require_arg(bool(config), "config", call)
         c = C.CUlaunchConfig.from_address(config)
-        programmatic = False
+        programmatic: int = False  # the core's attribute flags
         if every or (c.numAttrs and c.attrs):
             attrs = [c.attrs[k] for k in range(c.numAttrs)] if c.numAttrs and c.attrs else []
             programmatic = d.check_launch_attributes([a.id for a in attrs], call,

@@ -119,7 +119,7 @@ class ArgumentRules(Work):
 
     @entry
     def check_launch_attributes(self, ids: list[int], call: str = "cuLaunchKernelEx",
-                                programmatic: list[int] | None = None) -> bool:
+                                programmatic: list[int] | None = None) -> int:
         """The launch attributes of a CUlaunchConfig: IGNORE (0), COOPERATIVE (2) and PRIORITY (8) are
         accepted (no effect); PROGRAMMATIC_STREAM_SERIALIZATION (6) is accepted (in a capture it makes
         programmatic edges: ``launch_kernel(programmatic=True)``, P-16); CLUSTER_DIMENSION (4) and
@@ -130,8 +130,10 @@ class ArgumentRules(Work):
         0 without one: the launch itself then reports the missing context).
 
         ``programmatic``: each attribute's ``value.programmaticStreamSerializationAllowed`` (the union member read
-        for every id). Returns whether the launch is programmatic (attribute 6 with a non-zero value): the
-        ``programmatic`` argument of :meth:`launch_kernel`."""
+        for every id; its bytes are ``value.cooperative``'s too). Returns the launch's flags, the ``programmatic``
+        argument of :meth:`launch_kernel`: :data:`simcuda._core.launch.PROGRAMMATIC` for attribute 6 with a
+        non-zero value, :data:`~simcuda._core.launch.COOPERATIVE` for attribute 2 with a non-zero value (a
+        cooperative launch: its grid must fit at once and ``grid.sync()`` works); 0 (False) for none."""
         if not ids:
             return False
         spec = self._launch_spec()
@@ -150,7 +152,8 @@ class ArgumentRules(Work):
             if a not in (0, 2, 6, 8):
                 raise DriverError(CUresult.CUDA_ERROR_NOT_SUPPORTED,
                                   f"{call}: launch attribute {a} is not simulated (spec 13.B)")
-        return any(a == 6 and v for a, v in zip(ids, programmatic or ()))
+        values = list(zip(ids, programmatic or ()))
+        return (1 if any(a == 6 and v for a, v in values) else 0) | (2 if any(a == 2 and v for a, v in values) else 0)
 
     def _launch_spec(self) -> Any:
         """The DeviceSpec of the current context's device (device 0's without a current context)."""

@@ -7,13 +7,13 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from .. import capture as cap
-from .. import hostmem, param_types
+from .. import hostmem, launch, param_types
 from ..device_attrs import attribute_value
 from ..errors import CUresult, DriverError
 from ..graph import KernelParams, same_values
 from ..kernels import DECLARED
 from ..module import merge_param_types, parse_image, ptx_of_image, struct_format
-from ..objects import Device, Function, Module, Stream
+from ..objects import Function, Module, Stream
 from ..state import entry
 from ..work import Work
 
@@ -78,6 +78,10 @@ def _read_packed(f: Function, addr: int) -> list[Any]:
     last = f.last_params
     return last.args if last is not None and same_values(last.args, args) else args
 
+#: the defaults of the simulated CUlimit values (cuCtxGetLimit), by CUlimit value
+_LIMIT_DEFAULTS = {0: 1024, 1: 1 << 20, 2: 8 << 20, 3: 2, 4: 2048, 5: 32, 6: 0}
+
+
 class Modules(Work):
     """Modules, libraries, functions and kernel launches of the simulated driver.
 
@@ -87,6 +91,51 @@ class Modules(Work):
     if TYPE_CHECKING:  # defined by the Symbols entries (issue 10); Driver combines both
         def _image_loaded(self, m: Module, image: Any) -> None: ...
         def _image_unloaded(self, m: Module) -> None: ...
+    # ------------------------------------------------------------------ the resources kernels use (CUlimit)
+    @entry
+    def ctx_set_limit(self, limit: int, value: int) -> None:
+        """cuCtxSetLimit: set a ``CUlimit`` of the current context (``value`` in bytes or a count). Simulated:
+        STACK_SIZE (0), PRINTF_FIFO_SIZE (1), MALLOC_HEAP_SIZE (2: the device heap of device-side ``malloc``,
+        :class:`simcuda._core.ptxrun.DeviceHeap`), DEV_RUNTIME_SYNC_DEPTH (3), DEV_RUNTIME_PENDING_LAUNCH_COUNT
+        (4), MAX_L2_FETCH_GRANULARITY (5: 0 to 128) and PERSISTING_L2_CACHE_SIZE (6: up to the device's
+        MAX_PERSISTING_L2_CACHE_SIZE); kept as given and read back by :meth:`ctx_get_limit` [I: the driver may
+        round some up]; only the heap size has an effect.
+
+        Errors, in order: 201 no current context (709 a destroyed one); 215 UNSUPPORTED_LIMIT for the limits 7-10
+        (shared memory size, CIG, per-block memory: not simulated) [I]; 1 INVALID_VALUE not a ``CUlimit``, a
+        negative value or one above the limit's range, or MALLOC_HEAP_SIZE once a kernel of the context used the
+        heap [D: "Setting CU_LIMIT_MALLOC_HEAP_SIZE must be performed before launching any kernel that uses the
+        malloc() or free() device system calls, otherwise CUDA_ERROR_INVALID_VALUE will be returned"]."""
+        ctx = self._ctx_current()
+        self._limit_default(ctx, limit, "cuCtxSetLimit")
+        top = {5: 128, 6: attribute_value(ctx.device.spec, 108)}.get(limit, 2 ** 64 - 1)
+        if not 0 <= value <= top:
+            raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
+                              f"cuCtxSetLimit: value {value} of limit {limit} is outside 0..{top}")
+        if limit == 2 and ctx.heap is not None and not ctx.heap.alloc.freed:
+            raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
+                              "cuCtxSetLimit: CU_LIMIT_MALLOC_HEAP_SIZE cannot change once a kernel of the context "
+                              "used the device heap (set it before the first launch that calls malloc or free)")
+        ctx.limits[limit] = int(value)
+
+    @entry
+    def ctx_get_limit(self, limit: int) -> int:
+        """cuCtxGetLimit: a ``CUlimit`` of the current context: the value set, else its default (STACK_SIZE 1024,
+        PRINTF_FIFO_SIZE 1 MiB, MALLOC_HEAP_SIZE 8 MiB, DEV_RUNTIME_SYNC_DEPTH 2, DEV_RUNTIME_PENDING_LAUNCH_COUNT
+        2048, MAX_L2_FETCH_GRANULARITY 32, PERSISTING_L2_CACHE_SIZE 0) [D: the documented defaults; I for the
+        stack and granularity]. Errors: as :meth:`ctx_set_limit` for the context and the limit."""
+        ctx = self._ctx_current()
+        default = self._limit_default(ctx, limit, "cuCtxGetLimit")
+        return ctx.limits.get(limit, default)
+
+    def _limit_default(self, ctx: Any, limit: int, call: str) -> int:
+        """The default of ``CUlimit`` ``limit``. Errors: 215 for 7-10 (not simulated) [I]; 1 not a CUlimit."""
+        if limit in range(7, 11):
+            raise DriverError(CUresult.CUDA_ERROR_UNSUPPORTED_LIMIT, f"{call}: limit {limit} is not simulated")
+        if limit not in _LIMIT_DEFAULTS:
+            raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE, f"{call}: {limit} is not a CUlimit")
+        return _LIMIT_DEFAULTS[limit]
+
     # ------------------------------------------------------------------ modules and launches
     @entry
     def module_load_data(self, image: Any, call: str = "cuModuleLoadData") -> int:
@@ -219,287 +268,98 @@ class Modules(Work):
         last = f.last_params
         return last.args if last is not None and same_values(last.args, args) else args
 
-    def _func_device(self, f: Function) -> Device:
-        ctx = f.module.ctx
-        return ctx.device if ctx is not None else self.devices[0]
-
-    def _max_dynamic_shared(self, f: Function) -> int:
-        """The dynamic shared memory a launch of ``f`` may ask for: the function attribute once set
-        (cuFuncSetAttribute), else the device's default per-block limit (static shared memory is 0 here)."""
-        if f.max_dynamic_shared is not None:
-            return f.max_dynamic_shared
-        return self._func_device(f).launch_limits()[7]  # MAX_SHARED_MEMORY_PER_BLOCK
-
     def _check_launch(self, f: Function, grid: Sequence[int], block: Sequence[int], shmem: int, what: str) -> None:
-        """The launch limits of ``f``'s device (cuLaunchKernel's INVALID_VALUE cases): no zero dimension; block
-        dimensions and thread count within MAX_BLOCK_DIM_X/Y/Z and MAX_THREADS_PER_BLOCK; grid dimensions
-        within MAX_GRID_DIM_X/Y/Z; ``sharedMemBytes`` within the function's dynamic shared memory limit
-        (CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, by default the device's 48 KiB per block; opt in
-        to more with cuFuncSetAttribute up to MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)."""
-        m = f.module
-        lim = (m.ctx.device if m.ctx is not None else self.devices[0]).launch_limits()
-        bx, by, bz = block
-        gx, gy, gz = grid
-        if (0 < bx <= lim[0] and 0 < by <= lim[1] and 0 < bz <= lim[2] and bx * by * bz <= lim[6]
-                and 0 < gx <= lim[3] and 0 < gy <= lim[4] and 0 < gz <= lim[5]
-                and shmem <= (lim[7] if f.max_dynamic_shared is None else f.max_dynamic_shared)):
-            return  # the common case, in one test; the checks below say what is wrong
-        if 0 in grid or 0 in block:
-            raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
-                              f"{what} dimensions grid={grid} block={block} contain a zero")
-        for i, axis in enumerate("xyz"):
-            if block[i] > lim[i]:
-                raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
-                                  f"{what} blockDim.{axis} {block[i]} exceeds the device's "
-                                  f"MAX_BLOCK_DIM_{axis.upper()} ({lim[i]})")
-        if block[0] * block[1] * block[2] > lim[6]:
-            raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
-                              f"{what} block {block} has {block[0] * block[1] * block[2]} threads; the device allows "
-                              f"MAX_THREADS_PER_BLOCK ({lim[6]})")
-        for i, axis in enumerate("xyz"):
-            if grid[i] > lim[3 + i]:
-                raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
-                                  f"{what} gridDim.{axis} {grid[i]} exceeds the device's MAX_GRID_DIM_{axis.upper()} "
-                                  f"({lim[3 + i]})")
-        cap_ = self._max_dynamic_shared(f)
-        if shmem > cap_:
-            raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
-                              f"{what} of {f.name} asks for {shmem} bytes of dynamic shared memory; the limit is "
-                              f"{cap_} (CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES; raise it with "
-                              "cuFuncSetAttribute up to the device's MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)")
+        """The launch limits of ``f`` (:func:`simcuda._core.launch.check_shape`; a kernel node's too)."""
+        launch.check_shape(self, f, grid, block, shmem, what)
 
     @entry
     def func_set_attribute(self, h: int, attrib: int, value: int) -> None:
-        """cuFuncSetAttribute: MAX_DYNAMIC_SHARED_SIZE_BYTES (8; 0 to the device's MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)
-        and PREFERRED_SHARED_MEMORY_CARVEOUT (9; -1 to 100) are simulated.
+        """cuFuncSetAttribute: :func:`simcuda._core.launch.set_function_attribute` on the function's device.
 
-        Errors: 400 bad function; 1 a value out of range, or an attribute that is read-only (0-7, 10, 16,
-        17) or not a CUfunction_attribute; 801 the cluster attributes (11-15), not simulated.
+        Errors: 400 bad function; 1 a value out of range, or an attribute that is read-only or not a
+        CUfunction_attribute; 801 a cluster attribute on a device without cluster launch.
         """
         f = self._function(h)
-        f.last_params = None  # its launch limits may change
-        if attrib == 8:
-            top = self._func_device(f).launch_limits()[8]  # MAX_SHARED_MEMORY_PER_BLOCK_OPTIN
-            if not 0 <= value <= top:
-                raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
-                                  f"cuFuncSetAttribute: MAX_DYNAMIC_SHARED_SIZE_BYTES {value} is outside 0..{top} "
-                                  "(the device's MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)")
-            f.max_dynamic_shared = value
-        elif attrib == 9:
-            if not -1 <= value <= 100:
-                raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
-                                  f"cuFuncSetAttribute: PREFERRED_SHARED_MEMORY_CARVEOUT {value} is outside -1..100")
-            f.carveout = value
-        elif 11 <= attrib <= 15:
-            raise DriverError(CUresult.CUDA_ERROR_NOT_SUPPORTED,
-                              f"cuFuncSetAttribute: cluster attribute {attrib} is not simulated")
-        else:
-            raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
-                              f"cuFuncSetAttribute: attribute {attrib} cannot be set (read-only or not a "
-                              "CUfunction_attribute)")
+        launch.set_function_attribute(self, f, attrib, value, launch.func_device(self, f), "cuFuncSetAttribute")
 
     @entry
     def func_get_attribute(self, attrib: int, h: int) -> int:
-        """cuFuncGetAttribute: MAX_THREADS_PER_BLOCK, the sizes (0: the simulator has no device code), PTX and
-        binary versions (the device's compute capability), MAX_DYNAMIC_SHARED_SIZE_BYTES and the carveout.
+        """cuFuncGetAttribute: the attribute from the kernel's image where its module has PTX, else the device's
+        figures (:func:`simcuda._core.launch.function_attribute`, spec 17).
 
-        Errors: 400 bad function; 1 not a CUfunction_attribute; 801 other attributes (not simulated).
+        Errors: 400 bad function; 1 not a CUfunction_attribute.
         """
         f = self._function(h)
-        spec = self._func_device(f).spec
-        if attrib == 0:
-            return self._func_device(f).launch_limits()[6]
-        if attrib in (1, 2, 3, 4, 7):
-            return 0
-        if attrib in (5, 6):
-            major, minor = spec.compute_capability
-            return major * 10 + minor
-        if attrib == 8:
-            return self._max_dynamic_shared(f)
-        if attrib == 9:
-            return f.carveout
-        if 10 <= attrib <= 17:
-            raise DriverError(CUresult.CUDA_ERROR_NOT_SUPPORTED,
-                              f"cuFuncGetAttribute: attribute {attrib} is not simulated")
-        raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE, f"cuFuncGetAttribute: {attrib} is not a "
-                                                             "CUfunction_attribute")
+        return launch.function_attribute(self, f, attrib, launch.func_device(self, f), "cuFuncGetAttribute")
+
+    @entry
+    def kernel_get_attribute(self, attrib: int, h: int, dev: int) -> int:
+        """cuKernelGetAttribute: as :meth:`func_get_attribute` for a library kernel on device ``dev`` (its
+        limits apply). Errors, in order: 400 bad kernel; 101 INVALID_DEVICE ``dev``; 1 not a
+        CUfunction_attribute."""
+        f = self._function(h)
+        return launch.function_attribute(self, f, attrib, self._device(dev), "cuKernelGetAttribute")
+
+    @entry
+    def kernel_set_attribute(self, attrib: int, value: int, h: int, dev: int) -> None:
+        """cuKernelSetAttribute: as :meth:`func_set_attribute` with device ``dev``'s limits; the setting is the
+        kernel's for every device [I: the driver keeps one per device]. Errors, in order: 400 bad kernel; 101
+        INVALID_DEVICE; then as :meth:`func_set_attribute`."""
+        f = self._function(h)
+        launch.set_function_attribute(self, f, attrib, value, self._device(dev), "cuKernelSetAttribute")
+
+    @entry
+    def func_set_cache_config(self, h: int, config: int, dev: int | None = None,
+                              call: str = "cuFuncSetCacheConfig") -> None:
+        """cuFuncSetCacheConfig / cuKernelSetCacheConfig (``dev`` given): the preferred L1/shared split, a
+        ``CUfunc_cache`` (0 none, 1 shared, 2 L1, 3 equal), kept and without effect (a hint; nothing runs on a
+        GPU) [D: "a hint"]. Errors, in order: 400 bad function or kernel; 101 INVALID_DEVICE ``dev``; 1 not a
+        CUfunc_cache."""
+        f = self._function(h)
+        if dev is not None:
+            self._device(dev)
+        if config not in range(4):
+            raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE, f"{call}: {config} is not a CUfunc_cache (0-3)")
+        f.settings[-1] = config
+
+    @entry
+    def func_set_shared_mem_config(self, h: int, config: int) -> None:
+        """cuFuncSetSharedMemConfig (deprecated): the shared memory bank size, a ``CUsharedconfig`` (0 default,
+        1 four bytes, 2 eight bytes), kept and without effect (devices since compute capability 5.0 have a fixed
+        bank size) [D]. Errors: 400 bad function; 1 not a CUsharedconfig."""
+        f = self._function(h)
+        if config not in range(3):
+            raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
+                              f"cuFuncSetSharedMemConfig: {config} is not a CUsharedconfig (0-2)")
+        f.settings[-2] = config
 
     @entry
     def launch_kernel(self, hfunc: int, grid: tuple[int, ...], block: tuple[int, ...], shmem: int, h: int,
-                      args: list[Any], call: str = "cuLaunchKernel", programmatic: bool = False) -> None:
-        """cuLaunchKernel (and Ex/Cooperative): a KERNEL node during capture, else runs/records now.
+                      args: list[Any], call: str = "cuLaunchKernel", programmatic: int = False) -> None:
+        """cuLaunchKernel (and Ex/Cooperative): a KERNEL node during capture, else runs/records now
+        (:func:`simcuda._core.launch.launch`, the one launch path).
 
-        ``programmatic``: the launch carries ``CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION`` with a non-zero
-        value (cuLaunchKernelEx): in a capture its dependencies on kernel nodes are programmatic edges
-        (:func:`simcuda._core.capture.programmatic_deps`, P-16); outside one it runs as any launch.
+        ``programmatic``: cuLaunchKernelEx's attribute flags (``check_launch_attributes``): with
+        ``CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION`` its dependencies on kernel nodes in a capture are
+        programmatic edges (:func:`simcuda._core.capture.programmatic_deps`, P-16), outside one it runs as any
+        launch; with ``CU_LAUNCH_ATTRIBUTE_COOPERATIVE`` it is a cooperative launch.
 
         Errors: 400 bad function; 1 zero or oversized dimensions; capture rules via spec 3.8.
         """
-        objs = self._objs  # the resolvers' checks (_function, _stream), inline for a live function and stream
-        f = objs.get(hfunc) if hfunc else None
-        m = f.module if f.__class__ is Function else None
-        if m is None or m.unloaded:
-            f = self._function(hfunc)  # raises
-        if TYPE_CHECKING:  # the checks above raised otherwise
-            assert f is not None and m is not None
-        mctx = None if m.is_library else m.ctx  # the context the function is valid in (None: any)
-        if mctx is not None and mctx.destroyed:
-            self._function(hfunc)  # raises
-        s = objs.get(h)
-        if s.__class__ is not Stream or s.destroyed or s.ctx.destroyed or s.ctx.fault is not None:
-            s = self._stream(h)  # raises (a faulted context: its sticky error)
-        if mctx is not None and mctx is not s.ctx:
-            raise DriverError(CUresult.CUDA_ERROR_INVALID_HANDLE,
-                              f"{call}: function {f.name} belongs to a module of context 0x{mctx.handle:x} but "
-                              f"{s.label()} to context 0x{s.ctx.handle:x}; a module's functions are valid only in "
-                              "its own context [inferred: INVALID_HANDLE, the launch's code for a function handle "
-                              "it cannot use]")
-        coop = call == "cuLaunchCooperativeKernel"
-        params = f.last_params  # the same objects again: the same (checked, immutable) parameters
-        if (params is None or params.args is not args or params.grid is not grid or params.block is not block
-                or params.shmem != shmem or params.cooperative is not coop or params.priority is not s.priority):
-            params = self._kernel_params(f, s, grid, block, shmem, args, coop)
-        old = cap.programmatic_deps(s) if programmatic else None
-        try:
-            cap.enqueue_kernel(self, s, call, params)
-        except DriverError:
-            if old is not None:  # a refused launch leaves the stream's dependencies as they were
-                s.deps = old
-            raise
-        self._kernel_launches += 1  # only a launch the stream took (captured, recorded or run)
+        launch.launch(self, hfunc, grid, block, shmem, h, args, call, programmatic, None, True)
 
-    def launch_kernel_fast(self, hfunc: int, grid: tuple[int, ...], block: tuple[int, ...], shmem: int, h: int,
-                           args: list[Any]) -> KernelParams | None:
-        """``launch_kernel(hfunc, grid, block, shmem, h, args)``, for the ``cuLaunchKernel`` face: the same call
-        with the entry wrapper's work done inline on its common path (no packing of arguments).
-
-        That path is a thread with its state, not in a host function, an initialised open driver and no
-        hooks at all (one flag, ``_common``, kept by init, close and add_hook); it takes the lock and records a
-        failure as the wrapper does (under ``cuLaunchKernel``), and runs the body inline for a live function
-        and stream. Any other case goes through :meth:`launch_kernel` itself (or its body), unchanged.
-
-        Returns the launch record (:class:`KernelParams`) the inline path enqueued, for
-        :meth:`relaunch_kernel`; None when the launch took another path.
-        """
-        lock = self._lock
-        lock.acquire()
-        try:
-            try:
-                t = self._tls.state  # the wrapper's look-up (see _thread)
-            except AttributeError:
-                t = None  # not looked up yet on this thread: the wrapper does it
-            if t is None or t.in_host_fn or not self._common:  # _common: initialised, not closed, no hooks
-                self.launch_kernel(hfunc, grid, block, shmem, h, args)
-                return None
-            try:
-                # launch_kernel's body for a live function and stream (its checks, none of which fails
-                # for them, and its parameter reuse, inline: keep in step, and with relaunch_kernel, which
-                # repeats the part after the look-ups); its own run otherwise
-                objs = self._objs
-                f = objs.get(hfunc)
-                s = objs.get(h)
-                if f.__class__ is Function and s.__class__ is Stream and not s.destroyed:
-                    m = f.module
-                    ctx = s.ctx
-                    if (not m.unloaded and not ctx.destroyed and ctx.fault is None
-                            and (m.is_library or m.ctx is None or m.ctx is ctx)):
-                        params: KernelParams | None = f.last_params
-                        if (params is None or params.args is not args or params.grid is not grid
-                                or params.block is not block or params.shmem != shmem
-                                or params.cooperative is not False or params.priority is not s.priority):
-                            params = self._kernel_params(f, s, grid, block, shmem, args, False)
-                        cap.enqueue_kernel(self, s, "cuLaunchKernel", params)
-                        self._kernel_launches += 1
-                        return params
-                _launch_kernel(self, hfunc, grid, block, shmem, h, args)
-                return None
-            except DriverError as e:
-                self._record_failure(t, "cuLaunchKernel", e)
-                raise
-        finally:
-            lock.release()
+    #: ``launch_kernel(hfunc, grid, block, shmem, h, args)`` for the ``cuLaunchKernel`` faces, with the entry
+    #: wrapper's common path inline (:func:`simcuda._core.launch.launch`, the same body); returns the launch
+    #: record when that path took the launch (for :meth:`relaunch_kernel`), None otherwise. Its optional
+    #: ``call, programmatic, t`` are :func:`~simcuda._core.launch.launch`'s
+    launch_kernel_fast = launch.launch
 
     def relaunch_kernel(self, params: KernelParams, s: Stream, hfunc: int, h: int, t: Any = None) -> None:
         """``launch_kernel_fast(hfunc, params.grid, params.block, params.shmem, h, params.args)`` again: for a
-        launch whose arguments are, bit for bit, those of an earlier launch for which
-        :meth:`launch_kernel_fast` returned ``params``, ``s`` being the stream ``h`` named then (the native
-        route's launch memo, simcuda/native/adapters.py).
+        launch whose arguments are, bit for bit, those of an earlier launch for which :meth:`launch_kernel_fast`
+        returned ``params``, ``s`` being the stream ``h`` named then: that call on the same path, with ``params``
+        and ``s`` as its ``again`` (:func:`simcuda._core.launch.launch`). ``t``: the calling thread's state kept
+        from the first call, or None."""
+        launch.launch(self, hfunc, params.grid, params.block, params.shmem, h, params.args, "cuLaunchKernel", False, t,
+                      False, (params, s))
 
-        Within a driver a handle names one object for good (objects are marked destroyed or unloaded, never
-        removed or replaced), so ``hfunc`` and ``h`` still name ``params.func`` and ``s``, and what
-        launch_kernel_fast found of their kinds and contexts then still holds. What can have changed since is
-        checked here as launch_kernel_fast checks it: the thread's path (host function, hooks, a closed
-        driver), the stream destroyed, the module unloaded, the context destroyed or faulted, and the launch
-        record: inline only while ``params`` is still the function's last (no launch of it with other values
-        and no cuFuncSetAttribute since, which resets it) at the stream's priority. Anything else is
-        launch_kernel_fast itself, with the same arguments. ``t``: the calling thread's state (:meth:`_thread`)
-        when the caller kept it from the first call (a thread's state in a driver is one object for the
-        thread's life); None looks it up."""
-        lock = self._lock
-        lock.acquire()
-        try:
-            if t is None:
-                try:
-                    t = self._tls.state
-                except AttributeError:
-                    t = None
-            f = params.func
-            if (t is not None and not t.in_host_fn and self._common and f.last_params is params
-                    and not s.destroyed and params.priority is s.priority):
-                ctx = s.ctx
-                if not f.module.unloaded and not ctx.destroyed and ctx.fault is None:
-                    try:
-                        cap.enqueue_kernel(self, s, "cuLaunchKernel", params)
-                    except DriverError as e:
-                        self._record_failure(t, "cuLaunchKernel", e)
-                        raise
-                    self._kernel_launches += 1
-                    return
-        finally:
-            lock.release()
-        self.launch_kernel_fast(hfunc, params.grid, params.block, params.shmem, h, params.args)
-
-    def _kernel_params(self, f: Function, s: Stream, grid: tuple[int, ...], block: tuple[int, ...], shmem: int,
-                       args: list[Any],
-                       coop: bool) -> KernelParams:
-        """The parameters of a launch of ``f`` on ``s``: those of its last launch when they are the same
-        values (:func:`~simcuda._core.graph.same_values`), else checked (:meth:`_check_launch`) and new."""
-        p: KernelParams | None = f.last_params
-        if (p is not None and p.shmem == shmem and p.cooperative is coop and p.priority is s.priority
-                and same_values(p.args, args) and same_values(p.grid, grid) and same_values(p.block, block)):
-            return p
-        self._check_launch(f, grid, block, shmem, "launch")
-        if coop:
-            self._check_cooperative(s, grid, block)
-        p = f.last_params = KernelParams(f, grid, block, int(shmem), args, s.priority, coop)
-        return p
-
-
-    # ------------------------------------------------------------------ advertised features (issue 10 part 1)
-    def _check_cooperative(self, s: Stream, grid: Sequence[int], block: Sequence[int]) -> None:
-        """A cooperative launch on ``s``'s device (cuLaunchCooperativeKernel; COOPERATIVE in cuLaunchKernelEx).
-        Errors: 801 NOT_SUPPORTED when the device does not support cooperative launches (``DeviceSpec.
-        cooperative_launch``, attribute 95 is 0) [I: the code of a feature the device lacks]; 720
-        COOPERATIVE_LAUNCH_TOO_LARGE when the grid has more blocks than can be resident at once: the
-        multiprocessor count times the blocks one multiprocessor holds (MAX_BLOCKS_PER_MULTIPROCESSOR, at most
-        MAX_THREADS_PER_MULTIPROCESSOR / threads per block) [I: registers and shared memory do not limit here,
-        nothing runs on a GPU] (docs/spec-proposals.md P-67)."""
-        dev = s.ctx.device
-        spec = dev.spec
-        if not spec.cooperative_launch:
-            raise DriverError(CUresult.CUDA_ERROR_NOT_SUPPORTED,
-                              "cuLaunchCooperativeKernel: the device does not support cooperative launches "
-                              "(CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH is 0: DeviceSpec(cooperative_launch=False))")
-        threads = block[0] * block[1] * block[2]
-        sms = attribute_value(spec, 16)  # MULTIPROCESSOR_COUNT
-        per_sm = min(attribute_value(spec, 106), attribute_value(spec, 39) // max(threads, 1))
-        most = per_sm * sms
-        blocks = grid[0] * grid[1] * grid[2]
-        if blocks > most:
-            raise DriverError(CUresult.CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE,
-                              f"cuLaunchCooperativeKernel: {blocks} blocks of {threads} threads cannot all be "
-                              f"resident at once (at most {per_sm} per multiprocessor x {sms} "
-                              f"multiprocessors = {most})")
-
-
-_launch_kernel = Modules.launch_kernel.__wrapped__  # type: ignore[attr-defined]  # the undecorated body

@@ -14,6 +14,7 @@ context (issue 10; the image readers are :mod:`simcuda._core.symbols`).
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from .. import hostmem
@@ -77,6 +78,29 @@ class Symbols(Work):
                     self.memory.device_view(a.start, v.size, f"variable {name}")[:] = v.init
                 allocs[name] = a
         return allocs
+
+    def module_variable_addresses(self, m: Module, ctx: Context | None,
+                                  engine_variables: Mapping[str, tuple[str, int, bytes]]) -> dict[str, int]:
+        """The device address of each module-scope ``.global``/``.const`` variable of ``m`` in ``ctx``, for a
+        kernel launch that runs its PTX (:func:`simcuda._core.ptxrun.run_ptx`): the allocations made when the
+        module loaded (a library's, made in ``ctx`` now if not yet), so the kernel reads and writes the memory
+        ``cuModuleGetGlobal``/``cuLibraryGetGlobal`` hand out. ``engine_variables``: the engine's list (name ->
+        (space, bytes, initial bytes), :attr:`simcuda.ptx.Module.variables`); a variable the image reader did
+        not find is allocated from it (with its initial bytes) and is a variable of the module from then on.
+        ``{}`` when ``ctx`` is None or the module is gone. Takes the driver lock."""
+        with self._lock:
+            facts = self._image_facts().get(m.handle)
+            if facts is None or ctx is None or ctx.destroyed:
+                return {}
+            allocs = self._variables_in(m, facts, ctx)
+            for name, (_space, size, init) in engine_variables.items():
+                if name not in allocs and size > 0:
+                    a = self.memory.reserve(size, KIND_DEVICE, ctx)
+                    if any(init):
+                        self.memory.device_view(a.start, size, f"variable {name}")[:] = init[:size].ljust(size, b"\0")
+                    allocs[name] = a
+                    facts.variables[name] = Variable(name, size, init)
+            return {name: int(a.start) for name, a in allocs.items()}
 
     def _image_unloaded(self, m: Module) -> None:
         """Free the variables of an unloaded module or library, in every context."""
