@@ -1,7 +1,7 @@
 """Edge edits cost per edge (run: python benchmarks/bench_edges.py [--quick]).
 
 What is timed, per shape and size (the garbage collector stays on; nodes are EMPTY nodes made with the
-core's internal ``Driver._new_node`` and handle lists wrapped as ``CUgraphNode`` beforehand, neither timed):
+core's internal ``Driver.handles.new_node`` and handle lists wrapped as ``CUgraphNode`` beforehand, neither timed):
 
 * ``chain, one call``: one ``cuGraphAddDependencies`` call (driver face) adding ``n`` edges i -> i+1;
 * ``fan-out, one call`` / ``fan-in, one call``: one call adding root -> each of ``n`` nodes / each -> sink;
@@ -41,8 +41,8 @@ def graph_of(n: int) -> tuple:
     fresh_driver()
     d = simcuda.current_driver()
     h = d.graph_create(0)
-    g = d._graph(h)
-    nodes = [cu.CUgraphNode(d._new_node(g, gr.EMPTY, {}).handle) for _ in range(n)]
+    g = d.handles.graph(h)
+    nodes = [cu.CUgraphNode(d.handles.new_node(g, gr.EMPTY, {}).handle) for _ in range(n)]
     return d, cu.CUgraph(h), nodes
 
 
@@ -60,21 +60,21 @@ def check(res: tuple) -> None:
 def chain(n: int) -> float:
     d, g, ns = graph_of(n + 1)
     t = timed(lambda: check(cu.cuGraphAddDependencies(g, ns[:-1], ns[1:], None, n)))
-    assert len(d._graph(int(g)).edges) == n
+    assert len(d.handles.graph(int(g)).edges) == n
     return t
 
 
 def fan_out(n: int) -> float:
     d, g, ns = graph_of(n + 1)
     t = timed(lambda: check(cu.cuGraphAddDependencies(g, ns[:1] * n, ns[1:], None, n)))
-    assert len(d._graph(int(g)).nodes[0].outs) == n
+    assert len(d.handles.graph(int(g)).nodes[0].outs) == n
     return t
 
 
 def fan_in(n: int) -> float:
     d, g, ns = graph_of(n + 1)
     t = timed(lambda: check(cu.cuGraphAddDependencies(g, ns[1:], ns[:1] * n, None, n)))
-    assert len(d._graph(int(g)).nodes[0].ins) == n
+    assert len(d.handles.graph(int(g)).nodes[0].ins) == n
     return t
 
 
@@ -86,7 +86,7 @@ def one_edge_calls(n: int) -> float:
         for x in ns[1:]:
             check(cu.cuGraphAddDependencies(g, root, [x], None, 1))
     t = timed(run)
-    assert len(d._graph(int(g)).nodes[0].outs) == n
+    assert len(d.handles.graph(int(g)).nodes[0].outs) == n
     return t
 
 
@@ -99,7 +99,7 @@ def removals(n: int) -> float:
         for x in ns[1:]:
             check(cu.cuGraphRemoveDependencies(g, root, [x], None, 1))
     t = timed(run)
-    assert not d._graph(int(g)).edges
+    assert not d.handles.graph(int(g)).edges
     return t
 
 
@@ -111,7 +111,7 @@ def destroys(n: int) -> float:
         for x in ns[1:]:
             check(cu.cuGraphDestroyNode(x))
     t = timed(run)
-    assert not d._graph(int(g)).edges and d._graph(int(g)).n_live == 1
+    assert not d.handles.graph(int(g)).edges and d.handles.graph(int(g)).n_live == 1
     return t
 
 

@@ -172,7 +172,7 @@ def _kernel_name(cuda: Any, node: Any) -> str:
     import simcuda
     drv = simcuda.current_driver()
     with drv._lock:
-        name: str = drv._objs[int(node)].params.name
+        name: str = drv.handles.table[int(node)].params.name
         return name
 
 

@@ -178,11 +178,11 @@ class Recorder:
         self.failed_captures.append(FailedCapture(seq_id, code, e.why, culprit, anchor, base, what + ": " + e.why))
 
     def _cloned(self, drv: Driver, args: tuple[Any, ...], kwargs: dict[str, Any], result: int, _token: Any) -> None:
-        self.clone_of[drv._graph(result).gid] = drv._graph(int(args[0])).gid
+        self.clone_of[drv.handles.graph(result).gid] = drv.handles.graph(int(args[0])).gid
 
     def _before_destroy(self, drv: Driver, args: tuple[Any, ...], kwargs: dict[str, Any]) -> GraphRecord | None:
         try:
-            g = drv._graph(int(args[0]))
+            g = drv.handles.graph(int(args[0]))
         except (DriverError, TypeError, ValueError):
             return None
         return _snapshot(g, self._origin(drv, g), True) if g.owner_node is None else None

@@ -1,9 +1,13 @@
-"""Write the module map of docs/architecture.md from the modules' own docstrings.
+"""Write the module map and the services section of docs/architecture.md from the code.
 
 Usage: python tools/gen_architecture.py [--check]
 The map sits between the markers ``<!-- module-map:start -->`` and ``<!-- module-map:end -->``: one line per
-module of the package (its path and the first sentence of its docstring), so the page describes the code
-as it is. The rest of the page is written by hand.
+module of the package (its path and the first sentence of its docstring). The services section sits between
+``<!-- services:start -->`` and ``<!-- services:end -->``: the services ``DriverState.__init__`` makes (attribute,
+class, public methods), the ``Protocol``s the core's models are typed against (members), and who may call
+whom: the core's modules in layers, each with the core modules it imports (top-level, lazy and
+``TYPE_CHECKING`` imports alike; tests/test_import_cycles.py keeps them acyclic). All of it is read with
+:mod:`ast`, never imported, so the page describes the code as it is. The rest of the page is written by hand.
 """
 from __future__ import annotations
 
@@ -18,6 +22,8 @@ from _gen import write_or_check  # noqa: E402
 
 PAGE = ROOT / "docs" / "architecture.md"
 START, END = "<!-- module-map:start -->", "<!-- module-map:end -->"
+SERVICES_START, SERVICES_END = "<!-- services:start -->", "<!-- services:end -->"
+CORE = ROOT / "simcuda" / "_core"
 GROUPS = [("simcuda/_core", "The core (the simulated driver; knows nothing of the faces)"),
           ("simcuda/_core/entries", "The driver entry points, by concept"),
           ("simcuda/bindings", "Faces (translate, never decide)"),
@@ -52,11 +58,157 @@ def render_map() -> str:
     return "\n".join(lines)
 
 
+def _first_sentence(doc: str | None) -> str:
+    """The first sentence of a docstring, on one line."""
+    if not doc:
+        return "(no docstring)"
+    first = doc.strip().split("\n\n")[0].replace("\n", " ").split(". ")[0]
+    return first if first.endswith(("?", "!", ".", ":")) else first + "."
+
+
+def _classes() -> dict[str, tuple[str, ast.ClassDef]]:
+    """Every class of the core's modules: name -> (module file, definition)."""
+    out = {}
+    for p in sorted(CORE.rglob("*.py")):
+        for node in ast.parse(p.read_text()).body:
+            if isinstance(node, ast.ClassDef):
+                out[node.name] = (str(p.relative_to(ROOT / "simcuda")), node)
+    return out
+
+
+def _public_methods(cls: ast.ClassDef) -> list[str]:
+    """The public methods and properties a class defines itself."""
+    return [n.name for n in cls.body if isinstance(n, ast.FunctionDef) and not n.name.startswith("_")]
+
+
+def _services(classes: dict[str, tuple[str, ast.ClassDef]]) -> list[tuple[str, str, str, ast.ClassDef]]:
+    """(attribute, class, module, definition) of each ``self.x = Service(...)`` in ``DriverState.__init__``."""
+    state = classes["DriverState"][1]
+    init = next(n for n in state.body if isinstance(n, ast.FunctionDef) and n.name == "__init__")
+    out = []
+    for node in ast.walk(init):
+        if not (isinstance(node, (ast.Assign, ast.AnnAssign)) and isinstance(node.value, ast.Call)):
+            continue
+        target = node.targets[0] if isinstance(node, ast.Assign) else node.target
+        func = node.value.func
+        name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+        if isinstance(target, ast.Attribute) and not target.attr.startswith("_") and name in classes:
+            out.append((target.attr, name, classes[name][0], classes[name][1]))
+    return out
+
+
+def _protocols(classes: dict[str, tuple[str, ast.ClassDef]]) -> list[tuple[str, str, ast.ClassDef]]:
+    """(class, module, definition) of each ``typing.Protocol`` of the core."""
+    out = []
+    for name, (mod, cls) in classes.items():
+        if any((isinstance(b, ast.Name) and b.id == "Protocol") for b in cls.bases):
+            out.append((name, mod, cls))
+    return sorted(out, key=lambda t: (t[1], t[0]))
+
+
+def _members(cls: ast.ClassDef) -> list[str]:
+    """The members a Protocol declares (methods, properties and annotated attributes)."""
+    out = []
+    for n in cls.body:
+        if isinstance(n, ast.FunctionDef):
+            out.append(n.name)
+        elif isinstance(n, ast.AnnAssign) and isinstance(n.target, ast.Name):
+            out.append(n.target.id)
+    return out
+
+
+def _core_imports() -> dict[str, set[str]]:
+    """Core module (``capture``, ``entries.graph``) -> the core modules it imports anywhere in its body."""
+    names = {}
+    for p in CORE.rglob("*.py"):
+        if p.name != "__init__.py":
+            names[".".join(p.relative_to(CORE).with_suffix("").parts)] = p
+    graph: dict[str, set[str]] = {}
+    for name, p in names.items():
+        pkg = name.split(".")[:-1]
+        deps: set[str] = set()
+        for node in ast.walk(ast.parse(p.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.level:
+                base = pkg[:len(pkg) - (node.level - 1)] if node.level > 1 else pkg
+                mod = base + ([node.module] if node.module else [])
+                if node.level - 1 > len(pkg):  # above the core (``from .. import ptx``)
+                    continue
+                for cand in [".".join(mod)] + [".".join([*mod, a.name]) for a in node.names]:
+                    if cand in names and cand != name:
+                        deps.add(cand)
+        graph[name] = deps
+    return graph
+
+
+def _reach(graph: dict[str, set[str]], start: str) -> set[str]:
+    """The modules ``start`` reaches through imports (itself only when on a cycle)."""
+    seen: set[str] = set()
+    stack = list(graph[start])
+    while stack:
+        m = stack.pop()
+        if m not in seen:
+            seen.add(m)
+            stack.extend(graph.get(m, ()))
+    return seen
+
+
+def _layers(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The modules by layer: layer 0 imports no core module, layer k only modules of lower layers; the modules of
+    one cycle (which the import-cycle test allows only where it explains it) share a layer."""
+    reach = {m: _reach(graph, m) for m in graph}
+    comp = {m: frozenset({m} | {n for n in reach[m] if m in reach[n]}) for m in graph}
+    layer: dict[frozenset[str], int] = {}
+
+    def depth(c: frozenset[str]) -> int:  # the condensed graph is acyclic and small: recursion is bounded
+        if c not in layer:
+            below = {comp[d] for m in c for d in graph[m]} - {c}
+            layer[c] = 1 + max((depth(x) for x in below), default=-1)
+        return layer[c]
+    out: dict[int, list[str]] = {}
+    for m in graph:
+        out.setdefault(depth(comp[m]), []).append(m)
+    return [sorted(out[k]) for k in sorted(out)]
+
+
+def render_services() -> str:
+    """The generated services section."""
+    classes = _classes()
+    lines = [SERVICES_START, "", "Generated by `tools/gen_architecture.py` from the code (`DriverState.__init__`, the "
+             "`Protocol` classes, the imports). Do not edit by hand.", "",
+             "**Services of a driver** (`Driver` is the facade; each entry group reaches these through their public "
+             "methods)", ""]
+    for attr, name, mod, cls in _services(classes):
+        methods = ", ".join(f"`{m}`" for m in _public_methods(cls)) or "(attributes only)"
+        lines.append(f"* `driver.{attr}`: `{name}` (`{mod}`): {_first_sentence(ast.get_docstring(cls))} "
+                     f"Public: {methods}.")
+    lines += ["", "**Protocols** (what the rule engine, the graph model, the node kinds and kernels use of a driver; "
+              "a test's fake satisfies them, tests/core/test_engine_protocols.py)", ""]
+    for name, mod, cls in _protocols(classes):
+        members = ", ".join(f"`{m}`" for m in _members(cls))
+        bases = [b.id if isinstance(b, ast.Name) else ast.unparse(b) for b in cls.bases]
+        extends = ", ".join(f"`{b}`" for b in bases if b != "Protocol")
+        lines.append(f"* `{name}` (`{mod}`): " + (f"{extends} and " if extends else "") + f"{members}.")
+    lines += ["", "**Who may call whom** (the core's modules in layers: a module imports only modules of lower "
+              "layers, or of its own layer where tests/test_import_cycles.py lists the cycle with its reason)", ""]
+    graph = _core_imports()
+    for k, mods in enumerate(_layers(graph)):
+        lines.append(f"* layer {k}: " + "; ".join(
+            f"`{m}`" + (f" → {', '.join(sorted(graph[m]))}" if graph[m] else "") for m in mods))
+    lines += ["", SERVICES_END]
+    return "\n".join(lines)
+
+
 def render() -> str:
-    """The whole page with the map replaced."""
+    """The whole page with the map and the services section replaced (the services section is added after the
+    map when the page has none yet)."""
     text = PAGE.read_text()
     a, b = text.index(START), text.index(END) + len(END)
-    return text[:a] + render_map() + text[b:]
+    text = text[:a] + render_map() + text[b:]
+    if SERVICES_START not in text:
+        b = text.index(END) + len(END)
+        text = text[:b] + "\n\n" + SERVICES_START + SERVICES_END + text[b:]
+    a, b = text.index(SERVICES_START), text.index(SERVICES_END) + len(SERVICES_END)
+    return text[:a] + render_services() + text[b:]
 
 
 def main() -> int:

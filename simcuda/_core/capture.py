@@ -33,7 +33,7 @@ from __future__ import annotations
 import contextlib
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import TYPE_CHECKING, Any, NamedTuple, cast
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, cast
 
 import attrs
 
@@ -54,6 +54,7 @@ from .graph import (
     TYPE_KEYWORDS,
     WAIT_EVENT,
     ZERO_ED,
+    GraphMaker,
     Node,
     add_chain_edge,
     add_edge,
@@ -65,12 +66,12 @@ from .graph import (
 )
 from .nodes import ChildGraphParams
 from .objects import CAPTURE_BOUND, CAPTURED, RECORDED, CigRecord
-from .process import HANDLE_STEP
 
 if TYPE_CHECKING:
+    from .config import Options
     from .graph import Graph, GraphExec, KernelParams
+    from .logs import Counters
     from .objects import Context, Dep, EdgeData, EdgeDataArg, Event, Stream, ThreadState
-    from .work import Work  # every entry mixin, and so Driver, is a Work: the state and work the rules act on
 
 # -- statuses (CUstreamCaptureStatus values) ---------------------------------------------------
 NONE, ACTIVE, INVALIDATED = 0, 1, 2
@@ -183,6 +184,71 @@ class CaptureSequence:
                 f"{self.begin_thread_name}, {STATUS_NAMES[self.status]})")
 
 
+class CaptureRegistry:
+    """The captures of one driver (a service of ``DriverState``): the live sequences by id, the next id, and the
+    graphs that captures returned (``Driver.graphs_from_captures``)."""
+
+    __slots__ = ("live", "_ids", "ended_graphs")
+
+    def __init__(self) -> None:
+        self.live: dict[int, CaptureSequence] = {}  # begun and not yet terminated, by id
+        self._ids = 0
+        self.ended_graphs: list[Graph] = []  # the graph of every capture that ended with one, in order
+
+    def open(self, origin: Stream, thread: ThreadState, mode: int, graph: Graph, user_owned: bool) -> CaptureSequence:
+        """A new sequence with the next id, registered live (its status is NONE until :func:`step` of BEGIN)."""
+        self._ids += 1
+        seq = CaptureSequence(self._ids, origin, thread, mode, graph, user_owned)
+        self.live[seq.id] = seq
+        return seq
+
+    def close(self, seq: CaptureSequence) -> None:
+        """``seq`` is no longer live (it terminated)."""
+        self.live.pop(seq.id, None)
+
+    def in_ctx(self, ctx: Context) -> list[CaptureSequence]:
+        """The live sequences with a member stream of context ``ctx``."""
+        return [s for s in self.live.values() if any(m.ctx is ctx for m in s.members)]
+
+
+class CaptureHandles(GraphMaker, Protocol):
+    """The handle table as the rule engine uses it: graphs and nodes, and a handle for a node it builds itself
+    (:class:`simcuda._core.handles.Handles` is one)."""
+
+    def add(self, obj: Any) -> int: ...
+
+
+class ThreadLookup(Protocol):
+    """The calling thread's state (:class:`simcuda._core.threads.Threads` is one)."""
+
+    def current(self) -> ThreadState: ...
+
+
+class CaptureHost(Protocol):
+    """What the rule engine uses of a driver: its services and the scheduler that runs work.
+
+    ``Driver`` satisfies it; so may a small fake (tests/core/test_engine_protocols.py). The scheduler's
+    methods are :class:`simcuda._core.work.Work`'s.
+    """
+
+    @property
+    def handles(self) -> CaptureHandles: ...
+    @property
+    def threads(self) -> ThreadLookup: ...
+    @property
+    def captures(self) -> CaptureRegistry: ...
+    @property
+    def options(self) -> Options: ...
+    @property
+    def counters(self) -> Counters: ...
+    def _discard_graph(self, g: Graph) -> None: ...
+    def _submit(self, stream: Stream, op: Op) -> None: ...
+    def _run_now(self, stream: Stream, op: Op) -> None: ...
+    def _record_uncaptured(self, event: Event, stream: Stream) -> None: ...
+    def _wait_uncaptured(self, stream: Stream, event: Event) -> None: ...
+    def _run_kernel(self, p: KernelParams) -> str: ...
+
+
 def _err(code: int, why: str) -> DriverError:
     return DriverError(code, why)
 
@@ -215,7 +281,7 @@ def refuse_use(seq: CaptureSequence | None, call: str, stream: Stream, cite: str
                          f"{seq.invalidated_by} ({cite}); end it on its origin to recover")
 
 
-def terminate(drv: Work, seq: CaptureSequence, discard_graph: bool) -> None:
+def terminate(drv: CaptureHost, seq: CaptureSequence, discard_graph: bool) -> None:
     """Clean up after ``seq`` reached TERMINATED (:func:`step`): every member back to NONE, each event it
     captured ``CAPTURE_BOUND`` (spec 17, replacing the reset to EMPTY of 2.4/13.5: it stays so until a record
     overwrites it), the internal graph discarded when ``discard_graph``."""
@@ -229,13 +295,13 @@ def terminate(drv: Work, seq: CaptureSequence, discard_graph: bool) -> None:
             e.nodes = []
     seq.events = []
     seq.graph.capture_target_of = None
-    drv._live_captures.pop(seq.id, None)
+    drv.captures.close(seq)
     if discard_graph and not seq.user_owned:
         drv._discard_graph(seq.graph)
 
 
 # -- 5.2: the "potentially unsafe" predicate ----------------------------------------------------
-def prohibited(drv: Work, thread: ThreadState) -> list[CaptureSequence]:
+def prohibited(drv: CaptureHost, thread: ThreadState) -> list[CaptureSequence]:
     """Sequences that make a potentially unsafe call by ``thread`` prohibited (spec 5.2).
 
     Returns an empty list when the call is allowed.
@@ -244,7 +310,7 @@ def prohibited(drv: Work, thread: ThreadState) -> list[CaptureSequence]:
         return []
     tid = thread.tid
     out = []
-    for s in drv._live_captures.values():
+    for s in drv.captures.live.values():
         if s.begin_thread == tid:
             if s.mode != RELAXED:
                 out.append(s)  # own non-relaxed captures
@@ -253,7 +319,7 @@ def prohibited(drv: Work, thread: ThreadState) -> list[CaptureSequence]:
     return out
 
 
-def check_unsafe(drv: Work, thread: ThreadState, call: str) -> None:
+def check_unsafe(drv: CaptureHost, thread: ThreadState, call: str) -> None:
     """Apply 5.2 to a potentially unsafe call: 900 and invalidation of the named captures.
 
     The ``why`` says, for each capture that forbids the call, which half of the rule applies: the calling
@@ -282,10 +348,10 @@ def check_unsafe(drv: Work, thread: ThreadState, call: str) -> None:
 
 
 # -- section 6: the legacy stream ----------------------------------------------------------------
-def legacy_conflicts(drv: Work, ctx: Context) -> list[CaptureSequence]:
+def legacy_conflicts(drv: CaptureHost, ctx: Context) -> list[CaptureSequence]:
     """Live sequences with a blocking member in ``ctx`` (spec 6)."""
     out = []
-    for s in drv._live_captures.values():
+    for s in drv.captures.live.values():
         for m in s.members:
             if m.ctx is ctx and m.blocking:
                 out.append(s)
@@ -293,7 +359,7 @@ def legacy_conflicts(drv: Work, ctx: Context) -> list[CaptureSequence]:
     return out
 
 
-def check_legacy_use(drv: Work, stream: Stream, call: str, invalidating: bool = True) -> None:
+def check_legacy_use(drv: CaptureHost, stream: Stream, call: str, invalidating: bool = True) -> None:
     """Any use of a context's legacy stream while a blocking stream of it captures: 906 (spec 6)."""
     if not stream.is_legacy:
         return
@@ -344,7 +410,7 @@ def check_begin_stream(stream: Stream, mode: int, call: str) -> None:
     _check_mode(mode)
 
 
-def begin(drv: Work, stream: Stream, mode: int, thread: ThreadState, graph: Graph | None = None,
+def begin(drv: CaptureHost, stream: Stream, mode: int, thread: ThreadState, graph: Graph | None = None,
           deps: list[Node | None] | None = None, eds: EdgeDataArg | None = None) -> CaptureSequence:
     """cuStreamBeginCapture / cuStreamBeginCaptureToGraph, rows in spec order (3.1, 3.2).
 
@@ -372,20 +438,19 @@ def begin(drv: Work, stream: Stream, mode: int, thread: ThreadState, graph: Grap
                    f"{call}: {stream.label()} is in CIG capture (spec 3.1 row 4, 8.3)")
     user_owned = graph is not None
     if graph is None:
-        graph = drv._new_graph(stream.ctx)
-    seq = CaptureSequence(drv._next_capture_id(), stream, thread, mode, graph, user_owned)
+        graph = drv.handles.new_graph(stream.ctx)
+    seq = drv.captures.open(stream, thread, mode, graph, user_owned)
     step(seq, BEGIN)
     graph.capture_target_of = seq
     stream.capture = seq
     # checked above: no dependency is None, and check_edge_data refused a missing edge-data entry
     stream.deps = cast("list[Dep]", list(zip(deps, cast("EdgeDataArg", eds)))) if deps else []
-    drv._live_captures[seq.id] = seq
-    drv.stats["captures_begun"] += 1
+    drv.counters.count("captures_begun")
     return seq
 
 
 # -- 3.3: end ------------------------------------------------------------------------------------
-def end(drv: Work, stream: Stream, thread: ThreadState) -> Graph:
+def end(drv: CaptureHost, stream: Stream, thread: ThreadState) -> Graph:
     """cuStreamEndCapture, rows in spec order (3.3). Returns the graph."""
     if stream.is_legacy:
         raise _err(CUresult.CUDA_ERROR_ILLEGAL_STATE, f"cuStreamEndCapture: {stream.label()} is never capturing "
@@ -411,7 +476,7 @@ def end(drv: Work, stream: Stream, thread: ThreadState) -> Graph:
     code = step(seq, END_UNJOINED if bad else END)  # INVALIDATED: 901; unjoined: 904; else 0
     if code:
         terminate(drv, seq, discard_graph=True)
-        drv.stats["captures_ended"] += 1
+        drv.counters.count("captures_ended")
         if invalidated:
             raise _err(code, f"cuStreamEndCapture: capture {seq.id} was invalidated earlier by "
                              f"{seq.invalidated_by} (spec 3.3 row 5); it is now ended, no graph is returned, "
@@ -421,8 +486,8 @@ def end(drv: Work, stream: Stream, thread: ThreadState) -> Graph:
                          "the origin) before ending. The capture is ended and no graph is returned")
     graph = seq.graph
     terminate(drv, seq, discard_graph=False)
-    drv.stats["captures_ended"] += 1
-    drv._captured_graphs.append(graph)
+    drv.counters.count("captures_ended")
+    drv.captures.ended_graphs.append(graph)
     return graph
 
 
@@ -438,55 +503,57 @@ def unjoined_culprit(seq: CaptureSequence) -> tuple[str, Node | None]:
     Part (a) also reads the deps that members destroyed during the capture had then
     (``seq.departed``, spec 2.2) [I]; part (b) reads live members only (docs/spec-proposals.md P-1).
     """
-    origin = seq.origin
-    # (b) dangling non-full half-edges on any member, the origin included
+    found = _dangling_half_edge(seq)
+    if found[1] is not None:
+        return found
+    candidates = _unjoined_candidates(seq)
+    if not candidates:
+        return "", None
+    anc = _origin_ancestors(seq)
+    for who, n in candidates:
+        if id(n) not in anc:
+            return (f"node {n.local_id} ({n.describe()}) captured on {who} is not an ancestor of the "
+                    "origin's current work", n)
+    return "", None
+
+
+def _dangling_half_edge(seq: CaptureSequence) -> tuple[str, Node | None]:
+    """4.4 (b): a non-full (programmatic or port) half-edge left in any member's deps, the origin's included."""
     for m in seq.members:
         for n, ed in m.deps:
             if not is_full(ed):
                 return (f"{m.label()} still holds a non-full (programmatic or port {ed[0]}) half-edge from "
                         f"node {n.local_id}, which can never be dropped at the end of capture", n)
-    # (a) captured, never-removed work on other members not reached from the origin's deps; a member
-    # destroyed during the capture still counts with the deps it had then (spec 2.2, C-153) [I]
-    candidates = []
+    return "", None
+
+
+def _unjoined_candidates(seq: CaptureSequence) -> list[tuple[str, Node]]:
+    """4.4 (a): captured, never-removed work at the tips of members other than the origin; a member destroyed
+    during the capture still counts with the deps it had then (spec 2.2, C-153) [I]."""
+    origin = seq.origin
     tips = [(m.label(), m.deps) for m in seq.members if m is not origin] + seq.departed
-    for who, deps in tips:
-        for n, _ed in deps:
-            if seq.is_captured(n) and id(n) not in seq.removed:
-                candidates.append((who, n))
-    if not candidates:
-        return "", None
+    return [(who, n) for who, deps in tips for n, _ed in deps if seq.is_captured(n) and id(n) not in seq.removed]
+
+
+def _origin_ancestors(seq: CaptureSequence) -> set[int]:
+    """``id()`` of the nodes the origin's deps reach through full edges, following edges removed by graph edits
+    as if present (spec 4.4)."""
+    removed_in: dict[int, list[Node]] = {}
+    for e in seq.graph.removed_edges:
+        if is_full(e.ed):
+            removed_in.setdefault(id(e.dst), []).append(e.src)
     anc: set[int] = set()
-    stack = [n for n, _ in origin.deps]
+    stack = [n for n, _ in seq.origin.deps]
     while stack:
         n = stack.pop()
         k = id(n)
         if k in anc:
             continue
         anc.add(k)
-        for src, ed in in_edges(n):
-            if is_full(ed):
-                stack.append(src)
-    removed_in: dict[int, list[Node]] = {}
-    for e in seq.graph.removed_edges:
-        if is_full(e.ed):
-            removed_in.setdefault(id(e.dst), []).append(e.src)
-    if removed_in:  # follow edges removed by graph edits as if present (spec 4.4)
-        anc2: set[int] = set()
-        stack = [n for n, _ in origin.deps]
-        while stack:
-            n = stack.pop()
-            k = id(n)
-            if k in anc2:
-                continue
-            anc2.add(k)
-            stack.extend(src for src, ed in in_edges(n) if is_full(ed))
+        stack.extend(src for src, ed in in_edges(n) if is_full(ed))
+        if removed_in:
             stack.extend(removed_in.get(k, ()))
-        anc = anc2
-    for who, n in candidates:
-        if id(n) not in anc:
-            return (f"node {n.local_id} ({n.describe()}) captured on {who} is not an ancestor of the "
-                    "origin's current work", n)
-    return "", None
+    return anc
 
 
 # -- 3.2 / 3.5 / 9: what may be done with the graph of a live capture -------------------------------
@@ -533,7 +600,8 @@ def status_of(stream: Stream) -> int:
     return NONE if seq is None else seq.status
 
 
-def capture_info(drv: Work, stream: Stream, edge_data: bool) -> tuple[int, int, int, list[int], list[EdgeData], int]:
+def capture_info(drv: CaptureHost, stream: Stream,
+                 edge_data: bool) -> tuple[int, int, int, list[int], list[EdgeData], int]:
     """cuStreamGetCaptureInfo (spec 3.5): ``(status, id, graph handle, dep handles, edge data, count)``.
 
     The legacy stream while a blocking stream captures: 906, nothing invalidated (spec 3.5, 6). Not
@@ -556,7 +624,7 @@ def capture_info(drv: Work, stream: Stream, edge_data: bool) -> tuple[int, int, 
 
 
 # -- 3.6: update dependencies --------------------------------------------------------------------
-def update_deps(drv: Work, stream: Stream, nodes: list[Node | None], eds: EdgeDataArg, flags: int) -> None:
+def update_deps(drv: CaptureHost, stream: Stream, nodes: list[Node | None], eds: EdgeDataArg, flags: int) -> None:
     """cuStreamUpdateCaptureDependencies after argument decoding (rows 1-8 of spec 3.6).
 
     ``nodes`` entries are resolved Node objects or ``None`` for a NULL/destroyed/unknown handle.
@@ -744,7 +812,7 @@ class Op:
         self.prepare = prepare
 
 
-def enqueue(drv: Work, stream: Stream, op: Op) -> Node | None:
+def enqueue(drv: CaptureHost, stream: Stream, op: Op) -> Node | None:
     """Decide what a stream operation does, reading its :class:`OpKind` (spec 3.8 order of checks, items 2-5).
 
     In order: the op's own ``prepare``; the legacy stream (906, spec 6; a wait on a captured event, spec 4.1
@@ -765,38 +833,58 @@ def enqueue(drv: Work, stream: Stream, op: Op) -> Node | None:
         raise _err(CUresult.CUDA_ERROR_INVALID_VALUE, f"{op.call}: {flag} is only valid on a capturing stream, and "
                                                       f"{stream.label()} is not capturing ({cite})")
     cig = stream.cig
-    if cig is not None:
-        if k.on_cig == CIG_REFUSE:
-            raise _err(k.cig_code, f"{op.call} is not allowed on {stream.label()}, which is in CIG capture (spec "
-                                   "8.3) [inferred code: 801 is in its Returns list]; the CIG capture goes on")
-        if k.cig_forbids:
-            _check_cig_graph_launch(stream, op.params, k.cig_forbids)
-        if k.on_cig == CIG_RECORD:
-            cig.ops.append((k.name, k.label(op)))
-            return None
-        if k.on_cig == NOTHING:
-            return None
+    if cig is not None and _cig_takes(stream, op, cig):
+        return None
     if seq is not None:
-        refuse_use(seq, op.call, stream, k.cite)
-        how = k.in_capture
-        if how == NODE:
-            return add_node(drv, stream, k.node_type, op.params)  # type: ignore[arg-type]  # NODE kinds have one
-        if how == SNAPSHOT:
-            _capture_event(seq, op.params.event, stream)
-            return None if k.node_type is None else add_node(drv, stream, k.node_type, op.params)
-        if how == JOIN:
-            _join(seq, stream, op)
-            return None
-        if how == REFUSE:
-            if k.nests and drv.options.graph_launch_in_capture == "child-node":
-                return _nest_exec(drv, stream, op.params)
-            code, why = k.refusal  # type: ignore[misc]  # REFUSE kinds have one
-            seq_was = seq.label()  # the status before this call, for the why
-            eff = invalidate(seq, op.call) if k.invalidates else f"{seq.label()} goes on (not invalidated)"
-            raise _err(code, why.format(call=op.call, stream=stream.label(), seq=seq_was) + f"; {eff}")
-        return None  # NOTHING
+        return _in_capture(drv, seq, stream, op)
+    _eager(drv, stream, op)
+    return None
+
+
+def _cig_takes(stream: Stream, op: Op, cig: CigRecord) -> bool:
+    """:func:`enqueue` on a stream in CIG capture (spec 8.3): refuse the op, or record it in the command list
+    (True), or do nothing with it (True), or let it pass as on an uncaptured stream (False)."""
+    k = op.kind
+    if k.on_cig == CIG_REFUSE:
+        raise _err(k.cig_code, f"{op.call} is not allowed on {stream.label()}, which is in CIG capture (spec "
+                               "8.3) [inferred code: 801 is in its Returns list]; the CIG capture goes on")
+    if k.cig_forbids:
+        _check_cig_graph_launch(stream, op.params, k.cig_forbids)
+    if k.on_cig == CIG_RECORD:
+        cig.ops.append((k.name, k.label(op)))
+        return True
+    return k.on_cig == NOTHING
+
+
+def _in_capture(drv: CaptureHost, seq: CaptureSequence, stream: Stream, op: Op) -> Node | None:
+    """:func:`enqueue` on a capturing stream: 901 when invalidated, then the kind's ``in_capture`` row."""
+    k = op.kind
+    refuse_use(seq, op.call, stream, k.cite)
+    how = k.in_capture
+    if how == NODE:
+        return add_node(drv, stream, k.node_type, op.params)  # type: ignore[arg-type]  # NODE kinds have one
+    if how == SNAPSHOT:
+        _capture_event(seq, op.params.event, stream)
+        return None if k.node_type is None else add_node(drv, stream, k.node_type, op.params)
+    if how == JOIN:
+        _join(seq, stream, op)
+        return None
+    if how == REFUSE:
+        if k.nests and drv.options.graph_launch_in_capture == "child-node":
+            return _nest_exec(drv, stream, op.params)
+        code, why = k.refusal  # type: ignore[misc]  # REFUSE kinds have one
+        seq_was = seq.label()  # the status before this call, for the why
+        eff = invalidate(seq, op.call) if k.invalidates else f"{seq.label()} goes on (not invalidated)"
+        raise _err(code, why.format(call=op.call, stream=stream.label(), seq=seq_was) + f"; {eff}")
+    return None  # NOTHING
+
+
+def _eager(drv: CaptureHost, stream: Stream, op: Op) -> None:
+    """:func:`enqueue` on an uncaptured stream: the potentially unsafe class first (spec 5.2), then the kind's
+    ``eager`` row (submit in stream order, run now, record an event, fork or wait)."""
+    k = op.kind
     if k.unsafe:
-        check_unsafe(drv, drv._thread(), op.call)
+        check_unsafe(drv, drv.threads.current(), op.call)
     how = k.eager
     if how == SUBMIT:
         drv._submit(stream, op)
@@ -808,10 +896,9 @@ def enqueue(drv: Work, stream: Stream, op: Op) -> Node | None:
         drv._record_uncaptured(event, stream)
     elif how == FORK:
         _fork(drv, stream, op)
-    return None
 
 
-def _nest_exec(drv: Work, stream: Stream, x: GraphExec) -> Node:
+def _nest_exec(drv: CaptureHost, stream: Stream, x: GraphExec) -> Node:
     """``Options(graph_launch_in_capture="child-node")``: a cuGraphLaunch into a capture adds a GRAPH node
     holding a copy of the exec's graph as instantiated (or updated since) [I]; an exec with memory
     allocation or free nodes, or conditional nodes (which a child graph cannot hold, P-21), cannot be nested
@@ -861,7 +948,7 @@ def programmatic_deps(stream: Stream) -> list[tuple[Node, Any]] | None:
     return old
 
 
-def enqueue_kernel(drv: Work, stream: Stream, call: str, params: KernelParams) -> Node | None:
+def enqueue_kernel(drv: CaptureHost, stream: Stream, call: str, params: KernelParams) -> Node | None:
     """:func:`enqueue` of a kernel launch (``params`` a :class:`~simcuda._core.graph.KernelParams`).
 
     The common case, a stream of an ACTIVE capture outside CIG capture, adds the node at once, as
@@ -876,22 +963,19 @@ def enqueue_kernel(drv: Work, stream: Stream, call: str, params: KernelParams) -
         d, ed = deps[0]
         if ed is not ZERO_ED and ed != ZERO_ED:
             return add_node(drv, stream, KERNEL, params)
-        # the chain case of add_node, with DriverState._new_node, graph.add_chain_edge and the Node
+        # the chain case of add_node, with Handles.new_node, graph.add_chain_edge and the Node
         # constructor inline (the hot path of a captured launch; keep them in step): the same handle,
         # node, chain edge and deps (tests/core/test_capture_fast_path.py checks every slot is set)
-        h = drv._next_h
-        drv._next_h = h + HANDLE_STEP
         lid = graph.next_local
         graph.next_local = lid + 1
         node = _new(Node)  # Node(h, graph, lid, KERNEL, params) with its edge set, without the __init__ calls
-        node.handle = h
+        node.handle = drv.handles.add(node)
         node.graph = graph
         node.local_id = lid
         node.type = KERNEL
         node.params = params
         node._outs = NO_EDGES
         node.destroyed = False
-        drv._objs[h] = node
         graph.nodes.append(node)  # KERNEL: not counted per type (see Graph)
         graph.lazy = True  # add_chain_edge(graph, d, node): the compact form, no Edge (see graph.py)
         node._ins = d
@@ -907,11 +991,11 @@ def enqueue_kernel(drv: Work, stream: Stream, call: str, params: KernelParams) -
     return enqueue(drv, stream, Op(_KERNEL, call, params, lambda: drv._run_kernel(params)))
 
 
-def add_node(drv: Work, stream: Stream, ntype: int, params: Any) -> Node:
+def add_node(drv: CaptureHost, stream: Stream, ntype: int, params: Any) -> Node:
     """"Add node N" of spec 3.8: edges from the stream's deps, in order; deps = [N]."""
     seq: CaptureSequence = stream.capture  # type: ignore[assignment]  # the callers' stream is capturing
     graph = seq.graph
-    node = drv._new_node(graph, ntype, params)
+    node = drv.handles.new_node(graph, ntype, params)
     deps = stream.deps
     if len(deps) == 1:  # a chain: the stream's own list (never shared) is reused
         d, ed = deps[0]
@@ -968,7 +1052,7 @@ def _refuse_legacy_join(stream: Stream, op: Op) -> None:
                    f"stream can never join a capture (spec 4.1 row 3) [inferred]; {eff}")
 
 
-def _fork(drv: Work, stream: Stream, op: Op) -> None:
+def _fork(drv: CaptureHost, stream: Stream, op: Op) -> None:
     """A wait on an uncaptured stream: rows 6 (fork), 7 and 13 (an ordinary wait) of spec 4.1; on a
     CAPTURE_BOUND event ILLEGAL_STATE (spec 17) [O, weaker: a source comment of a real client]."""
     event, eseq = _waited(op)
@@ -1028,7 +1112,7 @@ def _join(seq: CaptureSequence, stream: Stream, op: Op) -> None:
 
 
 # -- 5.3: calls forbidden in every mode ------------------------------------------------------------
-def check_stream_sync(drv: Work, stream: Stream, thread: ThreadState, call: str) -> None:
+def check_stream_sync(drv: CaptureHost, stream: Stream, thread: ThreadState, call: str) -> None:
     """cuStreamSynchronize / cuStreamQuery (spec 6, 5.3, 5.2 in that order)."""
     check_legacy_use(drv, stream, call)
     if stream.cig is not None and call.startswith("cuStreamSynchronize"):
@@ -1046,7 +1130,7 @@ def check_stream_sync(drv: Work, stream: Stream, thread: ThreadState, call: str)
     check_unsafe(drv, thread, call)
 
 
-def check_event_host_wait(drv: Work, event: Event, thread: ThreadState, call: str) -> None:
+def check_event_host_wait(drv: CaptureHost, event: Event, thread: ThreadState, call: str) -> None:
     """cuEventQuery / cuEventSynchronize (spec 5.3 row 907, 5.2); INVALID_VALUE on a CAPTURE_BOUND event
     (spec 17: [O] for the synchronize, [I] for the query)."""
     _refuse_capture_bound(event, call)
@@ -1119,9 +1203,9 @@ def check_free_async_in_capture(seq: CaptureSequence, dptr: int, is_graph_alloca
                                                       "once (cuGraphAddMemFreeNode)")
 
 
-def check_ctx_sync(drv: Work, ctx: Context, call: str) -> None:
+def check_ctx_sync(drv: CaptureHost, ctx: Context, call: str) -> None:
     """cuCtxSynchronize and friends: 900 while any stream of ``ctx`` captures (spec 5.3)."""
-    bad = [s for s in drv._live_captures.values() if any(m.ctx is ctx for m in s.members)]
+    bad = drv.captures.in_ctx(ctx)
     if bad:
         labels = "; ".join(s.label() for s in bad)
         effects = "; ".join(invalidate(s, call) for s in bad)
@@ -1132,9 +1216,9 @@ def check_ctx_sync(drv: Work, ctx: Context, call: str) -> None:
                      "streams that do not capture one by one")
 
 
-def check_ctx_event(drv: Work, ctx: Context, event: Event, call: str, wait: bool) -> None:
+def check_ctx_event(drv: CaptureHost, ctx: Context, event: Event, call: str, wait: bool) -> None:
     """cuCtxRecordEvent / cuCtxWaitEvent (spec 5.3)."""
-    bad = [s for s in drv._live_captures.values() if any(m.ctx is ctx for m in s.members)]
+    bad = drv.captures.in_ctx(ctx)
     if wait and event.state == CAPTURED and event.capture is not None and event.capture not in bad:
         bad.append(event.capture)
     if bad:
@@ -1197,7 +1281,7 @@ def end_cig(stream: Stream, thread: ThreadState, any_thread: bool) -> list[tuple
 
 
 # -- stream destruction during capture (spec 2.1, C-153/C-154) --------------------------------------
-def on_stream_destroyed(drv: Work, stream: Stream) -> None:
+def on_stream_destroyed(drv: CaptureHost, stream: Stream) -> None:
     """cuStreamDestroy (or a context teardown) of a stream that belongs to a capture (spec 2.1, 2.2, 5.2).
 
     * The origin: the capture is TERMINATED and its internal graph discarded; every other member goes

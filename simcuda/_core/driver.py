@@ -2,8 +2,13 @@
 
 Where things are (a newcomer finds each by name):
 
-* :mod:`simcuda._core.state`: ``DriverState`` (lock, handles, threads, counters, logs, the
-  preamble resolvers of spec section 3) and the ``entry`` decorator every entry point wears;
+* :mod:`simcuda._core.state`: ``DriverState`` (lock, counters, logs, the services below) and the ``entry``
+  decorator every entry point wears;
+* the services a driver holds, each with public, typed methods, reached by every entry group through them:
+  ``handles`` (:mod:`simcuda._core.handles`: the object table, graphs and nodes, the preamble resolvers of spec
+  section 3), ``threads`` (:mod:`simcuda._core.threads`: per-thread state and current contexts), ``captures``
+  (:class:`simcuda._core.capture.CaptureRegistry`), ``memory`` (:class:`simcuda._core.memory.MemorySpace`);
+  docs/architecture.md lists them, generated from the code;
 * :mod:`simcuda._core.work`: how eager work runs (at once, queued, after user code) and how user
   code runs outside the lock;
 * :mod:`simcuda._core.entries`: the entry points by concept: ``context`` (init, devices, contexts),
@@ -12,8 +17,11 @@ Where things are (a newcomer finds each by name):
   and nodes), ``exec`` (instantiate, launch, update), ``userobj`` (user objects and the references graphs,
   execs and launches hold);
 * :mod:`simcuda._core.capture`: every capture rule (the rule engine); :mod:`simcuda._core.graph`: the
-  graph model, replay, update pairing and DOT; :mod:`simcuda._core.memory` and
-  :mod:`simcuda._core.process`: the memory model and the process-wide address space;
+  graph model, replay, update pairing and DOT; both, and the node kinds of :mod:`simcuda._core.nodes`, are typed
+  against narrow protocols of what they use of a driver (``CaptureHost``, ``GraphHost``, ``RunHost``,
+  ``BuildHost``, ``ReplayHost``), so they import nothing of the driver and run against a small fake;
+* :mod:`simcuda._core.memory` and :mod:`simcuda._core.process`: the memory model and the process-wide address
+  space;
 * :mod:`simcuda._core.config` (``DeviceSpec``, ``Options``), :mod:`simcuda._core.logs` (launch and
   error logs), :mod:`simcuda._core.kernels` (Python kernels).
 
@@ -86,7 +94,8 @@ class Driver(Contexts, Streams, Cig, Events, Memory, Pools, Modules, Graphs, Con
     them); ``stats`` (counters), ``launch_log`` (:class:`~simcuda._core.logs.LaunchLog`),
     ``error_log`` (:class:`~simcuda._core.logs.ErrorRecord` list, capped at 100,000), ``kernels``
     (per-driver Python kernels), ``options``, ``devices``, ``progression``, ``available``, ``serial``,
-    ``memory`` (the address space; ``memory.device_view``), and the helpers ``advance()``, ``close()``,
+    ``memory`` (the address space; ``memory.device_view``), the services ``handles``, ``threads`` and
+    ``captures`` (internal, typed; see :mod:`simcuda._core.handles`), and the helpers ``advance()``, ``close()``,
     ``dot()``, ``capture_info()``, ``cig_ops()``, ``graphs_from_captures()``, ``all_graphs()``,
     ``last_error()``, ``thread_id()``, ``is_device_pointer()``, ``refuse()`` and ``add_hook()`` (observe
     an entry without subclassing; ``simcuda run``'s recorder uses it).

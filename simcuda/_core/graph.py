@@ -75,7 +75,7 @@ import ctypes
 import heapq
 from array import array
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from . import nodes as nodes_mod
 from .nodes import BATCH_MEM_OP as BATCH_MEM_OP
@@ -123,7 +123,27 @@ if TYPE_CHECKING:
     from .capture import CaptureSequence
     from .memory import Allocation
     from .objects import Context
-    from .work import Work  # every entry mixin, and so Driver, is a Work: the state and work the rules act on
+
+class GraphMaker(Protocol):
+    """What makes graphs and nodes, each with a handle (:class:`simcuda._core.handles.Handles` is one)."""
+
+    def new_graph(self, ctx: Context | None = None) -> Graph: ...
+    def new_node(self, graph: Graph, ntype: int, params: Any) -> Node: ...
+
+
+class GraphHost(Protocol):
+    """What the graph model's copies (:func:`clone_graph`, :func:`graph_from_frozen`) use of a driver."""
+
+    @property
+    def handles(self) -> GraphMaker: ...
+
+
+class RunHost(nodes_mod.ReplayHost, Protocol):
+    """What a replay (:func:`run_frozen`) uses of a driver: what its node kinds replay against
+    (:class:`simcuda._core.nodes.ReplayHost`) and the simulated clock it advances (spec 16)."""
+
+    _clock_ms: float
+
 
 # The node types, update results and kernel records are defined with the kinds (:mod:`simcuda._core.nodes`);
 # the names imported ``as`` themselves above are re-exported for the code and tests that take them from here.
@@ -1017,7 +1037,7 @@ class WhileLimit(Exception):
     still non-zero (:func:`run_frozen`); the driver turns it into 702 LAUNCH_TIMEOUT (P-27)."""
 
 
-def run_frozen(drv: Work, body: Frozen, log: Callable[[Any, Any, str], None],
+def run_frozen(drv: RunHost, body: Frozen, log: Callable[[Any, Any, str], None],
                cond: dict[int, int] | None = None) -> None:
     """Replay ``body`` in order against the driver's memory (spec 9, replay semantics).
 
@@ -1080,31 +1100,42 @@ def run_frozen(drv: Work, body: Frozen, log: Callable[[Any, Any, str], None],
             owner = owners.pop()
             if owner is None:
                 continue
-            if owner.__class__ is list:  # a conditional body has run once
-                x, i, passes = owner
-                p = x.params
-                b = x.bodies[i]
-                if p.ctype == COND_WHILE:
-                    v = values.get(p.handle.handle, 0)
-                    if v:
-                        if passes >= nodes_mod.COND_WHILE_LIMIT:
-                            raise WhileLimit(f"WHILE node {x.local_id} of graph {x.gid} ran its body graph_{b.gid} "
-                                             f"{passes} times and the condition is still {v}; the simulator stops "
-                                             "a WHILE loop at simcuda._core.nodes.COND_WHILE_LIMIT "
-                                             f"({nodes_mod.COND_WHILE_LIMIT}) passes (P-27) [inferred]")
-                        owner[2] = passes + 1
-                        stack.append(iter(b.order))
-                        owners.append(owner)
-                        continue
-                    log(x, p, f"condition 0 after {passes} pass(es): body {i} (graph_{b.gid}) ends")
-                else:
-                    log(x, p, f"body {i} (graph_{b.gid}) ends")
-            elif owner.child is not None:  # a GRAPH node, with its child body
-                log(owner, owner.params, f"child graph graph_{owner.child.gid} ends")
+            again = _body_done(owner, values, log)
+            if again is not None:  # a WHILE node's body runs another pass
+                stack.append(iter(again.order))
+                owners.append(owner)
+
+
+def _body_done(owner: Any, values: dict[int, int], log: Callable[[Any, Any, str], None]) -> Frozen | None:
+    """:func:`run_frozen` finished a body that ``owner`` (a GRAPH ExecNode, or ``[CONDITIONAL ExecNode, body
+    index, passes]``) started: log its end, or return the body again for a WHILE node whose condition is still
+    non-zero (counting the pass). Raises :class:`WhileLimit` past ``COND_WHILE_LIMIT`` passes (P-27)."""
+    if owner.__class__ is not list:  # a GRAPH node, with its child body
+        if owner.child is not None:
+            log(owner, owner.params, f"child graph graph_{owner.child.gid} ends")
+        return None
+    x, i, passes = owner  # a conditional body has run once more
+    p = x.params
+    b = x.bodies[i]
+    if p.ctype != COND_WHILE:
+        log(x, p, f"body {i} (graph_{b.gid}) ends")
+        return None
+    v = values.get(p.handle.handle, 0)
+    if not v:
+        log(x, p, f"condition 0 after {passes} pass(es): body {i} (graph_{b.gid}) ends")
+        return None
+    if passes >= nodes_mod.COND_WHILE_LIMIT:
+        raise WhileLimit(f"WHILE node {x.local_id} of graph {x.gid} ran its body graph_{b.gid} {passes} times and "
+                         f"the condition is still {v}; the simulator stops a WHILE loop at "
+                         f"simcuda._core.nodes.COND_WHILE_LIMIT ({nodes_mod.COND_WHILE_LIMIT}) passes (P-27) "
+                         "[inferred]")
+    owner[2] = passes + 1
+    b2: Frozen = b
+    return b2
 
 
 # -------------------------------------------------------------------------- clone
-def clone_graph(drv: Work, g: Graph) -> Graph:
+def clone_graph(drv: GraphHost, g: Graph) -> Graph:
     """Deep copy of ``g`` (child graphs included); local ids restart at 0 in creation order.
 
     The copy's ``clone_map`` maps each original node's handle to its copy (``cuGraphNodeFindInClone``);
@@ -1121,7 +1152,7 @@ def clone_graph(drv: Work, g: Graph) -> Graph:
         orig, new, it, mapping = fr[0], fr[1], fr[2], fr[3]
         if done is not None:
             n = fr[4]
-            m = drv._new_node(new, n.type, KINDS[n.type].copy(n.params, done))
+            m = drv.handles.new_node(new, n.type, KINDS[n.type].copy(n.params, done))
             done.owner_node = m
             mapping[id(n)] = m
             done = None
@@ -1133,7 +1164,7 @@ def clone_graph(drv: Work, g: Graph) -> Graph:
                 fr[4] = n
                 frames.append([child, _copy_of(drv, child), iter(child.nodes), {}, None])
                 break
-            mapping[id(n)] = drv._new_node(new, n.type, KINDS[n.type].copy(n.params))
+            mapping[id(n)] = drv.handles.new_node(new, n.type, KINDS[n.type].copy(n.params))
         else:
             for src, dst, ed in edge_list(orig):
                 add_edge(new, mapping[id(src)], mapping[id(dst)], ed)
@@ -1163,10 +1194,10 @@ def find_in_clone(clone: Graph, handle: int) -> Node | None:
     return None
 
 
-def _copy_of(drv: Work, g: Graph) -> Graph:
+def _copy_of(drv: GraphHost, g: Graph) -> Graph:
     """A new empty graph for the copy of ``g``, with new references to ``g``'s user objects (a clone copies
     them, cuGraphClone and child-graph nodes alike: a child graph owns its own references)."""
-    new = drv._new_graph(g.ctx)
+    new = drv.handles.new_graph(g.ctx)
     if g.user_refs:
         new.user_refs = retain_refs(g.user_refs)
     return new
@@ -1184,7 +1215,7 @@ def graph_user_refs(g: Graph) -> UserRefs:
     return out
 
 
-def graph_from_frozen(drv: Work, body: Frozen, ctx: Context | None) -> Graph:
+def graph_from_frozen(drv: GraphHost, body: Frozen, ctx: Context | None) -> Graph:
     """A new graph with the nodes and parameters of an executable body (creation order kept).
 
     A disabled node becomes an EMPTY node. Iterative, any nesting depth; handles and graph ids in the
@@ -1193,14 +1224,14 @@ def graph_from_frozen(drv: Work, body: Frozen, ctx: Context | None) -> Graph:
     and, per node, in its edge order (so edges from a later node to an earlier one work too).
     """
     # frame: [body, graph, iterator over creation positions, nodes made, GRAPH exec node waiting]
-    frames: list[list[Any]] = [[body, drv._new_graph(ctx), iter(body.creation), [], None]]
+    frames: list[list[Any]] = [[body, drv.handles.new_graph(ctx), iter(body.creation), [], None]]
     done: Graph | None = None
     while frames:
         fr = frames[-1]
         b, g, it, made = fr[0], fr[1], fr[2], fr[3]
         if done is not None:
             x = fr[4]
-            m = drv._new_node(g, GRAPH, KINDS[GRAPH].copy(x.params, done))
+            m = drv.handles.new_node(g, GRAPH, KINDS[GRAPH].copy(x.params, done))
             done.owner_node = m
             made.append(m)
             done = None
@@ -1208,10 +1239,10 @@ def graph_from_frozen(drv: Work, body: Frozen, ctx: Context | None) -> Graph:
             x = b.order[pos]
             if x.type == GRAPH and x.enabled:
                 fr[4] = x
-                frames.append([x.child, drv._new_graph(ctx), iter(x.child.creation), [], None])
+                frames.append([x.child, drv.handles.new_graph(ctx), iter(x.child.creation), [], None])
                 break
-            made.append(drv._new_node(g, EMPTY, NO_PARAMS) if not x.enabled else
-                        drv._new_node(g, x.type, KINDS[x.type].copy(x.params)))
+            made.append(drv.handles.new_node(g, EMPTY, NO_PARAMS) if not x.enabled else
+                        drv.handles.new_node(g, x.type, KINDS[x.type].copy(x.params)))
         else:
             topo = b.topology
             for i, m in enumerate(made):

@@ -2,10 +2,21 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
-    from .driver import Driver
+    from .memory import MemorySpace
+    from .threads import Threads
+
+
+class KernelHost(Protocol):
+    """What a :class:`KernelLaunch` uses of the driver that runs the kernel (a ``simcuda.Driver``)."""
+
+    @property
+    def memory(self) -> MemorySpace: ...
+    @property
+    def threads(self) -> Threads: ...
+    def set_conditional(self, cond: dict[int, int] | None, handle: int, value: int) -> None: ...
 
 
 class KernelLaunch:
@@ -18,7 +29,7 @@ class KernelLaunch:
         args: the decoded argument values (device pointers as ``int``).
     """
 
-    def __init__(self, driver: Driver, name: str, grid: tuple[int, ...], block: tuple[int, ...],
+    def __init__(self, driver: KernelHost, name: str, grid: tuple[int, ...], block: tuple[int, ...],
                  shared_mem: int, args: list[Any]) -> None:
         self.driver, self.name, self.grid, self.block, self.shared_mem, self.args = \
             driver, name, grid, block, shared_mem, args
@@ -43,7 +54,7 @@ class KernelLaunch:
         Raises ``ValueError`` outside a graph launch, for a value that is not a conditional handle, or a value
         outside ``unsigned int``.
         """
-        self.driver.set_conditional(getattr(self.driver._tls, "cond", None), int(handle), value)
+        self.driver.set_conditional(getattr(self.driver.threads.tls, "cond", None), int(handle), value)
 
 
 #: kernels registered with ``simcuda.kernel``: name -> Python function(launch)

@@ -200,3 +200,30 @@ class ErrorRecord:
     code: int
     why: str
     thread: str
+
+
+class Counters:
+    """The counters of one driver (a service of ``DriverState``; ``Driver.stats`` reads them): captures begun and
+    ended, graph launches, and the kernels that ran with no Python implementation (name -> runs).
+
+    A counter changes only when the counted thing happens, never on a refused call (see ``Driver``). The
+    kernel-launch counter is kept by the launch path itself (``DriverState._kernel_launches``, one ``+= 1`` on its
+    hot path) and joins the others when they are read (:meth:`counts`).
+    """
+
+    __slots__ = ("_counts", "unimplemented")
+
+    def __init__(self) -> None:
+        self._counts = {"captures_begun": 0, "captures_ended": 0, "graph_launches": 0, "kernel_launches": 0}
+        #: kernel name -> runs with no Python kernel registered (``Driver.kernels_without_implementation``)
+        self.unimplemented: dict[str, int] = {}
+
+    def count(self, name: str) -> None:
+        """One more ``name`` (``"captures_begun"``, ``"captures_ended"`` or ``"graph_launches"``)."""
+        self._counts[name] += 1
+
+    def counts(self, kernel_launches: int) -> dict[str, int]:
+        """The counters, with ``kernel_launches`` as the launch path counted them (the same dict on every read)."""
+        c = self._counts
+        c["kernel_launches"] = kernel_launches
+        return c

@@ -34,21 +34,65 @@ from __future__ import annotations
 import builtins
 from collections.abc import Callable
 from math import copysign
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 import attrs
 
 from .errors import CUresult, DriverError
+from .memops import MEMOP_ATOMIC_REDUCTION as MEMOP_ATOMIC_REDUCTION  # the batch memory operations' names
+from .memops import MEMOP_BARRIER as MEMOP_BARRIER
+from .memops import MEMOP_FLUSH_REMOTE_WRITES as MEMOP_FLUSH_REMOTE_WRITES
+from .memops import MEMOP_NAMES as MEMOP_NAMES
+from .memops import MEMOP_WAIT_VALUE_32 as MEMOP_WAIT_VALUE_32
+from .memops import MEMOP_WAIT_VALUE_64 as MEMOP_WAIT_VALUE_64
+from .memops import MEMOP_WRITE_VALUE_32 as MEMOP_WRITE_VALUE_32
+from .memops import MEMOP_WRITE_VALUE_64 as MEMOP_WRITE_VALUE_64
+from .memops import WAIT_CONDITIONS as WAIT_CONDITIONS
+from .memops import WAIT_VALUE_FLUSH as WAIT_VALUE_FLUSH
+from .memops import run_mem_ops as run_mem_ops
+from .memops import wait_condition as wait_condition
 from .memory import HOST as HOST_SIDE
 from .memory import CopyParams, MemsetParams, check_copy, check_memset, do_copy, do_memset, host_address
 from .objects import Event
 
 if TYPE_CHECKING:
-    from .entries.graph import Graphs
+    from collections.abc import Sequence
+
     from .graph import Graph
     from .memory import Allocation, MemorySpace
     from .objects import Context, MemOp
-    from .work import Work
+
+class HandleLookup(Protocol):
+    """The handle table, read-only (:class:`simcuda._core.handles.Handles` is one)."""
+
+    def get(self, h: Any) -> Any: ...
+
+
+class BuildHost(Protocol):
+    """What :meth:`NodeKind.build` uses of a driver: its memory, the handle table, and the argument checks of
+    the graph entries (``simcuda._core.entries.graph.Graphs``) and the scheduler (``Work._check_host_fn``)."""
+
+    @property
+    def memory(self) -> MemorySpace: ...
+    @property
+    def handles(self) -> HandleLookup: ...
+    def _kernel_spec(self, hfunc: int, grid: Sequence[int], block: Sequence[int], shmem: int, args: list[Any],
+                     bad_function_code: int = 1, priority: int = 0) -> KernelParams: ...
+    def _mem_ops_spec(self, ops: list[MemOp], flags: int, hctx: int, what: str) -> BatchMemOpParams: ...
+    def _check_host_fn(self, fn: Any, what: str) -> None: ...
+
+
+class ReplayHost(Protocol):
+    """What :meth:`NodeKind.replay` uses of a driver: its memory and the scheduler that runs user code and
+    kernels (:class:`simcuda._core.work.Work`)."""
+
+    @property
+    def memory(self) -> MemorySpace: ...
+    def _run_kernel(self, p: KernelParams) -> str: ...
+    def _call_host_fn(self, fn: Any, user_data: Any, callback_args: tuple[int, int] | None = None) -> None: ...
+    def _complete_event(self, event: Event) -> None: ...
+
+
 
 # CUgraphNodeType values (spec section 10)
 KERNEL, MEMCPY, MEMSET, HOST, GRAPH, EMPTY, WAIT_EVENT, EVENT_RECORD = 0, 1, 2, 3, 4, 5, 6, 7
@@ -67,15 +111,6 @@ UPD_PARAMETERS_CHANGED, UPD_NOT_SUPPORTED, UPD_UNSUPPORTED_FUNCTION_CHANGE, UPD_
 UPDATE_NAMES = {0: "SUCCESS", 1: "ERROR", 2: "TOPOLOGY_CHANGED", 3: "NODE_TYPE_CHANGED", 4: "FUNCTION_CHANGED",
                 5: "PARAMETERS_CHANGED", 6: "NOT_SUPPORTED", 7: "UNSUPPORTED_FUNCTION_CHANGE",
                 8: "ATTRIBUTES_CHANGED"}
-
-# CUstreamBatchMemOpType
-MEMOP_WAIT_VALUE_32, MEMOP_WRITE_VALUE_32, MEMOP_FLUSH_REMOTE_WRITES = 1, 2, 3
-MEMOP_WAIT_VALUE_64, MEMOP_WRITE_VALUE_64, MEMOP_BARRIER, MEMOP_ATOMIC_REDUCTION = 4, 5, 6, 8
-MEMOP_NAMES = {1: "WAIT_VALUE_32", 2: "WRITE_VALUE_32", 3: "FLUSH_REMOTE_WRITES", 4: "WAIT_VALUE_64",
-               5: "WRITE_VALUE_64", 6: "BARRIER", 8: "ATOMIC_REDUCTION"}
-#: CUstreamWaitValue_flags: the condition bits and the FLUSH bit
-WAIT_CONDITIONS = {0: "GEQ", 1: "EQ", 2: "AND", 3: "NOR"}
-WAIT_VALUE_FLUSH = 1 << 30
 
 # CUgraphDebugDot_flags (spec 9.1)
 DOT_VERBOSE, DOT_RUNTIME_TYPES, DOT_KERNEL_PARAMS, DOT_MEMCPY_PARAMS, DOT_MEMSET_PARAMS = 1, 2, 4, 8, 16
@@ -245,44 +280,6 @@ def _alloc_facts(resolve: Callable[[int], Allocation | None], address: Any) -> t
     return (a.kind, id(a.ctx))
 
 
-def run_mem_ops(mem: MemorySpace, ops: tuple[MemOp, ...]) -> str:
-    """Run batch memory operations: writes store their value, waits evaluate their condition.
-
-    Fidelity: a wait whose condition does not hold would block the GPU stream until another agent
-    writes the location; the simulator cannot wait for that, so it goes on and says so in the note.
-    """
-    notes = []
-    for op, address, value, flags in ops:
-        if op in (MEMOP_WRITE_VALUE_32, MEMOP_WRITE_VALUE_64):
-            n = 4 if op == MEMOP_WRITE_VALUE_32 else 8
-            mem.device_view(address, n, "write-value address")[:] = int(value).to_bytes(n, "little")
-            notes.append(f"wrote {value} to 0x{address:x}")
-        elif op in (MEMOP_WAIT_VALUE_32, MEMOP_WAIT_VALUE_64):
-            n = 4 if op == MEMOP_WAIT_VALUE_32 else 8
-            cur = int.from_bytes(bytes(mem.device_view(address, n, "wait-value address")), "little")
-            ok = wait_condition(cur, int(value), flags & 3, n)
-            cond = WAIT_CONDITIONS[flags & 3]
-            notes.append(f"wait {cond} {value} at 0x{address:x}: " + ("condition holds" if ok else
-                         f"condition does not hold (value {cur}); a GPU would wait here, the simulator goes on"))
-        else:
-            notes.append(f"{MEMOP_NAMES.get(op, op)}: no-op in the simulator")
-    return "; ".join(notes)
-
-
-def wait_condition(cur: int, value: int, cond: int, nbytes: int) -> bool:
-    """``cuStreamWaitValue*`` conditions: GEQ is cyclic ``(int)(cur - value) >= 0``; EQ; AND; NOR."""
-    bits = 8 * nbytes
-    mask = (1 << bits) - 1
-    if cond == 0:
-        diff = (cur - value) & mask
-        return diff < (1 << (bits - 1))
-    if cond == 1:
-        return cur == value
-    if cond == 2:
-        return bool(cur & value)
-    return bool(~(cur | value) & mask)
-
-
 # -------------------------------------------------------------------------- node kinds
 class NodeKind:
     """Everything that differs between node kinds, for one ``CUgraphNodeType``: a base with the defaults.
@@ -323,7 +320,7 @@ class NodeKind:
         """The launch log's ``detail`` of a replayed node: :meth:`describe` unless overridden."""
         return self.describe(p)
 
-    def build(self, drv: Graphs, spec: Any, bad_handle_code: int) -> Any:
+    def build(self, drv: BuildHost, spec: Any, bad_handle_code: int) -> Any:
         """The checked record for a face's ``spec`` (as the add / set-params entries take it).
 
         ``bad_handle_code`` is the code for a bad function or event handle (1 for the add and exec calls,
@@ -337,7 +334,7 @@ class NodeKind:
         never mutated, so the record itself; a GRAPH node's names the copied ``child`` graph."""
         return p
 
-    def replay(self, drv: Work, p: Any) -> str:
+    def replay(self, drv: ReplayHost, p: Any) -> str:
         """Run the node in a graph replay (spec 9) against ``drv``'s memory; returns the launch log's note.
 
         A GRAPH node never comes here: :func:`~simcuda._core.graph.run_frozen` replays its child body in place.
@@ -398,7 +395,7 @@ class KernelKind(NodeKind):
         """``name<<<grid,block,shmem>>>``."""
         return f"{p.name}<<<{p.grid},{p.block},{p.shmem}>>>"
 
-    def build(self, drv: Graphs, spec: Any, bad_handle_code: int) -> Any:
+    def build(self, drv: BuildHost, spec: Any, bad_handle_code: int) -> Any:
         """A :class:`KernelParams` from a dict ``hfunc, grid, block, shmem, args[, priority]``.
 
         Errors: ``bad_handle_code`` for a NULL or unknown function; launch-shape errors (``_check_launch``).
@@ -406,7 +403,7 @@ class KernelKind(NodeKind):
         return drv._kernel_spec(spec["hfunc"], spec["grid"], spec["block"], spec["shmem"], spec["args"],
                                 bad_handle_code, int(spec.get("priority", 0)))
 
-    def replay(self, drv: Work, p: Any) -> str:
+    def replay(self, drv: ReplayHost, p: Any) -> str:
         """Run the registered Python kernel, if any (``Work._run_kernel``)."""
         return drv._run_kernel(p)
 
@@ -472,13 +469,13 @@ class MemcpyKind(NodeKind):
         text: str = p.describe()
         return text
 
-    def build(self, drv: Graphs, spec: Any, bad_handle_code: int) -> Any:
+    def build(self, drv: BuildHost, spec: Any, bad_handle_code: int) -> Any:
         """The :class:`~simcuda._core.memory.CopyParams` itself, once ``check_copy`` accepts it (INVALID_VALUE
         for device ranges outside an allocation)."""
         check_copy(drv.memory, spec)
         return spec
 
-    def replay(self, drv: Work, p: Any) -> str:
+    def replay(self, drv: ReplayHost, p: Any) -> str:
         """Copy the bytes (``memory.do_copy``)."""
         do_copy(drv.memory, p)
         return ""
@@ -546,7 +543,7 @@ class MemsetKind(NodeKind):
         text: str = p.describe()
         return text
 
-    def build(self, drv: Graphs, spec: Any, bad_handle_code: int) -> Any:
+    def build(self, drv: BuildHost, spec: Any, bad_handle_code: int) -> Any:
         """The :class:`~simcuda._core.memory.MemsetParams` itself once checked: INVALID_VALUE for a zero width
         or height [I for node creation], then ``check_memset`` (element size, value, alignment, range)."""
         if spec.width == 0 or spec.height == 0:
@@ -557,7 +554,7 @@ class MemsetKind(NodeKind):
         check_memset(drv.memory, spec)
         return spec
 
-    def replay(self, drv: Work, p: Any) -> str:
+    def replay(self, drv: ReplayHost, p: Any) -> str:
         """Set the bytes (``memory.do_memset``)."""
         do_memset(drv.memory, p)
         return ""
@@ -604,7 +601,7 @@ class HostKind(NodeKind):
         fn = p.fn
         return f"fn 0x{fn:x}" if isinstance(fn, int) else getattr(fn, "__name__", "host function")
 
-    def build(self, drv: Graphs, spec: Any, bad_handle_code: int) -> Any:
+    def build(self, drv: BuildHost, spec: Any, bad_handle_code: int) -> Any:
         """A :class:`HostParams` from a dict ``fn, user_data[, sync_mode]``.
 
         Errors: 1 INVALID_VALUE a NULL function, one outside executable memory, a ``sync_mode`` not 0 or 1.
@@ -617,7 +614,7 @@ class HostKind(NodeKind):
                               f"syncMode {spec['sync_mode']} is not a CUhostTaskSyncMode (0, 1) (spec 3.9)")
         return HostParams(spec["fn"], spec.get("user_data"), spec.get("sync_mode", 0))
 
-    def replay(self, drv: Work, p: Any) -> str:
+    def replay(self, drv: ReplayHost, p: Any) -> str:
         """Call the function with its user data, as on a thread of the driver's own (spec 3.9)."""
         drv._call_host_fn(p.fn, p.user_data)
         return "called host function"
@@ -657,9 +654,9 @@ class _EventKind(NodeKind):
         """``event 0x<handle>``."""
         return f"event 0x{p.event.handle:x}"
 
-    def build(self, drv: Graphs, spec: Any, bad_handle_code: int) -> Any:
+    def build(self, drv: BuildHost, spec: Any, bad_handle_code: int) -> Any:
         """An :class:`EventParams` from an event handle. Errors: ``bad_handle_code`` a NULL or dead event."""
-        ev = drv._objs.get(spec) if spec else None
+        ev = drv.handles.get(spec) if spec else None
         if not isinstance(ev, Event) or ev.destroyed:
             raise DriverError(bad_handle_code, "the node's event is NULL" if not spec else
                               f"0x{int(spec):x} is not a live event handle")
@@ -676,7 +673,7 @@ class EventRecordKind(_EventKind):
     type, keyword = EVENT_RECORD, "EVENT_RECORD"
     ticks = False  # it reads the clock (spec 16) [I]
 
-    def replay(self, drv: Work, p: Any) -> str:
+    def replay(self, drv: ReplayHost, p: Any) -> str:
         """Complete the event, stamped with the clock."""
         drv._complete_event(p.event)
         return "event recorded"
@@ -687,7 +684,7 @@ class EventWaitKind(_EventKind):
 
     type, keyword = WAIT_EVENT, "WAIT_EVENT"
 
-    def replay(self, drv: Work, p: Any) -> str:
+    def replay(self, drv: ReplayHost, p: Any) -> str:
         """Nothing: replay runs in one order."""
         return "event wait (nothing to wait for in replay order)"
 
@@ -697,7 +694,7 @@ class EmptyKind(NodeKind):
 
     type, keyword, record = EMPTY, "EMPTY", EmptyParams
 
-    def build(self, drv: Graphs, spec: Any, bad_handle_code: int) -> Any:
+    def build(self, drv: BuildHost, spec: Any, bad_handle_code: int) -> Any:
         """:data:`NO_PARAMS` (``spec`` is ignored)."""
         return NO_PARAMS
 
@@ -716,7 +713,7 @@ class _ExtSemKind(NodeKind):
         """``<n> external semaphore(s)``."""
         return f"{len(p.sems)} external semaphore(s)"
 
-    def build(self, drv: Graphs, spec: Any, bad_handle_code: int) -> Any:
+    def build(self, drv: BuildHost, spec: Any, bad_handle_code: int) -> Any:
         """An :class:`ExtSemParams` from a dict ``sems, values``.
 
         Errors: 1 INVALID_VALUE no semaphores, a NULL handle, a parameter count other than the semaphores'.
@@ -733,7 +730,7 @@ class _ExtSemKind(NodeKind):
                               f"{len(sems)} semaphores but {len(values)} parameter structs")
         return ExtSemParams(sems, values)
 
-    def replay(self, drv: Work, p: Any) -> str:
+    def replay(self, drv: ReplayHost, p: Any) -> str:
         """Nothing (not simulated); the note says so."""
         return (f"no-op: external semaphores are not simulated ({self.what} of {len(p.sems)} semaphore(s) "
                 "recorded with their parameters only)")
@@ -780,7 +777,7 @@ class MemAllocKind(NodeKind):
         """``0x<address> (<size> bytes)``."""
         return f"0x{p.alloc.start:x} ({p.size} bytes)"
 
-    def replay(self, drv: Work, p: Any) -> str:
+    def replay(self, drv: ReplayHost, p: Any) -> str:
         """Map the allocation (MemoryError past the host budget: the driver turns it into OUT_OF_MEMORY)."""
         a = p.alloc
         drv.memory.map(a)
@@ -817,7 +814,7 @@ class MemFreeKind(NodeKind):
         """``0x<address>``."""
         return f"0x{p.dptr:x}"
 
-    def replay(self, drv: Work, p: Any) -> str:
+    def replay(self, drv: ReplayHost, p: Any) -> str:
         """Unmap the allocation (when it is still there)."""
         mem = drv.memory
         a = mem.find(p.dptr)
@@ -854,11 +851,11 @@ class BatchMemOpKind(NodeKind):
         """The operation names, or ``no operations``."""
         return ", ".join(MEMOP_NAMES.get(op[0], str(op[0])) for op in p.ops) or "no operations"
 
-    def build(self, drv: Graphs, spec: Any, bad_handle_code: int) -> Any:
+    def build(self, drv: BuildHost, spec: Any, bad_handle_code: int) -> Any:
         """A :class:`BatchMemOpParams` from a dict ``ops[, flags, ctx]`` (``Graphs._mem_ops_spec`` checks it)."""
         return drv._mem_ops_spec(spec["ops"], spec.get("flags", 0), spec.get("ctx", 0), "batch mem op node")
 
-    def replay(self, drv: Work, p: Any) -> str:
+    def replay(self, drv: ReplayHost, p: Any) -> str:
         """Writes store their value, waits evaluate their condition (:func:`run_mem_ops`)."""
         return run_mem_ops(drv.memory, p.ops)
 

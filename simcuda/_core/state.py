@@ -1,10 +1,14 @@
 """The state of one simulated driver, and the entry decorator every driver entry point wears.
 
-``DriverState`` owns what every concept shares: the lock, the handle table (handles come from the
-driver's own range, :mod:`simcuda._core.process`), per-thread state, the counters that name
-captures, graphs and streams, the logs, and the *preamble* resolvers of spec section 3 that turn a
-handle into a live object or raise the code the real driver gives. The per-concept entry modules in
-:mod:`simcuda._core.entries` build on it; :class:`simcuda._core.driver.Driver` puts them together.
+``DriverState`` owns what every concept shares: the lock, the counters, the logs, the work queue, and
+the services, each of which owns its own state behind public, typed methods: ``handles``
+(:class:`~simcuda._core.handles.Handles`: the handle table, graphs and nodes, and the *preamble* resolvers of
+spec section 3 that turn a handle into a live object or raise the code the real driver gives), ``threads``
+(:class:`~simcuda._core.threads.Threads`: per-thread state and current contexts), ``captures``
+(:class:`~simcuda._core.capture.CaptureRegistry`) and ``memory`` (:class:`~simcuda._core.memory.MemorySpace`).
+The stream resolver (:meth:`DriverState._stream`) stays here: it needs the threads, the handles and the
+per-thread default-stream mode. The per-concept entry modules in :mod:`simcuda._core.entries` build on it and
+reach the services through them; :class:`simcuda._core.driver.Driver` puts them together.
 """
 from __future__ import annotations
 
@@ -12,7 +16,6 @@ import functools
 import inspect
 import os
 import threading
-import weakref
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
 
@@ -21,22 +24,21 @@ from . import graph as gr
 from . import process
 from .config import DeviceSpec, Options
 from .errors import CUresult, DriverError
+from .handles import Handles
 from .kernels import KernelLaunch
-from .logs import ErrorRecord, LaunchLog
+from .logs import Counters, ErrorRecord, LaunchLog
 from .memory import MemorySpace
 from .objects import (
     LEGACY,
     PER_THREAD,
     Context,
     Device,
-    Event,
-    Function,
-    Module,
     Stream,
     ThreadState,
     UserObject,
     release_refs,
 )
+from .threads import Threads, sticky
 
 CU_STREAM_LEGACY = 1
 CU_STREAM_PER_THREAD = 2
@@ -155,17 +157,8 @@ def _check_arguments(devices: Any, available: Any, progression: Any, options: An
         raise TypeError(f"options must be a simcuda.Options (or None), got {type(options).__name__}")
 
 
-def sticky(ctx: Context) -> DriverError:
-    """The sticky error of context ``ctx`` (a Python kernel faulted in it, ``Context.fault``), as a fresh error for
-    this call: every call that uses a faulted context answers it, as on a GPU, until the context is destroyed or
-    the primary context reset (``Options.kernel_faults``)."""
-    f = ctx.fault
-    assert f is not None
-    return DriverError(f.code, f"context 0x{ctx.handle:x} has a sticky error: {f.why}")
-
-
 class DriverState:
-    """One simulated driver's shared state: lock, handles, threads, counters, logs, and the handle resolvers."""
+    """One simulated driver's shared state: lock, counters, logs, the work queue, and its services."""
     if TYPE_CHECKING:  # defined by Work (it runs user code)
         def _run_destructors(self) -> None: ...
     def __init__(self, devices: list[DeviceSpec] | None = None, available: bool = True,
@@ -182,26 +175,31 @@ class DriverState:
         self.launch_log = LaunchLog(self.options.launch_log_limit)
         self.error_log: list[ErrorRecord] = []
         self.kernels: dict[str, Callable[[KernelLaunch], Any]] = {}
-        self._stats = {"captures_begun": 0, "captures_ended": 0, "graph_launches": 0, "kernel_launches": 0}
+        self.counters = Counters()
         self._kernel_launches = 0  # stats["kernel_launches"], counted apart (the hot path of a launch)
-        self._captured_graphs: list[gr.Graph] = []
         self._initialized = False
         self._closed = False
         # the common path of every entry: initialised, not closed, no hooks (kept by init, close and add_hook;
         # Driver.launch_kernel_fast reads it alone)
         self._common = False
-        self._objs: dict[int, Any] = {}
+        # the services: each owns its state and is reached through its public methods (handles and their
+        # resolvers, threads and current contexts, the capture registry; the memory space above)
+        self.handles = Handles(self.serial)
+        self.threads = Threads()
+        self.captures = cap.CaptureRegistry()
         #: the handle table (handle -> the object it names), typed read-only: what the native route's launch
-        #: path reads beside the core's resolvers. The dict itself, not a proxy: a proxy's ``get`` costs the
-        #: launch path ~8% (bench_native, no memo); ``Mapping`` lets mypy reject a write
-        self.objects: Mapping[int, Any] = self._objs
-        self._next_h = process.handle_base(self.serial)
-        self._threads: dict[int, ThreadState] = {}
-        self._tls = threading.local()  # .state: this thread's ThreadState once looked up (see _thread)
-        self._thread_serial = 0
-        self._live_captures: dict[int, cap.CaptureSequence] = {}
-        self._capture_counter = 0
-        self._graph_counter = 0
+        #: path reads beside the core's resolvers
+        self.objects: Mapping[int, Any] = self.handles.objects
+        # read-only aliases of the services' methods for the launch path (entries/module.py, work.py) and the
+        # native adapters, written against these names by other work in progress: bound here, so the hot
+        # paths pay no extra frame; new code calls the services
+        self._objs: Mapping[int, Any] = self.handles.table
+        self._handle = self.handles.add
+        self._function = self.handles.function
+        self._module = self.handles.module
+        self._tls = self.threads.tls
+        self._thread = self.thread_state = self.threads.current
+        self._ctx_current = self.threads.ctx_current
         self._ctx_counter = 0
         self._stream_counter = 0
         self._clock_ms = 0.0
@@ -210,17 +208,14 @@ class DriverState:
         self._idle = threading.Condition(self._lock)  # notified when user code or a drain finishes
         self._draining = 0  # the thread running queued work (manual progression), 0 when none
         self.per_thread_mode: bool | None = self.options.per_thread_default_stream
-        self._all_graphs: list[gr.Graph] = []
         self._uo_due: list[UserObject] = []  # user objects whose last reference went: destructors to run
-        self._unimplemented_runs: dict[str, int] = {}  # kernel name -> runs with no Python kernel registered
+        self._unimplemented_runs = self.counters.unimplemented  # the launch path's name for it (work.py)
         self._process_fault: DriverError | None = None  # a 700/719 kernel fault: every context has it (P-9)
 
     @property
     def stats(self) -> dict[str, int]:
         """The counters (see :class:`~simcuda._core.driver.Driver`), brought up to date when read."""
-        s = self._stats
-        s["kernel_launches"] = self._kernel_launches
-        return s
+        return self.counters.counts(self._kernel_launches)
 
     def sticky_error(self) -> int:
         """The sticky error code of the calling thread's current context (a Python kernel's fault, P-9), 0 when it
@@ -234,7 +229,7 @@ class DriverState:
         registered (:func:`simcuda.kernel`, ``Driver.kernels``): entry name -> how many times; their launches were
         recorded only, so the memory they would have written is unchanged. A copy; simcuda's own, nothing in CUDA
         corresponds to it."""
-        return dict(self._unimplemented_runs)
+        return dict(self.counters.unimplemented)
 
     # ------------------------------------------------------------------ internals
     def add_hook(self, name: str, before: Callable[..., Any] | None = None,
@@ -259,70 +254,11 @@ class DriverState:
             self._hooks.setdefault(name, []).append((before, after, failed))
             self._common = False
 
-    def _handle(self, obj: Any) -> int:
-        h = self._next_h
-        self._next_h += HANDLE_STEP
-        self._objs[h] = obj
-        return h
-
     def _record_failure(self, t: ThreadState, call: str, e: DriverError) -> None:
         """The entry wrapper's bookkeeping of a failed call: ``t``'s last error and an :attr:`error_log` record."""
         t.last_error = e.detached()
         if len(self.error_log) < 100_000:
             self.error_log.append(ErrorRecord(call, int(e.code), e.why, t.name))
-
-    def _foreign(self, h: Any) -> str:
-        """A ``why`` suffix naming the driver a handle value came from, when it is another one's (else "")."""
-        return process.foreign(process.handle_owner(h), self.serial, "handle")
-
-    def _thread(self) -> ThreadState:
-        """This thread's state. Python reuses thread idents, so the state remembers its thread object:
-        a new thread with a recycled ident starts afresh (GLOBAL mode, no context; spec 1, 2.5), and
-        ``ThreadState.tid`` is a serial number that is never reused within the driver.
-
-        The state found is kept in a thread-local slot (``_tls``), which lives exactly as long as the
-        thread, so later calls on the same thread skip the look-up."""
-        try:
-            cached: ThreadState = self._tls.state
-            return cached
-        except AttributeError:
-            pass
-        ident = threading.get_ident()
-        t = self._threads.get(ident)
-        cur = threading.current_thread()
-        if t is None or t.thread_ref() is not cur:
-            self._thread_serial += 1
-            t = self._threads[ident] = ThreadState(self._thread_serial, cur.name)
-            t.thread_ref = weakref.ref(cur)
-        self._tls.state = t
-        return t
-
-    def _next_capture_id(self) -> int:
-        self._capture_counter += 1
-        return self._capture_counter
-
-    def _new_graph(self, ctx: Context | None = None) -> gr.Graph:
-        self._graph_counter += 1
-        g = gr.Graph(0, self._graph_counter, ctx)
-        g.handle = self._handle(g)
-        self._all_graphs.append(g)
-        return g
-
-    def _new_node(self, graph: gr.Graph, ntype: int, params: Any) -> gr.Node:
-        """A new node of ``graph`` (its next local id, a handle; ``Graph.add_node`` inline).
-
-        :func:`simcuda._core.capture.enqueue_kernel` has its own copy for a captured launch: keep them in step."""
-        h = self._next_h
-        self._next_h = h + HANDLE_STEP
-        lid = graph.next_local
-        graph.next_local = lid + 1
-        n = gr.Node(h, graph, lid, ntype, params)
-        self._objs[h] = n
-        graph.nodes.append(n)
-        if ntype:  # not KERNEL (0): kernels are not counted per type (see Graph)
-            tc = graph.type_counts
-            tc[ntype] = tc.get(ntype, 0) + 1
-        return n
 
     def _discard_graph(self, g: gr.Graph) -> None:
         """Mark ``g``, its nodes and every graph nested in them destroyed (iterative: any depth); their
@@ -340,20 +276,6 @@ class DriverState:
                 elif n.type == gr.CONDITIONAL:  # its body graphs go with it (P-21)
                     stack.extend(b for b in n.params.bodies if not b.destroyed)
 
-    def _ctx_current(self, t: ThreadState | None = None) -> Context:
-        t = t or self._thread()
-        ctx = t.current
-        if ctx is None:
-            raise DriverError(CUresult.CUDA_ERROR_INVALID_CONTEXT,
-                              f"thread {t.name} has no current context (cuCtxSetCurrent / cuCtxCreate / "
-                              "cuDevicePrimaryCtxRetain first)")
-        if ctx.destroyed:
-            raise DriverError(CUresult.CUDA_ERROR_CONTEXT_IS_DESTROYED,
-                              f"the current context 0x{ctx.handle:x} of thread {t.name} was destroyed")
-        if ctx.fault is not None:
-            raise sticky(ctx)
-        return ctx
-
     def resolve_per_thread_mode(self) -> bool:
         """Whether handle 0 names the per-thread default stream (spec 6.1): fixed on first use from
         ``CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM`` (non-zero: per-thread), as the binding reads it; a
@@ -364,9 +286,6 @@ class DriverState:
         return self.per_thread_mode
 
     _per_thread_mode = resolve_per_thread_mode
-    #: this thread's state (:meth:`_thread`), public for the callers that keep it with a launch record (the
-    #: native launch memo); an alias, so the hot path pays no extra frame
-    thread_state = _thread
 
     def on_common_path(self) -> bool:
         """Whether the driver is on the common path of every entry (initialised, not closed, no hooks), where a
@@ -402,7 +321,7 @@ class DriverState:
         if not isinstance(s, Stream):
             raise DriverError(CUresult.CUDA_ERROR_INVALID_HANDLE,
                               f"0x{h:x} is not a stream handle (never created by this driver) "
-                              "[inferred: NVIDIA documents this as undefined behaviour]" + self._foreign(h))
+                              "[inferred: NVIDIA documents this as undefined behaviour]" + self.handles.foreign(h))
         if s.destroyed:
             raise DriverError(CUresult.CUDA_ERROR_CONTEXT_IS_DESTROYED,
                               f"stream 0x{h:x} was destroyed (spec 3 preamble; observed on NVIDIA)")
@@ -414,82 +333,11 @@ class DriverState:
             raise sticky(ctx)
         return s
 
-    def _event(self, h: int) -> Event:
-        e = self._objs.get(h) if h else None
-        if not isinstance(e, Event):
-            raise DriverError(CUresult.CUDA_ERROR_INVALID_HANDLE,
-                              f"0x{h:x} is not an event handle{self._foreign(h)}" if h else
-                              "the event handle is NULL")
-        if e.destroyed:
-            raise DriverError(CUresult.CUDA_ERROR_INVALID_HANDLE, f"event 0x{h:x} was destroyed")
-        return e
-
-    def _graph(self, h: int) -> gr.Graph:
-        g = self._objs.get(h) if h else None
-        if not isinstance(g, gr.Graph) or g.destroyed:
-            raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE, "the graph handle is NULL" if not h else
-                              f"0x{h:x} is not a live graph (never created, or destroyed){self._foreign(h)}")
-        return g
-
-    def _node(self, h: int, what: str = "node") -> gr.Node:
-        n = self._objs.get(h) if h else None
-        if not isinstance(n, gr.Node) or n.destroyed:
-            raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE, f"the {what} handle is NULL" if not h else
-                              f"0x{h:x} is not a live graph node (never created, or destroyed){self._foreign(h)}")
-        return n
-
-    def _graph_node_or_none(self, h: Any) -> gr.Node | None:
-        """The node a handle names (live or destroyed), or None: for rules that give their own code for a
-        handle that names no node (the capture engine's dependency checks, spec 3.2, 3.6)."""
-        n = self._objs.get(h) if h else None
-        return n if isinstance(n, gr.Node) else None
-
-    def _exec(self, h: int) -> gr.GraphExec:
-        x = self._objs.get(h) if h else None
-        if not isinstance(x, gr.GraphExec) or x.destroyed:
-            raise DriverError(CUresult.CUDA_ERROR_INVALID_HANDLE if h else CUresult.CUDA_ERROR_INVALID_VALUE,
-                              "the graph exec handle is NULL" if not h else
-                              f"0x{h:x} is not a live graph exec (never created, or destroyed){self._foreign(h)}")
-        return x
-
-    def _exec_to_run(self, h: int, call: str) -> gr.GraphExec:
-        """The exec of ``cuGraphLaunch`` / ``cuGraphUpload``: a destroyed exec is INVALID_VALUE there
-        (spec 16, 9) [O/H: hip-tests, shared expectation]; otherwise as :meth:`_exec` (1 NULL, 400 garbage)."""
-        x = self._objs.get(h) if h else None
-        if isinstance(x, gr.GraphExec) and x.destroyed:
-            raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
-                              f"{call}: graph exec 0x{h:x} was destroyed; launching or uploading a destroyed exec is "
-                              "CUDA_ERROR_INVALID_VALUE (spec 16, 9)")
-        return self._exec(h)
-
-    def _context(self, h: int) -> Context:
-        c = self._objs.get(h) if h else None
-        if not isinstance(c, Context):
-            raise DriverError(CUresult.CUDA_ERROR_INVALID_CONTEXT, "the context handle is NULL" if not h else
-                              f"0x{h:x} is not a context handle{self._foreign(h)}")
-        if c.destroyed:
-            raise DriverError(CUresult.CUDA_ERROR_CONTEXT_IS_DESTROYED, f"context 0x{h:x} was destroyed")
-        return c
-
     def _device(self, dev: int) -> Device:
         if not isinstance(dev, int) or not 0 <= dev < len(self.devices):
             raise DriverError(CUresult.CUDA_ERROR_INVALID_DEVICE,
                               f"device {dev} does not exist (this driver has {len(self.devices)} device(s))")
         return self.devices[dev]
-
-    def _function(self, h: int) -> Function:
-        f = self._objs.get(h) if h else None
-        if not isinstance(f, Function):
-            raise DriverError(CUresult.CUDA_ERROR_INVALID_HANDLE, "the function handle is NULL" if not h else
-                              f"0x{h:x} is not a function handle{self._foreign(h)}")
-        if f.module.unloaded:
-            raise DriverError(CUresult.CUDA_ERROR_INVALID_HANDLE, f"function {f.name} belongs to an unloaded module")
-        m = f.module
-        if not m.is_library and m.ctx is not None and m.ctx.destroyed:
-            raise DriverError(CUresult.CUDA_ERROR_INVALID_CONTEXT,
-                              f"function {f.name} belongs to a module of context 0x{m.ctx.handle:x}, which was "
-                              "destroyed (cuCtxDestroy unloads its modules) [inferred code]")
-        return f
 
     # -- work progression ---------------------------------------------------------------------
     def _log(self, rec: dict[str, Any]) -> None:
@@ -546,19 +394,6 @@ class DriverState:
         if ctx.legacy is not None:
             out.append(ctx.legacy)
         return out
-
-    def _module(self, h: int) -> Module:
-        """A loaded module. Errors: 400 bad handle; 201 INVALID_CONTEXT for a module (not a library) whose context
-        was destroyed: cuCtxDestroy unloads the context's modules, and INVALID_CONTEXT is the code the module
-        calls document (CONTEXT_IS_DESTROYED is not in their Returns lists) [inferred]."""
-        m = self._objs.get(h) if h else None
-        if not isinstance(m, Module) or m.unloaded:
-            raise DriverError(CUresult.CUDA_ERROR_INVALID_HANDLE, "not a loaded module handle")
-        if not m.is_library and m.ctx is not None and m.ctx.destroyed:
-            raise DriverError(CUresult.CUDA_ERROR_INVALID_CONTEXT,
-                              f"module 0x{h:x} belonged to context 0x{m.ctx.handle:x}, which was destroyed "
-                              "(cuCtxDestroy unloads a context's modules) [inferred code]")
-        return m
 
     def thread_id(self) -> int:
         """The calling thread's serial id in this driver (never reused, unlike Python thread idents)."""

@@ -11,19 +11,16 @@ from __future__ import annotations
 import sys
 import threading
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING, Any, TypeVar, cast
+from typing import Any, TypeVar, cast
 
 from . import capture as cap
 from . import graph as gr
 from . import hostmem, param_types, ptxrun
 from .errors import CUresult, DriverError
-from .kernels import DECLARED, KERNELS, KernelLaunch
+from .kernels import DECLARED, KERNELS, KernelHost, KernelLaunch
 from .module import merge_param_types
-from .objects import RECORDED, Context, Event, Stream, ThreadState
+from .objects import RECORDED, Context, Event, Stream
 from .state import DriverState
-
-if TYPE_CHECKING:
-    from .driver import Driver
 
 T = TypeVar("T")
 
@@ -243,7 +240,7 @@ class Work(DriverState):
         f = p.func
         if args and f is not None and getattr(f, "param_types", None):  # the values as the kernel's types read them
             args = param_types.as_declared(merge_param_types(f.param_types, DECLARED.get(p.name)), args)
-        launch = KernelLaunch(cast("Driver", self), p.name, p.grid, p.block, p.shmem, list(args))
+        launch = KernelLaunch(cast("KernelHost", self), p.name, p.grid, p.block, p.shmem, list(args))
         try:
             self._unlocked(fn, launch)
         except BaseException as e:
@@ -286,11 +283,8 @@ class Work(DriverState):
         with a thread state of its own for the call (``in_host_fn`` set, so its driver calls are refused with
         800, spec 3.9; their errors are that state's last error, not the launching thread's)."""
         self._check_host_fn(fn, "host function")  # it may have been unmapped since it was enqueued
-        ident = threading.get_ident()
         outer = self._thread()
-        self._thread_serial += 1
-        t = ThreadState(self._thread_serial, f"{outer.name} (running a host function)")
-        t.thread_ref = outer.thread_ref
+        t = self.threads.host_fn_state(outer)  # in_host_fn: calls from it are refused (800, spec 3.9)
         call: Callable[..., Any]
         args: tuple[Any, ...]
         if isinstance(fn, int) and callback_args is not None:
@@ -299,9 +293,8 @@ class Work(DriverState):
             call, args = gr.HOST_FN_TYPE(fn), (user_data or None,)
         else:
             call, args = fn, (user_data,)
-        t.in_host_fn = 1  # calls from the host function are refused (800, spec 3.9)
-        self._threads[ident] = self._tls.state = t
+        self.threads.install(t)
         try:
             self._unlocked(call, *args)
         finally:
-            self._threads[ident] = self._tls.state = outer
+            self.threads.install(outer)

@@ -164,7 +164,7 @@ def test_oxicuda_stream_follows_the_current_driver():
         StreamCapture.begin(stream)
     assert ei.value == CudaError.InvalidHandle
     assert f"driver #{first.serial}" in ei.value.why
-    assert not first._live_captures and not second._live_captures
+    assert not first.captures.live and not second.captures.live
 
 
 def test_addresses_are_never_reused_and_stay_recognised():

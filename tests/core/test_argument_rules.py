@@ -52,7 +52,7 @@ ACCEPTED = [
 
 
 def _state(d):
-    return sorted(d._objs), d.memory.in_use, len(d.launch_log)
+    return sorted(d.handles.table), d.memory.in_use, len(d.launch_log)
 
 
 @pytest.mark.parametrize(("method", "args", "code", "words"), REFUSED, ids=[f"{r[0]}-{r[2]}" for r in REFUSED])
@@ -103,9 +103,9 @@ def test_sizes_and_lengths_the_runtime_allows(d):
 
 def test_module_get_function_takes_null_and_unreadable_names(d):
     """A NULL or unreadable name is INVALID_VALUE, checked before the module handle; no function is made."""
-    n = len(d._objs)
+    n = len(d.handles.table)
     for name in (None, 0, -8, 0xDEADBEEF000):
         with pytest.raises(DriverError) as info:
             d.module_get_function(0x1234, name)
         assert int(info.value.code) == 1
-    assert len(d._objs) == n
+    assert len(d.handles.table) == n

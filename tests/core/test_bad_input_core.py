@@ -95,9 +95,9 @@ def test_module_of_destroyed_context(d):
 ])
 def test_flag_and_size_checks(d, call, args):
     """Unknown flag bits and size 0 are INVALID_VALUE and change nothing."""
-    n = len(d._objs)
+    n = len(d.handles.table)
     refused(d, 1, getattr(d, call), *args)
-    assert len(d._objs) == n and d.memory.registered == {} and d.memory.host == {}
+    assert len(d.handles.table) == n and d.memory.registered == {} and d.memory.host == {}
 
 
 def test_attach_mem_flags(d):
@@ -134,7 +134,7 @@ def test_capture_target_uses_table(d):
     """capture.capture_target_refusal allows reads and refuses destroy, node removal, instantiate, update, move."""
     from simcuda._core import capture as cap
     d.stream_begin_capture(d.s, 0)
-    g = d._objs[d.stream_get_capture_info(d.s)[2]]
+    g = d.handles.table[d.stream_get_capture_info(d.s)[2]]
     assert cap.capture_target_refusal(g, "read") is None
     for use in ("destroy", "remove node", "instantiate", "update from", "move"):
         e = cap.capture_target_refusal(g, use)

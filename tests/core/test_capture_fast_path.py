@@ -18,7 +18,7 @@ def _capture(fast: bool, pairs: bool) -> tuple[Driver, list[tuple]]:
     f = d.module_get_function(d.module_load_data(SRC), "k")
     s = d.stream_create(0)
     d.stream_begin_capture(s, 0)
-    st = d._objs[s]
+    st = d.handles.table[s]
     launch = d.launch_kernel_fast if fast else d.launch_kernel
     args: list = []
     for i in range(5):
@@ -35,7 +35,7 @@ def _capture(fast: bool, pairs: bool) -> tuple[Driver, list[tuple]]:
     h0 = g.nodes[0].handle  # handle values differ between drivers: compare the sequence
     summary = [(n.handle - h0, n.local_id, n.type, n.params is g.nodes[0].params, n.destroyed,
                 [(e.src.local_id, e.ed) for e in n.ins], [(e.dst.local_id, e.ed) for e in n.outs]) for n in g.nodes]
-    summary.append((list(st.capture.captured), [(n.local_id, ed) for n, ed in st.deps], d._next_h - h0,
+    summary.append((list(st.capture.captured), [(n.local_id, ed) for n, ed in st.deps], d.handles.next_handle - h0,
                     d.stats["kernel_launches"], len(g.edges)))
     return d, summary
 

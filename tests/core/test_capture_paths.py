@@ -310,12 +310,12 @@ def test_cig_stream_records_copies_sets_kernels_and_graph_launches_without_runni
     d.memset(memset, s, "cuMemsetD8Async")
     d.graph_launch(x, s)
     d.event_record(e[0], s)
-    gid = d._graph(g).gid
+    gid = d.handles.graph(g).gid
     assert d.cig_ops(s) == [("kernel", "k"), ("memcpy", CopyParams(HOST, buf, DEVICE, dptr, 16).describe()),
                             ("memset", memset.describe()), ("graph_launch", f"graph_{gid}"),
-                            ("event_record", d._event(e[0]).label())]
+                            ("event_record", d.handles.event(e[0]).label())]
     assert ran == [] and d.launch_log == [] and bytes(d.memory.device_view(dptr, 32)) == bytes(32)
-    assert d._event(e[0]).state == EMPTY  # the record is in the command list; the host-side event is untouched
+    assert d.handles.event(e[0]).state == EMPTY  # the record is in the command list; the host-side event is untouched
     assert len(d.stream_end_capture_to_cig(s)) == 5
 
 
@@ -367,7 +367,7 @@ def test_begin_to_graph_refuses_a_dependency_of_another_graph_or_destroyed():
     d.graph_destroy_node(gone)
     for bad in (foreign, gone, 0xBAD0):
         assert int(refused(d.stream_begin_capture_to_graph, s1, g, [own, bad], [ZERO, ZERO], G).code) == 1
-        assert d.stream_is_capturing(s1) == cap.NONE and d._graph(g).capture_target_of is None
+        assert d.stream_is_capturing(s1) == cap.NONE and d.handles.graph(g).capture_target_of is None
     d.stream_begin_capture_to_graph(s1, g, [own], [ZERO], G)
     assert d.stream_get_capture_info(s1)[3] == [own]
 
@@ -389,5 +389,5 @@ def test_child_node_nesting_refuses_an_exec_with_memory_nodes():
     assert d.stream_is_capturing(s1) == cap.ACTIVE and d.stream_get_capture_info(s1)[5] == 0
     d.graph_launch(x_plain, s1)
     (node,) = d.stream_get_capture_info(s1)[3]
-    child = d._graph(d.graph_child_graph_node_get_graph(node))
-    assert child.owner_node is d._node(node)
+    child = d.handles.graph(d.graph_child_graph_node_get_graph(node))
+    assert child.owner_node is d.handles.node(node)

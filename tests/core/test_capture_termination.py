@@ -32,7 +32,7 @@ class Env:
 
     def seq(self, s: int) -> cap.CaptureSequence:
         """The capture sequence stream ``s`` belongs to (core object)."""
-        return self.d._live_captures[self.d.stream_get_capture_info(s)[1]]
+        return self.d.captures.live[self.d.stream_get_capture_info(s)[1]]
 
     def graph_of(self, s: int) -> int:
         """The handle of the graph stream ``s`` is capturing into."""
@@ -88,13 +88,13 @@ def test_successful_end_terminates_the_sequence_and_resets_its_streams_and_event
     env.join(env.s1, env.s2, env.e2)
     seq = env.seq(env.s1)
     g = d.stream_end_capture(env.s1)
-    assert seq.status == cap.TERMINATED and seq.id not in d._live_captures
+    assert seq.status == cap.TERMINATED and seq.id not in d.captures.live
     assert seq.members == [] and seq.events == []
     for h in (env.s1, env.s2):
         st = d._stream(h)
         assert st.capture is None and st.deps == [] and d.stream_is_capturing(h) == cap.NONE
     for h in (env.e1, env.e2):
-        ev = d._event(h)
+        ev = d.handles.event(h)
         assert (ev.state, ev.capture, ev.nodes) == (CAPTURE_BOUND, seq, [])
     assert len(d.graph_get_nodes(g)) == 2
 
@@ -113,7 +113,7 @@ def test_events_recorded_in_an_ended_capture_stay_capture_bound(env, invalidate)
         assert int(refused(d.stream_end_capture, env.s1).code) == 901
     else:
         d.graph_launch(d.graph_instantiate(d.stream_end_capture(env.s1), 0), env.s2)  # still bound after the launch
-    ev = d._event(env.e1)
+    ev = d.handles.event(env.e1)
     assert ev.state == CAPTURE_BOUND and ev.nodes == []
     for fn, args in ((d.event_query, (env.e1,)), (d.event_synchronize, (env.e1,)),
                      (d.event_elapsed_time, (env.e2, env.e1)), (d.event_elapsed_time, (env.e1, env.e2))):
@@ -138,7 +138,7 @@ def test_a_record_outside_capture_overwrites_capture_bound(env):
     d.event_record(env.e1, env.s1)
     d.stream_end_capture(env.s1)
     d.event_record(env.e1, env.s2)
-    ev = d._event(env.e1)
+    ev = d.handles.event(env.e1)
     assert (ev.state, ev.capture) == (RECORDED, None)
     d.event_query(env.e1)
     d.event_synchronize(env.e1)
@@ -155,7 +155,7 @@ def test_a_record_in_a_new_capture_overwrites_capture_bound(env):
     d.stream_begin_capture(env.s1, G)
     env.k(env.s1)
     d.event_record(env.e1, env.s1)
-    ev = d._event(env.e1)
+    ev = d.handles.event(env.e1)
     assert ev.state == CAPTURED and ev.capture is env.seq(env.s1)
     d.stream_wait_event(env.s2, env.e1, 0)
     assert d.stream_is_capturing(env.s2) == cap.ACTIVE and len(env.deps(env.s2)) == 1
@@ -258,7 +258,7 @@ def test_destroying_the_origin_discards_the_internal_graph(env):
     g = env.graph_of(env.s1)
     d.stream_destroy(env.s1)
     assert not is_live_graph(d, g)
-    assert d.stream_is_capturing(env.s2) == cap.NONE and d._live_captures == {}
+    assert d.stream_is_capturing(env.s2) == cap.NONE and d.captures.live == {}
 
 
 def test_destroyed_member_leaves_the_sequence(env):
@@ -339,7 +339,7 @@ def test_event_recorded_twice_in_a_capture_is_held_once(env):
         env.k(env.s1)
         d.event_record(env.e1, env.s1)
     seq = env.seq(env.s1)
-    ev = d._event(env.e1)
+    ev = d.handles.event(env.e1)
     assert seq.events == [ev] and [n.handle for n, _ in ev.nodes] == env.deps(env.s1)
     d.stream_end_capture(env.s1)
 
@@ -353,7 +353,7 @@ def test_event_re_recorded_outside_the_capture_leaves_it(env):
     d.event_record(env.e1, env.s1)
     seq = env.seq(env.s1)
     d.event_record(env.e1, env.s3)
-    ev = d._event(env.e1)
+    ev = d.handles.event(env.e1)
     assert (ev.state, ev.capture, ev.nodes) == (RECORDED, None, []) and seq.events == []
     d.stream_end_capture(env.s1)
     assert ev.state == RECORDED
@@ -370,9 +370,9 @@ def test_event_moved_to_a_second_capture_survives_the_first_ones_end(env):
     env.k(env.s2)
     d.event_record(env.e1, env.s2)
     seq_a, seq_b = env.seq(env.s1), env.seq(env.s2)
-    assert seq_a.events == [] and seq_b.events == [d._event(env.e1)]
+    assert seq_a.events == [] and seq_b.events == [d.handles.event(env.e1)]
     d.stream_end_capture(env.s1)
-    ev = d._event(env.e1)
+    ev = d.handles.event(env.e1)
     assert ev.state == CAPTURED and ev.capture is seq_b
     d.stream_wait_event(env.s3, env.e1, 0)  # forks into B
     assert d.stream_is_capturing(env.s3) == cap.ACTIVE
@@ -386,7 +386,7 @@ def test_external_record_in_capture_adds_an_event_record_node(env):
     d.stream_begin_capture(env.s1, G)
     env.k(env.s1)
     d.event_record(env.e1, env.s1, 1, "cuEventRecordWithFlags")
-    assert d._event(env.e1).state == CAPTURED
+    assert d.handles.event(env.e1).state == CAPTURED
     g = d.stream_end_capture(env.s1)
     assert [d.graph_node_get_type(n) for n in d.graph_get_nodes(g)] == [0, 7]
 

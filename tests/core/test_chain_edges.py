@@ -24,7 +24,7 @@ class Built:
 
     def __init__(self, d: Driver, g: int, h: dict[str, int]) -> None:
         self.d, self.g, self.h = d, g, h
-        self.graph: gr.Graph = d._graph(g)
+        self.graph: gr.Graph = d.handles.graph(g)
         self.names = {v: k for k, v in h.items()}
 
     def edges(self) -> list[tuple[str, str, tuple[int, int, int]]]:
@@ -70,7 +70,7 @@ def build(reference: bool, d: Driver | None = None) -> Built:
     s1, s2 = d.stream_create(0), d.stream_create(0)
     e1, e2 = d.event_create(0), d.event_create(0)
     d.stream_begin_capture(s1, 0)
-    graph = d._objs[s1].capture.graph
+    graph = d.handles.table[s1].capture.graph
     if reference:
         gr.pair_index(graph)
     names: list[str] = []
@@ -160,7 +160,7 @@ def test_capture_after_materialising_orders_new_chain_edges_after_old_edges() ->
     f = d.module_get_function(d.module_load_data(SRC), "k")
     s = d.stream_create(0)
     d.stream_begin_capture(s, 0)
-    graph = d._objs[s].capture.graph
+    graph = d.handles.table[s].capture.graph
     for _ in range(3):
         d.launch_kernel(f, (1, 1, 1), (1, 1, 1), 0, s, [])
     assert len(graph.edges) == 2 and not graph.lazy  # materialised mid-capture (no pair index built)
@@ -273,7 +273,7 @@ def test_fast_path_with_edge_data_on_the_dependency_makes_an_ordinary_edge() -> 
     f = d.module_get_function(d.module_load_data(SRC), "k")
     s = d.stream_create(0)
     d.stream_begin_capture(s, 0)
-    graph = d._objs[s].capture.graph
+    graph = d.handles.table[s].capture.graph
     d.launch_kernel_fast(f, (1, 1, 1), (1, 1, 1), 0, s, [])
     a = graph.nodes[0].handle
     d.stream_update_capture_dependencies(s, [a], [PROG], 1)
@@ -291,7 +291,7 @@ def test_edge_list_and_in_order_on_an_ordinary_graph() -> None:
     g = d.graph_create(0)
     a = d.graph_add_empty_node(g, [])
     b = d.graph_add_empty_node(g, [a])
-    graph = d._graph(g)
+    graph = d.handles.graph(g)
     assert not graph.lazy
     assert [(x.handle, y.handle, ed) for x, y, ed in gr.edge_list(graph)] == [(a, b, gr.ZERO_ED)]
     gr.solid(graph)  # nothing to do
@@ -305,7 +305,7 @@ def test_wide_fan_out_of_chain_edges() -> None:
     f = d.module_get_function(d.module_load_data(SRC), "k")
     s0 = d.stream_create(0)
     d.stream_begin_capture(s0, 0)
-    graph = d._objs[s0].capture.graph
+    graph = d.handles.table[s0].capture.graph
     d.launch_kernel_fast(f, (1, 1, 1), (1, 1, 1), 0, s0, [])
     fork = d.event_create(0)
     d.event_record(fork, s0)
@@ -347,7 +347,7 @@ def test_add_edge_into_a_chain_target_materialises_first() -> None:
     f = d.module_get_function(d.module_load_data(SRC), "k")
     s = d.stream_create(0)
     d.stream_begin_capture(s, 0)
-    graph = d._objs[s].capture.graph
+    graph = d.handles.table[s].capture.graph
     for _ in range(3):
         d.launch_kernel_fast(f, (1, 1, 1), (1, 1, 1), 0, s, [])
     a, b, c = graph.nodes

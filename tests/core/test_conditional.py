@@ -81,10 +81,10 @@ def test_if_and_while_built_by_capture_run_their_bodies_as_the_condition_says() 
     d.stream_synchronize(s)
     assert counters[:2] == [1, 4]  # IF body once, WHILE body 4 times (the kernel clears the condition at 4)
     notes = [r.note for r in d.launch_log if r.kind == "CONDITIONAL"]
-    assert notes == [f"condition 1: body 0 (graph_{d._graph(if_body).gid}) begins",
-                     f"body 0 (graph_{d._graph(if_body).gid}) ends",
-                     f"condition 1: body 0 (graph_{d._graph(w_body).gid}) begins",
-                     f"condition 0 after 4 pass(es): body 0 (graph_{d._graph(w_body).gid}) ends"]
+    assert notes == [f"condition 1: body 0 (graph_{d.handles.graph(if_body).gid}) begins",
+                     f"body 0 (graph_{d.handles.graph(if_body).gid}) ends",
+                     f"condition 1: body 0 (graph_{d.handles.graph(w_body).gid}) begins",
+                     f"condition 0 after 4 pass(es): body 0 (graph_{d.handles.graph(w_body).gid}) ends"]
     counters[1] = 2  # the WHILE body's kernel now clears the condition after 2 more passes
     d.graph_launch(x, s)
     d.stream_synchronize(s)
@@ -152,10 +152,11 @@ def test_handle_create_checks_and_its_state() -> None:
     g = d.graph_create(0)
     assert code_of(d.graph_conditional_handle_create, 0, 0, 0, 0) == INVALID_VALUE
     assert code_of(d.graph_conditional_handle_create, g, 0, 0, 2) == INVALID_VALUE
-    assert d._graph(g).cond_handles is None
+    assert d.handles.graph(g).cond_handles is None
     h = d.graph_conditional_handle_create(g, 0, 7, nd.COND_ASSIGN_DEFAULT)
-    ch = d._objs[h]
-    assert (ch.graph, ch.ctx, ch.default, ch.flags, ch.node) == (d._graph(g), d._thread().current, 7, 1, None)
+    ch = d.handles.table[h]
+    assert (ch.graph, ch.ctx, ch.default, ch.flags, ch.node) == (d.handles.graph(g), d.threads.current().current, 7, 1,
+                                                                  None)
     d.ctx_set_current(0)
     assert code_of(d.graph_conditional_handle_create, g, 0, 0, 0) == CUresult.CUDA_ERROR_INVALID_CONTEXT
 
@@ -167,13 +168,13 @@ def test_add_checks_leave_the_graph_unchanged() -> None:
     h = d.graph_conditional_handle_create(g, 0, 0, 0)
     foreign = d.graph_conditional_handle_create(other, 0, 0, 0)
     ctx2 = d.ctx_create(0, 0)
-    graphs_before = len(d._all_graphs)
+    graphs_before = len(d.handles.all_graphs)
     for hcond, ctype, size, hctx in ((0, 0, 1, 0), (h, 3, 1, 0), (h, nd.COND_IF, 3, 0), (h, nd.COND_WHILE, 2, 0),
                                      (h, nd.COND_SWITCH, 0, 0), (h, nd.COND_IF, 1, ctx2), (foreign, 0, 1, 0)):
         assert code_of(d.graph_add_conditional_node, g, [], hcond, ctype, size, hctx) == INVALID_VALUE
-    assert d.graph_get_nodes(g) == [] and len(d._all_graphs) == graphs_before
+    assert d.graph_get_nodes(g) == [] and len(d.handles.all_graphs) == graphs_before
     n, bodies = d.graph_add_conditional_node(g, [], h, nd.COND_SWITCH, 4, 0)
-    assert len(bodies) == 4 and all(d._graph(b).owner_node is d._objs[n] for b in bodies)
+    assert len(bodies) == 4 and all(d.handles.graph(b).owner_node is d.handles.table[n] for b in bodies)
     assert code_of(d.graph_add_conditional_node, g, [], h, nd.COND_IF, 1, 0) == INVALID_VALUE  # in use
     assert d.graph_get_nodes(g) == [n]
 
@@ -207,9 +208,9 @@ def test_bodies_are_owned_by_the_node() -> None:
     child = d.graph_create(0)
     d.graph_add_conditional_node(child, [], d.graph_conditional_handle_create(child, 0, 0, 0), 0, 1, 0)
     assert code_of(d.graph_add_child_graph_node, g, [], child) == INVALID_VALUE  # no conditionals in a child
-    assert not d._graph(body).destroyed
+    assert not d.handles.graph(body).destroyed
     d.graph_destroy_node(n)
-    assert d._objs[body].destroyed and code_of(d.graph_get_nodes, body) == INVALID_VALUE
+    assert d.handles.table[body].destroyed and code_of(d.graph_get_nodes, body) == INVALID_VALUE
     n2, _ = d.graph_add_conditional_node(g, [], h, nd.COND_WHILE, 1, 0)
     assert d.graph_get_nodes(g) == [n2]
 
@@ -227,12 +228,12 @@ def test_instantiate_refuses_what_a_body_may_not_hold() -> None:
         if nested:
             child = d.graph_create(0)
             d.graph_add_child_graph_node(body, [], child)
-            target = d._graph(body).nodes[0].params.graph.handle
+            target = d.handles.graph(body).nodes[0].params.graph.handle
         wait = d.graph_add_event_node(target, [], ev, True)
         with pytest.raises(DriverError) as ei:
             d.graph_instantiate_with_params(g, 0)
         assert ei.value.code == INVALID_VALUE and ei.value.instantiate_result == 3 and ei.value.err_node == wait
-        assert "WAIT_EVENT" in ei.value.why and d._graph(g).live_execs == 0
+        assert "WAIT_EVENT" in ei.value.why and d.handles.graph(g).live_execs == 0
 
 
 def test_instantiate_refuses_an_unused_handle() -> None:
@@ -267,7 +268,7 @@ def test_dot_draws_each_body_as_a_cluster() -> None:
     h = d.graph_conditional_handle_create(g, 0, 3, nd.COND_ASSIGN_DEFAULT)
     _n, (b0, b1) = d.graph_add_conditional_node(g, [], h, nd.COND_IF, 2, 0)
     d.graph_add_empty_node(b1, [])
-    gid0, gid1 = d._graph(b0).gid, d._graph(b1).gid
+    gid0, gid1 = d.handles.graph(b0).gid, d.handles.graph(b1).gid
     plain = d.dot(g)
     assert plain.index("subgraph cluster_1 ") < plain.index(f"subgraph cluster_{gid0} ") < plain.index(
         f"subgraph cluster_{gid1} ")
@@ -313,7 +314,7 @@ def test_exec_update_refuses_a_changed_conditional_and_a_changed_body() -> None:
         assert ei.value.code == CUresult.CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE
         assert ei.value.update_info[0] == result and "CONDITIONAL" in ei.value.why
     bigger = _switch_graph(d, f, 1, 0)
-    body = d._graph(bigger).nodes[0].params.bodies[2]
+    body = d.handles.graph(bigger).nodes[0].params.bodies[2]
     d.graph_add_empty_node(body.handle, [])
     with pytest.raises(DriverError) as ei:
         d.graph_exec_update(x, bigger)
@@ -330,9 +331,9 @@ def test_set_params_of_a_conditional_node_is_not_supported() -> None:
     d = ready()
     g = d.graph_create(0)
     n, _ = d.graph_add_conditional_node(g, [], d.graph_conditional_handle_create(g, 0, 0, 0), 0, 1, 0)
-    before = d._objs[n].params
+    before = d.handles.table[n].params
     assert code_of(d.graph_node_set_params, n, nd.CONDITIONAL, {}) == CUresult.CUDA_ERROR_NOT_SUPPORTED
-    assert d._objs[n].params is before
+    assert d.handles.table[n].params is before
     x = d.graph_instantiate(g, 0)
     assert code_of(d.graph_exec_node_set_params, x, n, nd.CONDITIONAL, {}) == CUresult.CUDA_ERROR_NOT_SUPPORTED
-    assert d._objs[x].body.order[0].params is before  # the exec's node is unchanged too
+    assert d.handles.table[x].body.order[0].params is before  # the exec's node is unchanged too

@@ -104,7 +104,7 @@ def test_fan_out_one_edge_per_call_then_removal_in_any_order(d):
     assert dependents(d, root) == kept
     assert edges(d, g) == [(root, x, gr.ZERO_ED) for x in kept]
     assert all(deps(d, x) == [] for x in gone) and all(deps(d, x) == [root] for x in kept)
-    assert [(e.src.handle, e.dst.handle) for e in d._graph(g).removed_edges] == [(root, x) for x in gone[::-1]]
+    assert [(e.src.handle, e.dst.handle) for e in d.handles.graph(g).removed_edges] == [(root, x) for x in gone[::-1]]
     d.graph_add_dependencies(g, [root], [gone[0]], [])  # a removed pair can be added again, at the end
     assert dependents(d, root) == [*kept, gone[0]]
     assert edges(d, g)[-1] == (root, gone[0], gr.ZERO_ED)
@@ -136,13 +136,13 @@ def test_destroy_node_cuts_only_its_edges(d):
     d.graph_add_dependencies(g, [root] * 100, mid, [])
     d.graph_add_dependencies(g, mid, [sink] * 100, [])
     d.graph_remove_dependencies(g, [mid[5], root], [sink, mid[6]], [])
-    assert len(d._graph(g).removed_edges) == 2
+    assert len(d.handles.graph(g).removed_edges) == 2
     d.graph_destroy_node(mid[5])
-    assert [(e.src.handle, e.dst.handle) for e in d._graph(g).removed_edges] == [(root, mid[6])]
+    assert [(e.src.handle, e.dst.handle) for e in d.handles.graph(g).removed_edges] == [(root, mid[6])]
     assert deps(d, sink) == [m for i, m in enumerate(mid) if i != 5]
     assert dependents(d, root) == [m for i, m in enumerate(mid) if i not in (5, 6)]
     d.graph_destroy_node(root)
-    assert d._graph(g).removed_edges == []  # its removed edge to mid[6] no longer counts
+    assert d.handles.graph(g).removed_edges == []  # its removed edge to mid[6] no longer counts
     assert all(deps(d, m) == [] for i, m in enumerate(mid) if i != 5)
     assert edges(d, g) == [(m, sink, gr.ZERO_ED) for i, m in enumerate(mid) if i != 5]
     refused(d, 1, d.graph_node_get_dependencies, root)
@@ -186,7 +186,7 @@ def test_pair_index_with_a_captured_duplicate_dependency(d):
     assert edges(d, g) == [(a, k, gr.ZERO_ED)]
     refused(d, 1, d.graph_remove_dependencies, g, [a], [k], [PROG])
     d.graph_remove_dependencies(g, [a], [k], [])
-    assert edges(d, g) == [] and d._graph(g).n_dup == 0
+    assert edges(d, g) == [] and d.handles.graph(g).n_dup == 0
     d.graph_add_dependencies(g, [a], [k], [])
     assert edges(d, g) == [(a, k, gr.ZERO_ED)]
 

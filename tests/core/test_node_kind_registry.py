@@ -46,7 +46,7 @@ def _graph_of_every_kind(d: Driver) -> tuple[int, dict[int, Any]]:
           d.graph_add_conditional_node(g, [], d.graph_conditional_handle_create(g, 0, 0, 0), nd.COND_IF, 1, 0)[0]]
     alloc, dptr = d.graph_add_mem_alloc_node(g, [], 64)
     hs += [alloc, d.graph_add_mem_free_node(g, [alloc], dptr)]
-    nodes = [d._objs[h] for h in hs]
+    nodes = [d.handles.table[h] for h in hs]
     return g, {n.type: n for n in nodes}
 
 
@@ -122,7 +122,7 @@ def test_the_conditional_kind_is_reached_only_through_the_registry(monkeypatch: 
         return h
 
     h = graph()
-    n = d._objs[h].nodes[1]
+    n = d.handles.table[h].nodes[1]
     assert n.describe().startswith("marked IF handle 0x")
     dot = d.dot(h, nd.DOT_CONDITIONAL_PARAMS)
     assert "CUDA_CONDITIONAL_NODE_PARAMS" in dot and "| mark}" in dot and "| 1}}" in dot

@@ -44,7 +44,7 @@ def graph_mem(d: Driver, dev: int = 0) -> tuple[int, int, int, int]:
 
 def live_pools(d: Driver) -> int:
     """How many pools of the driver are not destroyed."""
-    return sum(isinstance(o, MemPool) and not o.destroyed for o in d._objs.values())
+    return sum(isinstance(o, MemPool) and not o.destroyed for o in d.handles.table.values())
 
 
 # ------------------------------------------------------------------------------------------ create / destroy
@@ -370,7 +370,7 @@ def test_a_captured_allocation_takes_the_pools_device_and_peer_access():
     d.stream_begin_capture(s, 0)
     d.mem_alloc_from_pool_async(128, p, s)
     (n,) = d.graph_get_nodes(d.stream_end_capture(s))
-    params = d._node(n).params
+    params = d.handles.node(n).params
     assert (params.device, params.access, params.size) == (1, ((DEVICE, 0, 3),), 128)
 
 
@@ -384,6 +384,6 @@ def test_a_zero_size_allocation_during_capture_is_a_zero_size_node(d):
     d.mem_free_async(a, s)
     g = d.stream_end_capture(s)
     alloc, free = d.graph_get_nodes(g)
-    assert d._node(alloc).params.size == 0 and d._node(free).params.dptr == a
+    assert d.handles.node(alloc).params.size == 0 and d.handles.node(free).params.dptr == a
     d.graph_launch(d.graph_instantiate(g, 0), s)
     assert graph_mem(d)[0] == 0

@@ -40,7 +40,7 @@ def _setup(capture: bool = True) -> tuple[Driver, dict[str, Any]]:
     params = d.launch_kernel_fast(f, grid, block, 0, s, args)
     assert isinstance(params, KernelParams)
     return d, {"ctx": ctx, "m": m, "f": f, "s": s, "params": params, "grid": grid, "block": block, "args": args,
-               "t": d._thread()}
+               "t": d.threads.current()}
 
 
 def _observe(d: Driver, o: dict[str, Any], call: Callable[[], Any]) -> list[Any]:
@@ -49,7 +49,7 @@ def _observe(d: Driver, o: dict[str, Any], call: Callable[[], Any]) -> list[Any]
         got: Any = "ok"
     except DriverError as e:
         got = [int(e.code), re.sub(r"0x[0-9a-f]+", "0x?", e.why)]  # handle values differ between drivers
-    st = d._objs[o["s"]]
+    st = d.handles.table[o["s"]]
     nodes = None
     if st.capture is not None:
         g = st.capture.graph
@@ -127,7 +127,7 @@ CASES = {
 @pytest.mark.parametrize("case", list(CASES))
 def test_relaunch_answers_what_launch_kernel_fast_answers(case: str) -> None:
     def relaunch(d: Driver, o: dict[str, Any]) -> None:  # as the native adapter does: the thread's state kept
-        d.relaunch_kernel(o["params"], d._objs[o["s"]], o["f"], o["s"], o["t"])
+        d.relaunch_kernel(o["params"], d.handles.table[o["s"]], o["f"], o["s"], o["t"])
 
     def launch(d: Driver, o: dict[str, Any]) -> None:
         p = o["params"]
@@ -145,8 +145,8 @@ def test_relaunch_answers_what_launch_kernel_fast_answers(case: str) -> None:
 def test_relaunch_reuses_the_record_and_counts_the_launch() -> None:
     """Nothing changed: the repeat adds a node with the very launch record, counted as a launch."""
     d, o = _setup()
-    d.relaunch_kernel(o["params"], d._objs[o["s"]], o["f"], o["s"])
-    g = d._objs[o["s"]].capture.graph
+    d.relaunch_kernel(o["params"], d.handles.table[o["s"]], o["f"], o["s"])
+    g = d.handles.table[o["s"]].capture.graph
     assert [n.params for n in g.nodes] == [o["params"]] * 2 and d.stats["kernel_launches"] == 2
     d.close()
 
@@ -159,8 +159,8 @@ def test_relaunch_in_a_host_function_is_refused_as_any_launch() -> None:
     got: list[Any] = []
 
     def host(_: Any) -> None:
-        for fn in (lambda: d.relaunch_kernel(o["params"], d._objs[o["s"]], o["f"], o["s"]),
-                   lambda: d.relaunch_kernel(o["params"], d._objs[o["s"]], o["f"], o["s"], d._thread()),
+        for fn in (lambda: d.relaunch_kernel(o["params"], d.handles.table[o["s"]], o["f"], o["s"]),
+                   lambda: d.relaunch_kernel(o["params"], d.handles.table[o["s"]], o["f"], o["s"], d.threads.current()),
                    lambda: d.launch_kernel_fast(o["f"], o["grid"], o["block"], 0, o["s"], o["args"])):
             try:
                 fn()

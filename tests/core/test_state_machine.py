@@ -72,7 +72,7 @@ def test_end_codes_come_from_the_table(d, monkeypatch):
         d.stream_end_capture(d.s1)
     assert int(ei.value.code) == 902
     assert d.stream_is_capturing(d.s1) == cap.NONE and d.stream_is_capturing(d.s2) == cap.NONE
-    assert not d._live_captures
+    assert not d.captures.live
 
 
 def invalidate_by_sync(d: Driver) -> None:
@@ -123,7 +123,7 @@ def test_destroying_the_origin_or_a_member_of_an_invalidated_capture(d):
     d.stream_destroy(d.s2)
     assert d.stream_is_capturing(d.s1) == cap.INVALIDATED
     d.stream_destroy(d.s1)
-    assert not d._live_captures and d.stream_is_capturing(s3) == cap.NONE
+    assert not d.captures.live and d.stream_is_capturing(s3) == cap.NONE
 
 
 def test_a_second_violation_keeps_the_first_reason(d):

@@ -27,7 +27,7 @@ def make(d: Driver, log: list, refs: int = 1, ptr: int = 0x1234) -> int:
 
 
 def obj(d: Driver, h: int) -> UserObject:
-    return d._objs[h]
+    return d.handles.table[h]
 
 
 def test_create_gives_the_caller_its_references(d):
@@ -43,9 +43,9 @@ def test_create_gives_the_caller_its_references(d):
                                        ((0x1, print, 2 ** 31, 1), "INT_MAX")])
 def test_create_refuses_bad_arguments_and_makes_nothing(d, args, why):
     """Flags other than NO_DESTRUCTOR_SYNC, a zero or too large refcount, a NULL destructor: INVALID_VALUE."""
-    before = len(d._objs)
+    before = len(d.handles.table)
     assert code(d.user_object_create, *args) == CUresult.CUDA_ERROR_INVALID_VALUE
-    assert why in d.last_error().why and len(d._objs) == before
+    assert why in d.last_error().why and len(d.handles.table) == before
 
 
 def test_last_release_runs_the_destructor_with_ptr_once(d):
@@ -90,7 +90,7 @@ def test_graph_retain_makes_new_references_or_moves_the_callers(d):
     d.graph_retain_user_object(g, u, 1, 0)
     assert (obj(d, u).refs, obj(d, u).caller) == (3, 2)
     d.graph_retain_user_object(g, u, 2, MOVE)
-    assert (obj(d, u).refs, obj(d, u).caller) == (3, 0) and d._graph(g).user_refs == {obj(d, u): 3}
+    assert (obj(d, u).refs, obj(d, u).caller) == (3, 0) and d.handles.graph(g).user_refs == {obj(d, u): 3}
     assert code(d.graph_retain_user_object, g, u, 1, MOVE) == CUresult.CUDA_ERROR_INVALID_VALUE  # caller has 0
     assert code(d.graph_retain_user_object, g, u, 1, 2) == CUresult.CUDA_ERROR_INVALID_VALUE
     assert obj(d, u).refs == 3
@@ -107,7 +107,7 @@ def test_graph_release_of_more_than_the_graph_holds_is_refused(d):
     assert code(d.graph_release_user_object, d.graph_create(0), u, 1) == CUresult.CUDA_ERROR_INVALID_VALUE
     assert obj(d, u).refs == 1 and log == []
     d.graph_release_user_object(g, u, 1)
-    assert log == [("destroyed", 0x1234)] and not d._graph(g).user_refs
+    assert log == [("destroyed", 0x1234)] and not d.handles.graph(g).user_refs
 
 
 def test_graph_destroy_releases_and_a_clone_keeps_its_own(d):
@@ -235,9 +235,9 @@ def test_calls_from_a_destructor_are_refused_with_800(d):
     def destroy(_p):
         seen.append(code(d.stream_create, 0))
     u = d.user_object_create(0, destroy, 1, 1)
-    streams = len(d._ctx_current().streams)
+    streams = len(d.threads.ctx_current().streams)
     d.user_object_release(u, 1)
-    assert seen == [CUresult.CUDA_ERROR_NOT_PERMITTED] and len(d._ctx_current().streams) == streams
+    assert seen == [CUresult.CUDA_ERROR_NOT_PERMITTED] and len(d.threads.ctx_current().streams) == streams
 
 
 def test_a_failing_destructor_is_reported_and_the_release_succeeds(d, capsys):

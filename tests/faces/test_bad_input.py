@@ -171,12 +171,12 @@ def test_pinned_host_memory_still_copies(env):
 
 def test_module_image_at_unmapped_address_is_invalid_value(env):
     """cuModuleLoadData / cuLibraryLoadData at an unmapped address fail with INVALID_VALUE, loading nothing."""
-    n = len(env.drv._objs)
+    n = len(env.drv.handles.table)
     assert cu.cuModuleLoadData(0x1234) == (INVALID, None)
     assert "cuModuleLoadData image" in simcuda.last_error().why
     assert cu.cuLibraryLoadData(GARBAGE, None, None, 0, None, None, 0) == (INVALID, None)
     assert cu.cuModuleLoadDataEx(GARBAGE, 0, None, None) == (INVALID, None)
-    assert len(env.drv._objs) == n
+    assert len(env.drv.handles.table) == n
 
 
 def test_module_image_at_a_real_address_still_loads(env):
@@ -260,7 +260,7 @@ def test_struct_argument_of_the_wrong_type_raises_the_wrappers_type_error(env, c
     env.g = cu.cuGraphCreate(0)[1]
     x = env.s if bad == "stream" else bad
     got_name = "cuda.bindings.driver.CUstream" if bad == "stream" else type(bad).__name__
-    n = len(env.drv._objs)
+    n = len(env.drv.handles.table)
     try:
         expect = ("TypeError", f"Argument '{arg}' has incorrect type (expected cuda.bindings.driver.{cls}, got "
                                f"{got_name})")
@@ -272,7 +272,7 @@ def test_struct_argument_of_the_wrong_type_raises_the_wrappers_type_error(env, c
                  for a in args(env, x)]
         assert raised(getattr(real, call), *rargs) == expect
     finally:
-        assert len(env.drv._objs) == n and cu.cuGraphGetNodes(env.g)[2] == 0
+        assert len(env.drv.handles.table) == n and cu.cuGraphGetNodes(env.g)[2] == 0
 
 
 def test_array_descriptor_fields_are_typed(env):
@@ -480,11 +480,11 @@ def test_dynamic_shared_memory_opt_in(env):
 
 def test_stream_priority_beyond_64_bits_raises_overflow_error(env):
     """cuStreamCreateWithPriority(0, 2**64) raises the wrapper's OverflowError and creates no stream."""
-    n = len(env.drv._objs)
+    n = len(env.drv.handles.table)
     same_as_real(cu.cuStreamCreateWithPriority, "cuStreamCreateWithPriority", 0, 2 ** 64,
                  expect=("OverflowError", "Python int too large to convert to C long"))
     assert raised(cu.cuStreamCreateWithPriority, 0, 2 ** 31) == ("OverflowError", "value too large to convert to int")
-    assert len(env.drv._objs) == n
+    assert len(env.drv.handles.table) == n
 
 
 @pytest.mark.parametrize("size, flags, text", [(0, 0, "bytesize 0"), (16, 0x10, "flags 0x10"),
@@ -504,10 +504,10 @@ def test_host_register_size_0_and_unknown_flags_are_invalid_value(env, size, fla
 ])
 def test_unknown_flag_bits_are_invalid_value(env, call, args, text):
     """Flags outside the call's enumeration are INVALID_VALUE, allocate nothing and change no context stack."""
-    n, mem, ctx = len(env.drv._objs), env.drv.memory.in_use, cu.cuCtxGetCurrent()[1]
+    n, mem, ctx = len(env.drv.handles.table), env.drv.memory.in_use, cu.cuCtxGetCurrent()[1]
     res = getattr(cu, call)(*args)
     assert res[0] == INVALID and text in simcuda.last_error().why
-    assert len(env.drv._objs) == n and env.drv.memory.in_use == mem and cu.cuCtxGetCurrent()[1] == ctx
+    assert len(env.drv.handles.table) == n and env.drv.memory.in_use == mem and cu.cuCtxGetCurrent()[1] == ctx
 
 
 @pytest.mark.parametrize("flags", [3, 8, 6])

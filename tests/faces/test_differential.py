@@ -410,9 +410,9 @@ def state(d: Any) -> tuple:
     """What a rejected call must leave as it was: every object and whether it is destroyed or unloaded, every
     graph's nodes and edges, live captures, memory in use, host allocations, work run, the current context."""
     objs = tuple(sorted((h, type(o).__name__, getattr(o, "destroyed", None), getattr(o, "unloaded", None))
-                        for h, o in d._objs.items()))
-    graphs = tuple((g.handle, g.n_live, len(g.edges), g.destroyed) for g in d._all_graphs)
-    return (objs, graphs, tuple(sorted(d._live_captures)), d.memory.in_use, len(d.memory.host), len(d.launch_log),
+                        for h, o in d.handles.table.items()))
+    graphs = tuple((g.handle, g.n_live, len(g.edges), g.destroyed) for g in d.handles.all_graphs)
+    return (objs, graphs, tuple(sorted(d.captures.live)), d.memory.in_use, len(d.memory.host), len(d.launch_log),
             d.ctx_get_current())
 
 

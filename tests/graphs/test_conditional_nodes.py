@@ -100,9 +100,9 @@ def test_handle_create_codes(env):
     err(cu.cuGraphConditionalHandleCreate(g, env.ctx, 0, 2), R.CUDA_ERROR_INVALID_VALUE)
     ok(cu.cuCtxSetCurrent(cu.CUcontext(0)))
     err(cu.cuGraphConditionalHandleCreate(g, None, 0, 0), R.CUDA_ERROR_INVALID_CONTEXT)
-    assert env.d._graph(int(g)).cond_handles is None
+    assert env.d.handles.graph(int(g)).cond_handles is None
     h = ok(cu.cuGraphConditionalHandleCreate(g, env.ctx, 5, 1))
-    assert type(h).__name__ == "CUgraphConditionalHandle" and env.d._objs[int(h)].default == 5
+    assert type(h).__name__ == "CUgraphConditionalHandle" and env.d.handles.table[int(h)].default == 5
 
 
 def test_add_node_codes_and_what_get_params_reports(env):

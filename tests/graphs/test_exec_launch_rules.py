@@ -99,7 +99,7 @@ def test_instantiate_flags_form_with_upload_is_invalid_value_and_makes_no_exec(e
     e = err(cu.cuGraphInstantiate(g, UPLOAD), 1)
     assert "CUDA_GRAPH_INSTANTIATE_FLAG_UPLOAD" in e.why and "cuGraphInstantiateWithParams" in e.why
     err(cu.cuGraphInstantiate(g, int(UPLOAD) | int(IF.CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH)), 1)
-    assert env.d._objs[int(g)].live_execs == 0
+    assert env.d.handles.table[int(g)].live_execs == 0
     x = ok(cu.cuGraphInstantiate(g, 0))
     ok(cu.cuGraphLaunch(x, env.s1))
     assert buf_ints(env) == [5] * 4
@@ -122,7 +122,7 @@ def test_v2_instantiate_with_flags_upload_raises_invalid_value(env):
     g = memset_graph(env, 5)
     with pytest.raises(v2.InvalidValueError):
         v2.graph_instantiate_with_flags(int(g), int(UPLOAD))
-    assert env.d._objs[int(g)].live_execs == 0
+    assert env.d.handles.table[int(g)].live_execs == 0
 
 
 def test_runtime_instantiate_and_with_flags_refuse_upload(env):
@@ -132,7 +132,7 @@ def test_runtime_instantiate_and_with_flags_refuse_upload(env):
     up = rt.cudaGraphInstantiateFlags.cudaGraphInstantiateFlagUpload
     assert rt.cudaGraphInstantiate(g, up) == (RE.cudaErrorInvalidValue, None)
     assert rt.cudaGraphInstantiateWithFlags(g, up) == (RE.cudaErrorInvalidValue, None)
-    assert env.d._objs[int(g)].live_execs == 0
+    assert env.d.handles.table[int(g)].live_execs == 0
 
 
 def test_runtime_instantiate_with_params_accepts_upload(env):

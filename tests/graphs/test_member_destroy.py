@@ -24,7 +24,7 @@ def test_destroyed_member_leaves_the_sequence_and_its_nodes_stay(env):
     ok(cu.cuStreamDestroy(env.s2))
     st, cid, g, _deps, _eds, n = ok(cu.cuStreamGetCaptureInfo(env.s1))
     assert st == ST.CU_STREAM_CAPTURE_STATUS_ACTIVE and n == 0
-    seq = env.d._live_captures[int(cid)]
+    seq = env.d.captures.live[int(cid)]
     assert [m.handle for m in seq.members] == [int(env.s1)]
     assert env.types(g) == [int(cu.CUgraphNodeType.CU_GRAPH_NODE_TYPE_KERNEL)]
     err(cu.cuStreamIsCapturing(env.s2), 709)  # the handle is gone
@@ -38,7 +38,7 @@ def test_unjoined_destroyed_member_makes_the_end_unjoined(env):
     e = err(cu.cuStreamEndCapture(env.s1), 904)
     assert "destroyed during the capture" in e.why and f"0x{int(env.s2):x}" in e.why
     assert ok(cu.cuStreamIsCapturing(env.s1)) == ST.CU_STREAM_CAPTURE_STATUS_NONE
-    assert env.d._live_captures == {}
+    assert env.d.captures.live == {}
 
 
 def test_event_recorded_before_the_destroy_still_joins(env):

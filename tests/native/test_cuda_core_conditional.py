@@ -155,7 +155,7 @@ with simcuda.patch(route=ROUTE) as drv:
     got = c(d.cuGraphNodeGetParams(node), "get")
     out["get"] = [int(got.type), int(got.conditional.type), got.conditional.size,
                   int(got.conditional.phGraph_out[0]) == int(body), int(got.conditional.handle) == int(h)]
-    out["body_nodes"] = len(drv._graph(int(body)).live_nodes())
+    out["body_nodes"] = len(drv.handles.graph(int(body)).live_nodes())
     x = c(d.cuGraphInstantiate(g, 0), "instantiate")
     c(d.cuGraphLaunch(x, s), "launch")
     c(d.cuStreamSynchronize(s), "sync")

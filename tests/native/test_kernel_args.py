@@ -134,7 +134,7 @@ with simcuda.patch(route=ROUTE) as drv:
     c(d.cuLaunchKernelEx(cfg, f, ((dptr, 10, -1.0), T), 0))
     c(d.cuLaunchKernelEx(cfg, f, ((dptr, 10, -1.0), T), 0))
     g = c(d.cuStreamEndCapture(s))
-    nodes = drv._graph(int(g)).live_nodes()
+    nodes = drv.handles.graph(int(g)).live_nodes()
     params = [n.params for n in nodes]
     out = {"args": [signs(["dptr" if i == 0 and a == int(dptr) else a for i, a in enumerate(p.args)]) for p in params],
            "grids": [list(p.grid) for p in params],

@@ -133,14 +133,14 @@ with simcuda.patch(route="native") as drv:
             barrier.wait()
             codes.append(int(L(f, st, (val, float(i // 2)))[0]))
         g = c(d.cuStreamEndCapture(st))
-        per_thread[tag] = [codes, [signs(nd.params.args, int(dptr)) for nd in drv._graph(int(g)).live_nodes()]]
+        per_thread[tag] = [codes, [signs(nd.params.args, int(dptr)) for nd in drv.handles.graph(int(g)).live_nodes()]]
     ts = [threading.Thread(target=worker, args=(t, v)) for t, v in (("a", 100), ("b", 200))]
     for t in ts: t.start()
     for t in ts: t.join()
 
     graphs = []
     for g in gs:
-        nodes = drv._graph(int(g)).live_nodes()
+        nodes = drv.handles.graph(int(g)).live_nodes()
         graphs.append([[signs(nd.params.args, int(dptr)), list(nd.params.grid)] for nd in nodes])
     out = {"log": log, "graphs": graphs, "seen": seen, "bumped": host[0], "threads": per_thread,
            "hits": native.memo_hits()}

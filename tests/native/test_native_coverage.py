@@ -205,7 +205,7 @@ with simcuda.patch(route=ROUTE) as drv:
         if t == 12:
             return [t, [[o[0], rel(o[1]), o[2], o[3]] for o in p.ops], p.flags]
         return [t]
-    out["captured"] = [summary(n) for n in drv._graph(int(cg)).live_nodes()]
+    out["captured"] = [summary(n) for n in drv.handles.graph(int(cg)).live_nodes()]
     hb = (ctypes.c_ubyte * 1024)()
     c(d.cuMemcpyDtoH(hb, dptr, 1024))
     out["mem"] = list(hb)
@@ -246,7 +246,7 @@ with simcuda.patch(route=ROUTE) as drv:
     c(d.cuGraphLaunch(x, s), "launch")
     c(d.cuStreamSynchronize(s), "sync")
     c(d.cuEventQuery(e1), "query-e1")
-    out["types"] = [n.type for n in drv._graph(int(g)).live_nodes()]
+    out["types"] = [n.type for n in drv.handles.graph(int(g)).live_nodes()]
 out["codes"] = codes
 out["module"] = d.__name__
 out["stubs"] = sorted(f"{n} {v}" for (n, v) in native.call_counts()) if native.is_loaded() else []

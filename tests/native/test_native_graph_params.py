@@ -50,7 +50,7 @@ with simcuda.patch(route=ROUTE) as drv:
     kp.func = f; kp.gridDimX = kp.gridDimY = kp.gridDimZ = 1; kp.blockDimX = 32; kp.blockDimY = kp.blockDimZ = 1
     kp.kernelParams = ((7, dptr), (ctypes.c_uint, None))
     kn = c(d.cuGraphAddKernelNode(g, None, 0, kp), "addKernel")
-    out["kargs"] = [int(a) for a in drv._node(int(kn)).params.args]
+    out["kargs"] = [int(a) for a in drv.handles.node(int(kn)).params.args]
     got = c(d.cuGraphKernelNodeGetParams(kn), "getKernel")
     arr = (ctypes.c_void_p * 2).from_address(int(got.kernelParams))
     out["kget"] = [got.gridDimX, got.blockDimX, int(got.func) == int(f),
@@ -58,7 +58,7 @@ with simcuda.patch(route=ROUTE) as drv:
     kp.gridDimX = 2
     kp.kernelParams = ((9, dptr), (ctypes.c_uint, None))
     c(d.cuGraphKernelNodeSetParams(kn, kp), "setKernel")
-    out["kset"] = [drv._node(int(kn)).params.grid[0], drv._node(int(kn)).params.args[0]]
+    out["kset"] = [drv.handles.node(int(kn)).params.grid[0], drv.handles.node(int(kn)).params.args[0]]
     ms = d.CUDA_MEMSET_NODE_PARAMS()
     ms.dst = dptr; ms.value = 0x11; ms.elementSize = 1; ms.width = 64; ms.height = 1
     mn = c(d.cuGraphAddMemsetNode(g, [kn], 1, ms, ctx), "addMemset")
@@ -91,7 +91,7 @@ with simcuda.patch(route=ROUTE) as drv:
     ap.poolProps.location.type = d.CUmemLocationType.CU_MEM_LOCATION_TYPE_DEVICE; ap.poolProps.location.id = 0
     ap.bytesize = 1024
     an = c(d.cuGraphAddMemAllocNode(g, [hn], 1, ap), "addAlloc")
-    out["alloc"] = [int(ap.dptr) != 0, int(ap.dptr) == drv._node(int(an)).params.alloc.start]
+    out["alloc"] = [int(ap.dptr) != 0, int(ap.dptr) == drv.handles.node(int(an)).params.alloc.start]
     ga = c(d.cuGraphMemAllocNodeGetParams(an), "getAlloc")
     out["aget"] = [ga.bytesize, int(ga.dptr) == int(ap.dptr), int(ga.poolProps.location.type)]
     fn_ = c(d.cuGraphAddMemFreeNode(g, [an], 1, ap.dptr), "addFree")
@@ -120,7 +120,7 @@ with simcuda.patch(route=ROUTE) as drv:
     out["ngeta"] = [int(ga2.type), int(ga2.alloc.dptr) == int(ap.dptr), ga2.alloc.bytesize]
     np2.memset.value = 0x44
     c(d.cuGraphNodeSetParams(mn2, np2), "nodeSet-memset")
-    out["nset"] = drv._node(int(mn2)).params.value
+    out["nset"] = drv.handles.node(int(mn2)).params.value
     c(d.cuGraphNodeSetParams(kn, np2), "nodeSet-wrongtype")
     npa = d.CUgraphNodeParams(); npa.type = d.CUgraphNodeType.CU_GRAPH_NODE_TYPE_MEM_ALLOC
     c(d.cuGraphNodeSetParams(an, npa), "nodeSet-alloc")
@@ -157,7 +157,7 @@ with simcuda.patch(route=ROUTE) as drv:
     c(d.cuMemcpyDtoH(hb, dptr, 256))
     out["mem"] = [hb[0], hb[15], hb[16], hb[63], hb[64], hb[128], hb[192], hb[255]]
     out["calls"] = calls
-    out["launched"] = [n.params.value for n in drv._graph(int(g)).live_nodes() if n.type == 2]
+    out["launched"] = [n.params.value for n in drv.handles.graph(int(g)).live_nodes() if n.type == 2]
 out["codes"] = codes
 out["module"] = d.__name__
 out["stubs"] = sorted(f"{n} {v}" for (n, v) in native.call_counts()) if native.is_loaded() else []

@@ -41,7 +41,7 @@ with simcuda.patch(route=ROUTE) as drv:
     c(d.cuStreamIsCapturing(s))
     g = c(d.cuStreamEndCapture(s))
     c(d.cuStreamEndCapture(s))                            # 401: not capturing
-    out["nodes"] = len(drv._graph(int(g)).live_nodes())
+    out["nodes"] = len(drv.handles.graph(int(g)).live_nodes())
     c(d.cuGraphDestroy(g))
     c(d.cuGraphDestroy(g))                                # 1: destroyed graph
     c(d.cuStreamDestroy(s))
@@ -292,7 +292,7 @@ with simcuda.patch(route=ROUTE) as drv:
     out["priority attribute"] = int(cu.cuLaunchKernelEx(config(attr(8)), f, args, 0)[0])
     out["repeats"] = [int(cu.cuLaunchKernelEx(config(), f, args, 0)[0]) for _ in range(3)]
     g = cu.cuStreamEndCapture(s)[1]
-    nodes = drv._graph(int(g)).live_nodes()
+    nodes = drv.handles.graph(int(g)).live_nodes()
     out["nodes"] = [[list(nd.params.args), list(nd.params.grid), list(nd.params.block)] for nd in nodes]
     out["one record"] = [nd.params is nodes[1].params for nd in nodes[1:]]
 print(json.dumps(out))

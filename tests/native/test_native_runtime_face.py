@@ -62,8 +62,8 @@ with simcuda.patch(route=ROUTE) as drv:
     rx = c(rt.cudaGraphInstantiate(rg, 0), "rt.cudaGraphInstantiate")
     c(d.cuGraphLaunch(rx, rs), "cuGraphLaunch(cudaGraphExec_t, cudaStream_t)")
     c(d.cuStreamSynchronize(rs), "cuStreamSynchronize(cudaStream_t)")
-    out["nodes"] = [len(drv._graph(int(g)).live_nodes()), len(drv._graph(int(rg)).live_nodes()),
-                    len(drv._graph(int(cg)).live_nodes())]
+    out["nodes"] = [len(drv.handles.graph(int(g)).live_nodes()), len(drv.handles.graph(int(rg)).live_nodes()),
+                    len(drv.handles.graph(int(cg)).live_nodes())]
     try:
         rt.cudaGraphAddEmptyNode(g, [5], 1)
     except TypeError as exc:

@@ -37,7 +37,7 @@ with simcuda.patch(route="native") as drv:
     cp = v2.CtxCreateParams()
     cp.cig_params = cig.ptr
     ctx = v2.ctx_create_v4(cp.ptr, 0, dev)
-    c = drv._context(ctx)
+    c = drv.handles.context(ctx)
     out["ctx"] = [bool(c.is_cig), c.cig_data_type, v2.ctx_get_current() == ctx]
     s = v2.stream_create(0)
     f = v2.module_get_function(v2.module_load_data(PTX), b"k")

@@ -157,7 +157,7 @@ class ArgumentRules(Work):
 
     def _launch_spec(self) -> Any:
         """The DeviceSpec of the current context's device (device 0's without a current context)."""
-        t = self._thread()
+        t = self.threads.current()
         stack = t.ctx_stack
         ctx = stack[-1] if stack else None
         if ctx is not None and not ctx.destroyed:

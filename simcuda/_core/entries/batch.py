@@ -81,6 +81,36 @@ class BatchParams:
         return f"batch of {len(self.copies)} copies, {sum(p.nbytes for p in self.copies)} bytes"
 
 
+
+def _check_op3d(op: Op3D, where: str) -> None:
+    """The per-op rules of cuMemcpy3DBatchAsync, in order, before any range is read (``where`` names the op):
+    1 INVALID_VALUE an access order, op flags or operand type outside their sets, a zero extent, a pitch below
+    the extent; 801 an array operand."""
+    if int(op.order) not in ACCESS_ORDERS:
+        raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
+                          f"{where}.srcAccessOrder {op.order} is not STREAM (1), DURING_API_CALL (2) or ANY (3)")
+    if int(op.flags) & ~_OP_FLAGS:
+        raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
+                          f"{where}.flags {op.flags:#x} is not a CUmemcpyFlags value")
+    sides = (("src", op.src), ("dst", op.dst))
+    for side, o in sides:
+        if int(o.kind) not in (OPERAND_POINTER, OPERAND_ARRAY):
+            raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
+                              f"{where}.{side}.type {o.kind} is not POINTER (1) or ARRAY (2)")
+    if not (op.width and op.height and op.depth):
+        raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
+                          f"{where}.extent {op.width}x{op.height}x{op.depth} has a zero dimension")
+    for side, o in sides:
+        if o.kind == OPERAND_POINTER and (0 < o.row_length < op.width or 0 < o.layer_height < op.height):
+            raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
+                              f"{where}.{side}: rowLength {o.row_length} / layerHeight {o.layer_height} below "
+                              f"the extent's width {op.width} / height {op.height} (0 means packed)")
+    for side, o in sides:
+        if o.kind == OPERAND_ARRAY:
+            raise DriverError(CUresult.CUDA_ERROR_NOT_SUPPORTED,
+                              f"{where}.{side} is a CUDA array: array contents are not simulated")
+
+
 class BatchCopies(Work):
     """Batched copies of the simulated driver. Entries: ``cuMemcpyBatchAsync``, ``cuMemcpy3DBatchAsync`` (and their
     runtime twins)."""
@@ -167,29 +197,7 @@ class BatchCopies(Work):
         copies = []
         for i, op in enumerate(ops):
             where = f"{call}: opList[{i}]"
-            if int(op.order) not in ACCESS_ORDERS:
-                raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
-                                  f"{where}.srcAccessOrder {op.order} is not STREAM (1), DURING_API_CALL (2) or "
-                                  "ANY (3)")
-            if int(op.flags) & ~_OP_FLAGS:
-                raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
-                                  f"{where}.flags {op.flags:#x} is not a CUmemcpyFlags value")
-            for side, o in (("src", op.src), ("dst", op.dst)):
-                if int(o.kind) not in (OPERAND_POINTER, OPERAND_ARRAY):
-                    raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
-                                      f"{where}.{side}.type {o.kind} is not POINTER (1) or ARRAY (2)")
-            if not (op.width and op.height and op.depth):
-                raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
-                                  f"{where}.extent {op.width}x{op.height}x{op.depth} has a zero dimension")
-            for side, o in (("src", op.src), ("dst", op.dst)):
-                if o.kind == OPERAND_POINTER and (0 < o.row_length < op.width or 0 < o.layer_height < op.height):
-                    raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
-                                      f"{where}.{side}: rowLength {o.row_length} / layerHeight {o.layer_height} below "
-                                      f"the extent's width {op.width} / height {op.height} (0 means packed)")
-            for side, o in (("src", op.src), ("dst", op.dst)):
-                if o.kind == OPERAND_ARRAY:
-                    raise DriverError(CUresult.CUDA_ERROR_NOT_SUPPORTED,
-                                      f"{where}.{side} is a CUDA array: array contents are not simulated")
+            _check_op3d(op, where)
             src, dst = int(op.src.ptr), int(op.dst.ptr)
             p = CopyParams(self.unified_side(src), src, self.unified_side(dst), dst, op.width, op.height, op.depth,
                            src_pitch=op.src.row_length, src_height=op.src.layer_height,

@@ -22,7 +22,7 @@ class Cig(Work):
         parameters; ``data`` the command-list handle. Errors: the stream preamble; then
         :func:`simcuda._core.capture.begin_cig`.
         """
-        cap.begin_cig(self._stream(h), data_type, data, self._thread())
+        cap.begin_cig(self._stream(h), data_type, data, self.threads.current())
 
     @entry
     def stream_end_capture_to_cig(self, h: int) -> list[tuple[str, str]]:
@@ -30,7 +30,7 @@ class Cig(Work):
 
         Errors: the stream preamble; then :func:`simcuda._core.capture.end_cig`.
         """
-        return cap.end_cig(self._stream(h), self._thread(), self.options.cig_end_any_thread)
+        return cap.end_cig(self._stream(h), self.threads.current(), self.options.cig_end_any_thread)
 
     def cig_ops(self, h: int) -> list[tuple[str, str]]:
         """The ops recorded so far by a stream's CIG capture (for tests)."""

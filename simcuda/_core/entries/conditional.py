@@ -51,8 +51,8 @@ class Conditionals(ArgumentRules):
         Errors: 1 INVALID_VALUE bad graph, flags other than 0 / 1, a default outside ``unsigned int``; 201 / 709
         bad context, or 201 no current context for a NULL one (P-20).
         """
-        g = self._graph(hgraph)
-        ctx: Context = self._context(hctx) if hctx else self._ctx_current()
+        g = self.handles.graph(hgraph)
+        ctx: Context = self.handles.context(hctx) if hctx else self.threads.ctx_current()
         if flags not in (0, nd.COND_ASSIGN_DEFAULT):
             raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
                               "cuGraphConditionalHandleCreate flags must be 0 or CU_GRAPH_COND_ASSIGN_DEFAULT (1), "
@@ -61,19 +61,19 @@ class Conditionals(ArgumentRules):
             raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
                               f"defaultLaunchValue {default} does not fit in an unsigned int")
         h = nd.CondHandle(g, ctx, int(default), int(flags))
-        h.handle = self._handle(h)
+        h.handle = self.handles.add(h)
         if g.cond_handles is None:
             g.cond_handles = []
         g.cond_handles.append(h)
         return h.handle
 
     def _cond_handle(self, h: int) -> nd.CondHandle:
-        c = self._objs.get(h) if h else None
+        c = self.handles.get(h) if h else None
         if not isinstance(c, nd.CondHandle):
             raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
                               "the conditional handle is 0" if not h else
                               f"0x{h:x} is not a conditional handle (cuGraphConditionalHandleCreate)"
-                              + self._foreign(h))
+                              + self.handles.foreign(h))
         return c
 
     @entry
@@ -91,10 +91,10 @@ class Conditionals(ArgumentRules):
         neither is ``hgraph`` nor holds it, a handle another node uses already, an unknown type, a size the type
         does not allow, a context other than the handle's (P-21); 201 / 709 a bad context.
         """
-        g = self._graph(hgraph)
+        g = self.handles.graph(hgraph)
         pairs = self._deps_of(g, deps, eds)
         h = self._cond_handle(hcond)
-        ctx = self._context(hctx) if hctx else h.ctx
+        ctx = self.handles.context(hctx) if hctx else h.ctx
         if ctype not in nd.COND_TYPE_NAMES:
             raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
                               f"conditional node type {ctype} is not a CUgraphConditionalNodeType (IF 0, WHILE 1, "
@@ -119,7 +119,7 @@ class Conditionals(ArgumentRules):
             raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
                               f"conditional handle 0x{h.handle:x} is used by node {h.node.local_id} of graph "
                               f"{h.node.graph.gid} already; a handle belongs to a single conditional node (P-21)")
-        bodies = tuple(self._new_graph(ctx) for _ in range(size))
+        bodies = tuple(self.handles.new_graph(ctx) for _ in range(size))
         node = self._attach(g, gr.CONDITIONAL, nd.ConditionalParams(h, ctype, bodies, ctx), pairs)
         for b in bodies:
             b.owner_node = node
@@ -172,7 +172,7 @@ class Conditionals(ArgumentRules):
         if cond is None:
             raise ValueError("set_conditional (cudaGraphSetConditional) is called by a kernel that is not running in "
                              "a graph launch; the call is undefined there (P-25)")
-        h = self._objs.get(int(handle))
+        h = self.handles.get(int(handle))
         if not isinstance(h, nd.CondHandle):
             raise ValueError(f"set_conditional: 0x{int(handle):x} is not a conditional handle "
                              "(cuGraphConditionalHandleCreate)")

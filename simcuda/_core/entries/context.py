@@ -91,7 +91,7 @@ class Contexts(Work):
             self._ctx_counter += 1
             c = Context(0, d, 0, self._ctx_counter, is_primary=True)
             c.fault = self._process_fault  # after a 700/719 kernel fault no context is usable (P-9)
-            c.handle = self._handle(c)
+            c.handle = self.handles.add(c)
             d.primary = c
         d.primary_refs += 1
         return d.primary.handle
@@ -156,12 +156,12 @@ class Contexts(Work):
                                   "contexts (spec 8.1) [inferred code]")
             if not data:
                 raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE, "CUctxCigParam.sharedData is NULL")
-        t = self._thread()
+        t = self.threads.current()
         cap.check_unsafe(self, t, "cuCtxCreate")
         self._ctx_counter += 1
         c = Context(0, d, flags, self._ctx_counter)
         c.fault = self._process_fault  # after a 700/719 kernel fault no context is usable (P-9)
-        c.handle = self._handle(c)
+        c.handle = self.handles.add(c)
         if cig is not None:
             c.is_cig, c.cig_data_type, c.cig_data = True, cig[0], cig[1]
         t.ctx_stack.append(c)
@@ -174,8 +174,8 @@ class Contexts(Work):
         Destroys the context's streams; captures with members there behave as if those streams were
         destroyed (spec 5.2). The context is removed from the calling thread's stack.
         """
-        c = self._context(h)
-        t = self._thread()
+        c = self.handles.context(h)
+        t = self.threads.current()
         cap.check_unsafe(self, t, "cuCtxDestroy")
         for s in list(c.streams) + list(c.per_thread.values()):
             cap.on_stream_destroyed(self, s)
@@ -186,12 +186,12 @@ class Contexts(Work):
     @entry
     def ctx_set_current(self, h: int) -> None:
         """cuCtxSetCurrent: replace the top of this thread's stack (0 clears it). Errors: 201, 709."""
-        t = self._thread()
+        t = self.threads.current()
         if not h:
             if t.ctx_stack:
                 t.ctx_stack.pop()
             return
-        c = self._context(h)
+        c = self.handles.context(h)
         if t.ctx_stack:
             t.ctx_stack[-1] = c
         else:
@@ -200,18 +200,18 @@ class Contexts(Work):
     @entry
     def ctx_get_current(self) -> int:
         """cuCtxGetCurrent: the handle, or 0 when none."""
-        c = self._thread().current
+        c = self.threads.current().current
         return c.handle if c is not None else 0
 
     @entry
     def ctx_push_current(self, h: int) -> None:
         """cuCtxPushCurrent. Errors: 201, 709."""
-        self._thread().ctx_stack.append(self._context(h))
+        self.threads.current().ctx_stack.append(self.handles.context(h))
 
     @entry
     def ctx_pop_current(self) -> int:
         """cuCtxPopCurrent: returns the popped handle. Errors: 201 when the stack is empty."""
-        t = self._thread()
+        t = self.threads.current()
         if not t.ctx_stack:
             raise DriverError(CUresult.CUDA_ERROR_INVALID_CONTEXT, f"thread {t.name} has no current context to pop")
         return t.ctx_stack.pop().handle
@@ -221,26 +221,26 @@ class Contexts(Work):
         """cuCtxGetDevice: ordinal of the current context's device; cuCtxGetDevice_v2: of context ``h`` (0: the
         current one [I: as cuCtxGetId reads NULL]). Errors: 201 no current context; 201 a bad or destroyed
         context handle (the resolver's code)."""
-        return (self._context(h) if h else self._ctx_current()).device.ordinal
+        return (self.handles.context(h) if h else self.threads.ctx_current()).device.ordinal
 
     @entry
     def ctx_get_id(self, h: int) -> int:
         """cuCtxGetId."""
-        return (self._context(h) if h else self._ctx_current()).ctx_id
+        return (self.handles.context(h) if h else self.threads.ctx_current()).ctx_id
 
     @entry
     def ctx_get_stream_priority_range(self) -> tuple[int, int]:
         """cuCtxGetStreamPriorityRange: ``(least, greatest)`` stream priority of the current context's device
         (``DeviceSpec.stream_priority_range``, H100: ``(0, -5)``), the range cuStreamCreateWithPriority clamps
         into. Errors: 201 no current context (709 destroyed)."""
-        least, greatest = self._ctx_current().device.spec.priority_range()
+        least, greatest = self.threads.ctx_current().device.spec.priority_range()
         return least, greatest
 
     @entry
     def ctx_synchronize(self, h: int = 0, call: str = "cuCtxSynchronize") -> None:
         """cuCtxSynchronize (the current context) and cuCtxSynchronize_v2 (context ``h``; 0: the current one [I]).
         Errors: 201; 900 while any stream of the context is in a capture (spec 5.3)."""
-        ctx = self._context(h) if h else self._ctx_current()
+        ctx = self.handles.context(h) if h else self.threads.ctx_current()
         cap.check_ctx_sync(self, ctx, call)
         self._wait_idle(self._ctx_streams(ctx))
         self._drain()
@@ -252,13 +252,13 @@ class Contexts(Work):
 
         Errors: INVALID_CONTEXT (201) with no current context, CONTEXT_IS_DESTROYED (709) for a destroyed one:
         the documented codes of both entries are SUCCESS and INVALID_CONTEXT."""
-        self._ctx_current()
+        self.threads.ctx_current()
 
     @entry
     def ctx_record_event(self, hctx: int, hevent: int) -> None:
         """cuCtxRecordEvent. Errors: 201/709 context; 400 event; 900 while the context captures (5.3)."""
-        ctx = self._context(hctx)
-        ev = self._event(hevent)
+        ctx = self.handles.context(hctx)
+        ev = self.handles.event(hevent)
         cap.check_ctx_event(self, ctx, ev, "cuCtxRecordEvent", wait=False)
         cap._uncapture_event(ev)
         self._drain()
@@ -267,8 +267,8 @@ class Contexts(Work):
     @entry
     def ctx_wait_event(self, hctx: int, hevent: int) -> None:
         """cuCtxWaitEvent. Errors: 201/709; 400; 900 while the context captures or the event is captured."""
-        ctx = self._context(hctx)
-        ev = self._event(hevent)
+        ctx = self.handles.context(hctx)
+        ev = self.handles.event(hevent)
         cap.check_ctx_event(self, ctx, ev, "cuCtxWaitEvent", wait=True)
 
     @entry
@@ -280,7 +280,7 @@ class Contexts(Work):
         behave as when those streams are destroyed (origin: terminated; member: leaves the capture, 2.2).
         """
         d = self._device(dev)
-        t = self._thread()
+        t = self.threads.current()
         cap.check_unsafe(self, t, "cuDevicePrimaryCtxReset")
         c = d.primary
         if c is None:

@@ -15,18 +15,18 @@ class Events(Work):
     @entry
     def event_create(self, flags: int) -> int:
         """cuEventCreate. Errors: 201 no context; 1 unknown flag bits."""
-        ctx = self._ctx_current()
+        ctx = self.threads.ctx_current()
         if flags & ~0x7:
             raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
                               f"event flags 0x{flags:x} have bits outside CUevent_flags")
         e = Event(0, ctx, flags)
-        e.handle = self._handle(e)
+        e.handle = self.handles.add(e)
         return e.handle
 
     @entry
     def event_destroy(self, h: int) -> None:
         """cuEventDestroy. Errors: 400. Destroying a captured event leaves the capture graph as it is."""
-        e = self._event(h)
+        e = self.handles.event(h)
         cap._uncapture_event(e)
         e.destroyed = True
 
@@ -34,7 +34,7 @@ class Events(Work):
     def event_record(self, hevent: int, h: int, flags: int = 0, call: str = "cuEventRecord") -> None:
         """cuEventRecord / cuEventRecordWithFlags: spec 4.2 rows in order."""
         s = self._stream(h)
-        e = self._event(hevent)
+        e = self.handles.event(hevent)
         if e.ctx is not s.ctx:
             raise DriverError(CUresult.CUDA_ERROR_INVALID_HANDLE,
                               f"{call}: {e.label()} belongs to context 0x{e.ctx.handle:x} but {s.label()} to context "
@@ -48,16 +48,16 @@ class Events(Work):
     @entry
     def event_query(self, h: int) -> None:
         """cuEventQuery: 907 for a captured event (invalidates), 900 by spec 5.2, 600 NOT_READY when pending."""
-        e = self._event(h)
-        cap.check_event_host_wait(self, e, self._thread(), "cuEventQuery")
+        e = self.handles.event(h)
+        cap.check_event_host_wait(self, e, self.threads.current(), "cuEventQuery")
         if e.state == RECORDED and e.pending_on is not None:
             raise DriverError(CUresult.CUDA_ERROR_NOT_READY, f"{e.label()} has not completed yet (manual progression)")
 
     @entry
     def event_synchronize(self, h: int) -> None:
         """cuEventSynchronize: as cuEventQuery, then runs the work before the event."""
-        e = self._event(h)
-        cap.check_event_host_wait(self, e, self._thread(), "cuEventSynchronize")
+        e = self.handles.event(h)
+        cap.check_event_host_wait(self, e, self.threads.current(), "cuEventSynchronize")
         if e.state == RECORDED and e.pending_on is not None:
             self._wait_idle((e.pending_on,))
         if e.state == RECORDED and e.pending_on is not None:
@@ -77,7 +77,7 @@ class Events(Work):
         Errors: 400 never-recorded event or DISABLE_TIMING; 907 captured event (invalidates, spec 5.3) [I];
         600 NOT_READY when either is pending.
         """
-        e0, e1 = self._event(h0), self._event(h1)
+        e0, e1 = self.handles.event(h0), self.handles.event(h1)
         for e in (e0, e1):
             if e.state == EMPTY:
                 raise DriverError(CUresult.CUDA_ERROR_INVALID_HANDLE, f"{e.label()} was never recorded")

@@ -1,6 +1,7 @@
 """Executable graphs: instantiate, launch, upload, update, per-node exec params (spec 3.8, 9)."""
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from .. import capture as cap
@@ -30,6 +31,30 @@ def _node_detail(x: gr.ExecNode, p: Any) -> str:
     if d is None:
         d = x.detail = nd.KINDS[x.type].log_detail(p)
     return d
+
+
+
+def _launch_logger(launch_log: Any, sh: int, xh: int, n: int) -> Callable[[Any, Any, str], None]:
+    """The ``log`` of launch ``n`` of exec ``xh`` on stream ``sh``: one launch-log record per replayed node, the
+    records of one detail, kind and graph sharing one row (counted only when the log keeps none)."""
+    kinds = gr.TYPE_KEYWORDS
+    add, off = launch_log.add, launch_log.limit == 0
+    rows: dict[str, tuple[Any, ...]] = {}  # detail -> the row of this launch's records (shared by its nodes)
+
+    def log(node: Any, p: Any, note: str) -> None:  # one record per replayed node (see _log)
+        if off:
+            launch_log.total += 1
+            return
+        t = node.type
+        detail = p.detail if t == KERNEL else None  # a kernel's, once cached (see _node_detail)
+        if detail is None:
+            detail = _node_detail(node, p)
+        kind = kinds.get(t) or str(t)
+        row = rows.get(detail)
+        if row is None or row[1] != kind or row[6] != node.gid:
+            row = rows[detail] = ("graph", kind, detail, sh, xh, n, node.gid)
+        add(row, node.local_id, note)
+    return log
 
 
 class Execs(Work):
@@ -70,7 +95,7 @@ class Execs(Work):
                               f"node {n.local_id} is {gr.TYPE_KEYWORDS[ntype]}: its parameters cannot be changed in "
                               "an exec")
         if ntype == gr.GRAPH:
-            child = self._graph(int(spec))
+            child = self.handles.graph(int(spec))
             cap.check_capture_target(child, "update from")
             assert old.child is not None  # the frozen body of a GRAPH node
             try:
@@ -90,8 +115,8 @@ class Execs(Work):
         x.writable_body().order[pos] = old.evolve(params=params)
 
     def _exec_node(self, hexec: int, hnode: int) -> tuple[gr.GraphExec, int, gr.ExecNode]:
-        x = self._exec(hexec)
-        n = self._node(hnode)
+        x = self.handles.exec(hexec)
+        n = self.handles.node(hnode)
         pos = x.body.index.get(id(n))
         if pos is None:
             raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
@@ -128,12 +153,12 @@ class Execs(Work):
     @entry
     def graph_exec_get_flags(self, hexec: int) -> int:
         """cuGraphExecGetFlags: the instantiate flags, without UPLOAD (it does not shape the exec). Errors: 1."""
-        return self._exec(hexec).flags & ~2
+        return self.handles.exec(hexec).flags & ~2
 
     @entry
     def graph_exec_get_id(self, hexec: int) -> int:
         """cuGraphExecGetId: the exec's id (unique among graph and exec ids of this driver) [I]. Errors: 1."""
-        return self._exec(hexec).exec_id
+        return self.handles.exec(hexec).exec_id
 
     # -- instantiate, launch, update -----------------------------------------------------------
     @entry
@@ -151,7 +176,7 @@ class Execs(Work):
         memset nodes, with other node types, with copies of pageable host memory, or with nodes of
         several contexts (C-143); a cycle (INVALID_STRUCTURE).
         """
-        g = self._graph(hgraph)
+        g = self.handles.graph(hgraph)
         if int(flags) & gr.INSTANTIATE_UPLOAD:
             raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
                               f"cuGraphInstantiate of graph {g.gid} with CUDA_GRAPH_INSTANTIATE_FLAG_UPLOAD: that "
@@ -170,7 +195,7 @@ class Execs(Work):
         With UPLOAD the stream is checked first (stream rules of cuGraphUpload), so a failure makes no exec.
         """
         try:
-            g = self._graph(hgraph)
+            g = self.handles.graph(hgraph)
             s = None
             if flags & gr.INSTANTIATE_UPLOAD:
                 s = self._stream(hupload)
@@ -213,9 +238,8 @@ class Execs(Work):
         except gr.GraphCycle as c:
             raise self._inst_error(gr.INST_INVALID_STRUCTURE, c.node, f"graph {c.node.graph.gid} has a cycle "
                                                                       f"through node {c.node.local_id}") from None
-        self._graph_counter += 1
-        x = gr.GraphExec(0, g, flags, body, self._graph_counter)
-        x.handle = self._handle(x)
+        x = gr.GraphExec(0, g, flags, body, self.handles.next_graph_id())
+        x.handle = self.handles.add(x)
         x.user_refs = gr.graph_user_refs(g) or None  # the exec's own copy (entries/userobj.py)
         g.live_execs += 1
         return x
@@ -256,8 +280,8 @@ class Execs(Work):
         Graph allocations the exec left unfreed stay allocated. The exec's user-object references go now; a
         pending or running launch keeps its own until it completes (entries/userobj.py).
         """
-        x = self._exec(hexec)
-        cap.check_unsafe(self, self._thread(), "cuGraphExecDestroy")
+        x = self.handles.exec(hexec)
+        cap.check_unsafe(self, self.threads.current(), "cuGraphExecDestroy")
         x.destroyed = True
         x.graph.live_execs -= 1
         release_refs(x.user_refs, self._uo_due)
@@ -281,7 +305,7 @@ class Execs(Work):
         memory nodes [I]); 900 onto a CIG stream for graphs with HOST, memory or batch nodes (spec 8.3);
         906/901 by the stream rules.
         """
-        x = self._exec_to_run(hexec, "cuGraphLaunch")
+        x = self.handles.exec_to_run(hexec, "cuGraphLaunch")
         s = self._stream(h)
         body = x.body
         allocs = body.allocs()
@@ -311,60 +335,11 @@ class Execs(Work):
                     release_refs(held, self._uo_due)
 
         def replay() -> str:
-            if x.flags & 1:
-                for a in allocs:  # AUTO_FREE_ON_LAUNCH: as though cuMemFreeAsync ran before this launch
-                    self.memory.unmap(a)
-            mapped: list[Any] = []
-            try:  # every graph allocation first: a launch the host cannot back runs no node at all
-                for a in allocs:
-                    if not a.mapped:
-                        self.memory.map(a)
-                        mapped.append(a)
-            except MemoryError as e:
-                for a in mapped:
-                    self.memory.unmap(a)
-                raise DriverError(CUresult.CUDA_ERROR_OUT_OF_MEMORY,
-                                  "the host running the simulator cannot back the graph allocations of "
-                                  f"this launch of exec 0x{x.handle:x} ({e}); no node ran") from None
+            self._back_launch(x, allocs)
             x.launches += 1
             n = x.launches
-            self.stats["graph_launches"] += 1
-
-            launch_log, sh, xh, kinds = self.launch_log, s.handle, x.handle, gr.TYPE_KEYWORDS
-            add, off = launch_log.add, launch_log.limit == 0
-            rows: dict[str, tuple[Any, ...]] = {}  # detail -> the row of this launch's records (shared by its nodes)
-
-            def log(node: Any, p: Any, note: str) -> None:  # one record per replayed node (see _log)
-                if off:
-                    launch_log.total += 1
-                    return
-                t = node.type
-                detail = p.detail if t == KERNEL else None  # a kernel's, once cached (see _node_detail)
-                if detail is None:
-                    detail = _node_detail(node, p)
-                kind = kinds.get(t) or str(t)
-                row = rows.get(detail)
-                if row is None or row[1] != kind or row[6] != node.gid:
-                    row = rows[detail] = ("graph", kind, detail, sh, xh, n, node.gid)
-                add(row, node.local_id, note)
-            handles = body.conds()
-            if not handles:
-                gr.run_frozen(self, body, log)
-                return ""
-            # conditional values of this launch (P-22): the defaults, or what the last launch left
-            last = x.cond_values
-            cond = {h.handle: h.start_value(last.get(h.handle)) for h in handles}
-            tls = self._tls
-            outer = getattr(tls, "cond", None)
-            tls.cond = cond
-            try:
-                gr.run_frozen(self, body, log, cond)
-            except gr.WhileLimit as e:
-                raise DriverError(CUresult.CUDA_ERROR_LAUNCH_TIMEOUT, f"launch {n} of exec 0x{x.handle:x}: {e}") \
-                    from None
-            finally:
-                tls.cond = outer
-                x.cond_values = cond
+            self.counters.count("graph_launches")
+            self._replay_exec(x, body, n, _launch_logger(self.launch_log, s.handle, x.handle, n))
             return ""
         x.pending += 1
         x.shared = True
@@ -387,6 +362,48 @@ class Execs(Work):
             if fa is not None and fa.kind == KIND_GRAPH:
                 fa.outstanding = None
 
+    def _back_launch(self, x: gr.GraphExec, allocs: list[Any]) -> None:
+        """Map the graph allocations of a launch of ``x`` (unmapping the last launch's first under
+        AUTO_FREE_ON_LAUNCH, as though cuMemFreeAsync ran before it). Errors: 2 OUT_OF_MEMORY when the host cannot
+        back them; then none stays mapped and no node runs."""
+        if x.flags & 1:
+            for a in allocs:
+                self.memory.unmap(a)
+        mapped: list[Any] = []
+        try:  # every graph allocation first: a launch the host cannot back runs no node at all
+            for a in allocs:
+                if not a.mapped:
+                    self.memory.map(a)
+                    mapped.append(a)
+        except MemoryError as e:
+            for a in mapped:
+                self.memory.unmap(a)
+            raise DriverError(CUresult.CUDA_ERROR_OUT_OF_MEMORY,
+                              "the host running the simulator cannot back the graph allocations of "
+                              f"this launch of exec 0x{x.handle:x} ({e}); no node ran") from None
+
+    def _replay_exec(self, x: gr.GraphExec, body: gr.Frozen, n: int, log: Callable[[Any, Any, str], None]) -> None:
+        """Replay launch ``n`` of ``x``: ``body`` (``gr.run_frozen``; the exec as it was when the launch was
+        enqueued), with this launch's conditional values when it has conditional nodes (P-22: the defaults, or
+        what the last launch left). Errors: 702 LAUNCH_TIMEOUT when a WHILE node passes the simulator's limit."""
+        handles = body.conds()
+        if not handles:
+            gr.run_frozen(self, body, log)
+            return
+        last = x.cond_values
+        cond = {h.handle: h.start_value(last.get(h.handle)) for h in handles}
+        tls = self.threads.tls
+        outer = getattr(tls, "cond", None)
+        tls.cond = cond
+        try:
+            gr.run_frozen(self, body, log, cond)
+        except gr.WhileLimit as e:
+            raise DriverError(CUresult.CUDA_ERROR_LAUNCH_TIMEOUT, f"launch {n} of exec 0x{x.handle:x}: {e}") \
+                from None
+        finally:
+            tls.cond = outer
+            x.cond_values = cond
+
     @entry
     def graph_upload(self, hexec: int, h: int) -> None:
         """cuGraphUpload: nothing to upload in a simulator; checks the handles and the stream rules.
@@ -394,7 +411,7 @@ class Execs(Work):
         Errors: 1 NULL or destroyed exec (spec 16, 9), 400 garbage handle; stream errors; 906 on the legacy
         stream while a blocking stream captures; 901 on a stream of an invalidated capture.
         """
-        self._exec_to_run(hexec, "cuGraphUpload")
+        self.handles.exec_to_run(hexec, "cuGraphUpload")
         cap.enqueue(self, self._stream(h), cap.Op(cap.OPS["upload"], "cuGraphUpload", None, None))
 
     @entry
@@ -424,8 +441,8 @@ class Execs(Work):
         FUNCTION_CHANGED (4) is for drivers before 11.2 and never returned.
         """
         try:
-            x = self._exec(hexec)
-            g = self._graph(hgraph)
+            x = self.handles.exec(hexec)
+            g = self.handles.graph(hgraph)
             cap.check_capture_target(g, "update from")
             if g.moved:
                 raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,

@@ -52,7 +52,7 @@ class Graphs(ArgumentRules):
         if flags != 0:
             raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
                               f"cuGraphCreate flags must be 0, got {flags} (spec 9)")
-        return self._new_graph(self._thread().current).handle
+        return self.handles.new_graph(self.threads.current().current).handle
 
     @entry
     def graph_destroy(self, h: int) -> None:
@@ -63,7 +63,7 @@ class Graphs(ArgumentRules):
         there with ``CU_GRAPH_CHILD_GRAPH_OWNERSHIP_MOVE``).
         Fidelity: execs made from the graph stay usable (they hold frozen copies), as on NVIDIA.
         """
-        g = self._graph(h)
+        g = self.handles.graph(h)
         cap.check_capture_target(g, "destroy")
         if g.owner_node is not None:
             what = "conditional node" if g.owner_node.type == gr.CONDITIONAL else "child-graph node"  # P-21
@@ -77,11 +77,11 @@ class Graphs(ArgumentRules):
         nodes: list[gr.Node] = []
         seen: set[int] = set()
         for i, d in enumerate(deps):
-            n = self._objs.get(d) if d else None
+            n = self.handles.get(d) if d else None
             if not isinstance(n, gr.Node) or n.destroyed or n.graph is not g:
                 raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
                                   f"dependencies[{i}] (0x{int(d or 0):x}) is not a live node of graph {g.gid}"
-                                  + self._foreign(d))
+                                  + self.handles.foreign(d))
             if id(n) in seen:
                 raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
                                   f"dependencies[{i}] (node {n.local_id}) is listed twice; dependencies may not have "
@@ -96,14 +96,14 @@ class Graphs(ArgumentRules):
         return [(n, _ed(ed)) for n, ed in zip(nodes, eds) if ed is not None]  # check_edge_data refused a None
 
     def _attach(self, g: gr.Graph, ntype: int, params: Any, pairs: list[Dep]) -> gr.Node:
-        node = self._new_node(g, ntype, params)
+        node = self.handles.new_node(g, ntype, params)
         for d, ed in pairs:
             gr.add_edge(g, d, node, ed)
         return node
 
     def _kernel_spec(self, hfunc: int, grid: Sequence[int], block: Sequence[int], shmem: int, args: list[Any],
                      bad_function_code: int = 1, priority: int = 0) -> gr.KernelParams:
-        f = self._objs.get(hfunc) if hfunc else None
+        f = self.handles.get(hfunc) if hfunc else None
         if not isinstance(f, Function) or f.module.unloaded:
             raise DriverError(bad_function_code, "the kernel node's function is NULL" if not hfunc else
                               f"0x{hfunc:x} is not the handle of a function of a loaded module")
@@ -132,7 +132,7 @@ class Graphs(ArgumentRules):
         if len(ops) > 255:
             raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
                               f"{what}: {len(ops)} operations; the count must be less than 256")
-        ctx = self._context(hctx) if hctx else self._thread().current
+        ctx = self.handles.context(hctx) if hctx else self.threads.current().current
         out = []
         for i, (op, addr, value, fl) in enumerate(ops):
             op, addr, value, fl = int(op), int(addr), int(value), int(fl)
@@ -164,7 +164,7 @@ class Graphs(ArgumentRules):
         return nd.BatchMemOpParams(tuple(out), flags, ctx)
 
     def _add(self, hgraph: int, deps: list[int], eds: EdgeDataArg | None, ntype: int, spec: Any) -> int:
-        g = self._graph(hgraph)
+        g = self.handles.graph(hgraph)
         pairs = self._deps_of(g, deps, eds)
         params = self._build(ntype, spec)
         return self._attach(g, ntype, params, pairs).handle
@@ -301,7 +301,7 @@ class Graphs(ArgumentRules):
     def _memory_node_graph(self, hgraph: int, deps: list[int], eds: EdgeDataArg | None) -> tuple[gr.Graph, list[Dep]]:
         """The graph and dependencies of a new MEM_ALLOC / MEM_FREE node: INVALID_VALUE for a graph owned by a
         child-graph node (memory nodes cannot be added to it)."""
-        g = self._graph(hgraph)
+        g = self.handles.graph(hgraph)
         pairs = self._deps_of(g, deps, eds)
         if g.owner_node is not None:
             raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
@@ -391,7 +391,7 @@ class Graphs(ArgumentRules):
         return node.handle
 
     def _child_for(self, hchild: int, parent: gr.Graph, move: bool) -> gr.Graph:
-        child = self._graph(hchild)
+        child = self.handles.graph(hchild)
         cap.check_capture_target(child, "move" if move else "read")
         if child.owner_node is not None:
             raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
@@ -425,7 +425,7 @@ class Graphs(ArgumentRules):
         MEM_FREE nodes without ``move``; ``child`` is a capture target moved with ``move`` (a copy of a capture
         graph is a read and allowed: ``capture.CAPTURE_TARGET_USES``) or already owned by a node.
         """
-        g = self._graph(hgraph)
+        g = self.handles.graph(hgraph)
         pairs = self._deps_of(g, deps, eds)
         child = self._child_for(hchild, g, move)
         if not move:  # the embedded clone keeps its clone map: cuGraphNodeFindInClone works on it (spec 17)
@@ -441,7 +441,7 @@ class Graphs(ArgumentRules):
 
         Errors: 1 INVALID_VALUE bad node, or not a GRAPH node.
         """
-        n = self._node(hnode)
+        n = self.handles.node(hnode)
         if n.type != gr.GRAPH:
             raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
                               f"node {n.local_id} of graph {n.graph.gid} is {gr.TYPE_KEYWORDS[n.type]}, not a "
@@ -452,27 +452,27 @@ class Graphs(ArgumentRules):
     @entry
     def graph_get_nodes(self, hgraph: int) -> list[int]:
         """cuGraphGetNodes: live node handles in creation order (spec 4.5) [I]. Errors: 1 bad graph."""
-        return [n.handle for n in self._graph(hgraph).live_nodes()]
+        return [n.handle for n in self.handles.graph(hgraph).live_nodes()]
 
     @entry
     def graph_get_root_nodes(self, hgraph: int) -> list[int]:
         """cuGraphGetRootNodes: nodes with no dependency, creation order. Errors: 1 bad graph."""
-        return [n.handle for n in self._graph(hgraph).live_nodes() if not gr.in_edges(n)]
+        return [n.handle for n in self.handles.graph(hgraph).live_nodes() if not gr.in_edges(n)]
 
     @entry
     def graph_get_edges(self, hgraph: int) -> list[tuple[int, int, EdgeData]]:
         """cuGraphGetEdges: ``(from, to, edge data)`` in creation order (spec 4.5). Errors: 1 bad graph."""
-        return [(src.handle, dst.handle, ed) for src, dst, ed in gr.edge_list(self._graph(hgraph))]
+        return [(src.handle, dst.handle, ed) for src, dst, ed in gr.edge_list(self.handles.graph(hgraph))]
 
     @entry
     def graph_node_get_type(self, hnode: int) -> int:
         """cuGraphNodeGetType: the ``CUgraphNodeType`` value. Errors: 1 bad node."""
-        return self._node(hnode).type
+        return self.handles.node(hnode).type
 
     @entry
     def graph_node_get_dependencies(self, hnode: int, dependents: bool = False) -> list[tuple[int, EdgeData]]:
         """cuGraphNodeGetDependencies / DependentNodes: ``[(node, edge data)]`` in edge order. Errors: 1."""
-        n = self._node(hnode)
+        n = self.handles.node(hnode)
         if dependents:
             return [(dst.handle, ed) for dst, ed in gr.out_edges(n)]
         return [(src.handle, ed) for src, ed in gr.in_edges(n)]
@@ -480,17 +480,17 @@ class Graphs(ArgumentRules):
     @entry
     def graph_node_get_containing_graph(self, hnode: int) -> int:
         """cuGraphNodeGetContainingGraph. Errors: 1 bad node."""
-        return self._node(hnode).graph.handle
+        return self.handles.node(hnode).graph.handle
 
     @entry
     def graph_get_id(self, hgraph: int) -> int:
         """cuGraphGetId: the graph's id, as in ``graph_<id>`` of DOT output (spec 9). Errors: 1."""
-        return self._graph(hgraph).gid
+        return self.handles.graph(hgraph).gid
 
     @entry
     def graph_node_get_local_id(self, hnode: int) -> int:
         """cuGraphNodeGetLocalId: 0-based creation index, as in ``node_<id>`` of DOT output. Errors: 1."""
-        return self._node(hnode).local_id
+        return self.handles.node(hnode).local_id
 
     @entry
     def graph_add_dependencies(self, hgraph: int, froms: list[int], tos: list[int],
@@ -510,11 +510,11 @@ class Graphs(ArgumentRules):
         (whatever its edge data) or one listed twice in this call (spec 9); then bad edge data (a missing
         entry, ``to_port`` not 0, an unknown type). A refused call adds no edge.
         """
-        g = self._graph(hgraph)
+        g = self.handles.graph(hgraph)
         index = gr.pair_index(g)
         new: dict[tuple[gr.Node, gr.Node], None] = {}  # insertion-ordered: the edges of this call
         for i, (a, b) in enumerate(zip(froms, tos)):
-            na, nb = self._node(a, "from"), self._node(b, "to")
+            na, nb = self.handles.node(a, "from"), self.handles.node(b, "to")
             if na.graph is not g or nb.graph is not g:
                 raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
                                   f"edge {i}: both nodes must belong to graph {g.gid}")
@@ -545,13 +545,13 @@ class Graphs(ArgumentRules):
         handle NULL, destroyed or outside the graph, no edge between the two nodes with that edge data, or
         an edge listed twice in this call. A refused call removes nothing.
         """
-        g = self._graph(hgraph)
+        g = self.handles.graph(hgraph)
         if g.has_type(gr.MEM_ALLOC, gr.MEM_FREE):
             raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
                               f"graph {g.gid} has memory allocation/free nodes; its edges cannot be removed")
         found: dict[gr.Edge, None] = {}  # insertion-ordered set: removal order
         for i, (a, b) in enumerate(zip(froms, tos)):
-            na, nb = self._node(a, "from"), self._node(b, "to")
+            na, nb = self.handles.node(a, "from"), self.handles.node(b, "to")
             if na.graph is not g or nb.graph is not g:
                 raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
                                   f"edge {i}: both nodes must belong to graph {g.gid} (node {na.local_id} is in "
@@ -576,7 +576,7 @@ class Graphs(ArgumentRules):
         Errors: 1 INVALID_VALUE bad node; its graph is a capture target (spec 3.5, C-109) or holds
         allocation/free nodes (spec 9).
         """
-        n = self._node(hnode)
+        n = self.handles.node(hnode)
         g = n.graph
         cap.check_capture_target(g, "remove node")
         if g.has_type(gr.MEM_ALLOC, gr.MEM_FREE):
@@ -598,7 +598,7 @@ class Graphs(ArgumentRules):
         Errors: 1 INVALID_VALUE bad graph, or a graph holding MEM_ALLOC, MEM_FREE or CONDITIONAL nodes
         (spec 9; cuGraphAddMemAllocNode: "the graph cannot be cloned").
         """
-        g = self._graph(hgraph)
+        g = self.handles.graph(hgraph)
         if g.has_type_deep(gr.MEM_ALLOC, gr.MEM_FREE, gr.CONDITIONAL):
             raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
                               f"graph {g.gid} holds memory allocation/free or conditional nodes and cannot be cloned "
@@ -617,8 +617,8 @@ class Graphs(ArgumentRules):
         Errors: 1 INVALID_VALUE bad handles; ``hclone`` was not made by cuGraphClone of the original's
         graph (or of a graph embedding it), or the node was added after cloning; the copy has been destroyed.
         """
-        orig = self._node(horig)
-        clone = self._graph(hclone)
+        orig = self.handles.node(horig)
+        clone = self.handles.graph(hclone)
         m = gr.find_in_clone(clone, orig.handle)
         if m is None:
             raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
@@ -631,7 +631,7 @@ class Graphs(ArgumentRules):
 
     # -- node parameters ------------------------------------------------------------------------
     def _typed_node(self, hnode: int, ntype: int | tuple[int, ...]) -> gr.Node:
-        n = self._node(hnode)
+        n = self.handles.node(hnode)
         types = ntype if isinstance(ntype, tuple) else (ntype,)
         if n.type not in types:
             want = " or ".join(gr.TYPE_KEYWORDS.get(t, str(t)) for t in types)
@@ -649,7 +649,7 @@ class Graphs(ArgumentRules):
         never mutated once stored, so it is shared, not copied; a GRAPH node's holds the embedded graph).
         Errors: 1 INVALID_VALUE bad node, or a node of another type.
         """
-        n = self._node(hnode) if ntype is None else self._typed_node(hnode, ntype)
+        n = self.handles.node(hnode) if ntype is None else self._typed_node(hnode, ntype)
         return n.type, n.params
 
     @entry
@@ -691,7 +691,7 @@ class Graphs(ArgumentRules):
         Errors: 1 INVALID_VALUE bad graph, NULL, unreadable or empty path; 304 OPERATING_SYSTEM when the file
         cannot be written.
         """
-        g = self._graph(hgraph)
+        g = self.handles.graph(hgraph)
         if path is None:
             raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE, "the DOT path is NULL")
         if isinstance(path, int):
@@ -716,13 +716,13 @@ class Graphs(ArgumentRules):
         Args: ``flags``: ``CUgraphDebugDot_flags`` bits. Raises ``DriverError`` 1 for a bad graph.
         """
         with self._lock:
-            return gr.dot_text(self._graph(int(hgraph)), int(flags))
+            return gr.dot_text(self.handles.graph(int(hgraph)), int(flags))
 
     # ------------------------------------------------------------------ introspection helpers
     def graphs_from_captures(self) -> list[gr.Graph]:
         """Graphs returned by successful cuStreamEndCapture calls, in order (for summaries)."""
-        return list(self._captured_graphs)
+        return list(self.captures.ended_graphs)
 
     def all_graphs(self) -> list[gr.Graph]:
         """Every graph this driver created that is still alive (child graphs excluded)."""
-        return [g for g in self._all_graphs if not g.destroyed and g.owner_node is None]
+        return [g for g in self.handles.all_graphs if not g.destroyed and g.owner_node is None]

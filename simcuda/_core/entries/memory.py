@@ -60,8 +60,8 @@ class Memory(Work):
         managed ``flags`` other than CU_MEM_ATTACH_GLOBAL (1) / CU_MEM_ATTACH_HOST (2); 801 managed memory on a device
         without it (``DeviceSpec.managed_memory``; cuMemAllocManaged docstring [D]); 2 out of memory; 900 (spec 5.2).
         ``allow_zero``: size 0 succeeds with address 0 (the runtime's rule for cudaMalloc(0))."""
-        t = self._thread()
-        ctx = self._ctx_current(t)
+        t = self.threads.current()
+        ctx = self.threads.ctx_current(t)
         if managed and flags not in (1, 2):
             raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
                               f"{call} flags {flags} must be CU_MEM_ATTACH_GLOBAL (1) or CU_MEM_ATTACH_HOST (2)")
@@ -79,8 +79,8 @@ class Memory(Work):
     @entry
     def mem_alloc_pitch(self, width: int, height: int, element_size: int) -> tuple[int, int]:
         """cuMemAllocPitch: ``(dptr, pitch)`` with rows padded to 512 bytes."""
-        t = self._thread()
-        ctx = self._ctx_current(t)
+        t = self.threads.current()
+        ctx = self.threads.ctx_current(t)
         if element_size not in (4, 8, 16) or width <= 0 or height <= 0:
             raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
                               "cuMemAllocPitch needs positive width/height and element size 4, 8 or 16")
@@ -98,8 +98,8 @@ class Memory(Work):
         Programming Guide's implicit synchronisation makes a free wait [D: cudaFree; I: cuMemFree] (not
         while another thread is running queued work whose host function may be waiting for this call).
         """
-        t = self._thread()
-        self._ctx_current(t)
+        t = self.threads.current()
+        self.threads.ctx_current(t)
         cap.check_unsafe(self, t, call)
         if not dptr:
             return
@@ -138,8 +138,8 @@ class Memory(Work):
         2 OUT_OF_MEMORY for more than the machine's physical memory (page-locked memory cannot exceed it) or
         when the process cannot get the memory. ``allow_zero``: size 0 gives address 0 (the runtime's rule).
         """
-        t = self._thread()
-        ctx = self._ctx_current(t)
+        t = self.threads.current()
+        ctx = self.threads.ctx_current(t)
         if flags & ~0x7:
             raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
                               f"{call} flags 0x{flags:x} have bits outside CU_MEMHOSTALLOC_PORTABLE (1), DEVICEMAP "
@@ -166,8 +166,8 @@ class Memory(Work):
     @entry
     def mem_free_host(self, ptr: int) -> None:
         """cuMemFreeHost. Errors: 1 when ``ptr`` was not returned by cuMemAllocHost; 900 (spec 5.2)."""
-        t = self._thread()
-        self._ctx_current(t)
+        t = self.threads.current()
+        self.threads.ctx_current(t)
         cap.check_unsafe(self, t, "cuMemFreeHost")
         if not self.memory.free_host(int(ptr)):
             raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
@@ -184,8 +184,8 @@ class Memory(Work):
 
         Errors: 201 no context; 1 NULL pointer, size 0, unknown flag bits; 900 by spec 5.2; 712 already registered;
         713 (unregister) not registered."""
-        t = self._thread()
-        ctx = self._ctx_current(t)
+        t = self.threads.current()
+        ctx = self.threads.ctx_current(t)
         if not unregister:
             if not ptr:
                 raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE, "cuMemHostRegister: the host pointer is NULL")
@@ -216,7 +216,7 @@ class Memory(Work):
         what is left of the simulator's host budget (``Options.host_memory_budget``, shared by every driver
         of the process) (spec 17, 13.A) [I], so an allocation of ``free`` bytes succeeds. Errors: 201 no
         context."""
-        ctx = self._ctx_current()
+        ctx = self.threads.ctx_current()
         total = ctx.device.spec.total_mem
         left = max(0, self.memory.budget - process.SPACE.committed)
         return min(total - self.memory.in_use, left), total
@@ -272,9 +272,9 @@ class Memory(Work):
         """A copy or set (``kind`` ``"memcpy"``/``"memset"``): its arguments checked first (spec 3 preamble),
         then through the enqueue path (spec 3.8) on stream ``h``, or (``h`` None) as a synchronous call on the
         legacy stream or the caller's per-thread stream (spec 6, 6.1)."""
-        t = self._thread()
+        t = self.threads.current()
         if h is None:
-            ctx = self._ctx_current(t)
+            ctx = self.threads.ctx_current(t)
             check(self.memory, p)
             s = self._per_thread_of(ctx, t) if self._per_thread_mode() else self._legacy_of(ctx)
             kind = "sync_" + kind
@@ -290,20 +290,20 @@ class Memory(Work):
         Errors: 201 no context; 1 zero width or channels not 1, 2 or 4; 900 by spec 5.2 (array creation is
         potentially unsafe [H; I for CUDA]).
         """
-        t = self._thread()
-        ctx = self._ctx_current(t)
+        t = self.threads.current()
+        ctx = self.threads.ctx_current(t)
         if width <= 0 or channels not in (1, 2, 4):
             raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
                               f"array width {width} must be positive and NumChannels {channels} 1, 2 or 4")
         cap.check_unsafe(self, t, "cuArrayCreate")
         arr = _Array(ctx, (int(width), int(height), int(depth)), int(fmt), int(channels))
-        return self._handle(arr)
+        return self.handles.add(arr)
 
     @entry
     def array_destroy(self, h: int) -> None:
         """cuArrayDestroy. Errors: 400 bad handle; 900 by spec 5.2 [H; I]."""
-        arr = self._objs.get(h) if h else None
+        arr = self.handles.get(h) if h else None
         if not isinstance(arr, _Array) or arr.destroyed:
             raise DriverError(CUresult.CUDA_ERROR_INVALID_HANDLE, "not a live array handle")
-        cap.check_unsafe(self, self._thread(), "cuArrayDestroy")
+        cap.check_unsafe(self, self.threads.current(), "cuArrayDestroy")
         arr.destroyed = True

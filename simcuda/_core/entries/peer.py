@@ -92,12 +92,12 @@ class Peers(Work):
         """(current context, peer context) of an enable/disable. Errors: 201 INVALID_CONTEXT no current context, a
         NULL or bad ``peer`` (a destroyed one too: the docstrings list no 709 [I]), or the current context itself
         (enable only, checked by the caller)."""
-        me = self._ctx_current()
-        c = self._objs.get(peer) if peer else None
+        me = self.threads.ctx_current()
+        c = self.handles.get(peer) if peer else None
         if not isinstance(c, Context) or c.destroyed:
             raise DriverError(CUresult.CUDA_ERROR_INVALID_CONTEXT,
                               f"{call}: the peer context is NULL" if not peer else
-                              f"{call}: 0x{peer:x} is not a live context{self._foreign(peer)}")
+                              f"{call}: 0x{peer:x} is not a live context{self.handles.foreign(peer)}")
         return me, c
 
     @entry
@@ -149,7 +149,7 @@ class Peers(Work):
     def peer_access_enabled(self, ctx: int, peer: int) -> bool:
         """Whether the link ``ctx`` -> ``peer`` (context handles) is enabled and both contexts live (for tests
         and tools; not an entry)."""
-        a, b = self._objs.get(ctx), self._objs.get(peer)
+        a, b = self.handles.get(ctx), self.handles.get(peer)
         return (isinstance(a, Context) and isinstance(b, Context) and not a.destroyed and not b.destroyed
                 and (ctx, peer) in self._peer_links())
 
@@ -166,7 +166,7 @@ class Peers(Work):
         for hc, side in ((dst_ctx, "dstContext"), (src_ctx, "srcContext")):
             if not hc:
                 raise DriverError(CUresult.CUDA_ERROR_INVALID_CONTEXT, f"{call}: {side} is NULL")
-            self._context(hc)
+            self.handles.context(hc)
         self.memcpy(CopyParams(DEVICE, int(src), DEVICE, int(dst), int(n)), h, call)
 
     @entry

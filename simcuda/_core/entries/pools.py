@@ -159,7 +159,7 @@ class Pools(Work):
         p = dev.default_pool
         if p is None:
             p = dev.default_pool = MemPool(0, dev)
-            p.handle = self._handle(p)
+            p.handle = self.handles.add(p)
         return p
 
     def _current_pool(self, dev: Device) -> MemPool:
@@ -167,10 +167,10 @@ class Pools(Work):
 
     def _mem_pool(self, h: int, call: str) -> MemPool:
         """A live pool handle of this driver, or INVALID_VALUE (the code the pool calls document)."""
-        p = self._objs.get(h) if h else None
+        p = self.handles.get(h) if h else None
         if not isinstance(p, MemPool):
             raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE, f"{call}: the memory pool handle is NULL" if not h
-                              else f"{call}: 0x{h:x} is not a memory pool handle{self._foreign(h)}")
+                              else f"{call}: 0x{h:x} is not a memory pool handle{self.handles.foreign(h)}")
         if p.destroyed:
             raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
                               f"{call}: {p.label()} was destroyed (cuMemPoolDestroy)")
@@ -267,9 +267,9 @@ class Pools(Work):
             raise DriverError(CUresult.CUDA_ERROR_NOT_SUPPORTED,
                               f"{call}: handleTypes 0x{handle_types:x}: device {lid} supports no pool export handle "
                               "types (CU_DEVICE_ATTRIBUTE_MEMPOOL_SUPPORTED_HANDLE_TYPES is 0) [inferred]")
-        cap.check_unsafe(self, self._thread(), call)
+        cap.check_unsafe(self, self.threads.current(), call)
         p = MemPool(0, self.devices[lid], is_default=False, max_size=int(max_size), usage=int(usage))
-        p.handle = self._handle(p)
+        p.handle = self.handles.add(p)
         return p.handle
 
     @entry
@@ -284,7 +284,7 @@ class Pools(Work):
         p = self._mem_pool(pool, call)
         if p.is_default:
             raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE, f"{call}: {p.label()} cannot be destroyed")
-        cap.check_unsafe(self, self._thread(), call)
+        cap.check_unsafe(self, self.threads.current(), call)
         p.destroyed = True
         if p.device.current_pool is p:
             p.device.current_pool = None
@@ -297,7 +297,7 @@ class Pools(Work):
         Errors: 1 INVALID_VALUE a bad or destroyed pool; 900 during a restricting capture (P-12 [I]).
         """
         p = self._mem_pool(pool, "cuMemPoolTrimTo")
-        cap.check_unsafe(self, self._thread(), "cuMemPoolTrimTo")
+        cap.check_unsafe(self, self.threads.current(), "cuMemPoolTrimTo")
         p.trim_to(int(keep))
 
     def _access_location(self, ltype: int, lid: int, call: str, what: str) -> int:
@@ -335,7 +335,7 @@ class Pools(Work):
                                   f"{call}: map[{i}]: read-only access (CU_MEM_ACCESS_FLAGS_PROT_READ) to a pool is "
                                   "not supported [inferred]")
             plan.append((dev, flags))
-        cap.check_unsafe(self, self._thread(), call)
+        cap.check_unsafe(self, self.threads.current(), call)
         for dev, flags in plan:
             if dev != p.device.ordinal:
                 p.access[dev] = flags
@@ -351,7 +351,7 @@ class Pools(Work):
         call = "cuMemPoolGetAccess"
         p = self._mem_pool(pool, call)
         dev = self._access_location(int(location[0]), int(location[1]), call, "location")
-        cap.check_unsafe(self, self._thread(), call)
+        cap.check_unsafe(self, self.threads.current(), call)
         return _ACCESS_READWRITE if dev == p.device.ordinal else p.access.get(dev, _ACCESS_NONE)
 
     def _pool_attribute(self, p: MemPool, attr: int, call: str, value: int | None = None) -> int:
@@ -373,7 +373,7 @@ class Pools(Work):
             if attr == _ATTR_RELEASE_THRESHOLD and not 0 <= value < 1 << 64:
                 raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
                                   f"{call}: {name} {value} is not a cuuint64_t byte count")
-        cap.check_unsafe(self, self._thread(), call)
+        cap.check_unsafe(self, self.threads.current(), call)
         if value is None:
             return self._pool_attr_value(p, attr)
         if attr == _ATTR_RELEASE_THRESHOLD:
@@ -433,7 +433,7 @@ class Pools(Work):
         self.require_pools(d, call)
         if attr is not None and attr not in _GRAPH_MEM_ATTR_NAMES:
             raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE, f"{call}: {attr} is not a CUgraphMem_attribute")
-        cap.check_unsafe(self, self._thread(), call)
+        cap.check_unsafe(self, self.threads.current(), call)
         return d
 
     @entry
@@ -446,7 +446,7 @@ class Pools(Work):
         (P-12 [I]).
         """
         d = self._graph_mem_device(dev, None, "cuDeviceGraphMemTrim")
-        needed = {a.start for x in self._objs.values()
+        needed = {a.start for x in self.handles.table.values()
                   if isinstance(x, gr.GraphExec) and (x.pending or x.running) for a in x.body.allocs()}
         gm = d.graph_mem
         for start in list(gm.backed):

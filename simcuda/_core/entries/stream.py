@@ -29,13 +29,13 @@ class Streams(Work):
         Priority is clamped to the device range (``DeviceSpec.stream_priority_range``, H100: [-5, 0], the
         range ``cuCtxGetStreamPriorityRange`` reports) as the real driver does.
         """
-        ctx = self._ctx_current()
+        ctx = self.threads.ctx_current()
         if flags not in (0, 1):
             raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
                               f"stream flags {flags} are not CU_STREAM_DEFAULT (0) or CU_STREAM_NON_BLOCKING (1)")
         least, greatest = ctx.device.spec.priority_range()
         s = Stream(0, ctx, flags, max(greatest, min(least, int(priority))), USER, self._next_stream_id())
-        s.handle = self._handle(s)
+        s.handle = self.handles.add(s)
         ctx.streams.append(s)
         return s.handle
 
@@ -62,7 +62,7 @@ class Streams(Work):
     @entry
     def stream_query(self, h: int) -> None:
         """cuStreamQuery. Raises 600 NOT_READY when work is pending; capture rules of spec 6, 5.3, 5.2."""
-        t = self._thread()
+        t = self.threads.current()
         s = self._stream(h, t)
         cap.check_stream_sync(self, s, t, "cuStreamQuery")
         if s.busy or s.deferred:
@@ -75,7 +75,7 @@ class Streams(Work):
     @entry
     def stream_synchronize(self, h: int) -> None:
         """cuStreamSynchronize. Capture rules of spec 6, 5.3, 5.2 in that order; runs pending work."""
-        t = self._thread()
+        t = self.threads.current()
         s = self._stream(h, t)
         cap.check_stream_sync(self, s, t, "cuStreamSynchronize")
         if s.is_legacy:
@@ -114,9 +114,9 @@ class Streams(Work):
     @entry
     def stream_wait_event(self, h: int, hevent: int, flags: int) -> None:
         """cuStreamWaitEvent: spec 4.1 rows in order (fork, join, merge, isolation...)."""
-        t = self._thread()
+        t = self.threads.current()
         s = self._stream(h, t)
-        ev = self._event(hevent)
+        ev = self.handles.event(hevent)
         if flags not in (0, 1):
             raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
                               f"cuStreamWaitEvent flags {flags} are not 0 or CU_EVENT_WAIT_EXTERNAL (1) (spec 4.1 "
@@ -158,7 +158,7 @@ class Streams(Work):
     @entry
     def stream_begin_capture(self, h: int, mode: int) -> None:
         """cuStreamBeginCapture: spec 3.1 (900 legacy, 1 mode, 401 already capturing, 900 CIG)."""
-        t = self._thread()
+        t = self.threads.current()
         s = self._stream(h, t)
         cap.begin(self, s, int(mode), t)
 
@@ -166,17 +166,17 @@ class Streams(Work):
     def stream_begin_capture_to_graph(self, h: int, hgraph: int, deps: list[int], eds: EdgeDataArg,
                                       mode: int) -> None:
         """cuStreamBeginCaptureToGraph: spec 3.2. ``deps``/``eds`` are already cut to numDependencies."""
-        t = self._thread()
+        t = self.threads.current()
         s = self._stream(h, t)
         cap.check_begin_stream(s, int(mode), "cuStreamBeginCaptureToGraph")
-        g = self._graph(hgraph)
-        nodes = [self._graph_node_or_none(d) for d in deps]
+        g = self.handles.graph(hgraph)
+        nodes = [self.handles.node_or_none(d) for d in deps]
         cap.begin(self, s, int(mode), t, graph=g, deps=nodes, eds=eds)
 
     @entry
     def stream_end_capture(self, h: int) -> int:
         """cuStreamEndCapture: spec 3.3. Returns the graph handle."""
-        t = self._thread()
+        t = self.threads.current()
         s = self._stream(h, t)
         return cap.end(self, s, t).handle
 
@@ -203,13 +203,13 @@ class Streams(Work):
                                            flags: int) -> None:
         """cuStreamUpdateCaptureDependencies: spec 3.6 (after the face checked counts)."""
         s = self._stream(h)
-        cap.update_deps(self, s, [self._graph_node_or_none(d) for d in deps], eds, int(flags))
+        cap.update_deps(self, s, [self.handles.node_or_none(d) for d in deps], eds, int(flags))
 
     @entry
     def thread_exchange_stream_capture_mode(self, mode: int) -> int:
         """cuThreadExchangeStreamCaptureMode: set this thread's mode, return the old one (spec 3.7)."""
         cap._check_mode(int(mode))
-        t = self._thread()
+        t = self.threads.current()
         old, t.mode = t.mode, int(mode)
         return old
 

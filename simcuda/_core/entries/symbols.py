@@ -141,8 +141,8 @@ class Symbols(Work):
         Errors, in order: 1 INVALID_VALUE a NULL or unreadable name; 400 bad module; 201 a module of a destroyed
         context [I]; 500 NOT_FOUND no such variable."""
         n = self._symbol_name(name, "cuModuleGetGlobal")
-        m = self._module(h)
-        ctx = m.ctx if m.ctx is not None else self._ctx_current()
+        m = self.handles.module(h)
+        ctx = m.ctx if m.ctx is not None else self.threads.ctx_current()
         return self._global(m, ctx, n, "cuModuleGetGlobal")
 
     @entry
@@ -153,10 +153,10 @@ class Symbols(Work):
         Errors, in order: 1 INVALID_VALUE a NULL or unreadable name; 400 not a loaded library; 201 no current
         context (709 a destroyed one); 500 NOT_FOUND no such variable."""
         n = self._symbol_name(name, "cuLibraryGetGlobal")
-        m = self._objs.get(h) if h else None
+        m = self.handles.get(h) if h else None
         if not isinstance(m, Module) or m.unloaded or not m.is_library:
             raise DriverError(CUresult.CUDA_ERROR_INVALID_HANDLE, "cuLibraryGetGlobal: not a loaded library handle")
-        return self._global(m, self._ctx_current(), n, "cuLibraryGetGlobal")
+        return self._global(m, self.threads.ctx_current(), n, "cuLibraryGetGlobal")
 
     def _param_info(self, f: Function, index: int, call: str) -> tuple[int, int]:
         m = f.module
@@ -178,7 +178,7 @@ class Symbols(Work):
         Errors: 400 INVALID_HANDLE a bad function or kernel [I: the Returns lists name only INVALID_VALUE];
         1 INVALID_VALUE ``index`` not below the number of parameters (none are known for an image whose
         parameters the simulator cannot read)."""
-        return self._param_info(self._function(h), index, call)
+        return self._param_info(self.handles.function(h), index, call)
 
     @entry
     def kernel_get_function(self, h: int) -> int:
@@ -187,5 +187,5 @@ class Symbols(Work):
 
         Errors, in order: 201 INVALID_CONTEXT no current context (709 a destroyed one); 400 INVALID_HANDLE a bad
         kernel."""
-        self._ctx_current()
-        return self._function(h).handle
+        self.threads.ctx_current()
+        return self.handles.function(h).handle

@@ -53,10 +53,10 @@ class UserObjects(Work):
 
     def _user_object(self, h: int, call: str) -> UserObject:
         """A live user object, or INVALID_VALUE (the one error code the calls document)."""
-        u = self._objs.get(h) if h else None
+        u = self.handles.get(h) if h else None
         if not isinstance(u, UserObject):
             raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE, f"{call}: the user object handle is NULL" if not h else
-                              f"{call}: 0x{h:x} is not a user object handle{self._foreign(h)}")
+                              f"{call}: 0x{h:x} is not a user object handle{self.handles.foreign(h)}")
         if u.gone:
             raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
                               f"{call}: every reference of {u.label()} was released and its destructor ran; using "
@@ -83,7 +83,7 @@ class UserObjects(Work):
                               "cuUserObjectCreate: the destroy callback is NULL [inferred code, as HIP]")
         self._check_host_fn(destroy, "cuUserObjectCreate: the destroy callback")
         u = UserObject(0, ptr, destroy, refs)
-        u.handle = self._handle(u)
+        u.handle = self.handles.add(u)
         return u.handle
 
     @entry
@@ -130,7 +130,7 @@ class UserObjects(Work):
         ``flags`` other than 0 and ``CU_GRAPH_USER_OBJECT_MOVE`` (1); with MOVE, more references than the
         caller holds [I].
         """
-        g = self._graph(graph)
+        g = self.handles.graph(graph)
         u = self._user_object(obj, "cuGraphRetainUserObject")
         k = _check_count(count, "cuGraphRetainUserObject")
         if flags not in (0, GRAPH_USER_OBJECT_MOVE):
@@ -158,7 +158,7 @@ class UserObjects(Work):
         Errors (nothing changes): INVALID_VALUE a bad graph or object; ``count`` 0 or above INT_MAX [D]; more
         references than the graph holds: undefined behaviour in CUDA, INVALID_VALUE here [I].
         """
-        g = self._graph(graph)
+        g = self.handles.graph(graph)
         u = self._user_object(obj, "cuGraphReleaseUserObject")
         k = _check_count(count, "cuGraphReleaseUserObject")
         held = g.user_refs.get(u, 0) if g.user_refs else 0

@@ -28,7 +28,8 @@ from .. import capture as cap
 from .. import nodes as nd
 from .. import process
 from ..errors import CUresult, DriverError
-from ..memory import KIND_DEVICE, KIND_MANAGED, KIND_VMM, Allocation, HostRecord
+from ..memory import KIND_MANAGED, KIND_VMM, Allocation, HostRecord
+from ..pointer_attrs import POINTER_READERS, PointerFacts
 from ..state import entry
 from ..work import Work
 
@@ -164,7 +165,7 @@ class VirtualMemory(Work):
         (``DeviceSpec.host_mapped_memory``; the docstring defers that failure here, and INVALID_VALUE is the only
         fitting code in its Returns list) [I code].
         """
-        ctx = self._ctx_current()
+        ctx = self.threads.ctx_current()
         if flags != 0:
             raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE, f"{call}: Flags {flags} must be 0")
         rec = self.memory.host_lookup(int(p)) if p else None
@@ -261,79 +262,16 @@ class VirtualMemory(Work):
 
     def _pointer_value(self, attr: int, ptr: int, a: Allocation | None, rec: HostRecord | None, strict: bool) -> Any:
         """One attribute of ``ptr`` (see :meth:`pointer_get_attribute`); ``strict``: raise where the real call
-        raises, else the NULL default."""
-        def no(why: str) -> Any:
-            if strict:
-                raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE, f"cuPointerGetAttribute: {why}")
-            return 0
+        raises, else the NULL default. ``a`` or ``rec`` is what :meth:`_pointer_facts` found there (one at most)."""
         if a is None and rec is None:
             if strict:
-                return no(f"0x{int(ptr):x} was not allocated, mapped or registered by CUDA" + self.memory.missing(ptr))
+                raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE, f"cuPointerGetAttribute: 0x{int(ptr):x} was not "
+                                  "allocated, mapped or registered by CUDA" + self.memory.missing(ptr))
             return -2 if attr == 9 else (False if attr in BOOL_ATTRS else 0)
-        m: Mapping | None = a.vmm if a is not None else None
-        ctx = a.ctx if a is not None else rec.ctx  # type: ignore[union-attr]
-        start = a.start if a is not None else rec.start  # type: ignore[union-attr]
-        size = a.size if a is not None else rec.size  # type: ignore[union-attr]
-        if attr == 1:
-            return ctx.handle if ctx is not None else 0
-        if attr == 2:
-            return 1 if rec is not None else 2
-        if attr == 3:
-            cur = self._thread().current
-            if cur is None:
-                if strict:
-                    raise DriverError(CUresult.CUDA_ERROR_INVALID_CONTEXT,
-                                      "cuPointerGetAttribute: DEVICE_POINTER needs a current context")
-                return 0
-            if rec is not None and not cur.device.spec.host_mapped_memory:
-                return no(f"0x{int(ptr):x} is host memory and device {cur.device.ordinal} cannot map host memory")
-            return int(ptr)
-        if attr == 4:
-            if rec is None and a.kind != KIND_MANAGED:  # type: ignore[union-attr]
-                return no(f"0x{int(ptr):x} is device memory, which the host cannot access directly")
-            return int(ptr)
-        if attr == 5:
-            raise DriverError(CUresult.CUDA_ERROR_NOT_SUPPORTED,
-                              "cuPointerGetAttribute: CU_POINTER_ATTRIBUTE_P2P_TOKENS (nv-p2p.h tokens) is not "
-                              "simulated")
-        if attr == 6:
-            return False
-        if attr == 7:
-            return a.buffer_id if a is not None else rec.buffer_id  # type: ignore[union-attr]
-        if attr == 8:
-            return a is not None and a.kind == KIND_MANAGED
-        if attr == 9:
-            if m is not None:
-                return m.phys.prop.loc_id
-            return ctx.device.ordinal if ctx is not None else 0
-        if attr == 10:
-            return a is not None and a.kind == KIND_DEVICE and a.pool is None
-        if attr == 11:
-            return m.reservation.start if m is not None else start
-        if attr == 12:
-            return m.reservation.size if m is not None else size
-        if attr == 13:
-            return a is None or a.mapped or a.kind == KIND_VMM
-        if attr == 14:
-            return m.phys.prop.handle_types if m is not None else 0
-        if attr == 15:
-            return bool(m is not None and m.phys.prop.rdma)
-        if attr == 16:
-            if m is not None:
-                cur = self._thread().current
-                return m.access.get(cur.device.ordinal if cur is not None else 0, 0)
-            return 3  # CU_MEM_ACCESS_FLAGS_PROT_READWRITE
-        if attr == 17:
-            return a.pool.handle if a is not None and a.pool is not None else 0
-        if attr == 18:
-            return size
-        if attr == 19:
-            return start
-        if attr == 20:
-            return m.phys.block_id if m is not None else (a.buffer_id if a is not None else rec.buffer_id)  # type: ignore[union-attr]
-        if attr == 21:
-            return bool(m is not None and m.phys.prop.compression)
-        return -1  # 22 LOCALITY_DOMAIN_ORDINAL: no allocation is localized to a locality domain
+        read = POINTER_READERS.get(attr)
+        if read is None:
+            return -1  # 22 LOCALITY_DOMAIN_ORDINAL: no allocation is localized to a locality domain
+        return read(PointerFacts(int(ptr), a, rec, strict, self.threads.current().current))
 
     @entry
     def pointer_get_attribute(self, attr: int, ptr: int) -> Any:
@@ -410,11 +348,11 @@ class VirtualMemory(Work):
         return prop.loc_id
 
     def _phys(self, h: int, call: str) -> Physical:
-        p = self._objs.get(h) if h else None
+        p = self.handles.get(h) if h else None
         if not isinstance(p, Physical) or p.refs <= 0:
             raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
                               f"{call}: 0x{int(h or 0):x} is not a live memory handle from cuMemCreate"
-                              + ("" if not h else self._foreign(h)))
+                              + ("" if not h else self.handles.foreign(h)))
         return p
 
     @entry
@@ -479,7 +417,7 @@ class VirtualMemory(Work):
             raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
                               f"{call}: the range 0x{r.start:x} still has mappings; cuMemUnmap them first "
                               "[inferred code]")
-        cap.check_unsafe(self, self._thread(), call)
+        cap.check_unsafe(self, self.threads.current(), call)
         del self.reservations[int(ptr)]
 
     @entry
@@ -502,7 +440,7 @@ class VirtualMemory(Work):
                               f"{call}: size {size} must be a positive multiple of the granularity ({GRANULARITY} "
                               "bytes, cuMemGetAllocationGranularity)")
         self._vmm_supported(call, dev)
-        cap.check_unsafe(self, self._thread(), call)
+        cap.check_unsafe(self, self.threads.current(), call)
         spec = self.devices[dev].spec
         if self.memory.in_use + size > spec.total_mem:
             raise DriverError(CUresult.CUDA_ERROR_OUT_OF_MEMORY,
@@ -516,7 +454,7 @@ class VirtualMemory(Work):
             raise DriverError(CUresult.CUDA_ERROR_OUT_OF_MEMORY,
                               f"{call}: the process cannot map {size} bytes of host memory ({e})") from None
         p.block_id = next(self.memory._ids)
-        p.handle = self._handle(p)
+        p.handle = self.handles.add(p)
         return p.handle
 
     def _maybe_free(self, p: Physical) -> None:
@@ -539,7 +477,7 @@ class VirtualMemory(Work):
         INVALID_VALUE); 900 during a restricting capture (P-51) [I].
         """
         p = self._phys(int(handle), "cuMemRelease")
-        cap.check_unsafe(self, self._thread(), "cuMemRelease")
+        cap.check_unsafe(self, self.threads.current(), "cuMemRelease")
         p.refs -= 1
         self._maybe_free(p)
 
@@ -573,7 +511,7 @@ class VirtualMemory(Work):
             raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
                               f"{call}: 0x{ptr:x}+{size} bytes is already mapped in part (cuMemMap maps only "
                               "reservations that are not mapped)")
-        cap.check_unsafe(self, self._thread(), call)
+        cap.check_unsafe(self, self.threads.current(), call)
         if p.fd is not None:
             if not process.map_shared(ptr, size, p.fd, offset):
                 raise DriverError(CUresult.CUDA_ERROR_OUT_OF_MEMORY,
@@ -606,7 +544,7 @@ class VirtualMemory(Work):
         [I].
         """
         ms = self._whole_mappings(ptr, size, "cuMemUnmap")
-        cap.check_unsafe(self, self._thread(), "cuMemUnmap")
+        cap.check_unsafe(self, self.threads.current(), "cuMemUnmap")
         self._drain()  # work already enqueued that uses the range runs first [I]
         for a in ms:
             m: Mapping = a.vmm
@@ -687,7 +625,7 @@ class VirtualMemory(Work):
                               f"cuMemRetainAllocationHandle: 0x{int(addr):x} is not inside a cuMemMap mapping")
         p: Physical = a.vmm.phys
         if p.refs <= 0:  # its handle was released: the mapping gives it back to life, under the same value
-            self._objs[p.handle] = p
+            self.handles.put(p.handle, p)
         p.refs += 1
         return p.handle
 

@@ -1,0 +1,196 @@
+"""The handle table of one driver and its resolvers (spec sections 1 and 3): a service of :class:`DriverState`.
+
+A handle is an ``int`` from the driver's own range (:mod:`simcuda._core.process`), never reused within the
+driver's life. :class:`Handles` is the only writer of the table: it hands out handles (:meth:`Handles.add`),
+makes graphs and nodes (which take a handle each), and turns a handle back into a live object, raising the
+code the real driver gives for a NULL, foreign, wrong-kind or destroyed one (the *preamble* of spec 3).
+Everything else reads the table through :attr:`Handles.table` (typed read-only in :attr:`Handles.objects`).
+
+It knows nothing of threads, captures or the faces; it imports only the records it resolves.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from . import graph as gr
+from . import process
+from .errors import CUresult, DriverError
+from .objects import Context, Event, Function, Module
+
+HANDLE_STEP = process.HANDLE_STEP
+
+
+class Handles:
+    """The object table of one driver (handle -> object), the graphs it made, and the handle resolvers.
+
+    Args:
+        serial: the driver's serial number (:func:`simcuda._core.process.register_driver`); its handles come
+            from that driver's range, so a value of another driver is recognised in ``why`` texts.
+    """
+
+    __slots__ = ("serial", "_table", "_next", "_graph_ids", "all_graphs", "objects")
+
+    def __init__(self, serial: int) -> None:
+        self.serial = serial
+        self._table: dict[int, Any] = {}
+        self._next = process.handle_base(serial)
+        self._graph_ids = 0
+        #: every graph made, in creation order (``Driver.all_graphs`` filters the live top-level ones)
+        self.all_graphs: list[gr.Graph] = []
+        #: the table, typed read-only: the dict itself, not a proxy (a proxy's ``get`` costs the native launch
+        #: path ~8%, bench_native); ``Mapping`` lets mypy reject a write from outside
+        self.objects: Mapping[int, Any] = self._table
+
+    @property
+    def table(self) -> Mapping[int, Any]:
+        """The handle table (handle -> object), read-only."""
+        return self._table
+
+    @property
+    def next_handle(self) -> int:
+        """The handle the next :meth:`add` hands out (read-only)."""
+        return self._next
+
+    def add(self, obj: Any) -> int:
+        """Register ``obj`` under the next handle of the driver's range and return that handle."""
+        h = self._next
+        self._next = h + HANDLE_STEP
+        self._table[h] = obj
+        return h
+
+    def put(self, h: int, obj: Any) -> None:
+        """Register ``obj`` under a handle :meth:`add` handed out earlier (an object re-made in place, e.g. a
+        VMM allocation's properties); a handle this table never handed out raises ``ValueError``."""
+        if h not in self._table:
+            raise ValueError(f"0x{h:x} was never handed out by this handle table")
+        self._table[h] = obj
+
+    def get(self, h: Any) -> Any:
+        """The object handle ``h`` names (live or destroyed), or None."""
+        return self._table.get(h)
+
+    def foreign(self, h: Any) -> str:
+        """A ``why`` suffix naming the driver a handle value came from, when it is another one's (else "")."""
+        return process.foreign(process.handle_owner(h), self.serial, "handle")
+
+    # -- graphs and nodes: made here because each takes a handle ---------------------------------
+    def next_graph_id(self) -> int:
+        """The next id of the driver's graph and exec id sequence (ids name graphs in DOT and ``why`` texts)."""
+        self._graph_ids += 1
+        return self._graph_ids
+
+    def new_graph(self, ctx: Context | None = None) -> gr.Graph:
+        """A new empty graph of context ``ctx`` (None: not tied to one), with a handle and the next graph id."""
+        g = gr.Graph(0, self.next_graph_id(), ctx)
+        g.handle = self.add(g)
+        self.all_graphs.append(g)
+        return g
+
+    def new_node(self, graph: gr.Graph, ntype: int, params: Any) -> gr.Node:
+        """A new node of ``graph`` (its next local id, a handle; ``Graph.add_node`` inline), with no edges."""
+        h = self._next
+        self._next = h + HANDLE_STEP
+        lid = graph.next_local
+        graph.next_local = lid + 1
+        n = gr.Node(h, graph, lid, ntype, params)
+        self._table[h] = n
+        graph.nodes.append(n)
+        if ntype:  # not KERNEL (0): kernels are not counted per type (see Graph)
+            tc = graph.type_counts
+            tc[ntype] = tc.get(ntype, 0) + 1
+        return n
+
+    # -- resolvers (the preamble of spec 3) ---------------------------------------------------------
+    def event(self, h: int) -> Event:
+        """A live event. Errors: 400 NULL, not an event, or destroyed."""
+        e = self._table.get(h) if h else None
+        if not isinstance(e, Event):
+            raise DriverError(CUresult.CUDA_ERROR_INVALID_HANDLE,
+                              f"0x{h:x} is not an event handle{self.foreign(h)}" if h else
+                              "the event handle is NULL")
+        if e.destroyed:
+            raise DriverError(CUresult.CUDA_ERROR_INVALID_HANDLE, f"event 0x{h:x} was destroyed")
+        return e
+
+    def graph(self, h: int) -> gr.Graph:
+        """A live graph. Errors: 1 INVALID_VALUE for NULL, a non-graph or a destroyed graph."""
+        g = self._table.get(h) if h else None
+        if not isinstance(g, gr.Graph) or g.destroyed:
+            raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE, "the graph handle is NULL" if not h else
+                              f"0x{h:x} is not a live graph (never created, or destroyed){self.foreign(h)}")
+        return g
+
+    def node(self, h: int, what: str = "node") -> gr.Node:
+        """A live graph node (``what`` names it in the ``why``). Errors: 1 INVALID_VALUE for NULL, a non-node or
+        a destroyed node."""
+        n = self._table.get(h) if h else None
+        if not isinstance(n, gr.Node) or n.destroyed:
+            raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE, f"the {what} handle is NULL" if not h else
+                              f"0x{h:x} is not a live graph node (never created, or destroyed){self.foreign(h)}")
+        return n
+
+    def node_or_none(self, h: Any) -> gr.Node | None:
+        """The node a handle names (live or destroyed), or None: for rules that give their own code for a
+        handle that names no node (the capture engine's dependency checks, spec 3.2, 3.6)."""
+        n = self._table.get(h) if h else None
+        return n if isinstance(n, gr.Node) else None
+
+    def exec(self, h: int) -> gr.GraphExec:
+        """A live graph exec. Errors: 1 INVALID_VALUE for NULL; 400 INVALID_HANDLE for a non-exec or a destroyed
+        one."""
+        x = self._table.get(h) if h else None
+        if not isinstance(x, gr.GraphExec) or x.destroyed:
+            raise DriverError(CUresult.CUDA_ERROR_INVALID_HANDLE if h else CUresult.CUDA_ERROR_INVALID_VALUE,
+                              "the graph exec handle is NULL" if not h else
+                              f"0x{h:x} is not a live graph exec (never created, or destroyed){self.foreign(h)}")
+        return x
+
+    def exec_to_run(self, h: int, call: str) -> gr.GraphExec:
+        """The exec of ``cuGraphLaunch`` / ``cuGraphUpload``: a destroyed exec is INVALID_VALUE there
+        (spec 16, 9) [O/H: hip-tests, shared expectation]; otherwise as :meth:`exec` (1 NULL, 400 garbage)."""
+        x = self._table.get(h) if h else None
+        if isinstance(x, gr.GraphExec) and x.destroyed:
+            raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
+                              f"{call}: graph exec 0x{h:x} was destroyed; launching or uploading a destroyed exec is "
+                              "CUDA_ERROR_INVALID_VALUE (spec 16, 9)")
+        return self.exec(h)
+
+    def context(self, h: int) -> Context:
+        """A live context. Errors: 201 INVALID_CONTEXT for NULL or a non-context; 709 CONTEXT_IS_DESTROYED."""
+        c = self._table.get(h) if h else None
+        if not isinstance(c, Context):
+            raise DriverError(CUresult.CUDA_ERROR_INVALID_CONTEXT, "the context handle is NULL" if not h else
+                              f"0x{h:x} is not a context handle{self.foreign(h)}")
+        if c.destroyed:
+            raise DriverError(CUresult.CUDA_ERROR_CONTEXT_IS_DESTROYED, f"context 0x{h:x} was destroyed")
+        return c
+
+    def function(self, h: int) -> Function:
+        """A function of a loaded module. Errors: 400 NULL, not a function, or of an unloaded module; 201
+        INVALID_CONTEXT when its module's context was destroyed [inferred code]."""
+        f = self._table.get(h) if h else None
+        if not isinstance(f, Function):
+            raise DriverError(CUresult.CUDA_ERROR_INVALID_HANDLE, "the function handle is NULL" if not h else
+                              f"0x{h:x} is not a function handle{self.foreign(h)}")
+        if f.module.unloaded:
+            raise DriverError(CUresult.CUDA_ERROR_INVALID_HANDLE, f"function {f.name} belongs to an unloaded module")
+        m = f.module
+        if not m.is_library and m.ctx is not None and m.ctx.destroyed:
+            raise DriverError(CUresult.CUDA_ERROR_INVALID_CONTEXT,
+                              f"function {f.name} belongs to a module of context 0x{m.ctx.handle:x}, which was "
+                              "destroyed (cuCtxDestroy unloads its modules) [inferred code]")
+        return f
+
+    def module(self, h: int) -> Module:
+        """A loaded module. Errors: 400 bad handle; 201 INVALID_CONTEXT for a module (not a library) whose context
+        was destroyed: cuCtxDestroy unloads the context's modules, and INVALID_CONTEXT is the code the module
+        calls document (CONTEXT_IS_DESTROYED is not in their Returns lists) [inferred]."""
+        m = self._table.get(h) if h else None
+        if not isinstance(m, Module) or m.unloaded:
+            raise DriverError(CUresult.CUDA_ERROR_INVALID_HANDLE, "not a loaded module handle")
+        if not m.is_library and m.ctx is not None and m.ctx.destroyed:
+            raise DriverError(CUresult.CUDA_ERROR_INVALID_CONTEXT,
+                              f"module 0x{h:x} belonged to context 0x{m.ctx.handle:x}, which was destroyed "
+                              "(cuCtxDestroy unloads a context's modules) [inferred code]")
+        return m

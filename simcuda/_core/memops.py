@@ -1,0 +1,64 @@
+"""Batch memory operations (``cuStreamBatchMemOp``, BATCH_MEM_OP nodes): their types and wait conditions, and how
+they run against a driver's memory (writes store their value, waits evaluate their condition).
+
+Knows nothing of streams, captures or graphs (an operation is ``(type, device address, value, flags)``, as
+``simcuda._core.objects.MemOp``): the stream entry and the BATCH_MEM_OP node kind
+(:mod:`simcuda._core.nodes`, which re-exports these names) both run operations through :func:`run_mem_ops`.
+"""
+from __future__ import annotations
+
+from typing import Protocol
+
+
+class DeviceBytes(Protocol):
+    """The memory operations run against (:class:`simcuda._core.memory.MemorySpace` is one)."""
+
+    def device_view(self, addr: int, nbytes: int, what: str = "pointer") -> memoryview: ...
+
+
+# CUstreamBatchMemOpType
+MEMOP_WAIT_VALUE_32, MEMOP_WRITE_VALUE_32, MEMOP_FLUSH_REMOTE_WRITES = 1, 2, 3
+MEMOP_WAIT_VALUE_64, MEMOP_WRITE_VALUE_64, MEMOP_BARRIER, MEMOP_ATOMIC_REDUCTION = 4, 5, 6, 8
+MEMOP_NAMES = {1: "WAIT_VALUE_32", 2: "WRITE_VALUE_32", 3: "FLUSH_REMOTE_WRITES", 4: "WAIT_VALUE_64",
+               5: "WRITE_VALUE_64", 6: "BARRIER", 8: "ATOMIC_REDUCTION"}
+#: CUstreamWaitValue_flags: the condition bits and the FLUSH bit
+WAIT_CONDITIONS = {0: "GEQ", 1: "EQ", 2: "AND", 3: "NOR"}
+WAIT_VALUE_FLUSH = 1 << 30
+
+
+def run_mem_ops(mem: DeviceBytes, ops: tuple[tuple[int, int, int, int], ...]) -> str:
+    """Run batch memory operations: writes store their value, waits evaluate their condition.
+
+    Fidelity: a wait whose condition does not hold would block the GPU stream until another agent
+    writes the location; the simulator cannot wait for that, so it goes on and says so in the note.
+    """
+    notes = []
+    for op, address, value, flags in ops:
+        if op in (MEMOP_WRITE_VALUE_32, MEMOP_WRITE_VALUE_64):
+            n = 4 if op == MEMOP_WRITE_VALUE_32 else 8
+            mem.device_view(address, n, "write-value address")[:] = int(value).to_bytes(n, "little")
+            notes.append(f"wrote {value} to 0x{address:x}")
+        elif op in (MEMOP_WAIT_VALUE_32, MEMOP_WAIT_VALUE_64):
+            n = 4 if op == MEMOP_WAIT_VALUE_32 else 8
+            cur = int.from_bytes(bytes(mem.device_view(address, n, "wait-value address")), "little")
+            ok = wait_condition(cur, int(value), flags & 3, n)
+            cond = WAIT_CONDITIONS[flags & 3]
+            notes.append(f"wait {cond} {value} at 0x{address:x}: " + ("condition holds" if ok else
+                         f"condition does not hold (value {cur}); a GPU would wait here, the simulator goes on"))
+        else:
+            notes.append(f"{MEMOP_NAMES.get(op, op)}: no-op in the simulator")
+    return "; ".join(notes)
+
+
+def wait_condition(cur: int, value: int, cond: int, nbytes: int) -> bool:
+    """``cuStreamWaitValue*`` conditions: GEQ is cyclic ``(int)(cur - value) >= 0``; EQ; AND; NOR."""
+    bits = 8 * nbytes
+    mask = (1 << bits) - 1
+    if cond == 0:
+        diff = (cur - value) & mask
+        return diff < (1 << (bits - 1))
+    if cond == 1:
+        return cur == value
+    if cond == 2:
+        return bool(cur & value)
+    return bool(~(cur | value) & mask)

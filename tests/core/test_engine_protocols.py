@@ -1,0 +1,139 @@
+"""The rule engine, graph model and node kinds run against small fakes of the Protocols they are typed against
+(issue 18 item 1: testable without a ``Driver``)."""
+from __future__ import annotations
+
+from typing import Any
+
+from simcuda._core import capture as cap
+from simcuda._core import graph as gr
+from simcuda._core import nodes as nd
+from simcuda._core.config import DeviceSpec, Options
+from simcuda._core.errors import DriverError
+from simcuda._core.logs import Counters
+from simcuda._core.objects import USER, Context, Device, Event, Stream, ThreadState
+
+
+class FakeHandles:
+    """A handle table: handles 0x10, 0x20, ... and the graphs and nodes made with them."""
+
+    def __init__(self) -> None:
+        self.table: dict[int, Any] = {}
+        self.next = 0x10
+
+    def add(self, obj: Any) -> int:
+        h, self.next = self.next, self.next + 0x10
+        self.table[h] = obj
+        return h
+
+    def get(self, h: Any) -> Any:
+        return self.table.get(h)
+
+    def new_graph(self, ctx: Context | None = None) -> gr.Graph:
+        g = gr.Graph(0, len(self.table) + 1, ctx)
+        g.handle = self.add(g)
+        return g
+
+    def new_node(self, graph: gr.Graph, ntype: int, params: Any) -> gr.Node:
+        n = gr.Node(0, graph, graph.next_local, ntype, params)
+        graph.next_local += 1
+        n.handle = self.add(n)
+        graph.nodes.append(n)
+        return n
+
+
+class FakeThreads:
+    """One thread."""
+
+    def __init__(self) -> None:
+        self.me = ThreadState(1, "T1")
+
+    def current(self) -> ThreadState:
+        return self.me
+
+
+class FakeHost:
+    """Everything :class:`~simcuda._core.capture.CaptureHost` asks for, with no scheduler behind it."""
+
+    def __init__(self) -> None:
+        self.handles = FakeHandles()
+        self.threads = FakeThreads()
+        self.captures = cap.CaptureRegistry()
+        self.options = Options()
+        self.counters = Counters()
+        self.discarded: list[gr.Graph] = []
+
+    def _discard_graph(self, g: gr.Graph) -> None:
+        self.discarded.append(g)
+
+    def _submit(self, stream: Stream, op: cap.Op) -> None:
+        raise AssertionError("nothing is submitted in these tests")
+
+    _run_now = _record_uncaptured = _wait_uncaptured = _submit
+
+    def _run_kernel(self, p: Any) -> str:
+        raise AssertionError("no kernel runs in these tests")
+
+
+def _stream(host: FakeHost) -> Stream:
+    ctx = Context(host.handles.add(None), Device(0, DeviceSpec()), 0, 1)
+    s = Stream(0, ctx, 0, 0, USER, 1)
+    s.handle = host.handles.add(s)
+    return s
+
+
+def test_capture_engine_runs_on_a_fake_host():
+    """Begin, two captured nodes and end on a fake host give a two-node chain graph, counted, and no live capture."""
+    host = FakeHost()
+    s = _stream(host)
+    t = host.threads.current()
+    seq = cap.begin(host, s, cap.GLOBAL, t)
+    assert (seq.status, host.captures.live, host.counters.counts(0)["captures_begun"]) == (cap.ACTIVE, {seq.id: seq}, 1)
+    a = cap.add_node(host, s, nd.EMPTY, nd.NO_PARAMS)
+    b = cap.add_node(host, s, nd.EMPTY, nd.NO_PARAMS)
+    g = cap.end(host, s, t)
+    assert g.nodes == [a, b] and [src for src, _ed in gr.in_edges(b)] == [a]
+    assert (host.captures.live, host.captures.ended_graphs, host.counters.counts(0)["captures_ended"]) == ({}, [g], 1)
+    assert s.capture is None and s.deps == [] and host.discarded == []
+
+
+def test_capture_engine_refuses_a_second_begin_on_a_fake_host():
+    """A second begin on a capturing stream is ILLEGAL_STATE (spec 3.1 row 3) and leaves the first capture as it was."""
+    host = FakeHost()
+    s = _stream(host)
+    seq = cap.begin(host, s, cap.GLOBAL, host.threads.current())
+    try:
+        cap.begin(host, s, cap.GLOBAL, host.threads.current())
+    except DriverError as e:
+        assert int(e.code) == 401
+    else:
+        raise AssertionError("the second begin was accepted")
+    assert s.capture is seq and host.captures.live == {seq.id: seq} and host.counters.counts(0)["captures_begun"] == 1
+
+
+def test_graph_model_clones_on_a_fake_host():
+    """clone_graph copies nodes and edges through the fake's handles, leaving the original unchanged."""
+    host = FakeHost()
+    g = host.handles.new_graph()
+    a = host.handles.new_node(g, nd.EMPTY, nd.NO_PARAMS)
+    b = host.handles.new_node(g, nd.EMPTY, nd.NO_PARAMS)
+    gr.add_edge(g, a, b)
+    c = gr.clone_graph(host, g)
+    assert c is not g and len(c.nodes) == 2 and host.handles.get(c.handle) is c
+    assert [(src.local_id, dst.local_id) for src, dst, _ed in gr.edge_list(c)] == [(0, 1)]
+    assert [n.graph for n in g.nodes] == [g, g] and len(gr.edge_list(g)) == 1
+
+
+def test_node_kind_builds_on_a_fake_host():
+    """The EVENT_RECORD kind resolves its event through the fake's handle table; a dead handle gets the given code."""
+    host = FakeHost()
+    s = _stream(host)
+    ev = Event(0, s.ctx, 0)
+    ev.handle = host.handles.add(ev)
+    kind = nd.KINDS[nd.EVENT_RECORD]
+    assert kind.build(host, ev.handle, 1).event is ev  # the fake has only what this kind uses
+    try:
+        kind.build(host, 0x9990, 400)
+    except DriverError as e:
+        assert int(e.code) == 400
+    else:
+        raise AssertionError("a handle naming no event was accepted")
