@@ -80,8 +80,6 @@ def run(script: str) -> dict[str, bool]:
     return out
 
 
-@pytest.mark.xfail(strict=True, reason="integration gap (wt-kint 1d457c9): cuLinkCreate answers NOT_SUPPORTED on the "
-                   "native route, so numba cannot link its PTX")
 def test_numba_cuda_kernel_shared_atomics_warp_reduction() -> None:
     """numba's kernel (shared tile, shfl_down reduction, atomic adds) gives numpy's per-block and total sums."""
     pytest.importorskip("numba_cuda")
