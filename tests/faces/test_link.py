@@ -15,10 +15,10 @@ from simcuda.bindings._v2 import driver as v2
 from tests.faces._link_ptx import ADD1, BAD, CALLER, TWICE
 
 R = d.CUresult
-O = d.CUjit_option
+J = d.CUjit_option
 T = d.CUjitInputType
-LOGS = [O.CU_JIT_INFO_LOG_BUFFER, O.CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES, O.CU_JIT_ERROR_LOG_BUFFER,
-        O.CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES]
+LOGS = [J.CU_JIT_INFO_LOG_BUFFER, J.CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES, J.CU_JIT_ERROR_LOG_BUFFER,
+        J.CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES]
 
 
 @pytest.fixture
@@ -26,7 +26,7 @@ def ctx(drv):
     """The fresh driver with a current context."""
     d.cuInit(0)
     _, dev = d.cuDeviceGet(0)
-    _, c = d.cuCtxCreate(None, 0, dev)
+    d.cuCtxCreate(None, 0, dev)
     return drv
 
 
@@ -71,9 +71,9 @@ def test_a_ptx_link_fills_the_info_log_and_its_image_runs(ctx):
 def test_the_image_stays_valid_until_destroy_and_destroy_frees_it(ctx):
     """The image at cubinOut can be loaded by its address until cuLinkDestroy; afterwards the state is gone (400)
     and its images are freed."""
-    e, st = d.cuLinkCreate(0, None, None)
+    _, st = d.cuLinkCreate(0, None, None)
     d.cuLinkAddData(st, T.CU_JIT_INPUT_PTX, ADD1, len(ADD1), b"a", 0, None, None)
-    _, addr, size = d.cuLinkComplete(st)
+    addr = d.cuLinkComplete(st)[1]
     e, mod = d.cuModuleLoadData(addr)  # the void* form: the loader reads the image at the address
     assert e == R.CUDA_SUCCESS and d.cuModuleGetFunction(mod, b"add1")[0] == R.CUDA_SUCCESS
     state = ctx._objs[int(st)]
@@ -90,7 +90,7 @@ def test_the_image_stays_valid_until_destroy_and_destroy_frees_it(ctx):
 
 def test_a_ptx_syntax_error_is_invalid_ptx_with_the_line_in_the_error_log(ctx):
     """PTX the JIT would not compile: INVALID_PTX (218), the error log names the input and line, nothing added."""
-    st, info, err = _logged_state()
+    st, _info, err = _logged_state()
     assert d.cuLinkAddData(st, T.CU_JIT_INPUT_PTX, BAD, len(BAD), b"bad.ptx", 0, None, None) == \
         (R.CUDA_ERROR_INVALID_PTX,)
     assert "bad.ptx" in _text(err) and "line 4" in _text(err)
@@ -108,7 +108,7 @@ def test_a_ptx_syntax_error_is_invalid_ptx_with_the_line_in_the_error_log(ctx):
 def test_logs_are_cut_to_the_buffer_size_with_their_nul(ctx):
     """A log buffer smaller than the message holds its first size-1 bytes and a NUL; nothing past it is written."""
     info = bytearray(b"\xff" * 32)
-    e, st = d.cuLinkCreate(2, [O.CU_JIT_INFO_LOG_BUFFER, O.CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES], [info, 16])
+    _, st = d.cuLinkCreate(2, [J.CU_JIT_INFO_LOG_BUFFER, J.CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES], [info, 16])
     d.cuLinkAddData(st, T.CU_JIT_INPUT_PTX, ADD1, len(ADD1), b"a", 0, None, None)
     assert d.cuLinkComplete(st)[0] == R.CUDA_SUCCESS
     assert info[15] == 0 and len(_text(info)) == 15 and info[16:] == b"\xff" * 16
@@ -181,12 +181,12 @@ def test_bad_options_and_arguments_get_the_drivers_codes(ctx):
     """An unknown option, a value out of range, an unknown input type, NULL data or size 0: INVALID_VALUE, and
     no state or input is made; short lists raise the wrapper's RuntimeError."""
     before = len(ctx._objs)
-    assert d.cuLinkCreate(1, [O.CU_JIT_OPTIMIZATION_LEVEL], [9]) == (R.CUDA_ERROR_INVALID_VALUE, None)
-    assert d.cuLinkCreate(1, [O.CU_JIT_TARGET], [12345]) == (R.CUDA_ERROR_INVALID_VALUE, None)
+    assert d.cuLinkCreate(1, [J.CU_JIT_OPTIMIZATION_LEVEL], [9]) == (R.CUDA_ERROR_INVALID_VALUE, None)
+    assert d.cuLinkCreate(1, [J.CU_JIT_TARGET], [12345]) == (R.CUDA_ERROR_INVALID_VALUE, None)
     assert len(ctx._objs) == before
     with pytest.raises(RuntimeError, match="List is too small"):
-        d.cuLinkCreate(2, [O.CU_JIT_WALL_TIME], [0.0])
-    e, st = d.cuLinkCreate(2, [O.CU_JIT_OPTIMIZATION_LEVEL, O.CU_JIT_TARGET], [4, d.CUjit_target.CU_TARGET_COMPUTE_80])
+        d.cuLinkCreate(2, [J.CU_JIT_WALL_TIME], [0.0])
+    e, st = d.cuLinkCreate(2, [J.CU_JIT_OPTIMIZATION_LEVEL, J.CU_JIT_TARGET], [4, d.CUjit_target.CU_TARGET_COMPUTE_80])
     assert e == R.CUDA_SUCCESS
     assert d.cuLinkAddData(st, 6, ADD1, len(ADD1), b"a", 0, None, None) == (R.CUDA_ERROR_INVALID_VALUE,)
     assert d.cuLinkAddData(st, T.CU_JIT_INPUT_PTX, None, 10, b"a", 0, None, None) == (R.CUDA_ERROR_INVALID_VALUE,)
