@@ -750,7 +750,7 @@ otherwise as ``cuModuleLoadData``."""),
 (``CUjit_option`` with one value each: log buffers (a writable buffer, or an address) and their sizes, wall time,
 compiler options). The logs are filled NUL-terminated and cut to their sizes at ``cuLinkAddData`` and
 ``cuLinkComplete``; on the native route the sizes filled and the wall time are written back into the
-``optionValues`` array, which the caller keeps until ``cuLinkDestroy`` as for the driver (P-54).
+``optionValues`` array, which the caller keeps until ``cuLinkDestroy`` as for the driver (P-69).
 
 Errors: INVALID_CONTEXT no current context [I]; INVALID_VALUE NULL ``options``/``optionValues`` with
 ``numOptions`` > 0, an unknown option, a value out of its range [I code], a log buffer that is not writable memory.
