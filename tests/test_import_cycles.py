@@ -26,8 +26,8 @@ KNOWN: tuple[tuple[frozenset[str], str], ...] = (
     (frozenset({_CORE + m for m in ("capture", "driver", "graph", "kernels", "memory", "nodes", "objects",
                                     "state", "work")}
                | {_ENTRIES + m for m in ("arguments", "batch", "cig", "conditional", "context", "event", "exec",
-                                         "graph", "memory", "module", "peer", "pools", "stream", "symbols",
-                                         "userobj", "vmm")}),
+                                         "graph", "link", "memory", "module", "peer", "pools", "stream",
+                                         "symbols", "userobj", "vmm")}),
      "the Driver god object: the entry mixins reach their siblings and the state through TYPE_CHECKING stubs "
      "and lazy imports; it goes when the core becomes services typed against Protocols (issue 18 item 1)"),
     (frozenset({"simcuda.bindings._driver_types", "simcuda.bindings._kernel_params"}),

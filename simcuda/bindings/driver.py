@@ -246,6 +246,9 @@ def _conversion_plan(name: str, outputs: dict[str, tuple[str, tuple[tuple[str, s
         if conv is not None and ann == ctype and hasattr(ns.get(ctype), "_fields"):  # ``CUmemLocation location``
             tests.append((i, pname, _by_value_struct(conv, ctype, pname, runtime)))
             continue
+        if conv is not None and not ctype:  # an enum annotation (not None): Cython's type test, after the C ones
+            tests.append((i, pname, conv))
+            continue
         if conv is not None:
             entry.append((i, pname, conv))
             continue
