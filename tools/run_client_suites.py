@@ -1,7 +1,9 @@
 """Run NVIDIA's cuda-python examples and cuda.core 1.2.2's own tests on simcuda's native route, by hand
 (issue 17, part 4), and print one outcome per file.
 
-Run: ``python tools/run_client_suites.py --root /work/tmp/clients [--examples-only | --core-only] [--timeout S]``
+Run: ``python tools/run_client_suites.py --root /work/tmp/clients [--examples-only | --core-only] [--timeout S]``,
+or ``python tools/run_client_suites.py --numba [--timeout S]`` for numba-cuda's own tests, which its wheel ships
+(``numba.cuda.tests``: nothing to fetch).
 
 ``--root`` holds a checkout of github.com/NVIDIA/cuda-python (the directory ``cuda-python/``, at the commit that
 ships cuda.core 1.2.2) and a ``MANIFEST.txt`` naming its commit; nothing fetched is ever committed to this
@@ -14,9 +16,11 @@ only through the PTX engine. The totals at the end are what the issue's closing 
 from __future__ import annotations
 
 import argparse
+import collections
 import re
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -62,14 +66,75 @@ def run_core_tests(repo: Path, timeout: float) -> dict[str, dict[str, int]]:
     return out
 
 
+#: what numba-cuda's repository-level conftest (not in the wheel) gives its test classes: the option
+#: ``--dump-failed-filechecks`` and the class fixture ``initialize_from_pytest_config`` that copies it onto the class
+_NUMBA_FIXTURES = """
+import pytest
+
+
+def pytest_addoption(parser):
+    parser.addoption("--dump-failed-filechecks", action="store_true", help="(numba-cuda's test option)")
+
+
+@pytest.fixture(scope="class")
+def initialize_from_pytest_config(request):
+    request.cls._dump_failed_filechecks = request.config.getoption("dump_failed_filechecks")
+"""
+FAILED = re.compile(r"^(?:FAILED|ERROR) (\S+?)(?: - (.*))?$")
+
+
+def run_numba_tests(timeout: float) -> tuple[dict[str, dict[str, int]], collections.Counter[str]]:
+    """Each test file of numba-cuda's shipped suite (``numba.cuda.tests``) under ``pytest --simcuda`` on the
+    native route, with the fixture its repository's conftest provides: file -> outcome counts, and the failure
+    reasons (pytest's short summary, cut to 120 characters) with their counts."""
+    import numba.cuda.tests as suite
+    root = Path(suite.__file__).parent
+    causes: collections.Counter[str] = collections.Counter()
+    out: dict[str, dict[str, int]] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        (Path(tmp) / "simcuda_numba_fixtures.py").write_text(_NUMBA_FIXTURES)
+        env = {**__import__("os").environ, "PYTHONPATH": tmp, "COLUMNS": "400"}
+        for f in sorted(root.rglob("test_*.py")):
+            rel = str(f.relative_to(root))
+            try:
+                r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-rfE", "-p", "no:cacheprovider",
+                                    "-p", "simcuda_numba_fixtures", "--import-mode=importlib", "--simcuda",
+                                    "--simcuda-route", "native", str(f)], cwd=tmp, env=env, capture_output=True,
+                                   text=True, timeout=timeout)
+                lines = r.stdout.strip().splitlines()
+                counts = {k.rstrip("s") if k == "errors" else k: int(n)
+                          for n, k in COUNTS.findall(lines[-1] if lines else "")}
+                for line in lines:
+                    m = FAILED.match(line)
+                    if m:
+                        causes[(m.group(2) or "(no message)")[:120]] += 1
+                        print(f"    {line[:200]}", flush=True)
+            except subprocess.TimeoutExpired:
+                counts = {"timeout": 1}
+            out[rel] = counts
+            print(f"{rel:<55} " + ", ".join(f"{v} {k}" for k, v in sorted(counts.items())), flush=True)
+    return out, causes
+
+
 def main(argv: list[str] | None = None) -> int:
     """Parse the arguments, run the chosen suites, print per-file outcomes and totals; 0, or 2 on a bad root."""
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--root", type=Path, default=Path("/work/tmp/clients"))
     p.add_argument("--examples-only", action="store_true")
     p.add_argument("--core-only", action="store_true")
+    p.add_argument("--numba", action="store_true", help="numba-cuda's shipped tests instead")
     p.add_argument("--timeout", type=float, default=600.0, help="seconds per example or test file")
     a = p.parse_args(argv)
+    if a.numba:
+        res, causes = run_numba_tests(a.timeout)
+        total: dict[str, int] = {}
+        for c in res.values():
+            for k, v in c.items():
+                total[k] = total.get(k, 0) + v
+        print("numba-cuda tests: " + ", ".join(f"{v} {k}" for k, v in sorted(total.items())))
+        for why, n in causes.most_common(25):
+            print(f"{n:6d}  {why}")
+        return 0
     repo = a.root / "cuda-python"
     if not repo.is_dir():
         print(f"no checkout at {repo}: clone github.com/NVIDIA/cuda-python there and record its commit in "
