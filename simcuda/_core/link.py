@@ -29,6 +29,7 @@ from typing import Any
 
 import attrs
 
+from .._generated.driver_enums import CUjit_target
 from . import hostmem
 from .errors import CUresult, DriverError
 
@@ -41,9 +42,9 @@ NUM_OPTIONS = 36
 #: values an enumerated option accepts [D]: ``CU_JIT_OPTIMIZATION_LEVEL`` 0..4, ``CUjit_fallback``,
 #: ``CUjit_cacheMode``
 _RANGES = {OPTIMIZATION_LEVEL: range(5), FALLBACK_STRATEGY: range(2), CACHE_MODE: range(3)}
-#: ``CUjit_target`` values: compute capability major*10 + minor, and the ``a``/``f`` variants (+ 0x10000/0x20000)
-_TARGETS = frozenset({30, 32, 35, 37, 50, 52, 53, 60, 61, 62, 70, 72, 75, 80, 86, 87, 88, 89, 90, 100, 101, 103,
-                      110, 120, 121})
+#: ``CUjit_target`` values (compute capability major*10 + minor, the ``a``/``f`` variants above 0xFFFF), from the
+#: binding's enum
+_TARGETS = frozenset(int(t.value) for t in CUjit_target)
 
 # CUjitInputType values [D]
 INPUT_CUBIN, INPUT_PTX, INPUT_FATBINARY, INPUT_OBJECT, INPUT_LIBRARY, INPUT_NVVM = 0, 1, 2, 3, 4, 5
@@ -164,7 +165,7 @@ def read_options(mem: Any, n: int, options: Any, values: Any, call: str) -> JitO
             raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
                               f"{call}: option {k} value {_uint(v)} is outside {_RANGES[k].start}.."
                               f"{_RANGES[k].stop - 1} [inferred code]")
-        if k == TARGET and (_uint(v) & 0xFFFF) not in _TARGETS:
+        if k == TARGET and _uint(v) not in _TARGETS:
             raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
                               f"{call}: CU_JIT_TARGET value {_uint(v)} is not a CUjit_target [inferred code]")
     for buf_opt, size_opt, attr in ((INFO_LOG_BUFFER, INFO_LOG_BUFFER_SIZE_BYTES, "info"),
