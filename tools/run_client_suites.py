@@ -66,10 +66,12 @@ def run_core_tests(repo: Path, timeout: float) -> dict[str, dict[str, int]]:
     return out
 
 
-#: what numba-cuda's repository-level conftest (not in the wheel) gives its test classes: the option
-#: ``--dump-failed-filechecks`` and the class fixture ``initialize_from_pytest_config`` that copies it onto the class
-_NUMBA_FIXTURES = """
-import pytest
+#: what numba-cuda's repository-level conftest (not in the wheel) gives its test classes (the option
+#: ``--dump-failed-filechecks`` and the class fixture ``initialize_from_pytest_config`` that copies it onto the
+#: class), plus this script's own per-test time limit (SIGALRM: the test fails with TimeoutError and the run goes on)
+#: and a one-line record of each failure, written as it happens (a run cut short keeps what it saw)
+_NUMBA_PLUGIN = """
+import os, signal, pytest
 
 
 def pytest_addoption(parser):
@@ -79,41 +81,53 @@ def pytest_addoption(parser):
 @pytest.fixture(scope="class")
 def initialize_from_pytest_config(request):
     request.cls._dump_failed_filechecks = request.config.getoption("dump_failed_filechecks")
+
+
+def _expired(signum, frame):
+    raise TimeoutError("simcuda's per-test limit of %s s" % os.environ["SIMCUDA_TEST_LIMIT"])
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_call(item):
+    signal.signal(signal.SIGALRM, _expired)
+    signal.alarm(int(os.environ["SIMCUDA_TEST_LIMIT"]))
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+
+
+def pytest_runtest_logreport(report):
+    if report.failed:
+        msg = str(report.longrepr.reprcrash.message) if hasattr(report.longrepr, "reprcrash") else str(report.longrepr)
+        first = (msg.splitlines() or [""])[0][:300]
+        with open(os.environ["SIMCUDA_FAILURES"], "a") as fh:
+            fh.write(report.nodeid.rsplit("/", 1)[-1] + " [" + report.when + "] :: " + first + "\\n")
 """
-FAILED = re.compile(r"^(?:FAILED|ERROR) (\S+?)(?: - (.*))?$")
+COUNTS_LINE = re.compile(r"=+ (.*) in [\d.]+s")
 
 
-def run_numba_tests(timeout: float) -> tuple[dict[str, dict[str, int]], collections.Counter[str]]:
-    """Each test file of numba-cuda's shipped suite (``numba.cuda.tests``) under ``pytest --simcuda`` on the
-    native route, with the fixture its repository's conftest provides: file -> outcome counts, and the failure
-    reasons (pytest's short summary, cut to 120 characters) with their counts."""
+def run_numba_tests(limit: float, failures: Path) -> tuple[str, collections.Counter[str]]:
+    """numba-cuda's shipped suite (``numba.cuda.tests``) in one ``pytest --simcuda`` run on the native route, each
+    test limited to ``limit`` seconds: pytest's final counts line, and the failure reasons (their first line, cut
+    to 120 characters) with their counts, read from ``failures`` (one line per failure, written as they happen)."""
+    import os
+
     import numba.cuda.tests as suite
     root = Path(suite.__file__).parent
-    causes: collections.Counter[str] = collections.Counter()
-    out: dict[str, dict[str, int]] = {}
+    failures.write_text("")
     with tempfile.TemporaryDirectory() as tmp:
-        (Path(tmp) / "simcuda_numba_fixtures.py").write_text(_NUMBA_FIXTURES)
-        env = {**__import__("os").environ, "PYTHONPATH": tmp, "COLUMNS": "400"}
-        for f in sorted(root.rglob("test_*.py")):
-            rel = str(f.relative_to(root))
-            try:
-                r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-rfE", "-p", "no:cacheprovider",
-                                    "-p", "simcuda_numba_fixtures", "--import-mode=importlib", "--simcuda",
-                                    "--simcuda-route", "native", str(f)], cwd=tmp, env=env, capture_output=True,
-                                   text=True, timeout=timeout)
-                lines = r.stdout.strip().splitlines()
-                counts = {k.rstrip("s") if k == "errors" else k: int(n)
-                          for n, k in COUNTS.findall(lines[-1] if lines else "")}
-                for line in lines:
-                    m = FAILED.match(line)
-                    if m:
-                        causes[(m.group(2) or "(no message)")[:120]] += 1
-                        print(f"    {line[:200]}", flush=True)
-            except subprocess.TimeoutExpired:
-                counts = {"timeout": 1}
-            out[rel] = counts
-            print(f"{rel:<55} " + ", ".join(f"{v} {k}" for k, v in sorted(counts.items())), flush=True)
-    return out, causes
+        (Path(tmp) / "simcuda_numba_plugin.py").write_text(_NUMBA_PLUGIN)
+        env = {**os.environ, "PYTHONPATH": tmp, "SIMCUDA_TEST_LIMIT": str(int(limit)),
+               "SIMCUDA_FAILURES": str(failures)}
+        r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p",
+                            "simcuda_numba_plugin", "--import-mode=importlib", "--continue-on-collection-errors",
+                            "--simcuda", "--simcuda-route", "native", str(root)], cwd=tmp, env=env,
+                           capture_output=True, text=True)
+    m = COUNTS_LINE.search(r.stdout.strip().splitlines()[-1] if r.stdout.strip() else "")
+    causes: collections.Counter[str] = collections.Counter(
+        line.partition(" :: ")[2][:120] for line in failures.read_text().splitlines())
+    return (m.group(1) if m else "(no final line)"), causes
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -122,16 +136,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--root", type=Path, default=Path("/work/tmp/clients"))
     p.add_argument("--examples-only", action="store_true")
     p.add_argument("--core-only", action="store_true")
-    p.add_argument("--numba", action="store_true", help="numba-cuda's shipped tests instead")
+    p.add_argument("--numba", action="store_true", help="numba-cuda's shipped tests instead (--timeout: per test)")
+    p.add_argument("--failures", default="numba-failures.txt", help="with --numba: where each failure is written")
     p.add_argument("--timeout", type=float, default=600.0, help="seconds per example or test file")
     a = p.parse_args(argv)
     if a.numba:
-        res, causes = run_numba_tests(a.timeout)
-        total: dict[str, int] = {}
-        for c in res.values():
-            for k, v in c.items():
-                total[k] = total.get(k, 0) + v
-        print("numba-cuda tests: " + ", ".join(f"{v} {k}" for k, v in sorted(total.items())))
+        counts, causes = run_numba_tests(a.timeout, Path(a.failures))
+        print("numba-cuda tests: " + counts)
         for why, n in causes.most_common(25):
             print(f"{n:6d}  {why}")
         return 0
