@@ -107,27 +107,34 @@ def pytest_runtest_logreport(report):
 COUNTS_LINE = re.compile(r"=+ (.*) in [\d.]+s")
 
 
-def run_numba_tests(limit: float, failures: Path) -> tuple[str, collections.Counter[str]]:
-    """numba-cuda's shipped suite (``numba.cuda.tests``) in one ``pytest --simcuda`` run on the native route, each
-    test limited to ``limit`` seconds: pytest's final counts line, and the failure reasons (their first line, cut
-    to 120 characters) with their counts, read from ``failures`` (one line per failure, written as they happen)."""
+def run_numba_tests(limit: float, failures: Path,
+                    dirs: list[str] | None = None) -> tuple[str, collections.Counter[str]]:
+    """numba-cuda's shipped suite (``numba.cuda.tests``) under ``pytest --simcuda`` on the native route, each test
+    limited to ``limit`` seconds: one run over the suite, or one run per sub-directory named in ``dirs``
+    (``cudapy``, ``cudadrv``...: a sticky context fault then stays within its run). Returns pytest's final counts
+    line(s), and the failure reasons (their first line, cut to 120 characters) with their counts, read from
+    ``failures`` (one line per failure, written as they happen)."""
     import os
 
     import numba.cuda.tests as suite
     root = Path(suite.__file__).parent
     failures.write_text("")
+    lines = []
     with tempfile.TemporaryDirectory() as tmp:
         (Path(tmp) / "simcuda_numba_plugin.py").write_text(_NUMBA_PLUGIN)
         env = {**os.environ, "PYTHONPATH": tmp, "SIMCUDA_TEST_LIMIT": str(int(limit)),
                "SIMCUDA_FAILURES": str(failures)}
-        r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p",
-                            "simcuda_numba_plugin", "--import-mode=importlib", "--continue-on-collection-errors",
-                            "--simcuda", "--simcuda-route", "native", str(root)], cwd=tmp, env=env,
-                           capture_output=True, text=True)
-    m = COUNTS_LINE.search(r.stdout.strip().splitlines()[-1] if r.stdout.strip() else "")
+        for target in ([root / d for d in dirs] if dirs else [root]):
+            r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p",
+                                "simcuda_numba_plugin", "--import-mode=importlib", "--continue-on-collection-errors",
+                                "--simcuda", "--simcuda-route", "native", str(target)], cwd=tmp, env=env,
+                               capture_output=True, text=True)
+            m = COUNTS_LINE.search(r.stdout.strip().splitlines()[-1] if r.stdout.strip() else "")
+            lines.append(f"{target.name}: {m.group(1) if m else '(no final line)'}")
+            print(lines[-1], flush=True)
     causes: collections.Counter[str] = collections.Counter(
         line.partition(" :: ")[2][:120] for line in failures.read_text().splitlines())
-    return (m.group(1) if m else "(no final line)"), causes
+    return "; ".join(lines), causes
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -138,10 +145,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--core-only", action="store_true")
     p.add_argument("--numba", action="store_true", help="numba-cuda's shipped tests instead (--timeout: per test)")
     p.add_argument("--failures", default="numba-failures.txt", help="with --numba: where each failure is written")
+    p.add_argument("--dirs", default="", help="with --numba: sub-directories run one by one (cudapy,cudadrv,...)")
     p.add_argument("--timeout", type=float, default=600.0, help="seconds per example or test file")
     a = p.parse_args(argv)
     if a.numba:
-        counts, causes = run_numba_tests(a.timeout, Path(a.failures))
+        counts, causes = run_numba_tests(a.timeout, Path(a.failures), a.dirs.split(",") if a.dirs else None)
         print("numba-cuda tests: " + counts)
         for why, n in causes.most_common(25):
             print(f"{n:6d}  {why}")
