@@ -129,7 +129,9 @@ def run_numba_tests(limit: float, failures: Path,
                                 "simcuda_numba_plugin", "--import-mode=importlib", "--continue-on-collection-errors",
                                 "--simcuda", "--simcuda-route", "native", str(target)], cwd=tmp, env=env,
                                capture_output=True, text=True)
-            m = COUNTS_LINE.search(r.stdout.strip().splitlines()[-1] if r.stdout.strip() else "")
+            m = next((m for m in map(COUNTS_LINE.search, reversed(r.stdout.splitlines())) if m), None)
+            if m is None:  # keep pytest's last words for the report (a crash at exit, an internal error)
+                (failures.parent / f"{failures.stem}-{target.name}-stdout.txt").write_text(r.stdout + r.stderr)
             lines.append(f"{target.name}: {m.group(1) if m else '(no final line)'}")
             print(lines[-1], flush=True)
     causes: collections.Counter[str] = collections.Counter(
