@@ -3,7 +3,9 @@ tests on the native one), by hand (issue 17, part 4), and print one outcome per 
 classified. The measured outcomes are in docs/compatibility.md.
 
 Run: ``python tools/run_client_suites.py --root /work/tmp/clients [--examples-only | --core-only]
-[--route native|python] [--match SUBSTR] [--timeout S] [--json FILE] [--logs DIR]``
+[--route native|python] [--match SUBSTR] [--timeout S] [--json FILE] [--logs DIR]``,
+or ``python tools/run_client_suites.py --numba [--timeout S]`` for numba-cuda's own tests, which its wheel ships
+(``numba.cuda.tests``: nothing to fetch).
 
 ``--root`` holds a copy of the needed parts of github.com/NVIDIA/cuda-python (the directory ``cuda-python/``) and a
 ``MANIFEST.txt`` naming where each file came from (commit per file); nothing fetched is ever committed to this
@@ -32,6 +34,7 @@ says what).
 from __future__ import annotations
 
 import argparse
+import collections
 import json
 import os
 import re
@@ -281,6 +284,79 @@ def totals(example_rows: list[dict[str, Any]], core_rows: list[dict[str, Any]]) 
             "core_failure_causes": dict(causes)}
 
 
+#: what numba-cuda's repository-level conftest (not in the wheel) gives its test classes (the option
+#: ``--dump-failed-filechecks`` and the class fixture ``initialize_from_pytest_config`` that copies it onto the
+#: class), plus this script's own per-test time limit (SIGALRM: the test fails with TimeoutError and the run goes on)
+#: and a one-line record of each failure, written as it happens (a run cut short keeps what it saw)
+_NUMBA_PLUGIN = """
+import os, signal, pytest
+
+
+def pytest_addoption(parser):
+    parser.addoption("--dump-failed-filechecks", action="store_true", help="(numba-cuda's test option)")
+
+
+@pytest.fixture(scope="class")
+def initialize_from_pytest_config(request):
+    request.cls._dump_failed_filechecks = request.config.getoption("dump_failed_filechecks")
+
+
+def _expired(signum, frame):
+    raise TimeoutError("simcuda's per-test limit of %s s" % os.environ["SIMCUDA_TEST_LIMIT"])
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_call(item):
+    signal.signal(signal.SIGALRM, _expired)
+    signal.alarm(int(os.environ["SIMCUDA_TEST_LIMIT"]))
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+
+
+def pytest_runtest_logreport(report):
+    if report.failed:
+        msg = str(report.longrepr.reprcrash.message) if hasattr(report.longrepr, "reprcrash") else str(report.longrepr)
+        first = (msg.splitlines() or [""])[0][:300]
+        with open(os.environ["SIMCUDA_FAILURES"], "a") as fh:
+            fh.write(report.nodeid.rsplit("/", 1)[-1] + " [" + report.when + "] :: " + first + "\\n")
+"""
+COUNTS_LINE = re.compile(r"=+ (.*) in [\d.]+s")
+
+
+def run_numba_tests(limit: float, failures: Path,
+                    dirs: list[str] | None = None) -> tuple[str, collections.Counter[str]]:
+    """numba-cuda's shipped suite (``numba.cuda.tests``) under ``pytest --simcuda`` on the native route, each test
+    limited to ``limit`` seconds: one run over the suite, or one run per sub-directory named in ``dirs``
+    (``cudapy``, ``cudadrv``...: a sticky context fault then stays within its run). Returns pytest's final counts
+    line(s), and the failure reasons (their first line, cut to 120 characters) with their counts, read from
+    ``failures`` (one line per failure, written as they happen)."""
+    import os
+
+    import numba.cuda.tests as suite
+    root = Path(suite.__file__).parent
+    failures.write_text("")
+    lines = []
+    with tempfile.TemporaryDirectory() as tmp:
+        (Path(tmp) / "simcuda_numba_plugin.py").write_text(_NUMBA_PLUGIN)
+        env = {**os.environ, "PYTHONPATH": tmp, "SIMCUDA_TEST_LIMIT": str(int(limit)),
+               "SIMCUDA_FAILURES": str(failures)}
+        for target in ([root / d for d in dirs] if dirs else [root]):
+            r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p",
+                                "simcuda_numba_plugin", "--import-mode=importlib", "--continue-on-collection-errors",
+                                "--simcuda", "--simcuda-route", "native", str(target)], cwd=tmp, env=env,
+                               capture_output=True, text=True)
+            m = next((m for m in map(COUNTS_LINE.search, reversed(r.stdout.splitlines())) if m), None)
+            if m is None:  # keep pytest's last words for the report (a crash at exit, an internal error)
+                (failures.parent / f"{failures.stem}-{target.name}-stdout.txt").write_text(r.stdout + r.stderr)
+            lines.append(f"{target.name}: {m.group(1) if m else '(no final line)'}")
+            print(lines[-1], flush=True)
+    causes: collections.Counter[str] = collections.Counter(
+        line.partition(" :: ")[2][:120] for line in failures.read_text().splitlines())
+    return "; ".join(lines), causes
+
+
 def main(argv: list[str] | None = None) -> int:
     """Parse the arguments, run the chosen suites, print per-file outcomes and totals (and write them as JSON
     with ``--json``); 0, or 2 when ``--root`` holds no copy."""
@@ -290,10 +366,19 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--core-only", action="store_true")
     p.add_argument("--route", choices=("native", "python"), default="native", help="route for the examples")
     p.add_argument("--match", default="", help="run only files whose relative path contains this")
+    p.add_argument("--numba", action="store_true", help="numba-cuda's shipped tests instead (--timeout: per test)")
+    p.add_argument("--failures", default="numba-failures.txt", help="with --numba: where each failure is written")
+    p.add_argument("--dirs", default="", help="with --numba: sub-directories run one by one (cudapy,cudadrv,...)")
     p.add_argument("--timeout", type=float, default=600.0, help="seconds per example or test file")
     p.add_argument("--json", type=Path, default=None, help="also write the rows and totals to this file")
     p.add_argument("--logs", type=Path, default=None, help="keep each run's output in this folder")
     a = p.parse_args(argv)
+    if a.numba:
+        counts, causes = run_numba_tests(a.timeout, Path(a.failures), a.dirs.split(",") if a.dirs else None)
+        print("numba-cuda tests: " + counts)
+        for why, n in causes.most_common(25):
+            print(f"{n:6d}  {why}")
+        return 0
     repo = a.root / "cuda-python"
     if not repo.is_dir():
         print(f"no copy at {repo}: put the parts of github.com/NVIDIA/cuda-python listed in docs/compatibility.md "

@@ -745,6 +745,41 @@ otherwise ignored."""),
     Api("cuModuleLoad", "module_load_data(read_image_file(fname, 'cuModuleLoad'), 'cuModuleLoad') -> module (...)",
         """Load a module file (``fname``: ``bytes`` path). Errors: FILE_NOT_FOUND (301) unreadable file;
 otherwise as ``cuModuleLoadData``."""),
+    Api("cuLinkCreate", "link_create(numOptions, options, optionValues) -> stateOut (...)",
+        """Start a JIT link (``CUlinkState``) in the current context with ``numOptions`` JIT options
+(``CUjit_option`` with one value each: log buffers (a writable buffer, or an address) and their sizes, wall time,
+compiler options). The logs are filled NUL-terminated and cut to their sizes at ``cuLinkAddData`` and
+``cuLinkComplete``; on the native route the sizes filled and the wall time are written back into the
+``optionValues`` array, which the caller keeps until ``cuLinkDestroy`` as for the driver (P-72).
+
+Errors: INVALID_CONTEXT no current context [I]; INVALID_VALUE NULL ``options``/``optionValues`` with
+``numOptions`` > 0, an unknown option, a value out of its range [I code], a log buffer that is not writable memory.
+The Python face also raises the wrapper's ``RuntimeError: List is too small`` (lists shorter than ``numOptions``)."""),
+    Api("cuLinkAddData",
+        "link_add_data(state, type, data, size, name, numOptions, options, optionValues) (...)",
+        """Add an input (``data``: ``size`` bytes, PTX NUL-terminated; ``type`` a ``CUjitInputType``; ``name`` for
+the logs) with its own JIT options. PTX is checked and kept; a CUBIN or fatbin whose PTX is known (simcuda's
+images, CUBINs NVRTC compiled in this process) gives its PTX; the rest is refused (docs/kernels.md, "Linking").
+
+Errors (nothing added; the why goes to the error logs): INVALID_HANDLE a bad or destroyed state; INVALID_VALUE
+bad options, NULL ``data``, ``size`` 0, an unknown input type; INVALID_PTX (218) PTX with no
+``.version``/``.target`` or a syntax error (its line in the why); UNSUPPORTED_PTX_VERSION (222) a newer ISA
+[I]; INVALID_IMAGE a CUBIN/fatbin that cannot be read; NOT_SUPPORTED (801) a CUBIN/fatbin with no known PTX,
+``CU_JIT_INPUT_OBJECT``, ``CU_JIT_INPUT_LIBRARY`` (libcudadevrt), ``CU_JIT_INPUT_NVVM`` (LTO-IR) [I code]."""),
+    Api("cuLinkAddFile", "link_add_file(state, type, path, numOptions, options, optionValues) (...)",
+        """Add the input read from file ``path`` (``bytes``), as ``cuLinkAddData``.
+
+Errors: those of ``cuLinkAddData``; FILE_NOT_FOUND (301) a file that cannot be read."""),
+    Api("cuLinkComplete", "link_complete(state) -> cubinOut, sizeOut",
+        """Link the inputs: ``(cubinOut, sizeOut)``, the address and size of the image, valid until
+``cuLinkDestroy``. Several PTX inputs become one module (``.extern`` declarations dropped where another input
+defines the symbol); the image is simcuda's form of the linked PTX, which ``cuModuleLoadData(Ex)`` and
+``cuLibraryLoadData`` load and whose kernels run on the engine.
+
+Errors: INVALID_HANDLE a bad or destroyed state; INVALID_VALUE no inputs [I code]; INVALID_IMAGE a symbol two
+inputs define [I code]."""),
+    Api("cuLinkDestroy", "link_destroy(state)",
+        """End a link; the images it handed out are freed. Errors: INVALID_HANDLE a bad or destroyed state."""),
     Api("cuModuleUnload", "module_unload(hmod)",
         """Unload a module. Errors: INVALID_HANDLE; 900 during a restricting capture (spec 5.2)."""),
     Api("cuModuleGetFunction", "module_get_function(hmod, name) -> hfunc (...)",

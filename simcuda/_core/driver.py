@@ -15,7 +15,7 @@ Where things are (a newcomer finds each by name):
   ``stream`` (streams and capture control), ``cig``, ``event``, ``memory``, ``pools`` (stream-ordered
   allocation, memory pools, graph memory), ``module`` (modules, functions, launches), ``graph`` (graphs
   and nodes), ``exec`` (instantiate, launch, update), ``userobj`` (user objects and the references graphs,
-  execs and launches hold);
+  execs and launches hold), ``link`` (the JIT linker, ``cuLink*``);
 * :mod:`simcuda._core.capture`: every capture rule (the rule engine); :mod:`simcuda._core.graph`: the
   graph model, replay, update pairing and DOT; both, and the node kinds of :mod:`simcuda._core.nodes`, are typed
   against narrow protocols of what they use of a driver (``CaptureHost``, ``GraphHost``, ``RunHost``,
@@ -40,6 +40,7 @@ from .entries.context import Contexts
 from .entries.event import Events
 from .entries.exec import Execs
 from .entries.graph import Graphs
+from .entries.link import Linking
 from .entries.memory import Memory
 from .entries.module import Modules
 from .entries.peer import Peers
@@ -58,7 +59,7 @@ __all__ = ["CU_STREAM_LEGACY", "CU_STREAM_PER_THREAD", "DEFAULT_LAUNCH_LOG_LIMIT
 
 
 class Driver(Contexts, Streams, Cig, Events, Memory, Pools, Modules, Graphs, Conditionals, Execs,
-             UserObjects, ArgumentRules, VirtualMemory, Peers, Symbols, BatchCopies):
+             UserObjects, ArgumentRules, VirtualMemory, Peers, Symbols, BatchCopies, Linking):
     """An in-memory CUDA driver: devices, contexts, streams, events, memory, modules, graphs.
 
     Mirrors: ``libcuda`` as seen through ``cuda.bindings.driver`` 13.5.

@@ -167,6 +167,9 @@ def conversion_plan(name: str, outputs: Outputs, params: Params, ns: dict[str, A
         if conv is not None and ann == ctype and hasattr(ns.get(ctype), "_fields"):  # ``CUmemLocation location``
             tests.append((i, pname, by_value_struct(conv, ctype, pname, runtime)))
             continue
+        if conv is not None and not ctype:  # an enum annotation (not None): Cython's type test, after the C ones
+            tests.append((i, pname, conv))
+            continue
         if conv is not None:
             entry.append((i, pname, conv))
             continue

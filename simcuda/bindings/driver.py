@@ -18,6 +18,7 @@ Mirrors: ``cuda.bindings.driver`` of cuda-bindings 13.5.0 (CUDA 13.x driver API)
 """
 from __future__ import annotations
 
+import enum as _enum
 import functools
 import os
 import typing as _typing
@@ -576,6 +577,39 @@ def _options(options: Any, values: Any, n: Any) -> None:
         have = 0 if lst is None else len(list(lst))
         if n > have:
             raise RuntimeError(f"List is too small: {have} < {n}")
+
+
+def _jit(options: Any, values: Any, n: Any) -> tuple[int, list[int], list[Any]]:
+    """A JIT option list as the core takes it, after the wrapper's length checks: ``(numOptions, options,
+    values)``, the options and enum values (``CUjit_target``...) as ``int``, other values (a log buffer, an
+    ``int``, a ``float``) as given (the core writes the logs into a writable buffer)."""
+    _options(options, values, n)
+    k = _u(n)
+    vals = [int(v.value) if isinstance(v, _enum.Enum) else v for v in list(values or [])[:k]]
+    return k, [int(o) for o in list(options or [])[:k]], vals
+
+
+_CUlinkState = globals()["CUlinkState"]
+
+
+@_face
+def cuLinkCreate(numOptions: Any, options: Any, optionValues: Any) -> _Result:
+    return (_SUCCESS, _CUlinkState._mk(_drv().link_create(*_jit(options, optionValues, numOptions))))
+
+
+@_face
+def cuLinkAddData(state: Any, typename: Any, data: Any, size: Any, name: Any, numOptions: Any, options: Any,
+                  optionValues: Any) -> _Result:
+    _drv().link_add_data(_h(state, _CUlinkState), int(typename), _T.check_void_ptr_obj(data), _size(size),
+                         _bytes_arg(name).decode("utf-8", "replace"), *_jit(options, optionValues, numOptions))
+    return _OK
+
+
+@_face
+def cuLinkAddFile(state: Any, typename: Any, path: Any, numOptions: Any, options: Any, optionValues: Any) -> _Result:
+    _drv().link_add_file(_h(state, _CUlinkState), int(typename), os.fsdecode(_bytes_arg(path)),
+                         *_jit(options, optionValues, numOptions))
+    return _OK
 
 
 @_face

@@ -90,6 +90,9 @@ DRIVER: dict[str, str] = {
     'cuLaunchKernelEx': "the row is particular: array argument config (CUlaunchConfig*)",
     'cuLibraryGetGlobal': "the row is particular: string argument name (char*)",
     'cuLibraryGetKernel': "the row is particular: string argument name (char*)",
+    'cuLinkAddData': "the row is particular: JIT option values typed by their option (log buffers), void* data",
+    'cuLinkAddFile': "the row is particular: JIT option values typed by their option (log buffers)",
+    'cuLinkCreate': "the row is particular: JIT option values typed by their option (log buffers, enums)",
     'cuLibraryLoadData': "the row is particular: host buffer or address argument code (void*)",
     'cuLibraryLoadFromFile': "the row is particular: string argument fileName (char*)",
     'cuMemAdvise': "the row is particular: arguments converted by hand",
@@ -159,6 +162,10 @@ DRIVER: dict[str, str] = {
 }
 
 V2: dict[str, str] = {
+    'link_add_data_v2': "cuLinkAddData's row is particular: the name as a buffer or an address",
+    'link_add_file_v2': "cuLinkAddFile's row is particular: the path as a buffer or an address",
+    'link_complete': "returns the image copied into bytes, as the real _v2 wrapper does",
+    'link_create_v2': "cuLinkCreate's row is particular: the option arrays by address, kept by the state",
     'ctx_create_v4': "cuCtxCreate's row is particular: struct argument ctxCreateParams (CUctxCreateParams*)",
     'device_get_by_pci_bus_id': "cuDeviceGetByPCIBusId's row is particular: string argument pciBusId (char*)",
     'device_get_graph_mem_attribute': "cuDeviceGetGraphMemAttribute's row is particular: arguments converted by hand",

@@ -19,7 +19,9 @@ NUMBA = r'''
 import json
 import numpy as np
 import simcuda
+links = []
 with simcuda.patch(route="native"):
+    simcuda.current_driver().add_hook("link_complete", after=lambda d, a, k, r, t: links.append(r[1]))
     from numba import cuda, int32
 
     @cuda.jit
@@ -41,7 +43,7 @@ with simcuda.patch(route="native"):
     sums, total = np.zeros(16, np.int32), np.zeros(1, np.int32)
     block_sums[16, 128](x, sums, total)
     print("OUT=" + json.dumps({"sums": (sums == x.reshape(16, 128).sum(1)).all().item(),
-                               "total": int(total[0]) == int(x.sum())}))
+                               "total": int(total[0]) == int(x.sum()), "linked": len(links) > 0}))
 '''
 
 CORE = r'''
@@ -104,13 +106,11 @@ def run(script: str) -> dict[str, bool]:
     return out
 
 
-@pytest.mark.xfail(strict=True, reason="integration gap (wt-kint 1d457c9): cuLinkCreate answers NOT_SUPPORTED on the "
-                   "native route, so numba cannot link its PTX; with nvidia-nvjitlink installed the link goes through "
-                   "simcuda's nvJitLink shim, and cuFuncGetAttribute (NUM_REGS) answers NOT_SUPPORTED next")
 def test_numba_cuda_kernel_shared_atomics_warp_reduction() -> None:
-    """numba's kernel (shared tile, shfl_down reduction, atomic adds) gives numpy's per-block and total sums."""
+    """numba's kernel (shared tile, shfl_down reduction, atomic adds) gives numpy's per-block and total sums, its PTX
+    linked by simcuda's cuLinkComplete (cuda.core's driver backend: nvJitLink is not installed)."""
     pytest.importorskip("numba_cuda")
-    assert run(NUMBA) == {"sums": True, "total": True}
+    assert run(NUMBA) == {"sums": True, "total": True, "linked": True}
 
 
 def test_cuda_core_program_and_launch() -> None:

@@ -705,6 +705,33 @@ def module_load_data(image: Any) -> int:
 
 
 @_face
+def link_create_v2(num_options: Any, options: Any, option_values: Any) -> int:
+    """``options``/``option_values``: addresses of the C arrays (``CUjit_option``, ``void*``), 0 for NULL; the
+    ``option_values`` array is kept and written back into until ``link_destroy``, as by the driver."""
+    return _drv().link_create(num_options, options, option_values)
+
+
+@_face
+def link_add_data_v2(state: Any, type: Any, data: Any, size: Any, name: Any, num_options: Any, options: Any,
+                     option_values: Any) -> None:
+    """``data``: the address of ``size`` bytes; ``name``: a buffer holding the name, its address, or None."""
+    _drv().link_add_data(state, type, data, size, _symbol(name), num_options, options, option_values)
+
+
+@_face
+def link_add_file_v2(state: Any, type: Any, path: Any, num_options: Any, options: Any, option_values: Any) -> None:
+    """``path``: a buffer holding the file name (or None: InvalidValueError)."""
+    _drv().link_add_file(state, type, _symbol(path), num_options, options, option_values)
+
+
+@_face
+def link_complete(state: Any) -> bytes:
+    """The linked image, copied into ``bytes`` as the real wrapper returns it."""
+    addr, size = _drv().link_complete(state)
+    return _ct.string_at(addr, size)
+
+
+@_face
 def module_get_function(hmod: Any, name: Any) -> int:
     """A kernel handle by entry name: a buffer holding it (``bytes``...), the int address of the C string, or
     ``None`` (NULL: InvalidValueError); a ``str`` raises the real ``ValueError``. Raises NotFoundError for an
