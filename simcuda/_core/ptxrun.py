@@ -304,6 +304,15 @@ def stand_in(module: Any) -> str | None:
     return None
 
 
+#: the codes of :func:`run_ptx` that are refusals of the simulator, not faults a GPU would raise: a PTX form the
+#: engine does not run (801), PTX it cannot parse (218), an entry its module lacks (500), argument values that
+#: do not match the kernel's parameters (1). They answer the call that
+#: runs the kernel and leave the context usable, as :func:`refusal` does (P-69) [I]: on a GPU the module would
+#: have run, or failed at load; a sticky error would fail every later call of a test suite's process
+REFUSALS = frozenset({CUresult.CUDA_ERROR_NOT_SUPPORTED, CUresult.CUDA_ERROR_INVALID_PTX,
+                      CUresult.CUDA_ERROR_NOT_FOUND, CUresult.CUDA_ERROR_INVALID_VALUE})
+
+
 def refusal(name: str) -> DriverError:
     """The documented refusal of a launch of kernel ``name`` whose module is a binary image (an ELF CUBIN or a
     fatbin) with no PTX simcuda knows, and that has no Python twin: ``CUDA_ERROR_NOT_SUPPORTED`` (801), the
@@ -347,16 +356,18 @@ def run_ptx(driver: Any, p: Any, unlocked: Any) -> tuple[bool, str]:
     """Run the PTX of launch ``p`` (:class:`~simcuda._core.nodes.KernelParams`) with the engine, the driver
     lock released (``unlocked(fn, *args)``). Returns ``(ran, outcome)``: the launch log's outcome text, and
     False when the kernel was recorded only: the engine refused the whole module at load, or the launch gave
-    no argument values matching the kernel's parameters (a NULL ``kernelParams``; recorded only, as before
-    issue 17 [I]; the real driver would run it with garbage parameters).
+    no argument values for a kernel that has parameters (a NULL ``kernelParams``; recorded only, as before
+    issue 17 [I]; the real driver would run it with garbage parameters). Some values, but not one per
+    parameter, is refused: INVALID_VALUE from :func:`pack_params` (one of the :data:`REFUSALS`) [I].
 
     The module's ``.global``/``.const`` variables are reached at their device addresses in the launch's context
     (those ``cuModuleGetGlobal``/``cuLibraryGetGlobal`` return), so host copies see what the kernel wrote.
 
-    Errors (as :class:`DriverError`; the caller turns them into the sticky kernel fault): the engine's
-    :class:`~simcuda.ptx.Fault` code (700 illegal address, 716 misaligned, 710 assert, 719 launch failed, an
-    interrupted launch included) with its why; 801 NOT_SUPPORTED for a form the engine refuses; 218 INVALID_PTX
-    for PTX it cannot parse; 500 NOT_FOUND when the module's PTX has no entry of that name. A
+    Errors (as :class:`DriverError`): the engine's :class:`~simcuda.ptx.Fault` code (700 illegal address, 716
+    misaligned, 710 assert, 719 launch failed, an interrupted launch included) with its why, which the caller
+    turns into the sticky kernel fault; and the :data:`REFUSALS`, which it does not: 801 NOT_SUPPORTED for a form
+    the engine refuses, 218 INVALID_PTX for PTX it cannot parse, 500 NOT_FOUND when the module's PTX has no entry
+    of that name. A
     ``KeyboardInterrupt`` while the kernel runs stops it and propagates (marked with the kernel's name, as a
     Python kernel's is); the driver lock is taken back and the driver stays usable.
     """
@@ -373,7 +384,7 @@ def run_ptx(driver: Any, p: Any, unlocked: Any) -> tuple[bool, str]:
     info = eng.kernels.get(p.name)
     if info is None:
         raise DriverError(CUresult.CUDA_ERROR_NOT_FOUND, f"kernel {p.name!r} is not an .entry of its module's PTX")
-    if len(p.args) != len(info.params):  # e.g. kernelParams NULL: nothing to run it with [I]
+    if not p.args and info.params:  # kernelParams NULL: nothing to run it with [I]
         return False, "recorded only (no argument values for its parameters)"
     params = p.packed
     if params is None:  # the record is immutable and shared by its launches and replays: packed once

@@ -226,8 +226,8 @@ class Work(DriverState):
             if module is not None and module.ptx is not None and ptxrun.stand_in(module) is None:
                 try:
                     ran, outcome = ptxrun.run_ptx(self, p, self._unlocked)
-                except DriverError as e:
-                    if self.options.kernel_faults == "sticky":
+                except DriverError as e:  # a fault the GPU would raise is sticky; a refusal is not (P-69)
+                    if self.options.kernel_faults == "sticky" and e.code not in ptxrun.REFUSALS:
                         raise KernelFault(e) from e
                     raise
                 if ran:

@@ -171,3 +171,72 @@ def test_pack_params_passes_the_bits_of_an_integer_read_float_parameter() -> Non
     assert struct.unpack("<df", raw[:12]) == (-2.5, 3.25)
     assert struct.unpack("<df", pack_params("k", info, [-2.5, 3.25], ["double", "float"])[:12]) == (-2.5, 3.25)
     assert struct.unpack("<df", pack_params("k", info, [2, 3])[:12]) == (2.0, 3.0)
+
+
+TEX_PTX = """.version 8.0
+.target sm_80
+.address_size 64
+.visible .entry k(.param .u64 t)
+{
+  .reg .f32 %f<5>;
+  .reg .b64 %rd<2>;
+  ld.param.u64 %rd1, [t];
+  tex.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd1, {%f1, %f1}];
+  ret;
+}
+"""
+
+
+def test_a_ptx_form_the_engine_refuses_answers_801_without_a_sticky_error() -> None:
+    """A launch whose PTX uses a refused form (a texture fetch) answers 801 naming it; the context goes on: the
+    next synchronize succeeds and a following kernel runs (a refusal is no GPU fault, P-69)."""
+    drv = _driver()
+    f = drv.module_get_function(drv.module_load_data(TEX_PTX.encode() + b"\0"), "k")
+    with pytest.raises(DriverError) as e:
+        drv.launch_kernel(f, (1, 1, 1), (1, 1, 1), 0, 0, [0])
+    assert int(e.value.code) == 801 and "tex" in e.value.why and "'k'" in e.value.why
+    drv.ctx_synchronize()
+    store = TEX_PTX.split(".visible")[0] + """.visible .entry s(.param .u64 out)
+{
+  .reg .b32 %r<2>;
+  .reg .b64 %rd<2>;
+  ld.param.u64 %rd1, [out];
+  mov.u32 %r1, 42;
+  st.global.u32 [%rd1], %r1;
+  ret;
+}
+"""
+    out = drv.mem_alloc(16)
+    drv.launch_kernel(drv.module_get_function(drv.module_load_data(store.encode() + b"\0"), "s"),
+                      (1, 1, 1), (1, 1, 1), 0, 0, [out])
+    drv.ctx_synchronize()
+    assert _out(drv, out)[0] == 42
+    drv.close()
+
+
+def test_argument_values_not_matching_the_parameters_are_refused_with_invalid_value() -> None:
+    """A launch giving two values to a one-parameter PTX kernel answers INVALID_VALUE naming the counts; nothing
+    is written and the context goes on (a NULL kernelParams stays recorded only)."""
+    drv = _driver()
+    store = TEX_PTX.split(".visible")[0] + """.visible .entry s(.param .u64 out)
+{
+  .reg .b32 %r<2>;
+  .reg .b64 %rd<2>;
+  ld.param.u64 %rd1, [out];
+  mov.u32 %r1, 42;
+  st.global.u32 [%rd1], %r1;
+  ret;
+}
+"""
+    f = drv.module_get_function(drv.module_load_data(store.encode() + b"\0"), "s")
+    out = drv.mem_alloc(16)
+    _out(drv, out)[:] = 7
+    with pytest.raises(DriverError) as e:
+        drv.launch_kernel(f, (1, 1, 1), (1, 1, 1), 0, 0, [out, 5])
+    assert int(e.value.code) == 1 and "takes 1 parameters, the launch gave 2" in e.value.why
+    assert list(_out(drv, out)) == [7, 7, 7, 7]
+    drv.ctx_synchronize()
+    drv.launch_kernel(f, (1, 1, 1), (1, 1, 1), 0, 0, [out])
+    drv.ctx_synchronize()
+    assert _out(drv, out)[0] == 42
+    drv.close()
