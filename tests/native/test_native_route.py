@@ -22,7 +22,7 @@ from simcuda import _patch
 out = {}
 with simcuda.patch(route=ROUTE) as drv:
     from cuda.bindings import driver as d
-    out["module"] = d.__file__
+    out["module"] = d.__name__
     out["route"] = _patch.current_route()
     codes = []
     def c(r):
@@ -64,7 +64,7 @@ def run(route: str) -> dict:
 def test_nvidia_binding_runs_on_the_simulated_driver():
     out = run("native")
     assert out["route"] == "native"
-    assert "simcuda" not in out["module"] and "cuda/bindings" in out["module"].replace("\\", "/")
+    assert "simcuda" not in out["module"] and out["module"].startswith("cuda.bindings")
     assert out["status"] == 1 and out["name"] == "CUDA_ERROR_STREAM_CAPTURE_INVALIDATED"
     assert "CUevent_flags" in out["why"]  # the core's why, on this thread
 

@@ -20,7 +20,7 @@ import ctypes, json, simcuda
 out = {}
 with simcuda.patch(route="native") as drv:
     from cuda.bindings import driver as d
-    out["module"] = d.__file__
+    out["module"] = d.__name__
     codes = []
     def c(r):
         codes.append(int(r[0]))

@@ -28,7 +28,7 @@ Q, L = 0x1000, 0x2000  # a fake ID3D12CommandQueue and ID3D12GraphicsCommandList
 out = {}
 with simcuda.patch(route="native") as drv:
     import cuda.bindings._v2.driver as v2
-    out["module"] = v2.__file__
+    out["module"] = v2.__name__
     v2.init(0)
     dev = v2.device_get(0)
     cig = v2.CtxCigParam()
