@@ -186,6 +186,18 @@ TEX_PTX = """.version 8.0
 }
 """
 
+#: a kernel storing 42 at its one pointer parameter
+STORE_PTX = TEX_PTX.split(".visible")[0] + """.visible .entry s(.param .u64 out)
+{
+  .reg .b32 %r<2>;
+  .reg .b64 %rd<2>;
+  ld.param.u64 %rd1, [out];
+  mov.u32 %r1, 42;
+  st.global.u32 [%rd1], %r1;
+  ret;
+}
+"""
+
 
 def test_a_ptx_form_the_engine_refuses_answers_801_without_a_sticky_error() -> None:
     """A launch whose PTX uses a refused form (a texture fetch) answers 801 naming it; the context goes on: the
@@ -196,18 +208,8 @@ def test_a_ptx_form_the_engine_refuses_answers_801_without_a_sticky_error() -> N
         drv.launch_kernel(f, (1, 1, 1), (1, 1, 1), 0, 0, [0])
     assert int(e.value.code) == 801 and "tex" in e.value.why and "'k'" in e.value.why
     drv.ctx_synchronize()
-    store = TEX_PTX.split(".visible")[0] + """.visible .entry s(.param .u64 out)
-{
-  .reg .b32 %r<2>;
-  .reg .b64 %rd<2>;
-  ld.param.u64 %rd1, [out];
-  mov.u32 %r1, 42;
-  st.global.u32 [%rd1], %r1;
-  ret;
-}
-"""
     out = drv.mem_alloc(16)
-    drv.launch_kernel(drv.module_get_function(drv.module_load_data(store.encode() + b"\0"), "s"),
+    drv.launch_kernel(drv.module_get_function(drv.module_load_data(STORE_PTX.encode() + b"\0"), "s"),
                       (1, 1, 1), (1, 1, 1), 0, 0, [out])
     drv.ctx_synchronize()
     assert _out(drv, out)[0] == 42
@@ -218,17 +220,7 @@ def test_argument_values_not_matching_the_parameters_are_refused_with_invalid_va
     """A launch giving two values to a one-parameter PTX kernel answers INVALID_VALUE naming the counts; nothing
     is written and the context goes on (a NULL kernelParams stays recorded only)."""
     drv = _driver()
-    store = TEX_PTX.split(".visible")[0] + """.visible .entry s(.param .u64 out)
-{
-  .reg .b32 %r<2>;
-  .reg .b64 %rd<2>;
-  ld.param.u64 %rd1, [out];
-  mov.u32 %r1, 42;
-  st.global.u32 [%rd1], %r1;
-  ret;
-}
-"""
-    f = drv.module_get_function(drv.module_load_data(store.encode() + b"\0"), "s")
+    f = drv.module_get_function(drv.module_load_data(STORE_PTX.encode() + b"\0"), "s")
     out = drv.mem_alloc(16)
     _out(drv, out)[:] = 7
     with pytest.raises(DriverError) as e:
