@@ -33,6 +33,7 @@ from __future__ import annotations
 import ctypes
 import re
 import threading
+import warnings
 from typing import Any
 
 from .._core import param_types
@@ -485,6 +486,10 @@ def _compile_real(prog: _Program, arch: str, options: list[str], text: str, code
     if got.missing_header() and mode == "auto":
         prog.fallback_note = (f"{prog.name}: warning: NVIDIA's NVRTC could not open a header (give a toolkit's "
                               "include/ with -I); simcuda's reader served this program, nothing was compiled")
+        # the log is read by few programs: say it where a test run shows it too (pytest's warnings summary);
+        # its kernels are stand-ins that compute nothing (P-66)
+        warnings.warn(prog.fallback_note + "; its kernels compute nothing (SIMCUDA_NVRTC=nvidia makes this a "
+                      "compile error)", RuntimeWarning, stacklevel=3)
         return False
     prog.ok = got.result == 0
     prog.log = got.log
