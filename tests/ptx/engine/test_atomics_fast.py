@@ -155,3 +155,69 @@ def test_half_add_matches_reference(ty: str, m: int, w: int) -> None:
     lo = lo.astype(np.uint32)
     v = (lo[:m] | (lo[m:] << np.uint32(16))) if dt.itemsize == 4 else lo[:m]
     _check("add", dt, keys, widx, np.zeros(w, dt), v.astype(dt), apply=apply)
+
+
+ALL_ATOMICS = r"""
+extern "C" __global__ void all_atomics(int* a, unsigned* u, int* o, int loops) {
+  unsigned t = blockIdx.x * blockDim.x + threadIdx.x, n = gridDim.x * blockDim.x;
+  for (int i = 0; i < loops; i++) {
+    int* r = o + (size_t)i * 10 * n + t;
+    r[0 * n] = atomicAdd(&a[0], 10);
+    r[1 * n] = atomicExch(&a[1], (int)t);
+    r[2 * n] = atomicMax(&a[2], (int)(t * 7919u % 10007u));
+    r[3 * n] = atomicMin(&a[3], (int)(t * 7919u % 10007u) - 5000);
+    r[4 * n] = (int)atomicInc(&u[4], 17u);
+    r[5 * n] = (int)atomicDec(&u[5], 137u);
+    r[6 * n] = atomicCAS(&a[6], (int)t - 1, (int)t);
+    r[7 * n] = atomicAnd(&a[7], (int)~(1u << (t % 32)));
+    r[8 * n] = atomicOr(&a[8], 1 << (t % 32));
+    r[9 * n] = atomicXor(&a[9], (int)t);
+  }
+}
+"""
+
+
+def _model(n: int, loops: int, a0: list[int]) -> tuple[list[int], list[int]]:
+    """The kernel's words and old values with the lanes applied one after another in lane order (32-bit wrap)."""
+    a = list(a0)
+    old = [0] * (loops * 10 * n)
+    def s32(x: int) -> int:
+        x &= 0xFFFFFFFF
+        return x - (1 << 32) if x >= 1 << 31 else x
+    for i in range(loops):
+        for op in range(10):
+            for t in range(n):
+                x = a[op]
+                old[(i * 10 + op) * n + t] = x
+                hv = t * 7919 % 10007
+                ux = x & 0xFFFFFFFF
+                a[op] = [s32(x + 10), t, max(x, hv), min(x, hv - 5000),
+                         s32(0 if ux >= 17 else ux + 1), s32(137 if ux == 0 or ux > 137 else ux - 1),
+                         t if x == t - 1 else x, x & s32(~(1 << (t % 32))), x | s32(1 << (t % 32)), x ^ t][op]
+    return a, old
+
+
+def test_sixteen_thousand_lanes_on_ten_words(capsys: Any) -> None:
+    """16,384 threads each doing add/exch/max/min/inc/dec/CAS/and/or/xor on the same ten words, twice, give every
+    lane the old value of the lane-order model and the model's final words; the launch time is printed."""
+    import time
+
+    from simcuda.ptx import Hooks, load
+
+    from .helpers import Mem, nvrtc_ptx, params
+    pytest.importorskip("cuda.bindings.nvrtc")
+    mod = load(nvrtc_ptx(ALL_ATOMICS))
+    n, loops = 16384, 2
+    a0 = [5, -1, -7, 9, 3, 200, -1, -1, 0, 12345]
+    mem = Mem()
+    pa = mem.alloc(np.array(a0, np.int32))
+    po = mem.alloc(np.zeros(loops * 10 * n, np.int32))
+    t0 = time.perf_counter()
+    mod.launch("all_atomics", (n // 256, 1, 1), (256, 1, 1), 0,
+               params(("Q", pa), ("Q", pa), ("Q", po), ("i", loops)), mem, Hooks())
+    dt = time.perf_counter() - t0
+    words, old = _model(n, loops, a0)
+    assert mem.get(pa, np.int32, 10).tolist() == words
+    assert mem.get(po, np.int32, loops * 10 * n).tolist() == old
+    with capsys.disabled():
+        print(f"\n16,384 lanes x 10 atomics x {loops} loops on 10 words: {dt * 1e3:.0f} ms")
