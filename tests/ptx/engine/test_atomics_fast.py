@@ -162,16 +162,16 @@ extern "C" __global__ void all_atomics(int* a, unsigned* u, int* o, int loops) {
   unsigned t = blockIdx.x * blockDim.x + threadIdx.x, n = gridDim.x * blockDim.x;
   for (int i = 0; i < loops; i++) {
     int* r = o + (size_t)i * 10 * n + t;
-    r[0 * n] = atomicAdd(&a[0], 10);
-    r[1 * n] = atomicExch(&a[1], (int)t);
-    r[2 * n] = atomicMax(&a[2], (int)(t * 7919u % 10007u));
-    r[3 * n] = atomicMin(&a[3], (int)(t * 7919u % 10007u) - 5000);
-    r[4 * n] = (int)atomicInc(&u[4], 17u);
-    r[5 * n] = (int)atomicDec(&u[5], 137u);
-    r[6 * n] = atomicCAS(&a[6], (int)t - 1, (int)t);
-    r[7 * n] = atomicAnd(&a[7], (int)~(1u << (t % 32)));
-    r[8 * n] = atomicOr(&a[8], 1 << (t % 32));
-    r[9 * n] = atomicXor(&a[9], (int)t);
+    r[0 * n] = atomicAddSCOPE(&a[0], 10);
+    r[1 * n] = atomicExchSCOPE(&a[1], (int)t);
+    r[2 * n] = atomicMaxSCOPE(&a[2], (int)(t * 7919u % 10007u));
+    r[3 * n] = atomicMinSCOPE(&a[3], (int)(t * 7919u % 10007u) - 5000);
+    r[4 * n] = (int)atomicIncSCOPE(&u[4], 17u);
+    r[5 * n] = (int)atomicDecSCOPE(&u[5], 137u);
+    r[6 * n] = atomicCASSCOPE(&a[6], (int)t - 1, (int)t);
+    r[7 * n] = atomicAndSCOPE(&a[7], (int)~(1u << (t % 32)));
+    r[8 * n] = atomicOrSCOPE(&a[8], 1 << (t % 32));
+    r[9 * n] = atomicXorSCOPE(&a[9], (int)t);
   }
 }
 """
@@ -197,8 +197,10 @@ def _model(n: int, loops: int, a0: list[int]) -> tuple[list[int], list[int]]:
     return a, old
 
 
-def test_sixteen_thousand_lanes_on_ten_words(capsys: Any) -> None:
-    """16,384 threads each doing add/exch/max/min/inc/dec/CAS/and/or/xor on the same ten words, twice, give every
+@pytest.mark.parametrize("scope", ["", "_block", "_system"])
+def test_sixteen_thousand_lanes_on_ten_words(scope: str, capsys: Any) -> None:
+    """16,384 threads each doing add/exch/max/min/inc/dec/CAS/and/or/xor on the same ten words, twice, at device, block
+    (``.cta``) or system (``.sys``) scope, give every
     lane the old value of the lane-order model and the model's final words; the launch time is printed."""
     import time
 
@@ -206,7 +208,9 @@ def test_sixteen_thousand_lanes_on_ten_words(capsys: Any) -> None:
 
     from .helpers import Mem, nvrtc_ptx, params
     pytest.importorskip("cuda.bindings.nvrtc")
-    mod = load(nvrtc_ptx(ALL_ATOMICS))
+    text = nvrtc_ptx(ALL_ATOMICS.replace("SCOPE", scope))
+    assert (".sys." in text) == (scope == "_system") and (".cta." in text) == (scope == "_block")
+    mod = load(text)
     n, loops = 16384, 2
     a0 = [5, -1, -7, 9, 3, 200, -1, -1, 0, 12345]
     mem = Mem()
@@ -220,4 +224,4 @@ def test_sixteen_thousand_lanes_on_ten_words(capsys: Any) -> None:
     assert mem.get(pa, np.int32, 10).tolist() == words
     assert mem.get(po, np.int32, loops * 10 * n).tolist() == old
     with capsys.disabled():
-        print(f"\n16,384 lanes x 10 atomics x {loops} loops on 10 words: {dt * 1e3:.0f} ms")
+        print(f"\n16,384 lanes x 10 atomics{scope} x {loops} loops on 10 words: {dt * 1e3:.0f} ms")
