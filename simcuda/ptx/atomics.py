@@ -65,6 +65,31 @@ def half_add(ty: str, old: Any, v: Any) -> Any:
         return rb.astype(np.uint16).reshape(np.shape(f(old) + f(v)))
 
 
+class HalfAdd:
+    """The ``apply`` of ``atom.add.noftz`` on f16/bf16 (x2) words: :func:`half_add` of type ``ty``; a class so
+    that :func:`resolve` can run one f16 word's lanes as a scalar loop."""
+
+    def __init__(self, ty: str) -> None:
+        self.ty = ty
+
+    def __call__(self, _opn: str, old: Any, v: Any, _c: Any) -> Any:
+        return half_add(self.ty, old, v)
+
+
+def _f16_seq(x0: int, v: Any) -> tuple[Any, int]:
+    """One f16 word's adds in lane order as a scalar loop (each sum exact in float64, rounded once to f16, as
+    :func:`half_add`): the old bit patterns and the final one."""
+    ys = v.astype(np.uint16).view(np.float16).astype(np.float64).tolist()
+    olds = [0] * len(ys)
+    cur = np.uint16(x0).view(np.float16)
+    bits = int(x0)
+    for i, y in enumerate(ys):
+        olds[i] = bits
+        cur = np.float16(float(cur) + y)
+        bits = int(cur.view(np.uint16))
+    return np.asarray(olds, np.uint16), bits
+
+
 def build_atomic(L: Any, ins: Ins, p: list[str], o: list[str]) -> Any:
     """A closure running one ``atom``/``red`` for the lanes of ``mask``."""
     from .values import _DT
@@ -84,7 +109,7 @@ def build_atomic(L: Any, ins: Ins, p: list[str], o: list[str]) -> Any:
     acc = L.mem_access(ins, space, dt, 1, aop)
     gv = L.getter(vals[0], ty if not half else ("b32" if ty.endswith("x2") else "b16"))
     gc = L.getter(vals[1], ty) if opn == "cas" else None
-    apply: Any = _apply if not half else (lambda _op, old, v, _c: half_add(ty, old, v))
+    apply: Any = _apply if not half else HalfAdd(ty)
     setd = None if is_red else L.setter(o[0], ty if not half else ("b32" if ty.endswith("x2") else "b16"))
     n = L.n
     # address of each lane (to find duplicates): reuse the address closure
@@ -211,6 +236,12 @@ def _seq(opn: str, apply: Any, dt: Any, x0: Any, v: Any, c: Any) -> tuple[Any, A
         return cum[:-1], cum[-1]
     if opn == "cas" and apply is _apply:
         return _cas_chain(dt, x0, v, c)
+    if isinstance(apply, HalfAdd) and apply.ty in ("f16", "f16x2"):
+        if apply.ty == "f16":
+            return _f16_seq(int(x0), v)
+        lo, flo = _f16_seq(int(x0) & 0xFFFF, v & np.uint32(0xFFFF))
+        hi, fhi = _f16_seq(int(x0) >> 16, v >> np.uint32(16))
+        return lo.astype(np.uint32) | (hi.astype(np.uint32) << np.uint32(16)), flo | (fhi << 16)
     cur = np.asarray([x0], dt)
     old = np.empty(len(v), dt)
     for i in range(len(v)):

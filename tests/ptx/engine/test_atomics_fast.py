@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from simcuda.ptx.atomics import _apply, half_add, reference, resolve
+from simcuda.ptx.atomics import HalfAdd, _apply, reference, resolve
 
 #: (lanes, words): one word, a few words, many words with few lanes each (the rounds path), all distinct
 SHAPES = [(2000, 1), (1500, 3), (1200, 400), (300, 300), (1, 1)]
@@ -144,8 +144,7 @@ def test_half_add_matches_reference(ty: str, m: int, w: int) -> None:
     dt = np.dtype(np.uint32 if ty.endswith("x2") else np.uint16)
     keys, widx = _words(rng, m, w)
 
-    def apply(_op: str, old: Any, v: Any, _c: Any) -> Any:
-        return half_add(ty, old, v)
+    apply = HalfAdd(ty)
     small = np.float16 if ty.startswith("f") else np.float32
     vals = _floats(rng, np.float64, m * 2).astype(np.float32)
     vals[np.abs(vals) > 100] = 1.5
