@@ -3,6 +3,7 @@ one step return the right old values. Every scope (``.cta``/``.gpu``/``.sys``) a
 set runs in one thread, so every atomic is also sequentially consistent."""
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -204,14 +205,20 @@ def _scan(opn: str, apply: Any, dt: Any, base: Any, sv: Any, sc: Any, starts: An
         return old, f(old[ends], sv[ends]).astype(dt)
     if opn in ("inc", "dec") and dt.kind == "u" and dt.itemsize <= 4 and np.array_equal(sv, sv[starts][gid]):
         return _wrap(opn, dt, base, sv[starts], counts, gid, np.arange(m) - starts[gid])
-    if g <= int(counts.max()):
-        old = np.empty(m, dt)
-        final = np.empty(g, dt)
-        for k in range(g):
-            s, e = int(starts[k]), int(ends[k]) + 1
-            old[s:e], final[k] = _seq(opn, apply, dt, base[k], sv[s:e], sc[s:e] if sc is not None else None)
-        return old, final
-    return _rounds(opn, apply, dt, base, sv, sc, starts, counts)
+    old = np.empty(m, dt)
+    final = base.copy()
+    # words with many lanes (at most sqrt(m) of them) one by one where a word's lanes have a fast sequence, the
+    # rest in rounds across words (fewer than sqrt(m) rounds): about 2 sqrt(m) numpy steps in all
+    fast = (apply is _apply and (opn in _UFUNCS or opn == "cas")) or \
+        (isinstance(apply, HalfAdd) and apply.ty in ("f16", "f16x2"))
+    big = np.flatnonzero(counts > math.isqrt(m)) if fast else np.zeros(0, np.int64)
+    for k in big.tolist():
+        s, e = int(starts[k]), int(ends[k]) + 1
+        old[s:e], final[k] = _seq(opn, apply, dt, base[k], sv[s:e], sc[s:e] if sc is not None else None)
+    rest = np.setdiff1d(np.arange(g), big, assume_unique=True)
+    if len(rest):
+        final[rest] = _rounds(opn, apply, dt, base[rest], sv, sc, starts[rest], counts[rest], old)
+    return old, final
 
 
 def _wrap(opn: str, dt: Any, base: Any, b: Any, counts: Any, gid: Any, j: Any) -> tuple[Any, Any]:
@@ -290,16 +297,16 @@ def _cas_chain(dt: Any, x0: Any, cmp: Any, new: Any) -> tuple[Any, Any]:
     return vals_seen[np.cumsum(before)[:m]], vals_seen[-1]
 
 
-def _rounds(opn: str, apply: Any, dt: Any, base: Any, sv: Any, sc: Any, starts: Any, counts: Any) -> tuple[Any, Any]:
-    """The rounds of :func:`reference` on the loaded words (round ``k``: the ``k``-th lane of every group)."""
-    old = np.empty(len(sv), dt)
+def _rounds(opn: str, apply: Any, dt: Any, base: Any, sv: Any, sc: Any, starts: Any, counts: Any, old: Any) -> Any:
+    """The rounds of :func:`reference` on the loaded words (round ``k``: the ``k``-th lane of every group given by
+    ``starts``/``counts``), old values written into ``old``; returns those groups' final words."""
     cur = base.copy()
     for k in range(int(counts.max())):
         gs = np.flatnonzero(counts > k)
         i = starts[gs] + k
         old[i] = cur[gs]
         cur[gs] = apply(opn, cur[gs], sv[i], sc[i] if sc is not None else None).astype(dt)
-    return old, cur
+    return cur
 
 
 def _key(L: Any, space: str, a: np.ndarray, lanes: np.ndarray) -> Any:

@@ -10,8 +10,9 @@ import pytest
 
 from simcuda.ptx.atomics import HalfAdd, _apply, reference, resolve
 
-#: (lanes, words): one word, a few words, many words with few lanes each (the rounds path), all distinct
-SHAPES = [(2000, 1), (1500, 3), (1200, 400), (300, 300), (1, 1)]
+#: (lanes, words): one word, a few words, many words with few lanes each (the rounds path), all distinct; a
+#: negative count of words: one hot word with 60% of the lanes, the rest spread over that many words
+SHAPES = [(2000, 1), (1500, 3), (1200, 400), (300, 300), (1, 1), (1500, -300)]
 
 
 def _rng(case: tuple[Any, ...]) -> Any:
@@ -20,9 +21,15 @@ def _rng(case: tuple[Any, ...]) -> Any:
 
 
 def _words(rng: Any, m: int, w: int) -> tuple[np.ndarray, np.ndarray]:
-    """Random word keys (large, as shared/global keys are) and each lane's word index; all distinct if m == w."""
-    keys = (rng.choice(1 << 20, size=w, replace=False).astype(np.uint64) << np.uint64(20)) + np.uint64(0x7000_0000_0000)
-    widx = rng.permutation(m) % w if m == w else rng.integers(0, w, m)
+    """Random word keys (large, as shared/global keys are) and each lane's word index; all distinct if m == w,
+    one hot word if w < 0."""
+    keys = rng.choice(1 << 20, size=abs(w), replace=False).astype(np.uint64) << np.uint64(20)
+    keys += np.uint64(0x7000_0000_0000)
+    if w < 0:
+        w = -w
+        widx = np.where(rng.random(m) < 0.6, 0, rng.integers(1, w, m))
+    else:
+        widx = rng.permutation(m) % w if m == w else rng.integers(0, w, m)
     return keys, widx
 
 
@@ -80,6 +87,7 @@ def test_integer_ops_match_reference(opn: str, ty: Any, m: int, w: int) -> None:
     rng = _rng((opn, ty, m, w))
     dt = np.dtype(ty)
     keys, widx = _words(rng, m, w)
+    w = len(keys)
     _check(opn, dt, keys, widx, _ints(rng, dt, w), _ints(rng, dt, m))
 
 
@@ -91,6 +99,7 @@ def test_float_ops_match_reference(opn: str, ty: Any, m: int, w: int) -> None:
     rng = _rng((opn, ty, m, w))
     dt = np.dtype(ty)
     keys, widx = _words(rng, m, w)
+    w = len(keys)
     _check(opn, dt, keys, widx, _floats(rng, dt, w), _floats(rng, dt, m))
 
 
@@ -103,6 +112,7 @@ def test_inc_dec_match_reference(opn: str, bound: str, m: int, w: int) -> None:
     rng = _rng((opn, bound, m, w))
     dt = np.dtype(np.uint32)
     keys, widx = _words(rng, m, w)
+    w = len(keys)
     if bound == "per_lane":
         b = rng.integers(0, 40, m).astype(dt)
     else:
@@ -124,6 +134,7 @@ def test_cas_matches_reference(kind: str, ty: Any, m: int, w: int) -> None:
     rng = _rng((kind, ty, m, w))
     dt = np.dtype(ty)
     keys, widx = _words(rng, m, w)
+    w = len(keys)
     init = rng.integers(0, 4, w).astype(dt)
     if kind == "small":
         cmp, new = rng.integers(0, 4, m).astype(dt), rng.integers(0, 4, m).astype(dt)
@@ -136,13 +147,14 @@ def test_cas_matches_reference(kind: str, ty: Any, m: int, w: int) -> None:
     _check("cas", dt, keys, widx, init, cmp, new)
 
 
-@pytest.mark.parametrize("m,w", [(600, 1), (500, 3), (400, 150)])
+@pytest.mark.parametrize("m,w", [(600, 1), (500, 3), (400, 150), (900, -100)])
 @pytest.mark.parametrize("ty", ["f16", "bf16", "f16x2", "bf16x2"])
 def test_half_add_matches_reference(ty: str, m: int, w: int) -> None:
     """atom.add.noftz on f16/bf16 (and x2) bit patterns, NaN included, agrees with the reference."""
     rng = _rng((ty, m, w))
     dt = np.dtype(np.uint32 if ty.endswith("x2") else np.uint16)
     keys, widx = _words(rng, m, w)
+    w = len(keys)
 
     apply = HalfAdd(ty)
     small = np.float16 if ty.startswith("f") else np.float32
