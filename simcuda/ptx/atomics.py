@@ -1,6 +1,9 @@
 """``atom``/``red``: lanes applied one after another in lane order (lowest lane first), so that duplicates within
 one step return the right old values. Every scope (``.cta``/``.gpu``/``.sys``) and ordering is accepted: the lane
-set runs in one thread, so every atomic is also sequentially consistent."""
+set runs in one thread, so every atomic is also sequentially consistent.
+
+Lanes on one word are resolved together (:func:`resolve`: one load and one store per word, scans or closed forms
+per op); :func:`reference` is the plain round-by-round definition they are tested against."""
 from __future__ import annotations
 
 import math
