@@ -45,14 +45,6 @@ from .values import (
 )
 
 
-def _ty(parts: list[str]) -> str:
-    """The last type suffix of an opcode."""
-    for p in reversed(parts):
-        if p in TYPE_SIZES:
-            return p
-    return "b32"
-
-
 class _Launch:
     """The state of one lane set (a chunk of blocks) of one launch, and the closures that run it."""
 

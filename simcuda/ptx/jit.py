@@ -61,6 +61,7 @@ def _engine() -> Any:
 
 
 def _ty(parts: list[str]) -> str:
+    """The last type suffix of an opcode (``b32`` when it has none)."""
     for p in reversed(parts):
         if p in TYPE_SIZES:
             return p
