@@ -397,7 +397,8 @@ def run_ptx(driver: Any, p: Any, unlocked: Any) -> tuple[bool, str]:
     # engine would give one of its own
     ws = int(workspace.start) if workspace is not None else 0
     try:
-        extra: dict[str, Any] = {"envreg": {1: ws >> 32, 2: ws & 0xFFFFFFFF}}
+        extra: dict[str, Any] = {"envreg": {1: ws >> 32, 2: ws & 0xFFFFFFFF},
+                                 "sm_count": ctx.device.spec.multiprocessors if ctx is not None else None}
         if variables:
             extra["variables"] = variables
         unlocked(lambda: eng.launch(p.name, tuple(p.grid), tuple(p.block), int(p.shmem), params, memory,

@@ -138,11 +138,14 @@ class Module(Protocol):
 
     def launch(self, kernel: str, grid: tuple[int, int, int], block: tuple[int, int, int], dynamic_shared: int,
                params: bytes, memory: Memory, hooks: Hooks, *,
-               variables: dict[str, int] | None = None, envreg: dict[int, int] | None = None) -> LaunchStats:
+               variables: dict[str, int] | None = None, envreg: dict[int, int] | None = None,
+               sm_count: int | None = None) -> LaunchStats:
         """Run every thread of the launch to completion. ``params``: the parameter buffer laid out as
         ``KernelInfo.params`` says; ``variables``: module variable name -> its device address (the core
         allocates them when the module loads); ``envreg`` (optional, added by the engine): values of
-        ``%envreg0..31`` (zero unless given; cooperative launches pass the grid-sync workspace there).
+        ``%envreg0..31`` (zero unless given; cooperative launches pass the grid-sync workspace there);
+        ``sm_count`` (optional): the device's multiprocessor count, read by ``%nsmid``, with ``%smid`` the
+        linear block index modulo it [I] (132 unless given).
         Raises :class:`Fault` or :class:`Unsupported`.
 
         Added in issue 17's second round (the engine's :class:`~simcuda.ptx.module.PtxModule` has them):

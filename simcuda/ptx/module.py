@@ -259,14 +259,14 @@ class PtxModule:
 
     def start(self, kernel: str, grid: tuple[int, int, int], block: tuple[int, int, int], dynamic_shared: int,
               params: bytes, memory: Memory, hooks: Hooks, *, variables: dict[str, int] | None = None,
-              envreg: dict[int, int] | None = None) -> RunningLaunch:
+              envreg: dict[int, int] | None = None, sm_count: int | None = None) -> RunningLaunch:
         """:meth:`launch` on a thread of its own (an addition to the interface, issue 17 round 2): returns at
         once with a :class:`RunningLaunch`. A kernel that spins until the host writes memory it reads (pinned
         or mapped host memory, a flag in device memory the host copies to) finishes once the host has written
         it; ``hooks.should_stop`` still interrupts it. The caller must not free memory the kernel reaches
         before :meth:`RunningLaunch.wait` returns."""
         return RunningLaunch(lambda: self.launch(kernel, grid, block, dynamic_shared, params, memory, hooks,
-                                                 variables=variables, envreg=envreg))
+                                                 variables=variables, envreg=envreg, sm_count=sm_count))
 
     def relocate(self, variables: dict[str, int], memory: Memory) -> None:
         """Write the address initialisers of the module's variables (``.global .u64 p = generic(x);``): at
@@ -318,7 +318,7 @@ class PtxModule:
     def launch(self, kernel: str, grid: tuple[int, int, int], block: tuple[int, int, int], dynamic_shared: int,
                params: bytes, memory: Memory, hooks: Hooks, *,
                variables: dict[str, int] | None = None, envreg: dict[int, int] | None = None,
-               engine: str | None = None) -> LaunchStats:
+               engine: str | None = None, sm_count: int | None = None) -> LaunchStats:
         """See :meth:`simcuda.ptx.interface.Module.launch`. ``engine`` (an addition, issue 17 round 2):
         ``"interp"`` the interpreter (the reference, and the default), ``"llvm"`` the LLVM engine
         (:mod:`simcuda.ptx.jit`; :class:`Unsupported` for a kernel outside its subset or without llvmlite),
@@ -383,6 +383,11 @@ class PtxModule:
                 L.calls = CallState(L, f.seg_info)  # type: ignore[attr-defined]
             for k, ev in (envreg or {}).items():
                 L.sreg[f"%envreg{k}"] = np.uint32(ev)
+            if sm_count:  # the device's SMs; blocks on them round-robin by linear block index [I]
+                sr = L.sreg
+                linear = (sr["%ctaid.x"].astype(np.int64) + grid[0] * (sr["%ctaid.y"].astype(np.int64)
+                                                                         + grid[1] * sr["%ctaid.z"].astype(np.int64)))
+                sr["%nsmid"], sr["%smid"] = np.uint32(sm_count), (linear % sm_count).astype(np.uint32)
             code = [L.compile(ins, f.labels) for ins in f.body]
             run(L, code, hooks.should_stop, None if len(chunk) == nblocks else STALL_LIMIT_S)
             stats.blocks += len(chunk)

@@ -40,7 +40,8 @@ class FakeModule:
         self.fault = fault
         self.launches: list[tuple[tuple[int, int, int], tuple[int, int, int], bytes]] = []
 
-    def launch(self, kernel, grid, block, dynamic_shared, params, memory, hooks, *, variables=None, envreg=None):
+    def launch(self, kernel, grid, block, dynamic_shared, params, memory, hooks, *, variables=None, envreg=None,
+               sm_count=None):
         """Do the kernel's work on the bytes the core's Memory exposes."""
         self.launches.append((grid, block, params))
         ptr, factor, n = struct.unpack("<Qfi", params)

@@ -232,3 +232,33 @@ def test_argument_values_not_matching_the_parameters_are_refused_with_invalid_va
     drv.ctx_synchronize()
     assert _out(drv, out)[0] == 42
     drv.close()
+
+
+SMID_PTX = TEX_PTX.split(".visible")[0] + """.visible .entry sm(.param .u64 out)
+{
+  .reg .b32 %r<5>;
+  .reg .b64 %rd<4>;
+  ld.param.u64 %rd1, [out];
+  mov.u32 %r1, %ctaid.x;
+  mul.wide.u32 %rd2, %r1, 8;
+  add.s64 %rd3, %rd1, %rd2;
+  mov.u32 %r2, %nsmid;
+  mov.u32 %r3, %smid;
+  st.global.v2.u32 [%rd3], {%r2, %r3};
+  ret;
+}
+"""
+
+
+def test_nsmid_and_smid_follow_the_device() -> None:
+    """%nsmid reads the device's multiprocessor count (108 on the default device) and %smid is the block index
+    modulo it [I]."""
+    drv = _driver()
+    f = drv.module_get_function(drv.module_load_data(SMID_PTX.encode() + b"\0"), "sm")
+    out = drv.mem_alloc(8 * 110)
+    drv.launch_kernel(f, (110, 1, 1), (1, 1, 1), 0, 0, [out])
+    drv.ctx_synchronize()
+    got = np.frombuffer(drv.memory.kernel_view(out, 8 * 110), dtype=np.uint32).reshape(110, 2)
+    assert drv.devices[0].spec.multiprocessors == 108
+    assert (got[:, 0] == 108).all() and list(got[[0, 107, 108, 109], 1]) == [0, 107, 0, 1]
+    drv.close()
