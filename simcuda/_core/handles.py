@@ -16,6 +16,7 @@ from typing import Any
 from . import graph as gr
 from . import process
 from .errors import CUresult, DriverError
+from .link import LinkState
 from .objects import Context, Event, Function, Module
 
 HANDLE_STEP = process.HANDLE_STEP
@@ -181,6 +182,18 @@ class Handles:
                               f"function {f.name} belongs to a module of context 0x{m.ctx.handle:x}, which was "
                               "destroyed (cuCtxDestroy unloads its modules) [inferred code]")
         return f
+
+    def link_state(self, h: int, call: str) -> LinkState:
+        """A live JIT link state (``CUlinkState``) for entry ``call``. Errors: 400 INVALID_HANDLE for NULL, another
+        object, or one ``cuLinkDestroy`` ended."""
+        s = self._table.get(h) if h else None
+        if not isinstance(s, LinkState):
+            raise DriverError(CUresult.CUDA_ERROR_INVALID_HANDLE, f"{call}: the link state handle is NULL" if not h
+                              else f"{call}: 0x{h:x} is not a link state handle{self.foreign(h)}")
+        if s.destroyed:
+            raise DriverError(CUresult.CUDA_ERROR_INVALID_HANDLE,
+                              f"{call}: {s.label()} was destroyed by cuLinkDestroy")
+        return s
 
     def module(self, h: int) -> Module:
         """A loaded module. Errors: 400 bad handle; 201 INVALID_CONTEXT for a module (not a library) whose context

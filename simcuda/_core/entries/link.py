@@ -64,17 +64,6 @@ class Linking(Work):
     if TYPE_CHECKING:  # defined by the ArgumentRules entries; Driver combines both
         def read_image_file(self, path: str | None, call: str = ...) -> bytes: ...
 
-    def _link_state(self, h: int, call: str) -> LinkState:
-        """A live link state, or INVALID_HANDLE (400) for NULL, another object, or one ``cuLinkDestroy`` ended."""
-        s = self.handles.objects.get(h) if h else None
-        if not isinstance(s, LinkState):
-            raise DriverError(CUresult.CUDA_ERROR_INVALID_HANDLE, f"{call}: the link state handle is NULL" if not h
-                              else f"{call}: 0x{h:x} is not a link state handle{self.handles.foreign(h)}")
-        if s.destroyed:
-            raise DriverError(CUresult.CUDA_ERROR_INVALID_HANDLE,
-                              f"{call}: {s.label()} was destroyed by cuLinkDestroy")
-        return s
-
     def _c_text(self, x: str | int | None, what: str) -> str | None:
         """A ``char*`` argument as text: a ``str`` as it is, an ``int`` the address of a C string (read only where
         readable: INVALID_VALUE otherwise), 0 or None NULL."""
@@ -113,7 +102,7 @@ class Linking(Work):
         compile; UNSUPPORTED_PTX_VERSION (222); INVALID_IMAGE (200) a CUBIN or fatbin the simulator cannot read;
         NOT_SUPPORTED (801) an input type or image without PTX (module docstring).
         """
-        s = self._link_state(state, call)
+        s = self.handles.link_state(state, call)
         opts = read_options(self.memory, num_options, options, option_values, call)
         name = self._c_text(name, f"{call} name")
         self._link_input(s, opts, call, input_type, name or "<unnamed>",
@@ -126,7 +115,7 @@ class Linking(Work):
 
         Errors: as ``cuLinkAddData``; INVALID_VALUE a NULL path; FILE_NOT_FOUND (301) a file that cannot be read.
         """
-        s = self._link_state(state, call)
+        s = self.handles.link_state(state, call)
         opts = read_options(self.memory, num_options, options, option_values, call)
         path = self._c_text(path, f"{call} path")
         self._link_input(s, opts, call, input_type, os.path.basename(path or ""),
@@ -193,7 +182,7 @@ class Linking(Work):
         Errors: INVALID_HANDLE (400) a bad or destroyed state; INVALID_VALUE (1) no input was added [I code];
         INVALID_IMAGE (200) two inputs define one symbol (:func:`simcuda._core.link.merge_ptx`) [I code].
         """
-        s = self._link_state(state, "cuLinkComplete")
+        s = self.handles.link_state(state, "cuLinkComplete")
         t0 = time.perf_counter()
         try:
             if not s.inputs:
@@ -219,7 +208,7 @@ class Linking(Work):
     def link_destroy(self, state: int) -> None:
         """cuLinkDestroy: end the link; the images ``cuLinkComplete`` handed out are freed [D] (a module loaded
         from one keeps its own copy). Errors: INVALID_HANDLE (400) a bad or already destroyed state."""
-        s = self._link_state(state, "cuLinkDestroy")
+        s = self.handles.link_state(state, "cuLinkDestroy")
         s.destroyed = True
         s.images.clear()
         s.inputs.clear()
