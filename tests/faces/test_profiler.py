@@ -2,6 +2,7 @@
 and one core function (``profiler_control``); the tuple face, the ``_v2`` face and the native route build them."""
 from __future__ import annotations
 
+import inspect
 import json
 import subprocess
 import sys
@@ -55,19 +56,12 @@ def test_both_python_faces_build_the_entries_from_their_rows():
         simcuda.reset()
 
 
-FLOW = r'''
-import json, simcuda
+#: a fresh interpreter running :func:`_codes` on the route ROUTE
+FLOW = "import json, simcuda\n" + inspect.getsource(_codes) + """
 with simcuda.patch(simcuda.Driver(), route=ROUTE):
     from cuda.bindings import driver as d
-    out = [int(d.cuProfilerStart()[0])]
-    d.cuInit(0)
-    out += [int(d.cuProfilerStart()[0]), int(d.cuProfilerStop()[0])]
-    _, dev = d.cuDeviceGet(0)
-    _, ctx = d.cuDevicePrimaryCtxRetain(dev)
-    d.cuCtxSetCurrent(ctx)
-    out += [int(d.cuProfilerStart()[0]), int(d.cuProfilerStop()[0]), int(d.cuProfilerStop()[0])]
-print(json.dumps(out))
-'''
+    print(json.dumps(_codes()))
+"""
 
 
 @pytest.mark.skipif(not native.available()[0], reason=f"native route: {native.available()[1]}")
