@@ -71,7 +71,7 @@ def max_dynamic_shared(drv: Any, f: Function, info: Any = None) -> int:
     (``CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES``): the value set with ``cuFuncSetAttribute``, else the
     device's per-block default (``MAX_SHARED_MEMORY_PER_BLOCK``, 48 KiB) minus the kernel's static shared
     memory [O: a kernel with static shared memory cannot launch with 48 KiB of dynamic shared memory before it
-    opts in: NVIDIA/numba-cuda-mlir#143] (docs/spec-proposals.md P-69). ``info``: :func:`kernel_info` when the
+    opts in: NVIDIA/numba-cuda-mlir#143] (docs/spec-proposals.md P-70). ``info``: :func:`kernel_info` when the
     caller has it."""
     if f.max_dynamic_shared is not None:
         return f.max_dynamic_shared
@@ -86,7 +86,7 @@ def check_shape(drv: Any, f: Function, grid: Sequence[int], block: Sequence[int]
     (spec 17; [I] for the exactness, the PTX ISA's "launched with exactly"); grid dimensions within
     MAX_GRID_DIM_X/Y/Z; ``shmem`` (bytes of dynamic shared memory) within :func:`max_dynamic_shared` (by default
     48 KiB minus the kernel's static shared memory; opt in to more with cuFuncSetAttribute, up to the device's
-    MAX_SHARED_MEMORY_PER_BLOCK_OPTIN minus the static size) [O] (docs/spec-proposals.md P-69). ``what`` names
+    MAX_SHARED_MEMORY_PER_BLOCK_OPTIN minus the static size) [O] (docs/spec-proposals.md P-70). ``what`` names
     the call in the ``why``.
 
     Errors: 1 INVALID_VALUE, with a ``why`` naming the limit (and the kernel's directive and PTX line)."""
