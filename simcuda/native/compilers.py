@@ -37,7 +37,6 @@ from __future__ import annotations
 
 import ctypes
 import os
-import re
 import sys
 import threading
 from typing import Any
@@ -231,18 +230,10 @@ def forwarded(name: str) -> dict[str, bool]:
     return {lib.simcuda_shim_name(i).decode(): bool(lib.simcuda_shim_has(i)) for i in range(lib.simcuda_shim_count())}
 
 
-_HEADER = re.compile(r"^\s*\.(version|target|address_size)\b[^\n]*$", re.MULTILINE)
-
-
-def join_ptx(texts: list[str]) -> str:
-    """One PTX text of several modules linked together [I]: the first whole, the later ones with their
-    ``.version``/``.target``/``.address_size`` lines dropped."""
-    return "\n".join([texts[0], *(_HEADER.sub("", t) for t in texts[1:])])
-
-
 def _ptx_of_link(handle: int) -> str | None:
     """The PTX of the CUBIN link ``handle`` made with no linked PTX: a re-link of its inputs with ``-ptx`` for an
-    LTO link (:func:`_relink_for_ptx`), else the PTX its inputs brought (joined when several)."""
+    LTO link (:func:`_relink_for_ptx`), else the PTX its inputs brought (merged by
+    :func:`simcuda._core.link.merge_ptx` when several)."""
     with _lock:
         link = _links.get(handle)
     if link is None:
@@ -252,7 +243,12 @@ def _ptx_of_link(handle: int) -> str | None:
     texts = [ptx.decode("utf-8", "replace").rstrip("\0") for _k, _d, ptx in link.inputs if ptx]
     if not texts:
         return None
-    return texts[0] if len(texts) == 1 else join_ptx(texts)
+    from .._core.errors import DriverError
+    from .._core.link import LinkInput, merge_ptx
+    try:  # several modules merged as the simulated cuLink* merges them (one header, resolved .extern)
+        return merge_ptx([LinkInput(1, f"nvJitLink input {i}", t) for i, t in enumerate(texts)])
+    except DriverError:  # a symbol defined twice: nvJitLink linked it, the text merge cannot; PTX unknown
+        return None
 
 
 def _relink_for_ptx(link: _Link) -> str | None:

@@ -273,12 +273,3 @@ def test_lto_link_through_cuda_core_runs_from_a_relink_for_ptx() -> None:
     ''')
     assert out["result"] == [40, 41, 42, 43]
     assert out["reports"] == {"cubins": 1, "with_ptx": 1, "relinked": 1}
-
-
-def test_join_ptx_keeps_the_first_header_only() -> None:
-    """join_ptx keeps the first module whole and drops the later modules' .version/.target/.address_size lines."""
-    first = ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k() { ret; }\n"
-    second = ".version 8.0\n.target sm_80\n.address_size 64\n.visible .func f() { ret; }\n"
-    joined = compilers.join_ptx([first, second])
-    assert joined.startswith(first) and joined.count(".version") == 1 and joined.count(".target") == 1
-    assert ".visible .func f()" in joined
