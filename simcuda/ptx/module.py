@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from .interface import Hooks, KernelInfo, LaunchStats, Memory, Param, PtxParseError, Unsupported
+from .interface import Hooks, KernelInfo, LaunchStats, Memory, Param, Unsupported
 from .parse import TYPE_SIZES, Func, Ins, ParsedModule, Var
 from .parse import call_names as _call_names
 from .parse import call_target as _target
@@ -455,10 +455,6 @@ def _layout(vs: list[Var]) -> tuple[dict[str, int], int]:
         out[v.name] = off
         off += v.size
     return out, off
-
-
-def parse_error(e: Exception) -> PtxParseError:
-    return PtxParseError(str(e))
 
 
 __all__ = ["PtxModule", "inline", "TYPE_SIZES", "Any"]

@@ -370,6 +370,7 @@ def _fma64_directed(v: list[Any], rnd: str) -> Any:
 
 
 def full_is(p: list[str], s: str) -> bool:
+    """Whether the opcode's parts ``p`` spell a form starting with ``s`` (``bar.warp.sync``...)."""
     return ".".join(p).startswith(s)
 
 
