@@ -58,8 +58,8 @@ __all__ = ["CU_STREAM_LEGACY", "CU_STREAM_PER_THREAD", "DEFAULT_LAUNCH_LOG_LIMIT
            "entry"]
 
 
-class Driver(Contexts, Streams, Cig, Events, Memory, Pools, Modules, Graphs, Conditionals, Execs,
-             UserObjects, ArgumentRules, VirtualMemory, Peers, Symbols, BatchCopies, Linking):
+class Driver(Contexts, Streams, Cig, Events, Peers, Memory, Pools, Modules, Execs, Graphs, Conditionals,
+             UserObjects, ArgumentRules, VirtualMemory, Symbols, BatchCopies, Linking):
     """An in-memory CUDA driver: devices, contexts, streams, events, memory, modules, graphs.
 
     Mirrors: ``libcuda`` as seen through ``cuda.bindings.driver`` 13.5.

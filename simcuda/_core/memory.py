@@ -228,6 +228,25 @@ class MemorySpace:
             return None
         return a
 
+    def unified_side(self, addr: int) -> str:
+        """What a unified address is on one side of a copy: ``DEVICE`` inside a live simulated allocation, else
+        ``HOST`` (cuMemcpy's rule, and a ``CU_MEMORYTYPE_UNIFIED`` side of a ``CUDA_MEMCPY2D/3D``). Takes the lock."""
+        if not isinstance(addr, int):
+            return HOST
+        with self._lock:
+            return DEVICE if self.find(addr) is not None else HOST
+
+    def check_alloc_size(self, size: int, ctx: Context) -> None:
+        """The size rules of a new device allocation in ``ctx`` (cuMemAlloc*, cuMemAllocAsync): 1 INVALID_VALUE a
+        size that is not positive; 2 OUT_OF_MEMORY when it would take this space past the device's ``total_mem``
+        (``DeviceSpec.total_mem``, bytes)."""
+        if size <= 0:
+            raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE, f"allocation size {size} must be positive")
+        if self.in_use + size > ctx.device.spec.total_mem:
+            raise DriverError(CUresult.CUDA_ERROR_OUT_OF_MEMORY,
+                              f"allocating {size} bytes would exceed the simulated device's "
+                              f"{ctx.device.spec.total_mem} bytes ({self.in_use} in use)")
+
     def owns(self, addr: int) -> bool:
         """True when ``addr`` lies in this driver's address space (a live allocation or not)."""
         return process.SPACE.owner(addr) == self.serial

@@ -43,6 +43,20 @@ def image_bytes(image: Any) -> bytes:
                                                          "str or an array")
 
 
+def read_image_file(path: str | None, call: str = "cuModuleLoad") -> bytes:
+    """The bytes of a module or library file (cuModuleLoad, cuLibraryLoadFromFile, cuLinkAddFile), ``call`` named in
+    the ``why``. Errors: 1 INVALID_VALUE a NULL ``path`` (None, a C caller's); 301 FILE_NOT_FOUND when the file
+    cannot be read, as those calls' Returns lists give it."""
+    if path is None:
+        raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
+                          f"{call}: the file name is NULL (a required pointer argument may not be NULL)")
+    try:
+        with open(path, "rb") as fh:
+            return fh.read()
+    except OSError as e:
+        raise DriverError(CUresult.CUDA_ERROR_FILE_NOT_FOUND, f"{call}: cannot read {path!r}: {e.strerror}") from None
+
+
 def parse_cuda_source(src: str) -> dict[str, list[str]]:
     """``extern "C" __global__`` (and plain ``__global__``) kernels of CUDA C source, with canonical parameter
     types resolved through the source's own aliases and structs (:func:`simcuda._core.param_types.kernel_params`)."""

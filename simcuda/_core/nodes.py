@@ -49,6 +49,7 @@ from .memops import MEMOP_WRITE_VALUE_32 as MEMOP_WRITE_VALUE_32
 from .memops import MEMOP_WRITE_VALUE_64 as MEMOP_WRITE_VALUE_64
 from .memops import WAIT_CONDITIONS as WAIT_CONDITIONS
 from .memops import WAIT_VALUE_FLUSH as WAIT_VALUE_FLUSH
+from .memops import check_mem_ops as check_mem_ops
 from .memops import run_mem_ops as run_mem_ops
 from .memops import wait_condition as wait_condition
 from .memory import HOST as HOST_SIDE
@@ -60,25 +61,34 @@ if TYPE_CHECKING:
 
     from .graph import Graph
     from .memory import Allocation, MemorySpace
-    from .objects import Context, MemOp
+    from .objects import Context, MemOp, ThreadState
 
 class HandleLookup(Protocol):
     """The handle table, read-only (:class:`simcuda._core.handles.Handles` is one)."""
 
     def get(self, h: Any) -> Any: ...
+    def context(self, h: int) -> Context: ...
+
+
+class ThreadLookup(Protocol):
+    """The calling thread's state (:class:`simcuda._core.threads.Threads` is one)."""
+
+    def current(self) -> ThreadState: ...
 
 
 class BuildHost(Protocol):
-    """What :meth:`NodeKind.build` uses of a driver: its memory, the handle table, and the argument checks of
-    the graph entries (``simcuda._core.entries.graph.Graphs``) and the scheduler (``Work._check_host_fn``)."""
+    """What :meth:`NodeKind.build` uses of a driver: its memory, the handle table, the threads (the current
+    context), and the argument checks of the graph entries (``simcuda._core.entries.graph.Graphs``) and the
+    scheduler (``Work._check_host_fn``)."""
 
     @property
     def memory(self) -> MemorySpace: ...
     @property
     def handles(self) -> HandleLookup: ...
+    @property
+    def threads(self) -> ThreadLookup: ...
     def _kernel_spec(self, hfunc: int, grid: Sequence[int], block: Sequence[int], shmem: int, args: list[Any],
                      bad_function_code: int = 1, priority: int = 0) -> KernelParams: ...
-    def _mem_ops_spec(self, ops: list[MemOp], flags: int, hctx: int, what: str) -> BatchMemOpParams: ...
     def _check_host_fn(self, fn: Any, what: str) -> None: ...
 
 
@@ -398,7 +408,8 @@ class KernelKind(NodeKind):
     def build(self, drv: BuildHost, spec: Any, bad_handle_code: int) -> Any:
         """A :class:`KernelParams` from a dict ``hfunc, grid, block, shmem, args[, priority]``.
 
-        Errors: ``bad_handle_code`` for a NULL or unknown function; launch-shape errors (``_check_launch``).
+        Errors: ``bad_handle_code`` for a NULL or unknown function; launch-shape errors
+        (:func:`simcuda._core.launch.check_shape`).
         """
         return drv._kernel_spec(spec["hfunc"], spec["grid"], spec["block"], spec["shmem"], spec["args"],
                                 bad_handle_code, int(spec.get("priority", 0)))
@@ -852,8 +863,12 @@ class BatchMemOpKind(NodeKind):
         return ", ".join(MEMOP_NAMES.get(op[0], str(op[0])) for op in p.ops) or "no operations"
 
     def build(self, drv: BuildHost, spec: Any, bad_handle_code: int) -> Any:
-        """A :class:`BatchMemOpParams` from a dict ``ops[, flags, ctx]`` (``Graphs._mem_ops_spec`` checks it)."""
-        return drv._mem_ops_spec(spec["ops"], spec.get("flags", 0), spec.get("ctx", 0), "batch mem op node")
+        """A :class:`BatchMemOpParams` from a dict ``ops[, flags, ctx]`` (:func:`check_mem_ops` checks it; ``ctx``
+        0: the caller's current context, if any)."""
+        hctx, flags = spec.get("ctx", 0), spec.get("flags", 0)
+        ops, ctx = check_mem_ops(drv.memory, spec["ops"], flags, lambda: drv.handles.context(hctx) if hctx else
+                                 drv.threads.current().current, "batch mem op node")
+        return BatchMemOpParams(ops, flags, ctx)
 
     def replay(self, drv: ReplayHost, p: Any) -> str:
         """Writes store their value, waits evaluate their condition (:func:`run_mem_ops`)."""

@@ -10,10 +10,11 @@ import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from .errors import CUresult, DriverError
+
 if TYPE_CHECKING:
     from .capture import CaptureSequence, Op
     from .config import DeviceSpec
-    from .errors import DriverError
     from .graph import Node
 
 #: edge data ``(from_port, to_port, type)`` (``CUgraphEdgeData``; ``(0, 0, 0)`` is a full dependency)
@@ -353,6 +354,16 @@ class MemPool:
         """How ``why`` texts name this pool."""
         kind = "the default memory pool" if self.is_default else "memory pool"
         return f"{kind} 0x{self.handle:x} of device {self.device.ordinal}"
+
+
+def require_pools(dev: Device, call: str) -> None:
+    """The rule of every stream-ordered allocation and pool call (and ``cuGraphAddMemAllocNode``) on ``dev``: 801
+    NOT_SUPPORTED when the device has no stream-ordered memory pools (``DeviceSpec.memory_pools``; spec proposal
+    P-10 [O; I for the other calls]), naming the entry ``call``."""
+    if not dev.spec.memory_pools:
+        raise DriverError(CUresult.CUDA_ERROR_NOT_SUPPORTED,
+                          f"{call}: device {dev.ordinal} does not support stream-ordered memory pools "
+                          "(CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED is 0: DeviceSpec(memory_pools=False))")
 
 
 class GraphMemory:

@@ -39,6 +39,7 @@ from .objects import (
     release_refs,
 )
 from .threads import Threads, sticky
+from .variables import ModuleVariables
 
 CU_STREAM_LEGACY = 1
 CU_STREAM_PER_THREAD = 2
@@ -187,6 +188,7 @@ class DriverState:
         self.handles = Handles(self.serial)
         self.threads = Threads()
         self.captures = cap.CaptureRegistry()
+        self.variables = ModuleVariables(self.memory)
         #: the handle table (handle -> the object it names), typed read-only: what the native route's launch
         #: path reads beside the core's resolvers
         self.objects: Mapping[int, Any] = self.handles.objects

@@ -11,6 +11,7 @@ from typing import Any
 from .. import hostmem
 from ..errors import CUresult, DriverError
 from ..memory import DEVICE, HOST
+from ..module import read_image_file
 from ..state import entry
 from ..work import Work
 
@@ -76,16 +77,8 @@ class ArgumentRules(Work):
     def read_image_file(self, path: str | None, call: str = "cuModuleLoad") -> bytes:
         """The bytes of a module or library file (cuModuleLoad, cuLibraryLoadFromFile). Errors: 1 a NULL
         ``path`` (None, a C caller's); 301 FILE_NOT_FOUND when the file cannot be read, as those calls' Returns
-        lists give it."""
-        if path is None:
-            raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
-                              f"{call}: the file name is NULL (a required pointer argument may not be NULL)")
-        try:
-            with open(path, "rb") as fh:
-                return fh.read()
-        except OSError as e:
-            raise DriverError(CUresult.CUDA_ERROR_FILE_NOT_FOUND,
-                              f"{call}: cannot read {path!r}: {e.strerror}") from None
+        lists give it (:func:`simcuda._core.module.read_image_file`)."""
+        return read_image_file(path, call)
 
     @entry
     def copy_memory_type(self, memory_type: int, side: str, call: str) -> str:

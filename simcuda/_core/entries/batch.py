@@ -28,7 +28,7 @@ INVALID_VALUE]. The capture rule is the 1D batch's (P-41).
 from __future__ import annotations
 
 import itertools
-from typing import TYPE_CHECKING, NamedTuple
+from typing import NamedTuple
 
 from .. import capture as cap
 from ..errors import CUresult, DriverError
@@ -114,9 +114,6 @@ def _check_op3d(op: Op3D, where: str) -> None:
 class BatchCopies(Work):
     """Batched copies of the simulated driver. Entries: ``cuMemcpyBatchAsync``, ``cuMemcpy3DBatchAsync`` (and their
     runtime twins)."""
-    if TYPE_CHECKING:  # defined by the Memory entries; Driver combines both
-        def unified_side(self, addr: int) -> str: ...
-
     @entry
     def memcpy_batch(self, dsts: list[int], srcs: list[int], sizes: list[int], orders: list[int],
                      attr_idxs: list[int], h: int, call: str = "cuMemcpyBatchAsync") -> None:
@@ -158,8 +155,8 @@ class BatchCopies(Work):
         copies = []
         for i in range(n):
             src, dst, size = int(srcs[i]), int(dsts[i]), int(sizes[i])
-            p = CopyParams(self.unified_side(src), src, self.unified_side(dst), dst, size, src_unified=True,
-                           dst_unified=True)
+            side = self.memory.unified_side
+            p = CopyParams(side(src), src, side(dst), dst, size, src_unified=True, dst_unified=True)
             check_copy(self.memory, p)
             copies.append(p)
         for i, p in enumerate(copies):
@@ -199,7 +196,8 @@ class BatchCopies(Work):
             where = f"{call}: opList[{i}]"
             _check_op3d(op, where)
             src, dst = int(op.src.ptr), int(op.dst.ptr)
-            p = CopyParams(self.unified_side(src), src, self.unified_side(dst), dst, op.width, op.height, op.depth,
+            side = self.memory.unified_side
+            p = CopyParams(side(src), src, side(dst), dst, op.width, op.height, op.depth,
                            src_pitch=op.src.row_length, src_height=op.src.layer_height,
                            dst_pitch=op.dst.row_length, dst_height=op.dst.layer_height,
                            src_unified=True, dst_unified=True)

@@ -15,12 +15,11 @@ What NVIDIA documents (CUDA_CONDITIONAL_NODE_PARAMS, cuGraphConditionalHandleCre
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
 from .. import graph as gr
+from .. import graph_build as gb
 from .. import nodes as nd
 from ..errors import CUresult, DriverError
-from ..objects import Context, Dep, EdgeDataArg
+from ..objects import Context, EdgeDataArg
 from ..state import entry
 from .arguments import ArgumentRules
 
@@ -32,10 +31,6 @@ class Conditionals(ArgumentRules):
     (through :meth:`graph_add_conditional_node`); the device-side ``cudaGraphSetConditional`` as
     :meth:`set_conditional` (``KernelLaunch.set_conditional``).
     """
-    if TYPE_CHECKING:  # defined by the Graphs entries; Driver combines them
-        def _deps_of(self, g: gr.Graph, deps: list[int], eds: EdgeDataArg | None) -> list[Dep]: ...
-        def _attach(self, g: gr.Graph, ntype: int, params: Any, pairs: list[Dep]) -> gr.Node: ...
-
     @entry
     def graph_conditional_handle_create(self, hgraph: int, hctx: int, default: int, flags: int) -> int:
         """cuGraphConditionalHandleCreate (cudaGraphConditionalHandleCreate): a conditional handle for ``hgraph``.
@@ -92,7 +87,7 @@ class Conditionals(ArgumentRules):
         does not allow, a context other than the handle's (P-21); 201 / 709 a bad context.
         """
         g = self.handles.graph(hgraph)
-        pairs = self._deps_of(g, deps, eds)
+        pairs = gb.deps_of(self.handles, g, deps, eds)
         h = self._cond_handle(hcond)
         ctx = self.handles.context(hctx) if hctx else h.ctx
         if ctype not in nd.COND_TYPE_NAMES:
@@ -120,46 +115,11 @@ class Conditionals(ArgumentRules):
                               f"conditional handle 0x{h.handle:x} is used by node {h.node.local_id} of graph "
                               f"{h.node.graph.gid} already; a handle belongs to a single conditional node (P-21)")
         bodies = tuple(self.handles.new_graph(ctx) for _ in range(size))
-        node = self._attach(g, gr.CONDITIONAL, nd.ConditionalParams(h, ctype, bodies, ctx), pairs)
+        node = gb.attach(self.handles, g, gr.CONDITIONAL, nd.ConditionalParams(h, ctype, bodies, ctx), pairs)
         for b in bodies:
             b.owner_node = node
         h.node = node
         return node.handle, [b.handle for b in bodies]
-
-    def _conditional_checks(self, g: gr.Graph) -> tuple[int, gr.Node | None, str] | None:
-        """The instantiate checks of conditional nodes in ``g`` (any depth): ``(CUgraphInstantiateResult, error node,
-        why)`` or None.
-
-        * a body (at any depth, child graphs in it included) holds a node of a type outside
-          :data:`~simcuda._core.nodes.COND_BODY_TYPES`: NODE_OPERATION_NOT_SUPPORTED (3) [I result; code 1
-          observed for an event-wait node, C-29] (P-23);
-        * a handle made for ``g`` or a graph in it that no node uses: CONDITIONAL_HANDLE_UNUSED (5) ("Handles not
-          associated with a conditional node may cause graph instantiation to fail", P-22).
-        """
-        graphs = [g]
-        stack: list[tuple[gr.Graph, gr.Node | None]] = [(g, None)]
-        while stack:
-            h, body_of = stack.pop()
-            for n in h.live_nodes():
-                if body_of is not None and n.type not in nd.COND_BODY_TYPES:
-                    return (gr.INST_NODE_OPERATION_NOT_SUPPORTED, n,
-                            f"node {n.local_id} ({gr.TYPE_KEYWORDS.get(n.type)}) of graph {h.gid} is inside the body "
-                            f"of conditional node {body_of.local_id} of graph {body_of.graph.gid}; a conditional body "
-                            "may hold only kernel, empty, memcpy, memset, child-graph and conditional nodes, at any "
-                            "depth (CUDA_CONDITIONAL_NODE_PARAMS::phGraph_out, P-23)")
-                if n.type == gr.GRAPH:
-                    graphs.append(n.params.graph)
-                    stack.append((n.params.graph, body_of))
-                elif n.type == gr.CONDITIONAL:
-                    for b in n.params.bodies:
-                        graphs.append(b)
-                        stack.append((b, n))
-        for x in graphs:
-            for obj in x.cond_handles or ():
-                if obj.node is None or obj.node.destroyed:
-                    return (5, None, f"conditional handle 0x{obj.handle:x} was made for graph {obj.graph.gid} but "
-                                     "no conditional node uses it (CONDITIONAL_HANDLE_UNUSED, P-22)")
-        return None
 
     def set_conditional(self, cond: dict[int, int] | None, handle: int, value: int) -> None:
         """The device-side ``cudaGraphSetConditional(handle, value)``, called by a Python kernel of a replay

@@ -2,16 +2,17 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .. import capture as cap
 from .. import graph as gr
+from .. import graph_build as gb
 from .. import nodes as nd
 from ..errors import CUresult, DriverError
 from ..memory import KIND_GRAPH
 from ..objects import release_refs, retain_refs
 from ..state import entry
-from ..work import Work
+from .graph import Graphs
 
 KERNEL = gr.KERNEL
 _INST_NAMES = {0: "SUCCESS", 1: "ERROR", 2: "INVALID_STRUCTURE", 3: "NODE_OPERATION_NOT_SUPPORTED",
@@ -57,17 +58,14 @@ def _launch_logger(launch_log: Any, sh: int, xh: int, n: int) -> Callable[[Any, 
     return log
 
 
-class Execs(Work):
-    """Executable graphs: instantiate, launch, upload, update, per-node exec params of the simulated driver.
+class Execs(Graphs):
+    """Executable graphs: instantiate, launch, upload, update, per-node exec params of the simulated driver (built
+    on the :class:`~simcuda._core.entries.graph.Graphs` entries: a set-params call builds its node parameters as
+    adding the node does, :func:`simcuda._core.graph_build.build_params`).
 
     Entries: ``cuGraphInstantiate*``, ``cuGraphLaunch``, ``cuGraphUpload``, ``cuGraphExecUpdate``,
     ``cuGraphExec*SetParams``, ``cuGraphNodeSet/GetEnabled``, ``cuGraphExecDestroy``.
     """
-    if TYPE_CHECKING:  # defined by the Graphs entries; Driver combines both
-        def _build(self, ntype: int, spec: Any, bad_handle_code: int = 1) -> Any: ...
-        # defined by the Conditionals entries
-        def _conditional_checks(self, g: gr.Graph) -> tuple[int, gr.Node | None, str] | None: ...
-
     @entry
     def graph_exec_node_set_params(self, hexec: int, hnode: int, ntype: int, spec: Any) -> None:
         """cuGraphExecNodeSetParams and the per-kind exec setters (cuGraphExecKernelNodeSetParams, ...).
@@ -107,7 +105,7 @@ class Execs(Work):
                                   f"({gr.UPDATE_NAMES[f.result]})") from None
             x.writable_body().order[pos] = old.evolve(child=body)
             return
-        params = self._build(ntype, spec, 1)
+        params = gb.build_params(self, ntype, spec, 1)
         prob = gr.param_change_problem(ntype, old.params, params, self.memory.find, x.flags, per_node=True)
         if prob is not None:
             raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
@@ -230,7 +228,7 @@ class Execs(Work):
         if flags & 4:
             self._device_launch_checks(g, flags)
         if g.cond_handles or g.has_type_deep(gr.CONDITIONAL):  # conditional nodes (P-22, P-23)
-            prob = self._conditional_checks(g)
+            prob = gb.conditional_problem(g)
             if prob is not None:
                 raise self._inst_error(*prob)
         try:

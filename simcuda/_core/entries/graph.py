@@ -3,39 +3,28 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any
 
 from .. import capture as cap
 from .. import graph as gr
-from .. import hostmem
+from .. import graph_build as gb
+from .. import hostmem, launch
 from .. import nodes as nd
 from ..errors import CUresult, DriverError
 from ..memory import KIND_GRAPH, CopyParams, MemsetParams
-from ..objects import Dep, EdgeData, EdgeDataArg, Function, MemOp, SemValue
+from ..objects import Dep, EdgeData, EdgeDataArg, Function, MemOp, SemValue, require_pools
 from ..state import entry
-from .arguments import ArgumentRules
+from .conditional import Conditionals
 
 
-def _ed(ed: Sequence[int]) -> EdgeData:
-    """Edge data as a graph stores it: a tuple ``(from_port, to_port, type)`` (a list given to the core too)."""
-    return cast(EdgeData, tuple(ed))
-
-
-class Graphs(ArgumentRules):
+class Graphs(Conditionals):
     """Graphs: creation, nodes of every kind, edges, queries, clone, params, DOT of the simulated driver.
 
     Entries: ``cuGraphCreate``/``Destroy``, ``cuGraphAdd*Node``, ``cuGraph*Dependencies``,
-    ``cuGraphGet*``, ``cuGraphNode*``, ``cuGraphClone``, ``cuGraphDebugDotPrint``.
+    ``cuGraphGet*``, ``cuGraphNode*``, ``cuGraphClone``, ``cuGraphDebugDotPrint``; a CONDITIONAL node through the
+    :class:`~simcuda._core.entries.conditional.Conditionals` entries it builds on. Nodes are added through
+    :mod:`simcuda._core.graph_build`.
     """
-    if TYPE_CHECKING:  # defined by the Modules entries; Driver combines both
-        def _check_launch(self, f: Function, grid: Sequence[int], block: Sequence[int], shmem: int,
-                          what: str) -> None: ...
-        def require_pools(self, dev: Any, call: str) -> None: ...  # defined by the Pools entries
-
-        # defined by the Conditionals entries (entries/conditional.py)
-        def graph_add_conditional_node(self, hgraph: int, deps: list[int], hcond: int, ctype: int, size: int,
-                                       hctx: int, eds: EdgeDataArg | None = None) -> tuple[int, list[int]]: ...
-
     # ------------------------------------------------------------------ graphs
     # Graph entry points (spec 9). In every call the handles are checked first, then the arguments,
     # then the state rules; nothing changes until every check has passed (a rejected call changes
@@ -72,35 +61,6 @@ class Graphs(ArgumentRules):
                               f"{g.owner_node.graph.gid} and cannot be destroyed directly")
         self._discard_graph(g)
 
-    def _deps_of(self, g: gr.Graph, deps: list[int], eds: EdgeDataArg | None) -> list[Dep]:
-        """Dependencies of a node being added: live nodes of ``g``, no repeats, valid edge data (spec 9)."""
-        nodes: list[gr.Node] = []
-        seen: set[int] = set()
-        for i, d in enumerate(deps):
-            n = self.handles.get(d) if d else None
-            if not isinstance(n, gr.Node) or n.destroyed or n.graph is not g:
-                raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
-                                  f"dependencies[{i}] (0x{int(d or 0):x}) is not a live node of graph {g.gid}"
-                                  + self.handles.foreign(d))
-            if id(n) in seen:
-                raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
-                                  f"dependencies[{i}] (node {n.local_id}) is listed twice; dependencies may not have "
-                                  "duplicate entries")
-            seen.add(id(n))
-            nodes.append(n)
-        if not eds:
-            return [(n, gr.ZERO_ED) for n in nodes]
-        eds = list(eds)[:len(nodes)]
-        eds += [None] * (len(nodes) - len(eds))
-        cap.check_edge_data(eds, "dependencyData")
-        return [(n, _ed(ed)) for n, ed in zip(nodes, eds) if ed is not None]  # check_edge_data refused a None
-
-    def _attach(self, g: gr.Graph, ntype: int, params: Any, pairs: list[Dep]) -> gr.Node:
-        node = self.handles.new_node(g, ntype, params)
-        for d, ed in pairs:
-            gr.add_edge(g, d, node, ed)
-        return node
-
     def _kernel_spec(self, hfunc: int, grid: Sequence[int], block: Sequence[int], shmem: int, args: list[Any],
                      bad_function_code: int = 1, priority: int = 0) -> gr.KernelParams:
         f = self.handles.get(hfunc) if hfunc else None
@@ -108,66 +68,14 @@ class Graphs(ArgumentRules):
             raise DriverError(bad_function_code, "the kernel node's function is NULL" if not hfunc else
                               f"0x{hfunc:x} is not the handle of a function of a loaded module")
         grid, block = tuple(int(v) for v in grid), tuple(int(v) for v in block)
-        self._check_launch(f, grid, block, int(shmem), "kernel node")
+        launch.check_shape(self, f, grid, block, int(shmem), "kernel node")
         return gr.KernelParams(f, grid, block, int(shmem), list(args), priority)
-
-    def _build(self, ntype: int, spec: Any, bad_handle_code: int = 1) -> Any:
-        """Validated node parameters of ``ntype`` from a face's ``spec`` (see the add/set entries): the record
-        its kind builds (:meth:`~simcuda._core.nodes.NodeKind.build`).
-
-        GRAPH specs are handled by the callers (they clone or move a graph).
-        Errors: those of the kind's ``build``; 801 NOT_SUPPORTED for a type without a kind.
-        """
-        kind = nd.KINDS.get(ntype)
-        if kind is None:
-            raise DriverError(CUresult.CUDA_ERROR_NOT_SUPPORTED, f"nodes of type {gr.TYPE_KEYWORDS.get(ntype, ntype)} "
-                                                                 "are not simulated")
-        return kind.build(self, spec, bad_handle_code)
-
-    def _mem_ops_spec(self, ops: list[MemOp], flags: int, hctx: int, what: str) -> nd.BatchMemOpParams:
-        """Validated batch memory operations ``(operation, address, value, flags)`` (cuStreamBatchMemOp), as the
-        parameters of a BATCH_MEM_OP node."""
-        if flags != 0:
-            raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE, f"{what}: flags must be 0 (reserved), got {flags}")
-        if len(ops) > 255:
-            raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
-                              f"{what}: {len(ops)} operations; the count must be less than 256")
-        ctx = self.handles.context(hctx) if hctx else self.threads.current().current
-        out = []
-        for i, (op, addr, value, fl) in enumerate(ops):
-            op, addr, value, fl = int(op), int(addr), int(value), int(fl)
-            if op not in nd.MEMOP_NAMES:
-                raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
-                                  f"{what}: operation {i} has unknown type {op} (CUstreamBatchMemOpType)")
-            if op in (nd.MEMOP_WAIT_VALUE_32, nd.MEMOP_WRITE_VALUE_32, nd.MEMOP_WAIT_VALUE_64,
-                      nd.MEMOP_WRITE_VALUE_64):
-                n = 4 if op in (nd.MEMOP_WAIT_VALUE_32, nd.MEMOP_WRITE_VALUE_32) else 8
-                a = self.memory.find(addr)
-                if a is None or addr + n > a.start + a.size:
-                    raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
-                                      f"{what}: operation {i} ({nd.MEMOP_NAMES[op]}) address 0x{addr:x} is not "
-                                      "inside a device allocation")
-                if addr % n:
-                    raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
-                                      f"{what}: operation {i} address 0x{addr:x} is not {n}-byte aligned")
-                if not 0 <= value < 1 << (8 * n):
-                    raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
-                                      f"{what}: operation {i} value {value} does not fit in {8 * n} bits")
-                if op in (nd.MEMOP_WAIT_VALUE_32, nd.MEMOP_WAIT_VALUE_64):
-                    if fl & ~(3 | nd.WAIT_VALUE_FLUSH):
-                        raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
-                                          f"{what}: operation {i} has unknown wait flags 0x{fl:x}")
-                elif fl not in (0, 1):
-                    raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
-                                      f"{what}: operation {i} has unknown write flags 0x{fl:x}")
-            out.append((op, addr, value, fl))
-        return nd.BatchMemOpParams(tuple(out), flags, ctx)
 
     def _add(self, hgraph: int, deps: list[int], eds: EdgeDataArg | None, ntype: int, spec: Any) -> int:
         g = self.handles.graph(hgraph)
-        pairs = self._deps_of(g, deps, eds)
-        params = self._build(ntype, spec)
-        return self._attach(g, ntype, params, pairs).handle
+        pairs = gb.deps_of(self.handles, g, deps, eds)
+        params = gb.build_params(self, ntype, spec)
+        return gb.attach(self.handles, g, ntype, params, pairs).handle
 
     @entry
     def graph_add_kernel_node(self, hgraph: int, deps: list[int], hfunc: int, grid: Sequence[int], block: Sequence[int],
@@ -302,7 +210,7 @@ class Graphs(ArgumentRules):
         """The graph and dependencies of a new MEM_ALLOC / MEM_FREE node: INVALID_VALUE for a graph owned by a
         child-graph node (memory nodes cannot be added to it)."""
         g = self.handles.graph(hgraph)
-        pairs = self._deps_of(g, deps, eds)
+        pairs = gb.deps_of(self.handles, g, deps, eds)
         if g.owner_node is not None:
             raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
                               f"graph {g.gid} is owned by a child-graph node; allocation and free nodes cannot be "
@@ -343,7 +251,7 @@ class Graphs(ArgumentRules):
                               + (" or CU_MEM_ALLOCATION_TYPE_MANAGED (2), which a device reporting managed memory "
                                  "accepts (spec 17)" if managed else "; the device has no managed memory, so "
                                  "MANAGED (2) is refused too (spec 17)"))
-        self.require_pools(self.devices[int(lid)], "cuGraphAddMemAllocNode")  # P-10 [I]
+        require_pools(self.devices[int(lid)], "cuGraphAddMemAllocNode")  # P-10 [I]
         descs = tuple(tuple(int(v) for v in a) for a in (access or []))
         for i, (t, did, fl) in enumerate(descs):
             if t != 1 or not 0 <= did < len(self.devices) or fl not in (0, 1, 3):
@@ -351,7 +259,7 @@ class Graphs(ArgumentRules):
                                   f"accessDescs[{i}] (location type {t}, id {did}, flags {fl}) is not valid")
         ctx = self.devices[int(lid)].primary if g.ctx is None else g.ctx
         a = self.memory.reserve(int(size), KIND_GRAPH, ctx)
-        node = self._attach(g, gr.MEM_ALLOC, nd.MemAllocParams(a, int(size), int(lid), descs), pairs)
+        node = gb.attach(self.handles, g, gr.MEM_ALLOC, nd.MemAllocParams(a, int(size), int(lid), descs), pairs)
         a.graph_node = node
         return node.handle, a.start
 
@@ -386,7 +294,7 @@ class Graphs(ArgumentRules):
         """
         g, pairs = self._memory_node_graph(hgraph, deps, eds)
         a = self._graph_alloc_to_free(int(dptr), g, pairs)
-        node = self._attach(g, gr.MEM_FREE, nd.MemFreeParams(a.start), pairs)
+        node = gb.attach(self.handles, g, gr.MEM_FREE, nd.MemFreeParams(a.start), pairs)
         a.free_node = node
         return node.handle
 
@@ -426,11 +334,11 @@ class Graphs(ArgumentRules):
         graph is a read and allowed: ``capture.CAPTURE_TARGET_USES``) or already owned by a node.
         """
         g = self.handles.graph(hgraph)
-        pairs = self._deps_of(g, deps, eds)
+        pairs = gb.deps_of(self.handles, g, deps, eds)
         child = self._child_for(hchild, g, move)
         if not move:  # the embedded clone keeps its clone map: cuGraphNodeFindInClone works on it (spec 17)
             child = gr.clone_graph(self, child)
-        node = self._attach(g, gr.GRAPH, nd.ChildGraphParams(child), pairs)
+        node = gb.attach(self.handles, g, gr.GRAPH, nd.ChildGraphParams(child), pairs)
         child.owner_node = node
         child.moved = move
         return node.handle
@@ -529,7 +437,7 @@ class Graphs(ArgumentRules):
         cap.check_edge_data([None if ed is None else (0, ed[1], ed[2]) for ed in eds], "edgeData")
         for key, ed in zip(new, eds):
             if ed is not None:  # always: check_edge_data refused a missing entry
-                gr.add_edge(g, key[0], key[1], _ed(ed), key)
+                gr.add_edge(g, key[0], key[1], gb.edge_data(ed), key)
 
     @entry
     def graph_remove_dependencies(self, hgraph: int, froms: list[int], tos: list[int], eds: list[EdgeData]) -> None:
@@ -557,7 +465,7 @@ class Graphs(ArgumentRules):
                                   f"edge {i}: both nodes must belong to graph {g.gid} (node {na.local_id} is in "
                                   f"graph {na.graph.gid}, node {nb.local_id} in graph {nb.graph.gid})")
             ed = eds[i] if eds else gr.ZERO_ED
-            match = gr.find_edge(g, na, nb, _ed(ed))
+            match = gr.find_edge(g, na, nb, gb.edge_data(ed))
             if match is None or match in found:
                 raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
                                   f"edge {i}: there is no edge node {na.local_id} -> node {nb.local_id} with that "
@@ -680,7 +588,7 @@ class Graphs(ArgumentRules):
             new.owner_node = n
             n.params = nd.ChildGraphParams(new)
             return
-        n.params = self._build(ntype, spec, 400)
+        n.params = gb.build_params(self, ntype, spec, 400)
 
     @entry
     def graph_debug_dot_print(self, hgraph: int, path: Any, flags: int) -> None:

@@ -25,7 +25,7 @@ from __future__ import annotations
 import ctypes
 import os
 import time
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .. import hostmem
 from ..errors import CUresult, DriverError
@@ -46,7 +46,7 @@ from ..link import (
     read_options,
     wall_float,
 )
-from ..module import parse_image, parse_ptx, ptx_of_image, remember_ptx
+from ..module import parse_image, parse_ptx, ptx_of_image, read_image_file, remember_ptx
 from ..state import DRIVER_VERSION, entry
 from ..work import Work
 
@@ -60,9 +60,6 @@ class Linking(Work):
     Entries: ``cuLinkCreate``, ``cuLinkAddData``, ``cuLinkAddFile``, ``cuLinkComplete``, ``cuLinkDestroy`` (and
     their ``_v2`` symbols, the same entries).
     """
-
-    if TYPE_CHECKING:  # defined by the ArgumentRules entries; Driver combines both
-        def read_image_file(self, path: str | None, call: str = ...) -> bytes: ...
 
     def _c_text(self, x: str | int | None, what: str) -> str | None:
         """A ``char*`` argument as text: a ``str`` as it is, an ``int`` the address of a C string (read only where
@@ -119,7 +116,7 @@ class Linking(Work):
         opts = read_options(self.memory, num_options, options, option_values, call)
         path = self._c_text(path, f"{call} path")
         self._link_input(s, opts, call, input_type, os.path.basename(path or ""),
-                         lambda: self.read_image_file(path, call))
+                         lambda: read_image_file(path, call))
 
     def _link_input(self, s: LinkState, opts: JitOptions, call: str, input_type: int, name: str,
                     read: Any) -> None:

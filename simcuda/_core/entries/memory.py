@@ -10,8 +10,6 @@ from .. import capture as cap
 from .. import hostmem, process
 from ..errors import CUresult, DriverError
 from ..memory import (
-    DEVICE,
-    HOST,
     KIND_DEVICE,
     KIND_GRAPH,
     KIND_MANAGED,
@@ -45,14 +43,6 @@ class Memory(Work):
     memory pools: :class:`~simcuda._core.entries.pools.Pools`).
     """
     # ------------------------------------------------------------------ memory
-    def _check_alloc_size(self, size: int, ctx: Context) -> None:
-        if size <= 0:
-            raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE, f"allocation size {size} must be positive")
-        if self.memory.in_use + size > ctx.device.spec.total_mem:
-            raise DriverError(CUresult.CUDA_ERROR_OUT_OF_MEMORY,
-                              f"allocating {size} bytes would exceed the simulated device's "
-                              f"{ctx.device.spec.total_mem} bytes ({self.memory.in_use} in use)")
-
     @entry
     def mem_alloc(self, size: int, call: str = "cuMemAlloc", managed: bool = False, flags: int = 1,
                   allow_zero: bool = False) -> int:
@@ -72,7 +62,7 @@ class Memory(Work):
                               "cuMemAllocManaged documents)")
         if allow_zero and size == 0:
             return 0
-        self._check_alloc_size(int(size), ctx)
+        self.memory.check_alloc_size(int(size), ctx)
         cap.check_unsafe(self, t, call)
         return self.memory.reserve(int(size), KIND_MANAGED if managed else KIND_DEVICE, ctx).start
 
@@ -85,7 +75,7 @@ class Memory(Work):
             raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
                               "cuMemAllocPitch needs positive width/height and element size 4, 8 or 16")
         pitch = (int(width) + 511) // 512 * 512
-        self._check_alloc_size(pitch * int(height), ctx)
+        self.memory.check_alloc_size(pitch * int(height), ctx)
         cap.check_unsafe(self, t, "cuMemAllocPitch")
         return self.memory.reserve(pitch * int(height), KIND_DEVICE, ctx).start, pitch
 
@@ -252,7 +242,7 @@ class Memory(Work):
     def unified_side(self, addr: int) -> str:
         """What a unified address is on one side of a copy: ``DEVICE`` inside a simulated allocation, else
         ``HOST`` (cuMemcpy's rule, and a ``CU_MEMORYTYPE_UNIFIED`` side of a ``CUDA_MEMCPY2D/3D``)."""
-        return DEVICE if self.is_device_pointer(addr) else HOST
+        return self.memory.unified_side(addr)
 
     @entry
     def memcpy(self, p: CopyParams, h: int | None, call: str) -> None:

@@ -3,8 +3,7 @@ from __future__ import annotations
 
 import ctypes
 import struct
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .. import capture as cap
 from .. import hostmem, launch, param_types
@@ -88,9 +87,6 @@ class Modules(Work):
     Entries: ``cuModule*``, ``cuLibrary*``, ``cuFunc*``,
     ``cuLaunchKernel``/``cuLaunchCooperativeKernel`` (the variables and parameter info: :mod:`.symbols`).
     """
-    if TYPE_CHECKING:  # defined by the Symbols entries (issue 10); Driver combines both
-        def _image_loaded(self, m: Module, image: Any) -> None: ...
-        def _image_unloaded(self, m: Module) -> None: ...
     # ------------------------------------------------------------------ the resources kernels use (CUlimit)
     @entry
     def ctx_set_limit(self, limit: int, value: int) -> None:
@@ -150,7 +146,7 @@ class Modules(Work):
     def _load_image(self, t: Any, ctx: Any, image: Any, call: str, library: bool) -> int:
         """The load of a module (in ``ctx``) or a library (``ctx`` the current context or None: libraries are
         context-independent): parse, the capture rule (spec 5.2), then the object and its variables (issue 10,
-        :meth:`~simcuda._core.entries.symbols.Symbols._image_loaded`)."""
+        :meth:`~simcuda._core.variables.ModuleVariables.loaded`)."""
         if isinstance(image, int):  # an address (the real void* form): text, or a CUBIN/fatbin by its header
             image = hostmem.read_image(self.memory, image, f"{call} image") if image else b""
         entries, source = parse_image(image)
@@ -159,7 +155,7 @@ class Modules(Work):
         m.is_library = library
         m.ptx = ptx_of_image(image, source)
         m.handle = self._handle(m)
-        self._image_loaded(m, image)
+        self.variables.loaded(m, image)
         return m.handle
 
     @entry
@@ -169,7 +165,7 @@ class Modules(Work):
         m = self._module(h)
         cap.check_unsafe(self, self._thread(), "cuModuleUnload")
         m.unloaded = True
-        self._image_unloaded(m)
+        self.variables.unloaded(m)
 
     @entry
     def module_get_function(self, h: int, name: str | int | None) -> int:
@@ -214,7 +210,7 @@ class Modules(Work):
             raise DriverError(CUresult.CUDA_ERROR_INVALID_HANDLE, "not a loaded library handle")
         cap.check_unsafe(self, self._thread(), "cuLibraryUnload")
         m.unloaded = True
-        self._image_unloaded(m)
+        self.variables.unloaded(m)
 
     @entry
     def func_get_name(self, h: int) -> str:
@@ -267,10 +263,6 @@ class Modules(Work):
         args = [r.from_address(a).value if a else 0 for r, a in zip(readers[1:], ptrs)]
         last = f.last_params
         return last.args if last is not None and same_values(last.args, args) else args
-
-    def _check_launch(self, f: Function, grid: Sequence[int], block: Sequence[int], shmem: int, what: str) -> None:
-        """The launch limits of ``f`` (:func:`simcuda._core.launch.check_shape`; a kernel node's too)."""
-        launch.check_shape(self, f, grid, block, shmem, what)
 
     @entry
     def func_set_attribute(self, h: int, attrib: int, value: int) -> None:

@@ -21,14 +21,12 @@ tagged]:
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from .. import hostmem
 from ..errors import CUresult, DriverError
 from ..memory import DEVICE, CopyParams
 from ..objects import Context, Device
 from ..state import entry
-from ..work import Work
+from .memory import Memory
 
 #: ``CUdevice_P2PAttribute`` values (simcuda._generated.driver_enums) -> the simulated link's value:
 #: PERFORMANCE_RANK 0 (the best), ACCESS_SUPPORTED, NATIVE_ATOMIC_SUPPORTED, ACCESS_ACCESS (CUDA array)
@@ -49,16 +47,14 @@ def pci_bus_id(d: Device) -> str:
     return f"{attribute_value(d.spec, _PCI_DOMAIN):04x}:{pci_bus(d):02x}:{attribute_value(d.spec, _PCI_DEVICE):02x}.0"
 
 
-class Peers(Work):
-    """Peer access, peer copies and PCI identity of the simulated devices.
+class Peers(Memory):
+    """Peer access, peer copies and PCI identity of the simulated devices (a peer copy is a copy of the
+    :class:`~simcuda._core.entries.memory.Memory` entries, whose ``memcpy`` it calls).
 
     Entries: ``cuDeviceCanAccessPeer``, ``cuDeviceGetP2PAttribute``, ``cuCtxEnablePeerAccess``,
     ``cuCtxDisablePeerAccess``, ``cuMemcpyPeer``, ``cuMemcpyPeerAsync``, ``cuDeviceGetPCIBusId``,
     ``cuDeviceGetByPCIBusId``.
     """
-    if TYPE_CHECKING:  # defined by the Memory entries; Driver combines both
-        def memcpy(self, p: CopyParams, h: int | None, call: str) -> None: ...
-
     def _peer_links(self) -> set[tuple[int, int]]:
         """The enabled links ``(context handle, peer context handle)``, made on first use."""
         links: set[tuple[int, int]] | None = self.__dict__.get("_peer_link_set")

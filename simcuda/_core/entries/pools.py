@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from .. import capture as cap
 from .. import graph as gr
 from .. import nodes as nd
 from ..errors import CUresult, DriverError
 from ..memory import KIND_DEVICE, KIND_GRAPH, not_vmm
-from ..objects import Context, Device, MemPool, Stream
+from ..objects import Device, MemPool, Stream, require_pools
 from ..state import entry
 from ..work import Work
 
@@ -49,16 +48,6 @@ class Pools(Work):
     with ``CUDA_ERROR_NOT_SUPPORTED`` (801), as NVIDIA hardware without stream-ordered allocation answers
     ``cudaMallocAsync`` [O: cuvs PR 2528, finufft PR 468; I for the other calls] (spec proposal P-10).
     """
-    if TYPE_CHECKING:  # defined by Memory
-        def _check_alloc_size(self, size: int, ctx: Context) -> None: ...
-
-    def require_pools(self, dev: Device, call: str) -> None:
-        """NOT_SUPPORTED (801) when ``dev`` has no stream-ordered memory pools (``DeviceSpec.memory_pools``)."""
-        if not dev.spec.memory_pools:
-            raise DriverError(CUresult.CUDA_ERROR_NOT_SUPPORTED,
-                              f"{call}: device {dev.ordinal} does not support stream-ordered memory pools "
-                              "(CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED is 0: DeviceSpec(memory_pools=False))")
-
     # ------------------------------------------------------------------ stream-ordered allocation
     @entry
     def mem_alloc_async(self, size: int, h: int) -> int:
@@ -87,7 +76,7 @@ class Pools(Work):
         ctx = s.ctx
         if size < 0 or (size == 0 and s.capture is None):  # size 0 is a zero-size node during capture (P-15)
             raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE, f"allocation size {size} must be positive")
-        self.require_pools(ctx.device, call)
+        require_pools(ctx.device, call)
         op = cap.Op(cap.OPS["mem_alloc"], call, None, None)
 
         def prepare(into: cap.CaptureSequence | None) -> None:
@@ -98,7 +87,7 @@ class Pools(Work):
                 access = tuple((1, o, f) for o, f in sorted(pool.access.items()) if f) if pool is not None else ()
                 op.params = nd.MemAllocParams(self.memory.reserve(size, KIND_GRAPH, ctx), size, dev, access)
             else:
-                self._check_alloc_size(size, ctx)
+                self.memory.check_alloc_size(size, ctx)
                 p = pool or self._current_pool(ctx.device)
                 if p.max_size and p.used + size > p.max_size:
                     raise DriverError(CUresult.CUDA_ERROR_OUT_OF_MEMORY,
@@ -122,7 +111,7 @@ class Pools(Work):
         Errors: the stream's preamble; 801 a device without pools (P-10); 1 not the start of a live allocation,
         a graph allocation no launch left allocated; the stream's capture rules."""
         s = self._stream(h)
-        self.require_pools(s.ctx.device, "cuMemFreeAsync")
+        require_pools(s.ctx.device, "cuMemFreeAsync")
         a = not_vmm(self.memory.find(int(dptr)), dptr, "cuMemFreeAsync")
         if a is None or a.start != int(dptr):
             raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
@@ -183,7 +172,7 @@ class Pools(Work):
         Errors: 101 INVALID_DEVICE; 801 a device without pools (P-10). Needs no context.
         """
         d = self._device(dev)
-        self.require_pools(d, "cuDeviceGetDefaultMemPool")
+        require_pools(d, "cuDeviceGetDefaultMemPool")
         return self._default_pool(d).handle
 
     @entry
@@ -191,7 +180,7 @@ class Pools(Work):
         """cuDeviceGetMemPool: the device's current pool (its default pool unless cuDeviceSetMemPool changed it),
         the pool cuMemAllocAsync allocates from. Errors: 101 INVALID_DEVICE; 801 a device without pools."""
         d = self._device(dev)
-        self.require_pools(d, "cuDeviceGetMemPool")
+        require_pools(d, "cuDeviceGetMemPool")
         return self._current_pool(d).handle
 
     @entry
@@ -202,7 +191,7 @@ class Pools(Work):
         or a pool of another device [I code].
         """
         d = self._device(dev)
-        self.require_pools(d, "cuDeviceSetMemPool")
+        require_pools(d, "cuDeviceSetMemPool")
         p = self._mem_pool(pool, "cuDeviceSetMemPool")
         if p.device is not d:
             raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
@@ -258,7 +247,7 @@ class Pools(Work):
             raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
                               f"{call}: usage 0x{usage:x} has bits other than CU_MEM_POOL_CREATE_USAGE_HW_DECOMPRESS")
         if ltype == _LOC_DEVICE:
-            self.require_pools(self.devices[lid], call)
+            require_pools(self.devices[lid], call)
         if ltype != _LOC_DEVICE or alloc_type != _ALLOC_PINNED:
             raise DriverError(CUresult.CUDA_ERROR_NOT_SUPPORTED,
                               f"{call}: only pinned device pools are simulated (location type {ltype}, allocType "
@@ -430,7 +419,7 @@ class Pools(Work):
     # ------------------------------------------------------------------ graph memory
     def _graph_mem_device(self, dev: int, attr: int | None, call: str) -> Device:
         d = self._device(dev)
-        self.require_pools(d, call)
+        require_pools(d, call)
         if attr is not None and attr not in _GRAPH_MEM_ATTR_NAMES:
             raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE, f"{call}: {attr} is not a CUgraphMem_attribute")
         cap.check_unsafe(self, self.threads.current(), call)
@@ -481,7 +470,7 @@ class Pools(Work):
         """
         call = "cuDeviceSetGraphMemAttribute"
         d = self._device(dev)
-        self.require_pools(d, call)
+        require_pools(d, call)
         attr = int(attr)
         if attr not in _GRAPH_MEM_ATTR_NAMES:
             raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE, f"{call}: {attr} is not a CUgraphMem_attribute")

@@ -2,11 +2,12 @@
 from __future__ import annotations
 
 import contextlib
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .. import capture as cap
 from .. import nodes as nd
 from ..errors import CUresult, DriverError
+from ..memops import check_mem_ops
 from ..objects import USER, EdgeData, EdgeDataArg, MemOp, SemValue, Stream
 from ..state import CU_STREAM_LEGACY, CU_STREAM_PER_THREAD, entry
 from ..work import Work
@@ -18,9 +19,6 @@ class Streams(Work):
     Entries: ``cuStream*`` (capture begin, end, status, info, dependencies), ``cuLaunchHostFunc``,
     ``cuThreadExchangeStreamCaptureMode``.
     """
-    if TYPE_CHECKING:  # defined by the Graphs entries; Driver combines both
-        def _mem_ops_spec(self, ops: list[MemOp], flags: int, hctx: int, what: str) -> nd.BatchMemOpParams: ...
-
     # ------------------------------------------------------------------ streams
     @entry
     def stream_create(self, flags: int, priority: int = 0) -> int:
@@ -255,7 +253,8 @@ class Streams(Work):
         waits and batches (spec 8.3); stream capture rules (901, 906).
         """
         s = self._stream(h)
-        params = self._mem_ops_spec(ops, flags, 0, call)
+        checked, ctx = check_mem_ops(self.memory, ops, flags, lambda: self.threads.current().current, call)
+        params = nd.BatchMemOpParams(checked, flags, ctx)
         kind = "batch_mem_op" if call == "cuStreamBatchMemOp" else (
             "wait_value" if "Wait" in call else "write_value")
         op = cap.Op(cap.OPS[kind], call, params, lambda: nd.run_mem_ops(self.memory, params.ops))

@@ -15,69 +15,23 @@ context (issue 10; the image readers are :mod:`simcuda._core.symbols`).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from .. import hostmem
 from ..errors import CUresult, DriverError
-from ..memory import KIND_DEVICE, Allocation
-from ..module import image_bytes
 from ..objects import Context, Function, Module
 from ..state import entry
-from ..symbols import Variable, elf_param_offsets, image_variables, param_layout
+from ..symbols import param_layout
 from ..work import Work
-
-
-class _ImageFacts:
-    """What the symbol entries keep per module or library: its variables, its CUBIN parameter offsets, and the
-    allocations made for the variables, per context handle."""
-
-    __slots__ = ("variables", "offsets", "allocs")
-
-    def __init__(self, variables: dict[str, Variable], offsets: dict[str, list[tuple[int, int]]]) -> None:
-        self.variables = variables
-        self.offsets = offsets
-        self.allocs: dict[int, dict[str, Allocation]] = {}
 
 
 class Symbols(Work):
     """Module and library variables, parameter info and ``cuKernelGetFunction``.
 
     Entries: ``cuModuleGetGlobal``, ``cuLibraryGetGlobal``, ``cuFuncGetParamInfo``, ``cuKernelGetParamInfo``,
-    ``cuKernelGetFunction``; :meth:`_image_loaded` / :meth:`_image_unloaded` are called by the module loads and
-    unloads of :class:`~simcuda._core.entries.module.Modules`.
+    ``cuKernelGetFunction``; the variables themselves are the ``variables`` service's
+    (:class:`~simcuda._core.variables.ModuleVariables`), which the module loads and unloads of
+    :class:`~simcuda._core.entries.module.Modules` keep up to date.
     """
-
-    def _image_facts(self) -> dict[int, _ImageFacts]:
-        facts: dict[int, _ImageFacts] | None = self.__dict__.get("_image_fact_map")
-        if facts is None:
-            facts = self.__dict__["_image_fact_map"] = {}
-        return facts
-
-    def _image_loaded(self, m: Module, image: Any) -> None:
-        """Record a freshly loaded module's (or library's) variables and parameter offsets; a module's variables
-        are allocated in its context at once."""
-        try:
-            data = image_bytes(image)
-        except DriverError:
-            data = b""
-        facts = _ImageFacts(image_variables(data), elf_param_offsets(data))
-        self._image_facts()[m.handle] = facts
-        if not m.is_library and m.ctx is not None:
-            self._variables_in(m, facts, m.ctx)
-
-    def _variables_in(self, m: Module, facts: _ImageFacts, ctx: Context) -> dict[str, Allocation]:
-        """The allocations of ``m``'s variables in ``ctx``, made (with their initial bytes) on first use."""
-        allocs = facts.allocs.get(ctx.handle)
-        if allocs is None:
-            allocs = facts.allocs[ctx.handle] = {}
-            for name, v in facts.variables.items():
-                if v.size <= 0:
-                    continue
-                a = self.memory.reserve(v.size, KIND_DEVICE, ctx)
-                if any(v.init):
-                    self.memory.device_view(a.start, v.size, f"variable {name}")[:] = v.init
-                allocs[name] = a
-        return allocs
 
     def module_variable_addresses(self, m: Module, ctx: Context | None,
                                   engine_variables: Mapping[str, tuple[str, int, bytes]]) -> dict[str, int]:
@@ -89,28 +43,12 @@ class Symbols(Work):
         not find is allocated from it (with its initial bytes) and is a variable of the module from then on.
         ``{}`` when ``ctx`` is None or the module is gone. Takes the driver lock."""
         with self._lock:
-            facts = self._image_facts().get(m.handle)
+            facts = self.variables.facts(m)
             if facts is None or ctx is None or ctx.destroyed:
                 return {}
-            allocs = self._variables_in(m, facts, ctx)
-            for name, (_space, size, init) in engine_variables.items():
-                if name not in allocs and size > 0:
-                    a = self.memory.reserve(size, KIND_DEVICE, ctx)
-                    if any(init):
-                        self.memory.device_view(a.start, size, f"variable {name}")[:] = init[:size].ljust(size, b"\0")
-                    allocs[name] = a
-                    facts.variables[name] = Variable(name, size, init)
+            allocs = self.variables.in_context(facts, ctx)
+            self.variables.add_engine_variables(facts, allocs, ctx, engine_variables)
             return {name: int(a.start) for name, a in allocs.items()}
-
-    def _image_unloaded(self, m: Module) -> None:
-        """Free the variables of an unloaded module or library, in every context."""
-        facts = self._image_facts().pop(m.handle, None)
-        if facts is None:
-            return
-        for allocs in facts.allocs.values():
-            for a in allocs.values():
-                if self.memory.find(a.start) is a:
-                    self.memory.free(a)
 
     def _symbol_name(self, name: str | int | None, call: str) -> str:
         """A ``char*`` name: ``str``, or (a face that passes the C pointer) None for NULL or the ``int`` address
@@ -123,14 +61,14 @@ class Symbols(Work):
         return name
 
     def _global(self, m: Module, ctx: Context, name: str, call: str) -> tuple[int, int]:
-        facts = self._image_facts().get(m.handle)
+        facts = self.variables.facts(m)
         var = facts.variables.get(name) if facts is not None else None
         if facts is None or var is None or var.size <= 0:
             known = ", ".join(sorted(facts.variables)) if facts is not None and facts.variables else "none"
             raise DriverError(CUresult.CUDA_ERROR_NOT_FOUND,
                               f"{call}: {'library' if m.is_library else 'module'} 0x{m.handle:x} has no device "
                               f"variable named {name!r} (variables: {known})")
-        a = self._variables_in(m, facts, ctx)[name]
+        a = self.variables.in_context(facts, ctx)[name]
         return int(a.start), var.size
 
     @entry
@@ -160,7 +98,7 @@ class Symbols(Work):
 
     def _param_info(self, f: Function, index: int, call: str) -> tuple[int, int]:
         m = f.module
-        facts = self._image_facts().get(m.handle)
+        facts = self.variables.facts(m)
         layout = facts.offsets.get(f.name) if facts is not None else None
         if not layout or len(layout) != len(f.param_types):
             layout = param_layout(f.param_types, m.source, f.name)
