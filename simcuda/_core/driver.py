@@ -7,7 +7,8 @@ Where things are (a newcomer finds each by name):
 * the services a driver holds, each with public, typed methods, reached by every entry group through them:
   ``handles`` (:mod:`simcuda._core.handles`: the object table, graphs and nodes, the preamble resolvers of spec
   section 3), ``threads`` (:mod:`simcuda._core.threads`: per-thread state and current contexts), ``captures``
-  (:class:`simcuda._core.capture.CaptureRegistry`), ``memory`` (:class:`simcuda._core.memory.MemorySpace`);
+  (:class:`simcuda._core.capture.CaptureRegistry`), ``memory`` (:class:`simcuda._core.memory.MemorySpace`),
+  ``variables`` (:class:`simcuda._core.variables.ModuleVariables`);
   docs/architecture.md lists them, generated from the code;
 * :mod:`simcuda._core.work`: how eager work runs (at once, queued, after user code) and how user
   code runs outside the lock;
@@ -16,6 +17,10 @@ Where things are (a newcomer finds each by name):
   allocation, memory pools, graph memory), ``module`` (modules, functions, launches), ``graph`` (graphs
   and nodes), ``exec`` (instantiate, launch, update), ``userobj`` (user objects and the references graphs,
   execs and launches hold), ``link`` (the JIT linker, ``cuLink*``);
+* an entry group that calls another group's entries names it as its base (``Execs(Graphs)``,
+  ``Graphs(Conditionals)``, ``Peers(Memory)``); helpers two groups share are functions of the module owning the
+  concept (:mod:`simcuda._core.graph_build` for adding nodes), never a sibling's private method
+  (tests/test_layers.py);
 * :mod:`simcuda._core.capture`: every capture rule (the rule engine); :mod:`simcuda._core.graph`: the
   graph model, replay, update pairing and DOT; both, and the node kinds of :mod:`simcuda._core.nodes`, are typed
   against narrow protocols of what they use of a driver (``CaptureHost``, ``GraphHost``, ``RunHost``,

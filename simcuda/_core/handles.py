@@ -30,13 +30,14 @@ class Handles:
             from that driver's range, so a value of another driver is recognised in ``why`` texts.
     """
 
-    __slots__ = ("serial", "_table", "_next", "_graph_ids", "all_graphs", "objects")
+    __slots__ = ("serial", "_table", "_next", "_graph_ids", "_stream_ids", "all_graphs", "objects")
 
     def __init__(self, serial: int) -> None:
         self.serial = serial
         self._table: dict[int, Any] = {}
         self._next = process.handle_base(serial)
         self._graph_ids = 0
+        self._stream_ids = 0
         #: every graph made, in creation order (``Driver.all_graphs`` filters the live top-level ones)
         self.all_graphs: list[gr.Graph] = []
         #: the table, typed read-only: the dict itself, not a proxy (a proxy's ``get`` costs the native launch
@@ -80,6 +81,12 @@ class Handles:
         """The next id of the driver's graph and exec id sequence (ids name graphs in DOT and ``why`` texts)."""
         self._graph_ids += 1
         return self._graph_ids
+
+    def next_stream_id(self) -> int:
+        """The next stream id of the driver (``cuStreamGetId``: user and per-thread streams, from 1; a legacy
+        stream's is 0)."""
+        self._stream_ids += 1
+        return self._stream_ids
 
     def new_graph(self, ctx: Context | None = None) -> gr.Graph:
         """A new empty graph of context ``ctx`` (None: not tied to one), with a handle and the next graph id."""

@@ -30,6 +30,8 @@ MemOp = tuple[int, int, int, int]
 SemValue = tuple[int, int, int, int]
 
 # stream kinds
+#: the handles of the NULL streams (spec 6): the legacy stream and the per-thread default stream
+CU_STREAM_LEGACY, CU_STREAM_PER_THREAD = 1, 2
 USER = "user"
 LEGACY = "legacy"
 PER_THREAD = "per-thread"
@@ -96,6 +98,23 @@ class Context:
 
     def __repr__(self) -> str:
         return f"<context 0x{self.handle:x}{' (primary)' if self.is_primary else ''}{' (CIG)' if self.is_cig else ''}>"
+
+    def legacy_stream(self) -> Stream:
+        """The context's legacy NULL stream (``CU_STREAM_LEGACY``, spec 6), made on first use (stream id 0)."""
+        s = self.legacy
+        if s is None:
+            s = self.legacy = Stream(CU_STREAM_LEGACY, self, 0, 0, LEGACY, 0)
+        return s
+
+    def per_thread_stream(self, t: ThreadState, new_id: Callable[[], int]) -> Stream:
+        """Thread ``t``'s per-thread default stream in this context (``CU_STREAM_PER_THREAD``, spec 6.1), made on
+        first use with the stream id ``new_id()`` hands out (:meth:`simcuda._core.handles.Handles.next_stream_id`)
+        and named after the thread."""
+        s = self.per_thread.get(t.tid)
+        if s is None:
+            s = self.per_thread[t.tid] = Stream(CU_STREAM_PER_THREAD, self, 0, 0, PER_THREAD, new_id(), owner=t.tid)
+            s.owner = t.name
+        return s
 
 
 class Stream:

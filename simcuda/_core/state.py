@@ -5,9 +5,11 @@ the services, each of which owns its own state behind public, typed methods: ``h
 (:class:`~simcuda._core.handles.Handles`: the handle table, graphs and nodes, and the *preamble* resolvers of
 spec section 3 that turn a handle into a live object or raise the code the real driver gives), ``threads``
 (:class:`~simcuda._core.threads.Threads`: per-thread state and current contexts), ``captures``
-(:class:`~simcuda._core.capture.CaptureRegistry`) and ``memory`` (:class:`~simcuda._core.memory.MemorySpace`).
+(:class:`~simcuda._core.capture.CaptureRegistry`), ``memory`` (:class:`~simcuda._core.memory.MemorySpace`) and
+``variables`` (:class:`~simcuda._core.variables.ModuleVariables`: the device variables of loaded images).
 The stream resolver (:meth:`DriverState._stream`) stays here: it needs the threads, the handles and the
-per-thread default-stream mode. The per-concept entry modules in :mod:`simcuda._core.entries` build on it and
+per-thread default-stream mode; a context makes its NULL streams (``Context.legacy_stream``,
+``Context.per_thread_stream``) and the handle table hands out stream ids. The per-concept entry modules in :mod:`simcuda._core.entries` build on it and
 reach the services through them; :class:`simcuda._core.driver.Driver` puts them together.
 """
 from __future__ import annotations
@@ -28,9 +30,9 @@ from .handles import Handles
 from .kernels import KernelLaunch
 from .logs import Counters, ErrorRecord, LaunchLog
 from .memory import MemorySpace
+from .objects import CU_STREAM_LEGACY as CU_STREAM_LEGACY  # the NULL stream handles, named here for the faces
+from .objects import CU_STREAM_PER_THREAD as CU_STREAM_PER_THREAD
 from .objects import (
-    LEGACY,
-    PER_THREAD,
     Context,
     Device,
     Stream,
@@ -41,8 +43,6 @@ from .objects import (
 from .threads import Threads, sticky
 from .variables import ModuleVariables
 
-CU_STREAM_LEGACY = 1
-CU_STREAM_PER_THREAD = 2
 HANDLE_STEP = process.HANDLE_STEP
 DRIVER_VERSION = 13050  # CUDA 13.5
 _NO_INIT_NEEDED = frozenset({"init", "driver_get_version", "get_error_name", "get_error_string"})
@@ -203,7 +203,6 @@ class DriverState:
         self._thread = self.thread_state = self.threads.current
         self._ctx_current = self.threads.ctx_current
         self._ctx_counter = 0
-        self._stream_counter = 0
         self._clock_ms = 0.0
         self._ticket = 0
         self._queue: list[tuple[int, Stream, tuple[cap.Op, Callable[[], Any] | None]]] = []  # (ticket, stream, work)
@@ -287,38 +286,19 @@ class DriverState:
             self.per_thread_mode = bool(int(raw)) if raw is not None else False  # ValueError like the binding
         return self.per_thread_mode
 
-    _per_thread_mode = resolve_per_thread_mode
-
     def on_common_path(self) -> bool:
         """Whether the driver is on the common path of every entry (initialised, not closed, no hooks), where a
         caller may skip checks that answer nothing and change nothing (the native launch adapters)."""
         return self._common
-
-    def _legacy_of(self, ctx: Context) -> Stream:
-        if ctx.legacy is None:
-            ctx.legacy = Stream(CU_STREAM_LEGACY, ctx, 0, 0, LEGACY, 0)
-        return ctx.legacy
-
-    def _per_thread_of(self, ctx: Context, t: ThreadState) -> Stream:
-        s = ctx.per_thread.get(t.tid)
-        if s is None:
-            s = ctx.per_thread[t.tid] = Stream(CU_STREAM_PER_THREAD, ctx, 0, 0, PER_THREAD,
-                                               self._next_stream_id(), owner=t.tid)
-            s.owner = t.name
-        return s
-
-    def _next_stream_id(self) -> int:
-        self._stream_counter += 1
-        return self._stream_counter
 
     def _stream(self, h: int, t: ThreadState | None = None) -> Stream:
         """Resolve a stream handle with the preamble checks of spec section 3."""
         if h == 0 or h in (CU_STREAM_LEGACY, CU_STREAM_PER_THREAD):
             t = t or self._thread()
             ctx = self._ctx_current(t)
-            if h == CU_STREAM_PER_THREAD or (h == 0 and self._per_thread_mode()):
-                return self._per_thread_of(ctx, t)
-            return self._legacy_of(ctx)
+            if h == CU_STREAM_PER_THREAD or (h == 0 and self.resolve_per_thread_mode()):
+                return ctx.per_thread_stream(t, self.handles.next_stream_id)
+            return ctx.legacy_stream()
         s = self._objs.get(h)
         if not isinstance(s, Stream):
             raise DriverError(CUresult.CUDA_ERROR_INVALID_HANDLE,

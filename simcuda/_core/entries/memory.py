@@ -266,7 +266,8 @@ class Memory(Work):
         if h is None:
             ctx = self.threads.ctx_current(t)
             check(self.memory, p)
-            s = self._per_thread_of(ctx, t) if self._per_thread_mode() else self._legacy_of(ctx)
+            s = (ctx.per_thread_stream(t, self.handles.next_stream_id) if self.resolve_per_thread_mode()
+                 else ctx.legacy_stream())
             kind = "sync_" + kind
         else:
             s = self._stream(h, t)

@@ -32,7 +32,7 @@ class Streams(Work):
             raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
                               f"stream flags {flags} are not CU_STREAM_DEFAULT (0) or CU_STREAM_NON_BLOCKING (1)")
         least, greatest = ctx.device.spec.priority_range()
-        s = Stream(0, ctx, flags, max(greatest, min(least, int(priority))), USER, self._next_stream_id())
+        s = Stream(0, ctx, flags, max(greatest, min(least, int(priority))), USER, self.handles.next_stream_id())
         s.handle = self.handles.add(s)
         ctx.streams.append(s)
         return s.handle
