@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import simcuda
-from simcuda._core.config import DeviceSpec
+from simcuda._core.config import DeviceSpec, Options
 from simcuda.bindings import driver as cu
 from simcuda.bindings import runtime as rt
 
@@ -37,10 +37,34 @@ def env(monkeypatch):
     simcuda.use(old)
 
 
+@pytest.fixture
+def env_alone(monkeypatch):
+    """As ``env``, on a driver whose ``cuMemGetInfo`` figures are its own (:func:`alone`)."""
+    monkeypatch.delenv("CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM", raising=False)
+    with alone() as d:
+        yield d
+
+
 @contextlib.contextmanager
 def off(**flags):
     """A fresh driver whose device has the named features switched off, with a context, current while inside."""
-    d = simcuda.Driver(devices=[DeviceSpec(**flags)])
+    with fresh(simcuda.Driver(devices=[DeviceSpec(**flags)])) as d:
+        yield d
+
+
+@contextlib.contextmanager
+def alone():
+    """A fresh driver whose ``cuMemGetInfo`` free figure is its own: with a host budget above the device's memory,
+    free is the device's free memory. (Free is the smaller of that and what the host budget leaves, and the
+    budget is shared by every driver of the process: a driver of an earlier test that the garbage collector
+    frees in the middle of a test would change it, spec 17.) A context, current while inside."""
+    with fresh(simcuda.Driver(options=Options(host_memory_budget=1 << 40))) as d:
+        yield d
+
+
+@contextlib.contextmanager
+def fresh(d):
+    """Driver ``d`` initialised, with a context, current while inside."""
     old = simcuda.use(d)
     try:
         ok(cu.cuInit(0))
@@ -345,7 +369,7 @@ def test_runtime_pointer_attributes(env):
 
 
 # ------------------------------------------------------------------ virtual memory management
-def test_vmm_round_trip_keeps_data_across_unmap_and_remap(env):
+def test_vmm_round_trip_keeps_data_across_unmap_and_remap(env_alone):
     """Reserve, create, map, set access, write, unmap, remap elsewhere: the bytes come back; all freed at the end."""
     minimum = cu.CUmemAllocationGranularity_flags.CU_MEM_ALLOC_GRANULARITY_MINIMUM
     assert ok(cu.cuMemGetAllocationGranularity(prop(), minimum)) == G
