@@ -9,8 +9,9 @@ spec section 3 that turn a handle into a live object or raise the code the real 
 ``variables`` (:class:`~simcuda._core.variables.ModuleVariables`: the device variables of loaded images).
 The stream resolver (:meth:`DriverState._stream`) stays here: it needs the threads, the handles and the
 per-thread default-stream mode; a context makes its NULL streams (``Context.legacy_stream``,
-``Context.per_thread_stream``) and the handle table hands out stream ids. The per-concept entry modules in :mod:`simcuda._core.entries` build on it and
-reach the services through them; :class:`simcuda._core.driver.Driver` puts them together.
+``Context.per_thread_stream``) and the handle table hands out stream ids. The per-concept entry modules in
+:mod:`simcuda._core.entries` build on it and reach the services through them; :class:`simcuda._core.driver.Driver`
+puts them together.
 """
 from __future__ import annotations
 
