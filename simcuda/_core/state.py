@@ -298,7 +298,8 @@ class DriverState:
             t = t or self._thread()
             ctx = self._ctx_current(t)
             if h == CU_STREAM_PER_THREAD or (h == 0 and self.resolve_per_thread_mode()):
-                return ctx.per_thread_stream(t, self.handles.next_stream_id)
+                # the stream when it exists (no bound method made on the hot path), else made by its context
+                return ctx.per_thread.get(t.tid) or ctx.per_thread_stream(t, self.handles.next_stream_id)
             return ctx.legacy_stream()
         s = self._objs.get(h)
         if not isinstance(s, Stream):
