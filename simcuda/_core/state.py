@@ -345,10 +345,7 @@ class DriverState:
         """
         e = DriverError(code, why)
         with self._lock:
-            t = self._thread()
-            t.last_error = e.detached()
-            if len(self.error_log) < 100_000:
-                self.error_log.append(ErrorRecord(call, int(e.code), why, t.name))
+            self._record_failure(self._thread(), call, e)
         return e
 
     def not_simulated(self, call: str, why: str) -> DriverError:

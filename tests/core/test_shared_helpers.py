@@ -148,3 +148,12 @@ def test_a_context_makes_its_null_streams_once(d: Any) -> None:
     assert pt is ctx.per_thread_stream(t, d.handles.next_stream_id) and pt.kind == PER_THREAD
     assert pt.handle == CU_STREAM_PER_THREAD and pt.stream_id == first + 1 and pt.owner == t.name
     assert d.handles.next_stream_id() == first + 2
+
+
+def test_a_failed_link_add_file_is_recorded_once(d: Any) -> None:
+    """cuLinkAddFile of a missing file is FILE_NOT_FOUND (301) with one error_log record (it reads the file through
+    read_image_file, not through a second entry), and the link state keeps no input."""
+    s = d.link_create(0, None, None)
+    assert _code(d.link_add_file, s, 1, "/nonexistent/m.ptx", 0, None, None) == CUresult.CUDA_ERROR_FILE_NOT_FOUND
+    assert [(r.call, r.code) for r in d.error_log] == [("cuLinkAddFile", 301)]
+    assert d.handles.link_state(s, "t").inputs == []
