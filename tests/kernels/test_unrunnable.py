@@ -156,21 +156,29 @@ def test_simcuda_run_summary_lists_refused_and_stand_in_kernels() -> None:
     drv.close()
 
 
-def test_pack_params_passes_the_bits_of_an_integer_read_float_parameter() -> None:
-    """A float parameter whose value was read as a sized unsigned integer (a CUBIN's kernel: sizes only) is packed as
-    those bits; with a float type declared, or no types, the value is converted as a number."""
+def test_pack_params_passes_integers_as_bits_and_marked_values_as_their_slots() -> None:
+    """An int for a float parameter is its bits (never converted: as the driver reads the bytes it was given), a
+    plain float is the parameter's float type, a marked value (a c_float, a negative c_int, a half) its slot."""
     import struct
 
     from simcuda import ptx
+    from simcuda._core import arg_bits
     from simcuda._core.ptxrun import pack_params
     info = ptx.load(".version 8.0\n.target sm_80\n.address_size 64\n"
-                    ".visible .entry k(.param .f64 d, .param .f32 f)\n{ ret; }\n").kernels["k"]
+                    ".visible .entry k(.param .f64 d, .param .f32 f, .param .u64 u, .param .b16 h)\n{ ret; }\n"
+                    ).kernels["k"]
     bits_d, = struct.unpack("<Q", struct.pack("<d", -2.5))
     bits_f, = struct.unpack("<I", struct.pack("<f", 3.25))
-    raw = pack_params("k", info, [bits_d, bits_f], ["unsigned long long", "unsigned int"])
-    assert struct.unpack("<df", raw[:12]) == (-2.5, 3.25)
-    assert struct.unpack("<df", pack_params("k", info, [-2.5, 3.25], ["double", "float"])[:12]) == (-2.5, 3.25)
-    assert struct.unpack("<df", pack_params("k", info, [2, 3])[:12]) == (2.0, 3.0)
+    raw = pack_params("k", info, [bits_d, bits_f, -1, 0x3C00])
+    assert struct.unpack("<dfxxxxQH", raw[:26]) == (-2.5, 3.25, 2**64 - 1, 0x3C00)
+    raw = pack_params("k", info, [-2.5, 3.25, 7, 1.0])
+    assert struct.unpack("<dfxxxxQe", raw[:26]) == (-2.5, 3.25, 7, 1.0)
+    raw = pack_params("k", info, [arg_bits.F32(1.5), arg_bits.F64(2.0), arg_bits.S32(-4), arg_bits.BF16(1.5)])
+    assert raw[:8] == struct.pack("<f", 1.5) + bytes(4) and raw[8:12] == struct.pack("<d", 2.0)[:4]
+    assert raw[16:24] == struct.pack("<i", -4) + bytes(4) and raw[24:26] == struct.pack("<f", 1.5)[2:]
+    with pytest.raises(DriverError) as e:
+        pack_params("k", info, [1, 2])
+    assert e.value.code == 1 and "takes 4 parameters" in str(e.value)
 
 
 TEX_PTX = """.version 8.0
