@@ -42,7 +42,8 @@ from typing import TYPE_CHECKING, Any
 
 from .._core.arg_bits import F32, F64, S8, S16, S32
 from .._core.arg_slots import arg_slot as arg_slot  # re-exported: the tuple face's getters use it
-from ._driver_types import Wrapper, buffer_address, c_uint, is_enum_member
+from .._core.arg_slots import buffer_address
+from ._scalars import Wrapper, c_uint, is_enum_member
 
 if TYPE_CHECKING:
     from .._core.driver import Driver
