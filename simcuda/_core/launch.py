@@ -370,9 +370,10 @@ def launch(drv: Any, hfunc: int, grid: tuple[int, ...], block: tuple[int, ...], 
                 coop = False if call is _LAUNCH else (call == "cuLaunchCooperativeKernel" or (
                     programmatic is not False and programmatic & COOPERATIVE != 0))
                 params = f.last_params  # the same objects again: the same (checked, immutable) record
-                if programmatic.__class__ is LaunchFlags:  # a cluster shape: checked at every such launch, and
+                if programmatic is not False and programmatic.__class__ is LaunchFlags:  # a cluster shape:
+                    # checked at every such launch, its record not reused by a launch without one
                     params = launch_record(drv, f, s, grid, block, shmem, args, coop, programmatic.cluster)
-                    f.last_params = None  # its record not reused by a launch without one (checked afresh)
+                    f.last_params = None
                 elif (params is None or params.args is not args or params.grid is not grid
                         or params.block is not block or params.shmem != shmem or params.cooperative is not coop
                         or params.priority is not s.priority):

@@ -51,8 +51,12 @@ if TYPE_CHECKING:
 _SUPPORTED = frozenset({ctypes.c_bool, ctypes.c_char, ctypes.c_wchar, ctypes.c_byte, ctypes.c_ubyte, ctypes.c_short,
                         ctypes.c_ushort, ctypes.c_int, ctypes.c_uint, ctypes.c_long, ctypes.c_ulong,
                         ctypes.c_longlong, ctypes.c_ulonglong, ctypes.c_size_t, ctypes.c_float, ctypes.c_double})
-_STRICT = {ctypes.c_int: (-(2 ** 31), 2 ** 31 - 1), ctypes.c_byte: (-128, 127),
-           ctypes.c_longlong: (-(2 ** 63), 2 ** 63 - 1)}
+#: the ctypes a Python int is stored into directly (13.5's ``_try_specific_types``): range, and the OverflowError
+#: text of Cython's conversion outside it
+_STRICT = {ctypes.c_int: (-(2 ** 31), 2 ** 31 - 1, "value too large to convert to int"),
+           ctypes.c_byte: (-128, 127, "value too large to convert to int8_t"),
+           ctypes.c_longlong: (-(2 ** 63), 2 ** 63 - 1, "Python int too large to convert to C long")}
+_U64 = 2 ** 64
 _c_int, _c_float, _c_double, _c_void_p = ctypes.c_int, ctypes.c_float, ctypes.c_double, ctypes.c_void_p
 #: the signed ctypes narrower than a slot: a negative value of one is marked with its width
 _NARROW = {ctypes.c_byte: S8, ctypes.c_short: S16, ctypes.c_int: S32}
@@ -113,14 +117,14 @@ def one_arg(value: Any, ctype: Any) -> Any:
         rng = _STRICT.get(ctype)
         if rng is not None and type(value) is int:
             if not rng[0] <= value <= rng[1]:
-                raise OverflowError(f"value too large to convert to {ctype.__name__}")
+                raise OverflowError(rng[2])
             return _marked(ctype, value)
         if ctype is ctypes.c_double and type(value) is float:
             return F64(value)
         return _marked(ctype, ctype(value).value)
     if ctype is ctypes.c_void_p:
-        if isinstance(value, int):
-            return int(value)
+        if isinstance(value, int):  # a void_ptr (uintptr_t): Cython's OverflowError texts outside it
+            return c_uint(int(value), 64, "unsigned PY_LONG_LONG")
         if isinstance(value, ctypes.c_void_p):
             return value.value or 0
         gp = getattr(value, "getPtr", None)
@@ -131,7 +135,7 @@ def one_arg(value: Any, ctype: Any) -> Any:
     raise TypeError(f"Unsupported type: {ctype!r}")
 
 
-_INT_MIN, _INT_MAX = _STRICT[_c_int]
+_INT_MIN, _INT_MAX = _STRICT[_c_int][:2]
 _wrapper_int = Wrapper.__int__
 _wrapper_getptr = Wrapper.getPtr
 #: type -> whether its values are wrappers whose None-typed value is their C value (``Wrapper.__int__``)
@@ -190,7 +194,7 @@ def kernel_args(drv: Driver, hfunc: int, kp: Any, call: str = "cuLaunchKernel") 
                             fixed = False
                         continue
                 elif c is int:
-                    if t is _c_void_p or (t is _c_int and 0 <= v <= _INT_MAX):
+                    if (t is _c_void_p and 0 <= v < _U64) or (t is _c_int and 0 <= v <= _INT_MAX):
                         out.append(v)
                         continue
                     if t is _c_int and _INT_MIN <= v < 0:

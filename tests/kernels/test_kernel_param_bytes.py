@@ -257,3 +257,52 @@ def test_a_python_twin_reads_marked_values_by_its_types() -> None:
     assert got[2] == struct.unpack("<f", struct.pack("<d", 2.0)[:4])[0] and got[3] == -2
     held = arg_slots.arg_slot("unsigned long long", arg_bits.S32(-4))
     assert bytes(held) == struct.pack("<i", -4) + bytes(4)
+
+
+#: kernelParams values (as source text) the real binding refuses, or takes at the edge of a type's range
+REFUSED = ["((C.c_int(1),), (None,))", "(('x',), (C.c_void_p,))", "((1,), (C.c_char_p,))", "((2**31,), (C.c_int,))",
+           "((-2**31-1,), (C.c_int,))", "((200,), (C.c_byte,))", "((2**63,), (C.c_longlong,))",
+           "((1, 2), (C.c_int,))", "(C.c_int(1),)", "'abc'", "-1", "2**64", "((1.5,), (C.c_int,))",
+           "((2**70,), (C.c_void_p,))", "((-1,), (C.c_void_p,))", "((None,), (C.c_int,))", "((2**32-1,), (C.c_uint,))"]
+
+ERRORS = r'''
+import ctypes as C, json, sys
+import simcuda
+def outcomes(cu, fn, cases):
+    out = {}
+    for c in cases:
+        try:
+            out[c] = "returned %d" % int(cu.cuLaunchKernel(fn, 1, 1, 1, 1, 1, 1, 0, 0, eval(c), 0)[0])
+        except Exception as e:
+            out[c] = "%s: %s" % (type(e).__name__, e)
+    return out
+PTX = b".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k(.param .u32 a)\n{ ret; }\n"
+def native(cases):
+    with simcuda.patch(route="native"):
+        from cuda.bindings import driver as cu
+        cu.cuInit(0)
+        _, dev = cu.cuDeviceGet(0)
+        _, ctx = cu.cuDevicePrimaryCtxRetain(dev)
+        cu.cuCtxSetCurrent(ctx)
+        _, mod = cu.cuModuleLoadData(PTX)
+        _, fn = cu.cuModuleGetFunction(mod, b"k")
+        return outcomes(cu, fn, cases)
+if __name__ == "__main__":
+    print("OUT=" + json.dumps(native(json.loads(sys.argv[1]))))
+'''
+
+
+@pytest.mark.skipif(not native.available()[0], reason=f"native route: {native.available()[1]}")
+def test_refusals_match_nvidias_binding() -> None:
+    """Each refused kernelParams value raises, on the Python route, the exception type and text NVIDIA's
+    cuda-bindings 13.5 raises on the native route (and what both take returns the same code)."""
+    r = subprocess.run([sys.executable, "-c", ERRORS, json.dumps(REFUSED)], capture_output=True, text=True,
+                       timeout=300)
+    assert r.returncode == 0, r.stderr[-4000:]
+    theirs = json.loads([x for x in r.stdout.splitlines() if x.startswith("OUT=")][-1][4:])
+    scope: dict[str, object] = {"__name__": "errors"}
+    exec(ERRORS, scope)
+    mod = check(cuda.cuModuleLoadData(scope["PTX"]))
+    ours = scope["outcomes"](cuda, check(cuda.cuModuleGetFunction(mod, b"k")), REFUSED)  # type: ignore[operator]
+    assert ours == theirs
+    assert sum(v.startswith("returned") for v in ours.values()) == 1  # only the c_uint at its top passes
