@@ -281,11 +281,8 @@ def native(cases):
     with simcuda.patch(route="native"):
         from cuda.bindings import driver as cu
         cu.cuInit(0)
-        _, dev = cu.cuDeviceGet(0)
-        _, ctx = cu.cuDevicePrimaryCtxRetain(dev)
-        cu.cuCtxSetCurrent(ctx)
-        _, mod = cu.cuModuleLoadData(PTX)
-        _, fn = cu.cuModuleGetFunction(mod, b"k")
+        cu.cuCtxSetCurrent(cu.cuDevicePrimaryCtxRetain(cu.cuDeviceGet(0)[1])[1])
+        fn = cu.cuModuleGetFunction(cu.cuModuleLoadData(PTX)[1], b"k")[1]
         return outcomes(cu, fn, cases)
 if __name__ == "__main__":
     print("OUT=" + json.dumps(native(json.loads(sys.argv[1]))))
