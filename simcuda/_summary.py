@@ -261,7 +261,7 @@ def summary_text(drv: Driver, title: str = "", explained: bool = False) -> str:
     if missing:
         shown = ", ".join(f"{name} ({n} run{'s' if n != 1 else ''})" for name, n in sorted(missing.items()))
         lines.append(f"  kernels that could not run (no Python twin and no PTX the engine runs: refused with 801, or "
-                     f"recorded only for simcuda's stand-in images; their results not computed): {shown}; "
+                     f"recorded only for CUDA C source text; their results not computed): {shown}; "
                      "register a twin with simcuda.kernel(name) or --kernels FILE, "
                      "or compile the kernel through NVRTC in this process (or load its PTX) so that its PTX runs")
     failed = failed_captures(drv)

@@ -29,9 +29,6 @@ KNOWN: tuple[tuple[frozenset[str], str], ...] = (
      "(memory); it goes when those records share one module (the folder layout, issue 18 item 4). The driver, its "
      "services and entry groups are outside every cycle: the rule engine, graph model and node kinds are typed "
      "against Protocols (CaptureHost, GraphHost, RunHost, BuildHost, ReplayHost, KernelHost)"),
-    (frozenset({"simcuda.bindings._driver_types", "simcuda.bindings._kernel_params"}),
-     "a struct's getPtr() packs kernelParams with _kernel_params.pack (a lazy import) while _kernel_params "
-     "builds on _driver_types' wrappers; the faces' redesign (issue 18 item 2) owns these files"),
 )
 
 

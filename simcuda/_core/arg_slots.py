@@ -9,8 +9,9 @@ import ctypes
 import struct
 from typing import Any
 
+from .arg_bits import slot
 from .module import struct_format
-from .param_types import bf16_bits
+from .param_types import bf16_bits, size_of
 
 
 def buffer_address(obj: Any) -> tuple[int, Any]:
@@ -37,11 +38,17 @@ def buffer_address(obj: Any) -> tuple[int, Any]:
 def arg_slot(ptype: str | None, v: Any) -> Any:
     """One kernel argument as a ctypes object to put in a ``kernelParams`` array a getter hands out (the tuple
     face's ``cuGraphKernelNodeGetParams`` and the native decoder both): packed by the kernel's parameter type
-    when it has one and can size it (``struct`` format of :func:`simcuda._core.module.struct_format`), a
+    when it has one and can size it (``struct`` format of :func:`simcuda._core.module.struct_format`; a marked
+    value, :mod:`simcuda._core.arg_bits`, as its slot's bytes), a
     ``ctypes.Structure`` as it is, else a double for a float, the bytes for bytes, an unsigned 64-bit integer
     otherwise."""
     if isinstance(v, ctypes.Structure):
         return v
+    marked = slot(v)
+    if marked is not None:  # a value that keeps the width its launch gave it: those bytes, the kernel's many
+        n = size_of(ptype) if ptype is not None else None
+        held = marked[:n].ljust(n, b"\0") if n else marked
+        return ctypes.create_string_buffer(held, len(held))
     if ptype is not None:
         try:
             fmt = struct_format(ptype)

@@ -172,12 +172,13 @@ class Options:
             lets the kernel's exception out of the call that ran it, at once (the native route, which cannot
             raise through C, answers 719 there and prints the traceback).
         unrunnable_kernels: what a launch of a kernel that has no Python twin and whose module is a binary image
-            (ELF CUBIN, fatbin) with no PTX known to simcuda does when it would run (docs/kernels.md, "Kernels that
+            (ELF CUBIN, fatbin) with no PTX known to simcuda, or the NVRTC face's stand-in PTX (made without
+            NVIDIA's NVRTC: empty bodies), does when it would run (docs/kernels.md, "Kernels that
             cannot run") [I]. ``"refuse"`` (the default): the call that runs it (the launch, or the graph launch
             that replays its node) answers ``CUDA_ERROR_NOT_SUPPORTED`` (801), not sticky, the why naming the
             kernel and the remedies; ``"record"``: it is recorded only, as before issue 17. Either way it is
-            listed among the kernels that could not run. simcuda's stand-in images (CUDA C source text, the
-            NVRTC face's stand-in PTX) are always recorded only.
+            listed among the kernels that could not run. CUDA C source text handed to the loader (simcuda's
+            own test double) is always recorded only.
         launch_log_limit: how many :class:`LaunchRecord` the driver's :class:`LaunchLog` keeps: the most
             recent ``launch_log_limit`` (default 1,000,000); ``0`` keeps none (the log is off, only its
             count goes on); ``None`` keeps every record (memory grows with the work run). The log is the

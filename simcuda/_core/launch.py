@@ -78,7 +78,8 @@ def max_dynamic_shared(drv: Any, f: Function, info: Any = None) -> int:
     return max(0, func_device(drv, f).launch_limits()[7] - static_shared(f, info))
 
 
-def check_shape(drv: Any, f: Function, grid: Sequence[int], block: Sequence[int], shmem: int, what: str) -> None:
+def check_shape(drv: Any, f: Function, grid: Sequence[int], block: Sequence[int], shmem: int, what: str,
+                cluster: Sequence[int] | None = None) -> None:
     """The launch limits of ``f`` on its device (cuLaunchKernel's INVALID_VALUE cases, also a kernel node's at
     add and parameter update): no zero dimension; block dimensions and thread count within MAX_BLOCK_DIM_X/Y/Z
     and MAX_THREADS_PER_BLOCK; the kernel's own limits from its image (:func:`kernel_info`): its thread count
@@ -86,10 +87,12 @@ def check_shape(drv: Any, f: Function, grid: Sequence[int], block: Sequence[int]
     (spec 17; [I] for the exactness, the PTX ISA's "launched with exactly"); grid dimensions within
     MAX_GRID_DIM_X/Y/Z; ``shmem`` (bytes of dynamic shared memory) within :func:`max_dynamic_shared` (by default
     48 KiB minus the kernel's static shared memory; opt in to more with cuFuncSetAttribute, up to the device's
-    MAX_SHARED_MEMORY_PER_BLOCK_OPTIN minus the static size) [O] (docs/spec-proposals.md P-70). ``what`` names
-    the call in the ``why``.
+    MAX_SHARED_MEMORY_PER_BLOCK_OPTIN minus the static size) [O] (docs/spec-proposals.md P-70); the cluster
+    shape (``cluster``, cuLaunchKernelEx's, or None) against the kernel's cluster directives and the grid
+    (:func:`check_cluster`, P-75). ``what`` names the call in the ``why``.
 
-    Errors: 1 INVALID_VALUE, with a ``why`` naming the limit (and the kernel's directive and PTX line)."""
+    Errors: 1 INVALID_VALUE, with a ``why`` naming the limit (and the kernel's directive and PTX line); those of
+    :func:`check_cluster` (801, 912)."""
     lim = func_device(drv, f).launch_limits()
     info = kernel_info(f)
     most = lim[6] if info is None or info.max_threads is None else min(lim[6], info.max_threads)
@@ -98,7 +101,9 @@ def check_shape(drv: Any, f: Function, grid: Sequence[int], block: Sequence[int]
     gx, gy, gz = grid
     if (0 < bx <= lim[0] and 0 < by <= lim[1] and 0 < bz <= lim[2] and bx * by * bz <= most
             and 0 < gx <= lim[3] and 0 < gy <= lim[4] and 0 < gz <= lim[5] and shmem <= top
-            and (info is None or info.reqntid is None or tuple(block) == tuple(info.reqntid))):
+            and cluster is None
+            and (info is None or ((info.reqntid is None or tuple(block) == tuple(info.reqntid))
+                                  and info.reqnctapercluster is None and not info.explicitcluster))):
         return  # the common case, in one test; the checks below say what is wrong
     if 0 in grid or 0 in block:
         raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
@@ -127,6 +132,73 @@ def check_shape(drv: Any, f: Function, grid: Sequence[int], block: Sequence[int]
                           + (f", beside {static} bytes of static shared memory" if static else "")
                           + "; raise it with cuFuncSetAttribute up to the device's MAX_SHARED_MEMORY_PER_BLOCK_OPTIN"
                           + (" minus the static size" if static else "") + ")")
+    check_cluster(drv, f, info, grid, cluster, what)
+
+
+def check_cluster(drv: Any, f: Function, info: Any, grid: Sequence[int], cluster: Sequence[int] | None,
+                  what: str) -> None:
+    """A launch's thread-block cluster shape against the kernel's cluster directives (``info``: its
+    :func:`kernel_info`, None for a kernel without an image the simulator reads: no directives) and its grid
+    (docs/spec-proposals.md P-75). ``cluster``: the shape the launch gives
+    (cuLaunchKernelEx's CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION), None when it gives none (every other launch, and
+    a kernel node); all zeros is none [I]. The shape that applies is the launch's, else the kernel's
+    ``.reqnctapercluster`` (a kernel compiled with ``__cluster_dims__`` launches with it through
+    ``cuLaunchKernel`` too [D: CUDA Programming Guide, "Thread Block Clusters"]).
+
+    Errors: 801 NOT_SUPPORTED a kernel with cluster directives on a device without cluster launch [I]; the
+    others all 912 CUDA_ERROR_INVALID_CLUSTER_SIZE ("a kernel launch error due to cluster misconfiguration"
+    [D]; which misconfiguration answers it is [I]): a launch shape with a zero and a non-zero dimension [D: the
+    values "must either all be 0 or all be positive"]; a launch shape other than the kernel's
+    ``.reqnctapercluster``; no shape at all for a kernel that declares ``.explicitcluster``; a grid that is not
+    a whole number of clusters in each dimension; more CTAs per cluster than the kernel's ``.maxclusterrank``."""
+    if cluster is not None and not any(cluster):
+        cluster = None
+    if info is None and cluster is None:
+        return
+    req = info.reqnctapercluster if info is not None else None
+    name = f.name
+    if cluster is not None:
+        if not all(cluster):
+            raise DriverError(CUresult.CUDA_ERROR_INVALID_CLUSTER_SIZE,
+                              f"{what} of {name}: cluster dimensions {tuple(cluster)} mix zero and non-zero values "
+                              "(they must all be 0 or all be positive)")
+        if req is not None and tuple(cluster) != tuple(req):
+            raise DriverError(CUresult.CUDA_ERROR_INVALID_CLUSTER_SIZE,
+                              f"{what} of {name} with cluster dimensions {tuple(cluster)}: the kernel declares "
+                              f".reqnctapercluster {','.join(map(str, req))} (PTX line {info.line}), so it must be "
+                              "launched with exactly that cluster shape [inferred: the code of a cluster "
+                              "misconfiguration]")
+    shape = cluster if cluster is not None else req
+    if (shape is not None or info.explicitcluster) and not _clusters(func_device(drv, f)):
+        raise DriverError(CUresult.CUDA_ERROR_NOT_SUPPORTED,
+                          f"{what} of {name}: the kernel declares thread-block clusters (PTX line {info.line}) and "
+                          "the device has no cluster launch (CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH is 0) [inferred: "
+                          "a real driver would not load its sm_90 code on this device]")
+    if shape is None:
+        if info is not None and info.explicitcluster:
+            raise DriverError(CUresult.CUDA_ERROR_INVALID_CLUSTER_SIZE,
+                              f"{what} of {name} gives no cluster shape: the kernel declares .explicitcluster "
+                              f"(PTX line {info.line}) and no .reqnctapercluster, so the launch must give one "
+                              "(cuLaunchKernelEx with CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION) "
+                              "[inferred: the code of a cluster misconfiguration]")
+        return
+    if any(g % c for g, c in zip(grid, shape)):
+        raise DriverError(CUresult.CUDA_ERROR_INVALID_CLUSTER_SIZE,
+                          f"{what} of {name}: grid {tuple(grid)} is not a whole number of clusters of "
+                          f"{tuple(shape)} blocks in each dimension [inferred: the code of a cluster "
+                          "misconfiguration]")
+    top = info.maxclusterrank if info is not None else None
+    if top is not None and shape[0] * shape[1] * shape[2] > top:
+        raise DriverError(CUresult.CUDA_ERROR_INVALID_CLUSTER_SIZE,
+                          f"{what} of {name}: a cluster of {tuple(shape)} has {shape[0] * shape[1] * shape[2]} "
+                          f"blocks; the kernel declares .maxclusterrank {top} (PTX line {info.line}) "
+                          "[inferred: the code of a cluster misconfiguration]")
+
+
+def _clusters(dev: Device) -> bool:
+    """Whether ``dev`` launches thread-block clusters (CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH)."""
+    spec = dev.spec
+    return bool(spec.cluster_launch if spec.cluster_launch is not None else spec.compute_capability[0] >= 9)
 
 
 def _check_directives(f: Function, info: Any, block: tuple[int, ...], what: str) -> None:
@@ -190,19 +262,34 @@ def resolve(drv: Any, hfunc: int, h: int, call: str) -> tuple[Function, Stream]:
 
 
 def launch_record(drv: Any, f: Function, s: Stream, grid: tuple[int, ...], block: tuple[int, ...], shmem: int,
-                  args: list[Any], coop: bool) -> KernelParams:
+                  args: list[Any], coop: bool, cluster: tuple[int, int, int] | None = None) -> KernelParams:
     """The launch record of ``f`` on ``s`` (step 4): that of its last launch when the values are the same
     (:func:`~simcuda._core.nodes.same_values`), else checked (:func:`check_shape`, :func:`check_cooperative`)
-    and new, kept as the function's last. Errors: those of the checks."""
+    and new, kept as the function's last; ``cluster``: the launch's cluster shape (cuLaunchKernelEx), checked
+    with the rest (:func:`check_cluster`; never the last launch's record then). Errors: those of the checks."""
     p: KernelParams | None = f.last_params
-    if (p is not None and p.shmem == shmem and p.cooperative is coop and p.priority is s.priority
+    if (cluster is None and p is not None and p.shmem == shmem and p.cooperative is coop and p.priority is s.priority
             and same_values(p.args, args) and same_values(p.grid, grid) and same_values(p.block, block)):
         return p
-    check_shape(drv, f, grid, block, shmem, "launch")
+    check_shape(drv, f, grid, block, shmem, "launch", cluster)
     if coop:
         check_cooperative(s, grid, block)
     p = f.last_params = KernelParams(f, grid, block, int(shmem), args, s.priority, coop)
     return p
+
+
+class LaunchFlags(int):
+    """cuLaunchKernelEx's attribute flags (:data:`PROGRAMMATIC`, :data:`COOPERATIVE`, an ``int``) that also carry
+    the cluster shape of its CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION (``cluster``, three block counts):
+    :func:`launch` checks it against the kernel (:func:`check_cluster`) at every such launch."""
+
+    cluster: tuple[int, int, int]
+
+    def __new__(cls, flags: int, cluster: tuple[int, int, int]) -> LaunchFlags:
+        """``flags`` with ``cluster``."""
+        made = int.__new__(cls, flags)
+        made.cluster = cluster
+        return made
 
 
 #: the flags of a cuLaunchKernelEx's attributes (:meth:`~simcuda._core.entries.arguments.ArgumentRules.
@@ -283,8 +370,12 @@ def launch(drv: Any, hfunc: int, grid: tuple[int, ...], block: tuple[int, ...], 
                 coop = False if call is _LAUNCH else (call == "cuLaunchCooperativeKernel" or (
                     programmatic is not False and programmatic & COOPERATIVE != 0))
                 params = f.last_params  # the same objects again: the same (checked, immutable) record
-                if (params is None or params.args is not args or params.grid is not grid or params.block is not block
-                        or params.shmem != shmem or params.cooperative is not coop
+                if programmatic is not False and programmatic.__class__ is LaunchFlags:  # a cluster shape:
+                    # checked at every such launch, its record not reused by a launch without one
+                    params = launch_record(drv, f, s, grid, block, shmem, args, coop, programmatic.cluster)
+                    f.last_params = None
+                elif (params is None or params.args is not args or params.grid is not grid
+                        or params.block is not block or params.shmem != shmem or params.cooperative is not coop
                         or params.priority is not s.priority):
                     params = launch_record(drv, f, s, grid, block, shmem, args, coop)
             if programmatic and programmatic & PROGRAMMATIC:
@@ -345,9 +436,12 @@ def function_attribute(drv: Any, f: Function, attrib: int, dev: Device, call: st
       drivers report, not the PTX ISA ``.version``]; BINARY_VERSION: the device's compute capability, the
       architecture the driver compiles the PTX for [I];
     * MAX_DYNAMIC_SHARED_SIZE_BYTES (:func:`max_dynamic_shared`), PREFERRED_SHARED_MEMORY_CARVEOUT (-1 until
-      set), the cluster attributes, NON_PORTABLE_CLUSTER_SIZE_ALLOWED, CLUSTER_SCHEDULING_POLICY_PREFERENCE and
-      SHARED_MEMORY_MODE as set (0 until set; the engine does not report ``.reqnctapercluster``, so a compiled
-      cluster shape reads 0) [I]; CACHE_MODE_CA, CLUSTER_SIZE_MUST_BE_SET and DEVICE_NODE_UPDATE_SUPPORTED 0 [I].
+      set), NON_PORTABLE_CLUSTER_SIZE_ALLOWED, CLUSTER_SCHEDULING_POLICY_PREFERENCE and SHARED_MEMORY_MODE as
+      set (0 until set) [I];
+    * REQUIRED_CLUSTER_WIDTH/HEIGHT/DEPTH: the kernel's ``.reqnctapercluster`` (a ``__cluster_dims__``), else
+      as set (0 until set); CLUSTER_SIZE_MUST_BE_SET: 1 when the kernel declares ``.explicitcluster`` (NVRTC
+      emits it with ``__cluster_dims__``), else 0 (P-75) [I];
+    * CACHE_MODE_CA and DEVICE_NODE_UPDATE_SUPPORTED 0 [I].
 
     Errors: 1 INVALID_VALUE ``attrib`` is not a CUfunction_attribute (``call`` names the entry)."""
     info = kernel_info(f)
@@ -367,8 +461,12 @@ def function_attribute(drv: Any, f: Function, attrib: int, dev: Device, call: st
     if attrib == PREFERRED_SHARED_MEMORY_CARVEOUT:
         return f.carveout
     if attrib in _KEPT:
+        if attrib <= REQUIRED_CLUSTER_DEPTH and info is not None and info.reqnctapercluster is not None:
+            return int(info.reqnctapercluster[attrib - REQUIRED_CLUSTER_WIDTH])
         return f.settings.get(attrib, 0)
-    if attrib in (CACHE_MODE_CA, CLUSTER_SIZE_MUST_BE_SET, DEVICE_NODE_UPDATE_SUPPORTED):
+    if attrib == CLUSTER_SIZE_MUST_BE_SET:
+        return int(info is not None and info.explicitcluster)
+    if attrib in (CACHE_MODE_CA, DEVICE_NODE_UPDATE_SUPPORTED):
         return 0
     raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE, f"{call}: {attrib} is not a CUfunction_attribute")
 
@@ -386,7 +484,9 @@ def set_function_attribute(drv: Any, f: Function, attrib: int, value: int, dev: 
     Errors: 1 INVALID_VALUE a value out of range, or an attribute that is read-only (0-7, 10, 16) or not a
     CUfunction_attribute [D: "Attempting to set a value on a read-only attribute will result in an error
     (CUDA_ERROR_INVALID_VALUE)"]; 801 NOT_SUPPORTED a cluster attribute (11-15) on a device without cluster
-    launch (CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH 0) [I]."""
+    launch (CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH 0) [I]; 800 NOT_PERMITTED REQUIRED_CLUSTER_WIDTH/HEIGHT/DEPTH of
+    a kernel whose image sets its cluster shape (``.reqnctapercluster``) [D: "If the value is set during
+    compile time, it cannot be set at runtime. Setting it at runtime will return CUDA_ERROR_NOT_PERMITTED"]."""
     f.last_params = None  # its launch limits may change
     if attrib == MAX_DYNAMIC_SHARED_SIZE_BYTES:
         static = static_shared(f)
@@ -403,12 +503,16 @@ def set_function_attribute(drv: Any, f: Function, attrib: int, value: int, dev: 
                               f"{call}: PREFERRED_SHARED_MEMORY_CARVEOUT {value} is outside -1..100")
         f.carveout = value
     elif attrib in _KEPT:
-        spec = dev.spec
-        on = spec.cluster_launch if spec.cluster_launch is not None else spec.compute_capability[0] >= 9
-        if attrib <= CLUSTER_SCHEDULING_POLICY_PREFERENCE and not on:
+        if attrib <= CLUSTER_SCHEDULING_POLICY_PREFERENCE and not _clusters(dev):
             raise DriverError(CUresult.CUDA_ERROR_NOT_SUPPORTED,
                               f"{call}: cluster attribute {attrib} on a device without cluster launch "
                               "(CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH is 0)")
+        info = kernel_info(f) if attrib <= REQUIRED_CLUSTER_DEPTH else None
+        if info is not None and info.reqnctapercluster is not None:
+            raise DriverError(CUresult.CUDA_ERROR_NOT_PERMITTED,
+                              f"{call}: the cluster shape of {f.name} is set at compile time (.reqnctapercluster "
+                              f"{','.join(map(str, info.reqnctapercluster))}, PTX line {info.line}); "
+                              f"attribute {attrib} cannot be set at runtime")
         allowed = _KEPT[attrib]
         if value not in allowed:
             raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,

@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 import attrs
 
+from . import arg_bits
 from .errors import CUresult, DriverError
 from .memops import MEMOP_ATOMIC_REDUCTION as MEMOP_ATOMIC_REDUCTION  # the batch memory operations' names
 from .memops import MEMOP_BARRIER as MEMOP_BARRIER
@@ -172,15 +173,17 @@ class KernelParams:
         self.packed: bytes | None = None  # the engine's parameter buffer of args (simcuda._core.ptxrun), once made
 
 
-#: types whose equal values cannot be told apart (immutable, no identity of their own that shows)
-_VALUE_TYPES = frozenset({int, bool, str, bytes})
+#: types whose equal values cannot be told apart (immutable, no identity of their own that shows); the marked
+#: kernel arguments (:mod:`simcuda._core.arg_bits`) among them, floats compared as floats
+_FLOAT_MARKS = frozenset(m for m in arg_bits.MARKS if issubclass(m, float))
+_VALUE_TYPES = frozenset({int, bool, str, bytes}) | (arg_bits.MARKS - _FLOAT_MARKS)
 
 
 def same_values(a: Any, b: Any) -> bool:
     """True when sequences ``a`` and ``b`` are interchangeable as stored parameters: of one class, and item
-    by item the same object, or equal values of one type in :data:`_VALUE_TYPES`, or equal floats of the
-    same sign (``1``, ``True`` and ``1.0`` differ, and so do ``0.0`` and ``-0.0``; other objects only by
-    identity)."""
+    by item the same object, or equal values of one type in :data:`_VALUE_TYPES`, or equal floats (plain or
+    marked, of one class) of the same sign (``1``, ``True`` and ``1.0`` differ, and so do ``0.0`` and ``-0.0``;
+    other objects only by identity)."""
     if a is b:
         return True
     if a.__class__ is not b.__class__ or len(a) != len(b):
@@ -191,7 +194,7 @@ def same_values(a: Any, b: Any) -> bool:
         t = x.__class__
         if t is not y.__class__:
             return False
-        if t is float:
+        if t is float or t in _FLOAT_MARKS:
             if x != y or copysign(1.0, x) != copysign(1.0, y):
                 return False
         elif t not in _VALUE_TYPES or x != y:

@@ -39,6 +39,8 @@ from __future__ import annotations
 import re
 import struct
 
+from . import arg_bits
+
 #: the ``struct`` format of each scalar type name (LP64: ``long`` is 8 bytes); names not here are aliases
 #: (:data:`ALIASES`), vector types (:data:`VECTORS`) or aggregates (``char[N]``)
 SCALARS: dict[str, str] = {
@@ -361,12 +363,23 @@ _INT_BITS = {"b": (8, True), "B": (8, False), "h": (16, True), "H": (16, False),
              "I": (32, False), "q": (64, True), "Q": (64, False)}
 
 
+def _read_slot(fmt: str, raw: bytes) -> object:
+    """The value of ``struct`` format ``fmt`` (:func:`struct_format`) in the first bytes of an argument slot
+    ``raw`` (8 bytes, :func:`simcuda._core.arg_bits.slot`; zero bytes beyond)."""
+    if fmt == "bf16":
+        return bf16_value(int.from_bytes(raw[:2], "little"))
+    n = struct.calcsize("<" + fmt)
+    return struct.unpack("<" + fmt, raw[:n].ljust(n, b"\0"))[0]
+
+
 def as_declared(types: list[str], args: list[object]) -> list[object]:
     """The arguments as a kernel with parameter types ``types`` reads them: what a Python kernel finds in
     ``launch.args`` whichever way the launch passed them. A ``void**`` array is already read by these types;
     a ``(values, types)`` launch gives the caller's values, which the GPU would see through the kernel's types:
     an integer wraps to the parameter's width and sign (``c_ushort(65531)`` for an ``int16_t`` is -5), an
-    integer for a ``float``/``double``/``__half``/``__nv_bfloat16`` is its bits (a sizes-only image read as
+    integer for a ``float``/``double``/``__half``/``__nv_bfloat16`` is its bits, a marked value
+    (:mod:`simcuda._core.arg_bits`, a ``c_float`` or a negative ``c_int``, say) is its slot's bytes read by the
+    type (a sizes-only image read as
     integers, or an integer passed for a float parameter), a float for one is rounded to it, a ``bool`` is
     ``bool``, ``bytes`` for an aggregate are cut or zero-padded to its size. Anything else, and every argument
     of a kernel whose types do not match the argument count, stays as given."""
@@ -379,41 +392,41 @@ def as_declared(types: list[str], args: list[object]) -> list[object]:
         except Unsized:
             out.append(v)
             continue
-        if type(v) is int or type(v) is bool:
-            iv = int(v)
-            bits = _INT_BITS.get(fmt)
-            if bits is not None:
-                width, signed = bits
-                iv &= (1 << width) - 1
-                out.append(iv - (1 << width) if signed and iv >> (width - 1) else iv)
-                continue
-            if fmt == "e":
-                out.append(struct.unpack("<e", struct.pack("<H", iv & 0xFFFF))[0])
-                continue
-            if fmt in ("f", "d"):  # an integer for a float parameter: the bits the kernel reads as one
-                wide = fmt == "d"
-                out.append(struct.unpack("<" + fmt, struct.pack("<Q" if wide else "<I",
-                                                               iv & ((1 << (64 if wide else 32)) - 1)))[0])
-                continue
-            if fmt == "bf16":
-                out.append(bf16_value(iv))
-                continue
-            if fmt == "?":
-                out.append(bool(iv))
-                continue
-        elif type(v) is float:
-            if fmt == "e":
-                try:
-                    out.append(struct.unpack("<e", struct.pack("<e", v))[0])
-                except OverflowError:
-                    out.append(float("inf") if v > 0 else float("-inf"))
-                continue
-            if fmt == "bf16":
-                out.append(bf16_value(bf16_bits(v)))
-                continue
-        elif isinstance(v, bytes) and fmt.endswith("s"):
-            n = int(fmt[:-1])
-            out.append(v[:n].ljust(n, b"\0"))
-            continue
-        out.append(v)
+        out.append(_as_type(fmt, v))
     return out
+
+
+def _as_type(fmt: str, v: object) -> object:
+    """One argument ``v`` as a parameter of ``struct`` format ``fmt`` reads it (:func:`as_declared`)."""
+    raw = arg_bits.slot(v)
+    if raw is not None:  # a marked value: its slot's bytes, read by the parameter's type
+        return _read_slot(fmt, raw)
+    if type(v) is int or type(v) is bool:
+        iv = int(v)
+        bits = _INT_BITS.get(fmt)
+        if bits is not None:
+            width, signed = bits
+            iv &= (1 << width) - 1
+            return iv - (1 << width) if signed and iv >> (width - 1) else iv
+        if fmt == "e":
+            return struct.unpack("<e", struct.pack("<H", iv & 0xFFFF))[0]
+        if fmt in ("f", "d"):  # an integer for a float parameter: the bits the kernel reads as one
+            wide = fmt == "d"
+            return struct.unpack("<" + fmt, struct.pack("<Q" if wide else "<I",
+                                                        iv & ((1 << (64 if wide else 32)) - 1)))[0]
+        if fmt == "bf16":
+            return bf16_value(iv)
+        if fmt == "?":
+            return bool(iv)
+    elif type(v) is float:
+        if fmt == "e":
+            try:
+                return struct.unpack("<e", struct.pack("<e", v))[0]
+            except OverflowError:
+                return float("inf") if v > 0 else float("-inf")
+        if fmt == "bf16":
+            return bf16_value(bf16_bits(v))
+    elif isinstance(v, bytes) and fmt.endswith("s"):
+        n = int(fmt[:-1])
+        return v[:n].ljust(n, b"\0")
+    return v

@@ -20,7 +20,7 @@ from typing import Any
 
 import attrs
 
-from . import param_types
+from . import arg_bits
 from .errors import CUresult, DriverError
 
 #: struct formats of the PTX scalar float types; every other scalar is packed as an integer of its size
@@ -83,20 +83,6 @@ class DriverMemory:
     def gpu_like(self) -> bool:
         """False: an access past an allocation faults even inside a mapped page [I] (issue 17 part 3)."""
         return self._gpu_like
-
-
-def _read_as_integer(declared: list[str] | None, i: int) -> bool:
-    """Whether parameter ``i``'s value was read from the launch's bytes as an integer C type (a CUBIN's kernels
-    have only sized unsigned types, docs/fidelity.md): an ``int`` value is then the bits the caller passed."""
-    if not declared or i >= len(declared):
-        return False
-    try:
-        return param_types.struct_format(declared[i]) in _INTEGER_FORMATS
-    except param_types.Unsized:
-        return False
-
-
-_INTEGER_FORMATS = frozenset("bBhHiIlLqQ")
 
 
 class DeviceHeap:
@@ -168,13 +154,21 @@ def clear_stop() -> None:
     _STOP.clear()
 
 
-def pack_params(name: str, info: Any, args: list[Any], declared: list[str] | None = None) -> bytes:
-    """The parameter buffer of kernel ``name`` (``info``: its :class:`simcuda.ptx.KernelInfo`): each decoded
-    argument value at its parameter's offset, little-endian; ``bytes`` (a struct by value) as given, floats by
-    the parameter's PTX float type, integers (and pointers) two's-complement in its size. ``declared`` (the
-    function's parameter C types) says how the values were read: an ``int`` read as an integer type for a PTX
-    float parameter (a CUBIN's kernel on the native route, whose image has sizes only) is the float's bits, not
-    a number to convert.
+def pack_params(name: str, info: Any, args: list[Any]) -> bytes:
+    """The parameter buffer of kernel ``name`` (``info``: its :class:`simcuda.ptx.KernelInfo`): at each
+    parameter's offset, the first ``size`` bytes of its argument as the launch gave them, as the driver reads
+    ``size`` bytes at each ``kernelParams`` pointer (little-endian; zero bytes where the argument is shorter):
+
+    * a value marked with the width the binding packed it in (:mod:`simcuda._core.arg_bits`: a ``c_float``,
+      ``c_double`` or negative narrow integer of a ``(values, types)`` launch, a 16-bit float): its slot, so
+      a ``c_float`` for an ``.f64`` parameter is the float's bytes and four zero bytes, as on the GPU;
+    * an ``int`` (or ``bool``): its bits, never converted (a ``c_uint`` holding a float's bits for an ``.f32``
+      parameter is that float), two's complement in 64 bits, zero above;
+    * a ``float``: the parameter's PTX float type (``.f16``/``.f32``/``.f64``) when its size matches, else a
+      double's bytes for an 8-byte parameter, a half's for a 2-byte one and a float32's otherwise (a ``void**``
+      array read by the kernel's types gives the value in the parameter's own width, so this is its bytes);
+    * ``bytes`` (a struct by value): as given;
+    * anything else: its ``int`` as an integer.
 
     Errors: ``CUDA_ERROR_INVALID_VALUE`` when the argument count differs from the kernel's parameter count.
     """
@@ -182,20 +176,45 @@ def pack_params(name: str, info: Any, args: list[Any], declared: list[str] | Non
         raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
                           f"kernel {name!r} takes {len(info.params)} parameters, the launch gave {len(args)}")
     buf = bytearray(info.param_bytes)
-    for i, (p, v) in enumerate(zip(info.params, args)):
-        if isinstance(v, (bytes, bytearray, memoryview)):
-            raw = bytes(v)[:p.size].ljust(p.size, b"\0")
-        elif (p.ptx_type in _FLOAT_FORMATS and isinstance(v, int) and not isinstance(v, bool)
-              and _read_as_integer(declared, i)):
-            raw = (v & ((1 << (8 * p.size)) - 1)).to_bytes(p.size, "little")
-        elif p.ptx_type in _FLOAT_FORMATS and p.size == struct.calcsize(_FLOAT_FORMATS[p.ptx_type]):
-            raw = struct.pack(_FLOAT_FORMATS[p.ptx_type], float(v))
+    for p, v in zip(info.params, args):
+        size = p.size
+        t = v.__class__
+        if t is int or t is bool:
+            raw = _int_bytes(v, size)
+        elif t is float:
+            raw = _float_bytes(v, p.ptx_type, size)
+        elif t in arg_bits.MARKS:
+            raw = arg_bits.slot(v)  # type: ignore[assignment]  # a marked class always has a slot
+        elif isinstance(v, (bytes, bytearray, memoryview)):
+            raw = bytes(v)
         elif isinstance(v, float):
-            raw = struct.pack("<d" if p.size == 8 else "<f", v)[:p.size].ljust(p.size, b"\0")
+            raw = _float_bytes(float(v), p.ptx_type, size)
         else:
-            raw = (int(v) & ((1 << (8 * p.size)) - 1)).to_bytes(p.size, "little")
-        buf[p.offset:p.offset + p.size] = raw
+            raw = _int_bytes(int(v), size)
+        buf[p.offset:p.offset + size] = raw[:size].ljust(size, b"\0")
     return bytes(buf)
+
+
+def _int_bytes(v: int, size: int) -> bytes:
+    """An integer argument's bytes: a negative one in 64-bit two's complement (the binding's slot; zero above),
+    a non-negative one in full, at least 8 bytes."""
+    n = max(size, 8)
+    return (v & _M64 if v < 0 else v & ((1 << (8 * n)) - 1)).to_bytes(n, "little")
+
+
+def _float_bytes(v: float, ptx_type: str, size: int) -> bytes:
+    """A float argument's bytes for a parameter of ``ptx_type`` and ``size`` bytes (see :func:`pack_params`); a
+    value beyond ``.f16``'s range is its infinity, as the conversion rounds it."""
+    fmt = _FLOAT_FORMATS.get(ptx_type)
+    if fmt is None or size != struct.calcsize(fmt):
+        fmt = "<d" if size == 8 else "<e" if size == 2 else "<f"
+    try:
+        return struct.pack(fmt, v)
+    except OverflowError:  # "<e" only: the nearest half is its infinity
+        return struct.pack(fmt, float("inf") if v > 0 else float("-inf"))
+
+
+_M64 = (1 << 64) - 1
 
 
 def engine_module(module: Any) -> Any:
@@ -292,15 +311,20 @@ def _launch_context(driver: Any, p: Any) -> Any:
 STAND_IN_MARK = "Generated by simcuda's simulated NVRTC"
 
 
+#: what :func:`stand_in` calls the NVRTC face's stand-in PTX
+NVRTC_STAND_IN = "simcuda's NVRTC stand-in PTX"
+
+
 def stand_in(module: Any) -> str | None:
     """What kind of simcuda stand-in image ``module`` (a loaded :class:`~simcuda._core.objects.Module`) was
     loaded from, or None for a real one: ``"CUDA C source text"`` (simcuda's own fake image: the loader reads
-    kernel names from source) or ``"simcuda's NVRTC stand-in PTX"`` (empty bodies). Their launches are recorded
-    and listed, never refused: they are test doubles, with no kernel body to run (docs/kernels.md)."""
+    kernel names from source; its launches are recorded and listed, never refused: a test double) or
+    :data:`NVRTC_STAND_IN` (what the NVRTC face made without NVIDIA's NVRTC: empty bodies; its launches are
+    refused as a binary image with no PTX is, :func:`unrunnable`) (docs/kernels.md)."""
     if module.ptx is None and module.source is not None:
         return "CUDA C source text"
     if module.ptx is not None and STAND_IN_MARK in module.ptx[:400]:
-        return "simcuda's NVRTC stand-in PTX"
+        return NVRTC_STAND_IN
     return None
 
 
@@ -335,19 +359,40 @@ def refusal(name: str) -> DriverError:
                        "PTX; Options(unrunnable_kernels='record') records such launches without running them")
 
 
+def stand_in_refusal(name: str) -> DriverError:
+    """The refusal (P-69) of a launch of kernel ``name`` whose module is the NVRTC face's stand-in PTX (NVIDIA's
+    NVRTC was not there, or could not open a header, and simcuda's reader served the program: the kernel has an
+    empty body, so running it would compute nothing): ``CUDA_ERROR_NOT_SUPPORTED`` (801), not sticky, the why
+    naming the kernel and the remedies [I]."""
+    return DriverError(CUresult.CUDA_ERROR_NOT_SUPPORTED,
+                       f"kernel {name!r} cannot run: it has no Python twin and its module is {NVRTC_STAND_IN} "
+                       "(NVIDIA's NVRTC is not installed, or could not open a header, so simcuda's nvrtc face read "
+                       "the source and made kernels with empty bodies: they would compute nothing). Remedies: "
+                       "install NVIDIA's NVRTC (pip install 'simcuda[kernels]', or nvidia-cuda-nvrtc) and compile "
+                       "again (with -I for a toolkit's include/ when the program includes headers), register a "
+                       f"Python twin (@simcuda.kernel({name!r})), or load the kernel's PTX; "
+                       "Options(unrunnable_kernels='record') records such launches without running them")
+
+
 def unrunnable(driver: Any, p: Any) -> str:
-    """A launch ``p`` with no Python twin whose module has no PTX to run (or only a stand-in's): raise
-    :func:`refusal` for a real binary image unless ``Options(unrunnable_kernels='record')``; else the launch
-    log's outcome text (the launch is recorded only; the caller counts it among the kernels that could not run)."""
+    """A launch ``p`` with no Python twin whose module has no PTX to run (or only a stand-in's): unless
+    ``Options(unrunnable_kernels='record')``, raise :func:`refusal` for a real binary image and
+    :func:`stand_in_refusal` for the NVRTC face's stand-in PTX; else the launch log's outcome text (the launch
+    is recorded only; the caller counts it among the kernels that could not run). CUDA C source text (simcuda's
+    own test double) is always recorded only."""
     module = p.func.module if p.func is not None else None
     if module is None:
         return "recorded only (no Python kernel registered)"
     kind = stand_in(module)
     if kind == "CUDA C source text":
         return "recorded only (no Python kernel registered)"
+    record = driver.options.unrunnable_kernels != "refuse"
     if kind is not None:
-        return f"recorded only (no Python kernel registered; its module is {kind})"
-    if driver.options.unrunnable_kernels == "refuse":
+        if not record:
+            raise stand_in_refusal(p.name)
+        return (f"recorded only (no Python kernel registered; its module is {kind}: "
+                "Options(unrunnable_kernels='record'))")
+    if not record:
         raise refusal(p.name)
     return "recorded only (no Python kernel registered, no PTX: Options(unrunnable_kernels='record'))"
 
@@ -388,7 +433,7 @@ def run_ptx(driver: Any, p: Any, unlocked: Any) -> tuple[bool, str]:
         return False, "recorded only (no argument values for its parameters)"
     params = p.packed
     if params is None:  # the record is immutable and shared by its launches and replays: packed once
-        params = p.packed = pack_params(p.name, info, list(p.args), getattr(p.func, "param_types", None))
+        params = p.packed = pack_params(p.name, info, p.args)
     ctx = _launch_context(driver, p)
     variables = driver.module_variable_addresses(module, ctx, eng.variables) if eng.variables else {}
     memory = DriverMemory(driver.memory)

@@ -24,18 +24,26 @@ The rules are those of cuda-bindings 13.5.0's ``_HelperKernelParams`` / ``_pack_
 
 * anything else: ``TypeError: Argument 'kernelParams' is not a valid type: ...``.
 
-The core receives a plain list of Python values: ints for pointers and integers, floats,
-``bytes`` for ``c_char``, and a ``ctypes.Structure`` as its ``bytes`` at the time of the call (passed by
-value: the driver copies the argument bytes at the launch), which is also what a ``void**`` array gives for a
-struct parameter (:mod:`simcuda._core.param_types`), so ``launch.args`` is the same for both forms.
+The binding packs each scalar into a zeroed 8-byte slot, and the driver reads as many bytes at each pointer as
+the kernel's parameter has (so a ``c_uint`` holding a float's bits is that float for an ``.f32`` parameter). The
+core receives a list of Python values that keep those bytes: ints for pointers and integers (their bits, never
+converted), a ``c_float``/``c_double`` value or a negative ``c_byte``/``c_short``/``c_int`` marked with its width
+(:mod:`simcuda._core.arg_bits`: a ``float``/``int`` subclass, so a Python twin sees the number), ``bytes`` for
+``c_char``, a ``c_wchar``'s code point, and a ``ctypes.Structure`` (or a binding struct with ``getPtr``, type
+``None``) as its ``bytes`` at the time of the call (passed by value: the driver copies the argument bytes at the
+launch), which is also what a ``void**`` array gives for a struct parameter (:mod:`simcuda._core.param_types`).
+The kernel engine's parameter buffer is made of those bytes (:func:`simcuda._core.ptxrun.pack_params`), the same
+bytes the native route's ``void**`` arrays hand it.
 """
 from __future__ import annotations
 
 import ctypes
 from typing import TYPE_CHECKING, Any
 
+from .._core.arg_bits import F32, F64, S8, S16, S32
 from .._core.arg_slots import arg_slot as arg_slot  # re-exported: the tuple face's getters use it
-from ._driver_types import Wrapper, buffer_address, c_uint, is_enum_member
+from .._core.arg_slots import buffer_address
+from ._scalars import Wrapper, c_uint, is_enum_member
 
 if TYPE_CHECKING:
     from .._core.driver import Driver
@@ -43,8 +51,15 @@ if TYPE_CHECKING:
 _SUPPORTED = frozenset({ctypes.c_bool, ctypes.c_char, ctypes.c_wchar, ctypes.c_byte, ctypes.c_ubyte, ctypes.c_short,
                         ctypes.c_ushort, ctypes.c_int, ctypes.c_uint, ctypes.c_long, ctypes.c_ulong,
                         ctypes.c_longlong, ctypes.c_ulonglong, ctypes.c_size_t, ctypes.c_float, ctypes.c_double})
-_STRICT = {ctypes.c_int: (-(2 ** 31), 2 ** 31 - 1), ctypes.c_byte: (-128, 127),
-           ctypes.c_longlong: (-(2 ** 63), 2 ** 63 - 1)}
+#: the ctypes a Python int is stored into directly (13.5's ``_try_specific_types``): range, and the OverflowError
+#: text of Cython's conversion outside it
+_STRICT = {ctypes.c_int: (-(2 ** 31), 2 ** 31 - 1, "value too large to convert to int"),
+           ctypes.c_byte: (-128, 127, "value too large to convert to int8_t"),
+           ctypes.c_longlong: (-(2 ** 63), 2 ** 63 - 1, "Python int too large to convert to C long")}
+_U64 = 2 ** 64
+_c_int, _c_float, _c_double, _c_void_p = ctypes.c_int, ctypes.c_float, ctypes.c_double, ctypes.c_void_p
+#: the signed ctypes narrower than a slot: a negative value of one is marked with its width
+_NARROW = {ctypes.c_byte: S8, ctypes.c_short: S16, ctypes.c_int: S32}
 _BAD_FORM = ("Argument 'kernelParams' is not a valid type: tuple[tuple[Any, ...], tuple[Any, ...]] or PyObject "
              "implimenting Buffer Protocol or Int")
 
@@ -54,35 +69,62 @@ def _none_typed(value: Any) -> Any:
     if callable(gp):
         if isinstance(value, Wrapper) or hasattr(type(value), "__int__"):
             return int(value)
-        return value
+        return _storage_bytes(value, gp)
     if isinstance(value, ctypes.Structure):
         return bytes(value)  # by value: its bytes as they are now, as the driver copies them at the launch
     if is_enum_member(value):
-        return int(value)
+        v = int(value)
+        return v if v >= 0 else S32(v)  # packed as a C int
     raise TypeError(f"Provided argument is of type {type(value)} but expected Type {ctypes.Structure}, "
                     f"{ctypes.c_void_p} or CUDA Binding structure with getPtr() attribute")
 
 
+def _storage_bytes(value: Any, gp: Any) -> bytes:
+    """The bytes of a binding struct passed by value (type ``None``): the C image its ``getPtr()`` points at,
+    as they are at the call (the driver copies the argument then); as many bytes as the image has (8 when its
+    size is unknown [I])."""
+    addr = int(gp())
+    keep = getattr(value, "_keep", None)
+    size = ctypes.sizeof(keep) if isinstance(keep, (ctypes.Structure, ctypes.Union, ctypes.Array)) else 8
+    return ctypes.string_at(addr, size)
+
+
+def _marked(ctype: Any, v: Any) -> Any:
+    """The value a ctypes scalar ``ctype`` holding ``v`` (its ``.value``) passes: marked with its width where the
+    plain value would not say which bytes the binding's slot holds (:mod:`simcuda._core.arg_bits`)."""
+    if ctype is _c_float:
+        return F32(v)
+    if ctype is _c_double:
+        return F64(v)
+    mark = _NARROW.get(ctype)
+    if mark is not None:
+        return mark(v) if v < 0 else v
+    if ctype is ctypes.c_wchar:
+        return ord(v)  # a wchar_t: the code point, in four bytes
+    return v
+
+
 def one_arg(value: Any, ctype: Any) -> Any:
-    """The Python value the kernel sees for one ``(value, type)`` pair."""
+    """The value the kernel sees for one ``(value, type)`` pair, as :func:`_pack_argument` of cuda-bindings 13.5
+    packs it: plain where the value says its bytes, marked with its width otherwise (:func:`_marked`)."""
     if ctype is None:
         return _none_typed(value)
     if ctype in _SUPPORTED:
         if isinstance(value, ctype):
-            return value.value
+            return _marked(ctype, value.value)
         if ctype is ctypes.c_double and isinstance(value, ctypes.c_float):
-            return value.value
+            return F64(value.value)
         rng = _STRICT.get(ctype)
         if rng is not None and type(value) is int:
             if not rng[0] <= value <= rng[1]:
-                raise OverflowError(f"value too large to convert to {ctype.__name__}")
-            return value
+                raise OverflowError(rng[2])
+            return _marked(ctype, value)
         if ctype is ctypes.c_double and type(value) is float:
-            return value
-        return ctype(value).value
+            return F64(value)
+        return _marked(ctype, ctype(value).value)
     if ctype is ctypes.c_void_p:
-        if isinstance(value, int):
-            return int(value)
+        if isinstance(value, int):  # a void_ptr (uintptr_t): Cython's OverflowError texts outside it
+            return c_uint(int(value), 64, "unsigned PY_LONG_LONG")
         if isinstance(value, ctypes.c_void_p):
             return value.value or 0
         gp = getattr(value, "getPtr", None)
@@ -93,8 +135,7 @@ def one_arg(value: Any, ctype: Any) -> Any:
     raise TypeError(f"Unsupported type: {ctype!r}")
 
 
-_c_int, _c_float, _c_double, _c_void_p = ctypes.c_int, ctypes.c_float, ctypes.c_double, ctypes.c_void_p
-_INT_MIN, _INT_MAX = _STRICT[_c_int]
+_INT_MIN, _INT_MAX = _STRICT[_c_int][:2]
 _wrapper_int = Wrapper.__int__
 _wrapper_getptr = Wrapper.getPtr
 #: type -> whether its values are wrappers whose None-typed value is their C value (``Wrapper.__int__``)
@@ -153,15 +194,18 @@ def kernel_args(drv: Driver, hfunc: int, kp: Any, call: str = "cuLaunchKernel") 
                             fixed = False
                         continue
                 elif c is int:
-                    if (t is _c_int and _INT_MIN <= v <= _INT_MAX) or t is _c_void_p:
+                    if (t is _c_void_p and 0 <= v < _U64) or (t is _c_int and 0 <= v <= _INT_MAX):
                         out.append(v)
+                        continue
+                    if t is _c_int and _INT_MIN <= v < 0:
+                        out.append(S32(v))
                         continue
                 elif c is float:
                     if t is _c_float:
-                        out.append(_c_float(v).value)
+                        out.append(F32(_c_float(v).value))
                         continue
                     if t is _c_double:
-                        out.append(v)
+                        out.append(F64(v))
                         continue
                 out.append(one_arg(v, t))
                 fixed = False
@@ -234,6 +278,8 @@ def pack(kp: Any) -> Any:
             c: ctypes._SimpleCData[Any] = ctypes.c_int(int(_none_typed(v)))
         elif t is ctypes.c_void_p:
             c = ctypes.c_void_p(one_arg(v, t))
+        elif t is ctypes.c_wchar:
+            c = t(chr(one_arg(v, t)))
         else:
             c = t(one_arg(v, t))
         slots.append(c)

@@ -734,6 +734,8 @@ def cuLaunchKernelEx(config: Any, f: Any, kernelParams: Any, extra: Any) -> _Res
     # the union member the attribute's id names (the real union shares its bytes; these fields do not)
     programmatic = d.check_launch_attributes([a._raw("id") for a in attrs], "cuLaunchKernelEx",
                                              [a.value.cooperative if a._raw("id") == 2 else
+                                              (a.value.clusterDim.x, a.value.clusterDim.y, a.value.clusterDim.z)
+                                              if a._raw("id") == 4 else
                                               a.value.programmaticStreamSerializationAllowed for a in attrs])
     d.check_kernel_extra(_KP.given(kernelParams), extra, "cuLaunchKernelEx")
     d.launch_kernel(hf, (c["gridDimX"], c["gridDimY"], c["gridDimZ"]), (c["blockDimX"], c["blockDimY"], c["blockDimZ"]),

@@ -487,9 +487,9 @@ def _compile_real(prog: _Program, arch: str, options: list[str], text: str, code
         prog.fallback_note = (f"{prog.name}: warning: NVIDIA's NVRTC could not open a header (give a toolkit's "
                               "include/ with -I); simcuda's reader served this program, nothing was compiled")
         # the log is read by few programs: say it where a test run shows it too (pytest's warnings summary);
-        # its kernels are stand-ins that compute nothing (P-66)
-        warnings.warn(prog.fallback_note + "; its kernels compute nothing (SIMCUDA_NVRTC=nvidia makes this a "
-                      "compile error)", RuntimeWarning, stacklevel=3)
+        # its kernels are stand-ins with empty bodies (P-66), refused at launch (P-69)
+        warnings.warn(prog.fallback_note + "; its kernels have no bodies and their launches are refused (801) "
+                      "(SIMCUDA_NVRTC=nvidia makes this a compile error)", RuntimeWarning, stacklevel=3)
         return False
     prog.ok = got.result == 0
     prog.log = got.log

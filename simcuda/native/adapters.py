@@ -747,8 +747,9 @@ def _launch_kernel_ex(entry: Entry, ptds: bool) -> Callable[..., int]:
         programmatic: int = False  # the core's attribute flags
         if every or (c.numAttrs and c.attrs):
             attrs = [c.attrs[k] for k in range(c.numAttrs)] if c.numAttrs and c.attrs else []
-            programmatic = d.check_launch_attributes([a.id for a in attrs], call,
-                                                     [a.value.programmaticStreamSerializationAllowed for a in attrs])
+            programmatic = d.check_launch_attributes([a.id for a in attrs], call, [
+                (a.value.clusterDim.x, a.value.clusterDim.y, a.value.clusterDim.z) if a.id == 4
+                else a.value.programmaticStreamSerializationAllowed for a in attrs])
         kpa = kp or 0
         if every or extra:
             d.check_kernel_extra(bool(kpa), extra or 0, call)

@@ -3,7 +3,8 @@
 Mirrors: what the real driver does with ``cuLaunchKernel``'s ``kernelParams``: it reads ``n`` pointers, then
 each argument's bytes by the kernel's parameter types (the image's, as the core parsed them). The values are
 those :meth:`simcuda.Driver.packed_kernel_args` gives (ctypes reads by the same types: ``int``, ``bool``,
-``float`` of a ``float``'s precision, ``bytes`` of a struct passed by value); this module only reads them for
+``float`` of a ``float``'s precision, a 16-bit float marked with its type
+(:mod:`simcuda._core.arg_bits`), ``bytes`` of a struct passed by value); this module only reads them for
 less, which is what the native route's cost (issue 9, ``benchmarks/bench_native.py``) is mostly made of:
 
 * the memory is read through one ``memoryview`` over the process's address space (:data:`MEMORY`) with
@@ -30,6 +31,7 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from .._core.arg_bits import BF16, F16
 from .._core.module import struct_format
 from .._core.param_types import bf16_value
 
@@ -62,7 +64,8 @@ def _factory(fmts: tuple[str, ...]) -> Callable[..., Reader]:
     n = len(fmts)
     ptrs = ", ".join(f"a{i}" for i in range(n)) + ("," if n == 1 else "")
     keys = "".join(f"k{i}(mv, a{i}), " for i in range(n))
-    values = ", ".join(f"bf16_value(key[{i}][0])" if fmts[i] == "bf16" else
+    values = ", ".join(f"BF16(bf16_value(key[{i}][0]))" if fmts[i] == "bf16" else
+                       f"F16(v{i}(mv, a{i})[0])" if fmts[i] == "e" else
                        f"v{i}(mv, a{i})[0]" if fmts[i] in _BITS else f"key[{i}][0]" for i in range(n))
     params = "".join(f", k{i}, v{i}" for i in range(n))
     src = (f"def make(mv, pointers{params}):\n"
@@ -80,7 +83,7 @@ def _factory(fmts: tuple[str, ...]) -> Callable[..., Reader]:
            f"        last = (key, args)\n"
            f"        return args\n"
            f"    return read\n")
-    scope: dict[str, Any] = {"bf16_value": bf16_value}
+    scope: dict[str, Any] = {"bf16_value": bf16_value, "BF16": BF16, "F16": F16}
     exec(compile(src, f"<simcuda kernel-argument reader {''.join(fmts)}>", "exec"), scope)
     return scope["make"]  # type: ignore[no-any-return]
 

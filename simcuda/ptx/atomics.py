@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from .halves import narrow, widen
 from .interface import Unsupported
 from .parse import TYPE_SIZES, Ins
 
@@ -42,7 +43,7 @@ def _apply(opn: str, old: Any, v: Any, c: Any) -> Any:
 def half_add(ty: str, old: Any, v: Any) -> Any:
     """``atom.add.noftz`` on f16/bf16 bit patterns (one or two halves of a word): each half added exactly in
     float64 and rounded once to nearest even (f16 by numpy's conversion; bf16 through float32 rounded to odd,
-    then to nearest), subnormals kept (``.noftz``)."""
+    then to nearest, :func:`simcuda.ptx.halves.narrow`), subnormals kept (``.noftz``)."""
     old = np.asarray(old)
     v = np.asarray(v)
     if ty.endswith("x2"):
@@ -54,19 +55,7 @@ def half_add(ty: str, old: Any, v: Any) -> Any:
             s = old.astype(np.uint16).view(np.float16).astype(np.float64) + \
                 v.astype(np.uint16).view(np.float16).astype(np.float64)
             return np.atleast_1d(s.astype(np.float16)).view(np.uint16).reshape(s.shape)
-        def f(x: Any) -> Any:
-            return (x.astype(np.uint32) << np.uint32(16)).view(np.float32).astype(np.float64)
-        s = np.atleast_1d(f(old) + f(v))
-        r = s.astype(np.float32)
-        bits = r.view(np.uint32).copy()
-        inexact = (r.astype(np.float64) != s) & np.isfinite(s)
-        # round to odd: the truncation toward zero with its last bit set
-        toward = np.abs(r.astype(np.float64)) > np.abs(s)
-        bits = np.where(inexact & toward, bits - np.uint32(1), bits)
-        bits = np.where(inexact, bits | np.uint32(1), bits).astype(np.uint64)
-        rb = (bits + np.uint64(0x7FFF) + ((bits >> np.uint64(16)) & np.uint64(1))) >> np.uint64(16)
-        rb = np.where(np.isnan(s), np.uint64(0x7FFF), rb)
-        return rb.astype(np.uint16).reshape(np.shape(f(old) + f(v)))
+        return narrow(widen(old, True) + widen(v, True), True)
 
 
 class HalfAdd:

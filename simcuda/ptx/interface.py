@@ -69,7 +69,10 @@ class KernelInfo:
 
     ``max_threads``: ``.maxntid`` product, or the ``.reqntid`` product, or None (the device's limit applies);
     ``reqntid``: the exact block shape required, or None; ``static_shared``, ``local``, ``const``: bytes;
-    ``num_regs``: the simulator's register count [I] (documented in docs/kernels.md).
+    ``num_regs``: the simulator's register count [I] (documented in docs/kernels.md); the cluster directives:
+    ``reqnctapercluster``, the exact cluster shape (``.reqnctapercluster``) or None; ``explicitcluster``, whether
+    a launch must give a cluster shape (``.explicitcluster``); ``maxclusterrank``, the most CTAs per cluster
+    (``.maxclusterrank``) or None.
     """
     name: str
     params: tuple[Param, ...]
@@ -82,6 +85,9 @@ class KernelInfo:
     const: int
     num_regs: int
     line: int  # 1-based line of the .entry in the module text
+    reqnctapercluster: tuple[int, int, int] | None = None
+    explicitcluster: bool = False
+    maxclusterrank: int | None = None
 
 
 class Region(Protocol):

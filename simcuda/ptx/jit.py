@@ -363,8 +363,8 @@ def _one(g: _Gen, ins: Any, label_block: dict[str, int], bid: dict[int, int], i:
         return True
     if ty in ("f32", "f64"):
         return _float(g, ins, op, p, o, ty)
-    if ty == "pred":
-        raise Unsupported(f"llvm engine: {'.'.join(p)}")
+    if ty == "pred" or ty in ("f16", "bf16", "f16x2", "bf16x2"):  # 16-bit floats: the interpreter's arithmetic
+        raise Unsupported(f"llvm engine: {'.'.join(p)}")  # (simcuda.ptx.halves), not an integer's on their bits
     lt = _LLTY[TYPE_SIZES[ty]]
     signed = ty.startswith("s")
     if op in _INT_BIN or (op == "mul" and "lo" in p) or (op == "mad" and "lo" in p) or op in ("shl", "shr"):

@@ -313,7 +313,7 @@ class PtxModule:
         mt = f.maxntid or f.reqntid
         return KernelInfo(f.name, tuple(params), off, mt[0] * mt[1] * mt[2] if mt else None, f.reqntid, f.maxntid,
                           shared, local, const, min(255, max(16, len([r for r in fl.regs if fl.regs[r] != "pred"]))),
-                          f.line)
+                          f.line, f.reqnctapercluster, f.explicitcluster, f.maxclusterrank)
 
     def launch(self, kernel: str, grid: tuple[int, int, int], block: tuple[int, int, int], dynamic_shared: int,
                params: bytes, memory: Memory, hooks: Hooks, *,

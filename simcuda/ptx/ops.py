@@ -5,6 +5,9 @@ from typing import Any
 
 import numpy as np
 
+from .halves import OPS as HALF_OPS
+from .halves import PACKED
+from .halves import build as build_halves
 from .interface import Unsupported
 from .parse import TYPE_SIZES, Ins
 
@@ -186,6 +189,8 @@ def _build(L: Any, ins: Ins, op: str, p: list[str], o: list[str], labels: dict[s
         if to:
             return 0, lambda mask: s((np.asarray(g(), np.uint64) - w).astype(dt), mask)
         return 0, lambda mask: s(np.asarray(g(), np.uint64) + w, mask)
+    if ty in PACKED and op in HALF_OPS:  # bf16, f16x2, bf16x2: registers of bits, element-wise float arithmetic
+        return 0, build_halves(L, op, p, o, ty)
     if op in ("addc", "subc", "madc") or (op in ("add", "sub", "mad") and "cc" in p):
         return 0, _carry(L, op, p, o, ty)
     if op in ("bfe", "bfi", "lop3", "shf", "testp", "copysign", "slct", "mbarrier", "bfind"):

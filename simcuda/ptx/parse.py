@@ -59,6 +59,12 @@ class Func:
     labels: dict[str, int] = field(default_factory=dict)
     maxntid: tuple[int, int, int] | None = None
     reqntid: tuple[int, int, int] | None = None
+    #: the cluster directives (PTX ISA, "Cluster Dimension Directives"): ``.reqnctapercluster`` (the exact
+    #: cluster shape), ``.explicitcluster`` (the launch must give a cluster shape), ``.maxclusterrank`` (at most
+    #: that many CTAs per cluster)
+    reqnctapercluster: tuple[int, int, int] | None = None
+    explicitcluster: bool = False
+    maxclusterrank: int | None = None
     line: int = 0
     decl_only: bool = False
 
@@ -326,14 +332,8 @@ def _module_stmt(mod: ParsedModule, s: str, line: int, pending: Func | None) -> 
                 mod.funcs[f.name] = f
             return None
         return f
-    elif pending is not None and head in (".maxntid", ".reqntid", ".minnctapersm", ".maxnreg", ".noreturn",
-                                          ".maxclusterrank", ".reqnctapercluster", ".explicitcluster",
-                                          ".pragma"):
-        nums = (*tuple(int(x) for x in re.findall(r"\d+", s)), 1, 1, 1)
-        if head == ".maxntid":
-            pending.maxntid = (nums[0], nums[1], nums[2])
-        elif head == ".reqntid":
-            pending.reqntid = (nums[0], nums[1], nums[2])
+    elif pending is not None and head in _DIRECTIVES:
+        _directives(pending, s)
         return pending
     elif any(w in (".global", ".const", ".shared", ".local") for w in words):
         name_i = next(k for k, w in enumerate(words) if not w.startswith("."))
@@ -355,13 +355,37 @@ def _parse_header(s: str, line: int) -> Func:
     rets = _parse_params(m.group(2), line) if m.group(2) else []
     params = _parse_params(m.group(5), line) if m.group(5) else []
     f = Func(m.group(3), entry, params, rets, line=line, decl_only=decl)
-    tail = m.group(6) or ""
-    for d in ("maxntid", "reqntid"):
-        md = re.search(r"\." + d + r"\s+([\d,\s]+)", tail)
-        if md:
-            nums = (*tuple(int(x) for x in re.findall(r"\d+", md.group(1))), 1, 1, 1)
-            setattr(f, d, (nums[0], nums[1], nums[2]))
+    _directives(f, m.group(6) or "")
     return f
+
+
+#: the performance-tuning and cluster directives of an ``.entry`` (PTX ISA, "Performance-Tuning Directives",
+#: "Cluster Dimension Directives"): those the simulator reads (:func:`_directives`) and those it parses and
+#: ignores, harmless on a CPU (``.minnctapersm``, ``.maxnctapersm``: occupancy hints; ``.maxnreg``: a register
+#: budget; ``.noreturn``, ``.pragma``)
+_DIRECTIVES = frozenset({".maxntid", ".reqntid", ".minnctapersm", ".maxnctapersm", ".maxnreg", ".noreturn",
+                         ".maxclusterrank", ".reqnctapercluster", ".explicitcluster", ".pragma"})
+_DIRECTIVE = re.compile(r"(\.[a-z]+)\b\s*((?:\d+\s*,?\s*)*)")
+
+
+def _directives(f: Func, text: str) -> None:
+    """Read the directives in ``text`` (the tail of an ``.entry`` line, or a line of its own, several in a row
+    allowed) into ``f``: ``.maxntid``/``.reqntid``/``.reqnctapercluster`` as 3 dimensions (missing ones 1),
+    ``.maxclusterrank`` as a count, ``.explicitcluster`` as a flag; the rest of :data:`_DIRECTIVES` ignored."""
+    for name, nums_text in _DIRECTIVE.findall(text):
+        if name not in _DIRECTIVES:
+            continue
+        nums = (*tuple(int(x) for x in re.findall(r"\d+", nums_text)), 1, 1, 1)
+        if name == ".maxntid":
+            f.maxntid = (nums[0], nums[1], nums[2])
+        elif name == ".reqntid":
+            f.reqntid = (nums[0], nums[1], nums[2])
+        elif name == ".reqnctapercluster":
+            f.reqnctapercluster = (nums[0], nums[1], nums[2])
+        elif name == ".maxclusterrank":
+            f.maxclusterrank = nums[0]
+        elif name == ".explicitcluster":
+            f.explicitcluster = True
 
 
 def _body_stmt(f: Func, s: str, line: int) -> None:

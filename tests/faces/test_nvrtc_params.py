@@ -172,9 +172,12 @@ def test_unsized_parameter_warns_and_fails_at_launch(fresh, monkeypatch):
     assert err == cu.CUresult.CUDA_ERROR_NOT_SUPPORTED
     assert "cannot size parameter 1 of kernel 'opaque'" in simcuda.last_error().why
     assert fresh.launch_log == [] or len(fresh.launch_log) == 0  # nothing was launched
-    # (values, types) still works: the caller gives the sizes
+    # (values, types) gives the sizes: the arguments are read, and the stand-in's kernel is refused as it would
+    # run (empty body, P-69), not for its sizes
     err, = cu.cuLaunchKernel(fn, 1, 1, 1, 1, 1, 1, 0, 0, ((1, 0), (ctypes.c_int, ctypes.c_void_p)), 0)
-    assert err == 0
+    assert err == cu.CUresult.CUDA_ERROR_NOT_SUPPORTED
+    assert "stand-in PTX" in simcuda.last_error().why and "cannot size" not in simcuda.last_error().why
+    assert cu.cuCtxSynchronize()[0] == 0  # not sticky
 
 
 def test_declared_params_read_a_sizes_only_module(fresh):
@@ -203,10 +206,10 @@ def test_declared_params_read_a_sizes_only_module(fresh):
 
 def test_auto_mode_falls_back_to_the_reader_for_missing_headers(fresh, monkeypatch):
     """Unset SIMCUDA_NVRTC: a program NVIDIA's NVRTC cannot compile only for a missing header is read by simcuda,
-    with a log line and a RuntimeWarning saying its kernels compute nothing."""
+    with a log line and a RuntimeWarning saying its kernels have no bodies and are refused at launch."""
     monkeypatch.delenv("SIMCUDA_NVRTC", raising=False)
     real = _real_nvrtc.library() is not None
-    with pytest.warns(RuntimeWarning, match="could not open a header.*compute nothing") if real else \
+    with pytest.warns(RuntimeWarning, match="could not open a header.*no bodies.*refused") if real else \
             contextlib.nullcontext():
         _prog, cubin, log = _compile(b'#include <cuda_runtime.h>\nextern "C" __global__ void k(short s) {}\n',
                                      [b"--gpu-architecture=sm_90"])

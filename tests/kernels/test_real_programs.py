@@ -40,7 +40,11 @@ def check(res):  # type: ignore[no-untyped-def]
 @pytest.fixture
 def drv():  # type: ignore[no-untyped-def]
     """A fresh driver with a context current on device 0, and no kernel twins."""
-    d = simcuda.Driver()
+    yield from with_context(simcuda.Driver())
+
+
+def with_context(d):  # type: ignore[no-untyped-def]
+    """Make ``d`` the driver in use with device 0's primary context current; yield it, then restore the old."""
     old = simcuda.use(d)
     check(cuda.cuInit(0))
     dev = check(cuda.cuDeviceGet(0))

@@ -1,6 +1,7 @@
 """Kernels that cannot run (issue 17, item 1): a binary image with no PTX simcuda knows and no Python twin is refused
-at the call that runs it with 801 and a why naming the kernel and the remedies; simcuda's stand-in images stay
-recorded only; ``Options(unrunnable_kernels='record')`` keeps the old recording (docs/kernels.md)."""
+at the call that runs it with 801 and a why naming the kernel and the remedies, and so is the NVRTC face's stand-in
+PTX (no NVIDIA NVRTC: empty bodies); CUDA C source text stays recorded only;
+``Options(unrunnable_kernels='record')`` keeps the old recording (docs/kernels.md)."""
 from __future__ import annotations
 
 import numpy as np
@@ -118,31 +119,54 @@ def test_stand_in_images_stay_recorded_only() -> None:
     drv.close()
 
 
-def test_nvrtc_face_stand_in_ptx_is_recorded_and_listed() -> None:
-    """The NVRTC face's stand-in PTX (simcuda's reader, SIMCUDA_NVRTC=simcuda) is recorded only and listed."""
+def _stand_in_cubin(src: str = SRC) -> bytes:
+    """``src`` through simcuda's NVRTC face with its reader (SIMCUDA_NVRTC=simcuda: as with no NVIDIA NVRTC)."""
     from simcuda._core.module import SIM_CUBIN_MAGIC
     from simcuda.bindings import nvrtc
     mp = pytest.MonkeyPatch()
     mp.setenv("SIMCUDA_NVRTC", "simcuda")
     try:
-        _err, prog = nvrtc.nvrtcCreateProgram(SRC.encode(), b"fill.cu", 0, [], [])
+        _err, prog = nvrtc.nvrtcCreateProgram(src.encode(), b"fill.cu", 0, [], [])
         assert nvrtc.nvrtcCompileProgram(prog, 1, [b"-arch=sm_80"])[0] == nvrtc.nvrtcResult.NVRTC_SUCCESS
         cubin = b" " * nvrtc.nvrtcGetCUBINSize(prog)[1]
         assert nvrtc.nvrtcGetCUBIN(prog, cubin)[0] == nvrtc.nvrtcResult.NVRTC_SUCCESS
     finally:
         mp.undo()
     assert cubin.startswith(SIM_CUBIN_MAGIC)
+    return cubin
+
+
+def test_nvrtc_face_stand_in_is_refused_not_sticky_and_listed() -> None:
+    """A kernel of the NVRTC face's stand-in PTX (no NVIDIA NVRTC) is refused at launch with 801, a why naming it
+    and the remedy; the context stays usable, its output is untouched, and it is listed as could-not-run."""
     drv = _driver()
-    f = drv.module_get_function(drv.module_load_data(cubin), "fill")
+    f = drv.module_get_function(drv.module_load_data(_stand_in_cubin()), "fill")
+    out = drv.mem_alloc(16)
+    drv.memory.device_view(out, 16)[:] = b"\x07" * 16
+    with pytest.raises(DriverError) as e:
+        drv.launch_kernel(f, (1, 1, 1), (4, 1, 1), 0, 0, [out])
+    assert int(e.value.code) == 801 and "'fill'" in e.value.why and "stand-in PTX" in e.value.why
+    assert "simcuda[kernels]" in e.value.why and "nvidia-cuda-nvrtc" in e.value.why
+    drv.ctx_synchronize()  # not sticky
+    assert bytes(drv.memory.device_view(out, 16)) == b"\x07" * 16  # nothing of the kernel ran
+    assert drv.kernels_without_implementation == {"fill": 1}
+    drv.close()
+
+
+def test_nvrtc_face_stand_in_is_recorded_with_the_record_option() -> None:
+    """With Options(unrunnable_kernels='record') a stand-in's launch succeeds, recorded only, and is listed."""
+    drv = _driver(unrunnable_kernels="record")
+    f = drv.module_get_function(drv.module_load_data(_stand_in_cubin()), "fill")
     drv.launch_kernel(f, (1, 1, 1), (4, 1, 1), 0, 0, [drv.mem_alloc(16)])
     drv.ctx_synchronize()
-    assert "stand-in PTX" in drv.launch_log[-1].note
+    assert "stand-in PTX" in drv.launch_log[-1].note and "recorded only" in drv.launch_log[-1].note
     assert drv.kernels_without_implementation == {"fill": 1}
     drv.close()
 
 
 def test_simcuda_run_summary_lists_refused_and_stand_in_kernels() -> None:
-    """`simcuda run`'s summary names both a refused kernel and a stand-in's, with the remedies."""
+    """`simcuda run`'s summary names a refused binary image's kernel, a refused NVRTC stand-in's and a CUDA C
+    source text's (recorded), with the remedies."""
     from simcuda._summary import summary_text
     drv = _driver()
     f = drv.module_get_function(drv.module_load_data(_foreign_cubin()), "fill")
@@ -150,27 +174,39 @@ def test_simcuda_run_summary_lists_refused_and_stand_in_kernels() -> None:
         drv.launch_kernel(f, (1, 1, 1), (4, 1, 1), 0, 0, [drv.mem_alloc(16)])
     g = drv.module_get_function(drv.module_load_data(SRC.replace("fill", "stub").encode()), "stub")
     drv.launch_kernel(g, (1, 1, 1), (4, 1, 1), 0, 0, [drv.mem_alloc(16)])
+    h = drv.module_get_function(drv.module_load_data(_stand_in_cubin(SRC.replace("fill", "blank"))), "blank")
+    with pytest.raises(DriverError):
+        drv.launch_kernel(h, (1, 1, 1), (4, 1, 1), 0, 0, [drv.mem_alloc(16)])
     text = summary_text(drv)
     assert "kernels that could not run" in text and "fill (1 run)" in text and "stub (1 run)" in text
+    assert "blank (1 run)" in text
     assert "simcuda.kernel(name)" in text
     drv.close()
 
 
-def test_pack_params_passes_the_bits_of_an_integer_read_float_parameter() -> None:
-    """A float parameter whose value was read as a sized unsigned integer (a CUBIN's kernel: sizes only) is packed as
-    those bits; with a float type declared, or no types, the value is converted as a number."""
+def test_pack_params_passes_integers_as_bits_and_marked_values_as_their_slots() -> None:
+    """An int for a float parameter is its bits (never converted: as the driver reads the bytes it was given), a
+    plain float is the parameter's float type, a marked value (a c_float, a negative c_int, a half) its slot."""
     import struct
 
     from simcuda import ptx
+    from simcuda._core import arg_bits
     from simcuda._core.ptxrun import pack_params
     info = ptx.load(".version 8.0\n.target sm_80\n.address_size 64\n"
-                    ".visible .entry k(.param .f64 d, .param .f32 f)\n{ ret; }\n").kernels["k"]
+                    ".visible .entry k(.param .f64 d, .param .f32 f, .param .u64 u, .param .b16 h)\n{ ret; }\n"
+                    ).kernels["k"]
     bits_d, = struct.unpack("<Q", struct.pack("<d", -2.5))
     bits_f, = struct.unpack("<I", struct.pack("<f", 3.25))
-    raw = pack_params("k", info, [bits_d, bits_f], ["unsigned long long", "unsigned int"])
-    assert struct.unpack("<df", raw[:12]) == (-2.5, 3.25)
-    assert struct.unpack("<df", pack_params("k", info, [-2.5, 3.25], ["double", "float"])[:12]) == (-2.5, 3.25)
-    assert struct.unpack("<df", pack_params("k", info, [2, 3])[:12]) == (2.0, 3.0)
+    raw = pack_params("k", info, [bits_d, bits_f, -1, 0x3C00])
+    assert struct.unpack("<dfxxxxQH", raw[:26]) == (-2.5, 3.25, 2**64 - 1, 0x3C00)
+    raw = pack_params("k", info, [-2.5, 3.25, 7, 1.0])
+    assert struct.unpack("<dfxxxxQe", raw[:26]) == (-2.5, 3.25, 7, 1.0)
+    raw = pack_params("k", info, [arg_bits.F32(1.5), arg_bits.F64(2.0), arg_bits.S32(-4), arg_bits.BF16(1.5)])
+    assert raw[:8] == struct.pack("<f", 1.5) + bytes(4) and raw[8:12] == struct.pack("<d", 2.0)[:4]
+    assert raw[16:24] == struct.pack("<i", -4) + bytes(4) and raw[24:26] == struct.pack("<f", 1.5)[2:]
+    with pytest.raises(DriverError) as e:
+        pack_params("k", info, [1, 2])
+    assert e.value.code == 1 and "takes 4 parameters" in str(e.value)
 
 
 TEX_PTX = """.version 8.0

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import hostmem
+from .. import hostmem, launch
 from ..errors import CUresult, DriverError
 from ..memory import DEVICE, HOST
 from ..module import read_image_file
@@ -112,7 +112,7 @@ class ArgumentRules(Work):
 
     @entry
     def check_launch_attributes(self, ids: list[int], call: str = "cuLaunchKernelEx",
-                                programmatic: list[int] | None = None) -> int:
+                                programmatic: list[Any] | None = None) -> int:
         """The launch attributes of a CUlaunchConfig: IGNORE (0), COOPERATIVE (2) and PRIORITY (8) are
         accepted (no effect); PROGRAMMATIC_STREAM_SERIALIZATION (6) is accepted (in a capture it makes
         programmatic edges: ``launch_kernel(programmatic=True)``, P-16); CLUSTER_DIMENSION (4) and
@@ -123,10 +123,12 @@ class ArgumentRules(Work):
         0 without one: the launch itself then reports the missing context).
 
         ``programmatic``: each attribute's ``value.programmaticStreamSerializationAllowed`` (the union member read
-        for every id; its bytes are ``value.cooperative``'s too). Returns the launch's flags, the ``programmatic``
-        argument of :meth:`launch_kernel`: :data:`simcuda._core.launch.PROGRAMMATIC` for attribute 6 with a
-        non-zero value, :data:`~simcuda._core.launch.COOPERATIVE` for attribute 2 with a non-zero value (a
-        cooperative launch: its grid must fit at once and ``grid.sync()`` works); 0 (False) for none."""
+        for every id; its bytes are ``value.cooperative``'s too), or for CLUSTER_DIMENSION its ``value.clusterDim``
+        as ``(x, y, z)``: the launch then checks that shape (:class:`~simcuda._core.launch.LaunchFlags`, P-75).
+        Returns the launch's flags, the ``programmatic`` argument of :meth:`launch_kernel`:
+        :data:`simcuda._core.launch.PROGRAMMATIC` for attribute 6 with a non-zero value,
+        :data:`~simcuda._core.launch.COOPERATIVE` for attribute 2 with a non-zero value (a cooperative launch: its
+        grid must fit at once and ``grid.sync()`` works); 0 (False) for none."""
         if not ids:
             return False
         spec = self._launch_spec()
@@ -146,7 +148,12 @@ class ArgumentRules(Work):
                 raise DriverError(CUresult.CUDA_ERROR_NOT_SUPPORTED,
                                   f"{call}: launch attribute {a} is not simulated (spec 13.B)")
         values = list(zip(ids, programmatic or ()))
-        return (1 if any(a == 6 and v for a, v in values) else 0) | (2 if any(a == 2 and v for a, v in values) else 0)
+        flags = (1 if any(a == 6 and v for a, v in values) else 0) | (2 if any(a == 2 and v for a, v in values) else 0)
+        shapes = [v for a, v in values if a == 4 and isinstance(v, tuple)]
+        if shapes:  # the launch checks the cluster shape against the kernel and its grid (P-75)
+            x, y, z = (int(n) for n in shapes[-1])  # the last one given counts [I]
+            return launch.LaunchFlags(flags, (x, y, z))
+        return flags
 
     def _launch_spec(self) -> Any:
         """The DeviceSpec of the current context's device (device 0's without a current context)."""

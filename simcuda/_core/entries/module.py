@@ -7,6 +7,7 @@ from typing import Any
 
 from .. import capture as cap
 from .. import hostmem, launch, param_types
+from ..arg_bits import BF16, F16
 from ..device_attrs import attribute_value
 from ..errors import CUresult, DriverError
 from ..graph import KernelParams, same_values
@@ -29,8 +30,10 @@ def _scalar_reader(name: str, size: int, decode: Any) -> Any:
     return type(name, (ctypes.c_ubyte * size,), {"value": property(lambda a: decode(bytes(a)))})
 
 
-_C_READER["e"] = _scalar_reader("_Half", 2, lambda raw: struct.unpack("<e", raw)[0])
-_C_READER["bf16"] = _scalar_reader("_BFloat16", 2, lambda raw: param_types.bf16_value(int.from_bytes(raw, "little")))
+# (marked: a 2-byte float's value alone does not say which of the two types its bytes are, simcuda._core.arg_bits)
+_C_READER["e"] = _scalar_reader("_Half", 2, lambda raw: F16(struct.unpack("<e", raw)[0]))
+_C_READER["bf16"] = _scalar_reader("_BFloat16", 2,
+                                   lambda raw: BF16(param_types.bf16_value(int.from_bytes(raw, "little"))))
 
 
 def _reader(fmt: str) -> Any:

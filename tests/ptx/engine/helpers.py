@@ -4,54 +4,11 @@ from __future__ import annotations
 import struct
 from typing import Any
 
-import numpy as np
-
 from simcuda.ptx import Hooks
+from tests.ptx.memory import FakeMemory
 
-
-class Reg:
-    """One allocation: start address, size, byte array."""
-
-    def __init__(self, start: int, data: np.ndarray) -> None:
-        self.start, self.size, self.data = start, len(data), data
-
-
-class Mem:
-    """A numpy-backed Memory: allocations 64 KiB apart from 0x7000_0000_0000."""
-
-    def __init__(self, gpu_like: bool = False) -> None:
-        self.regs: list[Reg] = []
-        self.next = 0x7000_0000_0000
-        self._gpu = gpu_like
-
-    def alloc(self, arr: Any) -> int:
-        """Copy ``arr`` in; return its address."""
-        a = np.ascontiguousarray(arr)
-        data = np.frombuffer(bytearray(a.tobytes()), dtype=np.uint8)
-        r = Reg(self.next, data)
-        self.regs.append(r)
-        self.next += (len(data) + 0xFFFF) // 0x10000 * 0x10000 + 0x10000
-        return r.start
-
-    def get(self, addr: int, dtype: Any, count: int) -> np.ndarray:
-        """``count`` elements at ``addr``."""
-        r = self.region(addr)
-        assert r is not None
-        o = addr - r.start
-        return r.data[o:o + count * np.dtype(dtype).itemsize].view(dtype).copy()
-
-    def variables(self, mod: Any) -> dict[str, int]:
-        """Allocate ``mod``'s module variables with their initial bytes; name -> address."""
-        return {name: self.alloc(np.frombuffer(init, np.uint8)) for name, (_s, _z, init) in mod.variables.items()}
-
-    def region(self, addr: int) -> Reg | None:
-        for r in self.regs:
-            if r.start <= addr < r.start + r.size:
-                return r
-        return None
-
-    def gpu_like(self) -> bool:
-        return self._gpu
+#: the engine tests' memory (one shared fake, tests/ptx/memory.py)
+Mem = FakeMemory
 
 
 def params(*vals: Any) -> bytes:

@@ -7,13 +7,12 @@ answers the interface stub's ``Unsupported("... not built yet")``; once the engi
 from __future__ import annotations
 
 import struct
-from typing import Any
 
-import attrs
 import pytest
 
 np = pytest.importorskip("numpy")
 ptx = pytest.importorskip("simcuda.ptx")
+from tests.ptx.memory import FakeMemory  # noqa: E402  # (needs numpy)
 
 #: where the suite's single global buffer lives in the simulated address space (64 KiB aligned)
 BASE = 0x7F00_0000_0000
@@ -24,38 +23,10 @@ PRELUDE = """.version 8.0
 """
 
 
-@attrs.define
-class Buffer:
-    """One region of the suite's memory: ``start`` address, ``size`` bytes, ``data`` its numpy ``uint8`` bytes."""
-    start: int
-    size: int
-    data: Any
-
-
-@attrs.define
-class TinyMemory:
-    """A :class:`simcuda.ptx.Memory` holding a list of :class:`Buffer` regions (strict bounds unless ``gpu``)."""
-    buffers: list[Buffer] = attrs.field(factory=list)
-    gpu: bool = False
-
-    def add(self, nbytes: int, start: int | None = None) -> Buffer:
-        """Map a zeroed buffer of ``nbytes`` at ``start`` (default: after the last one, 64 KiB aligned)."""
-        if start is None:
-            start = BASE if not self.buffers else (self.buffers[-1].start + self.buffers[-1].size + 0xFFFF) & ~0xFFFF
-        buf = Buffer(start, nbytes, np.zeros(nbytes, dtype=np.uint8))
-        self.buffers.append(buf)
-        return buf
-
-    def region(self, addr: int) -> Buffer | None:
-        """The buffer holding byte ``addr``, or None."""
-        for buf in self.buffers:
-            if buf.start <= addr < buf.start + buf.size:
-                return buf
-        return None
-
-    def gpu_like(self) -> bool:
-        """True when GPU-like (lenient) bounds were asked for."""
-        return self.gpu
+def TinyMemory(gpu: bool = False) -> FakeMemory:  # the suite's name for it
+    """The suite's memory: the engine tests' fake (tests/ptx/memory.py), regions from :data:`BASE` on, 64 KiB
+    aligned, with no gap between them."""
+    return FakeMemory(gpu_like=gpu, base=BASE, gap=0)
 
 
 def engine_absent() -> str | None:
@@ -70,7 +41,7 @@ def engine_absent() -> str | None:
 
 def run_kernel(text: str, kernel: str = "k", *, out_bytes: int = 256, grid: tuple[int, int, int] = (1, 1, 1),
                block: tuple[int, int, int] = (1, 1, 1), extra_params: bytes = b"",
-               memory: TinyMemory | None = None) -> bytes:
+               memory: FakeMemory | None = None) -> bytes:
     """Load ``text`` (PRELUDE prepended), launch ``kernel`` with one ``.u64`` parameter (a zeroed output buffer of
     ``out_bytes``) followed by ``extra_params``, and return the output buffer's bytes afterwards."""
     reason = engine_absent()
