@@ -102,7 +102,7 @@ class Stream:
     dependency set, CIG record, and pending work (manual progression)."""
 
     __slots__ = ("handle", "ctx", "flags", "priority", "kind", "owner", "destroyed", "capture", "deps",
-                 "cig", "stream_id", "pending", "last_done", "busy", "busy_thread", "deferred")
+                 "cig", "stream_id", "pending", "last_done", "busy", "busy_thread", "deferred", "inflight")
 
     def __init__(self, handle: int, ctx: Context, flags: int, priority: int, kind: str,
                  stream_id: int, owner: int | str | None = None) -> None:
@@ -121,7 +121,9 @@ class Stream:
         self.last_done = 0
         self.busy = 0  # > 0 while user code of this stream's work runs outside the driver lock
         self.busy_thread = 0  # the thread running it
-        self.deferred: list[Op] = []  # ops enqueued meanwhile (immediate progression): run after it, in order
+        # (ticket, op) enqueued while the stream is held (immediate progression): run after it, in ticket order
+        self.deferred: list[tuple[int, Op]] = []
+        self.inflight: Any = None  # a PTX launch that has not ended (simcuda._core.ptxrun.InFlight, P-74)
 
     @property
     def blocking(self) -> bool:

@@ -352,13 +352,101 @@ def unrunnable(driver: Any, p: Any) -> str:
     return "recorded only (no Python kernel registered, no PTX: Options(unrunnable_kernels='record'))"
 
 
-def run_ptx(driver: Any, p: Any, unlocked: Any) -> tuple[bool, str]:
+class Suspended(Exception):
+    """Raised by :func:`run_ptx` (with ``suspend=True``) when the kernel reached a stall checkpoint before it
+    ended: ``launch`` is the :class:`InFlight` launch the scheduler keeps on its stream (P-74)."""
+
+    def __init__(self, launch: InFlight) -> None:
+        super().__init__(f"kernel {launch.name!r} is in flight")
+        self.launch = launch
+
+
+class InFlight:
+    """A PTX launch that has not ended: the engine's :class:`~simcuda.ptx.module.RunningLaunch` with what the
+    driver needs to resume it and to end it (its name, its context, the cooperative launch's workspace to free).
+    :meth:`step` resumes it; the scheduler (:mod:`simcuda._core.work`) calls it from queries and synchronising
+    calls, with the driver lock released (docs/spec-proposals.md P-74)."""
+
+    __slots__ = ("name", "ctx", "running", "_workspace", "_memory")
+
+    def __init__(self, name: str, ctx: Any, running: Any, workspace: Any, memory: Any) -> None:
+        self.name, self.ctx, self.running = name, ctx, running
+        self._workspace, self._memory = workspace, memory
+
+    def step(self, unlocked: Any, slices: int | None) -> bool:
+        """Resume the kernel for up to ``slices`` stall checkpoints (None: until it ends), the lock released by
+        ``unlocked(fn, *args)``; True once it has ended. Errors: as :func:`run_ptx` (the engine's fault code as a
+        :class:`DriverError`, 801 for a refused form; a ``KeyboardInterrupt`` propagates, marked with the
+        kernel's name); the launch has ended then too."""
+        from .. import ptx
+        done = False
+        try:
+            done = bool(unlocked(self.running.step, slices))
+        except ptx.Fault as e:
+            done = True
+            raise DriverError(CUresult(e.code), f"kernel {self.name!r} faulted: {e.why}") from e
+        except ptx.Unsupported as e:
+            done = True
+            raise DriverError(CUresult.CUDA_ERROR_NOT_SUPPORTED,
+                              f"kernel {self.name!r} uses PTX the engine does not run: {e.why}") from e
+        except BaseException as e:
+            done = True
+            if isinstance(e, KeyboardInterrupt):
+                e.__simcuda_kernel__ = self.name  # type: ignore[attr-defined]  # read by the native route's C boundary
+            raise
+        finally:
+            if done:
+                self.release()
+        return done
+
+    def release(self) -> None:
+        """Free what the launch held (a cooperative launch's grid workspace); the launch is over."""
+        ws, self._workspace = self._workspace, None
+        if ws is not None and not ws.freed:
+            self._memory.free(ws)
+
+    def abandon(self) -> None:
+        """End the launch where it is, never to resume (the driver closes with the kernel still spinning)."""
+        self.running.abandon()
+        self.release()
+
+
+class _Completed:
+    """A launch of an engine module with no ``start`` (only the interface's ``launch``): it runs to completion at
+    its first step."""
+
+    __slots__ = ("_run",)
+
+    def __init__(self, run: Any) -> None:
+        self._run = run
+
+    @staticmethod
+    def start(eng: Any) -> Any:
+        """A ``start`` for ``eng`` built on its ``launch``."""
+        return lambda *a, **kw: _Completed(lambda: eng.launch(*a, **kw))
+
+    def step(self, slices: int | None) -> bool:
+        """Run the launch to completion; True."""
+        self._run()
+        return True
+
+    def abandon(self) -> None:
+        """Nothing to stop (it never suspends)."""
+
+
+def run_ptx(driver: Any, p: Any, unlocked: Any, suspend: bool = False) -> tuple[bool, str]:
     """Run the PTX of launch ``p`` (:class:`~simcuda._core.nodes.KernelParams`) with the engine, the driver
     lock released (``unlocked(fn, *args)``). Returns ``(ran, outcome)``: the launch log's outcome text, and
     False when the kernel was recorded only: the engine refused the whole module at load, or the launch gave
     no argument values for a kernel that has parameters (a NULL ``kernelParams``; recorded only, as before
     issue 17 [I]; the real driver would run it with garbage parameters). Some values, but not one per
     parameter, is refused: INVALID_VALUE from :func:`pack_params` (one of the :data:`REFUSALS`) [I].
+
+    ``suspend`` (an eager launch in immediate progression, :mod:`simcuda._core.work`): the kernel runs to its
+    first stall checkpoint (:func:`simcuda.ptx.engine.run`: its lanes spin with nothing changing); if it has
+    not ended there, :class:`Suspended` is raised with the :class:`InFlight` launch, which the scheduler keeps
+    on the stream (docs/spec-proposals.md P-74). Otherwise (graph replays, manual progression) it runs to
+    completion.
 
     The module's ``.global``/``.const`` variables are reached at their device addresses in the launch's context
     (those ``cuModuleGetGlobal``/``cuLibraryGetGlobal`` return), so host copies see what the kernel wrote.
@@ -396,24 +484,16 @@ def run_ptx(driver: Any, p: Any, unlocked: Any) -> tuple[bool, str]:
     # an ordinary launch passes a NULL workspace (grid.sync traps there, P-71), not none: with no envreg the
     # engine would give one of its own
     ws = int(workspace.start) if workspace is not None else 0
-    try:
-        extra: dict[str, Any] = {"envreg": {1: ws >> 32, 2: ws & 0xFFFFFFFF},
-                                 "sm_count": ctx.device.spec.multiprocessors if ctx is not None else None}
-        if variables:
-            extra["variables"] = variables
-        unlocked(lambda: eng.launch(p.name, tuple(p.grid), tuple(p.block), int(p.shmem), params, memory,
-                                    engine_hooks(driver, ctx), **extra))
-    except ptx.Fault as e:
-        raise DriverError(CUresult(e.code), f"kernel {p.name!r} faulted: {e.why}") from e
-    except ptx.Unsupported as e:
-        raise DriverError(CUresult.CUDA_ERROR_NOT_SUPPORTED,
-                          f"kernel {p.name!r} uses PTX the engine does not run: {e.why}") from e
-    except KeyboardInterrupt as e:
-        e.__simcuda_kernel__ = p.name  # type: ignore[attr-defined]  # read by the native route's C boundary
-        raise
-    finally:
-        if workspace is not None and not workspace.freed:
-            driver.memory.free(workspace)
+    extra: dict[str, Any] = {"envreg": {1: ws >> 32, 2: ws & 0xFFFFFFFF},
+                             "sm_count": ctx.device.spec.multiprocessors if ctx is not None else None}
+    if variables:
+        extra["variables"] = variables
+    start = getattr(eng, "start", None) or _Completed.start(eng)  # the interface's launch alone: no suspension
+    running = start(p.name, tuple(p.grid), tuple(p.block), int(p.shmem), params, memory, engine_hooks(driver, ctx),
+                    **extra)
+    launch = InFlight(p.name, ctx, running, workspace, driver.memory)
+    if not launch.step(unlocked, 1 if suspend else None):
+        raise Suspended(launch)
     return True, "ran PTX"
 
 

@@ -161,6 +161,7 @@ class DriverState:
     """One simulated driver's shared state: lock, counters, logs, the work queue, and its services."""
     if TYPE_CHECKING:  # defined by Work (it runs user code)
         def _run_destructors(self) -> None: ...
+        def abandon_inflight(self) -> None: ...
     def __init__(self, devices: list[DeviceSpec] | None = None, available: bool = True,
                  progression: str = "immediate", options: Options | None = None) -> None:
         _check_arguments(devices, available, progression, options)
@@ -207,6 +208,9 @@ class DriverState:
         self._queue: list[tuple[int, Stream, tuple[cap.Op, Callable[[], Any] | None]]] = []  # (ticket, stream, work)
         self._idle = threading.Condition(self._lock)  # notified when user code or a drain finishes
         self._draining = 0  # the thread running queued work (manual progression), 0 when none
+        self._inflight: set[Stream] = set()  # streams with an in-flight PTX kernel (work.py, P-74)
+        self._waiting: set[Stream] = set()  # streams with deferred work (immediate progression)
+        self._pumping = False  # work.Work._pump is running
         self.per_thread_mode: bool | None = self.options.per_thread_default_stream
         self._uo_due: list[UserObject] = []  # user objects whose last reference went: destructors to run
         self._unimplemented_runs = self.counters.unimplemented  # the launch path's name for it (work.py)
@@ -383,6 +387,7 @@ class DriverState:
         with self._lock:
             self._closed = True
             self._common = False
+            self.abandon_inflight()
             self.memory.retire()
 
     def _queue_blocking(self, legacy: Stream) -> bool:

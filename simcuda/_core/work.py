@@ -24,6 +24,19 @@ from .state import DriverState
 
 T = TypeVar("T")
 
+_KERNEL = cap.OPS["kernel"]
+#: the wait kinds: a deferred wait entry holds its stream until the event's record has run
+_WAITS = (cap.OPS["wait_event"], cap.OPS["wait_event_external"])
+
+
+class _EventRef:
+    """The params of a deferred wait entry: the event waited on."""
+
+    __slots__ = ("event",)
+
+    def __init__(self, event: Event) -> None:
+        self.event = event
+
 class KernelFault(Exception):
     """A Python kernel that failed with ``Options(kernel_faults="sticky")``: carries the context's sticky error
     from :meth:`Work._run_kernel` to :meth:`Work._execute`, which stores it on the stream's context."""
@@ -76,8 +89,10 @@ class Work(DriverState):
         """Run ``op`` on an uncaptured stream (now, after the user code its stream runs, or when it progresses)."""
         runner = op.run
         if self.progression == "immediate":
-            if stream.busy:
-                stream.deferred.append(op)
+            if stream.busy or ((self._inflight or self._waiting) and self._must_defer(stream)):
+                self._defer(stream, op)
+                if not stream.busy:
+                    self._pump()  # it runs now when nothing holds it any more (a launch ended by Ctrl-C)
                 return
             self._execute(stream, op, runner)
         else:
@@ -89,6 +104,8 @@ class Work(DriverState):
         """Run a synchronous operation on ``stream`` (the legacy or per-thread stream, spec 6): it waits for
         earlier work (user code on the context's streams, and queued work), then runs."""
         self._wait_idle(self._ctx_streams(stream.ctx))
+        if self._inflight or self._waiting:
+            self._settle([stream, *self._partners(stream)])
         self._drain()
         self._execute(stream, op, op.run)
 
@@ -103,17 +120,26 @@ class Work(DriverState):
             if runner is None:
                 note = ""
             elif k.user_code:
+                if k is _KERNEL and self.progression == "immediate":
+                    self._tls.may_suspend = True  # read (and cleared) by _run_kernel: an eager PTX launch (P-74)
                 note = self._run_user_op(stream, runner)
             else:
                 note = runner()
         except KernelFault as f:  # a Python kernel failed: a sticky error, the launch succeeds
             self._take_fault(stream.ctx, f.error)
             note = f"faulted: {CUresult(f.error.code).name} (sticky error of context 0x{stream.ctx.handle:x})"
+        except ptxrun.Suspended as sus:  # the kernel spins on something outside it: in flight on the stream
+            stream.inflight = sus.launch
+            self._inflight.add(stream)
+            note = "in flight (its threads spin; a query or synchronisation resumes it, P-74)"
+        finally:
+            if k is _KERNEL:
+                self._tls.may_suspend = False
         if k.logged:
             self._log({"source": "stream", "kind": k.log_as or k.name.upper(), "detail": k.label(op),
                        "stream": stream.handle, "note": note or ""})
-        if stream.deferred and not stream.busy:
-            self._run_deferred(stream)
+        if self._waiting and not stream.busy:
+            self._pump()
 
     def _take_fault(self, ctx: Any, error: DriverError) -> None:
         """Record a Python kernel's fault (P-9): ``CUDA_ERROR_ASSERT`` (710) is the context's sticky error, which
@@ -145,16 +171,175 @@ class Work(DriverState):
             stream.busy -= 1
             stream.busy_thread = outer if stream.busy else 0
             if not stream.busy:
-                if not done and stream.deferred:
-                    self._run_deferred(stream)
+                if not done and self._waiting:
+                    self._pump()
                 self._idle.notify_all()
 
-    def _run_deferred(self, stream: Stream) -> None:
-        """Run the ops other threads enqueued on ``stream`` while its user code ran, in enqueue order."""
-        while stream.deferred and not stream.busy:
-            op = stream.deferred.pop(0)
-            self._execute(stream, op, op.run)
+    # -- holds: work behind user code running on another thread or an in-flight kernel (P-74) -------------
+    # In immediate progression a stream is *held* while user code of its work runs on another thread
+    # (``busy``), while a PTX kernel of it is in flight (``inflight``), and while it has deferred work; the
+    # legacy stream is also held while a blocking stream of its context is held, and a blocking stream while
+    # the legacy stream is (spec 1's implicit synchronisation). Work submitted to a held stream waits in
+    # ``Stream.deferred`` with a ticket; :meth:`_pump` runs the deferred heads that are ready, lowest ticket
+    # first. A wait on an event whose record is itself deferred is a deferred entry of the waiting stream too.
+    def _partners(self, s: Stream) -> list[Stream]:
+        """The streams ``s`` synchronises with implicitly: the legacy stream's blocking streams, a blocking
+        stream's legacy stream, none for a non-blocking one."""
+        ctx = s.ctx
+        if s.is_legacy:
+            return [b for b in [*ctx.streams, *ctx.per_thread.values()] if b.blocking]
+        if s.blocking and ctx.legacy is not None:
+            return [ctx.legacy]
+        return []
+
+    def _must_defer(self, s: Stream) -> bool:
+        """Whether work submitted to ``s`` now must wait (``s`` or a partner of it is held)."""
+        held = self._waiting | self._inflight
+        return s in held or any(o in held for o in self._partners(s))
+
+    def _defer(self, s: Stream, op: cap.Op) -> None:
+        self._ticket += 1
+        s.deferred.append((self._ticket, op))
+        self._waiting.add(s)
+
+    def _head_ready(self, s: Stream) -> bool:
+        """Whether the first deferred entry of ``s`` may run now."""
+        if s.busy or s.inflight is not None:
+            return False
+        ticket, op = s.deferred[0]
+        if op.kind in _WAITS:
+            ev = op.params.event
+            if ev.pending_on is not None and ev.pending_on is not s and not ev.destroyed:
+                return False
+        return not any(o.inflight is not None or (o.deferred and o.deferred[0][0] < ticket)
+                       for o in self._partners(s))
+
+    def _pump(self) -> None:
+        """Run every deferred entry that is ready, lowest ticket first, until none is (P-74)."""
+        if self._pumping:
+            return  # the pump running (on this thread, or on one whose user code runs unlocked) goes on
+        self._pumping = True
+        try:
+            while True:
+                ready = [s for s in self._waiting if self._head_ready(s)]
+                if not ready:
+                    break
+                s = min(ready, key=lambda x: x.deferred[0][0])
+                _, op = s.deferred.pop(0)
+                if not s.deferred:
+                    self._waiting.discard(s)
+                if op.kind not in _WAITS:
+                    self._execute(s, op, op.run)
+        finally:
+            self._pumping = False
+            self._idle.notify_all()
+
+    def _blocker(self, s: Stream, seen: set[Stream]) -> Stream | None:
+        """The stream whose in-flight kernel ``s``'s earliest work waits for (``s`` itself included), or None
+        (nothing to resume: it waits for user code on another thread, or for nothing)."""
+        if s in seen or s.busy:
+            return None
+        seen.add(s)
+        if s.inflight is not None:
+            return s
+        if not s.deferred:
+            return None
+        ticket, op = s.deferred[0]
+        if op.kind in _WAITS and op.params.event.pending_on is not None:
+            found = self._blocker(op.params.event.pending_on, seen)
+            if found is not None:
+                return found
+        for o in self._partners(s):
+            if o.inflight is not None or (o.deferred and o.deferred[0][0] < ticket):
+                found = self._blocker(o, seen)
+                if found is not None:
+                    return found
+        return None
+
+    def _resume(self, s: Stream, slices: int | None) -> None:
+        """Resume the in-flight kernel of ``s`` for ``slices`` stall checkpoints (None: until it ends), with the
+        lock released and ``s`` marked busy (another thread's query answers 600 meanwhile, its synchronisation
+        waits); when it ends, the work behind it runs. A fault is the sticky error of the launch's context and
+        is raised (the query or synchronisation answers it, as on a GPU); Ctrl-C (``KeyboardInterrupt``) ends
+        the launch and propagates, leaving no sticky error (P-71 (5)); the work behind it runs at the next call
+        that runs work."""
+        launch = s.inflight
+        if launch is None or s.busy:
+            return
+        try:
+            done = self._run_user_op(s, lambda: launch.step(self._unlocked, slices))
+        except DriverError as e:
+            self._end_inflight(s)
+            if e.code in ptxrun.REFUSALS:
+                raise
+            if self.options.kernel_faults == "sticky":
+                self._take_fault(launch.ctx, e)
+            raise
+        except KeyboardInterrupt:  # as in the launch itself (P-71 (5)): the launch ends, no sticky error
+            self._end_inflight(s)
+            raise
+        if done:
+            self._end_inflight(s)
+            self._pump()
+
+    def _end_inflight(self, s: Stream) -> None:
+        s.inflight = None
+        self._inflight.discard(s)
         self._idle.notify_all()
+
+    def _settle(self, streams: Iterable[Stream]) -> None:
+        """Block until none of ``streams`` has an in-flight kernel or deferred work: resume the kernels their
+        work waits for until they end (P-74)."""
+        targets = list(streams)
+        while True:
+            self._pump()
+            todo = [s for s in targets if s.inflight is not None or s.deferred]
+            if not todo:
+                return
+            found = None
+            for s in todo:
+                found = self._blocker(s, set())
+                if found is not None:
+                    break
+            if found is None:
+                self._idle.wait(0.05)  # user code runs on another thread (or resumes the kernel there)
+            else:
+                self._resume(found, None)
+
+    def _settle_event(self, event: Event) -> None:
+        """Block until the record of ``event`` has run (the in-flight kernels it waits for ended)."""
+        while event.pending_on is not None and self.progression == "immediate":
+            self._pump()
+            pending = event.pending_on
+            if pending is None or not (pending.deferred or pending.inflight is not None or pending.busy):
+                return
+            found = self._blocker(pending, set())
+            if found is None:
+                self._idle.wait(0.05)
+            else:
+                self._resume(found, None)
+
+    def _query_slice(self, s: Stream | None) -> None:
+        """A query's bounded slice (P-74): resume the in-flight kernel ``s``'s earliest work waits for by one
+        stall checkpoint, then run what became ready."""
+        if s is None or not (self._inflight or self._waiting):
+            return
+        found = self._blocker(s, set())
+        if found is not None:
+            self._resume(found, 1)
+        self._pump()
+
+    def abandon_inflight(self) -> None:
+        """End every in-flight kernel where it is, never to resume (:meth:`close`: the kernels that were never
+        released stop; the work queued behind them is dropped) (P-74)."""
+        for s in list(self._inflight):
+            launch = s.inflight
+            self._end_inflight(s)
+            if launch is not None:
+                launch.abandon()
+        for s in list(self._waiting):
+            s.deferred.clear()
+        self._waiting.clear()
 
     def _wait_idle(self, streams: Iterable[Stream]) -> None:
         """Block until no stream of ``streams`` runs user code on another thread (cuStreamSynchronize and the
@@ -194,8 +379,9 @@ class Work(DriverState):
         once, or when the stream's earlier work has run); the record itself does not tick (spec 16) [I]."""
         event.state = RECORDED
         event.capture = None
-        if not stream.busy and (self.progression == "immediate"
-                                or (not stream.pending and not (stream.is_legacy and self._queue))):
+        immediate = self.progression == "immediate"
+        if not stream.busy and not (immediate and (self._inflight or self._waiting) and self._must_defer(stream)) \
+                and (immediate or (not stream.pending and not (stream.is_legacy and self._queue))):
             event.time_ms = self._clock_ms
             event.pending_on = None
         else:
@@ -217,15 +403,25 @@ class Work(DriverState):
             event.time_ms = self._clock_ms
 
     def _wait_uncaptured(self, stream: Stream, event: Event) -> None:
-        return None  # enqueue order already runs the record first (single global queue)
+        """An eager cuStreamWaitEvent. Manual progression: nothing (one global queue already runs the record
+        first). Immediate: when the record has not run yet (it waits behind an in-flight kernel or user code)
+        or ``stream`` is held, a wait entry is deferred on ``stream``, so its later work waits for the record
+        (P-74)."""
+        if self.progression != "immediate" or not (self._inflight or self._waiting):
+            return
+        if self._must_defer(stream) or (event.pending_on is not None and event.pending_on is not stream):
+            self._defer(stream, cap.Op(cap.OPS["wait_event"], "cuStreamWaitEvent", _EventRef(event), None))
 
     def _run_kernel(self, p: gr.KernelParams) -> str:
+        suspend = getattr(self._tls, "may_suspend", False)  # set by _execute for an eager launch (P-74)
+        if suspend:
+            self._tls.may_suspend = False
         fn = self.kernels.get(p.name) or KERNELS.get(p.name)
         if fn is None:  # no twin: the PTX runs when the module has some (issue 17), else recorded or refused
             module = p.func.module if p.func is not None else None
             if module is not None and module.ptx is not None and ptxrun.stand_in(module) is None:
                 try:
-                    ran, outcome = ptxrun.run_ptx(self, p, self._unlocked)
+                    ran, outcome = ptxrun.run_ptx(self, p, self._unlocked, suspend)
                 except DriverError as e:  # a fault the GPU would raise is sticky; a refusal is not (P-69)
                     if self.options.kernel_faults == "sticky" and e.code not in ptxrun.REFUSALS:
                         raise KernelFault(e) from e

@@ -239,10 +239,16 @@ class Contexts(Work):
     @entry
     def ctx_synchronize(self, h: int = 0, call: str = "cuCtxSynchronize") -> None:
         """cuCtxSynchronize (the current context) and cuCtxSynchronize_v2 (context ``h``; 0: the current one [I]).
-        Errors: 201; 900 while any stream of the context is in a capture (spec 5.3)."""
+        Errors: 201; 900 while any stream of the context is in a capture (spec 5.3).
+
+        In-flight kernels of the context (P-74) are resumed until they end, the lock released (see
+        ``stream_synchronize``), and the work behind them runs; a fault of one is answered (sticky)."""
         ctx = self.handles.context(h) if h else self.threads.ctx_current()
         cap.check_ctx_sync(self, ctx, call)
         self._wait_idle(self._ctx_streams(ctx))
+        if self._inflight or self._waiting:
+            held = [s for s in self._inflight | self._waiting if s.ctx is ctx]
+            self._settle([*self._ctx_streams(ctx), *held])
         self._drain()
 
     @entry

@@ -47,17 +47,24 @@ class Events(Work):
 
     @entry
     def event_query(self, h: int) -> None:
-        """cuEventQuery: 907 for a captured event (invalidates), 900 by spec 5.2, 600 NOT_READY when pending."""
+        """cuEventQuery: 907 for a captured event (invalidates), 900 by spec 5.2, 600 NOT_READY when pending.
+
+        A record waiting behind an in-flight kernel (P-74) resumes that kernel for one bounded slice first."""
         e = self.handles.event(h)
         cap.check_event_host_wait(self, e, self.threads.current(), "cuEventQuery")
+        if e.state == RECORDED and e.pending_on is not None:
+            self._query_slice(e.pending_on)
         if e.state == RECORDED and e.pending_on is not None:
             raise DriverError(CUresult.CUDA_ERROR_NOT_READY, f"{e.label()} has not completed yet (manual progression)")
 
     @entry
     def event_synchronize(self, h: int) -> None:
-        """cuEventSynchronize: as cuEventQuery, then runs the work before the event."""
+        """cuEventSynchronize: as cuEventQuery, then runs the work before the event: an in-flight kernel it
+        waits for (P-74) is resumed until it ends, the lock released (see ``stream_synchronize``)."""
         e = self.handles.event(h)
         cap.check_event_host_wait(self, e, self.threads.current(), "cuEventSynchronize")
+        if e.state == RECORDED and e.pending_on is not None and (self._inflight or self._waiting):
+            self._settle_event(e)
         if e.state == RECORDED and e.pending_on is not None:
             self._wait_idle((e.pending_on,))
         if e.state == RECORDED and e.pending_on is not None:

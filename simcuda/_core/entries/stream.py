@@ -61,10 +61,19 @@ class Streams(Work):
 
     @entry
     def stream_query(self, h: int) -> None:
-        """cuStreamQuery. Raises 600 NOT_READY when work is pending; capture rules of spec 6, 5.3, 5.2."""
+        """cuStreamQuery. Raises 600 NOT_READY when work is pending; capture rules of spec 6, 5.3, 5.2.
+
+        A kernel in flight (P-74: its threads spin on something outside it) is resumed for one bounded slice
+        first (the kernel its stream's earliest work waits for); 600 while it has not ended, or while work
+        waits behind it."""
         t = self.threads.current()
         s = self._stream(h, t)
         cap.check_stream_sync(self, s, t, "cuStreamQuery")
+        self._query_slice(s)
+        if s.inflight is not None:
+            raise DriverError(CUresult.CUDA_ERROR_NOT_READY, f"{s.label()} runs a kernel that has not ended (its "
+                                                             "threads spin, waiting on the host or other work; "
+                                                             "P-74)")
         if s.busy or s.deferred:
             raise DriverError(CUresult.CUDA_ERROR_NOT_READY, f"{s.label()} is running a host function or Python "
                                                              "kernel (on another thread)")
@@ -74,10 +83,17 @@ class Streams(Work):
 
     @entry
     def stream_synchronize(self, h: int) -> None:
-        """cuStreamSynchronize. Capture rules of spec 6, 5.3, 5.2 in that order; runs pending work."""
+        """cuStreamSynchronize. Capture rules of spec 6, 5.3, 5.2 in that order; runs pending work.
+
+        An in-flight kernel (P-74) the stream's work waits for is resumed until it ends, with the driver lock
+        released (another thread may call the driver, and write what it spins on); ``simcuda.ptx``'s stop
+        request (Ctrl-C) interrupts it: 719, sticky. A fault of the resumed kernel is answered (sticky)."""
         t = self.threads.current()
         s = self._stream(h, t)
         cap.check_stream_sync(self, s, t, "cuStreamSynchronize")
+        if self._inflight or self._waiting:
+            self._wait_idle((s,))
+            self._settle([s, *self._partners(s)] if s.is_legacy else [s])
         if s.is_legacy:
             self._wait_idle(self._ctx_streams(s.ctx))
             self._drain()
