@@ -609,6 +609,27 @@ def clock_registers(f: Func) -> frozenset[str]:
     return frozenset(tainted)
 
 
+class _Stall:
+    """The stall checkpoints of :func:`run`: the last sample (lanes alive, fingerprint) and how many samples in a
+    row have repeated it."""
+
+    __slots__ = ("skip", "last", "quiet")
+
+    def __init__(self, skip: frozenset[str]) -> None:
+        self.skip, self.quiet = skip, 0
+        self.last: Any = None
+
+    def stalled(self, L: _Launch, pcs: Any, lane_count: int) -> bool:
+        """Take a sample; True at a checkpoint: :data:`STALL_CHECKS` unchanged samples in a row, and every
+        unchanged one after them."""
+        now = (lane_count if pcs is None else int((pcs < EXIT).sum()), _fingerprint(L, pcs, self.skip))
+        if now != self.last:
+            self.last, self.quiet = now, 0
+            return False
+        self.quiet += 1
+        return self.quiet >= STALL_CHECKS
+
+
 #: back edges between two stall samples of :func:`run` (a power of two)
 STALL_SAMPLE = 1024
 #: consecutive stall samples with no change before :func:`run` yields (suspends) [I]
@@ -638,8 +659,8 @@ def run(L: _Launch, code: list[tuple[int, Any]], should_stop: Callable[[], bool]
     import time
     stalled_since = time.monotonic()
     last_left: Any = None
-    quiet = 0
-    skip = clock_registers(L.func) if stall_limit_s is None else frozenset()
+    stall = _Stall(clock_registers(L.func)) if stall_limit_s is None else None
+    limit = stall_limit_s or 0.0
     calls = L.calls
     n = L.n
     alive = L.alive0.copy()
@@ -717,21 +738,15 @@ def run(L: _Launch, code: list[tuple[int, Any]], should_stop: Callable[[], bool]
                 spins += 1
                 if spins % 4096 == 0 and should_stop is not None and should_stop():
                     raise Fault(719, f"kernel {L.kernel}: interrupted while spinning")
-                if stall_limit_s is None:
-                    if spins % STALL_SAMPLE == 0:
-                        left = (lane_count if pcs is None else int((pcs < EXIT).sum()), _fingerprint(L, pcs, skip))
-                        if left != last_left:
-                            last_left, quiet = left, 0
-                        else:
-                            quiet += 1
-                            if quiet >= STALL_CHECKS:  # and at every unchanged sample after, until it changes
-                                yield  # a stall checkpoint: the caller resumes now or later
+                if stall is not None:
+                    if spins % STALL_SAMPLE == 0 and stall.stalled(L, pcs, lane_count):
+                        yield  # a stall checkpoint: the caller resumes now or later
                 elif spins % 4096 == 0:
                     left = (lane_count if pcs is None else int((pcs < EXIT).sum()), _fingerprint(L, pcs))
                     now = time.monotonic()
                     if left != last_left:
                         last_left, stalled_since = left, now
-                    elif now - stalled_since > stall_limit_s:
+                    elif now - stalled_since > limit:
                         raise Fault(LAUNCH_TIMEOUT, f"kernel {L.kernel}: the threads of blocks {L.blocks[0]}.."
                                     f"{L.blocks[-1]} spin for {stall_limit_s:g} s with none finishing; the "
                                     f"grid runs in parts of {len(L.blocks)} blocks (at most 2**20 threads at "
