@@ -86,7 +86,7 @@ class Context:
         self.legacy: Stream | None = None
         self.per_thread: dict[int, Stream] = {}
         self.streams: list[Stream] = []  # user streams, creation order
-        # the sticky error of a Python kernel that faulted in this context (Work._run_kernel): every later use of
+        # the sticky error of a Python kernel that faulted in this context (Scheduler.run_kernel): every later use of
         # the context answers it, as after a kernel fault on a GPU, until the context is destroyed or reset
         self.fault: DriverError | None = None
         self.limits: dict[int, int] = {}  # CUlimit value -> value set with cuCtxSetLimit (simcuda._core.launch)
@@ -287,7 +287,8 @@ def retain_refs(refs: UserRefs | None, into: UserRefs | None = None) -> UserRefs
 
 def release_refs(refs: UserRefs | None, due: list[UserObject]) -> None:
     """Drop every reference of ``refs``; an object whose last reference went is added to ``due`` (its destructor
-    runs when the entry that dropped it ends, outside the lock: :meth:`~simcuda._core.work.Work._run_destructors`)."""
+    runs when the entry that dropped it ends, outside the lock:
+    :meth:`~simcuda._core.work.Scheduler.run_destructors`)."""
     if refs:
         for obj, k in refs.items():
             obj.refs -= k

@@ -1,6 +1,6 @@
 """Running a kernel's PTX with the kernel engine (issue 17): the core's half of :mod:`simcuda.ptx.interface`.
 
-:func:`run_ptx` is called by :meth:`simcuda._core.work.Work._run_kernel` when no Python twin is registered and the
+:func:`run_ptx` is called by :meth:`simcuda._core.work.Scheduler.run_kernel` when no Python twin is registered and the
 kernel's module has PTX (:func:`simcuda._core.module.ptx_of_image`). It builds the parameter buffer from the
 launch's decoded argument values laid out at the engine's ``KernelInfo.params`` offsets (once per launch record,
 which its repeated launches and graph replays share), hands the engine a

@@ -11,11 +11,10 @@ from typing import Any
 from .. import hostmem
 from ..errors import CUresult, DriverError
 from ..memory import DEVICE, HOST
-from ..state import entry
-from ..work import Work
+from ..state import DriverState, entry
 
 
-class ArgumentRules(Work):
+class ArgumentRules(DriverState):
     """Argument rules of the simulated driver that the faces report to (``require_arg``, ``check_flags``...)."""
 
     @entry

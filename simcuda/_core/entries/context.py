@@ -6,8 +6,7 @@ import hashlib
 from .. import capture as cap
 from ..errors import CUresult, DriverError
 from ..objects import Context, Device
-from ..state import DRIVER_VERSION, entry
-from ..work import Work
+from ..state import DRIVER_VERSION, DriverState, entry
 
 
 def device_uuid(d: Device) -> bytes:
@@ -15,7 +14,7 @@ def device_uuid(d: Device) -> bytes:
     the NVML front end's nvmlDeviceGetUUID report the same bytes; NVML needs no cuInit, hence a function)."""
     return hashlib.md5(f"{d.spec.name}/{d.ordinal}".encode()).digest()
 
-class Contexts(Work):
+class Contexts(DriverState):
     """Init, devices, primary contexts and contexts of the simulated driver.
 
     Entries: ``cuInit``, ``cuDriverGetVersion``, ``cuDevice*``, ``cuDevicePrimaryCtx*``, ``cuCtx*``.
@@ -245,11 +244,10 @@ class Contexts(Work):
         ``stream_synchronize``), and the work behind them runs; a fault of one is answered (sticky)."""
         ctx = self.handles.context(h) if h else self.threads.ctx_current()
         cap.check_ctx_sync(self, ctx, call)
-        self._wait_idle(self._ctx_streams(ctx))
-        if self._inflight or self._waiting:
-            held = [s for s in self._inflight | self._waiting if s.ctx is ctx]
-            self._settle([*self._ctx_streams(ctx), *held])
-        self._drain()
+        self.scheduler.wait_idle(self._ctx_streams(ctx))
+        if self.scheduler.holds:
+            self.scheduler.settle([*self._ctx_streams(ctx), *self.scheduler.held_in(ctx)])
+        self.scheduler.drain()
 
     @entry
     def profiler_control(self, call: str) -> None:
@@ -267,8 +265,8 @@ class Contexts(Work):
         ev = self.handles.event(hevent)
         cap.check_ctx_event(self, ctx, ev, "cuCtxRecordEvent", wait=False)
         cap._uncapture_event(ev)
-        self._drain()
-        self._complete_event(ev)
+        self.scheduler.drain()
+        self.scheduler.complete_event(ev)
 
     @entry
     def ctx_wait_event(self, hctx: int, hevent: int) -> None:

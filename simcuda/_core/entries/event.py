@@ -5,11 +5,10 @@ from .. import capture as cap
 from .. import nodes as nd
 from ..errors import CUresult, DriverError
 from ..objects import EMPTY, RECORDED, Event
-from ..state import entry
-from ..work import Work
+from ..state import DriverState, entry
 
 
-class Events(Work):
+class Events(DriverState):
     """Events: record, wait, query, timing of the simulated driver. Entries: ``cuEvent*``."""
     # ------------------------------------------------------------------ events
     @entry
@@ -53,7 +52,7 @@ class Events(Work):
         e = self.handles.event(h)
         cap.check_event_host_wait(self, e, self.threads.current(), "cuEventQuery")
         if e.state == RECORDED and e.pending_on is not None:
-            self._query_slice(e.pending_on)
+            self.scheduler.query_slice(e.pending_on)
         if e.state == RECORDED and e.pending_on is not None:
             raise DriverError(CUresult.CUDA_ERROR_NOT_READY, f"{e.label()} has not completed yet (manual progression)")
 
@@ -63,12 +62,12 @@ class Events(Work):
         waits for (P-74) is resumed until it ends, the lock released (see ``stream_synchronize``)."""
         e = self.handles.event(h)
         cap.check_event_host_wait(self, e, self.threads.current(), "cuEventSynchronize")
-        if e.state == RECORDED and e.pending_on is not None and (self._inflight or self._waiting):
-            self._settle_event(e)
+        if e.state == RECORDED and e.pending_on is not None and self.scheduler.holds:
+            self.scheduler.settle_event(e)
         if e.state == RECORDED and e.pending_on is not None:
-            self._wait_idle((e.pending_on,))
+            self.scheduler.wait_idle((e.pending_on,))
         if e.state == RECORDED and e.pending_on is not None:
-            self._drain(e.pending_ticket)
+            self.scheduler.drain(e.pending_ticket)
 
     @entry
     def event_elapsed_time(self, h0: int, h1: int) -> float:

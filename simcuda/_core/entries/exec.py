@@ -10,8 +10,7 @@ from .. import nodes as nd
 from ..errors import CUresult, DriverError
 from ..memory import KIND_GRAPH
 from ..objects import release_refs, retain_refs
-from ..state import entry
-from ..work import Work
+from ..state import DriverState, entry
 
 KERNEL = gr.KERNEL
 _INST_NAMES = {0: "SUCCESS", 1: "ERROR", 2: "INVALID_STRUCTURE", 3: "NODE_OPERATION_NOT_SUPPORTED",
@@ -57,7 +56,7 @@ def _launch_logger(launch_log: Any, sh: int, xh: int, n: int) -> Callable[[Any, 
     return log
 
 
-class Execs(Work):
+class Execs(DriverState):
     """Executable graphs: instantiate, launch, upload, update, per-node exec params of the simulated driver.
 
     Entries: ``cuGraphInstantiate*``, ``cuGraphLaunch``, ``cuGraphUpload``, ``cuGraphExecUpdate``,

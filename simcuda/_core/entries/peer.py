@@ -27,8 +27,7 @@ from .. import hostmem
 from ..errors import CUresult, DriverError
 from ..memory import DEVICE, CopyParams
 from ..objects import Context, Device
-from ..state import entry
-from ..work import Work
+from ..state import DriverState, entry
 
 #: ``CUdevice_P2PAttribute`` values (simcuda._generated.driver_enums) -> the simulated link's value:
 #: PERFORMANCE_RANK 0 (the best), ACCESS_SUPPORTED, NATIVE_ATOMIC_SUPPORTED, ACCESS_ACCESS (CUDA array)
@@ -49,7 +48,7 @@ def pci_bus_id(d: Device) -> str:
     return f"{attribute_value(d.spec, _PCI_DOMAIN):04x}:{pci_bus(d):02x}:{attribute_value(d.spec, _PCI_DEVICE):02x}.0"
 
 
-class Peers(Work):
+class Peers(DriverState):
     """Peer access, peer copies and PCI identity of the simulated devices.
 
     Entries: ``cuDeviceCanAccessPeer``, ``cuDeviceGetP2PAttribute``, ``cuCtxEnablePeerAccess``,

@@ -8,11 +8,10 @@ from .. import capture as cap
 from .. import nodes as nd
 from ..errors import CUresult, DriverError
 from ..objects import USER, EdgeData, EdgeDataArg, MemOp, SemValue, Stream
-from ..state import CU_STREAM_LEGACY, CU_STREAM_PER_THREAD, entry
-from ..work import Work
+from ..state import CU_STREAM_LEGACY, CU_STREAM_PER_THREAD, DriverState, entry
 
 
-class Streams(Work):
+class Streams(DriverState):
     """Streams, stream work and the capture control calls of the simulated driver.
 
     Entries: ``cuStream*`` (capture begin, end, status, info, dependencies), ``cuLaunchHostFunc``,
@@ -20,6 +19,14 @@ class Streams(Work):
     """
     if TYPE_CHECKING:  # defined by the Graphs entries; Driver combines both
         def _mem_ops_spec(self, ops: list[MemOp], flags: int, hctx: int, what: str) -> nd.BatchMemOpParams: ...
+
+    def advance(self) -> None:
+        """Run every pending piece of work, in enqueue order (manual progression only).
+
+        Mirrors: the GPU catching up. No effect in immediate mode.
+        """
+        with self._lock:
+            self.scheduler.drain()
 
     # ------------------------------------------------------------------ streams
     @entry
@@ -53,7 +60,7 @@ class Streams(Work):
             raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
                               "the legacy and per-thread default streams cannot be destroyed")
         s = self._stream(h)
-        self._stream_drain(s)
+        self.scheduler.stream_drain(s)
         cap.on_stream_destroyed(self, s)
         s.destroyed = True
         with contextlib.suppress(ValueError):
@@ -69,7 +76,7 @@ class Streams(Work):
         t = self.threads.current()
         s = self._stream(h, t)
         cap.check_stream_sync(self, s, t, "cuStreamQuery")
-        self._query_slice(s)
+        self.scheduler.query_slice(s)
         if s.inflight is not None:
             raise DriverError(CUresult.CUDA_ERROR_NOT_READY, f"{s.label()} runs a kernel that has not ended (its "
                                                              "threads spin, waiting on the host or other work; "
@@ -91,15 +98,15 @@ class Streams(Work):
         t = self.threads.current()
         s = self._stream(h, t)
         cap.check_stream_sync(self, s, t, "cuStreamSynchronize")
-        if self._inflight or self._waiting:
-            self._wait_idle((s,))
-            self._settle([s, *self._partners(s)] if s.is_legacy else [s])
+        if self.scheduler.holds:
+            self.scheduler.wait_idle((s,))
+            self.scheduler.settle([s, *self.scheduler.partners(s)] if s.is_legacy else [s])
         if s.is_legacy:
-            self._wait_idle(self._ctx_streams(s.ctx))
-            self._drain()
+            self.scheduler.wait_idle(self._ctx_streams(s.ctx))
+            self.scheduler.drain()
         else:
-            self._wait_idle((s,))
-            self._stream_drain(s)
+            self.scheduler.wait_idle((s,))
+            self.scheduler.stream_drain(s)
 
     @entry
     def stream_get_ctx(self, h: int) -> int:
@@ -148,11 +155,11 @@ class Streams(Work):
             raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE, "cuStreamAddCallback flags must be 0")
         if not callback:
             raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE, "cuStreamAddCallback: the callback is NULL")
-        self._check_host_fn(callback, "cuStreamAddCallback: the callback")
+        self.scheduler.check_host_fn(callback, "cuStreamAddCallback: the callback")
 
         def run() -> str:
             if isinstance(callback, int):  # CUstreamCallback: void (*)(CUstream, CUresult, void *userData)
-                self._call_host_fn(callback, user_data, (s.handle, 0))
+                self.scheduler.call_host_fn(callback, user_data, (s.handle, 0))
             return ""
         cap.enqueue(self, s, cap.Op(cap.OPS["callback"], "cuStreamAddCallback", {"fn": callback}, run))
 
@@ -249,11 +256,11 @@ class Streams(Work):
                               f"syncMode {sync_mode} is not a CUhostTaskSyncMode (0, 1) (spec 3.9) [inferred]")
         if not fn:
             raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE, "the host function pointer is NULL")
-        self._check_host_fn(fn, "cuLaunchHostFunc: the host function")
+        self.scheduler.check_host_fn(fn, "cuLaunchHostFunc: the host function")
         params = nd.HostParams(fn, user_data, sync_mode or 0)
 
         def run() -> str:
-            self._call_host_fn(fn, user_data)
+            self.scheduler.call_host_fn(fn, user_data)
             return ""
         cap.enqueue(self, s, cap.Op(cap.OPS["host"], "cuLaunchHostFunc", params, run))
 

@@ -22,9 +22,8 @@ from ..errors import CUresult, DriverError
 from ..memory import KIND_DEVICE, Allocation
 from ..module import image_bytes
 from ..objects import Context, Function, Module
-from ..state import entry
+from ..state import DriverState, entry
 from ..symbols import Variable, elf_param_offsets, image_variables, param_layout
-from ..work import Work
 
 
 class _ImageFacts:
@@ -39,7 +38,7 @@ class _ImageFacts:
         self.allocs: dict[int, dict[str, Allocation]] = {}
 
 
-class Symbols(Work):
+class Symbols(DriverState):
     """Module and library variables, parameter info and ``cuKernelGetFunction``.
 
     Entries: ``cuModuleGetGlobal``, ``cuLibraryGetGlobal``, ``cuFuncGetParamInfo``, ``cuKernelGetParamInfo``,
