@@ -444,17 +444,18 @@ class Scheduler:
             self.resume(found, 1)
         self.pump()
 
-    def abandon_inflight(self) -> None:
-        """End every in-flight kernel where it is, never to resume (:meth:`close`: the kernels that were never
-        released stop; the work queued behind them is dropped) (P-74)."""
-        for s in list(self._inflight):
+    def abandon_inflight(self, ctx: Context | None = None) -> None:
+        """End every in-flight kernel (of context ``ctx``; None: of every context) where it is, never to resume,
+        and drop the work deferred behind it: what ``Driver.close()``, ``cuCtxDestroy`` and
+        ``cuDevicePrimaryCtxReset`` do with kernels that were never released, so none of them waits (P-74)."""
+        for s in [x for x in self._inflight if ctx is None or x.ctx is ctx]:
             launch = s.inflight
             self._end_inflight(s)
             if launch is not None:
                 launch.abandon()
-        for s in list(self._waiting):
+        for s in [x for x in self._waiting if ctx is None or x.ctx is ctx]:
             s.deferred.clear()
-        self._waiting.clear()
+            self._waiting.discard(s)
 
     def wait_idle(self, streams: Iterable[Stream]) -> None:
         """Block until no stream of ``streams`` runs user code on another thread (cuStreamSynchronize and the

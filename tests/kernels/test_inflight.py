@@ -241,6 +241,26 @@ def test_close_with_a_never_released_kernel_does_not_hang() -> None:
     assert not d.objects[s].deferred and d.objects[s].inflight is None
 
 
+def test_ctx_destroy_abandons_its_never_released_kernel() -> None:
+    """cuCtxDestroy with a latch in flight returns 0 at once: the launch is abandoned and the driver goes on
+    (a new context's launch runs)."""
+    r = Rig()
+    d = r.drv
+    s = d.stream_create(1)
+    r.hold(s)
+    stream = d.objects[s]
+    assert _code(d.ctx_destroy, d.ctx_get_current()) == 0
+    assert stream.inflight is None and not d.scheduler.holds
+    d.ctx_create(0, 0)
+    put = d.module_get_function(d.module_load_data(PTX.encode() + b"\0"), "put")
+    out = d.mem_alloc(4)
+    d.memset(_memset(out, 0, 1), None, "cuMemsetD32")
+    d.launch_kernel(put, (1, 1, 1), (1, 1, 1), 0, 0, [out, 5])
+    assert _code(d.ctx_synchronize) == 0
+    assert int(np.frombuffer(d.memory.kernel_view(out, 4), np.int32)[0]) == 5
+    d.close()
+
+
 def test_graph_replay_of_a_latch_runs_to_completion() -> None:
     """A kernel node in a graph replay is not suspended (P-74): released before the launch, the replay of the
     latch and a put ends inside cuGraphLaunch."""

@@ -176,6 +176,7 @@ class Contexts(DriverState):
         c = self.handles.context(h)
         t = self.threads.current()
         cap.check_unsafe(self, t, "cuCtxDestroy")
+        self.scheduler.abandon_inflight(c)  # kernels never released: abandoned, not waited for (P-74)
         for s in list(c.streams) + list(c.per_thread.values()):
             cap.on_stream_destroyed(self, s)
             s.destroyed = True
@@ -289,6 +290,7 @@ class Contexts(DriverState):
         c = d.primary
         if c is None:
             return
+        self.scheduler.abandon_inflight(c)  # kernels never released: abandoned, not waited for (P-74)
         for s in list(c.streams) + list(c.per_thread.values()):
             cap.on_stream_destroyed(self, s)
             s.destroyed = True
