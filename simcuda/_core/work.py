@@ -96,18 +96,25 @@ class SchedulerHost(Protocol):
     _uo_due: list[UserObject]
 
     @property
-    def options(self) -> Options: ...
+    def options(self) -> Options:
+        """The spec's open choices (``kernel_faults`` is read here)."""
     @property
-    def threads(self) -> Threads: ...
+    def threads(self) -> Threads:
+        """Per-thread state: the calling thread's, a host function's, the thread-local slot."""
     @property
-    def memory(self) -> MemorySpace: ...
+    def memory(self) -> MemorySpace:
+        """The address space (executable host memory is checked in it)."""
     @property
-    def counters(self) -> Counters: ...
+    def counters(self) -> Counters:
+        """The counters (kernels run with no implementation)."""
     @property
-    def objects(self) -> Mapping[int, Any]: ...
+    def objects(self) -> Mapping[int, Any]:
+        """The handle table, read-only (the contexts a process-wide fault reaches)."""
     @property
-    def kernels(self) -> dict[str, Callable[[KernelLaunch], Any]]: ...
-    def _log(self, record: dict[str, Any]) -> None: ...
+    def kernels(self) -> dict[str, Callable[[KernelLaunch], Any]]:
+        """The per-driver Python kernels (twins)."""
+    def _log(self, record: dict[str, Any]) -> None:
+        """Add a launch-log record."""
 
 
 class Scheduler:
@@ -237,7 +244,7 @@ class Scheduler:
                 note = ""
             elif k.user_code:
                 if k is _KERNEL and self._host.progression == "immediate":
-                    self._tls.may_suspend = True  # read (and cleared) by _run_kernel: an eager PTX launch (P-74)
+                    self._tls.may_suspend = True  # read (and cleared) by run_kernel: an eager PTX launch (P-74)
                 note = self.run_user_op(stream, runner)
             else:
                 note = runner()
@@ -252,7 +259,7 @@ class Scheduler:
                 self._tls.may_suspend = False
         if k.logged:
             self._host._log({"source": "stream", "kind": k.log_as or k.name.upper(), "detail": k.label(op),
-                       "stream": stream.handle, "note": note or ""})
+                             "stream": stream.handle, "note": note or ""})
         if self._waiting and not stream.busy:
             self.pump()
 
@@ -295,7 +302,7 @@ class Scheduler:
     # (``busy``), while a PTX kernel of it is in flight (``inflight``), and while it has deferred work; the
     # legacy stream is also held while a blocking stream of its context is held, and a blocking stream while
     # the legacy stream is (spec 1's implicit synchronisation). Work submitted to a held stream waits in
-    # ``Stream.deferred`` with a ticket; :meth:`_pump` runs the deferred heads that are ready, lowest ticket
+    # ``Stream.deferred`` with a ticket; :meth:`pump` runs the deferred heads that are ready, lowest ticket
     # first. A wait on an event whose record is itself deferred is a deferred entry of the waiting stream too.
     def partners(self, s: Stream) -> list[Stream]:
         """The streams ``s`` synchronises with implicitly: the legacy stream's blocking streams, a blocking
@@ -465,6 +472,8 @@ class Scheduler:
             self._idle.wait()
 
     def drain(self, upto: int | None = None) -> None:
+        """Run the queued work of manual progression in enqueue order, up to ticket ``upto`` (None: all of it),
+        once no other thread is draining (its user code may run unlocked meanwhile)."""
         me = threading.get_ident()
         while self._draining not in (0, me):  # another thread runs queued work (its user code may be unlocked)
             self._idle.wait()
@@ -479,6 +488,8 @@ class Scheduler:
             self._idle.notify_all()
 
     def stream_drain(self, stream: Stream) -> None:
+        """Run the queued work up to ``stream``'s last pending ticket (earlier work of other streams included:
+        one global enqueue order, see the ``Driver`` fidelity notes)."""
         if stream.pending:
             self.drain(stream.pending[-1])
 
@@ -505,6 +516,8 @@ class Scheduler:
             event.pending_ticket = self._ticket
 
     def complete_event(self, event: Event) -> None:
+        """Mark ``event`` recorded now, at the simulated clock (cuCtxRecordEvent, EVENT_RECORD nodes); a destroyed
+        event is left as it is."""
         if not event.destroyed:
             event.state = RECORDED
             event.capture = None
@@ -521,7 +534,13 @@ class Scheduler:
             self._defer(stream, cap.Op(cap.OPS["wait_event"], "cuStreamWaitEvent", _EventRef(event), None))
 
     def run_kernel(self, p: gr.KernelParams) -> str:
-        suspend = getattr(self._tls, "may_suspend", False)  # set by _execute for an eager launch (P-74)
+        """Run launch ``p``: its Python twin (``Driver.kernels``, then :data:`~simcuda._core.kernels.KERNELS`) with
+        the lock released, else its PTX (:func:`simcuda._core.ptxrun.run_ptx`; an eager launch in immediate
+        progression may stay in flight, P-74), else recorded or refused (:func:`~simcuda._core.ptxrun.unrunnable`).
+        Returns the launch log's outcome. Raises :class:`KernelFault` for a fault under
+        ``Options(kernel_faults="sticky")`` (the caller makes it the context's sticky error), the refusals of
+        :data:`~simcuda._core.ptxrun.REFUSALS` as they are, and ``ptxrun.Suspended`` for an in-flight launch."""
+        suspend = getattr(self._tls, "may_suspend", False)  # set by execute for an eager launch (P-74)
         if suspend:
             self._tls.may_suspend = False
         fn = self._host.kernels.get(p.name) or KERNELS.get(p.name)

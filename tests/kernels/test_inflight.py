@@ -24,8 +24,8 @@ import simcuda
 from simcuda._core import ptxrun
 from simcuda._core.errors import DriverError
 
-#: ``latch(int *flag)`` spins on a volatile load of the flag until it is non-zero; ``put(int *out, int v)``
-#: stores ``v`` at ``out``
+#: ``latch(int *flag)`` spins on a volatile load of the flag until it is non-zero; ``latch_oob`` does the same,
+#: then stores at address 16 (unmapped: 700); ``put(int *out, int v)`` stores ``v`` at ``out``
 PTX = r"""
 .version 8.0
 .target sm_80
@@ -40,6 +40,20 @@ $L_spin:
   ld.volatile.u32 %r1, [%rd1];
   setp.eq.s32 %p1, %r1, 0;
   @%p1 bra $L_spin;
+  ret;
+}
+.visible .entry latch_oob(.param .u64 flag)
+{
+  .reg .pred %p<2>;
+  .reg .b32 %r<2>;
+  .reg .b64 %rd<3>;
+  ld.param.u64 %rd1, [flag];
+$L_wait:
+  ld.volatile.u32 %r1, [%rd1];
+  setp.eq.s32 %p1, %r1, 0;
+  @%p1 bra $L_wait;
+  mov.u64 %rd2, 16;
+  st.global.u32 [%rd2], %r1;
   ret;
 }
 .visible .entry put(.param .u64 out, .param .u32 v)
@@ -179,6 +193,22 @@ def test_another_thread_releases_the_latch_while_the_sync_waits() -> None:
     assert _code(d.stream_synchronize, s) == 0
     t.join(10)
     assert seen == [0, 600] and r.values() == [3, 0, 0, 0]
+    d.close()
+
+
+def test_a_fault_after_release_is_answered_by_the_sync_and_sticky() -> None:
+    """A released latch that then stores outside every allocation: the resuming cuStreamSynchronize answers 700,
+    the launch has ended, and the fault is sticky (the next call answers it too, P-9)."""
+    r = Rig()
+    d = r.drv
+    s = d.stream_create(1)
+    oob = d.module_get_function(d.module_load_data(PTX.encode() + b"\0"), "latch_oob")
+    d.launch_kernel(oob, (1, 1, 1), (1, 1, 1), 0, s, [r.flag])
+    assert _code(d.stream_query, s) == 600
+    r.release()
+    assert _code(d.stream_synchronize, s) == 700
+    assert d.objects[s].inflight is None
+    assert _code(d.stream_query, s) == 700 and "faulted" in (d.last_error().why if d.last_error() else "")
     d.close()
 
 
