@@ -378,25 +378,16 @@ class InFlight:
         ``unlocked(fn, *args)``; True once it has ended. Errors: as :func:`run_ptx` (the engine's fault code as a
         :class:`DriverError`, 801 for a refused form; a ``KeyboardInterrupt`` propagates, marked with the
         kernel's name); the launch has ended then too."""
-        from .. import ptx
-        done = False
         try:
             done = bool(unlocked(self.running.step, slices))
-        except ptx.Fault as e:
-            done = True
-            raise DriverError(CUresult(e.code), f"kernel {self.name!r} faulted: {e.why}") from e
-        except ptx.Unsupported as e:
-            done = True
-            raise DriverError(CUresult.CUDA_ERROR_NOT_SUPPORTED,
-                              f"kernel {self.name!r} uses PTX the engine does not run: {e.why}") from e
         except BaseException as e:
-            done = True
-            if isinstance(e, KeyboardInterrupt):
-                e.__simcuda_kernel__ = self.name  # type: ignore[attr-defined]  # read by the native route's C boundary
-            raise
-        finally:
-            if done:
-                self.release()
+            self.release()
+            err = engine_error(self.name, e)
+            if err is e:
+                raise
+            raise err from e
+        if done:
+            self.release()
         return done
 
     def release(self) -> None:
@@ -411,27 +402,20 @@ class InFlight:
         self.release()
 
 
-class _Completed:
-    """A launch of an engine module with no ``start`` (only the interface's ``launch``): it runs to completion at
-    its first step."""
-
-    __slots__ = ("_run",)
-
-    def __init__(self, run: Any) -> None:
-        self._run = run
-
-    @staticmethod
-    def start(eng: Any) -> Any:
-        """A ``start`` for ``eng`` built on its ``launch``."""
-        return lambda *a, **kw: _Completed(lambda: eng.launch(*a, **kw))
-
-    def step(self, slices: int | None) -> bool:
-        """Run the launch to completion; True."""
-        self._run()
-        return True
-
-    def abandon(self) -> None:
-        """Nothing to stop (it never suspends)."""
+def engine_error(name: str, e: BaseException) -> BaseException:
+    """What the driver raises for ``e``, raised by the engine while kernel ``name`` ran: a
+    :class:`~simcuda.ptx.Fault` becomes a :class:`DriverError` of its code (700, 710, 716, 719...), an
+    :class:`~simcuda.ptx.Unsupported` 801 NOT_SUPPORTED with the engine's why; anything else is ``e`` itself (a
+    ``KeyboardInterrupt`` marked with the kernel's name first, read by the native route's C boundary)."""
+    from .. import ptx
+    if isinstance(e, ptx.Fault):
+        return DriverError(CUresult(e.code), f"kernel {name!r} faulted: {e.why}")
+    if isinstance(e, ptx.Unsupported):
+        return DriverError(CUresult.CUDA_ERROR_NOT_SUPPORTED, f"kernel {name!r} uses PTX the engine does not run: "
+                                                              f"{e.why}")
+    if isinstance(e, KeyboardInterrupt):
+        e.__simcuda_kernel__ = name  # type: ignore[attr-defined]
+    return e
 
 
 def run_ptx(driver: Any, p: Any, unlocked: Any, suspend: bool = False) -> tuple[bool, str]:
@@ -488,11 +472,22 @@ def run_ptx(driver: Any, p: Any, unlocked: Any, suspend: bool = False) -> tuple[
                              "sm_count": ctx.device.spec.multiprocessors if ctx is not None else None}
     if variables:
         extra["variables"] = variables
-    start = getattr(eng, "start", None) or _Completed.start(eng)  # the interface's launch alone: no suspension
-    running = start(p.name, tuple(p.grid), tuple(p.block), int(p.shmem), params, memory, engine_hooks(driver, ctx),
-                    **extra)
-    launch = InFlight(p.name, ctx, running, workspace, driver.memory)
-    if not launch.step(unlocked, 1 if suspend else None):
+    args = (p.name, tuple(p.grid), tuple(p.block), int(p.shmem), params, memory, engine_hooks(driver, ctx))
+    start = getattr(eng, "start", None) if suspend else None
+    if start is None:  # to completion: a replay, manual progression, an engine module with launch() only
+        try:
+            unlocked(lambda: eng.launch(*args, **extra))
+        except BaseException as e:
+            err = engine_error(p.name, e)
+            if err is e:
+                raise
+            raise err from e
+        finally:
+            if workspace is not None and not workspace.freed:
+                driver.memory.free(workspace)
+        return True, "ran PTX"
+    launch = InFlight(p.name, ctx, start(*args, **extra), workspace, driver.memory)
+    if not launch.step(unlocked, 1):
         raise Suspended(launch)
     return True, "ran PTX"
 

@@ -144,15 +144,17 @@ class Scheduler:
     # a synchronising call from another thread waits for it (``wait_idle``), and queries say NOT_READY.
     # A replay keeps its exec body (never mutated once shared) and its exec alive until it finishes.
 
-    __slots__ = ("_host", "_lock", "_tls", "_ticket", "_queue", "_idle", "_draining", "_inflight", "_waiting",
-                 "_pumping")
+    __slots__ = ("_host", "_ref", "_lock", "_tls", "_unimplemented", "_ticket", "_queue", "_idle", "_draining",
+                 "_inflight", "_waiting", "_pumping", "_suspending")
 
     def __init__(self, host: SchedulerHost) -> None:
         # a weak proxy: the driver holds its scheduler, so a strong reference back would make a cycle, and a
         # dropped driver must go (with its memory) without the garbage collector (tests/core/test_address_space)
         self._host: SchedulerHost = cast("SchedulerHost", weakref.proxy(host))
+        self._ref = weakref.ref(host)
         self._lock = host._lock
         self._tls = host.threads.tls
+        self._unimplemented = host.counters.unimplemented  # kernel name -> runs with no implementation
         self._ticket = 0
         self._queue: list[tuple[int, Stream, tuple[cap.Op, Callable[[], Any] | None]]] = []
         self._idle = threading.Condition(host._lock)  # notified when user code or a drain finishes
@@ -160,6 +162,7 @@ class Scheduler:
         self._inflight: set[Stream] = set()  # streams with an in-flight PTX kernel (P-74)
         self._waiting: set[Stream] = set()  # streams with deferred work (immediate progression)
         self._pumping = False  # pump() is running
+        self._suspending = 0  # executes of eager kernel launches running now (P-74; run_kernel reads it first)
 
     @property
     def queue(self) -> Sequence[tuple[int, Stream, tuple[cap.Op, Callable[[], Any] | None]]]:
@@ -237,14 +240,18 @@ class Scheduler:
         advances the simulated clock by one tick unless it is an event record or a graph launch (whose
         replayed nodes tick instead) (spec 16) [I], user code runs with the lock released, and it is logged."""
         k = op.kind
+        host = self._host
         if k.ticks:
-            self._host._clock_ms += gr.TICK_MS
+            host._clock_ms += gr.TICK_MS
+        eager_kernel = False
         try:
             if runner is None:
                 note = ""
             elif k.user_code:
-                if k is _KERNEL and self._host.progression == "immediate":
-                    self._tls.may_suspend = True  # read (and cleared) by run_kernel: an eager PTX launch (P-74)
+                if k is _KERNEL and host.progression == "immediate":
+                    eager_kernel = True  # run_kernel reads (and clears) the mark: this launch may suspend (P-74)
+                    self._tls.may_suspend = True
+                    self._suspending += 1
                 note = self.run_user_op(stream, runner)
             else:
                 note = runner()
@@ -255,10 +262,11 @@ class Scheduler:
             self.put_in_flight(stream, sus.launch)
             note = "in flight (its threads spin; a query or synchronisation resumes it, P-74)"
         finally:
-            if k is _KERNEL:
+            if eager_kernel:
                 self._tls.may_suspend = False
+                self._suspending -= 1
         if k.logged:
-            self._host._log({"source": "stream", "kind": k.log_as or k.name.upper(), "detail": k.label(op),
+            host._log({"source": "stream", "kind": k.log_as or k.name.upper(), "detail": k.label(op),
                              "stream": stream.handle, "note": note or ""})
         if self._waiting and not stream.busy:
             self.pump()
@@ -540,34 +548,37 @@ class Scheduler:
         Returns the launch log's outcome. Raises :class:`KernelFault` for a fault under
         ``Options(kernel_faults="sticky")`` (the caller makes it the context's sticky error), the refusals of
         :data:`~simcuda._core.ptxrun.REFUSALS` as they are, and ``ptxrun.Suspended`` for an in-flight launch."""
-        suspend = getattr(self._tls, "may_suspend", False)  # set by execute for an eager launch (P-74)
-        if suspend:
-            self._tls.may_suspend = False
-        fn = self._host.kernels.get(p.name) or KERNELS.get(p.name)
+        host = cast("SchedulerHost", self._ref())  # the driver itself: it is what a kernel's hooks hold
+        suspend = False
+        if self._suspending:  # an eager launch runs (on some thread): this one if the mark is this thread's (P-74)
+            suspend = getattr(self._tls, "may_suspend", False)
+            if suspend:
+                self._tls.may_suspend = False
+        fn = host.kernels.get(p.name) or KERNELS.get(p.name)
         if fn is None:  # no twin: the PTX runs when the module has some (issue 17), else recorded or refused
             module = p.func.module if p.func is not None else None
             if module is not None and module.ptx is not None and ptxrun.stand_in(module) is None:
                 try:
-                    ran, outcome = ptxrun.run_ptx(self._host, p, self.unlocked, suspend)
+                    ran, outcome = ptxrun.run_ptx(host, p, self.unlocked, suspend)
                 except DriverError as e:  # a fault the GPU would raise is sticky; a refusal is not (P-69)
-                    if self._host.options.kernel_faults == "sticky" and e.code not in ptxrun.REFUSALS:
+                    if host.options.kernel_faults == "sticky" and e.code not in ptxrun.REFUSALS:
                         raise KernelFault(e) from e
                     raise
                 if ran:
                     return outcome
-                self._host.counters.unimplemented[p.name] = self._host.counters.unimplemented.get(p.name, 0) + 1
+                self._unimplemented[p.name] = self._unimplemented.get(p.name, 0) + 1
                 return outcome
-            self._host.counters.unimplemented[p.name] = self._host.counters.unimplemented.get(p.name, 0) + 1
-            return ptxrun.unrunnable(self._host, p)  # raises the refusal (801) for a real image with no PTX
+            self._unimplemented[p.name] = self._unimplemented.get(p.name, 0) + 1
+            return ptxrun.unrunnable(host, p)  # raises the refusal (801) for a real image with no PTX
         args = p.args
         f = p.func
         if args and f is not None and getattr(f, "param_types", None):  # the values as the kernel's types read them
             args = param_types.as_declared(merge_param_types(f.param_types, DECLARED.get(p.name)), args)
-        launch = KernelLaunch(cast("KernelHost", self._host), p.name, p.grid, p.block, p.shmem, list(args))
+        launch = KernelLaunch(cast("KernelHost", host), p.name, p.grid, p.block, p.shmem, list(args))
         try:
             self.unlocked(fn, launch)
         except BaseException as e:
-            if self._host.options.kernel_faults == "sticky" and isinstance(e, Exception):
+            if host.options.kernel_faults == "sticky" and isinstance(e, Exception):
                 raise KernelFault(_fault_error(p.name, e)) from e
             # Options(kernel_faults="raise"), or Ctrl-C: the exception propagates (the Python faces let it
             # through); a face that cannot raise it (the native route's C boundary) reads this mark to report it

@@ -269,7 +269,7 @@ class PtxModule:
         reads memory afresh; ``hooks.should_stop`` still interrupts it (Fault 719). A grid larger than one lane
         set has no checkpoints (its stall rule is the 702 of :meth:`launch`). The caller must not free memory the
         kernel reaches before the launch is done (docs/spec-proposals.md P-74)."""
-        return RunningLaunch(self._steps(kernel, grid, block, dynamic_shared, params, memory, hooks,
+        return RunningLaunch(self._begin(kernel, grid, block, dynamic_shared, params, memory, hooks,
                                          variables=variables, envreg=envreg, sm_count=sm_count))
 
     def relocate(self, variables: dict[str, int], memory: Memory) -> None:
@@ -335,8 +335,10 @@ class PtxModule:
         Fault 702 (its blocks wait for a later lane set's) [I]. Module variables missing from ``variables``
         live in engine-owned memory kept with the module [I]; without ``envreg`` 1 and 2 the engine gives a
         zeroed grid-sync workspace of its own there (so ``grid.sync`` works on any launch that fits) [I]."""
-        steps = self._steps(kernel, grid, block, dynamic_shared, params, memory, hooks, variables=variables,
+        steps = self._begin(kernel, grid, block, dynamic_shared, params, memory, hooks, variables=variables,
                             envreg=envreg, engine=engine, sm_count=sm_count)
+        if isinstance(steps, LaunchStats):
+            return steps
         while True:
             try:
                 next(steps)
@@ -344,12 +346,14 @@ class PtxModule:
                 stats: LaunchStats = done.value
                 return stats
 
-    def _steps(self, kernel: str, grid: tuple[int, int, int], block: tuple[int, int, int], dynamic_shared: int,
+    def _begin(self, kernel: str, grid: tuple[int, int, int], block: tuple[int, int, int], dynamic_shared: int,
                params: bytes, memory: Memory, hooks: Hooks, *,
                variables: dict[str, int] | None = None, envreg: dict[int, int] | None = None,
-               engine: str | None = None, sm_count: int | None = None) -> Generator[None, None, LaunchStats]:
-        """The launch of :meth:`launch` as a generator: it yields at each stall checkpoint of a grid that fits
-        one lane set (:func:`simcuda.ptx.engine.run`) and returns the :class:`LaunchStats`."""
+               engine: str | None = None,
+               sm_count: int | None = None) -> LaunchStats | Generator[None, None, LaunchStats]:
+        """The launch of :meth:`launch`, set up: its :class:`LaunchStats` when it is over already (a kernel with
+        no observable effect, the LLVM engine), else a generator that runs its lane sets, yields at each stall
+        checkpoint of a grid that fits one lane set (:func:`simcuda.ptx.engine.run`) and returns the stats."""
         from .engine import _Launch, run
         from .values import MAX_LANES
         if kernel not in self.kernels:
@@ -391,10 +395,20 @@ class PtxModule:
                                               bytes(params).ljust(info.param_bytes, b"\0"), memory, kernel)
                 return done
         nblocks = grid[0] * grid[1] * grid[2]
-        allb = ((x, y, z) for z in range(grid[2]) for y in range(grid[1]) for x in range(grid[0]))
         params = bytes(params).ljust(info.param_bytes, b"\0")
+        return self._chunks(_Launch, run, f, info, grid, block, dynamic_shared, params, memory, hooks, variables,
+                            stats, kernel, shl, ssize, envreg, sm_count, per, nblocks)
+
+    def _chunks(self, launch_set: Any, run_set: Any, f: Func, info: KernelInfo, grid: tuple[int, int, int],
+                block: tuple[int, int, int], dynamic_shared: int, params: bytes, memory: Memory, hooks: Hooks,
+                variables: dict[str, int], stats: LaunchStats, kernel: str, shl: dict[str, int], ssize: int,
+                envreg: dict[int, int], sm_count: int | None, per: int,
+                nblocks: int) -> Generator[None, None, LaunchStats]:
+        """The lane sets of a launch :meth:`_begin` set up, one after another (``launch_set``: the engine's
+        ``_Launch``; ``run_set``: :func:`simcuda.ptx.engine.run`), yielding at their stall checkpoints."""
+        allb = ((x, y, z) for z in range(grid[2]) for y in range(grid[1]) for x in range(grid[0]))
         while chunk := list(itertools.islice(allb, per)):
-            L = _Launch(self.parsed, f, grid, block, chunk, dynamic_shared, params, memory, hooks,
+            L = launch_set(self.parsed, f, grid, block, chunk, dynamic_shared, params, memory, hooks,
                         variables, stats, kernel, shl, ssize)
             L._param_off = {p.name: p.offset for p in info.params}
             L.func_addresses = self.func_addresses
@@ -409,7 +423,7 @@ class PtxModule:
                                                                          + grid[1] * sr["%ctaid.z"].astype(np.int64)))
                 sr["%nsmid"], sr["%smid"] = np.uint32(sm_count), (linear % sm_count).astype(np.uint32)
             code = [L.compile(ins, f.labels) for ins in f.body]
-            yield from run(L, code, hooks.should_stop, None if len(chunk) == nblocks else STALL_LIMIT_S)
+            yield from run_set(L, code, hooks.should_stop, None if len(chunk) == nblocks else STALL_LIMIT_S)
             stats.blocks += len(chunk)
         return stats
 
@@ -419,9 +433,9 @@ class RunningLaunch:
     :meth:`wait`, in slices that end at its stall checkpoints, so the host may go on between them and write
     memory the kernel spins on (cuda.core's latch kernel waits for a pinned flag)."""
 
-    def __init__(self, steps: Generator[None, None, LaunchStats]) -> None:
-        self._steps: Generator[None, None, LaunchStats] | None = steps
-        self._stats: LaunchStats | None = None
+    def __init__(self, steps: LaunchStats | Generator[None, None, LaunchStats]) -> None:
+        self._steps: Generator[None, None, LaunchStats] | None = None if isinstance(steps, LaunchStats) else steps
+        self._stats: LaunchStats | None = steps if isinstance(steps, LaunchStats) else None
         self._error: BaseException | None = None
 
     def step(self, slices: int | None = 1) -> bool:
