@@ -162,6 +162,7 @@ def test_legacy_stream_waits_for_a_held_blocking_stream() -> None:
     d = r.drv
     blocking, free = d.stream_create(0), d.stream_create(1)
     r.hold(blocking)
+    assert _code(d.stream_query, 0) == 600  # the legacy stream waits for the blocking stream's kernel
     r.put(0, 0, 1)  # the legacy stream
     r.put(free, 1, 2)
     r.put(blocking, 3, 4)

@@ -71,19 +71,23 @@ class Streams(DriverState):
         """cuStreamQuery. Raises 600 NOT_READY when work is pending; capture rules of spec 6, 5.3, 5.2.
 
         A kernel in flight (P-74: its threads spin on something outside it) is resumed for one bounded slice
-        first (the kernel its stream's earliest work waits for); 600 while it has not ended, or while work
-        waits behind it."""
+        first (the kernel its stream's earliest work waits for); 600 while it has not ended, while work waits
+        behind it, and, for the legacy stream, while a blocking stream of its context has one in flight (spec 1's
+        implicit synchronisation, as for queued work under manual progression)."""
         t = self.threads.current()
         s = self._stream(h, t)
         cap.check_stream_sync(self, s, t, "cuStreamQuery")
-        self.scheduler.query_slice(s)
-        if s.inflight is not None:
-            raise DriverError(CUresult.CUDA_ERROR_NOT_READY, f"{s.label()} runs a kernel that has not ended (its "
-                                                             "threads spin, waiting on the host or other work; "
-                                                             "P-74)")
+        sch = self.scheduler
+        if sch.holds:
+            sch.query_slice(s)
+            if s.inflight is not None or (s.is_legacy and any(o.inflight is not None for o in sch.partners(s))):
+                raise DriverError(CUresult.CUDA_ERROR_NOT_READY,
+                                  f"{s.label()} waits for a kernel that has not ended (its threads spin, waiting on "
+                                  "the host or other work; P-74)")
         if s.busy or s.deferred:
             raise DriverError(CUresult.CUDA_ERROR_NOT_READY, f"{s.label()} is running a host function or Python "
-                                                             "kernel (on another thread)")
+                                                             "kernel (on another thread), or has work waiting "
+                                                             "behind one or behind an in-flight kernel")
         if s.pending or (s.is_legacy and self._queue_blocking(s)):
             raise DriverError(CUresult.CUDA_ERROR_NOT_READY, f"{s.label()} still has pending work (manual "
                                                              "progression)")
