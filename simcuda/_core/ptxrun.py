@@ -472,11 +472,12 @@ def run_ptx(driver: Any, p: Any, unlocked: Any, suspend: bool = False) -> tuple[
                              "sm_count": ctx.device.spec.multiprocessors if ctx is not None else None}
     if variables:
         extra["variables"] = variables
-    args = (p.name, tuple(p.grid), tuple(p.block), int(p.shmem), params, memory, engine_hooks(driver, ctx))
+    hooks = engine_hooks(driver, ctx)
     start = getattr(eng, "start", None) if suspend else None
     if start is None:  # to completion: a replay, manual progression, an engine module with launch() only
         try:
-            unlocked(lambda: eng.launch(*args, **extra))
+            unlocked(lambda: eng.launch(p.name, tuple(p.grid), tuple(p.block), int(p.shmem), params, memory, hooks,
+                                        **extra))
         except BaseException as e:
             err = engine_error(p.name, e)
             if err is e:
@@ -486,7 +487,8 @@ def run_ptx(driver: Any, p: Any, unlocked: Any, suspend: bool = False) -> tuple[
             if workspace is not None and not workspace.freed:
                 driver.memory.free(workspace)
         return True, "ran PTX"
-    launch = InFlight(p.name, ctx, start(*args, **extra), workspace, driver.memory)
+    running = start(p.name, tuple(p.grid), tuple(p.block), int(p.shmem), params, memory, hooks, **extra)
+    launch = InFlight(p.name, ctx, running, workspace, driver.memory)
     if not launch.step(unlocked, 1):
         raise Suspended(launch)
     return True, "ran PTX"

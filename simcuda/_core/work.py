@@ -548,7 +548,7 @@ class Scheduler:
         Returns the launch log's outcome. Raises :class:`KernelFault` for a fault under
         ``Options(kernel_faults="sticky")`` (the caller makes it the context's sticky error), the refusals of
         :data:`~simcuda._core.ptxrun.REFUSALS` as they are, and ``ptxrun.Suspended`` for an in-flight launch."""
-        host = cast("SchedulerHost", self._ref())  # the driver itself: it is what a kernel's hooks hold
+        host: Any = self._ref()  # the driver itself (not the proxy): what a kernel's hooks and KernelLaunch hold
         suspend = False
         if self._suspending:  # an eager launch runs (on some thread): this one if the mark is this thread's (P-74)
             suspend = getattr(self._tls, "may_suspend", False)
