@@ -54,7 +54,9 @@ class Events(DriverState):
         if e.state == RECORDED and e.pending_on is not None:
             self.scheduler.query_slice(e.pending_on)
         if e.state == RECORDED and e.pending_on is not None:
-            raise DriverError(CUresult.CUDA_ERROR_NOT_READY, f"{e.label()} has not completed yet (manual progression)")
+            raise DriverError(CUresult.CUDA_ERROR_NOT_READY, f"{e.label()} has not completed yet (the work before it "
+                                                             "is queued, under manual progression, or waits behind "
+                                                             "user code or an in-flight kernel, P-74)")
 
     @entry
     def event_synchronize(self, h: int) -> None:
