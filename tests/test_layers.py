@@ -29,9 +29,6 @@ _SUNDER = re.compile(r"^_[^_].*[^_]_$")  # ``_fields_``, ``_pack_``: ctypes' pro
 
 #: TYPE_CHECKING stubs of another class's method still declared: (file, "Class.method") -> why
 STUBS_ALLOWED: dict[tuple[str, str], str] = {
-    ("simcuda/_core/state.py", "DriverState._run_destructors"):
-        "the entry wrapper runs the user-object destructors of the Work mixin (simcuda/_core/work.py), which is "
-        "being turned into the Scheduler service (issue 18 item 1, owned elsewhere); the stub goes with it",
 }
 
 #: writes to another object's private attribute still there: (file, "target expression") -> why
@@ -44,6 +41,15 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("simcuda/_core/graph.py", "drv._clock_ms"):
         "replay advances the driver's simulated clock (RunHost declares it); goes when the clock is a public "
         "part of the Scheduler service (issue 18 item 1, owned elsewhere)",
+    ("simcuda/_core/work.py", "host._clock_ms"):
+        "the Scheduler ticks the driver's simulated clock, which replays (graph.py) and event records read too; "
+        "goes when the clock is the scheduler's own public state",
+    ("simcuda/_core/work.py", "self._host._process_fault"):
+        "the Scheduler records a 700/719 kernel fault for the whole process (P-9), which context creation reads "
+        "(entries/context.py); goes with the clock, into the scheduler's public state",
+    ("simcuda/_core/work.py", "self._host._uo_due"):
+        "the Scheduler takes the user objects whose destructors are due, which the exec and user-object entries "
+        "append to; goes with the clock, into the scheduler's public state",
     ("simcuda/_core/launch.py", "drv._kernel_launches"):
         "the one launch path counts stats['kernel_launches'] on the hot path, apart from Counters for speed "
         "(state.py); goes when Counters has an equally cheap public increment",

@@ -228,7 +228,7 @@ class CaptureHost(Protocol):
     """What the rule engine uses of a driver: its services and the scheduler that runs work.
 
     ``Driver`` satisfies it; so may a small fake (tests/core/test_engine_protocols.py). The scheduler's
-    methods are :class:`simcuda._core.work.Work`'s.
+    methods are the driver's names for :class:`simcuda._core.work.Scheduler`'s.
     """
 
     @property
@@ -675,8 +675,8 @@ CIG_RECORD = "record"  # append it to the command list
 CIG_REFUSE = "refuse"  # refuse it (OpKind.cig_code); the CIG capture goes on
 CIG_PASS = "pass"  # as on an uncaptured stream
 # What an uncaptured stream does with it (OpKind.eager), besides NOTHING:
-SUBMIT = "submit"  # stream order: now, after the stream's user code, or when it progresses (Work._submit)
-NOW = "now"  # a synchronous call: it waits for earlier work, then runs (Work._run_now, spec 6)
+SUBMIT = "submit"  # stream order: now, after the stream's user code, or when it progresses (Scheduler.submit)
+NOW = "now"  # a synchronous call: it waits for earlier work, then runs (Scheduler.run_now, spec 6)
 RECORD = "record"  # an event record completes in stream order (spec 4.2, 16)
 FORK = "fork"  # a wait: fork into the event's capture, or an ordinary wait (spec 4.1 rows 6, 7, 13)
 

@@ -8,10 +8,10 @@ Where things are (a newcomer finds each by name):
   ``handles`` (:mod:`simcuda._core.handles`: the object table, graphs and nodes, the preamble resolvers of spec
   section 3), ``threads`` (:mod:`simcuda._core.threads`: per-thread state and current contexts), ``captures``
   (:class:`simcuda._core.capture.CaptureRegistry`), ``memory`` (:class:`simcuda._core.memory.MemorySpace`),
-  ``variables`` (:class:`simcuda._core.variables.ModuleVariables`);
-  docs/architecture.md lists them, generated from the code;
-* :mod:`simcuda._core.work`: how eager work runs (at once, queued, after user code) and how user
-  code runs outside the lock;
+  ``variables`` (:class:`simcuda._core.variables.ModuleVariables`),
+  ``scheduler`` (:class:`simcuda._core.work.Scheduler`: how eager work runs, at once, queued, after user code or
+  behind an in-flight kernel, and how user code runs outside the lock); docs/architecture.md lists them,
+  generated from the code;
 * :mod:`simcuda._core.entries`: the entry points by concept: ``context`` (init, devices, contexts),
   ``stream`` (streams and capture control), ``cig``, ``event``, ``memory``, ``pools`` (stream-ordered
   allocation, memory pools, graph memory), ``module`` (modules, functions, launches), ``graph`` (graphs
@@ -100,8 +100,9 @@ class Driver(Contexts, Streams, Cig, Events, Peers, Memory, Pools, Modules, Exec
     them); ``stats`` (counters), ``launch_log`` (:class:`~simcuda._core.logs.LaunchLog`),
     ``error_log`` (:class:`~simcuda._core.logs.ErrorRecord` list, capped at 100,000), ``kernels``
     (per-driver Python kernels), ``options``, ``devices``, ``progression``, ``available``, ``serial``,
-    ``memory`` (the address space; ``memory.device_view``), the services ``handles``, ``threads`` and
-    ``captures`` (internal, typed; see :mod:`simcuda._core.handles`), and the helpers ``advance()``, ``close()``,
+    ``memory`` (the address space; ``memory.device_view``), the services ``handles``, ``threads``,
+    ``captures`` and ``scheduler`` (internal, typed; see :mod:`simcuda._core.handles`,
+    :mod:`simcuda._core.work`), and the helpers ``advance()``, ``close()``,
     ``dot()``, ``capture_info()``, ``cig_ops()``, ``graphs_from_captures()``, ``all_graphs()``,
     ``last_error()``, ``thread_id()``, ``is_device_pointer()``, ``refuse()`` and ``add_hook()`` (observe
     an entry without subclassing; ``simcuda run``'s recorder uses it).

@@ -81,7 +81,7 @@ class CallingThread(Protocol):
 class BuildHost(Protocol):
     """What :meth:`NodeKind.build` uses of a driver: its memory, the handle table, the threads (the current
     context), and the argument checks of the graph entries (``simcuda._core.entries.graph.Graphs``) and the
-    scheduler (``Work._check_host_fn``)."""
+    scheduler (``Scheduler.check_host_fn``)."""
 
     @property
     def memory(self) -> MemorySpace: ...
@@ -96,7 +96,7 @@ class BuildHost(Protocol):
 
 class ReplayHost(Protocol):
     """What :meth:`NodeKind.replay` uses of a driver: its memory and the scheduler that runs user code and
-    kernels (:class:`simcuda._core.work.Work`)."""
+    kernels (:class:`simcuda._core.work.Scheduler`)."""
 
     @property
     def memory(self) -> MemorySpace: ...
@@ -419,7 +419,7 @@ class KernelKind(NodeKind):
                                 bad_handle_code, int(spec.get("priority", 0)))
 
     def replay(self, drv: ReplayHost, p: Any) -> str:
-        """Run the registered Python kernel, if any (``Work._run_kernel``)."""
+        """Run the registered Python kernel, if any (``Scheduler.run_kernel``)."""
         return drv._run_kernel(p)
 
     def update_problem(self, old: Any, new: Any, resolve: Callable[[int], Allocation | None],

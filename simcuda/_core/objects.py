@@ -89,7 +89,7 @@ class Context:
         self.legacy: Stream | None = None
         self.per_thread: dict[int, Stream] = {}
         self.streams: list[Stream] = []  # user streams, creation order
-        # the sticky error of a Python kernel that faulted in this context (Work._run_kernel): every later use of
+        # the sticky error of a Python kernel that faulted in this context (Scheduler.run_kernel): every later use of
         # the context answers it, as after a kernel fault on a GPU, until the context is destroyed or reset
         self.fault: DriverError | None = None
         self.limits: dict[int, int] = {}  # CUlimit value -> value set with cuCtxSetLimit (simcuda._core.launch)
@@ -122,7 +122,7 @@ class Stream:
     dependency set, CIG record, and pending work (manual progression)."""
 
     __slots__ = ("handle", "ctx", "flags", "priority", "kind", "owner", "destroyed", "capture", "deps",
-                 "cig", "stream_id", "pending", "last_done", "busy", "busy_thread", "deferred")
+                 "cig", "stream_id", "pending", "last_done", "busy", "busy_thread", "deferred", "inflight")
 
     def __init__(self, handle: int, ctx: Context, flags: int, priority: int, kind: str,
                  stream_id: int, owner: int | str | None = None) -> None:
@@ -141,7 +141,9 @@ class Stream:
         self.last_done = 0
         self.busy = 0  # > 0 while user code of this stream's work runs outside the driver lock
         self.busy_thread = 0  # the thread running it
-        self.deferred: list[Op] = []  # ops enqueued meanwhile (immediate progression): run after it, in order
+        # (ticket, op) enqueued while the stream is held (immediate progression): run after it, in ticket order
+        self.deferred: list[tuple[int, Op]] = []
+        self.inflight: Any = None  # a PTX launch that has not ended (simcuda._core.ptxrun.InFlight, P-74)
 
     @property
     def blocking(self) -> bool:
@@ -305,7 +307,8 @@ def retain_refs(refs: UserRefs | None, into: UserRefs | None = None) -> UserRefs
 
 def release_refs(refs: UserRefs | None, due: list[UserObject]) -> None:
     """Drop every reference of ``refs``; an object whose last reference went is added to ``due`` (its destructor
-    runs when the entry that dropped it ends, outside the lock: :meth:`~simcuda._core.work.Work._run_destructors`)."""
+    runs when the entry that dropped it ends, outside the lock:
+    :meth:`~simcuda._core.work.Scheduler.run_destructors`)."""
     if refs:
         for obj, k in refs.items():
             obj.refs -= k

@@ -1,6 +1,6 @@
 """Running a kernel's PTX with the kernel engine (issue 17): the core's half of :mod:`simcuda.ptx.interface`.
 
-:func:`run_ptx` is called by :meth:`simcuda._core.work.Work._run_kernel` when no Python twin is registered and the
+:func:`run_ptx` is called by :meth:`simcuda._core.work.Scheduler.run_kernel` when no Python twin is registered and the
 kernel's module has PTX (:func:`simcuda._core.module.ptx_of_image`). It builds the parameter buffer from the
 launch's decoded argument values laid out at the engine's ``KernelInfo.params`` offsets (once per launch record,
 which its repeated launches and graph replays share), hands the engine a
@@ -397,13 +397,85 @@ def unrunnable(driver: Any, p: Any) -> str:
     return "recorded only (no Python kernel registered, no PTX: Options(unrunnable_kernels='record'))"
 
 
-def run_ptx(driver: Any, p: Any, unlocked: Any) -> tuple[bool, str]:
+class Suspended(Exception):
+    """Raised by :func:`run_ptx` (with ``suspend=True``) when the kernel reached a stall checkpoint before it
+    ended: ``launch`` is the :class:`InFlight` launch the scheduler keeps on its stream (P-74)."""
+
+    def __init__(self, launch: InFlight) -> None:
+        super().__init__(f"kernel {launch.name!r} is in flight")
+        self.launch = launch
+
+
+class InFlight:
+    """A PTX launch that has not ended: the engine's :class:`~simcuda.ptx.module.RunningLaunch` with what the
+    driver needs to resume it and to end it (its name, its context, the cooperative launch's workspace to free).
+    :meth:`step` resumes it; the scheduler (:mod:`simcuda._core.work`) calls it from queries and synchronising
+    calls, with the driver lock released (docs/spec-proposals.md P-74)."""
+
+    __slots__ = ("name", "ctx", "running", "_workspace", "_memory")
+
+    def __init__(self, name: str, ctx: Any, running: Any, workspace: Any, memory: Any) -> None:
+        self.name, self.ctx, self.running = name, ctx, running
+        self._workspace, self._memory = workspace, memory
+
+    def step(self, unlocked: Any, slices: int | None) -> bool:
+        """Resume the kernel for up to ``slices`` stall checkpoints (None: until it ends), the lock released by
+        ``unlocked(fn, *args)``; True once it has ended. Errors: as :func:`run_ptx` (the engine's fault code as a
+        :class:`DriverError`, 801 for a refused form; a ``KeyboardInterrupt`` propagates, marked with the
+        kernel's name); the launch has ended then too."""
+        try:
+            done = bool(unlocked(self.running.step, slices))
+        except BaseException as e:
+            self.release()
+            err = engine_error(self.name, e)
+            if err is e:
+                raise
+            raise err from e
+        if done:
+            self.release()
+        return done
+
+    def release(self) -> None:
+        """Free what the launch held (a cooperative launch's grid workspace); the launch is over."""
+        ws, self._workspace = self._workspace, None
+        if ws is not None and not ws.freed:
+            self._memory.free(ws)
+
+    def abandon(self) -> None:
+        """End the launch where it is, never to resume (the driver closes with the kernel still spinning)."""
+        self.running.abandon()
+        self.release()
+
+
+def engine_error(name: str, e: BaseException) -> BaseException:
+    """What the driver raises for ``e``, raised by the engine while kernel ``name`` ran: a
+    :class:`~simcuda.ptx.Fault` becomes a :class:`DriverError` of its code (700, 710, 716, 719...), an
+    :class:`~simcuda.ptx.Unsupported` 801 NOT_SUPPORTED with the engine's why; anything else is ``e`` itself (a
+    ``KeyboardInterrupt`` marked with the kernel's name first, read by the native route's C boundary)."""
+    from .. import ptx
+    if isinstance(e, ptx.Fault):
+        return DriverError(CUresult(e.code), f"kernel {name!r} faulted: {e.why}")
+    if isinstance(e, ptx.Unsupported):
+        return DriverError(CUresult.CUDA_ERROR_NOT_SUPPORTED, f"kernel {name!r} uses PTX the engine does not run: "
+                                                              f"{e.why}")
+    if isinstance(e, KeyboardInterrupt):
+        e.__simcuda_kernel__ = name  # type: ignore[attr-defined]
+    return e
+
+
+def run_ptx(driver: Any, p: Any, unlocked: Any, suspend: bool = False) -> tuple[bool, str]:
     """Run the PTX of launch ``p`` (:class:`~simcuda._core.nodes.KernelParams`) with the engine, the driver
     lock released (``unlocked(fn, *args)``). Returns ``(ran, outcome)``: the launch log's outcome text, and
     False when the kernel was recorded only: the engine refused the whole module at load, or the launch gave
     no argument values for a kernel that has parameters (a NULL ``kernelParams``; recorded only, as before
     issue 17 [I]; the real driver would run it with garbage parameters). Some values, but not one per
     parameter, is refused: INVALID_VALUE from :func:`pack_params` (one of the :data:`REFUSALS`) [I].
+
+    ``suspend`` (an eager launch in immediate progression, :mod:`simcuda._core.work`): the kernel runs to its
+    first stall checkpoint (:func:`simcuda.ptx.engine.run`: its lanes spin with nothing changing); if it has
+    not ended there, :class:`Suspended` is raised with the :class:`InFlight` launch, which the scheduler keeps
+    on the stream (docs/spec-proposals.md P-74). Otherwise (graph replays, manual progression) it runs to
+    completion.
 
     The module's ``.global``/``.const`` variables are reached at their device addresses in the launch's context
     (those ``cuModuleGetGlobal``/``cuLibraryGetGlobal`` return), so host copies see what the kernel wrote.
@@ -441,24 +513,29 @@ def run_ptx(driver: Any, p: Any, unlocked: Any) -> tuple[bool, str]:
     # an ordinary launch passes a NULL workspace (grid.sync traps there, P-71), not none: with no envreg the
     # engine would give one of its own
     ws = int(workspace.start) if workspace is not None else 0
-    try:
-        extra: dict[str, Any] = {"envreg": {1: ws >> 32, 2: ws & 0xFFFFFFFF},
-                                 "sm_count": ctx.device.spec.multiprocessors if ctx is not None else None}
-        if variables:
-            extra["variables"] = variables
-        unlocked(lambda: eng.launch(p.name, tuple(p.grid), tuple(p.block), int(p.shmem), params, memory,
-                                    engine_hooks(driver, ctx), **extra))
-    except ptx.Fault as e:
-        raise DriverError(CUresult(e.code), f"kernel {p.name!r} faulted: {e.why}") from e
-    except ptx.Unsupported as e:
-        raise DriverError(CUresult.CUDA_ERROR_NOT_SUPPORTED,
-                          f"kernel {p.name!r} uses PTX the engine does not run: {e.why}") from e
-    except KeyboardInterrupt as e:
-        e.__simcuda_kernel__ = p.name  # type: ignore[attr-defined]  # read by the native route's C boundary
-        raise
-    finally:
-        if workspace is not None and not workspace.freed:
-            driver.memory.free(workspace)
+    extra: dict[str, Any] = {"envreg": {1: ws >> 32, 2: ws & 0xFFFFFFFF},
+                             "sm_count": ctx.device.spec.multiprocessors if ctx is not None else None}
+    if variables:
+        extra["variables"] = variables
+    hooks = engine_hooks(driver, ctx)
+    start = getattr(eng, "start", None) if suspend else None
+    if start is None:  # to completion: a replay, manual progression, an engine module with launch() only
+        try:
+            unlocked(lambda: eng.launch(p.name, tuple(p.grid), tuple(p.block), int(p.shmem), params, memory, hooks,
+                                        **extra))
+        except BaseException as e:
+            err = engine_error(p.name, e)
+            if err is e:
+                raise
+            raise err from e
+        finally:
+            if workspace is not None and not workspace.freed:
+                driver.memory.free(workspace)
+        return True, "ran PTX"
+    running = start(p.name, tuple(p.grid), tuple(p.block), int(p.shmem), params, memory, hooks, **extra)
+    launch = InFlight(p.name, ctx, running, workspace, driver.memory)
+    if not launch.step(unlocked, 1):
+        raise Suspended(launch)
     return True, "ran PTX"
 
 

@@ -1,12 +1,14 @@
 """The state of one simulated driver, and the entry decorator every driver entry point wears.
 
-``DriverState`` owns what every concept shares: the lock, the counters, the logs, the work queue, and
+``DriverState`` owns what every concept shares: the lock, the counters, the logs, and
 the services, each of which owns its own state behind public, typed methods: ``handles``
 (:class:`~simcuda._core.handles.Handles`: the handle table, graphs and nodes, and the *preamble* resolvers of
 spec section 3 that turn a handle into a live object or raise the code the real driver gives), ``threads``
 (:class:`~simcuda._core.threads.Threads`: per-thread state and current contexts), ``captures``
-(:class:`~simcuda._core.capture.CaptureRegistry`), ``memory`` (:class:`~simcuda._core.memory.MemorySpace`) and
-``variables`` (:class:`~simcuda._core.variables.ModuleVariables`: the device variables of loaded images).
+(:class:`~simcuda._core.capture.CaptureRegistry`), ``memory`` (:class:`~simcuda._core.memory.MemorySpace`),
+``variables`` (:class:`~simcuda._core.variables.ModuleVariables`: the device variables of loaded images) and
+``scheduler`` (:class:`~simcuda._core.work.Scheduler`: the work queue, user code outside the lock, in-flight
+kernels).
 The stream resolver (:meth:`DriverState._stream`) stays here: it needs the threads, the handles and the
 per-thread default-stream mode; a context makes its NULL streams (``Context.legacy_stream``,
 ``Context.per_thread_stream``) and the handle table hands out stream ids. The per-concept entry modules in
@@ -20,7 +22,7 @@ import inspect
 import os
 import threading
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
+from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from . import capture as cap
 from . import graph as gr
@@ -43,6 +45,7 @@ from .objects import (
 )
 from .threads import Threads, sticky
 from .variables import ModuleVariables
+from .work import Scheduler, ctx_streams
 
 HANDLE_STEP = process.HANDLE_STEP
 DRIVER_VERSION = 13050  # CUDA 13.5
@@ -75,7 +78,7 @@ def entry(fn: Callable[Concatenate[S, P], R]) -> Callable[Concatenate[S, P], R]:
     records a failure as the thread's last error and in ``error_log``, under the driver API name of the call (a ``call``
     argument, when the method serves several entry points, else the method's name in CUDA spelling).
     Before it lets the lock go, it runs the destructors of the user objects whose last reference the
-    call dropped (:meth:`~simcuda._core.work.Work._run_destructors`), once the call's state is complete.
+    call dropped (:meth:`~simcuda._core.work.Scheduler.run_destructors`), once the call's state is complete.
     """
     name = fn.__name__
     ENTRIES[name] = fn
@@ -160,9 +163,7 @@ def _check_arguments(devices: Any, available: Any, progression: Any, options: An
 
 
 class DriverState:
-    """One simulated driver's shared state: lock, counters, logs, the work queue, and its services."""
-    if TYPE_CHECKING:  # defined by Work (it runs user code)
-        def _run_destructors(self) -> None: ...
+    """One simulated driver's shared state: lock, counters, logs, and its services (the scheduler among them)."""
     def __init__(self, devices: list[DeviceSpec] | None = None, available: bool = True,
                  progression: str = "immediate", options: Options | None = None) -> None:
         _check_arguments(devices, available, progression, options)
@@ -204,15 +205,21 @@ class DriverState:
         self._thread = self.thread_state = self.threads.current
         self._ctx_current = self.threads.ctx_current
         self._ctx_counter = 0
-        self._clock_ms = 0.0
-        self._ticket = 0
-        self._queue: list[tuple[int, Stream, tuple[cap.Op, Callable[[], Any] | None]]] = []  # (ticket, stream, work)
-        self._idle = threading.Condition(self._lock)  # notified when user code or a drain finishes
-        self._draining = 0  # the thread running queued work (manual progression), 0 when none
+        self._clock_ms = 0.0  # the simulated clock (spec 16): advanced by the scheduler and by replays
         self.per_thread_mode: bool | None = self.options.per_thread_default_stream
         self._uo_due: list[UserObject] = []  # user objects whose last reference went: destructors to run
         self._unimplemented_runs = self.counters.unimplemented  # the launch path's name for it (work.py)
         self._process_fault: DriverError | None = None  # a 700/719 kernel fault: every context has it (P-9)
+        #: the scheduler that runs work (:class:`simcuda._core.work.Scheduler`): the entry groups call it
+        self.scheduler = sch = Scheduler(self)
+        # the names the rule engine, graph model and node kinds call it by (their Protocols: CaptureHost,
+        # RunHost, ReplayHost, BuildHost) and the entry wrapper's: bound methods of the service, so those paths
+        # pay no extra frame
+        self._submit, self._run_now, self._run_kernel = sch.submit, sch.run_now, sch.run_kernel
+        self._record_uncaptured, self._wait_uncaptured = sch.record_uncaptured, sch.wait_uncaptured
+        self._complete_event, self._check_host_fn, self._call_host_fn = (sch.complete_event, sch.check_host_fn,
+                                                                         sch.call_host_fn)
+        self._run_destructors = sch.run_destructors
 
     @property
     def stats(self) -> dict[str, int]:
@@ -364,17 +371,15 @@ class DriverState:
         with self._lock:
             self._closed = True
             self._common = False
+            self.scheduler.abandon_inflight()
             self.memory.retire()
 
     def _queue_blocking(self, legacy: Stream) -> bool:
-        return any(st.ctx is legacy.ctx and st.blocking for _, st, _ in self._queue)
+        return any(st.ctx is legacy.ctx and st.blocking for _, st, _ in self.scheduler.queue)
 
     def _ctx_streams(self, ctx: Context) -> list[Stream]:
         """Every stream of ``ctx``: its user streams, per-thread streams and legacy stream."""
-        out = list(ctx.streams) + list(ctx.per_thread.values())
-        if ctx.legacy is not None:
-            out.append(ctx.legacy)
-        return out
+        return ctx_streams(ctx)
 
     def thread_id(self) -> int:
         """The calling thread's serial id in this driver (never reused, unlike Python thread idents)."""

@@ -22,7 +22,8 @@ differ from the GPU's by ulps); ``.ftz`` is not applied [I].
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+import re
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
@@ -574,27 +575,92 @@ _Launch.read_bytes = _read_bytes  # type: ignore[attr-defined]
 _Launch.read_cstring = _read_cstring  # type: ignore[attr-defined]
 
 
-def _fingerprint(L: _Launch, pcs: Any) -> Any:
-    """A cheap digest of the lane set's state: the PCs and every register at up to 64 sampled lanes (equal
-    digests a few thousand back edges apart mean the lanes spin without changing anything)."""
+def _fingerprint(L: _Launch, pcs: Any, skip: frozenset[str] = frozenset()) -> Any:
+    """A cheap digest of the lane set's state: the PCs and every register not in ``skip`` at up to 64 sampled
+    lanes (equal digests a few thousand back edges apart mean the lanes spin without changing anything)."""
     idx = np.linspace(0, L.n - 1, num=min(64, L.n)).astype(np.int64)
     parts = [b"" if pcs is None else pcs[idx].tobytes()]
-    parts += [r[idx].tobytes() for r in L.regs.values()]
+    parts += [r[idx].tobytes() for k, r in L.regs.items() if k not in skip]
     return hash(b"".join(parts))
 
 
-def run(L: _Launch, code: list[tuple[int, Any]], should_stop: Callable[[], bool] | None,
-        stall_limit_s: float | None = None) -> None:
-    """Run the lane set to completion (see the module docstring for the scheduling rule).
+_REG_TOKEN = re.compile(r"%[\w$.]+")
+_CLOCKS = ("%clock", "%clock64", "%globaltimer", "%globaltimer_lo", "%globaltimer_hi")
 
-    ``stall_limit_s`` (given when the grid runs in several lane sets): when every runnable lane has been
-    spinning (taking back edges with no lane finishing and their registers, sampled, unchanged) for that
-    long, the lanes are
-    taken to wait for a block of a later lane set, which cannot run before this one ends: Fault 702
-    (``CUDA_ERROR_LAUNCH_TIMEOUT``, what a GPU whose watchdog ends a hung kernel gives) [I]."""
+
+def clock_registers(f: Func) -> frozenset[str]:
+    """The registers of ``f`` whose value may come from a clock (``%clock``, ``%clock64``, ``%globaltimer``),
+    directly or through other instructions (a flow-insensitive fixpoint over the body): a timeout loop changes
+    them on every turn while it waits, so the stall fingerprint of :func:`run` leaves them out [I]."""
+    tainted: set[str] = set()
+    changed = True
+    while changed:
+        changed = False
+        for ins in f.body:
+            if not ins.ops or ins.ops[0].lstrip().startswith("["):
+                continue  # no register destination (a store's address operand, a branch with no operands)
+            srcs = " ".join(ins.ops[1:])
+            if not any(c in srcs for c in _CLOCKS) and not any(t in tainted for t in _REG_TOKEN.findall(srcs)):
+                continue
+            for d in _REG_TOKEN.findall(ins.ops[0]):
+                if d in f.regs and d not in tainted:
+                    tainted.add(d)
+                    changed = True
+    return frozenset(tainted)
+
+
+class _Stall:
+    """The stall checkpoints of :func:`run`: the last sample (lanes alive, fingerprint) and how many samples in a
+    row have repeated it."""
+
+    __slots__ = ("skip", "last", "quiet")
+
+    def __init__(self, skip: frozenset[str]) -> None:
+        self.skip, self.quiet = skip, 0
+        self.last: Any = None
+
+    def stalled(self, L: _Launch, pcs: Any, lane_count: int) -> bool:
+        """Take a sample; True at a checkpoint: :data:`STALL_CHECKS` unchanged samples in a row, and every
+        unchanged one after them."""
+        now = (lane_count if pcs is None else int((pcs < EXIT).sum()), _fingerprint(L, pcs, self.skip))
+        if now != self.last:
+            self.last, self.quiet = now, 0
+            return False
+        self.quiet += 1
+        return self.quiet >= STALL_CHECKS
+
+
+#: back edges between two stall samples of :func:`run` (a power of two)
+STALL_SAMPLE = 1024
+#: consecutive stall samples with no change before :func:`run` yields (suspends) [I]
+STALL_CHECKS = 2
+
+
+def run(L: _Launch, code: list[tuple[int, Any]], should_stop: Callable[[], bool] | None,
+        stall_limit_s: float | None = None) -> Iterator[None]:
+    """Run the lane set to completion (see the module docstring for the scheduling rule): a generator that
+    yields at each *stall checkpoint* and returns when every lane has exited; the caller resumes it (or
+    not) with ``next``, and memory is read afresh after a resume, so a host write made meanwhile is seen.
+
+    Stall checkpoints (``stall_limit_s`` None, the grid fits one lane set): every :data:`STALL_SAMPLE` back
+    edges the lanes still alive and a fingerprint of the sampled lanes' PCs and registers (the
+    :func:`clock_registers` left out) are taken; after :data:`STALL_CHECKS` samples in a row with no lane
+    finishing and the fingerprint unchanged the lanes are taken to spin on something outside the lane set
+    (the host, another stream's work) and the run yields, and again at every unchanged sample after that:
+    deterministic, no wall clock (docs/spec-proposals.md P-74) [I].
+    :meth:`simcuda.ptx.module.PtxModule.launch` resumes at once (run to completion); the driver keeps the
+    launch in flight on its stream (:mod:`simcuda._core.work`).
+
+    ``stall_limit_s`` (given when the grid runs in several lane sets; no checkpoints then): when every
+    runnable lane has been spinning (taking back edges with no lane finishing and their registers, sampled,
+    unchanged) for that long, the lanes are taken to wait for a block of a later lane set, which cannot run
+    before this one ends: Fault 702 (``CUDA_ERROR_LAUNCH_TIMEOUT``, what a GPU whose watchdog ends a hung
+    kernel gives) [I]."""
     import time
     stalled_since = time.monotonic()
     last_left: Any = None
+    stall = _Stall(clock_registers(L.func)) if stall_limit_s is None else None
+    limit = stall_limit_s or 0.0
     calls = L.calls
     n = L.n
     alive = L.alive0.copy()
@@ -672,12 +738,15 @@ def run(L: _Launch, code: list[tuple[int, Any]], should_stop: Callable[[], bool]
                 spins += 1
                 if spins % 4096 == 0 and should_stop is not None and should_stop():
                     raise Fault(719, f"kernel {L.kernel}: interrupted while spinning")
-                if stall_limit_s is not None and spins % 4096 == 0:
+                if stall is not None:
+                    if spins % STALL_SAMPLE == 0 and stall.stalled(L, pcs, lane_count):
+                        yield  # a stall checkpoint: the caller resumes now or later
+                elif spins % 4096 == 0:
                     left = (lane_count if pcs is None else int((pcs < EXIT).sum()), _fingerprint(L, pcs))
                     now = time.monotonic()
                     if left != last_left:
                         last_left, stalled_since = left, now
-                    elif now - stalled_since > stall_limit_s:
+                    elif now - stalled_since > limit:
                         raise Fault(LAUNCH_TIMEOUT, f"kernel {L.kernel}: the threads of blocks {L.blocks[0]}.."
                                     f"{L.blocks[-1]} spin for {stall_limit_s:g} s with none finishing; the "
                                     f"grid runs in parts of {len(L.blocks)} blocks (at most 2**20 threads at "

@@ -155,6 +155,8 @@ class Module(Protocol):
         Raises :class:`Fault` or :class:`Unsupported`.
 
         Added in issue 17's second round (the engine's :class:`~simcuda.ptx.module.PtxModule` has them):
-        ``start(...)`` (the same arguments; runs the launch on its own thread and returns a handle with
-        ``done()`` and ``wait(timeout)``, so the host can write what a spinning kernel waits for),
+        ``start(...)`` (the same arguments; returns a resumable launch, :class:`~simcuda.ptx.module.RunningLaunch`,
+        with ``step(slices)``, ``done()``, ``wait(timeout)`` and ``abandon()``: it runs in the caller's thread up
+        to its stall checkpoints, so the host can write what a spinning kernel waits for, P-74; optional: the
+        core runs a module without it through ``launch``, to completion),
         ``relocate(variables, memory)`` (writes the module's address initialisers, ``relocations``)."""

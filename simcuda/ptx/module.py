@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import re
+from collections.abc import Generator
 from typing import Any
 
 import numpy as np
@@ -260,13 +261,16 @@ class PtxModule:
     def start(self, kernel: str, grid: tuple[int, int, int], block: tuple[int, int, int], dynamic_shared: int,
               params: bytes, memory: Memory, hooks: Hooks, *, variables: dict[str, int] | None = None,
               envreg: dict[int, int] | None = None, sm_count: int | None = None) -> RunningLaunch:
-        """:meth:`launch` on a thread of its own (an addition to the interface, issue 17 round 2): returns at
-        once with a :class:`RunningLaunch`. A kernel that spins until the host writes memory it reads (pinned
-        or mapped host memory, a flag in device memory the host copies to) finishes once the host has written
-        it; ``hooks.should_stop`` still interrupts it. The caller must not free memory the kernel reaches
-        before :meth:`RunningLaunch.wait` returns."""
-        return RunningLaunch(lambda: self.launch(kernel, grid, block, dynamic_shared, params, memory, hooks,
-                                                 variables=variables, envreg=envreg, sm_count=sm_count))
+        """:meth:`launch` as a resumable launch (an addition to the interface, issue 17): returns at once, before
+        any thread ran, with a :class:`RunningLaunch` whose :meth:`~RunningLaunch.step` runs the kernel in the
+        calling thread up to its next stall checkpoint (:func:`simcuda.ptx.engine.run`: its lanes spin with
+        nothing changing) or its end. A kernel that spins until the host writes memory it reads (pinned or mapped
+        host memory, cuda.core's latch kernel) ends at the first step after the host wrote it, since every step
+        reads memory afresh; ``hooks.should_stop`` still interrupts it (Fault 719). A grid larger than one lane
+        set has no checkpoints (its stall rule is the 702 of :meth:`launch`). The caller must not free memory the
+        kernel reaches before the launch is done (docs/spec-proposals.md P-74)."""
+        return RunningLaunch(self._begin(kernel, grid, block, dynamic_shared, params, memory, hooks,
+                                         variables=variables, envreg=envreg, sm_count=sm_count))
 
     def relocate(self, variables: dict[str, int], memory: Memory) -> None:
         """Write the address initialisers of the module's variables (``.global .u64 p = generic(x);``): at
@@ -319,7 +323,8 @@ class PtxModule:
                params: bytes, memory: Memory, hooks: Hooks, *,
                variables: dict[str, int] | None = None, envreg: dict[int, int] | None = None,
                engine: str | None = None, sm_count: int | None = None) -> LaunchStats:
-        """See :meth:`simcuda.ptx.interface.Module.launch`. ``engine`` (an addition, issue 17 round 2):
+        """See :meth:`simcuda.ptx.interface.Module.launch`: runs the launch to completion in the calling thread
+        (through its stall checkpoints, :meth:`start`). ``engine`` (an addition, issue 17 round 2):
         ``"interp"`` the interpreter (the reference, and the default), ``"llvm"`` the LLVM engine
         (:mod:`simcuda.ptx.jit`; :class:`Unsupported` for a kernel outside its subset or without llvmlite),
         ``"auto"`` the LLVM engine where it can, else the interpreter; None reads ``SIMCUDA_PTX_ENGINE``
@@ -330,6 +335,25 @@ class PtxModule:
         Fault 702 (its blocks wait for a later lane set's) [I]. Module variables missing from ``variables``
         live in engine-owned memory kept with the module [I]; without ``envreg`` 1 and 2 the engine gives a
         zeroed grid-sync workspace of its own there (so ``grid.sync`` works on any launch that fits) [I]."""
+        steps = self._begin(kernel, grid, block, dynamic_shared, params, memory, hooks, variables=variables,
+                            envreg=envreg, engine=engine, sm_count=sm_count)
+        if isinstance(steps, LaunchStats):
+            return steps
+        while True:
+            try:
+                next(steps)
+            except StopIteration as done:
+                stats: LaunchStats = done.value
+                return stats
+
+    def _begin(self, kernel: str, grid: tuple[int, int, int], block: tuple[int, int, int], dynamic_shared: int,
+               params: bytes, memory: Memory, hooks: Hooks, *,
+               variables: dict[str, int] | None = None, envreg: dict[int, int] | None = None,
+               engine: str | None = None,
+               sm_count: int | None = None) -> LaunchStats | Generator[None, None, LaunchStats]:
+        """The launch of :meth:`launch`, set up: its :class:`LaunchStats` when it is over already (a kernel with
+        no observable effect, the LLVM engine), else a generator that runs its lane sets, yields at each stall
+        checkpoint of a grid that fits one lane set (:func:`simcuda.ptx.engine.run`) and returns the stats."""
         from .engine import _Launch, run
         from .values import MAX_LANES
         if kernel not in self.kernels:
@@ -371,10 +395,20 @@ class PtxModule:
                                               bytes(params).ljust(info.param_bytes, b"\0"), memory, kernel)
                 return done
         nblocks = grid[0] * grid[1] * grid[2]
-        allb = ((x, y, z) for z in range(grid[2]) for y in range(grid[1]) for x in range(grid[0]))
         params = bytes(params).ljust(info.param_bytes, b"\0")
+        return self._chunks(_Launch, run, f, info, grid, block, dynamic_shared, params, memory, hooks, variables,
+                            stats, kernel, shl, ssize, envreg, sm_count, per, nblocks)
+
+    def _chunks(self, launch_set: Any, run_set: Any, f: Func, info: KernelInfo, grid: tuple[int, int, int],
+                block: tuple[int, int, int], dynamic_shared: int, params: bytes, memory: Memory, hooks: Hooks,
+                variables: dict[str, int], stats: LaunchStats, kernel: str, shl: dict[str, int], ssize: int,
+                envreg: dict[int, int], sm_count: int | None, per: int,
+                nblocks: int) -> Generator[None, None, LaunchStats]:
+        """The lane sets of a launch :meth:`_begin` set up, one after another (``launch_set``: the engine's
+        ``_Launch``; ``run_set``: :func:`simcuda.ptx.engine.run`), yielding at their stall checkpoints."""
+        allb = ((x, y, z) for z in range(grid[2]) for y in range(grid[1]) for x in range(grid[0]))
         while chunk := list(itertools.islice(allb, per)):
-            L = _Launch(self.parsed, f, grid, block, chunk, dynamic_shared, params, memory, hooks,
+            L = launch_set(self.parsed, f, grid, block, chunk, dynamic_shared, params, memory, hooks,
                         variables, stats, kernel, shl, ssize)
             L._param_off = {p.name: p.offset for p in info.params}
             L.func_addresses = self.func_addresses
@@ -389,41 +423,62 @@ class PtxModule:
                                                                          + grid[1] * sr["%ctaid.z"].astype(np.int64)))
                 sr["%nsmid"], sr["%smid"] = np.uint32(sm_count), (linear % sm_count).astype(np.uint32)
             code = [L.compile(ins, f.labels) for ins in f.body]
-            run(L, code, hooks.should_stop, None if len(chunk) == nblocks else STALL_LIMIT_S)
+            yield from run_set(L, code, hooks.should_stop, None if len(chunk) == nblocks else STALL_LIMIT_S)
             stats.blocks += len(chunk)
         return stats
 
 
 class RunningLaunch:
-    """A launch running on its own thread (:meth:`PtxModule.start`): the host may go on, and write memory the
-    kernel spins on (cuda.core's latch kernel waits for a pinned flag), while it runs."""
+    """A resumable launch (:meth:`PtxModule.start`): the kernel runs in the thread that calls :meth:`step` or
+    :meth:`wait`, in slices that end at its stall checkpoints, so the host may go on between them and write
+    memory the kernel spins on (cuda.core's latch kernel waits for a pinned flag)."""
 
-    def __init__(self, run: Any) -> None:
-        import threading
-        self._stats: LaunchStats | None = None
+    def __init__(self, steps: LaunchStats | Generator[None, None, LaunchStats]) -> None:
+        self._steps: Generator[None, None, LaunchStats] | None = None if isinstance(steps, LaunchStats) else steps
+        self._stats: LaunchStats | None = steps if isinstance(steps, LaunchStats) else None
         self._error: BaseException | None = None
 
-        def body() -> None:
-            try:
-                self._stats = run()
-            except BaseException as e:  # handed to wait()
-                self._error = e
-        self._thread = threading.Thread(target=body, name="simcuda-ptx-launch", daemon=True)
-        self._thread.start()
-
-    def done(self) -> bool:
-        """True once every thread of the launch has finished (or it faulted)."""
-        return not self._thread.is_alive()
-
-    def wait(self, timeout: float | None = None) -> LaunchStats | None:
-        """Wait up to ``timeout`` seconds (None: until it ends); the launch's :class:`LaunchStats`, or None
-        if it is still running. Raises what :meth:`PtxModule.launch` raises (:class:`Fault`,
-        :class:`Unsupported`)."""
-        self._thread.join(timeout)
-        if self._thread.is_alive():
-            return None
+    def step(self, slices: int | None = 1) -> bool:
+        """Run the kernel for up to ``slices`` stall checkpoints (None: until it ends); True once it has ended.
+        Raises what :meth:`PtxModule.launch` raises (:class:`Fault`, :class:`Unsupported`), once; a
+        ``KeyboardInterrupt`` (or any exception) while it runs ends the launch (later steps raise it again)."""
         if self._error is not None:
             raise self._error
+        steps = self._steps
+        if steps is None:
+            return True
+        passed = 0
+        try:
+            while slices is None or passed < slices:
+                next(steps)
+                passed += 1
+        except StopIteration as done:
+            self._stats, self._steps = done.value, None
+            return True
+        except BaseException as e:
+            self._error, self._steps = e, None
+            raise
+        return False
+
+    def done(self) -> bool:
+        """True once every thread of the launch has finished (or it faulted, or was abandoned)."""
+        return self._steps is None
+
+    def abandon(self) -> None:
+        """Stop the launch where it is, never to resume (a driver closed with the kernel still spinning)."""
+        if self._steps is not None:
+            self._steps.close()
+            self._steps = None
+
+    def wait(self, timeout: float | None = None) -> LaunchStats | None:
+        """Run the launch in the calling thread until it ends, or until ``timeout`` seconds of wall time have
+        passed at a stall checkpoint (None: no limit); the launch's :class:`LaunchStats`, or None if it has not
+        ended. Raises what :meth:`step` raises."""
+        import time
+        end = None if timeout is None else time.monotonic() + timeout
+        while not self.step(1):
+            if end is not None and time.monotonic() >= end:
+                return None
         return self._stats
 
 

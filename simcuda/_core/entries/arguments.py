@@ -12,11 +12,10 @@ from .. import hostmem, launch
 from ..errors import CUresult, DriverError
 from ..memory import DEVICE, HOST
 from ..module import read_image_file
-from ..state import entry
-from ..work import Work
+from ..state import DriverState, entry
 
 
-class ArgumentRules(Work):
+class ArgumentRules(DriverState):
     """Argument rules of the simulated driver that the faces report to (``require_arg``, ``check_flags``...)."""
 
     @entry

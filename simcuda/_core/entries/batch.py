@@ -33,8 +33,7 @@ from typing import NamedTuple
 from .. import capture as cap
 from ..errors import CUresult, DriverError
 from ..memory import HOST, CopyParams, check_copy, do_copy, host_view
-from ..state import entry
-from ..work import Work
+from ..state import DriverState, entry
 
 #: CUmemcpySrcAccessOrder values a copy may use (STREAM, DURING_API_CALL, ANY)
 ACCESS_ORDERS = {1: "STREAM", 2: "DURING_API_CALL", 3: "ANY"}
@@ -111,7 +110,7 @@ def _check_op3d(op: Op3D, where: str) -> None:
                               f"{where}.{side} is a CUDA array: array contents are not simulated")
 
 
-class BatchCopies(Work):
+class BatchCopies(DriverState):
     """Batched copies of the simulated driver. Entries: ``cuMemcpyBatchAsync``, ``cuMemcpy3DBatchAsync`` (and their
     runtime twins)."""
     @entry

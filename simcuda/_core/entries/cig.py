@@ -2,11 +2,10 @@
 from __future__ import annotations
 
 from .. import capture as cap
-from ..state import entry
-from ..work import Work
+from ..state import DriverState, entry
 
 
-class Cig(Work):
+class Cig(DriverState):
     """CIG (CUDA in Graphics) capture into a command list of the simulated driver.
 
     Entries: ``cuStreamBeginCaptureToCig``, ``cuStreamEndCaptureToCig``, and ``cig_ops`` (the recorded

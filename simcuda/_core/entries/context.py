@@ -6,8 +6,7 @@ import hashlib
 from .. import capture as cap
 from ..errors import CUresult, DriverError
 from ..objects import Context, Device
-from ..state import DRIVER_VERSION, entry
-from ..work import Work
+from ..state import DRIVER_VERSION, DriverState, entry
 
 
 def device_uuid(d: Device) -> bytes:
@@ -15,7 +14,7 @@ def device_uuid(d: Device) -> bytes:
     the NVML front end's nvmlDeviceGetUUID report the same bytes; NVML needs no cuInit, hence a function)."""
     return hashlib.md5(f"{d.spec.name}/{d.ordinal}".encode()).digest()
 
-class Contexts(Work):
+class Contexts(DriverState):
     """Init, devices, primary contexts and contexts of the simulated driver.
 
     Entries: ``cuInit``, ``cuDriverGetVersion``, ``cuDevice*``, ``cuDevicePrimaryCtx*``, ``cuCtx*``.
@@ -177,6 +176,7 @@ class Contexts(Work):
         c = self.handles.context(h)
         t = self.threads.current()
         cap.check_unsafe(self, t, "cuCtxDestroy")
+        self.scheduler.abandon_inflight(c)  # kernels never released: abandoned, not waited for (P-74)
         for s in list(c.streams) + list(c.per_thread.values()):
             cap.on_stream_destroyed(self, s)
             s.destroyed = True
@@ -239,11 +239,16 @@ class Contexts(Work):
     @entry
     def ctx_synchronize(self, h: int = 0, call: str = "cuCtxSynchronize") -> None:
         """cuCtxSynchronize (the current context) and cuCtxSynchronize_v2 (context ``h``; 0: the current one [I]).
-        Errors: 201; 900 while any stream of the context is in a capture (spec 5.3)."""
+        Errors: 201; 900 while any stream of the context is in a capture (spec 5.3).
+
+        In-flight kernels of the context (P-74) are resumed until they end, the lock released (see
+        ``stream_synchronize``), and the work behind them runs; a fault of one is answered (sticky)."""
         ctx = self.handles.context(h) if h else self.threads.ctx_current()
         cap.check_ctx_sync(self, ctx, call)
-        self._wait_idle(self._ctx_streams(ctx))
-        self._drain()
+        self.scheduler.wait_idle(self._ctx_streams(ctx))
+        if self.scheduler.holds:
+            self.scheduler.settle([*self._ctx_streams(ctx), *self.scheduler.held_in(ctx)])
+        self.scheduler.drain()
 
     @entry
     def profiler_control(self, call: str) -> None:
@@ -261,8 +266,8 @@ class Contexts(Work):
         ev = self.handles.event(hevent)
         cap.check_ctx_event(self, ctx, ev, "cuCtxRecordEvent", wait=False)
         cap._uncapture_event(ev)
-        self._drain()
-        self._complete_event(ev)
+        self.scheduler.drain()
+        self.scheduler.complete_event(ev)
 
     @entry
     def ctx_wait_event(self, hctx: int, hevent: int) -> None:
@@ -285,6 +290,7 @@ class Contexts(Work):
         c = d.primary
         if c is None:
             return
+        self.scheduler.abandon_inflight(c)  # kernels never released: abandoned, not waited for (P-74)
         for s in list(c.streams) + list(c.per_thread.values()):
             cap.on_stream_destroyed(self, s)
             s.destroyed = True

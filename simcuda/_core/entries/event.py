@@ -5,11 +5,10 @@ from .. import capture as cap
 from .. import nodes as nd
 from ..errors import CUresult, DriverError
 from ..objects import EMPTY, RECORDED, Event
-from ..state import entry
-from ..work import Work
+from ..state import DriverState, entry
 
 
-class Events(Work):
+class Events(DriverState):
     """Events: record, wait, query, timing of the simulated driver. Entries: ``cuEvent*``."""
     # ------------------------------------------------------------------ events
     @entry
@@ -47,21 +46,30 @@ class Events(Work):
 
     @entry
     def event_query(self, h: int) -> None:
-        """cuEventQuery: 907 for a captured event (invalidates), 900 by spec 5.2, 600 NOT_READY when pending."""
+        """cuEventQuery: 907 for a captured event (invalidates), 900 by spec 5.2, 600 NOT_READY when pending.
+
+        A record waiting behind an in-flight kernel (P-74) resumes that kernel for one bounded slice first."""
         e = self.handles.event(h)
         cap.check_event_host_wait(self, e, self.threads.current(), "cuEventQuery")
         if e.state == RECORDED and e.pending_on is not None:
-            raise DriverError(CUresult.CUDA_ERROR_NOT_READY, f"{e.label()} has not completed yet (manual progression)")
+            self.scheduler.query_slice(e.pending_on)
+        if e.state == RECORDED and e.pending_on is not None:
+            raise DriverError(CUresult.CUDA_ERROR_NOT_READY, f"{e.label()} has not completed yet (the work before it "
+                                                             "is queued, under manual progression, or waits behind "
+                                                             "user code or an in-flight kernel, P-74)")
 
     @entry
     def event_synchronize(self, h: int) -> None:
-        """cuEventSynchronize: as cuEventQuery, then runs the work before the event."""
+        """cuEventSynchronize: as cuEventQuery, then runs the work before the event: an in-flight kernel it
+        waits for (P-74) is resumed until it ends, the lock released (see ``stream_synchronize``)."""
         e = self.handles.event(h)
         cap.check_event_host_wait(self, e, self.threads.current(), "cuEventSynchronize")
+        if e.state == RECORDED and e.pending_on is not None and self.scheduler.holds:
+            self.scheduler.settle_event(e)
         if e.state == RECORDED and e.pending_on is not None:
-            self._wait_idle((e.pending_on,))
+            self.scheduler.wait_idle((e.pending_on,))
         if e.state == RECORDED and e.pending_on is not None:
-            self._drain(e.pending_ticket)
+            self.scheduler.drain(e.pending_ticket)
 
     @entry
     def event_elapsed_time(self, h0: int, h1: int) -> float:

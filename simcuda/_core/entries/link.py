@@ -47,14 +47,13 @@ from ..link import (
     wall_float,
 )
 from ..module import parse_image, parse_ptx, ptx_of_image, read_image_file, remember_ptx
-from ..state import DRIVER_VERSION, entry
-from ..work import Work
+from ..state import DRIVER_VERSION, DriverState, entry
 
 _REMEDY = ("the simulator runs kernels from PTX: add the PTX instead (NVRTC's nvrtcGetPTX, numba's PTX), or "
            "register a Python twin with @simcuda.kernel (docs/kernels.md)")
 
 
-class Linking(Work):
+class Linking(DriverState):
     """The simulated JIT linker (``CUlinkState`` handles).
 
     Entries: ``cuLinkCreate``, ``cuLinkAddData``, ``cuLinkAddFile``, ``cuLinkComplete``, ``cuLinkDestroy`` (and

@@ -22,8 +22,7 @@ from ..memory import (
     not_vmm,
 )
 from ..objects import Context
-from ..state import entry
-from ..work import Work
+from ..state import DriverState, entry
 
 
 class _Array:
@@ -35,7 +34,7 @@ class _Array:
         self.ctx, self.dims, self.fmt, self.channels, self.destroyed = ctx, dims, fmt, channels, False
 
 
-class Memory(Work):
+class Memory(DriverState):
     """Memory: device, managed and pinned host allocations, copies and sets, arrays of the simulated driver.
 
     Entries: ``cuMemAlloc*``, ``cuMemFree*``, ``cuMemHost*``, ``cuMemcpy*``, ``cuMemsetD*``,
@@ -104,12 +103,12 @@ class Memory(Work):
                                   f"0x{int(dptr):x} is owned by a graph (MEM_ALLOC node) and no launch has left it "
                                   "allocated; free it with a MEM_FREE node or cuMemFreeAsync in stream order (field "
                                   "case C31)")
-            self._drain()  # a launch left it allocated: cuMemFree frees it (cuGraphAddMemAllocNode)
+            self.scheduler.drain()  # a launch left it allocated: cuMemFree frees it (cuGraphAddMemAllocNode)
             a.outstanding = None
             self.memory.unmap(a)
             return
-        if self._draining in (0, threading.get_ident()):  # not while another thread runs queued user code
-            self._drain()  # cuMemFree synchronises: work already enqueued that uses the memory runs first
+        if self.scheduler.draining in (0, threading.get_ident()):  # not while another thread runs queued user code
+            self.scheduler.drain()  # cuMemFree synchronises: work already enqueued that uses the memory runs first
         self.memory.free(a)
 
     @entry

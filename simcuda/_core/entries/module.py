@@ -14,8 +14,7 @@ from ..graph import KernelParams, same_values
 from ..kernels import DECLARED
 from ..module import merge_param_types, parse_image, ptx_of_image, struct_format
 from ..objects import Function, Module, Stream
-from ..state import entry
-from ..work import Work
+from ..state import DriverState, entry
 
 #: the ctypes type that reads one kernel argument of a ``struct`` format (:func:`struct_format`)
 _C_READER: dict[str, Any] = {"b": ctypes.c_byte, "B": ctypes.c_ubyte, "?": ctypes.c_bool, "h": ctypes.c_short,
@@ -84,7 +83,7 @@ def _read_packed(f: Function, addr: int) -> list[Any]:
 _LIMIT_DEFAULTS = {0: 1024, 1: 1 << 20, 2: 8 << 20, 3: 2, 4: 2048, 5: 32, 6: 0}
 
 
-class Modules(Work):
+class Modules(DriverState):
     """Modules, libraries, functions and kernel launches of the simulated driver.
 
     Entries: ``cuModule*``, ``cuLibrary*``, ``cuFunc*``,

@@ -10,8 +10,7 @@ from .. import nodes as nd
 from ..errors import CUresult, DriverError
 from ..memory import KIND_DEVICE, KIND_GRAPH, not_vmm
 from ..objects import Device, MemPool, Stream, require_pools
-from ..state import entry
-from ..work import Work
+from ..state import DriverState, entry
 
 #: ``CUmemPool_attribute`` values (simcuda._generated.driver_enums)
 _ATTR_RELEASE_THRESHOLD, _ATTR_RESERVED_CURRENT, _ATTR_RESERVED_HIGH = 4, 5, 6
@@ -37,7 +36,7 @@ _HANDLE_TYPE_BITS = 0x1 | 0x2 | 0x4 | 0x8  # POSIX_FILE_DESCRIPTOR, WIN32, WIN32
 _USAGE_HW_DECOMPRESS = 2  # CU_MEM_POOL_CREATE_USAGE_HW_DECOMPRESS
 
 
-class Pools(Work):
+class Pools(DriverState):
     """Stream-ordered memory of the simulated driver: ``cuMemAllocAsync``, ``cuMemAllocFromPoolAsync``,
     ``cuMemFreeAsync``; memory pools (``cuDeviceGetDefaultMemPool``, ``cuDeviceGet/SetMemPool``,
     ``cuMemPoolCreate``/``Destroy``, ``cuMemPoolGet/SetAttribute``, ``cuMemPoolTrimTo``,

@@ -9,16 +9,24 @@ from .. import nodes as nd
 from ..errors import CUresult, DriverError
 from ..memops import check_mem_ops
 from ..objects import USER, EdgeData, EdgeDataArg, MemOp, SemValue, Stream
-from ..state import CU_STREAM_LEGACY, CU_STREAM_PER_THREAD, entry
-from ..work import Work
+from ..state import CU_STREAM_LEGACY, CU_STREAM_PER_THREAD, DriverState, entry
 
 
-class Streams(Work):
+class Streams(DriverState):
     """Streams, stream work and the capture control calls of the simulated driver.
 
     Entries: ``cuStream*`` (capture begin, end, status, info, dependencies), ``cuLaunchHostFunc``,
     ``cuThreadExchangeStreamCaptureMode``.
     """
+
+    def advance(self) -> None:
+        """Run every pending piece of work, in enqueue order (manual progression only).
+
+        Mirrors: the GPU catching up. No effect in immediate mode.
+        """
+        with self._lock:
+            self.scheduler.drain()
+
     # ------------------------------------------------------------------ streams
     @entry
     def stream_create(self, flags: int, priority: int = 0) -> int:
@@ -51,7 +59,7 @@ class Streams(Work):
             raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
                               "the legacy and per-thread default streams cannot be destroyed")
         s = self._stream(h)
-        self._stream_drain(s)
+        self.scheduler.stream_drain(s)
         cap.on_stream_destroyed(self, s)
         s.destroyed = True
         with contextlib.suppress(ValueError):
@@ -59,29 +67,49 @@ class Streams(Work):
 
     @entry
     def stream_query(self, h: int) -> None:
-        """cuStreamQuery. Raises 600 NOT_READY when work is pending; capture rules of spec 6, 5.3, 5.2."""
+        """cuStreamQuery. Raises 600 NOT_READY when work is pending; capture rules of spec 6, 5.3, 5.2.
+
+        A kernel in flight (P-74: its threads spin on something outside it) is resumed for one bounded slice
+        first (the kernel its stream's earliest work waits for); 600 while it has not ended, while work waits
+        behind it, and, for the legacy stream, while a blocking stream of its context has one in flight (spec 1's
+        implicit synchronisation, as for queued work under manual progression)."""
         t = self.threads.current()
         s = self._stream(h, t)
         cap.check_stream_sync(self, s, t, "cuStreamQuery")
+        sch = self.scheduler
+        if sch.holds:
+            sch.query_slice(s)
+            if s.inflight is not None or (s.is_legacy and any(o.inflight is not None for o in sch.partners(s))):
+                raise DriverError(CUresult.CUDA_ERROR_NOT_READY,
+                                  f"{s.label()} waits for a kernel that has not ended (its threads spin, waiting on "
+                                  "the host or other work; P-74)")
         if s.busy or s.deferred:
             raise DriverError(CUresult.CUDA_ERROR_NOT_READY, f"{s.label()} is running a host function or Python "
-                                                             "kernel (on another thread)")
+                                                             "kernel (on another thread), or has work waiting "
+                                                             "behind one or behind an in-flight kernel")
         if s.pending or (s.is_legacy and self._queue_blocking(s)):
             raise DriverError(CUresult.CUDA_ERROR_NOT_READY, f"{s.label()} still has pending work (manual "
                                                              "progression)")
 
     @entry
     def stream_synchronize(self, h: int) -> None:
-        """cuStreamSynchronize. Capture rules of spec 6, 5.3, 5.2 in that order; runs pending work."""
+        """cuStreamSynchronize. Capture rules of spec 6, 5.3, 5.2 in that order; runs pending work.
+
+        An in-flight kernel (P-74) the stream's work waits for is resumed until it ends, with the driver lock
+        released (another thread may call the driver, and write what it spins on); ``simcuda.ptx``'s stop
+        request (Ctrl-C) interrupts it: 719, sticky. A fault of the resumed kernel is answered (sticky)."""
         t = self.threads.current()
         s = self._stream(h, t)
         cap.check_stream_sync(self, s, t, "cuStreamSynchronize")
+        if self.scheduler.holds:
+            self.scheduler.wait_idle((s,))
+            self.scheduler.settle([s, *self.scheduler.partners(s)] if s.is_legacy else [s])
         if s.is_legacy:
-            self._wait_idle(self._ctx_streams(s.ctx))
-            self._drain()
+            self.scheduler.wait_idle(self._ctx_streams(s.ctx))
+            self.scheduler.drain()
         else:
-            self._wait_idle((s,))
-            self._stream_drain(s)
+            self.scheduler.wait_idle((s,))
+            self.scheduler.stream_drain(s)
 
     @entry
     def stream_get_ctx(self, h: int) -> int:
@@ -130,11 +158,11 @@ class Streams(Work):
             raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE, "cuStreamAddCallback flags must be 0")
         if not callback:
             raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE, "cuStreamAddCallback: the callback is NULL")
-        self._check_host_fn(callback, "cuStreamAddCallback: the callback")
+        self.scheduler.check_host_fn(callback, "cuStreamAddCallback: the callback")
 
         def run() -> str:
             if isinstance(callback, int):  # CUstreamCallback: void (*)(CUstream, CUresult, void *userData)
-                self._call_host_fn(callback, user_data, (s.handle, 0))
+                self.scheduler.call_host_fn(callback, user_data, (s.handle, 0))
             return ""
         cap.enqueue(self, s, cap.Op(cap.OPS["callback"], "cuStreamAddCallback", {"fn": callback}, run))
 
@@ -231,11 +259,11 @@ class Streams(Work):
                               f"syncMode {sync_mode} is not a CUhostTaskSyncMode (0, 1) (spec 3.9) [inferred]")
         if not fn:
             raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE, "the host function pointer is NULL")
-        self._check_host_fn(fn, "cuLaunchHostFunc: the host function")
+        self.scheduler.check_host_fn(fn, "cuLaunchHostFunc: the host function")
         params = nd.HostParams(fn, user_data, sync_mode or 0)
 
         def run() -> str:
-            self._call_host_fn(fn, user_data)
+            self.scheduler.call_host_fn(fn, user_data)
             return ""
         cap.enqueue(self, s, cap.Op(cap.OPS["host"], "cuLaunchHostFunc", params, run))
 

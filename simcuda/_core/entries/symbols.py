@@ -19,12 +19,11 @@ from collections.abc import Mapping
 from .. import hostmem
 from ..errors import CUresult, DriverError
 from ..objects import Context, Function, Module
-from ..state import entry
+from ..state import DriverState, entry
 from ..symbols import param_layout
-from ..work import Work
 
 
-class Symbols(Work):
+class Symbols(DriverState):
     """Module and library variables, parameter info and ``cuKernelGetFunction``.
 
     Entries: ``cuModuleGetGlobal``, ``cuLibraryGetGlobal``, ``cuFuncGetParamInfo``, ``cuKernelGetParamInfo``,

@@ -15,7 +15,7 @@ Guide's "CUDA User Objects", unless tagged]:
   while a launch is pending or running keeps its objects alive until that launch completes.
 
 The destructor ``destroy(ptr)`` runs once the last reference goes, when the call that dropped it ends, as a host
-function (:meth:`~simcuda._core.work.Work._run_destructors`): without the driver lock, with calls from it refused
+function (:meth:`~simcuda._core.work.Scheduler.run_destructors`): without the driver lock, with calls from it refused
 (800, spec 3.9) [I: NVIDIA runs it later on an internal thread; the docs forbid CUDA calls from it].
 None of these calls is in the potentially unsafe class: cuda.core creates a user object and retains it on the
 capture's graph while the capture is open (spec 5.2, 5.4) [O: cuda.core's GraphBuilder].
@@ -26,8 +26,7 @@ from typing import Any
 
 from ..errors import CUresult, DriverError
 from ..objects import UserObject
-from ..state import entry
-from ..work import Work
+from ..state import DriverState, entry
 
 #: ``CU_USER_OBJECT_NO_DESTRUCTOR_SYNC``, the one flag ``cuUserObjectCreate`` requires
 NO_DESTRUCTOR_SYNC = 1
@@ -44,7 +43,7 @@ def _check_count(count: int, call: str, what: str = "count") -> int:
     return int(count)
 
 
-class UserObjects(Work):
+class UserObjects(DriverState):
     """User objects of the simulated driver: create, retain and release, and the references graphs hold.
 
     Entries: ``cuUserObjectCreate``, ``cuUserObjectRetain``, ``cuUserObjectRelease``, ``cuGraphRetainUserObject``,
@@ -81,7 +80,7 @@ class UserObjects(Work):
         if not destroy:
             raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
                               "cuUserObjectCreate: the destroy callback is NULL [inferred code, as HIP]")
-        self._check_host_fn(destroy, "cuUserObjectCreate: the destroy callback")
+        self.scheduler.check_host_fn(destroy, "cuUserObjectCreate: the destroy callback")
         u = UserObject(0, ptr, destroy, refs)
         u.handle = self.handles.add(u)
         return u.handle

@@ -30,8 +30,7 @@ from .. import process
 from ..errors import CUresult, DriverError
 from ..memory import KIND_MANAGED, KIND_VMM, Allocation, HostRecord
 from ..pointer_attrs import POINTER_READERS, PointerFacts
-from ..state import entry
-from ..work import Work
+from ..state import DriverState, entry
 
 #: the minimum and recommended granularity of cuMemGetAllocationGranularity, bytes (2 MiB, as H100-class devices
 #: report for pinned device memory) [I]
@@ -124,7 +123,7 @@ class Mapping:
         self.access: dict[int, int] = {}
 
 
-class VirtualMemory(Work):
+class VirtualMemory(DriverState):
     """Host-mapped memory, managed-memory hints, pointer attributes and virtual memory management.
 
     Entries: ``cuMemHostGetDevicePointer``, ``cuMemPrefetchAsync``, ``cuMemAdvise``, ``cuPointerGetAttribute(s)``,
@@ -545,7 +544,7 @@ class VirtualMemory(Work):
         """
         ms = self._whole_mappings(ptr, size, "cuMemUnmap")
         cap.check_unsafe(self, self.threads.current(), "cuMemUnmap")
-        self._drain()  # work already enqueued that uses the range runs first [I]
+        self.scheduler.drain()  # work already enqueued that uses the range runs first [I]
         for a in ms:
             m: Mapping = a.vmm
             if m.phys.fd is not None:
