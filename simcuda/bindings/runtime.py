@@ -43,8 +43,6 @@ from typing import cast as _cast
 
 from .._core.api import API as _API
 from .._core.api import RUNTIME as _RUNTIME
-from .._core.api import RUNTIME_ROWS as _RUNTIME_ROWS
-from .._core.api import Runtime as _Runtime
 from .._core.errors import DriverError as _DriverError
 from .._core.memory import DEVICE as _DEV
 from .._core.memory import HOST as _HOST
@@ -53,6 +51,8 @@ from .._core.memory import MemsetParams as _MemsetParams
 from .._core.objects import POOL_ATTR_U64 as _POOL_ATTR_U64
 from .._core.objects import EdgeData as _EdgeData
 from .._core.objects import EdgeDataArg as _EdgeDataArg
+from .._core.rows import Runtime as _Runtime
+from .._core.runtime_rows import RUNTIME_ROWS as _RUNTIME_ROWS
 from .._generated import runtime_enums as _E
 from .._generated.driver_enums import CUresult as _CUresult
 from .._generated.driver_outputs import OUTPUTS as _DRIVER_OUTPUTS

@@ -44,12 +44,13 @@ from collections.abc import Callable
 from typing import Any
 
 from .. import _state
-from .._core.api import API, VARIANTS, Api
+from .._core.api import API, VARIANTS
 from .._core.errors import DriverError
 from .._core.kernels import DECLARED
 from .._core.module import merge_param_types
 from .._core.objects import POOL_ATTR_U64, Function
 from .._core.param_types import Unsized
+from .._core.rows import Api
 from .._generated import cydriver_ctypes as C
 from .._generated.entry_table import ENTRIES, Entry
 from . import kernel_args as _kargs

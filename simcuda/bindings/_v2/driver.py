@@ -34,7 +34,6 @@ from typing import TypeVar as _TypeVar
 
 from ... import _state as _st
 from ..._core.api import API as _API
-from ..._core.api import Api as _Api
 from ..._core.errors import DriverError as _CoreError
 from ..._core.memory import DEVICE as _DEV
 from ..._core.memory import HOST as _HOST
@@ -42,6 +41,7 @@ from ..._core.memory import CopyParams as _CopyParams
 from ..._core.memory import MemsetParams as _MemsetParams
 from ..._core.objects import POOL_ATTR_U64 as _POOL_ATTR_U64
 from ..._core.objects import EdgeDataArg as _EdgeDataArg
+from ..._core.rows import Api as _Api
 from ..._generated import cydriver_ctypes as _C
 from ..._generated import v2_enums as _E2
 from ..._generated.driver_enums import CUresult as _CUresult
