@@ -58,18 +58,19 @@ from .graph import (
     Node,
     add_chain_edge,
     add_edge,
-    graph_from_frozen,
     in_edges,
     is_full,
-    walk_body,
     with_edge,
 )
+from .graph_exec import walk_body
+from .graph_update import graph_from_frozen
 from .nodes import ChildGraphParams
 from .objects import CAPTURE_BOUND, CAPTURED, RECORDED, CigRecord
 
 if TYPE_CHECKING:
     from .config import Options
-    from .graph import Graph, GraphExec, KernelParams
+    from .graph import Graph, KernelParams
+    from .graph_exec import GraphExec
     from .logs import Counters
     from .objects import Context, Dep, EdgeData, EdgeDataArg, Event, Stream, ThreadState
 

@@ -337,7 +337,7 @@ class NodeKind:
     def replay(self, drv: ReplayHost, p: Any) -> str:
         """Run the node in a graph replay (spec 9) against ``drv``'s memory; returns the launch log's note.
 
-        A GRAPH node never comes here: :func:`~simcuda._core.graph.run_frozen` replays its child body in place.
+        A GRAPH node never comes here: :func:`~simcuda._core.graph_exec.run_frozen` replays its child body in place.
         """
         return ""
 

@@ -15,6 +15,7 @@ from typing import Any, TypeVar, cast
 
 from . import capture as cap
 from . import graph as gr
+from . import graph_exec as ge
 from . import hostmem, param_types, ptxrun
 from .errors import CUresult, DriverError
 from .kernels import DECLARED, KERNELS, KernelHost, KernelLaunch
@@ -98,7 +99,7 @@ class Work(DriverState):
         replayed nodes tick instead) (spec 16) [I], user code runs with the lock released, and it is logged."""
         k = op.kind
         if k.ticks:
-            self._clock_ms += gr.TICK_MS
+            self._clock_ms += ge.TICK_MS
         try:
             if runner is None:
                 note = ""

@@ -6,6 +6,7 @@ from typing import Any
 
 from simcuda._core import capture as cap
 from simcuda._core import graph as gr
+from simcuda._core import graph_update as gu
 from simcuda._core import nodes as nd
 from simcuda._core.config import DeviceSpec, Options
 from simcuda._core.errors import DriverError
@@ -117,7 +118,7 @@ def test_graph_model_clones_on_a_fake_host():
     a = host.handles.new_node(g, nd.EMPTY, nd.NO_PARAMS)
     b = host.handles.new_node(g, nd.EMPTY, nd.NO_PARAMS)
     gr.add_edge(g, a, b)
-    c = gr.clone_graph(host, g)
+    c = gu.clone_graph(host, g)
     assert c is not g and len(c.nodes) == 2 and host.handles.get(c.handle) is c
     assert [(src.local_id, dst.local_id) for src, dst, _ed in gr.edge_list(c)] == [(0, 1)]
     assert [n.graph for n in g.nodes] == [g, g] and len(gr.edge_list(g)) == 1

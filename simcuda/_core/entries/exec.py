@@ -6,6 +6,8 @@ from typing import TYPE_CHECKING, Any
 
 from .. import capture as cap
 from .. import graph as gr
+from .. import graph_exec as ge
+from .. import graph_update as gu
 from .. import nodes as nd
 from ..errors import CUresult, DriverError
 from ..memory import KIND_GRAPH
@@ -18,7 +20,7 @@ _INST_NAMES = {0: "SUCCESS", 1: "ERROR", 2: "INVALID_STRUCTURE", 3: "NODE_OPERAT
                4: "MULTIPLE_CTXS_NOT_SUPPORTED", 5: "CONDITIONAL_HANDLE_UNUSED"}
 
 
-def _node_detail(x: gr.ExecNode, p: Any) -> str:
+def _node_detail(x: ge.ExecNode, p: Any) -> str:
     """The launch log's ``detail`` for node ``x`` replayed with parameters ``p``: a kernel's is cached on its
     parameter record, any other's on its exec node (computed once, shared by the records of every launch); the
     text is the kind's :meth:`~simcuda._core.nodes.NodeKind.log_detail`."""
@@ -99,8 +101,8 @@ class Execs(Work):
             cap.check_capture_target(child, "update from")
             assert old.child is not None  # the frozen body of a GRAPH node
             try:
-                body = gr.plan_update(old.child, child, self.memory.find, x.flags)
-            except gr.UpdateFailure as f:
+                body = gu.plan_update(old.child, child, self.memory.find, x.flags)
+            except gu.UpdateFailure as f:
                 raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
                                   f"cuGraphExecChildGraphNodeSetParams: graph {child.gid} does not match "
                                   f"the child graph of node {n.local_id}: {f.why} "
@@ -108,13 +110,13 @@ class Execs(Work):
             x.writable_body().order[pos] = old.evolve(child=body)
             return
         params = self._build(ntype, spec, 1)
-        prob = gr.param_change_problem(ntype, old.params, params, self.memory.find, x.flags, per_node=True)
+        prob = gu.param_change_problem(ntype, old.params, params, self.memory.find, x.flags, per_node=True)
         if prob is not None:
             raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
                               f"node {n.local_id} ({gr.TYPE_KEYWORDS[ntype]}) of exec 0x{x.handle:x}: {prob[1]}")
         x.writable_body().order[pos] = old.evolve(params=params)
 
-    def _exec_node(self, hexec: int, hnode: int) -> tuple[gr.GraphExec, int, gr.ExecNode]:
+    def _exec_node(self, hexec: int, hnode: int) -> tuple[ge.GraphExec, int, ge.ExecNode]:
         x = self.handles.exec(hexec)
         n = self.handles.node(hnode)
         pos = x.body.index.get(id(n))
@@ -213,7 +215,7 @@ class Execs(Work):
         e.instantiate_result, e.err_node = result, (node.handle if node is not None else 0)
         return e
 
-    def _instantiate(self, g: gr.Graph, flags: int) -> gr.GraphExec:
+    def _instantiate(self, g: gr.Graph, flags: int) -> ge.GraphExec:
         if flags & ~0xF:
             raise self._inst_error(gr.INST_ERROR, None, f"instantiate flags 0x{flags:x} have bits outside "
                                                         "CUgraphInstantiate_flags")
@@ -234,13 +236,13 @@ class Execs(Work):
             if prob is not None:
                 raise self._inst_error(*prob)
         try:
-            body = gr.freeze(g)
+            body = ge.freeze(g)
         except gr.GraphCycle as c:
             raise self._inst_error(gr.INST_INVALID_STRUCTURE, c.node, f"graph {c.node.graph.gid} has a cycle "
                                                                       f"through node {c.node.local_id}") from None
-        x = gr.GraphExec(0, g, flags, body, self.handles.next_graph_id())
+        x = ge.GraphExec(0, g, flags, body, self.handles.next_graph_id())
         x.handle = self.handles.add(x)
-        x.user_refs = gr.graph_user_refs(g) or None  # the exec's own copy (entries/userobj.py)
+        x.user_refs = gu.graph_user_refs(g) or None  # the exec's own copy (entries/userobj.py)
         g.live_execs += 1
         return x
 
@@ -249,7 +251,7 @@ class Execs(Work):
         if flags & 1:
             raise self._inst_error(gr.INST_ERROR, None, "CUDA_GRAPH_INSTANTIATE_FLAG_DEVICE_LAUNCH cannot be "
                                                         "combined with AUTO_FREE_ON_LAUNCH (spec 9)")
-        nodes = list(gr.walk_graph(g))
+        nodes = list(ge.walk_graph(g))
         if not any(nd.KINDS[n.type].device_work for n in nodes):
             raise self._inst_error(gr.INST_ERROR, None, f"a DEVICE_LAUNCH graph cannot be empty: graph {g.gid} has "
                                                         "no kernel, memcpy or memset node (spec 9)")
@@ -362,7 +364,7 @@ class Execs(Work):
             if fa is not None and fa.kind == KIND_GRAPH:
                 fa.outstanding = None
 
-    def _back_launch(self, x: gr.GraphExec, allocs: list[Any]) -> None:
+    def _back_launch(self, x: ge.GraphExec, allocs: list[Any]) -> None:
         """Map the graph allocations of a launch of ``x`` (unmapping the last launch's first under
         AUTO_FREE_ON_LAUNCH, as though cuMemFreeAsync ran before it). Errors: 2 OUT_OF_MEMORY when the host cannot
         back them; then none stays mapped and no node runs."""
@@ -382,13 +384,13 @@ class Execs(Work):
                               "the host running the simulator cannot back the graph allocations of "
                               f"this launch of exec 0x{x.handle:x} ({e}); no node ran") from None
 
-    def _replay_exec(self, x: gr.GraphExec, body: gr.Frozen, n: int, log: Callable[[Any, Any, str], None]) -> None:
+    def _replay_exec(self, x: ge.GraphExec, body: ge.Frozen, n: int, log: Callable[[Any, Any, str], None]) -> None:
         """Replay launch ``n`` of ``x``: ``body`` (``gr.run_frozen``; the exec as it was when the launch was
         enqueued), with this launch's conditional values when it has conditional nodes (P-22: the defaults, or
         what the last launch left). Errors: 702 LAUNCH_TIMEOUT when a WHILE node passes the simulator's limit."""
         handles = body.conds()
         if not handles:
-            gr.run_frozen(self, body, log)
+            ge.run_frozen(self, body, log)
             return
         last = x.cond_values
         cond = {h.handle: h.start_value(last.get(h.handle)) for h in handles}
@@ -396,8 +398,8 @@ class Execs(Work):
         outer = getattr(tls, "cond", None)
         tls.cond = cond
         try:
-            gr.run_frozen(self, body, log, cond)
-        except gr.WhileLimit as e:
+            ge.run_frozen(self, body, log, cond)
+        except ge.WhileLimit as e:
             raise DriverError(CUresult.CUDA_ERROR_LAUNCH_TIMEOUT, f"launch {n} of exec 0x{x.handle:x}: {e}") \
                 from None
         finally:
@@ -454,21 +456,21 @@ class Execs(Work):
         others = g.live_execs - (1 if x.graph is g else 0)
         if others > 0 and g.has_type_deep(gr.MEM_ALLOC, gr.MEM_FREE):
             mn = g.first_of(gr.MEM_ALLOC, gr.MEM_FREE)
-            raise self._update_error(x, gr.UpdateFailure(
+            raise self._update_error(x, gu.UpdateFailure(
                 gr.UPD_NOT_SUPPORTED, mn, f"graph {g.gid} holds memory nodes and is instantiated as another exec; "
                                           "it cannot be used to update this one (Graph Update Limitations)"))
         try:
-            body = gr.plan_update(x.body, g, self.memory.find, x.flags)
-        except gr.UpdateFailure as f:
+            body = gu.plan_update(x.body, g, self.memory.find, x.flags)
+        except gu.UpdateFailure as f:
             raise self._update_error(x, f) from None
         x.body = body
         x.shared = False
-        new_refs = gr.graph_user_refs(g) or None  # the source graph's references replace the exec's
+        new_refs = gu.graph_user_refs(g) or None  # the source graph's references replace the exec's
         release_refs(x.user_refs, self._uo_due)
         x.user_refs = new_refs
         return (gr.UPD_SUCCESS, 0, 0)
 
-    def _update_error(self, x: gr.GraphExec, f: gr.UpdateFailure) -> DriverError:
+    def _update_error(self, x: ge.GraphExec, f: gu.UpdateFailure) -> DriverError:
         name = gr.UPDATE_NAMES[f.result]
         enode = f.node.handle if f.node is not None else 0
         efrom = f.from_node.handle if f.from_node is not None else 0

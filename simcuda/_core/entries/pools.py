@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from .. import capture as cap
-from .. import graph as gr
+from .. import graph_exec as ge
 from .. import nodes as nd
 from ..errors import CUresult, DriverError
 from ..memory import KIND_DEVICE, KIND_GRAPH, not_vmm
@@ -447,7 +447,7 @@ class Pools(Work):
         """
         d = self._graph_mem_device(dev, None, "cuDeviceGraphMemTrim")
         needed = {a.start for x in self.handles.table.values()
-                  if isinstance(x, gr.GraphExec) and (x.pending or x.running) for a in x.body.allocs()}
+                  if isinstance(x, ge.GraphExec) and (x.pending or x.running) for a in x.body.allocs()}
         gm = d.graph_mem
         for start in list(gm.backed):
             a = self.memory.find(start)
