@@ -38,7 +38,7 @@ Edges cost O(1) each to add, find and remove, whatever the graph's shape (chain,
   update, ancestors, the unjoined rule, DOT, clone, ``cuGraphGetEdges`` and the per-node queries)
   read both forms through :func:`in_edges`, :func:`out_edges` and :func:`edge_list` without
   materialising; :func:`detach_node` unlinks both forms. Only a capture makes chain edges
-  (:func:`add_chain_edge` and its inline copy in ``capture.enqueue_kernel``), and only while the graph
+  (:func:`chain_node`), and only while the graph
   has no pair index.
 * ``Graph.pairs`` maps ``(src node, dst node)`` to the edge between them, for the duplicate checks of
   ``cuGraphAddDependencies`` and the look-ups of ``cuGraphRemoveDependencies``. It is built on first
@@ -110,6 +110,13 @@ if TYPE_CHECKING:
     from .objects import Context
 
 
+class HandleTable(Protocol):
+    """Where a node built in place gets its handle (:class:`simcuda._core.handles.Handles` is one)."""
+
+    def add(self, obj: Any) -> int:
+        """Register ``obj`` under a new handle and return the handle."""
+
+
 class GraphMaker(Protocol):
     """What makes graphs and nodes, each with a handle (:class:`simcuda._core.handles.Handles` is one)."""
 
@@ -124,6 +131,7 @@ class GraphMaker(Protocol):
 # the names imported ``as`` themselves above are re-exported for the code and tests that take them from here.
 
 ZERO_ED = (0, 0, 0)
+_new = object.__new__
 
 #: node types an exec can enable and disable (Programming Guide, "Individual node enable")
 ENABLE_TYPES = tuple(t for t, k in KINDS.items() if k.can_disable)
@@ -175,8 +183,8 @@ class Edge:
 class Node:
     """A graph node: handle, owning graph, local id, ``CUgraphNodeType`` and parameters.
 
-    :func:`simcuda._core.capture.enqueue_kernel` sets the slots itself (no ``__init__`` call) for a
-    captured launch: a new slot goes there too (tests/core/test_capture_fast_path.py checks).
+    :func:`chain_node` sets the slots itself (no ``__init__`` call) for a node captured in a chain: a new slot
+    goes there too (tests/core/test_capture_fast_path.py checks).
 
     ``_ins`` / ``_outs`` are the raw edge containers, which may hold chain edges in the compact form
     (a node in place of an edge, see the module docstring); the ``ins`` / ``outs`` properties return
@@ -374,15 +382,32 @@ def add_edge(graph: Graph, src: Node, dst: Node, ed: tuple[int, int, int] = ZERO
     return e
 
 
-def add_chain_edge(graph: Graph, src: Node, dst: Node) -> None:
-    """Add ``src -> dst`` with edge data ``ZERO_ED`` as a chain edge (the compact form: no :class:`Edge`, see the
-    module docstring). The caller guarantees that ``dst`` is the graph's newest node, made just now and without
-    edges, and that the graph has no pair index. :func:`simcuda._core.capture.enqueue_kernel` has its own copy
-    for a captured launch: keep them in step."""
+def chain_node(graph: Graph, handles: HandleTable, src: Node, ntype: int, params: Any) -> Node:
+    """A new node of ``graph`` of type ``ntype`` with ``params`` (the graph's next local id, a handle from
+    ``handles``) whose one dependency is a chain edge from ``src`` (edge data ``ZERO_ED``, the compact form: no
+    :class:`Edge`, see the module docstring). The one constructor of a node captured in a chain, the common case
+    of a capture and the hot path of a captured launch (:func:`simcuda._core.capture_enqueue.add_node` and
+    :func:`~simcuda._core.capture_enqueue.enqueue_kernel` call it). The caller guarantees that the graph has no
+    pair index and that ``src`` is a node of ``graph``."""
+    lid = graph.next_local
+    graph.next_local = lid + 1
+    node = _new(Node)  # Node.__init__'s slots, set here without the call (tests/core/test_capture_fast_path.py)
+    node.handle = handles.add(node)
+    node.graph = graph
+    node.local_id = lid
+    node.type = ntype
+    node.params = params
+    node._ins = src
+    node._outs = NO_EDGES
+    node.destroyed = False
+    graph.nodes.append(node)
+    if ntype:  # not KERNEL (0): kernels are not counted per type (see Graph)
+        tc = graph.type_counts
+        tc[ntype] = tc.get(ntype, 0) + 1
     graph.lazy = True
-    dst._ins = src
-    c = src._outs
-    src._outs = dst if c is NO_EDGES else with_edge(c, dst)
+    c = src._outs  # in a chain the source has no out-edge yet; else with_edge adds one
+    src._outs = node if c is NO_EDGES else with_edge(c, node)
+    return node
 
 
 def with_edge(c: Any, e: Any) -> Any:

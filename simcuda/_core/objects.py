@@ -11,7 +11,8 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .capture import CaptureSequence, Op
+    from .capture import CaptureSequence
+    from .capture_enqueue import Op
     from .config import DeviceSpec
     from .errors import DriverError
     from .graph import Node

@@ -20,6 +20,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
 
 from . import capture as cap
+from . import capture_enqueue as capq
 from . import graph as gr
 from . import process
 from .config import DeviceSpec, Options
@@ -204,7 +205,7 @@ class DriverState:
         self._stream_counter = 0
         self._clock_ms = 0.0
         self._ticket = 0
-        self._queue: list[tuple[int, Stream, tuple[cap.Op, Callable[[], Any] | None]]] = []  # (ticket, stream, work)
+        self._queue: list[tuple[int, Stream, tuple[capq.Op, Callable[[], Any] | None]]] = []  # (ticket, stream, work)
         self._idle = threading.Condition(self._lock)  # notified when user code or a drain finishes
         self._draining = 0  # the thread running queued work (manual progression), 0 when none
         self.per_thread_mode: bool | None = self.options.per_thread_default_stream

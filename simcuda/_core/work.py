@@ -13,7 +13,7 @@ import threading
 from collections.abc import Callable, Iterable
 from typing import Any, TypeVar, cast
 
-from . import capture as cap
+from . import capture_enqueue as capq
 from . import graph as gr
 from . import graph_exec as ge
 from . import hostmem, param_types, ptxrun
@@ -73,7 +73,7 @@ class Work(DriverState):
         finally:
             lock._acquire_restore(state)  # type: ignore[attr-defined]
 
-    def _submit(self, stream: Stream, op: cap.Op) -> None:
+    def _submit(self, stream: Stream, op: capq.Op) -> None:
         """Run ``op`` on an uncaptured stream (now, after the user code its stream runs, or when it progresses)."""
         runner = op.run
         if self.progression == "immediate":
@@ -86,15 +86,15 @@ class Work(DriverState):
             stream.pending.append(self._ticket)
             self._queue.append((self._ticket, stream, (op, runner)))
 
-    def _run_now(self, stream: Stream, op: cap.Op) -> None:
+    def _run_now(self, stream: Stream, op: capq.Op) -> None:
         """Run a synchronous operation on ``stream`` (the legacy or per-thread stream, spec 6): it waits for
         earlier work (user code on the context's streams, and queued work), then runs."""
         self._wait_idle(self._ctx_streams(stream.ctx))
         self._drain()
         self._execute(stream, op, op.run)
 
-    def _execute(self, stream: Stream, op: cap.Op, runner: Callable[[], Any] | None) -> None:
-        """Run one eager stream operation, as its kind says (:class:`~simcuda._core.capture.OpKind`): it
+    def _execute(self, stream: Stream, op: capq.Op, runner: Callable[[], Any] | None) -> None:
+        """Run one eager stream operation, as its kind says (:class:`~simcuda._core.capture_enqueue.OpKind`): it
         advances the simulated clock by one tick unless it is an event record or a graph launch (whose
         replayed nodes tick instead) (spec 16) [I], user code runs with the lock released, and it is logged."""
         k = op.kind
@@ -207,7 +207,7 @@ class Work(DriverState):
                 event.time_ms = self._clock_ms
                 event.pending_on = None
                 return ""
-            op = cap.Op(cap.OPS["event_record"], "cuEventRecord", None, complete)
+            op = capq.Op(capq.OPS["event_record"], "cuEventRecord", None, complete)
             self._submit(stream, op)
             event.pending_ticket = self._ticket
 

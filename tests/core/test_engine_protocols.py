@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from simcuda._core import capture as cap
+from simcuda._core import capture_enqueue as capq
 from simcuda._core import graph as gr
 from simcuda._core import graph_update as gu
 from simcuda._core import nodes as nd
@@ -66,7 +67,7 @@ class FakeHost:
     def _discard_graph(self, g: gr.Graph) -> None:
         self.discarded.append(g)
 
-    def _submit(self, stream: Stream, op: cap.Op) -> None:
+    def _submit(self, stream: Stream, op: capq.Op) -> None:
         raise AssertionError("nothing is submitted in these tests")
 
     _run_now = _record_uncaptured = _wait_uncaptured = _submit
@@ -89,8 +90,8 @@ def test_capture_engine_runs_on_a_fake_host():
     t = host.threads.current()
     seq = cap.begin(host, s, cap.GLOBAL, t)
     assert (seq.status, host.captures.live, host.counters.counts(0)["captures_begun"]) == (cap.ACTIVE, {seq.id: seq}, 1)
-    a = cap.add_node(host, s, nd.EMPTY, nd.NO_PARAMS)
-    b = cap.add_node(host, s, nd.EMPTY, nd.NO_PARAMS)
+    a = capq.add_node(host, s, nd.EMPTY, nd.NO_PARAMS)
+    b = capq.add_node(host, s, nd.EMPTY, nd.NO_PARAMS)
     g = cap.end(host, s, t)
     assert g.nodes == [a, b] and [src for src, _ed in gr.in_edges(b)] == [a]
     assert (host.captures.live, host.captures.ended_graphs, host.counters.counts(0)["captures_ended"]) == ({}, [g], 1)

@@ -4,6 +4,8 @@ from __future__ import annotations
 import hashlib
 
 from .. import capture as cap
+from .. import capture_enqueue as capq
+from .. import capture_sync as caps
 from ..errors import CUresult, DriverError
 from ..objects import Context, Device
 from ..state import DRIVER_VERSION, entry
@@ -241,7 +243,7 @@ class Contexts(Work):
         """cuCtxSynchronize (the current context) and cuCtxSynchronize_v2 (context ``h``; 0: the current one [I]).
         Errors: 201; 900 while any stream of the context is in a capture (spec 5.3)."""
         ctx = self.handles.context(h) if h else self.threads.ctx_current()
-        cap.check_ctx_sync(self, ctx, call)
+        caps.check_ctx_sync(self, ctx, call)
         self._wait_idle(self._ctx_streams(ctx))
         self._drain()
 
@@ -259,8 +261,8 @@ class Contexts(Work):
         """cuCtxRecordEvent. Errors: 201/709 context; 400 event; 900 while the context captures (5.3)."""
         ctx = self.handles.context(hctx)
         ev = self.handles.event(hevent)
-        cap.check_ctx_event(self, ctx, ev, "cuCtxRecordEvent", wait=False)
-        cap._uncapture_event(ev)
+        caps.check_ctx_event(self, ctx, ev, "cuCtxRecordEvent", wait=False)
+        capq._uncapture_event(ev)
         self._drain()
         self._complete_event(ev)
 
@@ -269,7 +271,7 @@ class Contexts(Work):
         """cuCtxWaitEvent. Errors: 201/709; 400; 900 while the context captures or the event is captured."""
         ctx = self.handles.context(hctx)
         ev = self.handles.event(hevent)
-        cap.check_ctx_event(self, ctx, ev, "cuCtxWaitEvent", wait=True)
+        caps.check_ctx_event(self, ctx, ev, "cuCtxWaitEvent", wait=True)
 
     @entry
     def device_primary_ctx_reset(self, dev: int) -> None:

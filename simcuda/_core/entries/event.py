@@ -1,7 +1,8 @@
 """Events: record, wait, query, timing (spec 2.4, 4.1, 4.2, 5.3)."""
 from __future__ import annotations
 
-from .. import capture as cap
+from .. import capture_enqueue as capq
+from .. import capture_sync as caps
 from .. import nodes as nd
 from ..errors import CUresult, DriverError
 from ..objects import EMPTY, RECORDED, Event
@@ -27,7 +28,7 @@ class Events(Work):
     def event_destroy(self, h: int) -> None:
         """cuEventDestroy. Errors: 400. Destroying a captured event leaves the capture graph as it is."""
         e = self.handles.event(h)
-        cap._uncapture_event(e)
+        capq._uncapture_event(e)
         e.destroyed = True
 
     @entry
@@ -42,14 +43,14 @@ class Events(Work):
         if flags not in (0, 1):
             raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
                               f"{call}: flags {flags} are not 0 or CU_EVENT_RECORD_EXTERNAL (1) (spec 4.2 row 2)")
-        kind = cap.OPS["event_record_external" if flags == 1 else "event_record"]
-        cap.enqueue(self, s, cap.Op(kind, call, nd.EventParams(e), None))
+        kind = capq.OPS["event_record_external" if flags == 1 else "event_record"]
+        capq.enqueue(self, s, capq.Op(kind, call, nd.EventParams(e), None))
 
     @entry
     def event_query(self, h: int) -> None:
         """cuEventQuery: 907 for a captured event (invalidates), 900 by spec 5.2, 600 NOT_READY when pending."""
         e = self.handles.event(h)
-        cap.check_event_host_wait(self, e, self.threads.current(), "cuEventQuery")
+        caps.check_event_host_wait(self, e, self.threads.current(), "cuEventQuery")
         if e.state == RECORDED and e.pending_on is not None:
             raise DriverError(CUresult.CUDA_ERROR_NOT_READY, f"{e.label()} has not completed yet (manual progression)")
 
@@ -57,7 +58,7 @@ class Events(Work):
     def event_synchronize(self, h: int) -> None:
         """cuEventSynchronize: as cuEventQuery, then runs the work before the event."""
         e = self.handles.event(h)
-        cap.check_event_host_wait(self, e, self.threads.current(), "cuEventSynchronize")
+        caps.check_event_host_wait(self, e, self.threads.current(), "cuEventSynchronize")
         if e.state == RECORDED and e.pending_on is not None:
             self._wait_idle((e.pending_on,))
         if e.state == RECORDED and e.pending_on is not None:
@@ -81,7 +82,7 @@ class Events(Work):
         for e in (e0, e1):
             if e.state == EMPTY:
                 raise DriverError(CUresult.CUDA_ERROR_INVALID_HANDLE, f"{e.label()} was never recorded")
-        cap.check_elapsed_time_events((e0, e1))
+        caps.check_elapsed_time_events((e0, e1))
         for e in (e0, e1):
             if e.flags & 2:
                 raise DriverError(CUresult.CUDA_ERROR_INVALID_HANDLE,

@@ -5,6 +5,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from .. import capture as cap
+from .. import capture_enqueue as capq
 from .. import graph as gr
 from .. import graph_exec as ge
 from .. import graph_update as gu
@@ -201,7 +202,7 @@ class Execs(Work):
             s = None
             if flags & gr.INSTANTIATE_UPLOAD:
                 s = self._stream(hupload)
-                cap.enqueue(self, s, cap.Op(cap.OPS["upload"], "cuGraphUpload", None, None))
+                capq.enqueue(self, s, capq.Op(capq.OPS["upload"], "cuGraphUpload", None, None))
             return self._instantiate(g, int(flags)).handle
         except DriverError as e:
             if not hasattr(e, "instantiate_result"):
@@ -346,7 +347,7 @@ class Execs(Work):
         x.pending += 1
         x.shared = True
         try:
-            nested = cap.enqueue(self, s, cap.Op(cap.OPS["graph_launch"], "cuGraphLaunch", x, run, prepare))
+            nested = capq.enqueue(self, s, capq.Op(capq.OPS["graph_launch"], "cuGraphLaunch", x, run, prepare))
         except DriverError:
             if not started:
                 x.pending -= 1
@@ -414,7 +415,7 @@ class Execs(Work):
         stream while a blocking stream captures; 901 on a stream of an invalidated capture.
         """
         self.handles.exec_to_run(hexec, "cuGraphUpload")
-        cap.enqueue(self, self._stream(h), cap.Op(cap.OPS["upload"], "cuGraphUpload", None, None))
+        capq.enqueue(self, self._stream(h), capq.Op(capq.OPS["upload"], "cuGraphUpload", None, None))
 
     @entry
     def graph_exec_update(self, hexec: int, hgraph: int) -> tuple[int, int, int]:
