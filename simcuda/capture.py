@@ -73,6 +73,10 @@ from .oxicuda_handles import CAPTURE_MODE_GLOBAL, Context, Device, Stream, as_st
 __all__ = ["CudaError", "MemcpyDirection", "GraphNode", "Graph", "GraphExec", "StreamCapture", "StreamGraphCapture",
            "Stream", "Context", "Device", "VARIANTS"]
 
+# the classes of the face's parts show (and pickle) under this module, where users import them from
+for _cls in (CudaError, MemcpyDirection, GraphNode, Graph, GraphExec, Stream, Context, Device):
+    _cls.__module__ = __name__
+
 
 # ================================================================================== StreamCapture
 class StreamCapture:

@@ -15,6 +15,9 @@ from ._core.driver import Driver
 from ._core.errors import MEANINGS, DriverError
 from ._generated.driver_enums import CUresult
 
+#: the module users import the face from: the ``__module__`` of its public classes (their repr, pickling)
+FACE_MODULE = "simcuda.capture"
+
 U8, U32, USIZE = 1 << 8, 1 << 32, 1 << 64
 
 
@@ -299,7 +302,7 @@ def _make_variants() -> tuple[type[CudaError], ...]:
         doc = (f"``{member.name}`` ({value}), oxicuda ``CudaError::{name}``. {meaning}\n\n"
                f"Construct with ``CudaError.{name}(why='')``.")
         cls = cast("type[CudaError]", _CudaErrorMeta(name, (CudaError,), {  # a subclass, made by the metaclass
-            "__doc__": doc, "__module__": __name__, "__qualname__": f"CudaError.{name}", "_is_base": False,
+            "__doc__": doc, "__module__": FACE_MODULE, "__qualname__": f"CudaError.{name}", "_is_base": False,
             "_is_variant": True, "code": value, "_text": _words(base)}))
         setattr(CudaError, name, cls)
         out.append(cls)

@@ -19,7 +19,7 @@ import attrs
 from ._core.driver import Driver
 from ._core.errors import DriverError
 from ._core.memory import DEVICE, HOST, CopyParams, MemsetParams
-from .oxicuda_errors import U8, U32, USIZE, CudaError, check_uint, translated, try_driver
+from .oxicuda_errors import FACE_MODULE, U8, U32, USIZE, CudaError, check_uint, translated, try_driver
 from .oxicuda_handles import Stream, as_stream, destroy_exec, driver_available, in_context, scratch_buffer
 
 
@@ -187,6 +187,8 @@ for _cls, _name in ((KernelLaunchNode, "KernelLaunch"), (MemcpyNode, "Memcpy"), 
     _cls.__name__ = _name
     _cls.__qualname__ = f"GraphNode.{_name}"
     setattr(GraphNode, _name, _cls)
+    if _cls is not _Empty:  # shown (and pickled) as simcuda.capture.GraphNode.<name>; _EMPTY pickles by name here
+        _cls.__module__ = FACE_MODULE
 _EMPTY = _Empty()
 GraphNode.Kernel = KernelLaunchNode
 GraphNode.Empty = _EMPTY
