@@ -24,7 +24,8 @@ FACES = {"driver": "simcuda.bindings.driver", "_v2": "simcuda.bindings._v2.drive
 #: the modules a face's hand-written functions are written in, by concept, besides the face's own module (the
 #: face imports each of them from there)
 PARTS = {"driver": tuple(f"simcuda.bindings._driver_{m}" for m in ("face", "contexts", "memory", "modules",
-                                                                    "node_params", "graphs"))}
+                                                                    "node_params", "graphs")),
+         "runtime": tuple(f"simcuda.bindings._runtime_{m}" for m in ("face", "devices", "memory", "graphs"))}
 
 
 def hand_written(mod: object, parts: tuple[str, ...] = ()) -> set[str]:
