@@ -25,7 +25,6 @@ FACES = {"driver": "simcuda.bindings.driver", "_v2": "simcuda.bindings._v2.drive
 #: face imports each of them from there)
 PARTS = {"driver": tuple(f"simcuda.bindings._driver_{m}" for m in ("face", "contexts", "memory", "modules",
                                                                     "node_params", "graphs")),
-         "runtime": tuple(f"simcuda.bindings._runtime_{m}" for m in ("face", "devices", "memory", "graphs")),
          "_v2": tuple(f"simcuda.bindings._v2._v2_{m}" for m in ("face", "contexts", "memory", "modules", "graphs"))}
 
 
