@@ -1,5 +1,8 @@
 """The graph model: graphs, nodes, edges and their walks (spec 1, 4.5, 9).
 
+Why this file is long (over ~700 lines): the edge forms (ordinary edges, compact chain edges, the pair index) and
+every primitive that reads or edits them keep one invariant, so they stay in one module.
+
 The rest of the graph concept builds on this one: :mod:`simcuda._core.graph_exec` (instantiation and
 replay), :mod:`simcuda._core.graph_update` (copies and exec-update pairing), :mod:`simcuda._core.graph_dot`
 (DOT). These modules know nothing of capture rules or faces; they never raise ``DriverError`` themselves

@@ -1,7 +1,10 @@
 """Node kinds: one parameter record and one ``NodeKind`` per ``CUgraphNodeType`` (spec 1, 9, 9.1, 10).
 
+Why this file is long (over ~700 lines): it is the registry of every node kind (one record and one NodeKind per
+CUgraphNodeType): a kind's behaviour lives in one place by design.
+
 This module knows nothing of capture rules or faces. It is the one place a node kind's behaviour lives:
-:mod:`simcuda._core.graph` (replay, DOT, exec-update checks, clone, freeze), the graph and exec
+:mod:`simcuda._core.graph` and its parts (replay, DOT, exec-update checks, clone, freeze), the graph and exec
 entries (node creation and set-params, the launch log, DEVICE_LAUNCH checks) and the faces reach a
 kind only through :data:`KINDS`, so adding a node kind is one record class, one :class:`NodeKind`
 subclass and one entry in :data:`KINDS` (``tests/core/test_node_kind_registry.py`` checks the registry).
