@@ -21,6 +21,7 @@ import attrs
 
 from ._core import capture as cap
 from ._core import graph as gr
+from ._core import graph_dot as gd
 from ._core.driver import Driver
 from ._core.errors import DriverError
 from ._generated.driver_enums import CUresult
@@ -63,7 +64,7 @@ def _snapshot(g: gr.Graph, origin: str, destroyed: bool) -> GraphRecord:
         gid=g.gid, handle=g.handle, origin=origin,
         nodes=tuple((n.local_id, gr.TYPE_KEYWORDS.get(n.type, str(n.type)), n.describe()) for n in live),
         edges=tuple((src.local_id, dst.local_id) for src, dst, _ed in gr.edge_list(g)),
-        dot=gr.dot_text(g, 0), destroyed=destroyed)
+        dot=gd.dot_text(g, 0), destroyed=destroyed)
 
 
 @attrs.frozen
@@ -165,7 +166,7 @@ class Recorder:
         g = seq.graph
         name = f"graph_{g.gid}_node_{culprit.local_id}" if culprit is not None else None
         anchor = next((f"graph_{g.gid}_node_{n.local_id}" for n, _ed in s.deps[-1:]), None)
-        return seq.id, gr.dot_text(g, 0), name, anchor, seq.invalidated_by
+        return seq.id, gd.dot_text(g, 0), name, anchor, seq.invalidated_by
 
     def _end_failed(self, drv: Driver, args: tuple[Any, ...], kwargs: dict[str, Any], e: DriverError,
                     token: Any) -> None:

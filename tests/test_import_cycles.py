@@ -22,11 +22,14 @@ _CORE = "simcuda._core."
 
 #: cycles not removed yet: (the modules of the component, why it is still there)
 KNOWN: tuple[tuple[frozenset[str], str], ...] = (
-    (frozenset({_CORE + m for m in ("capture", "graph", "memory", "nodes", "objects")}),
+    (frozenset({_CORE + m for m in ("capture", "capture_enqueue", "graph", "graph_exec", "graph_update",
+                                             "memory", "nodes", "objects")}),
      "the records of the state model name each other's types, in TYPE_CHECKING imports only (no runtime edge): "
-     "a stream names its capture and its deps' nodes (objects), a capture its graph (capture), a graph the capture "
+     "a stream names its capture, its pending operations (capture_enqueue) and its deps' nodes (objects), "
+     "a capture its graph (capture), a graph the capture "
      "it is the target of (graph), a node kind its child graph (nodes), an allocation its MEM_ALLOC node and exec "
-     "(memory); it goes when those records share one module (the folder layout, issue 18 item 4). The driver, its "
+     "(memory), an exec body and an exec update the allocations they map (graph_exec, "
+     "graph_update); it goes when those records share one module (the folder layout, issue 18 item 4). The driver, its "
      "services and entry groups are outside every cycle: the rule engine, graph model and node kinds are typed "
      "against Protocols (CaptureHost, GraphHost, RunHost, BuildHost, ReplayHost, KernelHost)"),
 )

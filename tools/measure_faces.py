@@ -21,12 +21,20 @@ sys.path.insert(0, str(ROOT))
 
 FACES = {"driver": "simcuda.bindings.driver", "_v2": "simcuda.bindings._v2.driver",
          "runtime": "simcuda.bindings.runtime"}
+#: the modules a face's hand-written functions are written in, by concept, besides the face's own module (the
+#: face imports each of them from there)
+PARTS = {"driver": tuple(f"simcuda.bindings._driver_{m}" for m in ("face", "contexts", "memory", "modules",
+                                                                    "node_params", "graphs")),
+         "_v2": tuple(f"simcuda.bindings._v2._v2_{m}" for m in ("face", "contexts", "memory", "modules", "graphs"))}
 
 
-def hand_written(mod: object) -> set[str]:
-    """Names of public functions a face's source defines at top level."""
-    tree = ast.parse(inspect.getsource(mod))  # type: ignore[arg-type]
-    return {n.name for n in tree.body if isinstance(n, ast.FunctionDef) and not n.name.startswith("_")}
+def hand_written(mod: object, parts: tuple[str, ...] = ()) -> set[str]:
+    """Names of public functions a face's source (and the sources of its parts) define at top level."""
+    out = set()
+    for m in (mod, *(importlib.import_module(p) for p in parts)):
+        tree = ast.parse(inspect.getsource(m))  # type: ignore[arg-type]
+        out |= {n.name for n in tree.body if isinstance(n, ast.FunctionDef) and not n.name.startswith("_")}
+    return out
 
 
 def measure() -> dict[str, dict[str, set[str]]]:
@@ -35,7 +43,7 @@ def measure() -> dict[str, dict[str, set[str]]]:
     for face, modname in FACES.items():
         mod = importlib.import_module(modname)
         stubs = set(getattr(mod, "_NOT_SIMULATED", ()))
-        hand = hand_written(mod)
+        hand = hand_written(mod, PARTS.get(face, ()))
         public = {n for n, v in vars(mod).items() if callable(v) and not isinstance(v, type)
                   and not n.startswith("_") and getattr(v, "__module__", None) == modname}
         out[face] = {"hand": hand, "built": public - hand - stubs, "stub": stubs}

@@ -30,48 +30,27 @@ same table by ``tools/gen_state_diagram.py``.
 """
 from __future__ import annotations
 
-import contextlib
 from bisect import bisect_right
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, cast
 
-import attrs
-
-from . import nodes as _nodes
 from .errors import CUresult, DriverError
 from .graph import (
-    BATCH_MEM_OP,
-    CONDITIONAL,
-    EVENT_RECORD,
-    GRAPH,
-    HOST,
-    KERNEL,
-    MEM_ALLOC,
-    MEM_FREE,
-    MEMCPY,
-    MEMSET,
-    NO_EDGES,
-    TYPE_KEYWORDS,
-    WAIT_EVENT,
     ZERO_ED,
     GraphMaker,
+    HandleTable,
     Node,
-    add_chain_edge,
-    add_edge,
-    graph_from_frozen,
     in_edges,
     is_full,
-    walk_body,
-    with_edge,
 )
-from .nodes import ChildGraphParams
-from .objects import CAPTURE_BOUND, CAPTURED, RECORDED, CigRecord
+from .objects import CAPTURE_BOUND, CAPTURED
 
 if TYPE_CHECKING:
     from .config import Options
-    from .graph import Graph, GraphExec, KernelParams
+    from .graph import Graph
     from .logs import Counters
     from .objects import Context, Dep, EdgeData, EdgeDataArg, Event, Stream, ThreadState
+
 
 # -- statuses (CUstreamCaptureStatus values) ---------------------------------------------------
 NONE, ACTIVE, INVALIDATED = 0, 1, 2
@@ -211,45 +190,51 @@ class CaptureRegistry:
         return [s for s in self.live.values() if any(m.ctx is ctx for m in s.members)]
 
 
-class CaptureHandles(GraphMaker, Protocol):
-    """The handle table as the rule engine uses it: graphs and nodes, and a handle for a node it builds itself
-    (:class:`simcuda._core.handles.Handles` is one)."""
-
-    def add(self, obj: Any) -> int: ...
+class CaptureHandles(GraphMaker, HandleTable, Protocol):
+    """The handle table as the rule engine uses it: graphs and nodes, and a handle for a node built in place
+    (:func:`simcuda._core.graph.chain_node`; :class:`simcuda._core.handles.Handles` is one)."""
 
 
 class ThreadLookup(Protocol):
     """The calling thread's state (:class:`simcuda._core.threads.Threads` is one)."""
 
-    def current(self) -> ThreadState: ...
+    def current(self) -> ThreadState:
+        """The calling thread's state."""
 
 
 class CaptureHost(Protocol):
-    """What the rule engine uses of a driver: its services and the scheduler that runs work.
+    """What the rule engine uses of a driver: its services (the enqueue path also needs the scheduler that runs
+    work: :class:`simcuda._core.capture_enqueue.EnqueueHost`).
 
-    ``Driver`` satisfies it; so may a small fake (tests/core/test_engine_protocols.py). The scheduler's
-    methods are the driver's names for :class:`simcuda._core.work.Scheduler`'s.
+    ``Driver`` satisfies it; so may a small fake (tests/core/test_engine_protocols.py).
     """
 
     @property
-    def handles(self) -> CaptureHandles: ...
+    def handles(self) -> CaptureHandles:
+        """The handle table: graphs and nodes the engine makes, and handles for them."""
+
     @property
-    def threads(self) -> ThreadLookup: ...
+    def threads(self) -> ThreadLookup:
+        """The calling thread's state (its capture mode, its current context)."""
+
     @property
-    def captures(self) -> CaptureRegistry: ...
+    def captures(self) -> CaptureRegistry:
+        """The live capture sequences, by id."""
+
     @property
-    def options(self) -> Options: ...
+    def options(self) -> Options:
+        """The driver's options (the rules some of them relax)."""
+
     @property
-    def counters(self) -> Counters: ...
-    def _discard_graph(self, g: Graph) -> None: ...
-    def _submit(self, stream: Stream, op: Op) -> None: ...
-    def _run_now(self, stream: Stream, op: Op) -> None: ...
-    def _record_uncaptured(self, event: Event, stream: Stream) -> None: ...
-    def _wait_uncaptured(self, stream: Stream, event: Event) -> None: ...
-    def _run_kernel(self, p: KernelParams) -> str: ...
+    def counters(self) -> Counters:
+        """The driver's statistics counters."""
+
+    def _discard_graph(self, g: Graph) -> None:
+        """Destroy graph ``g`` of a capture that ends without one (its nodes, their allocations)."""
 
 
-def _err(code: int, why: str) -> DriverError:
+def err(code: int, why: str) -> DriverError:
+    """The refusal with result ``code`` and the rule's ``why`` (what the rule engine raises)."""
     return DriverError(code, why)
 
 
@@ -277,7 +262,7 @@ def refuse_use(seq: CaptureSequence | None, call: str, stream: Stream, cite: str
         return
     code = step(seq, USE)
     if code:
-        raise _err(code, f"{call}: {stream.label()} belongs to capture {seq.id}, which was invalidated by "
+        raise err(code, f"{call}: {stream.label()} belongs to capture {seq.id}, which was invalidated by "
                          f"{seq.invalidated_by} ({cite}); end it on its origin to recover")
 
 
@@ -343,8 +328,8 @@ def check_unsafe(drv: CaptureHost, thread: ThreadState, call: str) -> None:
               "cuThreadExchangeStreamCaptureMode around the call" if own else
               "Switch this thread to RELAXED (or THREAD_LOCAL) with cuThreadExchangeStreamCaptureMode around the "
               "call, begin the other capture in THREAD_LOCAL mode, or make the call before the capture")
-    raise _err(CUresult.CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED,
-               f"{call} is a potentially unsafe call (spec 5.2): {'; '.join(reasons)}; {effects}. {remedy}")
+    raise err(CUresult.CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED,
+              f"{call} is a potentially unsafe call (spec 5.2): {'; '.join(reasons)}; {effects}. {remedy}")
 
 
 # -- section 6: the legacy stream ----------------------------------------------------------------
@@ -371,7 +356,7 @@ def check_legacy_use(drv: CaptureHost, stream: Stream, call: str, invalidating: 
         effects = "; ".join(invalidate(s, f"{call} on the legacy stream") for s in bad)
     else:
         effects = "nothing is invalidated by this status query (spec 3.4/3.5)"
-    raise _err(CUresult.CUDA_ERROR_STREAM_CAPTURE_IMPLICIT, f"{call} uses {stream.label()}, which synchronises "
+    raise err(CUresult.CUDA_ERROR_STREAM_CAPTURE_IMPLICIT, f"{call} uses {stream.label()}, which synchronises "
                                                             "implicitly with every blocking stream of its context, "
                                                             f"while {labels} has a blocking member (spec 6); "
                                                             f"{effects}. Use a stream created with "
@@ -381,7 +366,7 @@ def check_legacy_use(drv: CaptureHost, stream: Stream, call: str, invalidating: 
 # -- 3.1 / 3.2: begin ---------------------------------------------------------------------------
 def _check_mode(mode: int) -> None:
     if mode not in (GLOBAL, THREAD_LOCAL, RELAXED):
-        raise _err(CUresult.CUDA_ERROR_INVALID_VALUE, f"capture mode {mode} is not a CUstreamCaptureMode (0 GLOBAL, "
+        raise err(CUresult.CUDA_ERROR_INVALID_VALUE, f"capture mode {mode} is not a CUstreamCaptureMode (0 GLOBAL, "
                                                       "1 THREAD_LOCAL, 2 RELAXED)")
 
 
@@ -389,14 +374,14 @@ def check_edge_data(eds: Sequence[EdgeData | None], what: str) -> None:
     """Edge data given to capture calls: ``to_port`` 0 and a known dependency type (spec 3.2, 3.6 row 6)."""
     for i, ed in enumerate(eds):
         if ed is None:
-            raise _err(CUresult.CUDA_ERROR_INVALID_VALUE, f"{what}[{i}] is missing: the edge-data list is shorter "
+            raise err(CUresult.CUDA_ERROR_INVALID_VALUE, f"{what}[{i}] is missing: the edge-data list is shorter "
                                                           "than numDependencies, so the driver would read past its "
                                                           "end (spec 3.6) [inferred]")
         if ed[1] != 0:
-            raise _err(CUresult.CUDA_ERROR_INVALID_VALUE, f"{what}[{i}] has to_port {ed[1]}; edge data given here "
+            raise err(CUresult.CUDA_ERROR_INVALID_VALUE, f"{what}[{i}] has to_port {ed[1]}; edge data given here "
                                                           "must have to_port 0 (spec 3.2, 3.6)")
         if ed[2] not in (0, 1):
-            raise _err(CUresult.CUDA_ERROR_INVALID_VALUE, f"{what}[{i}] has unknown dependency type {ed[2]} "
+            raise err(CUresult.CUDA_ERROR_INVALID_VALUE, f"{what}[{i}] has unknown dependency type {ed[2]} "
                                                           "(CUgraphDependencyType is 0 or 1)")
 
 
@@ -404,9 +389,9 @@ def check_begin_stream(stream: Stream, mode: int, call: str) -> None:
     """The first rows of 3.1 / 3.2, checked before the graph handle of BeginCaptureToGraph is resolved:
     the legacy stream (900) and the mode (1)."""
     if stream.is_legacy:
-        raise _err(CUresult.CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED,
-                   f"{call}: {stream.label()} can never be captured (spec 3.1 row 1); capture a stream made with "
-                   "cuStreamCreate instead. Nothing was invalidated")
+        raise err(CUresult.CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED,
+                  f"{call}: {stream.label()} can never be captured (spec 3.1 row 1); capture a stream made with "
+                  "cuStreamCreate instead. Nothing was invalidated")
     _check_mode(mode)
 
 
@@ -420,22 +405,22 @@ def begin(drv: CaptureHost, stream: Stream, mode: int, thread: ThreadState, grap
     if graph is not None:
         for i, n in enumerate(deps or ()):
             if n is None or n.destroyed or n.graph is not graph:
-                raise _err(CUresult.CUDA_ERROR_INVALID_VALUE, f"{call}: dependency {i} is not a node of graph "
+                raise err(CUresult.CUDA_ERROR_INVALID_VALUE, f"{call}: dependency {i} is not a node of graph "
                                                               f"{graph.gid} (NULL, destroyed, or of another graph) "
                                                               "(spec 3.2)")
         check_edge_data(eds or [], "dependencyData")
         if graph.capture_target_of is not None and graph.capture_target_of.status in LIVE:
-            raise _err(CUresult.CUDA_ERROR_ILLEGAL_STATE, f"{call}: graph {graph.gid} is already the target of "
+            raise err(CUresult.CUDA_ERROR_ILLEGAL_STATE, f"{call}: graph {graph.gid} is already the target of "
                                                           f"{graph.capture_target_of.label()} (spec 3.2)")
     if stream.capture is not None:
         seq = stream.capture
         role = "origin" if seq.origin is stream else "member"
-        raise _err(CUresult.CUDA_ERROR_ILLEGAL_STATE, f"{call}: {stream.label()} already belongs to {seq.label()} as "
+        raise err(CUresult.CUDA_ERROR_ILLEGAL_STATE, f"{call}: {stream.label()} already belongs to {seq.label()} as "
                                                       f"its {role} (spec 3.1 row 3); end that capture first. The "
                                                       "existing capture is unchanged")
     if stream.cig is not None:
-        raise _err(CUresult.CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED,
-                   f"{call}: {stream.label()} is in CIG capture (spec 3.1 row 4, 8.3)")
+        raise err(CUresult.CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED,
+                  f"{call}: {stream.label()} is in CIG capture (spec 3.1 row 4, 8.3)")
     user_owned = graph is not None
     if graph is None:
         graph = drv.handles.new_graph(stream.ctx)
@@ -453,21 +438,21 @@ def begin(drv: CaptureHost, stream: Stream, mode: int, thread: ThreadState, grap
 def end(drv: CaptureHost, stream: Stream, thread: ThreadState) -> Graph:
     """cuStreamEndCapture, rows in spec order (3.3). Returns the graph."""
     if stream.is_legacy:
-        raise _err(CUresult.CUDA_ERROR_ILLEGAL_STATE, f"cuStreamEndCapture: {stream.label()} is never capturing "
+        raise err(CUresult.CUDA_ERROR_ILLEGAL_STATE, f"cuStreamEndCapture: {stream.label()} is never capturing "
                                                       "(spec 3.3 row 1)")
     seq = stream.capture
     if seq is None:
-        raise _err(CUresult.CUDA_ERROR_ILLEGAL_STATE, f"cuStreamEndCapture: {stream.label()} is not capturing (spec "
+        raise err(CUresult.CUDA_ERROR_ILLEGAL_STATE, f"cuStreamEndCapture: {stream.label()} is not capturing (spec "
                                                       "3.3 row 2)")
     if seq.origin is not stream:
         seq_was = seq.label()  # the status before this call, for the why
         code, eff = _apply(seq, END_ON_MEMBER, "cuStreamEndCapture on a forked member")
-        raise _err(code or 903, f"cuStreamEndCapture: {stream.label()} is a forked member of {seq_was}, not its "
+        raise err(code or 903, f"cuStreamEndCapture: {stream.label()} is a forked member of {seq_was}, not its "
                                 f"origin (spec 3.3 row 3); {eff}. End the capture on {seq.origin.label()}")
     if seq.mode != RELAXED and thread.tid != seq.begin_thread:
         seq_was = seq.label()  # the status before this call, for the why
         code, eff = _apply(seq, END_WRONG_THREAD, "cuStreamEndCapture from the wrong thread")
-        raise _err(code or 908, f"cuStreamEndCapture from thread {thread.name}: {seq_was} was begun in "
+        raise err(code or 908, f"cuStreamEndCapture from thread {thread.name}: {seq_was} was begun in "
                                 f"{MODE_NAMES[seq.mode]} mode and must be ended by its begin thread "
                                 f"(spec 3.3 row 4); {eff} [inferred]; thread {seq.begin_thread_name} must still "
                                 "end it")
@@ -478,10 +463,10 @@ def end(drv: CaptureHost, stream: Stream, thread: ThreadState) -> Graph:
         terminate(drv, seq, discard_graph=True)
         drv.counters.count("captures_ended")
         if invalidated:
-            raise _err(code, f"cuStreamEndCapture: capture {seq.id} was invalidated earlier by "
+            raise err(code, f"cuStreamEndCapture: capture {seq.id} was invalidated earlier by "
                              f"{seq.invalidated_by} (spec 3.3 row 5); it is now ended, no graph is returned, "
                              "and every member stream is back to NONE")
-        raise _err(code, f"cuStreamEndCapture: capture {seq.id} has unjoined work (spec 4.4): {bad}. Join every "
+        raise err(code, f"cuStreamEndCapture: capture {seq.id} has unjoined work (spec 4.4): {bad}. Join every "
                          "forked stream back into the origin (record an event on it and wait on that event from "
                          "the origin) before ending. The capture is ended and no graph is returned")
     graph = seq.graph
@@ -583,7 +568,7 @@ def capture_target_refusal(graph: Graph, use: str) -> DriverError | None:
     why = CAPTURE_TARGET_USES[use]
     if seq is None or why is None:
         return None
-    return _err(CUresult.CUDA_ERROR_INVALID_VALUE, f"graph {graph.gid} is the target of {seq.label()}; {why}")
+    return err(CUresult.CUDA_ERROR_INVALID_VALUE, f"graph {graph.gid} is the target of {seq.label()}; {why}")
 
 
 def check_capture_target(graph: Graph, use: str) -> None:
@@ -615,7 +600,7 @@ def capture_info(drv: CaptureHost, stream: Stream,
     if not edge_data:
         lossy = [n.local_id for n, ed in stream.deps if tuple(ed) != ZERO_ED]
         if lossy:
-            raise _err(CUresult.CUDA_ERROR_LOSSY_QUERY, f"{stream.label()} depends on node(s) {lossy} of graph "
+            raise err(CUresult.CUDA_ERROR_LOSSY_QUERY, f"{stream.label()} depends on node(s) {lossy} of graph "
                                                         f"{seq.graph.gid} with non-zero edge data, which a query "
                                                         "without edge data would drop (spec 3.5; use the variant "
                                                         "that returns edge data)")
@@ -631,20 +616,20 @@ def update_deps(drv: CaptureHost, stream: Stream, nodes: list[Node | None], eds:
     """
     call = "cuStreamUpdateCaptureDependencies"
     if stream.is_legacy:
-        raise _err(CUresult.CUDA_ERROR_ILLEGAL_STATE, f"{call}: {stream.label()} is never capturing (spec 3 "
+        raise err(CUresult.CUDA_ERROR_ILLEGAL_STATE, f"{call}: {stream.label()} is never capturing (spec 3 "
                                                       "preamble, 3.6 row 1)")
     seq = stream.capture
     if seq is None:
-        raise _err(CUresult.CUDA_ERROR_ILLEGAL_STATE, f"{call}: {stream.label()} is not capturing (spec 3.6 row 1)")
+        raise err(CUresult.CUDA_ERROR_ILLEGAL_STATE, f"{call}: {stream.label()} is not capturing (spec 3.6 row 1)")
     refuse_use(seq, call, stream, "spec 3.6 row 2 [inferred]")
     if flags not in (0, 1):
-        raise _err(CUresult.CUDA_ERROR_INVALID_VALUE, f"{call}: flags {flags} is neither "
+        raise err(CUresult.CUDA_ERROR_INVALID_VALUE, f"{call}: flags {flags} is neither "
                                                       "CU_STREAM_ADD_CAPTURE_DEPENDENCIES (0) nor "
                                                       "CU_STREAM_SET_CAPTURE_DEPENDENCIES (1) (spec 3.6 row 3); the "
                                                       "capture is unchanged")
     for i, n in enumerate(nodes):
         if n is None or n.destroyed or n.graph is not seq.graph:
-            raise _err(CUresult.CUDA_ERROR_INVALID_VALUE, f"{call}: dependency {i} is not a node of capture "
+            raise err(CUresult.CUDA_ERROR_INVALID_VALUE, f"{call}: dependency {i} is not a node of capture "
                                                           f"{seq.id}'s graph (NULL, destroyed, or from another "
                                                           "graph) (spec 3.6 row 5); the capture is unchanged")
     check_edge_data(eds, "dependencyData")
@@ -663,521 +648,6 @@ def update_deps(drv: CaptureHost, stream: Stream, nodes: list[Node | None], eds:
         stream.deps = cast("list[Dep]", list(zip(nodes, eds)))
 
 
-# -- 3.8: the single enqueue path --------------------------------------------------------------
-# What an ACTIVE capture does with an operation (OpKind.in_capture):
-NODE = "node"  # add a node of the kind's node type (spec 3.8)
-REFUSE = "refuse"  # refuse it and invalidate the capture (spec 3.8, 5.3, 6.1)
-SNAPSHOT = "snapshot"  # an event record: the event takes the stream's deps (spec 4.2), plus a node when it has a type
-JOIN = "join"  # a wait: join, merge, isolation (spec 4.1 rows 8-11)
-NOTHING = "nothing"  # accepted and nothing recorded (an upload, spec 3.8)
-# What a CIG-capturing stream does with it (OpKind.on_cig, spec 8.3), besides NOTHING:
-CIG_RECORD = "record"  # append it to the command list
-CIG_REFUSE = "refuse"  # refuse it (OpKind.cig_code); the CIG capture goes on
-CIG_PASS = "pass"  # as on an uncaptured stream
-# What an uncaptured stream does with it (OpKind.eager), besides NOTHING:
-SUBMIT = "submit"  # stream order: now, after the stream's user code, or when it progresses (Scheduler.submit)
-NOW = "now"  # a synchronous call: it waits for earlier work, then runs (Scheduler.run_now, spec 6)
-RECORD = "record"  # an event record completes in stream order (spec 4.2, 16)
-FORK = "fork"  # a wait: fork into the event's capture, or an ordinary wait (spec 4.1 rows 6, 7, 13)
-
-
-def _params_label(op: Op) -> str:
-    p = op.params
-    return p.describe() if hasattr(p, "describe") else op.kind.name
-
-
-@attrs.frozen
-class OpKind:
-    """One kind of stream operation: what each stream state does with it (spec 3.8, 4.1, 4.2, 6, 8.3).
-
-    :func:`enqueue` reads these fields, in the one order of its checks; an operation differs from another
-    only by them (and by the ``prepare`` and ``run`` of the :class:`Op` itself).
-
-    * ``name``: the kind, as the launch log (upper case, unless ``log_as``) and CIG command lists show it.
-    * ``node_type``: the ``CUgraphNodeType`` of the node it makes in a capture (NODE, or SNAPSHOT with a node).
-    * ``in_capture``: NODE, REFUSE (``refusal``: code and ``why`` template, invalidating; ``nests``: a graph
-      launch nests as a child-graph node under ``Options(graph_launch_in_capture="child-node")``), SNAPSHOT,
-      JOIN or NOTHING; ``cite``: the spec row named when the capture is already invalidated (901).
-    * ``on_cig``: CIG_RECORD (``label`` of the entry), CIG_REFUSE (``cig_code``), CIG_PASS or NOTHING;
-      ``cig_forbids``: node types a launched graph may not hold there (900).
-    * ``eager``: SUBMIT, NOW, RECORD, FORK or NOTHING; ``needs_capture``: the flag that makes it valid only
-      on a capturing stream (INVALID_VALUE elsewhere, with ``cite_uncaptured``); ``unsafe``: potentially
-      unsafe (spec 5.2) when it is not captured; ``joins``: a wait, which the legacy stream refuses for a
-      captured event (spec 4.1 row 3).
-    * How it runs: ``ticks`` the simulated clock (spec 16), ``logged`` in the launch log, ``user_code``
-      (run with the lock released, its stream busy).
-    * ``invalidates``: a REFUSE that invalidates the capture (the spec's rule, 5.1); False for a refusal that
-      leaves it ACTIVE (the batched copies, P-41).
-    """
-
-    name: str
-    node_type: int | None = None
-    in_capture: str = NODE
-    refusal: tuple[int, str] | None = None
-    nests: bool = False
-    cite: str = "spec 3.8, 5.1"
-    on_cig: str = CIG_PASS
-    cig_code: int = 0
-    cig_forbids: tuple[int, ...] = ()
-    label: Callable[[Op], str] = _params_label
-    eager: str = SUBMIT
-    needs_capture: tuple[str, str] | None = None
-    unsafe: bool = False
-    joins: bool = False
-    ticks: bool = True
-    logged: bool = True
-    user_code: bool = False
-    log_as: str = ""
-    invalidates: bool = True
-
-
-_IN_CIG = 801  # NOT_SUPPORTED: in the Returns lists of the calls CIG streams refuse (spec 8.3) [inferred code]
-_SYNC_REFUSAL = ("{call} is synchronous and would run on {stream}, which is capturing in {seq}: a synchronous call "
-                 "on a capturing stream is refused in every mode (spec 6.1, 5.3) [inferred]. Use the call's Async "
-                 "form on the capturing stream, which the capture records as a node")
-
-
-def _kernel_label(op: Op) -> str:
-    name: str = op.params.name
-    return name
-
-
-#: The operation table (spec 3.8, 4.1, 4.2, 6, 8.3): every kind of stream operation and what each stream
-#: state does with it. Every entry that puts work on a stream makes an :class:`Op` of one of these and
-#: calls :func:`enqueue`.
-OPS: dict[str, OpKind] = {k.name: k for k in (
-    OpKind("kernel", KERNEL, on_cig=CIG_RECORD, label=_kernel_label, user_code=True),
-    OpKind("memcpy", MEMCPY, on_cig=CIG_RECORD),
-    OpKind("memset", MEMSET, on_cig=CIG_RECORD),
-    OpKind("host", HOST, on_cig=CIG_REFUSE, cig_code=_IN_CIG, user_code=True),
-    OpKind("mem_alloc", MEM_ALLOC, on_cig=CIG_REFUSE, cig_code=_IN_CIG),
-    OpKind("mem_free", MEM_FREE, on_cig=CIG_REFUSE, cig_code=_IN_CIG),
-    OpKind("batch_mem_op", BATCH_MEM_OP, on_cig=CIG_REFUSE, cig_code=_IN_CIG),
-    OpKind("wait_value", BATCH_MEM_OP, on_cig=CIG_REFUSE, cig_code=_IN_CIG),
-    OpKind("write_value", BATCH_MEM_OP),
-    OpKind("ext_signal", 8),
-    OpKind("ext_wait", 9),
-    OpKind("callback", in_capture=REFUSE, on_cig=CIG_REFUSE, cig_code=_IN_CIG, user_code=True,
-           refusal=(801, "{call} on {stream} of {seq}: cuStreamAddCallback is not supported on a capturing stream "
-                         "(spec 3.8) [inferred code]; use cuLaunchHostFunc, which is captured as a HOST node")),
-    OpKind("attach_mem", in_capture=REFUSE,
-           refusal=(801, "{call} on {stream} of {seq}: cuStreamAttachMemAsync is not supported on a capturing "
-                         "stream (spec 3.8) [inferred code]")),
-    OpKind("graph_launch", GRAPH, in_capture=REFUSE, nests=True, on_cig=CIG_RECORD, user_code=True,
-           refusal=(900, "{call} on {stream} of {seq}: cuGraphLaunch into a capturing stream is not permitted "
-                         "(spec 3.8, 4.6); to nest a graph, add it to the capture graph as a child-graph node "
-                         "(cuStreamGetCaptureInfo, cuGraphAddChildGraphNode, cuStreamUpdateCaptureDependencies "
-                         "SET)"),
-           cig_forbids=(HOST, MEM_ALLOC, MEM_FREE, BATCH_MEM_OP), label=lambda op: f"graph_{op.params.gid}",
-           ticks=False, logged=False),
-    OpKind("upload", in_capture=NOTHING, on_cig=NOTHING, eager=NOTHING),
-    OpKind("event_record", in_capture=SNAPSHOT, cite="spec 4.2 row 5", on_cig=CIG_RECORD, eager=RECORD,
-           label=lambda op: op.params.event.label(), ticks=False, logged=False),
-    OpKind("event_record_external", EVENT_RECORD, in_capture=SNAPSHOT, cite="spec 4.2 row 5",
-           needs_capture=("CU_EVENT_RECORD_EXTERNAL", "spec 4.2 row 6")),
-    OpKind("wait_event", in_capture=JOIN, cite="spec 4.1 row 12", eager=FORK, joins=True),
-    OpKind("wait_event_external", WAIT_EVENT, cite="spec 4.1 row 12", joins=True,
-           needs_capture=("CU_EVENT_WAIT_EXTERNAL", "spec 4.1 row 4")),
-    # batched copies (issue 10, P-41): no graph-node form; 900 in a capture, which goes on [O: rmm issue 2518]
-    OpKind("memcpy_batch", in_capture=REFUSE, invalidates=False, on_cig=CIG_RECORD,
-           refusal=(900, "{call} on {stream} of {seq}: a batched copy cannot be captured (the driver has no graph-node "
-                         "form of it; P-41) [O: rapidsai/rmm issue 2518, cuda.core copy_batch]; copy with "
-                         "cuMemcpyAsync per buffer to capture it")),
-    OpKind("sync_memcpy", in_capture=REFUSE, refusal=(900, _SYNC_REFUSAL), cite="spec 6.1, 5.3 [inferred]",
-           eager=NOW, unsafe=True, log_as="MEMCPY"),
-    OpKind("sync_memset", in_capture=REFUSE, refusal=(900, _SYNC_REFUSAL), cite="spec 6.1, 5.3 [inferred]",
-           eager=NOW, unsafe=True, log_as="MEMSET"),
-)}
-
-
-# -- managed memory (topic: vmm): cuMemPrefetchAsync is stream work; captured, it becomes an EMPTY node, as the
-# CUgraphNodeType of CUDA 13.5 has no prefetch type (docs/spec-proposals.md P-50) [inferred]; eagerly it does nothing
-# to the bytes (managed memory is one copy here), but it takes its place in stream order and is logged.
-OPS["prefetch"] = OpKind("prefetch", _nodes.EMPTY, on_cig=CIG_RECORD, label=lambda op: "prefetch")
-
-class Op:
-    """One unit of stream work: its :class:`OpKind`, the call, its ``params`` (the node's parameters when it is
-    captured), ``run`` (the work, when it runs eagerly) and ``prepare`` (rules of the op's own arguments that
-    depend on whether it becomes a node: called first, with the ACTIVE capture it would be a node of, or None)."""
-
-    __slots__ = ("kind", "call", "params", "run", "prepare")
-    params: Any
-
-    def __init__(self, kind: OpKind, call: str, params: Any, run: Callable[[], Any] | None,
-                 prepare: Callable[[CaptureSequence | None], None] | None = None) -> None:
-        self.kind = kind
-        self.call = call
-        self.params = params
-        self.run = run
-        self.prepare = prepare
-
-
-def enqueue(drv: CaptureHost, stream: Stream, op: Op) -> Node | None:
-    """Decide what a stream operation does, reading its :class:`OpKind` (spec 3.8 order of checks, items 2-5).
-
-    In order: the op's own ``prepare``; the legacy stream (906, spec 6; a wait on a captured event, spec 4.1
-    row 3); an op valid only in capture on an uncaptured stream (1, spec 4.1 row 4, 4.2 row 6); a CIG
-    capture (spec 8.3); a capture (901 when invalidated, then ``in_capture``); else ``eager`` (the potentially
-    unsafe class first, spec 5.2). Returns the new node when the op was captured as one, else ``None``.
-    """
-    k = op.kind
-    if op.prepare is not None:
-        op.prepare(capturing_into(stream))
-    seq = stream.capture
-    if stream.is_legacy:
-        check_legacy_use(drv, stream, op.call)
-        if k.joins:
-            _refuse_legacy_join(stream, op)
-    if k.needs_capture is not None and seq is None:
-        flag, cite = k.needs_capture
-        raise _err(CUresult.CUDA_ERROR_INVALID_VALUE, f"{op.call}: {flag} is only valid on a capturing stream, and "
-                                                      f"{stream.label()} is not capturing ({cite})")
-    cig = stream.cig
-    if cig is not None and _cig_takes(stream, op, cig):
-        return None
-    if seq is not None:
-        return _in_capture(drv, seq, stream, op)
-    _eager(drv, stream, op)
-    return None
-
-
-def _cig_takes(stream: Stream, op: Op, cig: CigRecord) -> bool:
-    """:func:`enqueue` on a stream in CIG capture (spec 8.3): refuse the op, or record it in the command list
-    (True), or do nothing with it (True), or let it pass as on an uncaptured stream (False)."""
-    k = op.kind
-    if k.on_cig == CIG_REFUSE:
-        raise _err(k.cig_code, f"{op.call} is not allowed on {stream.label()}, which is in CIG capture (spec "
-                               "8.3) [inferred code: 801 is in its Returns list]; the CIG capture goes on")
-    if k.cig_forbids:
-        _check_cig_graph_launch(stream, op.params, k.cig_forbids)
-    if k.on_cig == CIG_RECORD:
-        cig.ops.append((k.name, k.label(op)))
-        return True
-    return k.on_cig == NOTHING
-
-
-def _in_capture(drv: CaptureHost, seq: CaptureSequence, stream: Stream, op: Op) -> Node | None:
-    """:func:`enqueue` on a capturing stream: 901 when invalidated, then the kind's ``in_capture`` row."""
-    k = op.kind
-    refuse_use(seq, op.call, stream, k.cite)
-    how = k.in_capture
-    if how == NODE:
-        return add_node(drv, stream, k.node_type, op.params)  # type: ignore[arg-type]  # NODE kinds have one
-    if how == SNAPSHOT:
-        _capture_event(seq, op.params.event, stream)
-        return None if k.node_type is None else add_node(drv, stream, k.node_type, op.params)
-    if how == JOIN:
-        _join(seq, stream, op)
-        return None
-    if how == REFUSE:
-        if k.nests and drv.options.graph_launch_in_capture == "child-node":
-            return _nest_exec(drv, stream, op.params)
-        code, why = k.refusal  # type: ignore[misc]  # REFUSE kinds have one
-        seq_was = seq.label()  # the status before this call, for the why
-        eff = invalidate(seq, op.call) if k.invalidates else f"{seq.label()} goes on (not invalidated)"
-        raise _err(code, why.format(call=op.call, stream=stream.label(), seq=seq_was) + f"; {eff}")
-    return None  # NOTHING
-
-
-def _eager(drv: CaptureHost, stream: Stream, op: Op) -> None:
-    """:func:`enqueue` on an uncaptured stream: the potentially unsafe class first (spec 5.2), then the kind's
-    ``eager`` row (submit in stream order, run now, record an event, fork or wait)."""
-    k = op.kind
-    if k.unsafe:
-        check_unsafe(drv, drv.threads.current(), op.call)
-    how = k.eager
-    if how == SUBMIT:
-        drv._submit(stream, op)
-    elif how == NOW:
-        drv._run_now(stream, op)
-    elif how == RECORD:
-        event = op.params.event
-        _uncapture_event(event)
-        drv._record_uncaptured(event, stream)
-    elif how == FORK:
-        _fork(drv, stream, op)
-
-
-def _nest_exec(drv: CaptureHost, stream: Stream, x: GraphExec) -> Node:
-    """``Options(graph_launch_in_capture="child-node")``: a cuGraphLaunch into a capture adds a GRAPH node
-    holding a copy of the exec's graph as instantiated (or updated since) [I]; an exec with memory
-    allocation or free nodes, or conditional nodes (which a child graph cannot hold, P-21), cannot be nested
-    so: INVALID_VALUE, the capture unchanged [I]."""
-    if any(n.type in (MEM_ALLOC, MEM_FREE, CONDITIONAL) for n in walk_body(x.body)):
-        raise _err(CUresult.CUDA_ERROR_INVALID_VALUE, f"exec 0x{x.handle:x} holds memory allocation/free or "
-                                                      "conditional nodes; it "
-                                                      "cannot be nested as a child-graph node of a capture "
-                                                      "[inferred]")
-    child = graph_from_frozen(drv, x.body, stream.ctx)
-    node = add_node(drv, stream, GRAPH, ChildGraphParams(child))
-    child.owner_node = node
-    return node
-
-
-def _check_cig_graph_launch(stream: Stream, x: GraphExec, forbidden: tuple[int, ...]) -> None:
-    """``cuGraphLaunch`` onto a CIG-capturing stream of a graph holding a node the CIG list forbids: 900
-    (cuGraphLaunch's Returns list has no 801) [I] (spec 8.3); the CIG capture goes on."""
-    for n in walk_body(x.body):
-        if n.type in forbidden:
-            raise _err(CUresult.CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED,
-                       f"cuGraphLaunch onto {stream.label()} (CIG capture): the graph holds a "
-                       f"{TYPE_KEYWORDS[n.type]} node, which CIG streams forbid (spec 8.3) [inferred code]; the CIG "
-                       "capture goes on")
-
-
-_new = object.__new__
-_KERNEL = OPS["kernel"]
-
-
-#: edge data of a programmatic dependency (``CUgraphEdgeData``): from the kernel's programmatic port
-#: (``CU_GRAPH_KERNEL_NODE_PORT_PROGRAMMATIC``, 1), to port 0, type ``CU_GRAPH_DEPENDENCY_TYPE_PROGRAMMATIC`` (1)
-PROGRAMMATIC_ED = (1, 0, 1)
-
-
-def programmatic_deps(stream: Stream) -> list[tuple[Node, Any]] | None:
-    """Programmatic dependent launch in a capture (docs/spec-proposals.md P-16) [D/I]: a kernel launched with
-    ``CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION`` on a stream of an ACTIVE capture depends on the KERNEL
-    nodes before it through programmatic edges (from their programmatic port, type PROGRAMMATIC), the
-    Programming Guide's mapping of the attribute to a graph; dependencies on other nodes, and non-full ones, stay
-    as they are. Sets the stream's dependencies and returns the previous list (for the caller to restore if the
-    launch is refused), or ``None`` when the stream does not capture (the launch then orders as usual)."""
-    if capturing_into(stream) is None:
-        return None
-    old = stream.deps
-    stream.deps = [(n, PROGRAMMATIC_ED if n.type == KERNEL and is_full(ed) else ed) for n, ed in old]
-    return old
-
-
-def enqueue_kernel(drv: CaptureHost, stream: Stream, call: str, params: KernelParams) -> Node | None:
-    """:func:`enqueue` of a kernel launch (``params`` a :class:`~simcuda._core.graph.KernelParams`).
-
-    The common case, a stream of an ACTIVE capture outside CIG capture, adds the node at once, as
-    :func:`enqueue` decides it (a legacy stream never captures); only other cases build the :class:`Op`.
-    """
-    seq = stream.capture
-    if seq is not None and seq.status == ACTIVE and stream.cig is None:
-        deps = stream.deps
-        graph = seq.graph
-        if len(deps) != 1 or graph.pairs is not None:
-            return add_node(drv, stream, KERNEL, params)
-        d, ed = deps[0]
-        if ed is not ZERO_ED and ed != ZERO_ED:
-            return add_node(drv, stream, KERNEL, params)
-        # the chain case of add_node, with Handles.new_node, graph.add_chain_edge and the Node
-        # constructor inline (the hot path of a captured launch; keep them in step): the same handle,
-        # node, chain edge and deps (tests/core/test_capture_fast_path.py checks every slot is set)
-        lid = graph.next_local
-        graph.next_local = lid + 1
-        node = _new(Node)  # Node(h, graph, lid, KERNEL, params) with its edge set, without the __init__ calls
-        node.handle = drv.handles.add(node)
-        node.graph = graph
-        node.local_id = lid
-        node.type = KERNEL
-        node.params = params
-        node._outs = NO_EDGES
-        node.destroyed = False
-        graph.nodes.append(node)  # KERNEL: not counted per type (see Graph)
-        graph.lazy = True  # add_chain_edge(graph, d, node): the compact form, no Edge (see graph.py)
-        node._ins = d
-        c = d._outs  # in a chain the previous node has no out-edge yet; else graph.with_edge adds it
-        d._outs = node if c is NO_EDGES else with_edge(c, node)
-        deps[0] = (node, ZERO_ED)
-        runs = seq.captured
-        if runs and runs[-1] == lid:
-            runs[-1] = lid + 1
-        else:
-            runs += (lid, lid + 1)
-        return node
-    return enqueue(drv, stream, Op(_KERNEL, call, params, lambda: drv._run_kernel(params)))
-
-
-def add_node(drv: CaptureHost, stream: Stream, ntype: int, params: Any) -> Node:
-    """"Add node N" of spec 3.8: edges from the stream's deps, in order; deps = [N]."""
-    seq: CaptureSequence = stream.capture  # type: ignore[assignment]  # the callers' stream is capturing
-    graph = seq.graph
-    node = drv.handles.new_node(graph, ntype, params)
-    deps = stream.deps
-    if len(deps) == 1:  # a chain: the stream's own list (never shared) is reused
-        d, ed = deps[0]
-        if graph.pairs is None and (ed is ZERO_ED or ed == ZERO_ED):
-            add_chain_edge(graph, d, node)  # one full dependency: the compact form (graph.py)
-        else:
-            add_edge(graph, d, node, ed)
-        deps[0] = (node, ZERO_ED)
-    else:
-        for d, ed in deps:
-            add_edge(graph, d, node, ed)
-        stream.deps = [(node, ZERO_ED)]
-    runs, lid = seq.captured, node.local_id
-    if runs and runs[-1] == lid:
-        runs[-1] = lid + 1
-    else:
-        runs += (lid, lid + 1)
-    return node
-
-
-# -- 4.2: event record (the rows an OpKind with SNAPSHOT or RECORD reads) ----------------------------
-def _capture_event(seq: CaptureSequence, event: Event, stream: Stream) -> None:
-    _uncapture_event(event)
-    event.state = CAPTURED
-    event.capture = seq
-    event.nodes = list(stream.deps)
-    seq.events.append(event)
-
-
-def _uncapture_event(event: Event) -> None:
-    old = event.capture
-    if old is not None:
-        with contextlib.suppress(ValueError):
-            old.events.remove(event)
-    event.capture = None
-    event.nodes = []
-
-
-# -- 4.1: stream wait event (the rows an OpKind with ``joins`` reads) ------------------------------------
-def _waited(op: Op) -> tuple[Event, CaptureSequence | None]:
-    """The event a wait waits on, and the capture it is CAPTURED by (or None)."""
-    event: Event = op.params.event
-    return event, event.capture if event.state == CAPTURED else None
-
-
-def _refuse_legacy_join(stream: Stream, op: Op) -> None:
-    """Rows 2-3 of spec 4.1: the legacy stream never joins a capture (906, invalidating the event's capture)."""
-    event, eseq = _waited(op)
-    if eseq is not None:
-        eseq_was = eseq.label()  # the status before this call, for the why
-        eff = invalidate(eseq, "cuStreamWaitEvent on the legacy stream")
-        raise _err(CUresult.CUDA_ERROR_STREAM_CAPTURE_IMPLICIT,
-                   f"{op.call}: {stream.label()} would wait on {event.label()}, captured by {eseq_was}; the legacy "
-                   f"stream can never join a capture (spec 4.1 row 3) [inferred]; {eff}")
-
-
-def _fork(drv: CaptureHost, stream: Stream, op: Op) -> None:
-    """A wait on an uncaptured stream: rows 6 (fork), 7 and 13 (an ordinary wait) of spec 4.1; on a
-    CAPTURE_BOUND event ILLEGAL_STATE (spec 17) [O, weaker: a source comment of a real client]."""
-    event, eseq = _waited(op)
-    if event.state == CAPTURE_BOUND:
-        raise _err(CUresult.CUDA_ERROR_ILLEGAL_STATE, f"{op.call}: {event.label()} was last recorded in a capture "
-                                                      "that has ended, so it is bound to that capture's graph and "
-                                                      f"{stream.label()}, which is not capturing, cannot wait on it "
-                                                      "(spec 17). Record it again outside the capture (or wait on "
-                                                      "an event recorded after the graph's launch)")
-    if eseq is not None:
-        if eseq.status == ACTIVE:  # row 6: fork
-            if stream.cig is not None:
-                raise _err(CUresult.CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED,
-                           f"{op.call}: {stream.label()} is in CIG capture and cannot join {eseq.label()}")
-            stream.capture = eseq
-            stream.deps = list(event.nodes)
-            eseq.members.append(stream)
-            return
-        raise _err(CUresult.CUDA_ERROR_INVALID_VALUE, f"{op.call}: {event.label()} was recorded in {eseq.label()}, "
-                                                      f"which is invalidated, so {stream.label()} cannot fork into "
-                                                      "it (spec 4.1 row 7) [claimed by HIP to match CUDA]")
-    # row 13: ordinary wait
-    drv._wait_uncaptured(stream, event)
-
-
-def _join(seq: CaptureSequence, stream: Stream, op: Op) -> None:
-    """A wait on a stream of ACTIVE ``seq``: rows 8 (join), 9 (merge), 10 (isolation) and 11 of spec 4.1."""
-    event, eseq = _waited(op)
-    call = op.call
-    if eseq is seq:  # row 8: join
-        have = {id(n) for n, _ in stream.deps}
-        for n, ed in event.nodes:
-            if id(n) not in have:
-                stream.deps.append((n, ed))
-                have.add(id(n))
-        return
-    if eseq is not None:  # row 9: merge
-        seq_was = seq.label()  # the status before this call, for the why
-        e1 = invalidate(seq, "cuStreamWaitEvent merging two captures")
-        eseq_was = eseq.label()  # the status before this call, for the why
-        e2 = invalidate(eseq, "cuStreamWaitEvent merging two captures")
-        raise _err(CUresult.CUDA_ERROR_STREAM_CAPTURE_MERGE, f"{call}: {stream.label()} of {seq_was} would wait on "
-                                                             f"{event.label()} captured by {eseq_was}; two capture "
-                                                             f"sequences cannot merge (spec 4.1 row 9); {e1}; {e2}. "
-                                                             "End both on their origins; to order work across them, "
-                                                             "capture it as one sequence (fork the second stream from "
-                                                             "the first with an event recorded inside the capture), "
-                                                             "or order the launches of the two graphs instead")
-    if event.state == RECORDED:  # row 10: isolation
-        seq_was = seq.label()  # the status before this call, for the why
-        eff = invalidate(seq, "cuStreamWaitEvent on uncaptured work")
-        raise _err(CUresult.CUDA_ERROR_STREAM_CAPTURE_ISOLATION,
-                   f"{call}: {stream.label()} of {seq_was} would wait on {event.label()}, which was recorded outside "
-                   f"any capture; a capture cannot depend on uncaptured work (spec 4.1 row 10); {eff}. Use "
-                   "CU_EVENT_WAIT_EXTERNAL for a wait node, or wait before the capture")
-    # row 11: never recorded, or CAPTURE_BOUND by a capture that has ended (spec 17) [I]: nothing to wait for
-
-
-# -- 5.3: calls forbidden in every mode ------------------------------------------------------------
-def check_stream_sync(drv: CaptureHost, stream: Stream, thread: ThreadState, call: str) -> None:
-    """cuStreamSynchronize / cuStreamQuery (spec 6, 5.3, 5.2 in that order)."""
-    check_legacy_use(drv, stream, call)
-    if stream.cig is not None and call.startswith("cuStreamSynchronize"):
-        raise _err(CUresult.CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED,
-                   f"{call} is not allowed on {stream.label()}, which is in CIG capture (spec 8.3)")
-    seq = stream.capture
-    if seq is not None:
-        refuse_use(seq, call, stream, "spec 5.3 [inferred]")
-        seq_was = seq.label()  # the status before this call, for the why
-        eff = invalidate(seq, call)
-        raise _err(CUresult.CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED,
-                   f"{call} on {stream.label()}, a stream of {seq_was}: a capturing stream cannot be synchronised or "
-                   f"queried in any mode, RELAXED included (spec 5.3); {eff}. Synchronise after the capture ends "
-                   "(and the graph has been launched), or capture on a stream nothing waits on")
-    check_unsafe(drv, thread, call)
-
-
-def check_event_host_wait(drv: CaptureHost, event: Event, thread: ThreadState, call: str) -> None:
-    """cuEventQuery / cuEventSynchronize (spec 5.3 row 907, 5.2); INVALID_VALUE on a CAPTURE_BOUND event
-    (spec 17: [O] for the synchronize, [I] for the query)."""
-    _refuse_capture_bound(event, call)
-    if event.state == CAPTURED:
-        seq = event.capture
-        assert seq is not None  # a CAPTURED event names its capture
-        seq_was = seq.label()  # the status before this call, for the why
-        eff = invalidate(seq, call)
-        raise _err(CUresult.CUDA_ERROR_CAPTURED_EVENT, f"{call}: {event.label()} was last recorded in {seq_was}; "
-                                                       "such an event cannot be queried or waited on by the host in "
-                                                       f"any mode (spec 5.3); {eff}. Query or synchronise it once "
-                                                       "the capture has ended and its graph has been launched, or "
-                                                       "record a separate event outside the capture for the host")
-    if event.state == RECORDED:
-        check_unsafe(drv, thread, call)
-
-
-def _refuse_capture_bound(event: Event, call: str) -> None:
-    """INVALID_VALUE for an event bound to a capture that has ended (spec 17); nothing otherwise."""
-    if event.state == CAPTURE_BOUND:
-        seq = event.capture
-        was = seq.label() if seq is not None else "a capture"
-        raise _err(CUresult.CUDA_ERROR_INVALID_VALUE, f"{call}: {event.label()} was last recorded in {was}, which "
-                                                      "has ended; the event stays bound to that capture's graph "
-                                                      "(spec 17) until a record outside any capture overwrites it. "
-                                                      "Record a separate event around cuGraphLaunch for the host")
-
-
-def check_elapsed_time_events(events: Iterable[Event]) -> None:
-    """``cuEventElapsedTime`` with an event recorded in a capture: 907, invalidating it (spec 5.3) [I]; one
-    bound to a capture that has ended: INVALID_VALUE (spec 17) [I].
-
-    Checked after the documented INVALID_HANDLE for a never-recorded event (the caller's job).
-    """
-    for e in events:
-        _refuse_capture_bound(e, "cuEventElapsedTime")
-        if e.state == CAPTURED:
-            seq = e.capture
-            assert seq is not None  # a CAPTURED event names its capture
-            seq_was = seq.label()  # the status before this call, for the why
-            eff = invalidate(seq, "cuEventElapsedTime")
-            raise _err(CUresult.CUDA_ERROR_CAPTURED_EVENT, f"cuEventElapsedTime: {e.label()} was last recorded in "
-                                                           f"{seq_was}; its time is not known to the host (spec 5.3) "
-                                                           f"[inferred]; {eff}. Time the graph's launch instead, with "
-                                                           "events recorded around cuGraphLaunch outside any capture")
-
-
 def capturing_into(stream: Stream) -> CaptureSequence | None:
     """The ACTIVE sequence a stream operation on ``stream`` would add a node to, or None (an idle,
     invalidated, legacy or CIG stream: :func:`enqueue` decides those)."""
@@ -1185,99 +655,6 @@ def capturing_into(stream: Stream) -> CaptureSequence | None:
     if seq is None or seq.status != ACTIVE or stream.cig is not None or stream.is_legacy:
         return None
     return seq
-
-
-def check_free_async_in_capture(seq: CaptureSequence, dptr: int, is_graph_allocation: bool,
-                                free_node: Node | None = None) -> None:
-    """``cuMemFreeAsync`` during capture frees only graph allocations (spec 3.8), and each only once;
-    otherwise INVALID_VALUE and the capture stays ACTIVE [I: code and no invalidation, C-059]."""
-    if not is_graph_allocation:
-        raise _err(CUresult.CUDA_ERROR_INVALID_VALUE, f"cuMemFreeAsync during {seq.label()}: 0x{dptr:x} is not a "
-                                                      "graph allocation (made by cuMemAllocAsync in a capture or a "
-                                                      "MEM_ALLOC node) (spec 3.8) [inferred code]; the capture is "
-                                                      "unchanged")
-    if free_node is not None and not free_node.destroyed:
-        raise _err(CUresult.CUDA_ERROR_INVALID_VALUE, f"cuMemFreeAsync during {seq.label()}: graph allocation "
-                                                      f"0x{dptr:x} is already freed by node {free_node.local_id} of "
-                                                      f"graph {free_node.graph.gid}; an allocation can be freed only "
-                                                      "once (cuGraphAddMemFreeNode)")
-
-
-def check_ctx_sync(drv: CaptureHost, ctx: Context, call: str) -> None:
-    """cuCtxSynchronize and friends: 900 while any stream of ``ctx`` captures (spec 5.3)."""
-    bad = drv.captures.in_ctx(ctx)
-    if bad:
-        labels = "; ".join(s.label() for s in bad)
-        effects = "; ".join(invalidate(s, call) for s in bad)
-        raise _err(CUresult.CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED,
-                   f"{call}: context 0x{ctx.handle:x} has streams in {labels}"
-                   + f"; a context holding a capturing stream cannot be synchronised from any thread in any mode "
-                     f"(spec 5.3); {effects}. Synchronise the context after the capture ends, or synchronise the "
-                     "streams that do not capture one by one")
-
-
-def check_ctx_event(drv: CaptureHost, ctx: Context, event: Event, call: str, wait: bool) -> None:
-    """cuCtxRecordEvent / cuCtxWaitEvent (spec 5.3)."""
-    bad = drv.captures.in_ctx(ctx)
-    if wait and event.state == CAPTURED and event.capture is not None and event.capture not in bad:
-        bad.append(event.capture)
-    if bad:
-        labels = "; ".join(s.label() for s in bad)
-        effects = "; ".join(invalidate(s, call) for s in bad)
-        raise _err(CUresult.CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED,
-                   f"{call}: conflicts with {labels} (spec 5.3); {effects}. Record or wait on the stream itself "
-                   "(cuEventRecord, cuStreamWaitEvent), which a capture turns into nodes")
-
-
-# -- 8: CIG capture into a command list --------------------------------------------------------------
-def begin_cig(stream: Stream, data_type: int | None, data: int, thread: ThreadState) -> None:
-    """cuStreamBeginCaptureToCig, rows of spec 8.2 in order (``data_type`` None: NULL parameters).
-
-    Errors: 1 NULL parameters (row 1); 1 the legacy stream (row 2); 201 a context not made in CIG mode
-    (row 3); 801 a device without CIG stream support for that data type (row 4); 1 a data type that is not
-    the context's (row 5) [I]; 1 a stream already in CIG or graph capture (row 6).
-    """
-    if data_type is None:
-        raise _err(CUresult.CUDA_ERROR_INVALID_VALUE, "CUstreamCigCaptureParams (or its streamCigParams) is NULL "
-                                                      "(spec 8.2 row 1)")
-    if stream.is_legacy:
-        raise _err(CUresult.CUDA_ERROR_INVALID_VALUE, "CIG capture may not begin on the legacy stream (spec 8.2 row "
-                                                      "2)")
-    ctx = stream.ctx
-    if not ctx.is_cig:
-        raise _err(CUresult.CUDA_ERROR_INVALID_CONTEXT, f"{stream.label()} belongs to context 0x{ctx.handle:x}, "
-                                                        "which was not created in CIG mode (spec 8.2 row 3)")
-    spec = ctx.device.spec
-    if data_type in (1, 2) and not (spec.cig_d3d12_streams if data_type == 1 else spec.cig_vulkan_streams):
-        raise _err(CUresult.CUDA_ERROR_NOT_SUPPORTED, f"device {ctx.device.ordinal} lacks CIG stream support for "
-                                                      f"data type {data_type} (attribute "
-                                                      f"{151 if data_type == 1 else 159}; spec 8.2 row 4)")
-    if data_type not in (1, 2) or data_type != ctx.cig_data_type:
-        raise _err(CUresult.CUDA_ERROR_INVALID_VALUE, f"stream CIG data type {data_type} does not match the "
-                                                      f"context's CIG data type {ctx.cig_data_type} (D3D12 list with "
-                                                      "D3D12 queue, Vulkan handle with NV blob; spec 8.2 row 5) "
-                                                      "[inferred]")
-    if stream.cig is not None or stream.capture is not None:
-        raise _err(CUresult.CUDA_ERROR_INVALID_VALUE, f"{stream.label()} is already in CIG capture or graph capture "
-                                                      "(spec 8.2 row 6)")
-    stream.cig = CigRecord(thread.tid, data_type, data)
-
-
-def end_cig(stream: Stream, thread: ThreadState, any_thread: bool) -> list[tuple[str, str]]:
-    """cuStreamEndCaptureToCig (spec 8.4): the recorded op list; the stream leaves CIG capture.
-
-    Errors: 1 a stream not in CIG capture; 908 from another thread than the one that began it, unless
-    ``any_thread`` (``Options.cig_end_any_thread``) [I]: the CIG capture goes on.
-    """
-    cig = stream.cig
-    if cig is None:
-        raise _err(CUresult.CUDA_ERROR_INVALID_VALUE, f"{stream.label()} is not in CIG capture (spec 8.4)")
-    if thread.tid != cig.begin_thread and not any_thread:
-        raise _err(CUresult.CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD,
-                   f"cuStreamEndCaptureToCig from thread {thread.name}: the CIG capture of {stream.label()} was "
-                   "begun on another thread and goes on (spec 8.4) [inferred]")
-    stream.cig = None
-    return cig.ops
 
 
 # -- stream destruction during capture (spec 2.1, C-153/C-154) --------------------------------------

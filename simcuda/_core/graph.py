@@ -1,6 +1,11 @@
-"""Graphs, nodes, edges, executable graphs, replay, exec-update pairing and DOT (spec 1, 4.5, 9, 9.1).
+"""The graph model: graphs, nodes, edges and their walks (spec 1, 4.5, 9).
 
-This module knows nothing of capture rules or faces; it never raises ``DriverError`` itself
+Why this file is long (over ~700 lines): the edge forms (ordinary edges, compact chain edges, the pair index) and
+every primitive that reads or edits them keep one invariant, so they stay in one module.
+
+The rest of the graph concept builds on this one: :mod:`simcuda._core.graph_exec` (instantiation and
+replay), :mod:`simcuda._core.graph_update` (copies and exec-update pairing), :mod:`simcuda._core.graph_dot`
+(DOT). These modules know nothing of capture rules or faces; they never raise ``DriverError`` themselves
 (the driver turns the few failures found here, a cycle or an update mismatch, into codes).
 
 Theory of operation
@@ -36,7 +41,7 @@ Edges cost O(1) each to add, find and remove, whatever the graph's shape (chain,
   update, ancestors, the unjoined rule, DOT, clone, ``cuGraphGetEdges`` and the per-node queries)
   read both forms through :func:`in_edges`, :func:`out_edges` and :func:`edge_list` without
   materialising; :func:`detach_node` unlinks both forms. Only a capture makes chain edges
-  (:func:`add_chain_edge` and its inline copy in ``capture.enqueue_kernel``), and only while the graph
+  (:func:`chain_node`), and only while the graph
   has no pair index.
 * ``Graph.pairs`` maps ``(src node, dst node)`` to the edge between them, for the duplicate checks of
   ``cuGraphAddDependencies`` and the look-ups of ``cuGraphRemoveDependencies``. It is built on first
@@ -73,28 +78,9 @@ from __future__ import annotations
 
 import ctypes
 import heapq
-from array import array
-from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, Protocol
 
-from . import nodes as nodes_mod
 from .nodes import BATCH_MEM_OP as BATCH_MEM_OP
-from .nodes import (
-    COND_WHILE,
-    DOT_ALL,
-    DOT_EXTRA_TOPO_INFO,
-    DOT_HANDLES,
-    DOT_KERNEL_ATTRIBUTES,
-    DOT_RUNTIME_TYPES,
-    DOT_VERBOSE,
-    KINDS,
-    NO_PARAMS,
-    UPD_NODE_TYPE_CHANGED,
-    UPD_TOPOLOGY_CHANGED,
-    NodeKind,
-    addr,
-    cond_pick,
-)
 from .nodes import CONDITIONAL as CONDITIONAL
 from .nodes import EMPTY as EMPTY
 from .nodes import EVENT_RECORD as EVENT_RECORD
@@ -103,6 +89,9 @@ from .nodes import EXT_SEMAS_WAIT as EXT_SEMAS_WAIT
 from .nodes import GRAPH as GRAPH
 from .nodes import HOST as HOST
 from .nodes import KERNEL as KERNEL
+from .nodes import (
+    KINDS,
+)
 from .nodes import MEM_ALLOC as MEM_ALLOC
 from .nodes import MEM_FREE as MEM_FREE
 from .nodes import MEMCPY as MEMCPY
@@ -117,38 +106,35 @@ from .nodes import UPDATE_NAMES as UPDATE_NAMES
 from .nodes import WAIT_EVENT as WAIT_EVENT
 from .nodes import KernelParams as KernelParams
 from .nodes import same_values as same_values
-from .objects import UserRefs, retain_refs
+from .objects import UserRefs
 
 if TYPE_CHECKING:
     from .capture import CaptureSequence
-    from .memory import Allocation
     from .objects import Context
+
+
+class HandleTable(Protocol):
+    """Where a node built in place gets its handle (:class:`simcuda._core.handles.Handles` is one)."""
+
+    def add(self, obj: Any) -> int:
+        """Register ``obj`` under a new handle and return the handle."""
+
 
 class GraphMaker(Protocol):
     """What makes graphs and nodes, each with a handle (:class:`simcuda._core.handles.Handles` is one)."""
 
-    def new_graph(self, ctx: Context | None = None) -> Graph: ...
-    def new_node(self, graph: Graph, ntype: int, params: Any) -> Node: ...
+    def new_graph(self, ctx: Context | None = None) -> Graph:
+        """A new empty graph of context ``ctx`` (None: no context), registered under a new handle."""
 
-
-class GraphHost(Protocol):
-    """What the graph model's copies (:func:`clone_graph`, :func:`graph_from_frozen`) use of a driver."""
-
-    @property
-    def handles(self) -> GraphMaker: ...
-
-
-class RunHost(nodes_mod.ReplayHost, Protocol):
-    """What a replay (:func:`run_frozen`) uses of a driver: what its node kinds replay against
-    (:class:`simcuda._core.nodes.ReplayHost`) and the simulated clock it advances (spec 16)."""
-
-    _clock_ms: float
+    def new_node(self, graph: Graph, ntype: int, params: Any) -> Node:
+        """A new node of ``graph`` of type ``ntype`` with ``params``, registered under a new handle, with no edges."""
 
 
 # The node types, update results and kernel records are defined with the kinds (:mod:`simcuda._core.nodes`);
 # the names imported ``as`` themselves above are re-exported for the code and tests that take them from here.
 
 ZERO_ED = (0, 0, 0)
+_new = object.__new__
 
 #: node types an exec can enable and disable (Programming Guide, "Individual node enable")
 ENABLE_TYPES = tuple(t for t, k in KINDS.items() if k.can_disable)
@@ -200,8 +186,8 @@ class Edge:
 class Node:
     """A graph node: handle, owning graph, local id, ``CUgraphNodeType`` and parameters.
 
-    :func:`simcuda._core.capture.enqueue_kernel` sets the slots itself (no ``__init__`` call) for a
-    captured launch: a new slot goes there too (tests/core/test_capture_fast_path.py checks).
+    :func:`chain_node` sets the slots itself (no ``__init__`` call) for a node captured in a chain: a new slot
+    goes there too (tests/core/test_capture_fast_path.py checks).
 
     ``_ins`` / ``_outs`` are the raw edge containers, which may hold chain edges in the compact form
     (a node in place of an edge, see the module docstring); the ``ins`` / ``outs`` properties return
@@ -399,15 +385,32 @@ def add_edge(graph: Graph, src: Node, dst: Node, ed: tuple[int, int, int] = ZERO
     return e
 
 
-def add_chain_edge(graph: Graph, src: Node, dst: Node) -> None:
-    """Add ``src -> dst`` with edge data ``ZERO_ED`` as a chain edge (the compact form: no :class:`Edge`, see the
-    module docstring). The caller guarantees that ``dst`` is the graph's newest node, made just now and without
-    edges, and that the graph has no pair index. :func:`simcuda._core.capture.enqueue_kernel` has its own copy
-    for a captured launch: keep them in step."""
+def chain_node(graph: Graph, handles: HandleTable, src: Node, ntype: int, params: Any) -> Node:
+    """A new node of ``graph`` of type ``ntype`` with ``params`` (the graph's next local id, a handle from
+    ``handles``) whose one dependency is a chain edge from ``src`` (edge data ``ZERO_ED``, the compact form: no
+    :class:`Edge`, see the module docstring). The one constructor of a node captured in a chain, the common case
+    of a capture and the hot path of a captured launch (:func:`simcuda._core.capture_enqueue.add_node` and
+    :func:`~simcuda._core.capture_enqueue.enqueue_kernel` call it). The caller guarantees that the graph has no
+    pair index and that ``src`` is a node of ``graph``."""
+    lid = graph.next_local
+    graph.next_local = lid + 1
+    node = _new(Node)  # Node.__init__'s slots, set here without the call (tests/core/test_capture_fast_path.py)
+    node.handle = handles.add(node)
+    node.graph = graph
+    node.local_id = lid
+    node.type = ntype
+    node.params = params
+    node._ins = src
+    node._outs = NO_EDGES
+    node.destroyed = False
+    graph.nodes.append(node)
+    if ntype:  # not KERNEL (0): kernels are not counted per type (see Graph)
+        tc = graph.type_counts
+        tc[ntype] = tc.get(ntype, 0) + 1
     graph.lazy = True
-    dst._ins = src
-    c = src._outs
-    src._outs = dst if c is NO_EDGES else with_edge(c, dst)
+    c = src._outs  # in a chain the source has no out-edge yet; else with_edge adds one
+    src._outs = node if c is NO_EDGES else with_edge(c, node)
+    return node
 
 
 def with_edge(c: Any, e: Any) -> Any:
@@ -454,7 +457,7 @@ def _n_in(n: Node) -> int:
     return 1 if c.__class__ is Node else len(c)
 
 
-def _in_order(graph: Graph) -> list[Any]:
+def in_order(graph: Graph) -> list[Any]:
     """Every edge of ``graph`` in creation order: an :class:`Edge`, or the target node of a chain edge (whose
     source is its ``_ins``). Linear in nodes + edges (edges alone when the graph holds no chain edge)."""
     if not graph.lazy:
@@ -475,7 +478,7 @@ def _in_order(graph: Graph) -> list[Any]:
 def edge_list(graph: Graph) -> list[tuple[Node, Node, tuple[int, int, int]]]:
     """``[(source, target, edge data), ...]`` of every edge of ``graph`` in creation order (``cuGraphGetEdges``,
     spec 4.5), either form, without materialising chain edges."""
-    return [(x._ins, x, ZERO_ED) if x.__class__ is Node else (x.src, x.dst, x.ed) for x in _in_order(graph)]
+    return [(x._ins, x, ZERO_ED) if x.__class__ is Node else (x.src, x.dst, x.ed) for x in in_order(graph)]
 
 
 def solid(graph: Graph) -> None:
@@ -484,7 +487,7 @@ def solid(graph: Graph) -> None:
     graph is not ``lazy``."""
     if not graph.lazy:
         return
-    order = _in_order(graph)
+    order = in_order(graph)
     graph.lazy = False
     edges: dict[Edge, int | None] = {}
     sources: dict[int, Node] = {}
@@ -659,7 +662,7 @@ def topo_order(nodes: list[Node]) -> list[Node] | None:
     return out if len(out) == len(live) else None
 
 
-def _cycle_node(nodes: list[Node]) -> Node:
+def cycle_node(nodes: list[Node]) -> Node:
     """A node that Kahn's algorithm could not place (it is on, or behind, a cycle)."""
     placed = {id(n) for n in topo_order_partial(nodes)}
     for n in nodes:
@@ -683,843 +686,6 @@ def topo_order_partial(nodes: list[Node]) -> list[Node]:
             if indeg[k] == 0:
                 stack.append(d)
     return out
-
-
-# -------------------------------------------------------------------------- executable graphs
-class ExecNode:
-    """A node as frozen into an executable graph. Never mutated: updates make a new one.
-
-    ``origin`` is the node of the instantiated graph that per-node calls name (``cuGraphExec*SetParams``,
-    ``cuGraphNodeSetEnabled``); it stays the same after ``cuGraphExecUpdate``. ``child`` is the
-    :class:`Frozen` body of a GRAPH node; ``bodies`` the frozen body graphs of a CONDITIONAL node.
-    ``detail`` caches the launch log's description of a node that is no kernel (a pure function of type
-    and parameters, filled on first replay and shared by the records of every launch; a kernel's is
-    cached on its :class:`KernelParams`).
-    """
-
-    __slots__ = ("origin", "local_id", "type", "params", "child", "enabled", "gid", "detail", "bodies")
-
-    def __init__(self, origin: Node, params: Any, child: Frozen | None, enabled: bool = True,
-                 bodies: tuple[Frozen, ...] | None = None) -> None:
-        self.origin = origin
-        self.bodies = bodies  # a CONDITIONAL node's frozen body graphs (P-24), else None
-        self.local_id = origin.local_id
-        self.gid = origin.graph.gid
-        self.type = origin.type
-        self.params = params
-        self.child = child
-        self.enabled = enabled
-        self.detail: str | None = None
-
-    def evolve(self, **changes: Any) -> ExecNode:
-        """A copy with some of ``params``, ``child``, ``enabled``, ``bodies`` replaced."""
-        return ExecNode(self.origin, changes.get("params", self.params), changes.get("child", self.child),
-                        changes.get("enabled", self.enabled), changes.get("bodies", self.bodies))
-
-
-class Frozen:
-    """An instantiated graph body.
-
-    Attributes:
-        gid: id of the graph it was made from (DOT ``graph_<gid>``).
-        order: ``ExecNode`` list in replay order (topological, creation order breaking ties).
-        creation: positions in ``order`` of the nodes in creation order (update pairing).
-        topology: :class:`Topology` of the instantiated graph (creation order).
-        exits: number of nodes without dependents.
-        index: ``id(origin node)`` -> position in ``order`` (built on first use: only the per-node
-            calls ask, so a body nobody edits never pays for it).
-        created: how many nodes the graph had created when it was frozen, destroyed ones included
-            (``Graph.next_local``: the count behind the creation-order pairing of an update, spec 16).
-
-    ``creation`` is a ``range`` when replay order is creation order (every captured graph).
-
-    A body of kernel nodes only (what a loop of captured launches makes) is *compact* when frozen: it
-    keeps its nodes and their parameters as two lists (``kernels``: ``(nodes, params)``) instead of an
-    ``ExecNode`` per node, so freezing a million-node capture makes no per-node object. ``order``
-    makes the ``ExecNode`` list on first use (the per-node calls, updates, copies), exactly as a
-    freeze would have, and the body is an ordinary one from then on.
-    """
-
-    __slots__ = ("gid", "_order", "kernels", "creation", "topology", "exits", "_index", "_mem", "created", "_conds")
-
-    def __init__(self, gid: int, order: list[ExecNode] | None, creation: list[int] | range, topology: Topology,
-                 exits: int, created: int | None = None, kernels: tuple[list[Any], list[Any]] | None = None) -> None:
-        self.gid = gid
-        self._order = order
-        self.kernels = kernels  # compact: (nodes, params) in replay order, all KERNEL and enabled; or None
-        self.creation = creation
-        self.topology = topology
-        self.exits = exits
-        self.created = len(creation) if created is None else created
-        self._index: dict[int, int] | None = None
-        self._mem: tuple[list[Allocation], list[int]] | None = None
-        self._conds: list[Any] | None = None
-
-    @property
-    def order(self) -> list[ExecNode]:
-        """``ExecNode`` list in replay order (made on first use from a compact body)."""
-        o = self._order
-        if o is None:
-            nodes, params = self.kernels  # type: ignore[misc]
-            o = self._order = [ExecNode(n, p, None) for n, p in zip(nodes, params)]
-            self.kernels = None
-        return o
-
-    @order.setter
-    def order(self, order: list[ExecNode]) -> None:
-        """Replace the node list (the body is no longer compact)."""
-        self._order = order
-        self.kernels = None
-
-    @property
-    def index(self) -> dict[int, int]:
-        """``id(origin node)`` -> position in ``order`` (built once, on first use; shared by copies)."""
-        if self._index is None:
-            k = self.kernels
-            if k is not None:
-                self._index = {id(n): i for i, n in enumerate(k[0])}
-            else:
-                self._index = {id(x.origin): i for i, x in enumerate(self.order)}
-        return self._index
-
-    @index.setter
-    def index(self, index: dict[int, int]) -> None:
-        """Share another body's index (the same positions)."""
-        self._index = index
-
-    def copy(self) -> Frozen:
-        """A copy whose ``order`` list can be changed without touching this one (copy on write).
-
-        Per-node changes never touch MEM_ALLOC / MEM_FREE parameters, so the memory lists are shared.
-        """
-        f = Frozen.__new__(Frozen)
-        f.gid, f._order, f.kernels, f.creation, f.topology, f.exits, f._index, f._mem, f.created = \
-            self.gid, list(self.order), None, self.creation, self.topology, self.exits, self.index, self._mem, \
-            self.created
-        f._conds = None
-        return f
-
-    def conds(self) -> list[Any]:
-        """The :class:`~simcuda._core.nodes.CondHandle` of every CONDITIONAL node of this body, its child bodies and
-        conditional bodies (any depth, replay order); computed once. A compact body has none."""
-        if self._conds is None:
-            out: list[Any] = []
-            if self.kernels is None and any(x.type in (GRAPH, CONDITIONAL) for x in self.order):
-                stack = [self]
-                while stack:
-                    b = stack.pop()
-                    for x in b.order:
-                        if x.type == GRAPH and x.child is not None:
-                            stack.append(x.child)
-                        elif x.type == CONDITIONAL:
-                            out.append(x.params.handle)
-                            stack.extend(x.bodies or ())
-            self._conds = out
-        return self._conds
-
-    def _memory(self) -> tuple[list[Allocation], list[int]]:
-        """``(allocations mapped, addresses freed)`` by the nodes of this body and its child bodies (each kind's
-        :meth:`~simcuda._core.nodes.NodeKind.allocation` and :meth:`~simcuda._core.nodes.NodeKind.freed`)."""
-        if self._mem is None:
-            allocs: list[Allocation] = []
-            frees: list[int] = []
-            if self.kernels is None and any(x.type in (MEM_ALLOC, MEM_FREE, GRAPH) for x in self.order):
-                for x in walk_body(self):
-                    kind = KINDS[x.type]
-                    a = kind.allocation(x.params)
-                    if a is not None:
-                        allocs.append(a)
-                    f = kind.freed(x.params)
-                    if f is not None:
-                        frees.append(f)
-            self._mem = (allocs, frees)
-        return self._mem
-
-    def allocs(self) -> list[Allocation]:
-        """Graph allocations mapped by MEM_ALLOC nodes of this body (child bodies included); computed once."""
-        return self._memory()[0]
-
-    def frees(self) -> list[int]:
-        """Addresses freed by MEM_FREE nodes of this body (child bodies included); computed once."""
-        return self._memory()[1]
-
-    def count(self) -> int:
-        """Number of nodes, child bodies included."""
-        return sum(1 for _ in walk_body(self))
-
-
-def walk_body(body: Frozen) -> Iterator[ExecNode]:
-    """Exec nodes of ``body`` and of its child bodies, depth first (each GRAPH node, then its child's
-    nodes, then the next node), replay order; iterative, any nesting depth."""
-    stack = [iter(body.order)]
-    while stack:
-        for x in stack[-1]:
-            yield x
-            if x.type == GRAPH:
-                assert x.child is not None  # a GRAPH node's frozen child body
-                stack.append(iter(x.child.order))
-                break
-        else:
-            stack.pop()
-
-
-def walk_graph(g: Graph) -> Iterator[Node]:
-    """Live nodes of ``g`` and of its child graphs, depth first (each GRAPH node, then its child's nodes,
-    then the next node), creation order; iterative, any nesting depth."""
-    stack = [iter(g.live_nodes())]
-    while stack:
-        for n in stack[-1]:
-            yield n
-            if n.type == GRAPH:
-                stack.append(iter(n.params.graph.live_nodes()))
-                break
-        else:
-            stack.pop()
-
-
-class Topology:
-    """The shape of a graph in creation order, in flat arrays (no per-node objects).
-
-    ``types[i]`` is node i's type; its dependencies, in edge order, are ``src[off[i]:off[i+1]]``
-    (creation indices) with edge data ``eds[off[i]:off[i+1]]`` (the graph's own edge-data tuples);
-    ``eds`` is None when every edge is a plain dependency (:data:`ZERO_ED`), as in most graphs.
-    """
-
-    __slots__ = ("types", "off", "src", "eds")
-
-    def __init__(self, live: list[Node]) -> None:
-        n_live = len(live)
-        if not live or live[-1].local_id == n_live - 1:  # no destroyed node: creation index = local id
-            pos = None
-        else:
-            pos = {id(n): i for i, n in enumerate(live)}
-        self.types = array("b", [n.type for n in live])
-        off = array("i", [0])
-        src = array("i")
-        eds: list[tuple[int, int, int]] = []
-        plain = True  # every edge ZERO_ED so far
-        for n in live:
-            c = n._ins
-            k = c.__class__
-            if k is Node:  # a chain edge (the compact form): edge data ZERO_ED
-                src.append(c.local_id if pos is None else pos[id(c)])
-                eds.append(ZERO_ED)
-            elif k is Edge:  # one edge
-                src.append(c.src.local_id if pos is None else pos[id(c.src)])
-                ed = c.ed
-                eds.append(ed)
-                if plain and ed != ZERO_ED:
-                    plain = False
-            else:
-                for e in c:
-                    src.append(e.src.local_id if pos is None else pos[id(e.src)])
-                    ed = e.ed
-                    eds.append(ed)
-                    if plain and ed != ZERO_ED:
-                        plain = False
-            off.append(len(src))
-        self.off, self.src, self.eds = off, src, (None if plain else eds)
-
-    def __len__(self) -> int:
-        return len(self.types)
-
-    def deps(self, i: int) -> list[tuple[int, tuple[int, int, int]]]:
-        """``[(dependency creation index, edge data), ...]`` of node ``i``, in edge order."""
-        a, b = self.off[i], self.off[i + 1]
-        if self.eds is None:
-            return [(s, ZERO_ED) for s in self.src[a:b]]
-        return list(zip(self.src[a:b], self.eds[a:b]))
-
-
-def signature(live: list[Node]) -> tuple[Topology, int]:
-    """``(topology, exit count)`` of live nodes in creation order (see :class:`Frozen`)."""
-    # an exit has no out-edge: its outs is NO_EDGES, or an emptied list or dict (never an Edge; a chain
-    # target node is true)
-    return Topology(live), sum(1 for n in live if n._outs.__class__ is not Edge and not n._outs)
-
-
-def freeze(graph: Graph) -> Frozen:
-    """Freeze ``graph`` and its child graphs, at any nesting depth. Raises :class:`GraphCycle`.
-
-    Two iterative passes: the graphs are sorted in the order a recursive freeze meets them (a graph,
-    then the child graphs of its nodes in replay order, each before the next), so the cycle reported
-    is the same; the bodies are then built children first.
-    """
-    sorted_graphs: list[tuple[Graph, list[Node], list[Node]]] = []
-    stack = [graph]
-    while stack:
-        g = stack.pop()
-        live = g.live_nodes()
-        order = topo_order(live)
-        if order is None:
-            raise GraphCycle(_cycle_node(live))
-        sorted_graphs.append((g, live, order))
-        if g.type_counts.get(GRAPH, 0):
-            stack.extend(reversed([n.params.graph for n in order if n.type == GRAPH]))
-    bodies: dict[int, Frozen] = {}
-    for g, live, order in reversed(sorted_graphs):
-        if order is live or (len(order) == len(live) and all(a is b for a, b in zip(order, live))):
-            creation: list[int] | range = range(len(order))
-        else:
-            where = {id(n): i for i, n in enumerate(order)}
-            creation = [where[id(n)] for n in live]
-        topo, exits = signature(live)
-        # parameters shared: stored parameters are never mutated
-        if not any(g.type_counts.values()):  # kernel nodes only: compact (see Frozen)
-            bodies[id(g)] = Frozen(g.gid, None, creation, topo, exits, g.next_local,
-                                   (order, [n.params for n in order]))
-            continue
-        xs = [ExecNode(n, n.params, bodies.pop(id(n.params.graph)) if n.type == GRAPH else None)
-              if n.type != CONDITIONAL else
-              ExecNode(n, n.params, None, bodies=tuple(freeze(b) for b in n.params.bodies))  # P-24
-              for n in order]
-        bodies[id(g)] = Frozen(g.gid, xs, creation, topo, exits, g.next_local)
-    return bodies[id(graph)]
-
-
-class GraphExec:
-    """An executable graph (``CUgraphExec``).
-
-    Attributes:
-        body: the :class:`Frozen` body launched next.
-        flags: the instantiate flags (``CUgraphInstantiate_flags``).
-        launches: launches that have run.
-        pending: launches enqueued and not yet run (manual progression).
-        running: replays running now (user code of a replay runs without the driver lock, so another
-            thread may change or destroy the exec meanwhile: the replay keeps the body it started with).
-        shared: the current body is referenced by a pending or running launch (copy it before a change).
-    """
-
-    __slots__ = ("handle", "graph", "gid", "exec_id", "flags", "body", "destroyed", "launches", "pending",
-                 "running", "shared", "user_refs", "cond_values")
-
-    def __init__(self, handle: int, graph: Graph, flags: int, body: Frozen, exec_id: int = 0) -> None:
-        self.handle = handle
-        self.graph = graph
-        self.gid = graph.gid
-        self.exec_id = exec_id
-        self.flags = flags
-        self.body = body
-        self.destroyed = False
-        self.launches = 0
-        self.pending = 0
-        self.running = 0
-        self.shared = False
-        self.user_refs: UserRefs | None = None  # its own copy of its graphs' user-object references (instantiate)
-        self.cond_values: dict[int, int] = {}  # conditional handle -> the value the last launch left (P-22)
-
-    @property
-    def order(self) -> list[ExecNode]:
-        """The body's nodes in replay order."""
-        return self.body.order
-
-    def writable_body(self) -> Frozen:
-        """The body, copied first when a pending launch still holds it (launches see the state
-        at their enqueue; cuGraphExec*SetParams: "already enqueued launches are not affected")."""
-        if self.shared and (self.pending or self.running):
-            self.body = self.body.copy()
-        self.shared = False
-        return self.body
-
-
-# -------------------------------------------------------------------------- simulated time
-#: one tick of the simulated clock in milliseconds (spec 16, 2.4, 9) [I]: the clock advances by one tick for
-#: every operation that runs, eager or replayed; wall-clock time never enters (the simulator is deterministic)
-TICK_MS = 0.001
-#: node types whose replay does not advance the clock: EVENT_RECORD reads it, and a child-graph node
-#: advances it through its own nodes, one by one (spec 16) [I]
-CLOCK_FREE_NODES = tuple(t for t, k in KINDS.items() if not k.ticks)
-
-
-# -------------------------------------------------------------------------- replay
-class WhileLimit(Exception):
-    """A WHILE node's body ran :data:`~simcuda._core.nodes.COND_WHILE_LIMIT` times in one replay with its condition
-    still non-zero (:func:`run_frozen`); the driver turns it into 702 LAUNCH_TIMEOUT (P-27)."""
-
-
-def run_frozen(drv: RunHost, body: Frozen, log: Callable[[Any, Any, str], None],
-               cond: dict[int, int] | None = None) -> None:
-    """Replay ``body`` in order against the driver's memory (spec 9, replay semantics).
-
-    Simulated time (spec 16) [I]: every node the replay runs advances the driver's clock by
-    :data:`TICK_MS` before it acts (a disabled node too: it runs as an empty node), except those of
-    :data:`CLOCK_FREE_NODES`: an EVENT_RECORD node stamps its event with the clock when the replay
-    reaches it, and a child graph's nodes count one by one.
-
-    A GRAPH node logs "child graph ... begins", replays its child body in place, then logs "... ends";
-    the walk is iterative (a stack of bodies), so any nesting depth replays. ``log(x, params, note)``
-    is called for each node run: ``x`` the ``ExecNode`` (the :class:`Node` of a compact body; both have
-    ``type``, ``local_id`` and ``gid``), ``params`` the parameters it ran with.
-
-    A CONDITIONAL node (P-26) reads its handle's value in ``cond`` (handle value -> condition, the launch's
-    values: kernels change them through ``KernelLaunch.set_conditional``) when the replay reaches it and
-    replays the body :func:`~simcuda._core.nodes.cond_pick` chooses in place, logging "... begins" and
-    "... ends"; a WHILE node reads the value again after each pass and replays its body again while it is
-    non-zero, up to :data:`~simcuda._core.nodes.COND_WHILE_LIMIT` passes (then :class:`WhileLimit`, P-27).
-    """
-    kernels = body.kernels
-    if kernels is not None:  # a compact body: enabled KERNEL nodes only (see Frozen), no child graph
-        for x, p in zip(*kernels):
-            drv._clock_ms += TICK_MS
-            log(x, p, drv._run_kernel(p))
-        return
-    values = {} if cond is None else cond
-    kinds = KINDS
-    stack = [iter(body.order)]
-    owners: list[Any] = [None]  # per stack level: None, a GRAPH ExecNode, or [CONDITIONAL ExecNode, body, passes]
-    while stack:
-        for x in stack[-1]:
-            t = x.type
-            p = x.params
-            kind = kinds[t]
-            if kind.ticks:
-                drv._clock_ms += TICK_MS
-            if not x.enabled:
-                log(x, p, "disabled (cuGraphNodeSetEnabled): runs as an empty node")
-                continue
-            if x.child is not None:  # a GRAPH node: its child body replays in place
-                log(x, p, f"child graph graph_{x.child.gid} begins")
-                stack.append(iter(x.child.order))
-                owners.append(x)
-                break  # the child's nodes next; its "ends" record when its body is done
-            if t == CONDITIONAL:
-                v = values.get(p.handle.handle, 0)
-                i = cond_pick(p.ctype, v, len(p.bodies))
-                if i is None:
-                    log(x, p, f"condition {v}: no body runs")
-                    continue
-                assert x.bodies is not None  # a CONDITIONAL node's frozen bodies
-                b = x.bodies[i]
-                log(x, p, f"condition {v}: body {i} (graph_{b.gid}) begins")
-                stack.append(iter(b.order))
-                owners.append([x, i, 1])
-                break
-            log(x, p, kind.replay(drv, p))
-        else:
-            stack.pop()
-            owner = owners.pop()
-            if owner is None:
-                continue
-            again = _body_done(owner, values, log)
-            if again is not None:  # a WHILE node's body runs another pass
-                stack.append(iter(again.order))
-                owners.append(owner)
-
-
-def _body_done(owner: Any, values: dict[int, int], log: Callable[[Any, Any, str], None]) -> Frozen | None:
-    """:func:`run_frozen` finished a body that ``owner`` (a GRAPH ExecNode, or ``[CONDITIONAL ExecNode, body
-    index, passes]``) started: log its end, or return the body again for a WHILE node whose condition is still
-    non-zero (counting the pass). Raises :class:`WhileLimit` past ``COND_WHILE_LIMIT`` passes (P-27)."""
-    if owner.__class__ is not list:  # a GRAPH node, with its child body
-        if owner.child is not None:
-            log(owner, owner.params, f"child graph graph_{owner.child.gid} ends")
-        return None
-    x, i, passes = owner  # a conditional body has run once more
-    p = x.params
-    b = x.bodies[i]
-    if p.ctype != COND_WHILE:
-        log(x, p, f"body {i} (graph_{b.gid}) ends")
-        return None
-    v = values.get(p.handle.handle, 0)
-    if not v:
-        log(x, p, f"condition 0 after {passes} pass(es): body {i} (graph_{b.gid}) ends")
-        return None
-    if passes >= nodes_mod.COND_WHILE_LIMIT:
-        raise WhileLimit(f"WHILE node {x.local_id} of graph {x.gid} ran its body graph_{b.gid} {passes} times and "
-                         f"the condition is still {v}; the simulator stops a WHILE loop at "
-                         f"simcuda._core.nodes.COND_WHILE_LIMIT ({nodes_mod.COND_WHILE_LIMIT}) passes (P-27) "
-                         "[inferred]")
-    owner[2] = passes + 1
-    b2: Frozen = b
-    return b2
-
-
-# -------------------------------------------------------------------------- clone
-def clone_graph(drv: GraphHost, g: Graph) -> Graph:
-    """Deep copy of ``g`` (child graphs included); local ids restart at 0 in creation order.
-
-    The copy's ``clone_map`` maps each original node's handle to its copy (``cuGraphNodeFindInClone``);
-    nested copies get one too. The caller has refused graphs with MEM_ALLOC, MEM_FREE or CONDITIONAL nodes.
-    Iterative (a stack of graphs being copied), so any nesting depth is copied; handles and graph ids
-    are handed out in the order a recursive copy would use: a graph, then, node by node, the copy of a
-    child graph before the GRAPH node holding it.
-    """
-    # frame: [original, copy, iterator over the original's nodes, id(node) -> copy, GRAPH node waiting]
-    frames: list[list[Any]] = [[g, _copy_of(drv, g), iter(g.nodes), {}, None]]
-    done: Graph | None = None  # the copy just finished, for the GRAPH node its parent frame waits on
-    while frames:
-        fr = frames[-1]
-        orig, new, it, mapping = fr[0], fr[1], fr[2], fr[3]
-        if done is not None:
-            n = fr[4]
-            m = drv.handles.new_node(new, n.type, KINDS[n.type].copy(n.params, done))
-            done.owner_node = m
-            mapping[id(n)] = m
-            done = None
-        for n in it:
-            if n.destroyed:
-                continue
-            if n.type == GRAPH:
-                child = n.params.graph
-                fr[4] = n
-                frames.append([child, _copy_of(drv, child), iter(child.nodes), {}, None])
-                break
-            mapping[id(n)] = drv.handles.new_node(new, n.type, KINDS[n.type].copy(n.params))
-        else:
-            for src, dst, ed in edge_list(orig):
-                add_edge(new, mapping[id(src)], mapping[id(dst)], ed)
-            new.clone_map = {n.handle: mapping[id(n)] for n in orig.nodes if not n.destroyed}
-            frames.pop()
-            done = new
-    assert done is not None
-    return done
-
-
-def find_in_clone(clone: Graph, handle: int) -> Node | None:
-    """The copy in ``clone`` of the original node ``handle``, or None (``cuGraphNodeFindInClone``).
-
-    Looks in the clone's own map, then, when ``clone`` is a clone, in the maps of the copies its GRAPH
-    nodes embed (nested to any depth, iteratively): a node of an embedded graph of the original is found
-    in the clone's embedded copy (spec 17). A graph that is no clone answers None.
-    """
-    if clone.clone_map is None:
-        return None
-    stack = [clone]
-    while stack:
-        g = stack.pop()
-        m = (g.clone_map or {}).get(handle)
-        if m is not None:
-            return m
-        stack.extend(n.params.graph for n in g.nodes if n.type == GRAPH and not n.destroyed)
-    return None
-
-
-def _copy_of(drv: GraphHost, g: Graph) -> Graph:
-    """A new empty graph for the copy of ``g``, with new references to ``g``'s user objects (a clone copies
-    them, cuGraphClone and child-graph nodes alike: a child graph owns its own references)."""
-    new = drv.handles.new_graph(g.ctx)
-    if g.user_refs:
-        new.user_refs = retain_refs(g.user_refs)
-    return new
-
-
-def graph_user_refs(g: Graph) -> UserRefs:
-    """New references to the user objects of ``g`` and of every graph nested in it (an exec's own copy)."""
-    out: UserRefs = {}
-    stack = [g]
-    while stack:
-        h = stack.pop()
-        retain_refs(h.user_refs, out)
-        stack.extend(n.params.graph for n in h.nodes if n.type == GRAPH and not n.destroyed)
-        stack.extend(b for n in h.nodes if n.type == CONDITIONAL and not n.destroyed for b in n.params.bodies)
-    return out
-
-
-def graph_from_frozen(drv: GraphHost, body: Frozen, ctx: Context | None) -> Graph:
-    """A new graph with the nodes and parameters of an executable body (creation order kept).
-
-    A disabled node becomes an EMPTY node. Iterative, any nesting depth; handles and graph ids in the
-    order of a recursive build (a graph, then, node by node, a child graph before the GRAPH node
-    holding it). Edges are added once every node of the graph exists, node by node in creation order
-    and, per node, in its edge order (so edges from a later node to an earlier one work too).
-    """
-    # frame: [body, graph, iterator over creation positions, nodes made, GRAPH exec node waiting]
-    frames: list[list[Any]] = [[body, drv.handles.new_graph(ctx), iter(body.creation), [], None]]
-    done: Graph | None = None
-    while frames:
-        fr = frames[-1]
-        b, g, it, made = fr[0], fr[1], fr[2], fr[3]
-        if done is not None:
-            x = fr[4]
-            m = drv.handles.new_node(g, GRAPH, KINDS[GRAPH].copy(x.params, done))
-            done.owner_node = m
-            made.append(m)
-            done = None
-        for pos in it:
-            x = b.order[pos]
-            if x.type == GRAPH and x.enabled:
-                fr[4] = x
-                frames.append([x.child, drv.handles.new_graph(ctx), iter(x.child.creation), [], None])
-                break
-            made.append(drv.handles.new_node(g, EMPTY, NO_PARAMS) if not x.enabled else
-                        drv.handles.new_node(g, x.type, KINDS[x.type].copy(x.params)))
-        else:
-            topo = b.topology
-            for i, m in enumerate(made):
-                for src, ed in topo.deps(i):
-                    add_edge(g, made[src], m, ed)
-            frames.pop()
-            done = g
-    assert done is not None
-    return done
-
-
-# -------------------------------------------------------------------------- exec update
-class UpdateFailure(Exception):
-    """``cuGraphExecUpdate`` cannot update: ``result`` (CUgraphExecUpdateResult), ``node`` and
-    ``from_node`` (nodes of the new graph, or None) and a ``why``."""
-
-    def __init__(self, result: int, node: Node | None, why: str, from_node: Node | None = None) -> None:
-        super().__init__(why)
-        self.result, self.node, self.from_node, self.why = result, node, from_node, why
-
-
-def param_change_problem(ntype: int, old: Any, new: Any, resolve: Callable[[int], Allocation | None], flags: int,
-                         per_node: bool = False) -> tuple[int, str] | None:
-    """Whether an exec may take ``new`` in place of ``old`` for a node of ``ntype``.
-
-    Returns ``(CUgraphExecUpdateResult, why)`` or None: the answer of the kind's
-    :meth:`~simcuda._core.nodes.NodeKind.update_problem` (NVIDIA's "Graph Update Limitations", Programming
-    Guide, and the cuGraphExec*SetParams docstrings); a type without a kind has no restrictions.
-    ``per_node`` says the individual set-params calls ask (the rules are the same).
-    """
-    kind = KINDS.get(ntype)
-    return kind.update_problem(old, new, resolve, flags) if kind is not None else None
-
-
-def _check_update_shape(old: Frozen, g: Graph) -> list[Node]:
-    """The whole-graph checks of :func:`plan_update` for one graph (not its children); returns its live nodes.
-
-    Node counts (spec 17, narrowing 16; 9) [I]: the nodes of the two graphs are paired in creation order,
-    destroyed nodes keeping their place (``Graph.next_local`` against ``Frozen.created``). When the counts
-    differ and a node without a partner is a memcpy node, the result is NOT_SUPPORTED (6) [O: hip-tests
-    ``Unit_hipGraphExecUpdate_Negative_Functional_CountDiffer_1/_2``, NVIDIA expectations (b)-(d) of spec
-    16]; when they differ otherwise, TOPOLOGY_CHANGED (2) [O: cuda.core's
-    ``test_graph_update_topology_mismatch``; D: the cuGraphExecUpdate docstring]; the same created count
-    with different live nodes or edges is TOPOLOGY_CHANGED [O: (a), shared]. Error node NULL in every case.
-    A destroyed node of the exec's graph is not known to the exec, so it never counts as a memcpy node [I].
-    The rule applies to child graphs (recursively) and to cuGraphExecChildGraphNodeSetParams as well [I].
-    """
-    if g.next_local != old.created:
-        paired = min(g.next_local, old.created)
-        spare = [x.type for x in g.nodes if x.local_id >= paired]
-        if old.kernels is None:
-            spare += [x.type for x in old.order if x.local_id >= paired]
-        code, name = ((UPD_NOT_SUPPORTED, "a memcpy node") if MEMCPY in spare else
-                      (UPD_TOPOLOGY_CHANGED, "no memcpy node"))
-        raise UpdateFailure(code, None,
-                            f"graph {g.gid} has created {g.next_local} nodes (destroyed ones included) but the "
-                            f"exec's graph had created {old.created}; paired by creation order, the nodes left "
-                            f"without a partner include {name} (spec 17, 9) [inferred from observations on "
-                            "NVIDIA]")
-    live = g.live_nodes()
-    if len(live) != len(old.creation):
-        raise UpdateFailure(UPD_TOPOLOGY_CHANGED, None,
-                            f"graph {g.gid} has {len(live)} live nodes but the exec was made from "
-                            f"{len(old.creation)}, out of the same number of created nodes (spec 16 (a), 9)")
-    topo, exits = signature(live)
-    if exits > old.exits:
-        old_exit = set(range(len(live))) - set(old.topology.src)
-        extra = next((n for i, n in enumerate(live) if not n._outs and i not in old_exit),
-                     next(n for n in live if not n._outs))
-        raise UpdateFailure(UPD_TOPOLOGY_CHANGED, extra,
-                            f"graph {g.gid} has {exits} exit nodes, more than the exec's {old.exits}; node "
-                            f"{extra.local_id} is one of them")
-    ot = old.topology
-    same_deps = topo.off == ot.off and topo.src == ot.src and topo.eds == ot.eds  # one C-level comparison
-    for i, n in enumerate([] if same_deps else live):  # only when something differs: find the first node
-        new_deps, old_deps = topo.deps(i), ot.deps(i)
-        if len(new_deps) != len(old_deps):
-            raise UpdateFailure(UPD_TOPOLOGY_CHANGED, n,
-                                f"node {n.local_id} of graph {g.gid} has {len(new_deps)} dependencies, its paired "
-                                f"node in the exec {len(old_deps)}")
-        for j, (a, b) in enumerate(zip(new_deps, old_deps)):
-            if a != b:
-                src = in_edges(n)[j][0]
-                raise UpdateFailure(UPD_TOPOLOGY_CHANGED, n,
-                                    f"dependency {j} of node {n.local_id} (node {src.local_id}"
-                                    f"{'' if a[1] == ZERO_ED else ' with edge data ' + str(a[1])}) does not match "
-                                    f"the paired dependency in the exec (creation index {b[0]}"
-                                    f"{'' if b[1] == ZERO_ED else ', edge data ' + str(b[1])})", src)
-    for i, n in enumerate([] if topo.types == ot.types else live):
-        t_old = ot.types[i]
-        if n.type != t_old:
-            raise UpdateFailure(UPD_NODE_TYPE_CHANGED, n,
-                                f"node {n.local_id} of graph {g.gid} is {TYPE_KEYWORDS.get(n.type)} but its paired "
-                                f"node in the exec is {TYPE_KEYWORDS.get(t_old)}")
-    return live
-
-
-def plan_update(old: Frozen, g: Graph, resolve: Callable[[int], Allocation | None], flags: int) -> Frozen:
-    """The body an exec would have after ``cuGraphExecUpdate(exec, g)``; raises :class:`UpdateFailure`.
-
-    Nodes are paired by creation order and dependencies by edge order (Programming Guide, "Whole
-    Graph Update"); the checks follow the order of the cuGraphExecUpdate docstring: node count,
-    exit nodes, dependency counts, dependencies, then node types and parameters. Paired nodes keep
-    the exec's identity (``origin``) and enabled state; parameters come from ``g``. A child graph is
-    checked, as a graph of its own, when its GRAPH node's turn comes (so the first failure reported is
-    the one a recursive check meets first); the walk is iterative, any nesting depth.
-    """
-    # frame: [old body, graph, live nodes, iterator over (creation index, node), new order, GRAPH node waiting]
-    frames: list[list[Any]] = [[old, g, _check_update_shape(old, g), None, list(old.order), None]]
-    frames[0][3] = iter(enumerate(frames[0][2]))
-    done: Frozen | None = None  # the child body just planned, for the GRAPH node its parent waits on
-    while frames:
-        fr = frames[-1]
-        body, graph, order, it = fr[0], fr[1], fr[4], fr[3]
-        if done is not None:
-            i, n = fr[5]
-            pos = body.creation[i]
-            order[pos] = body.order[pos].evolve(params=n.params, child=done)
-            done = None
-        for i, n in it:
-            pos = body.creation[i]
-            x = body.order[pos]
-            if n.type == GRAPH:
-                child_g = n.params.graph
-                fr[5] = (i, n)
-                live = _check_update_shape(x.child, child_g)
-                frames.append([x.child, child_g, live, iter(enumerate(live)), list(x.child.order), None])
-                break
-            prob = param_change_problem(n.type, x.params, n.params, resolve, flags)
-            if prob is not None:
-                raise UpdateFailure(prob[0], n, f"node {n.local_id} of graph {graph.gid} "
-                                                f"({TYPE_KEYWORDS[n.type]}): {prob[1]}")
-            if n.type == CONDITIONAL:  # its bodies are checked as graphs of their own (P-29)
-                old_bodies: tuple[Frozen, ...] = x.bodies or ()
-                order[pos] = x.evolve(params=n.params, bodies=tuple(
-                    plan_update(xb, nb, resolve, flags) for xb, nb in zip(old_bodies, n.params.bodies)))
-                continue
-            order[pos] = x.evolve(params=n.params, child=None)
-        else:
-            f = Frozen(body.gid, order, body.creation, body.topology, body.exits, body.created)
-            f.index = body.index
-            frames.pop()
-            done = f
-    assert done is not None
-    return done
-
-
-# -------------------------------------------------------------------------- DOT (spec 9.1)
-
-
-def dot_text(g: Graph, flags: int = 0) -> str:
-    """Graphviz text in the layout of spec 9.1: one dashed cluster per graph, child graphs after it.
-
-    * Flags 0: a kernel is a bold octagon labelled ``<local id>\\n<kernel name>``; any other node a
-      solid rectangle labelled ``<local id>\\n<TYPE KEYWORD>\\n<description>`` (memcpy: its
-      direction; child graph: ``graph_<child id>``).
-    * A node whose parameters a flag asks for (``KERNEL_NODE_PARAMS`` for kernels, ``MEMCPY_NODE_PARAMS``
-      for copies, ...), or any node with ``HANDLES``, ``EXTRA_TOPO_INFO`` or ``KERNEL_NODE_ATTRIBUTES``
-      (kernels), becomes a ``shape="record"`` node: ``{TYPE | {ID | <lid> (topoId: t) | <description>} |
-      {{field | ...} | {value | ...}} | ...}``. ``VERBOSE`` acts as every flag together (its docstring).
-    * ``HANDLES`` adds the node handle (and a kernel's function handle); ``EXTRA_TOPO_INFO`` adds the
-      topological index (counting down from the last node, as in observed dumps) and numbers edges
-      with ``headlabel`` (the edge's index among its target's dependencies) and shows non-zero edge data;
-      ``RUNTIME_TYPES`` names parameter blocks and copy kinds with the runtime's types.
-    * A CONDITIONAL node's body graphs are clusters of their own, after its graph's (as child graphs are);
-      CONDITIONAL_NODE_PARAMS shows the handle, type, size, the handle's default and flags, and the bodies
-      (P-30). MEMCPY_BATCH and FABRIC_CPY_BATCH flags have nothing to show: the simulator cannot create
-      those nodes.
-
-    Fidelity: NVIDIA does not specify the layout (spec 9.1); node names ``graph_<gid>_node_<lid>``,
-    cluster names and type keywords match real dumps.
-    """
-    if flags & DOT_VERBOSE:
-        flags |= DOT_ALL
-    lines = ["digraph dot {"]
-    stack = [g]  # pre-order, iteratively: a cluster, then its children's clusters (each with theirs) in node order
-    while stack:
-        stack.extend(reversed(_dot_cluster(stack.pop(), flags, lines)))
-    lines.append("}")
-    return "\n".join(lines) + "\n"
-
-
-def _esc(s: object) -> str:
-    """Escape text for a DOT record label inside a quoted string."""
-    s = str(s)
-    for a, b in (("\\", "\\\\"), ('"', '\\"'), ("<", "\\<"), (">", "\\>"), ("{", "\\{"), ("}", "\\}"),
-                 ("|", "\\|")):
-        s = s.replace(a, b)
-    return s
-
-
-def _plain(s: object) -> str:
-    """Escape text for a plain quoted DOT label."""
-    return str(s).replace("\\", "\\\\").replace('"', '\\"')
-
-
-def _block(pairs: list[tuple[str, Any]]) -> str:
-    names = " | ".join(_esc(k) for k, _ in pairs)
-    values = " | ".join(_esc(v) for _, v in pairs)
-    return f"{{{{{names}}} | {{{values}}}}}"
-
-
-def _param_pairs(n: Node, kind: NodeKind, runtime: bool) -> list[tuple[str, Any]]:
-    """The parameter block of ``n``: its kind's struct name as the header, then the kind's own lines."""
-    names = kind.struct_names
-    head = [("params", names[1 if runtime else 0])] if names else []
-    return head + kind.dot_pairs(n.params, runtime)
-
-
-def _dot_node(n: Node, gid: int, flags: int, topo_id: dict[int, int]) -> str:
-    kind = KINDS[n.type]
-    key = kind.keyword
-    name = f"graph_{gid}_node_{n.local_id}"
-    kind_flag = kind.dot_flag
-    attrs = kind.dot_attributes(n.params) if flags & DOT_KERNEL_ATTRIBUTES else None
-    record = flags & (kind_flag | DOT_HANDLES | DOT_EXTRA_TOPO_INFO) or attrs
-    if not record:
-        if kind.bold:
-            return f'"{name}"[style="bold" shape="octagon" label="{n.local_id}\n{_plain(n.describe())}\n"];'
-        desc = n.describe()
-        desc = "" if desc == key else _plain(desc) + "\n"
-        return f'"{name}"[style="solid" shape="rectangle" label="{n.local_id}\n{key}\n{desc}"];'
-    ident = f"{n.local_id} (topoId: {topo_id[id(n)]})" if flags & DOT_EXTRA_TOPO_INFO else str(n.local_id)
-    desc = _esc(n.describe()) + _esc(kind.dot_launch(n.params))
-    parts = [key, f"{{ID | {ident} | {desc}}}"]
-    if flags & kind_flag:
-        parts.append(_block(_param_pairs(n, kind, bool(flags & DOT_RUNTIME_TYPES))))
-    if attrs:
-        parts.append(_block(attrs))
-    if flags & DOT_HANDLES:
-        parts.append(_block([("node handle", addr(n.handle)), *kind.dot_handles(n.params)]))
-    label = "{" + " | ".join(parts) + "}"
-    style = "bold" if kind.bold else "solid"
-    return f'"{name}"[style="{style}" shape="record" label="{label}"];'
-
-
-def _dot_cluster(g: Graph, flags: int, lines: list[str]) -> list[Graph]:
-    """Append the cluster of ``g`` (its nodes and edges) to ``lines``; return its child graphs, node order."""
-    gid = g.gid
-    lines.append(f"subgraph cluster_{gid} {{")
-    lines.append(f'label="graph_{gid}" graph[style="dashed"];')
-    live = g.live_nodes()
-    topo_id: dict[int, int] = {}
-    if flags & DOT_EXTRA_TOPO_INFO:
-        order = topo_order(live) or topo_order_partial(live)
-        topo_id = {id(n): len(order) - 1 - i for i, n in enumerate(order)}
-        for n in live:
-            topo_id.setdefault(id(n), -1)
-    children = []
-    for n in live:
-        lines.append(_dot_node(n, gid, flags, topo_id))
-        if n.type == GRAPH:
-            children.append(n.params.graph)
-        elif n.type == CONDITIONAL:  # each body graph is a cluster of its own, after this one (P-30)
-            children.extend(n.params.bodies)
-    head: dict[int, int] = {}  # id(edge) -> its index among its target's dependencies (a chain edge's: 0)
-    if flags & DOT_EXTRA_TOPO_INFO:
-        for n in live:
-            c = n._ins
-            if c.__class__ is not Node:
-                for j, e in enumerate(c):
-                    head[id(e)] = j
-    for x in _in_order(g):
-        if x.__class__ is Node:  # a chain edge: x._ins -> x, edge data ZERO_ED
-            src, dst, ed, j = x._ins, x, ZERO_ED, 0
-        else:
-            src, dst, ed = x.src, x.dst, x.ed
-            j = head.get(id(x), 0)
-        attrs = []
-        if flags & DOT_EXTRA_TOPO_INFO:
-            attrs.append(f"headlabel={j}")
-            if ed != ZERO_ED:
-                attrs.append(f'label="ports {ed[0]}->{ed[1]} type {ed[2]}"')
-        suffix = f" [{' '.join(attrs)}]" if attrs else ""
-        lines.append(f'"graph_{gid}_node_{src.local_id}" -> "graph_{gid}_node_{dst.local_id}"{suffix};')
-    lines.append("}")
-    return children
 
 
 def ancestors(nodes: list[Node]) -> set[int]:

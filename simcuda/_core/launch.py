@@ -13,7 +13,7 @@ driver's checks answer (spec 3 preamble, 3.8):
 4. the parameters: the launch record (:class:`~simcuda._core.nodes.KernelParams`) of the function's last launch
    when the values are the same (its checks already passed), else :func:`check_shape` and, for a cooperative
    launch, :func:`check_cooperative`, then a new record;
-5. the capture rules and the stream's work (:func:`simcuda._core.capture.enqueue_kernel`).
+5. the capture rules and the stream's work (:func:`simcuda._core.capture_enqueue.enqueue_kernel`).
 
 :func:`launch` tests the common case (a live function and a live stream of one context) in one expression and
 falls back to the resolvers only when it fails, so the resolvers say what is wrong. Called from outside the
@@ -27,7 +27,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from . import capture as cap
+from . import capture_enqueue as capq
 from .device_attrs import attribute_value
 from .errors import CUresult, DriverError
 from .nodes import KernelParams, same_values
@@ -311,7 +311,7 @@ def launch(drv: Any, hfunc: int, grid: tuple[int, ...], block: tuple[int, ...], 
     argument values; ``call``: the entry (``cuLaunchCooperativeKernel`` makes a cooperative launch; a failure is
     recorded under it); ``programmatic``: the flags of cuLaunchKernelEx's attributes (False or 0: none):
     :data:`PROGRAMMATIC`, the launch carries PROGRAMMATIC_STREAM_SERIALIZATION: in a capture its dependencies on
-    kernel nodes are programmatic edges (:func:`simcuda._core.capture.programmatic_deps`, P-16), restored when
+    kernel nodes are programmatic edges (:func:`simcuda._core.capture_enqueue.programmatic_deps`, P-16), restored when
     the launch is refused; :data:`COOPERATIVE`, the COOPERATIVE attribute: a cooperative launch. The same
     objects as the function's last launch (``args``, ``grid``, ``block``) reuse its record without comparing
     values.
@@ -379,15 +379,15 @@ def launch(drv: Any, hfunc: int, grid: tuple[int, ...], block: tuple[int, ...], 
                         or params.priority is not s.priority):
                     params = launch_record(drv, f, s, grid, block, shmem, args, coop)
             if programmatic and programmatic & PROGRAMMATIC:
-                old = cap.programmatic_deps(s)
+                old = capq.programmatic_deps(s)
                 try:
-                    cap.enqueue_kernel(drv, s, call, params)
+                    capq.enqueue_kernel(drv, s, call, params)
                 except DriverError:
                     if old is not None:  # a refused launch leaves the stream's dependencies as they were
                         s.deps = old
                     raise
             else:
-                cap.enqueue_kernel(drv, s, call, params)
+                capq.enqueue_kernel(drv, s, call, params)
             drv._kernel_launches += 1  # only a launch the stream took (captured, recorded or run)
             return params
         except DriverError as e:

@@ -27,7 +27,8 @@ from . import hostmem, process
 from .errors import CUresult, DriverError
 
 if TYPE_CHECKING:
-    from .graph import GraphExec, Node
+    from .graph import Node
+    from .graph_exec import GraphExec
     from .objects import Context, MemPool
 
 HOST_ALIGN = 64

@@ -1,7 +1,10 @@
 """Node kinds: one parameter record and one ``NodeKind`` per ``CUgraphNodeType`` (spec 1, 9, 9.1, 10).
 
+Why this file is long (over ~700 lines): it is the registry of every node kind (one record and one NodeKind per
+CUgraphNodeType): a kind's behaviour lives in one place by design.
+
 This module knows nothing of capture rules or faces. It is the one place a node kind's behaviour lives:
-:mod:`simcuda._core.graph` (replay, DOT, exec-update checks, clone, freeze), the graph and exec
+:mod:`simcuda._core.graph` and its parts (replay, DOT, exec-update checks, clone, freeze), the graph and exec
 entries (node creation and set-params, the launch log, DEVICE_LAUNCH checks) and the faces reach a
 kind only through :data:`KINDS`, so adding a node kind is one record class, one :class:`NodeKind`
 subclass and one entry in :data:`KINDS` (``tests/core/test_node_kind_registry.py`` checks the registry).
@@ -351,7 +354,7 @@ class NodeKind:
     def replay(self, drv: ReplayHost, p: Any) -> str:
         """Run the node in a graph replay (spec 9) against ``drv``'s memory; returns the launch log's note.
 
-        A GRAPH node never comes here: :func:`~simcuda._core.graph.run_frozen` replays its child body in place.
+        A GRAPH node never comes here: :func:`~simcuda._core.graph_exec.run_frozen` replays its child body in place.
         """
         return ""
 

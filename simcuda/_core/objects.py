@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING, Any
 from .errors import CUresult, DriverError
 
 if TYPE_CHECKING:
-    from .capture import CaptureSequence, Op
+    from .capture import CaptureSequence
+    from .capture_enqueue import Op
     from .config import DeviceSpec
     from .graph import Node
 

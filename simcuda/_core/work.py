@@ -16,8 +16,9 @@ import weakref
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar, cast
 
-from . import capture as cap
+from . import capture_enqueue as capq
 from . import graph as gr
+from . import graph_exec as ge
 from . import hostmem, param_types, ptxrun
 from .errors import CUresult, DriverError
 from .kernels import DECLARED, KERNELS, KernelHost, KernelLaunch
@@ -33,9 +34,9 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 
-_KERNEL = cap.OPS["kernel"]
+_KERNEL = capq.OPS["kernel"]
 #: the wait kinds: a deferred wait entry holds its stream until the event's record has run
-_WAITS = (cap.OPS["wait_event"], cap.OPS["wait_event_external"])
+_WAITS = (capq.OPS["wait_event"], capq.OPS["wait_event_external"])
 
 
 class _EventRef:
@@ -124,7 +125,7 @@ class Scheduler:
 
     What it does, by method: :meth:`submit` (stream order: now, deferred behind a held stream, or queued under
     manual progression), :meth:`run_now` (a synchronous operation, spec 6), :meth:`execute` (one operation, as
-    its :class:`~simcuda._core.capture.OpKind` says), :meth:`drain`/:meth:`stream_drain` (queued work, manual
+    its :class:`~simcuda._core.capture_enqueue.OpKind` says), :meth:`drain`/:meth:`stream_drain` (queued work, manual
     progression), :meth:`wait_idle` (user code running on another thread), :meth:`unlocked`/:meth:`run_user_op`
     (user code outside the driver lock), :meth:`record_uncaptured`/:meth:`wait_uncaptured`/:meth:`complete_event`
     (eager event records and waits), :meth:`run_kernel` (a launch: its Python twin or its PTX), the host
@@ -156,7 +157,7 @@ class Scheduler:
         self._tls = host.threads.tls
         self._unimplemented = host.counters.unimplemented  # kernel name -> runs with no implementation
         self._ticket = 0
-        self._queue: list[tuple[int, Stream, tuple[cap.Op, Callable[[], Any] | None]]] = []
+        self._queue: list[tuple[int, Stream, tuple[capq.Op, Callable[[], Any] | None]]] = []
         self._idle = threading.Condition(host._lock)  # notified when user code or a drain finishes
         self._draining = 0  # the thread running queued work (manual progression), 0 when none
         self._inflight: set[Stream] = set()  # streams with an in-flight PTX kernel (P-74)
@@ -165,7 +166,7 @@ class Scheduler:
         self._suspending = 0  # executes of eager kernel launches running now (P-74; run_kernel reads it first)
 
     @property
-    def queue(self) -> Sequence[tuple[int, Stream, tuple[cap.Op, Callable[[], Any] | None]]]:
+    def queue(self) -> Sequence[tuple[int, Stream, tuple[capq.Op, Callable[[], Any] | None]]]:
         """The queued work of manual progression, in enqueue order (read-only)."""
         return self._queue
 
@@ -211,7 +212,7 @@ class Scheduler:
         finally:
             lock._acquire_restore(state)
 
-    def submit(self, stream: Stream, op: cap.Op) -> None:
+    def submit(self, stream: Stream, op: capq.Op) -> None:
         """Run ``op`` on an uncaptured stream (now, after the user code its stream runs, or when it progresses)."""
         runner = op.run
         if self._host.progression == "immediate":
@@ -226,7 +227,7 @@ class Scheduler:
             stream.pending.append(self._ticket)
             self._queue.append((self._ticket, stream, (op, runner)))
 
-    def run_now(self, stream: Stream, op: cap.Op) -> None:
+    def run_now(self, stream: Stream, op: capq.Op) -> None:
         """Run a synchronous operation on ``stream`` (the legacy or per-thread stream, spec 6): it waits for
         earlier work (user code on the context's streams, and queued work), then runs."""
         self.wait_idle(ctx_streams(stream.ctx))
@@ -235,14 +236,14 @@ class Scheduler:
         self.drain()
         self.execute(stream, op, op.run)
 
-    def execute(self, stream: Stream, op: cap.Op, runner: Callable[[], Any] | None) -> None:
-        """Run one eager stream operation, as its kind says (:class:`~simcuda._core.capture.OpKind`): it
+    def execute(self, stream: Stream, op: capq.Op, runner: Callable[[], Any] | None) -> None:
+        """Run one eager stream operation, as its kind says (:class:`~simcuda._core.capture_enqueue.OpKind`): it
         advances the simulated clock by one tick unless it is an event record or a graph launch (whose
         replayed nodes tick instead) (spec 16) [I], user code runs with the lock released, and it is logged."""
         k = op.kind
         host = self._host
         if k.ticks:
-            host._clock_ms += gr.TICK_MS
+            host._clock_ms += ge.TICK_MS
         eager_kernel = False
         try:
             if runner is None:
@@ -327,7 +328,7 @@ class Scheduler:
         held = self._waiting | self._inflight
         return s in held or any(o in held for o in self.partners(s))
 
-    def _defer(self, s: Stream, op: cap.Op) -> None:
+    def _defer(self, s: Stream, op: capq.Op) -> None:
         self._ticket += 1
         s.deferred.append((self._ticket, op))
         self._waiting.add(s)
@@ -519,7 +520,7 @@ class Scheduler:
                 event.time_ms = self._host._clock_ms
                 event.pending_on = None
                 return ""
-            op = cap.Op(cap.OPS["event_record"], "cuEventRecord", None, complete)
+            op = capq.Op(capq.OPS["event_record"], "cuEventRecord", None, complete)
             self.submit(stream, op)
             event.pending_ticket = self._ticket
 
@@ -539,7 +540,7 @@ class Scheduler:
         if self._host.progression != "immediate" or not (self._inflight or self._waiting):
             return
         if self._must_defer(stream) or (event.pending_on is not None and event.pending_on is not stream):
-            self._defer(stream, cap.Op(cap.OPS["wait_event"], "cuStreamWaitEvent", _EventRef(event), None))
+            self._defer(stream, capq.Op(capq.OPS["wait_event"], "cuStreamWaitEvent", _EventRef(event), None))
 
     def run_kernel(self, p: gr.KernelParams) -> str:
         """Run launch ``p``: its Python twin (``Driver.kernels``, then :data:`~simcuda._core.kernels.KERNELS`) with

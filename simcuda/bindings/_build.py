@@ -24,9 +24,9 @@ from typing import cast as _cast
 
 import attrs
 
-from .._core.api import Call
 from .._core.objects import EdgeDataArg as _EdgeDataArg
 from .._core.param_types import split_params as _split
+from .._core.rows import Call
 from . import _args as _A
 from . import _driver_types as _T
 

@@ -1,5 +1,8 @@
 """Wrapper handle types and parameter structs of the simulated ``cuda.bindings.driver``.
 
+Why this file is long (over ~700 lines): it holds every kind of class of the real module (handles, value wrappers,
+structs) with its conversion, the one set of rules the Python faces share.
+
 Every class of the real module exists here with the same name and base classes (the list, the
 kinds and the value widths are generated from the real wheel into
 :mod:`simcuda._generated.driver_outputs`). Observable behaviour copied from cuda-bindings 13.5.0:

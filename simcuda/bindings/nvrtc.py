@@ -1,5 +1,8 @@
 """Simulated ``cuda.bindings.nvrtc`` (NVRTC, the runtime compiler), cuda-bindings 13.5.0 call shapes.
 
+Why this file is long (over ~700 lines): it holds the NVRTC face and the stand-in that reads kernel declarations
+when no NVIDIA NVRTC is installed, which share the program objects.
+
 **NVIDIA's NVRTC compiles when it is installed** (``libnvrtc`` of the ``nvidia-cuda-nvrtc`` wheel or a
 toolkit; :mod:`simcuda.bindings._real_nvrtc`, ``SIMCUDA_NVRTC`` chooses): the result, log, PTX, CUBIN and
 lowered names are then the real compiler's, and the C parameter types this face reads from the source are

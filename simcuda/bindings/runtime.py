@@ -1,5 +1,9 @@
 """Simulated ``cuda.bindings.runtime`` (cudart, cuda-bindings 13.5.0 call shapes): tuple-returning.
 
+Why this file is long (over the 1,000 lines of issue 18 item 4): the native route loads it a second time under
+:data:`NATIVE_NAME` (``simcuda._patch``), so that its handle classes derive from NVIDIA's; a function moved to
+another module would be shared by both loads and see one set of classes only.
+
 Mirrors: ``cuda.bindings.runtime`` of cuda-bindings 13.5.0 (the legacy name ``cuda.cudart`` under
 :func:`simcuda.patch`).
 
@@ -43,8 +47,6 @@ from typing import cast as _cast
 
 from .._core.api import API as _API
 from .._core.api import RUNTIME as _RUNTIME
-from .._core.api import RUNTIME_ROWS as _RUNTIME_ROWS
-from .._core.api import Runtime as _Runtime
 from .._core.errors import DriverError as _DriverError
 from .._core.memory import DEVICE as _DEV
 from .._core.memory import HOST as _HOST
@@ -53,6 +55,8 @@ from .._core.memory import MemsetParams as _MemsetParams
 from .._core.objects import POOL_ATTR_U64 as _POOL_ATTR_U64
 from .._core.objects import EdgeData as _EdgeData
 from .._core.objects import EdgeDataArg as _EdgeDataArg
+from .._core.rows import Runtime as _Runtime
+from .._core.runtime_rows import RUNTIME_ROWS as _RUNTIME_ROWS
 from .._generated import runtime_enums as _E
 from .._generated.driver_enums import CUresult as _CUresult
 from .._generated.driver_outputs import OUTPUTS as _DRIVER_OUTPUTS

@@ -1,5 +1,8 @@
 """The C-ABI adapters of the native route: one per (name, version) pair NVIDIA's binding requests.
 
+Why this file is long (over ~700 lines): it holds the adapter builders for every form of the table's calls (simple,
+arrays, native forms) and the kernel-launch decoder, which share the out-pointer writers.
+
 Mirrors: the C entry points of ``libcuda.so.1`` as ``cuda/bindings/cydriver.pxd`` (cuda-bindings 13.5) declares
 them, served by the simulated driver. NVIDIA's Cython layer calls an entry of the simulated library
 (``simcuda/native/libcuda.c``), which jumps to the ctypes callback installed here for that (name, version)
@@ -44,12 +47,13 @@ from collections.abc import Callable
 from typing import Any
 
 from .. import _state
-from .._core.api import API, VARIANTS, Api
+from .._core.api import API, VARIANTS
 from .._core.errors import DriverError
 from .._core.kernels import DECLARED
 from .._core.module import merge_param_types
 from .._core.objects import POOL_ATTR_U64, Function
 from .._core.param_types import Unsized
+from .._core.rows import Api
 from .._generated import cydriver_ctypes as C
 from .._generated.entry_table import ENTRIES, Entry
 from . import kernel_args as _kargs

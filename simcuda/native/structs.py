@@ -1,5 +1,8 @@
 """Struct parameters of the native route: C structs read (and written back) through the generated ctypes layouts.
 
+Why this file is long (over ~700 lines): it holds one reader or decoder per C struct the native route takes, each
+written as data over the generated layouts.
+
 Mirrors: the struct arguments of the driver entries as ``cuda/bindings/cydriver.pxd`` (cuda-bindings 13.5)
 declares them; the layouts are :mod:`simcuda._generated.cydriver_ctypes`, never typed by hand. Each decoder
 turns a struct into the same core values the tuple face (:mod:`simcuda.bindings.driver`) makes from the

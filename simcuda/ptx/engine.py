@@ -1,5 +1,8 @@
 """The vectorised SIMT interpreter: every thread of a launch is a lane of numpy arrays.
 
+Why this file is long (over ~700 lines): a launch's state and its one vectorised memory path for every address space
+share the per-lane arrays of one class.
+
 One array per PTX register (storage by width: ``bool`` for predicates, ``uint16``/``uint32``/``uint64``; an
 instruction views it with its own type), a per-lane PC. Each step runs the instruction at the lowest PC among the
 runnable lanes, for exactly those lanes, which reconverges divergent paths; lanes that take a backward branch while

@@ -12,6 +12,7 @@ import pytest
 
 from simcuda import Driver, DriverError
 from simcuda._core import graph as gr
+from simcuda._core import nodes
 from simcuda._core.nodes import DOT_EXTRA_TOPO_INFO, DOT_VERBOSE
 
 from .conftest import SRC, ready
@@ -258,14 +259,14 @@ def test_update_across_the_two_forms() -> None:
     for x, b, src in ((x_mod, lazy, "B"), (x_lazy, ref, "A")):
         with pytest.raises(DriverError) as ei:
             d.graph_exec_update(x, b.g)
-        assert ei.value.update_info == (gr.UPD_TOPOLOGY_CHANGED, b.h["C"], b.h[src])
+        assert ei.value.update_info == (nodes.UPD_TOPOLOGY_CHANGED, b.h["C"], b.h[src])
     assert lazy.graph.lazy  # the compact form was read as it is
     # a dependency removed (Y -> Z): Y is an exit more, in both forms
     for b in (lazy, ref):
         b.d.graph_remove_dependencies(b.g, [b.h["Y"]], [b.h["Z"]], [])
     with pytest.raises(DriverError) as ei:
         d.graph_exec_update(x_ref, lazy.g)
-    assert ei.value.update_info == (gr.UPD_TOPOLOGY_CHANGED, lazy.h["Y"], 0)
+    assert ei.value.update_info == (nodes.UPD_TOPOLOGY_CHANGED, lazy.h["Y"], 0)
 
 
 def test_fast_path_with_edge_data_on_the_dependency_makes_an_ordinary_edge() -> None:

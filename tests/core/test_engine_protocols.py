@@ -5,7 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from simcuda._core import capture as cap
+from simcuda._core import capture_enqueue as capq
 from simcuda._core import graph as gr
+from simcuda._core import graph_update as gu
 from simcuda._core import nodes as nd
 from simcuda._core.config import DeviceSpec, Options
 from simcuda._core.errors import DriverError
@@ -65,7 +67,7 @@ class FakeHost:
     def _discard_graph(self, g: gr.Graph) -> None:
         self.discarded.append(g)
 
-    def _submit(self, stream: Stream, op: cap.Op) -> None:
+    def _submit(self, stream: Stream, op: capq.Op) -> None:
         raise AssertionError("nothing is submitted in these tests")
 
     _run_now = _record_uncaptured = _wait_uncaptured = _submit
@@ -88,8 +90,8 @@ def test_capture_engine_runs_on_a_fake_host():
     t = host.threads.current()
     seq = cap.begin(host, s, cap.GLOBAL, t)
     assert (seq.status, host.captures.live, host.counters.counts(0)["captures_begun"]) == (cap.ACTIVE, {seq.id: seq}, 1)
-    a = cap.add_node(host, s, nd.EMPTY, nd.NO_PARAMS)
-    b = cap.add_node(host, s, nd.EMPTY, nd.NO_PARAMS)
+    a = capq.add_node(host, s, nd.EMPTY, nd.NO_PARAMS)
+    b = capq.add_node(host, s, nd.EMPTY, nd.NO_PARAMS)
     g = cap.end(host, s, t)
     assert g.nodes == [a, b] and [src for src, _ed in gr.in_edges(b)] == [a]
     assert (host.captures.live, host.captures.ended_graphs, host.counters.counts(0)["captures_ended"]) == ({}, [g], 1)
@@ -117,7 +119,7 @@ def test_graph_model_clones_on_a_fake_host():
     a = host.handles.new_node(g, nd.EMPTY, nd.NO_PARAMS)
     b = host.handles.new_node(g, nd.EMPTY, nd.NO_PARAMS)
     gr.add_edge(g, a, b)
-    c = gr.clone_graph(host, g)
+    c = gu.clone_graph(host, g)
     assert c is not g and len(c.nodes) == 2 and host.handles.get(c.handle) is c
     assert [(src.local_id, dst.local_id) for src, dst, _ed in gr.edge_list(c)] == [(0, 1)]
     assert [n.graph for n in g.nodes] == [g, g] and len(gr.edge_list(g)) == 1

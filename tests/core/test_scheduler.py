@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from simcuda._core import capture as cap
+from simcuda._core import capture_enqueue as capq
 from simcuda._core.config import DeviceSpec, Options
 from simcuda._core.errors import CUresult, DriverError
 from simcuda._core.logs import Counters
@@ -73,11 +73,11 @@ def _stream(ctx: Context, h: int, flags: int = 1) -> Stream:
     return s
 
 
-def _op(done: list[str], tag: str, kind: str = "memset") -> cap.Op:
+def _op(done: list[str], tag: str, kind: str = "memset") -> capq.Op:
     def run() -> str:
         done.append(tag)
         return tag
-    return cap.Op(cap.OPS[kind], "cuTest", None, run)
+    return capq.Op(capq.OPS[kind], "cuTest", None, run)
 
 
 def test_submit_runs_at_once_ticks_and_logs(rig: Any) -> None:
@@ -126,7 +126,7 @@ def test_user_code_runs_without_the_lock_and_the_stream_is_busy(rig: Any) -> Non
         seen.append(s.busy)
         sch.unlocked(other_thread_takes_the_lock)
         return "ran"
-    sch.submit(s, cap.Op(cap.OPS["host"], "cuLaunchHostFunc", None, body))
+    sch.submit(s, capq.Op(capq.OPS["host"], "cuLaunchHostFunc", None, body))
     assert seen == [1, True] and s.busy == 0 and host.log[-1]["note"] == "ran"
     assert host._lock._is_owned()  # taken back
 
@@ -140,7 +140,7 @@ def test_work_behind_a_busy_stream_is_deferred_then_runs(rig: Any) -> None:
         sch.submit(s, _op(done, "behind"))
         assert done == [] and [t for t, _ in s.deferred] == [1] and sch.holds
         return ""
-    sch.submit(s, cap.Op(cap.OPS["host"], "cuLaunchHostFunc", None, body))
+    sch.submit(s, capq.Op(capq.OPS["host"], "cuLaunchHostFunc", None, body))
     assert done == ["behind"] and not s.deferred and not sch.holds
 
 

@@ -139,7 +139,7 @@ def test_a_particular_row_that_spells_its_call_uses_the_c_declaration(row):
 
 
 def test_shape_notation_parses_arrays_and_in_out_pointers():
-    from simcuda._core.api import Api
+    from simcuda._core.rows import Api
 
     c = Api("cuX", "op(h, deps[n], *mode, 'lit', k=True) -> a[m], b[m], mode (...)", "").call
     assert c.op == "op" and c.outs == ("a", "b", "mode")
@@ -152,7 +152,7 @@ def test_shape_notation_parses_arrays_and_in_out_pointers():
 def test_shape_notation_parses_the_native_forms():
     """Struct fields (in and out), records, nested core calls, tuples, lists and ``**`` spreads parse into the
     argument tree the native builder reads; the nested core operations count among the row's operations."""
-    from simcuda._core.api import Api, Arg
+    from simcuda._core.rows import Api, Arg
 
     row = Api("cuX", "op(p.a.b, Rec(x, 1), read_it(y), (u, v), [(2, w)], k=z, **q) -> h, p.out (...)", "",
               decoder="")

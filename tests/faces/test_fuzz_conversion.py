@@ -72,7 +72,7 @@ def test_bad_arguments_convert_like_the_real_wrapper(face, name, monkeypatch):
     sim = importlib.import_module("sim" + mod)
     from simcuda._generated.driver_outputs import OUTPUTS, V2_FUNCTIONS
     from simcuda._generated.runtime_outputs import OUTPUTS as RT_OUTPUTS
-    from simcuda.bindings.driver import _split_params
+    from simcuda.bindings._driver_face import _split_params
     monkeypatch.delenv("CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM", raising=False)
     d = simcuda.Driver()
     old = simcuda.use(d)

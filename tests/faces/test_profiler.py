@@ -1,5 +1,6 @@
-"""cuProfilerStart / cuProfilerStop, the worked example of CONTRIBUTING.md: one row each in simcuda/_core/api.py
-and one core function (``profiler_control``); the tuple face, the ``_v2`` face and the native route build them."""
+"""cuProfilerStart / cuProfilerStop, the worked example of CONTRIBUTING.md: one row each in
+simcuda/_core/context_rows.py and one core function (``profiler_control``); the tuple face, the ``_v2`` face and
+the native route build them."""
 from __future__ import annotations
 
 import inspect

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from simcuda._core.api import API, ROWS, VARIANTS, Api, check_row
+from simcuda._core.api import API, ROWS, VARIANTS, check_row
+from simcuda._core.rows import Api
 from simcuda._generated.entry_table import ENTRIES
 
 BY_PYTHON = {e.python: e for e in ENTRIES if e.python}

@@ -8,7 +8,9 @@ from pathlib import Path
 import pytest
 
 from simcuda import Driver
-from simcuda._core.api import API, RUNTIME, RUNTIME_ROWS, Runtime
+from simcuda._core.api import API, RUNTIME
+from simcuda._core.rows import Runtime
+from simcuda._core.runtime_rows import RUNTIME_ROWS
 from simcuda._generated.driver_outputs import OUTPUTS as DRIVER_OUTPUTS
 from simcuda._generated.runtime_outputs import OUTPUTS as RUNTIME_OUTPUTS
 from simcuda.bindings import _build as B

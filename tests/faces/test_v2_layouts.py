@@ -7,6 +7,7 @@ import ctypes
 import pytest
 
 from simcuda._generated import cydriver_ctypes as C
+from simcuda.bindings._v2 import _v2_face
 from simcuda.bindings._v2 import driver as v2
 
 LAYOUTS = {"_CStreamCigParam": C.CUstreamCigParam, "_CStreamCigCaptureParams": C.CUstreamCigCaptureParams,
@@ -18,7 +19,7 @@ LAYOUTS = {"_CStreamCigParam": C.CUstreamCigParam, "_CStreamCigCaptureParams": C
 @pytest.mark.parametrize("name", sorted(LAYOUTS))
 def test_layout_is_the_generated_one(name):
     """Each _v2 struct layout has the generated struct's field names, offsets and size."""
-    mine, generated = getattr(v2, name), LAYOUTS[name]
+    mine, generated = getattr(_v2_face, name), LAYOUTS[name]
     assert [f for f, _t in mine._fields_] == [f for f, _t in generated._fields_]
     assert [getattr(mine, f).offset for f, _t in mine._fields_] == [getattr(generated, f).offset
                                                                     for f, _t in generated._fields_]

@@ -8,7 +8,7 @@ import pickle
 import pytest
 
 import simcuda
-from simcuda import capture as face
+from simcuda import oxicuda_handles
 from simcuda.capture import CudaError, Graph, GraphExec, GraphNode, MemcpyDirection, Stream, StreamCapture
 
 
@@ -216,7 +216,7 @@ def test_launch_moves_real_bytes_through_scratch(drv):
     g.add_dependency(s, c)
     stream = Stream.new()
     g.instantiate().launch(stream)
-    host = face._scratch(drv).host[(stream.context_handle(), 16)]
+    host = oxicuda_handles.scratch_buffer(drv).host[(stream.context_handle(), 16)]
     assert ctypes.string_at(host, 16) == b"\xab" * 16
 
 

@@ -11,6 +11,7 @@ from hypothesis.errors import Flaky
 from hypothesis.stateful import run_state_machine_as_test
 
 from simcuda._core import capture
+from simcuda._core import capture_enqueue as capq
 from simcuda.testing import CaptureMachine, CaptureModel
 
 #: enough programs to meet each planted bug (measured over 8 seeds each: found after 28-439 programs with the
@@ -41,25 +42,25 @@ def _unjoined_off(monkeypatch: pytest.MonkeyPatch) -> None:
 def _join_off(monkeypatch: pytest.MonkeyPatch) -> None:
     """Engine: a wait on an event of the stream's own capture adds no dependency (spec 4.1 row 8); the other
     rows of the same function (merge, isolation) stay."""
-    real = capture._join
+    real = capq._join
 
     def join(seq: Any, stream: Any, op: Any) -> None:
         if op.params.event.capture is not seq:
             real(seq, stream, op)
 
-    monkeypatch.setattr(capture, "_join", join)
+    monkeypatch.setattr(capq, "_join", join)
 
 
 def _fork_inherits_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
     """Engine: a stream forked into a capture starts with no dependencies (spec 4.1 row 6)."""
-    real = capture._fork
+    real = capq._fork
 
     def fork(drv: Any, stream: Any, op: Any) -> None:
         real(drv, stream, op)
         if stream.capture is not None:
             stream.deps = []
 
-    monkeypatch.setattr(capture, "_fork", fork)
+    monkeypatch.setattr(capq, "_fork", fork)
 
 
 class _NoUnjoined(CaptureModel):

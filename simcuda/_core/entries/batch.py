@@ -30,7 +30,7 @@ from __future__ import annotations
 import itertools
 from typing import NamedTuple
 
-from .. import capture as cap
+from .. import capture_enqueue as capq
 from ..errors import CUresult, DriverError
 from ..memory import HOST, CopyParams, check_copy, do_copy, host_view
 from ..state import DriverState, entry
@@ -167,7 +167,7 @@ class BatchCopies(DriverState):
         def run() -> None:
             for p in copies:
                 do_copy(mem, p)
-        cap.enqueue(self, s, cap.Op(cap.OPS["memcpy_batch"], call, BatchParams(copies), run))
+        capq.enqueue(self, s, capq.Op(capq.OPS["memcpy_batch"], call, BatchParams(copies), run))
 
     # -- cuMemcpy3DBatchAsync (issue 10, P-41) --
     @entry
@@ -213,4 +213,4 @@ class BatchCopies(DriverState):
         def run() -> None:
             for p in copies:
                 do_copy(mem, p)
-        cap.enqueue(self, s, cap.Op(cap.OPS["memcpy_batch"], call, BatchParams(copies), run))
+        capq.enqueue(self, s, capq.Op(capq.OPS["memcpy_batch"], call, BatchParams(copies), run))

@@ -10,7 +10,7 @@ What NVIDIA documents (CUDA_CONDITIONAL_NODE_PARAMS, cuGraphConditionalHandleCre
   ``cuStreamBeginCaptureToGraph``;
 * a body may hold only kernel, empty, memcpy, memset, child-graph and conditional nodes, at any depth: anything
   else is found when the graph is instantiated (1 INVALID_VALUE, observed for an event-wait node: C-29);
-* replay (:func:`simcuda._core.graph.run_frozen`) reads the handle's value when the node runs; device code sets it
+* replay (:func:`simcuda._core.graph_exec.run_frozen`) reads the handle's value when the node runs; device code sets it
   with ``cudaGraphSetConditional``, which a Python kernel calls as ``launch.set_conditional(handle, value)``.
 """
 from __future__ import annotations

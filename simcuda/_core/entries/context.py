@@ -4,6 +4,8 @@ from __future__ import annotations
 import hashlib
 
 from .. import capture as cap
+from .. import capture_enqueue as capq
+from .. import capture_sync as caps
 from ..errors import CUresult, DriverError
 from ..objects import Context, Device
 from ..state import DRIVER_VERSION, DriverState, entry
@@ -244,7 +246,7 @@ class Contexts(DriverState):
         In-flight kernels of the context (P-74) are resumed until they end, the lock released (see
         ``stream_synchronize``), and the work behind them runs; a fault of one is answered (sticky)."""
         ctx = self.handles.context(h) if h else self.threads.ctx_current()
-        cap.check_ctx_sync(self, ctx, call)
+        caps.check_ctx_sync(self, ctx, call)
         self.scheduler.wait_idle(self._ctx_streams(ctx))
         if self.scheduler.holds:
             self.scheduler.settle([*self._ctx_streams(ctx), *self.scheduler.held_in(ctx)])
@@ -264,8 +266,8 @@ class Contexts(DriverState):
         """cuCtxRecordEvent. Errors: 201/709 context; 400 event; 900 while the context captures (5.3)."""
         ctx = self.handles.context(hctx)
         ev = self.handles.event(hevent)
-        cap.check_ctx_event(self, ctx, ev, "cuCtxRecordEvent", wait=False)
-        cap._uncapture_event(ev)
+        caps.check_ctx_event(self, ctx, ev, "cuCtxRecordEvent", wait=False)
+        capq._uncapture_event(ev)
         self.scheduler.drain()
         self.scheduler.complete_event(ev)
 
@@ -274,7 +276,7 @@ class Contexts(DriverState):
         """cuCtxWaitEvent. Errors: 201/709; 400; 900 while the context captures or the event is captured."""
         ctx = self.handles.context(hctx)
         ev = self.handles.event(hevent)
-        cap.check_ctx_event(self, ctx, ev, "cuCtxWaitEvent", wait=True)
+        caps.check_ctx_event(self, ctx, ev, "cuCtxWaitEvent", wait=True)
 
     @entry
     def device_primary_ctx_reset(self, dev: int) -> None:

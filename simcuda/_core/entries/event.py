@@ -1,7 +1,8 @@
 """Events: record, wait, query, timing (spec 2.4, 4.1, 4.2, 5.3)."""
 from __future__ import annotations
 
-from .. import capture as cap
+from .. import capture_enqueue as capq
+from .. import capture_sync as caps
 from .. import nodes as nd
 from ..errors import CUresult, DriverError
 from ..objects import EMPTY, RECORDED, Event
@@ -26,7 +27,7 @@ class Events(DriverState):
     def event_destroy(self, h: int) -> None:
         """cuEventDestroy. Errors: 400. Destroying a captured event leaves the capture graph as it is."""
         e = self.handles.event(h)
-        cap._uncapture_event(e)
+        capq._uncapture_event(e)
         e.destroyed = True
 
     @entry
@@ -41,8 +42,8 @@ class Events(DriverState):
         if flags not in (0, 1):
             raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
                               f"{call}: flags {flags} are not 0 or CU_EVENT_RECORD_EXTERNAL (1) (spec 4.2 row 2)")
-        kind = cap.OPS["event_record_external" if flags == 1 else "event_record"]
-        cap.enqueue(self, s, cap.Op(kind, call, nd.EventParams(e), None))
+        kind = capq.OPS["event_record_external" if flags == 1 else "event_record"]
+        capq.enqueue(self, s, capq.Op(kind, call, nd.EventParams(e), None))
 
     @entry
     def event_query(self, h: int) -> None:
@@ -50,7 +51,7 @@ class Events(DriverState):
 
         A record waiting behind an in-flight kernel (P-74) resumes that kernel for one bounded slice first."""
         e = self.handles.event(h)
-        cap.check_event_host_wait(self, e, self.threads.current(), "cuEventQuery")
+        caps.check_event_host_wait(self, e, self.threads.current(), "cuEventQuery")
         if e.state == RECORDED and e.pending_on is not None:
             self.scheduler.query_slice(e.pending_on)
         if e.state == RECORDED and e.pending_on is not None:
@@ -63,7 +64,7 @@ class Events(DriverState):
         """cuEventSynchronize: as cuEventQuery, then runs the work before the event: an in-flight kernel it
         waits for (P-74) is resumed until it ends, the lock released (see ``stream_synchronize``)."""
         e = self.handles.event(h)
-        cap.check_event_host_wait(self, e, self.threads.current(), "cuEventSynchronize")
+        caps.check_event_host_wait(self, e, self.threads.current(), "cuEventSynchronize")
         if e.state == RECORDED and e.pending_on is not None and self.scheduler.holds:
             self.scheduler.settle_event(e)
         if e.state == RECORDED and e.pending_on is not None:
@@ -89,7 +90,7 @@ class Events(DriverState):
         for e in (e0, e1):
             if e.state == EMPTY:
                 raise DriverError(CUresult.CUDA_ERROR_INVALID_HANDLE, f"{e.label()} was never recorded")
-        cap.check_elapsed_time_events((e0, e1))
+        caps.check_elapsed_time_events((e0, e1))
         for e in (e0, e1):
             if e.flags & 2:
                 raise DriverError(CUresult.CUDA_ERROR_INVALID_HANDLE,

@@ -5,8 +5,11 @@ from collections.abc import Callable
 from typing import Any
 
 from .. import capture as cap
+from .. import capture_enqueue as capq
 from .. import graph as gr
 from .. import graph_build as gb
+from .. import graph_exec as ge
+from .. import graph_update as gu
 from .. import nodes as nd
 from ..errors import CUresult, DriverError
 from ..memory import KIND_GRAPH
@@ -19,7 +22,7 @@ _INST_NAMES = {0: "SUCCESS", 1: "ERROR", 2: "INVALID_STRUCTURE", 3: "NODE_OPERAT
                4: "MULTIPLE_CTXS_NOT_SUPPORTED", 5: "CONDITIONAL_HANDLE_UNUSED"}
 
 
-def _node_detail(x: gr.ExecNode, p: Any) -> str:
+def _node_detail(x: ge.ExecNode, p: Any) -> str:
     """The launch log's ``detail`` for node ``x`` replayed with parameters ``p``: a kernel's is cached on its
     parameter record, any other's on its exec node (computed once, shared by the records of every launch); the
     text is the kind's :meth:`~simcuda._core.nodes.NodeKind.log_detail`."""
@@ -97,8 +100,8 @@ class Execs(Graphs):
             cap.check_capture_target(child, "update from")
             assert old.child is not None  # the frozen body of a GRAPH node
             try:
-                body = gr.plan_update(old.child, child, self.memory.find, x.flags)
-            except gr.UpdateFailure as f:
+                body = gu.plan_update(old.child, child, self.memory.find, x.flags)
+            except gu.UpdateFailure as f:
                 raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
                                   f"cuGraphExecChildGraphNodeSetParams: graph {child.gid} does not match "
                                   f"the child graph of node {n.local_id}: {f.why} "
@@ -106,13 +109,13 @@ class Execs(Graphs):
             x.writable_body().order[pos] = old.evolve(child=body)
             return
         params = gb.build_params(self, ntype, spec, 1)
-        prob = gr.param_change_problem(ntype, old.params, params, self.memory.find, x.flags, per_node=True)
+        prob = gu.param_change_problem(ntype, old.params, params, self.memory.find, x.flags, per_node=True)
         if prob is not None:
             raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
                               f"node {n.local_id} ({gr.TYPE_KEYWORDS[ntype]}) of exec 0x{x.handle:x}: {prob[1]}")
         x.writable_body().order[pos] = old.evolve(params=params)
 
-    def _exec_node(self, hexec: int, hnode: int) -> tuple[gr.GraphExec, int, gr.ExecNode]:
+    def _exec_node(self, hexec: int, hnode: int) -> tuple[ge.GraphExec, int, ge.ExecNode]:
         x = self.handles.exec(hexec)
         n = self.handles.node(hnode)
         pos = x.body.index.get(id(n))
@@ -197,7 +200,7 @@ class Execs(Graphs):
             s = None
             if flags & gr.INSTANTIATE_UPLOAD:
                 s = self._stream(hupload)
-                cap.enqueue(self, s, cap.Op(cap.OPS["upload"], "cuGraphUpload", None, None))
+                capq.enqueue(self, s, capq.Op(capq.OPS["upload"], "cuGraphUpload", None, None))
             return self._instantiate(g, int(flags)).handle
         except DriverError as e:
             if not hasattr(e, "instantiate_result"):
@@ -211,7 +214,7 @@ class Execs(Graphs):
         e.instantiate_result, e.err_node = result, (node.handle if node is not None else 0)
         return e
 
-    def _instantiate(self, g: gr.Graph, flags: int) -> gr.GraphExec:
+    def _instantiate(self, g: gr.Graph, flags: int) -> ge.GraphExec:
         if flags & ~0xF:
             raise self._inst_error(gr.INST_ERROR, None, f"instantiate flags 0x{flags:x} have bits outside "
                                                         "CUgraphInstantiate_flags")
@@ -232,13 +235,13 @@ class Execs(Graphs):
             if prob is not None:
                 raise self._inst_error(*prob)
         try:
-            body = gr.freeze(g)
+            body = ge.freeze(g)
         except gr.GraphCycle as c:
             raise self._inst_error(gr.INST_INVALID_STRUCTURE, c.node, f"graph {c.node.graph.gid} has a cycle "
                                                                       f"through node {c.node.local_id}") from None
-        x = gr.GraphExec(0, g, flags, body, self.handles.next_graph_id())
+        x = ge.GraphExec(0, g, flags, body, self.handles.next_graph_id())
         x.handle = self.handles.add(x)
-        x.user_refs = gr.graph_user_refs(g) or None  # the exec's own copy (entries/userobj.py)
+        x.user_refs = gu.graph_user_refs(g) or None  # the exec's own copy (entries/userobj.py)
         g.live_execs += 1
         return x
 
@@ -247,7 +250,7 @@ class Execs(Graphs):
         if flags & 1:
             raise self._inst_error(gr.INST_ERROR, None, "CUDA_GRAPH_INSTANTIATE_FLAG_DEVICE_LAUNCH cannot be "
                                                         "combined with AUTO_FREE_ON_LAUNCH (spec 9)")
-        nodes = list(gr.walk_graph(g))
+        nodes = list(ge.walk_graph(g))
         if not any(nd.KINDS[n.type].device_work for n in nodes):
             raise self._inst_error(gr.INST_ERROR, None, f"a DEVICE_LAUNCH graph cannot be empty: graph {g.gid} has "
                                                         "no kernel, memcpy or memset node (spec 9)")
@@ -342,7 +345,7 @@ class Execs(Graphs):
         x.pending += 1
         x.shared = True
         try:
-            nested = cap.enqueue(self, s, cap.Op(cap.OPS["graph_launch"], "cuGraphLaunch", x, run, prepare))
+            nested = capq.enqueue(self, s, capq.Op(capq.OPS["graph_launch"], "cuGraphLaunch", x, run, prepare))
         except DriverError:
             if not started:
                 x.pending -= 1
@@ -360,7 +363,7 @@ class Execs(Graphs):
             if fa is not None and fa.kind == KIND_GRAPH:
                 fa.outstanding = None
 
-    def _back_launch(self, x: gr.GraphExec, allocs: list[Any]) -> None:
+    def _back_launch(self, x: ge.GraphExec, allocs: list[Any]) -> None:
         """Map the graph allocations of a launch of ``x`` (unmapping the last launch's first under
         AUTO_FREE_ON_LAUNCH, as though cuMemFreeAsync ran before it). Errors: 2 OUT_OF_MEMORY when the host cannot
         back them; then none stays mapped and no node runs."""
@@ -380,13 +383,13 @@ class Execs(Graphs):
                               "the host running the simulator cannot back the graph allocations of "
                               f"this launch of exec 0x{x.handle:x} ({e}); no node ran") from None
 
-    def _replay_exec(self, x: gr.GraphExec, body: gr.Frozen, n: int, log: Callable[[Any, Any, str], None]) -> None:
-        """Replay launch ``n`` of ``x``: ``body`` (``gr.run_frozen``; the exec as it was when the launch was
+    def _replay_exec(self, x: ge.GraphExec, body: ge.Frozen, n: int, log: Callable[[Any, Any, str], None]) -> None:
+        """Replay launch ``n`` of ``x``: ``body`` (``ge.run_frozen``; the exec as it was when the launch was
         enqueued), with this launch's conditional values when it has conditional nodes (P-22: the defaults, or
         what the last launch left). Errors: 702 LAUNCH_TIMEOUT when a WHILE node passes the simulator's limit."""
         handles = body.conds()
         if not handles:
-            gr.run_frozen(self, body, log)
+            ge.run_frozen(self, body, log)
             return
         last = x.cond_values
         cond = {h.handle: h.start_value(last.get(h.handle)) for h in handles}
@@ -394,8 +397,8 @@ class Execs(Graphs):
         outer = getattr(tls, "cond", None)
         tls.cond = cond
         try:
-            gr.run_frozen(self, body, log, cond)
-        except gr.WhileLimit as e:
+            ge.run_frozen(self, body, log, cond)
+        except ge.WhileLimit as e:
             raise DriverError(CUresult.CUDA_ERROR_LAUNCH_TIMEOUT, f"launch {n} of exec 0x{x.handle:x}: {e}") \
                 from None
         finally:
@@ -410,7 +413,7 @@ class Execs(Graphs):
         stream while a blocking stream captures; 901 on a stream of an invalidated capture.
         """
         self.handles.exec_to_run(hexec, "cuGraphUpload")
-        cap.enqueue(self, self._stream(h), cap.Op(cap.OPS["upload"], "cuGraphUpload", None, None))
+        capq.enqueue(self, self._stream(h), capq.Op(capq.OPS["upload"], "cuGraphUpload", None, None))
 
     @entry
     def graph_exec_update(self, hexec: int, hgraph: int) -> tuple[int, int, int]:
@@ -452,21 +455,21 @@ class Execs(Graphs):
         others = g.live_execs - (1 if x.graph is g else 0)
         if others > 0 and g.has_type_deep(gr.MEM_ALLOC, gr.MEM_FREE):
             mn = g.first_of(gr.MEM_ALLOC, gr.MEM_FREE)
-            raise self._update_error(x, gr.UpdateFailure(
+            raise self._update_error(x, gu.UpdateFailure(
                 gr.UPD_NOT_SUPPORTED, mn, f"graph {g.gid} holds memory nodes and is instantiated as another exec; "
                                           "it cannot be used to update this one (Graph Update Limitations)"))
         try:
-            body = gr.plan_update(x.body, g, self.memory.find, x.flags)
-        except gr.UpdateFailure as f:
+            body = gu.plan_update(x.body, g, self.memory.find, x.flags)
+        except gu.UpdateFailure as f:
             raise self._update_error(x, f) from None
         x.body = body
         x.shared = False
-        new_refs = gr.graph_user_refs(g) or None  # the source graph's references replace the exec's
+        new_refs = gu.graph_user_refs(g) or None  # the source graph's references replace the exec's
         release_refs(x.user_refs, self._uo_due)
         x.user_refs = new_refs
         return (gr.UPD_SUCCESS, 0, 0)
 
-    def _update_error(self, x: gr.GraphExec, f: gr.UpdateFailure) -> DriverError:
+    def _update_error(self, x: ge.GraphExec, f: gu.UpdateFailure) -> DriverError:
         name = gr.UPDATE_NAMES[f.result]
         enode = f.node.handle if f.node is not None else 0
         efrom = f.from_node.handle if f.from_node is not None else 0

@@ -1,4 +1,8 @@
-"""Graphs: creation, nodes of every kind, edges, queries, clone, params, DOT (spec 4.5, 9, 9.1)."""
+"""Graphs: creation, nodes of every kind, edges, queries, clone, params, DOT (spec 4.5, 9, 9.1).
+
+Why this file is long (over ~700 lines): it is one entry group (the graph-building entries): one short method per
+entry of each node kind, plus the generic node add and the MEM_ALLOC rules.
+"""
 from __future__ import annotations
 
 import os
@@ -8,6 +12,8 @@ from typing import Any
 from .. import capture as cap
 from .. import graph as gr
 from .. import graph_build as gb
+from .. import graph_dot as gd
+from .. import graph_update as gu
 from .. import hostmem, launch
 from .. import nodes as nd
 from ..errors import CUresult, DriverError
@@ -337,7 +343,7 @@ class Graphs(Conditionals):
         pairs = gb.deps_of(self.handles, g, deps, eds)
         child = self._child_for(hchild, g, move)
         if not move:  # the embedded clone keeps its clone map: cuGraphNodeFindInClone works on it (spec 17)
-            child = gr.clone_graph(self, child)
+            child = gu.clone_graph(self, child)
         node = gb.attach(self.handles, g, gr.GRAPH, nd.ChildGraphParams(child), pairs)
         child.owner_node = node
         child.moved = move
@@ -511,7 +517,7 @@ class Graphs(Conditionals):
             raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
                               f"graph {g.gid} holds memory allocation/free or conditional nodes and cannot be cloned "
                               "(spec 9)")
-        return gr.clone_graph(self, g).handle
+        return gu.clone_graph(self, g).handle
 
     @entry
     def graph_node_find_in_clone(self, horig: int, hclone: int) -> int:
@@ -527,7 +533,7 @@ class Graphs(Conditionals):
         """
         orig = self.handles.node(horig)
         clone = self.handles.graph(hclone)
-        m = gr.find_in_clone(clone, orig.handle)
+        m = gu.find_in_clone(clone, orig.handle)
         if m is None:
             raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
                               f"graph {clone.gid} is not a clone (cuGraphClone, or a child-graph node's embedded "
@@ -581,7 +587,7 @@ class Graphs(Conditionals):
                               "P-29 for conditional nodes)")
         if ntype == gr.GRAPH:
             child = self._child_for(int(spec), n.graph, False)
-            new = gr.clone_graph(self, child)
+            new = gu.clone_graph(self, child)
             old = n.params.graph
             old.owner_node = None
             self._discard_graph(old)
@@ -610,7 +616,7 @@ class Graphs(Conditionals):
             path = os.fsdecode(bytes(path))
         if not path:
             raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE, "the DOT path is empty")
-        text = gr.dot_text(g, int(flags))
+        text = gd.dot_text(g, int(flags))
         try:
             with open(path, "w", encoding="utf-8") as fh:
                 fh.write(text)
@@ -624,7 +630,7 @@ class Graphs(Conditionals):
         Args: ``flags``: ``CUgraphDebugDot_flags`` bits. Raises ``DriverError`` 1 for a bad graph.
         """
         with self._lock:
-            return gr.dot_text(self.handles.graph(int(hgraph)), int(flags))
+            return gd.dot_text(self.handles.graph(int(hgraph)), int(flags))
 
     # ------------------------------------------------------------------ introspection helpers
     def graphs_from_captures(self) -> list[gr.Graph]:

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .. import capture as cap
+from .. import capture_enqueue as capq
 from .. import hostmem, process
 from ..errors import CUresult, DriverError
 from ..memory import (
@@ -271,7 +272,7 @@ class Memory(DriverState):
         else:
             s = self._stream(h, t)
             check(self.memory, p)
-        cap.enqueue(self, s, cap.Op(cap.OPS[kind], call, p, lambda: run(self.memory, p)))
+        capq.enqueue(self, s, capq.Op(capq.OPS[kind], call, p, lambda: run(self.memory, p)))
 
     @entry
     def array_create(self, width: int, height: int, fmt: int, channels: int, depth: int = 0) -> int:

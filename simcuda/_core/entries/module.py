@@ -335,7 +335,7 @@ class Modules(DriverState):
 
         ``programmatic``: cuLaunchKernelEx's attribute flags (``check_launch_attributes``): with
         ``CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION`` its dependencies on kernel nodes in a capture are
-        programmatic edges (:func:`simcuda._core.capture.programmatic_deps`, P-16), outside one it runs as any
+        programmatic edges (:func:`simcuda._core.capture_enqueue.programmatic_deps`, P-16), outside one it runs as any
         launch; with ``CU_LAUNCH_ATTRIBUTE_COOPERATIVE`` it is a cooperative launch.
 
         Errors: 400 bad function; 1 zero or oversized dimensions; capture rules via spec 3.8.

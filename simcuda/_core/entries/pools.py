@@ -5,7 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from .. import capture as cap
-from .. import graph as gr
+from .. import capture_enqueue as capq
+from .. import capture_sync as caps
+from .. import graph_exec as ge
 from .. import nodes as nd
 from ..errors import CUresult, DriverError
 from ..memory import KIND_DEVICE, KIND_GRAPH, not_vmm
@@ -76,7 +78,7 @@ class Pools(DriverState):
         if size < 0 or (size == 0 and s.capture is None):  # size 0 is a zero-size node during capture (P-15)
             raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE, f"allocation size {size} must be positive")
         require_pools(ctx.device, call)
-        op = cap.Op(cap.OPS["mem_alloc"], call, None, None)
+        op = capq.Op(capq.OPS["mem_alloc"], call, None, None)
 
         def prepare(into: cap.CaptureSequence | None) -> None:
             if into is not None:  # the node's graph-owned address is fixed at once (spec 3.8); a pool given
@@ -93,7 +95,7 @@ class Pools(DriverState):
                                       f"{call}: {size} bytes from {p.label()} would pass its maximum size of "
                                       f"{p.max_size} bytes ({p.used} in use)")
         op.prepare = prepare
-        node = cap.enqueue(self, s, op)  # CIG 801, invalidated 901, legacy 906 come first
+        node = capq.enqueue(self, s, op)  # CIG 801, invalidated 901, legacy 906 come first
         if node is not None:
             a = op.params.alloc
             a.graph_node = node
@@ -122,7 +124,7 @@ class Pools(DriverState):
 
         def prepare(into: cap.CaptureSequence | None) -> None:
             if into is not None:
-                cap.check_free_async_in_capture(into, int(dptr), a.kind == KIND_GRAPH, a.free_node)
+                caps.check_free_async_in_capture(into, int(dptr), a.kind == KIND_GRAPH, a.free_node)
             elif launched and a.outstanding is None:
                 raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
                                   f"graph allocation 0x{a.start:x} is not allocated now: no launch of its graph left "
@@ -134,7 +136,7 @@ class Pools(DriverState):
             else:
                 self.memory.free(a)
             return ""
-        node = cap.enqueue(self, s, cap.Op(cap.OPS["mem_free"], "cuMemFreeAsync", nd.MemFreeParams(int(dptr)), run,
+        node = capq.enqueue(self, s, capq.Op(capq.OPS["mem_free"], "cuMemFreeAsync", nd.MemFreeParams(int(dptr)), run,
                                            prepare))
         if node is not None:
             a.free_node = node
@@ -435,7 +437,7 @@ class Pools(DriverState):
         """
         d = self._graph_mem_device(dev, None, "cuDeviceGraphMemTrim")
         needed = {a.start for x in self.handles.table.values()
-                  if isinstance(x, gr.GraphExec) and (x.pending or x.running) for a in x.body.allocs()}
+                  if isinstance(x, ge.GraphExec) and (x.pending or x.running) for a in x.body.allocs()}
         gm = d.graph_mem
         for start in list(gm.backed):
             a = self.memory.find(start)

@@ -5,6 +5,8 @@ import contextlib
 from typing import Any
 
 from .. import capture as cap
+from .. import capture_enqueue as capq
+from .. import capture_sync as caps
 from .. import nodes as nd
 from ..errors import CUresult, DriverError
 from ..memops import check_mem_ops
@@ -75,7 +77,7 @@ class Streams(DriverState):
         implicit synchronisation, as for queued work under manual progression)."""
         t = self.threads.current()
         s = self._stream(h, t)
-        cap.check_stream_sync(self, s, t, "cuStreamQuery")
+        caps.check_stream_sync(self, s, t, "cuStreamQuery")
         sch = self.scheduler
         if sch.holds:
             sch.query_slice(s)
@@ -100,7 +102,7 @@ class Streams(DriverState):
         request (Ctrl-C) interrupts it: 719, sticky. A fault of the resumed kernel is answered (sticky)."""
         t = self.threads.current()
         s = self._stream(h, t)
-        cap.check_stream_sync(self, s, t, "cuStreamSynchronize")
+        caps.check_stream_sync(self, s, t, "cuStreamSynchronize")
         if self.scheduler.holds:
             self.scheduler.wait_idle((s,))
             self.scheduler.settle([s, *self.scheduler.partners(s)] if s.is_legacy else [s])
@@ -147,8 +149,8 @@ class Streams(DriverState):
             raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
                               f"cuStreamWaitEvent flags {flags} are not 0 or CU_EVENT_WAIT_EXTERNAL (1) (spec 4.1 "
                               "row 1)")
-        kind = cap.OPS["wait_event_external" if flags == 1 else "wait_event"]
-        cap.enqueue(self, s, cap.Op(kind, "cuStreamWaitEvent", nd.EventParams(ev), None))
+        kind = capq.OPS["wait_event_external" if flags == 1 else "wait_event"]
+        capq.enqueue(self, s, capq.Op(kind, "cuStreamWaitEvent", nd.EventParams(ev), None))
 
     @entry
     def stream_add_callback(self, h: int, callback: Any, user_data: Any, flags: int) -> None:
@@ -164,7 +166,7 @@ class Streams(DriverState):
             if isinstance(callback, int):  # CUstreamCallback: void (*)(CUstream, CUresult, void *userData)
                 self.scheduler.call_host_fn(callback, user_data, (s.handle, 0))
             return ""
-        cap.enqueue(self, s, cap.Op(cap.OPS["callback"], "cuStreamAddCallback", {"fn": callback}, run))
+        capq.enqueue(self, s, capq.Op(capq.OPS["callback"], "cuStreamAddCallback", {"fn": callback}, run))
 
     @entry
     def stream_attach_mem_async(self, h: int, dptr: int, length: int, flags: int) -> None:
@@ -178,7 +180,7 @@ class Streams(DriverState):
             raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
                               f"cuStreamAttachMemAsync flags {flags} must be one of CU_MEM_ATTACH_GLOBAL (1), "
                               "CU_MEM_ATTACH_HOST (2), CU_MEM_ATTACH_SINGLE (4)")
-        cap.enqueue(self, s, cap.Op(cap.OPS["attach_mem"], "cuStreamAttachMemAsync", {"dptr": dptr}, None))
+        capq.enqueue(self, s, capq.Op(capq.OPS["attach_mem"], "cuStreamAttachMemAsync", {"dptr": dptr}, None))
 
     # ------------------------------------------------------------------ capture control
     @entry
@@ -265,7 +267,7 @@ class Streams(DriverState):
         def run() -> str:
             self.scheduler.call_host_fn(fn, user_data)
             return ""
-        cap.enqueue(self, s, cap.Op(cap.OPS["host"], "cuLaunchHostFunc", params, run))
+        capq.enqueue(self, s, capq.Op(capq.OPS["host"], "cuLaunchHostFunc", params, run))
 
     # -- stream work that makes BATCH_MEM_OP and EXT_SEMAS nodes during capture (spec 3.8) --------
     @entry
@@ -285,8 +287,8 @@ class Streams(DriverState):
         params = nd.BatchMemOpParams(checked, flags, ctx)
         kind = "batch_mem_op" if call == "cuStreamBatchMemOp" else (
             "wait_value" if "Wait" in call else "write_value")
-        op = cap.Op(cap.OPS[kind], call, params, lambda: nd.run_mem_ops(self.memory, params.ops))
-        cap.enqueue(self, s, op)
+        op = capq.Op(capq.OPS[kind], call, params, lambda: nd.run_mem_ops(self.memory, params.ops))
+        capq.enqueue(self, s, op)
 
     @entry
     def stream_ext_semaphores(self, h: int, sems: list[int], values: list[SemValue],
@@ -305,6 +307,6 @@ class Streams(DriverState):
                               "a NULL external semaphore handle (or numExtSems 0)")
         params = nd.ExtSemParams(tuple(int(x) for x in sems), tuple(tuple(v) for v in values))
         call = "cuWaitExternalSemaphoresAsync" if wait else "cuSignalExternalSemaphoresAsync"
-        op = cap.Op(cap.OPS["ext_wait" if wait else "ext_signal"], call, params,
+        op = capq.Op(capq.OPS["ext_wait" if wait else "ext_signal"], call, params,
                     lambda: f"no-op: external semaphores are not simulated ({len(params.sems)} semaphore(s))")
-        cap.enqueue(self, s, op)
+        capq.enqueue(self, s, op)

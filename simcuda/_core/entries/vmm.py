@@ -25,6 +25,7 @@ import weakref
 from typing import Any
 
 from .. import capture as cap
+from .. import capture_enqueue as capq
 from .. import nodes as nd
 from .. import process
 from ..errors import CUresult, DriverError
@@ -233,7 +234,7 @@ class VirtualMemory(DriverState):
         def run() -> str:
             self.prefetches.append(rec)
             return ""
-        node = cap.enqueue(self, s, cap.Op(cap.OPS["prefetch"], call, nd.NO_PARAMS, run))
+        node = capq.enqueue(self, s, capq.Op(capq.OPS["prefetch"], call, nd.NO_PARAMS, run))
         if node is not None:
             self.prefetches.append(rec)
 

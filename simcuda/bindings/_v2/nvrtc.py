@@ -19,7 +19,7 @@ import re as _re
 from typing import Any
 
 from .. import nvrtc as _T
-from .driver import _ip_arg
+from ._v2_face import _ip_arg
 
 __all__ = ["NvrtcError", "Result", "InstallHeadersFlag", "BundledHeadersInfo", "create_program", "destroy_program",
            "compile_program", "get_ptx_size", "get_ptx", "get_cubin_size", "get_cubin", "get_ltoir_size", "get_ltoir",
