@@ -64,6 +64,27 @@ def test_unrecorded_801_still_counts_as_an_entry_refusal() -> None:
     assert detail.startswith("no why recorded (not in --explain): CUDAError: CUDA_ERROR_NOT_SUPPORTED")
 
 
+def test_801_from_the_native_library_names_the_entry() -> None:
+    """An 801 answered by the native library itself (an entry not simulated, listed by ``--explain`` with no why)
+    is an entry refusal that names the entry."""
+    err = ("CUDAError: CUDA_ERROR_NOT_SUPPORTED: This error indicates that the attempted operation is not supported\n"
+           "simcuda explain: no failed call recorded\n"
+           "  calls answered 801 (CUDA_ERROR_NOT_SUPPORTED) by the native library, entries not simulated (no why "
+           "recorded; see docs/supported-api.md): cuMemGetMemPool (version 13000) x1\n")
+    outcome, detail = rcs.classify(1, "", err)
+    assert outcome == "entry answered 801"
+    assert detail.startswith("cuMemGetMemPool (version 13000) x1 (not simulated, no why) -> CUDAError: "
+                             "CUDA_ERROR_NOT_SUPPORTED")
+
+
+def test_outcome_records_count_each_test_once_by_its_worst_phase() -> None:
+    """The plugin's outcome lines give one outcome per test: a failed call wins over a later teardown error, an
+    erroring setup counts as an error, and an xfail is told from a skip."""
+    lines = ["passed t.py::a", "failed t.py::b", "error t.py::b", "error t.py::c", "skipped t.py::d",
+             "xfailed t.py::e", ""]
+    assert rcs.outcome_counts(lines) == {"passed": 1, "failed": 1, "error": 1, "skipped": 1, "xfailed": 1}
+
+
 def test_timeout_crash_environment_wrong_and_other_errors() -> None:
     """Timeouts, signals, missing modules, failed checks and anything else each get their own cause."""
     assert rcs.classify(None, "", "", timed_out=True)[0] == "timeout"
@@ -92,7 +113,11 @@ def test_last_line_stops_before_simcuda_report() -> None:
     ("Failed: Timeout (>60.0s) from pytest-timeout.", "timeout"),
     ("cuda.core._utils.cuda_utils.CUDAError: CUDA_ERROR_NOT_SUPPORTED: not simulated", "entry answered 801"),
     ("CUDAError: CUDA_ERROR_NOT_SUPPORTED: the PTX engine refuses wgmma", "engine unsupported"),
-    ("AttributeError: 'GraphBuilder' object has no attribute 'create_conditional_handle'", "environment"),
+    ("AttributeError: 'GraphBuilder' object has no attribute 'create_conditional_handle'", "version drift"),
+    ("TypeError: __init__() got an unexpected keyword argument 'enable_timing'", "version drift"),
+    ("TypeError: 'int' object is not callable", "version drift"),
+    ("AssertionError: Regex pattern did not match.", "version drift"),
+    ("ModuleNotFoundError: No module named 'cupy'", "environment"),
     ("RuntimeError: something else", "error"),
 ])
 def test_test_messages_map_to_causes(msg: str, cause: str) -> None:
