@@ -162,3 +162,20 @@ def test_missing_root_answers_2(tmp_path: Path, capsys: pytest.CaptureFixture[st
     """Without a copy under --root the script exits 2 and says where the copy belongs."""
     assert rcs.main(["--root", str(tmp_path)]) == 2
     assert f"no copy at {tmp_path / 'cuda-python'}" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("line, counts", [
+    ("11 failed, 231 passed, 25 skipped, 1 warning, 19 subtests passed in 136.01s (0:02:16)",
+     "11 failed, 231 passed, 25 skipped, 1 warning, 19 subtests passed"),
+    ("========== 3 passed in 1.02s ==========", "3 passed"),
+    ("collected 5 items", None),
+])
+def test_pytest_final_line_is_found_with_or_without_its_rule(line: str, counts: str | None) -> None:
+    """pytest's final counts line is read whether ``-q`` dropped its ``=`` rule or not; other lines are not it."""
+    m = rcs.COUNTS_LINE.search(line)
+    assert (m.group(1) if m else None) == counts
+
+
+def test_two_device_examples_get_two_simulated_devices() -> None:
+    """The samples that waive themselves on one GPU are the ones run with two simulated devices."""
+    assert rcs.EXAMPLE_DEVICES == {"simpleP2P_test.py": 2, "isoFDModelling_test.py": 2}

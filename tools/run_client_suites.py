@@ -185,6 +185,11 @@ def _cuda_home() -> str | None:
     return None
 
 
+#: examples that waive themselves with one device ("Two or more GPUs with Peer-to-Peer access capability are
+#: required"): run with that many simulated devices (``simcuda run --devices N``), so that they check something
+EXAMPLE_DEVICES = {"simpleP2P_test.py": 2, "isoFDModelling_test.py": 2}
+
+
 def example_files(repo: Path) -> list[Path]:
     """The example programs of the copy: ``cuda_bindings/examples/**/*.py`` except the ``common`` helpers, then
     ``cuda_core/examples/*.py``; names starting with ``_`` are skipped."""
@@ -194,7 +199,8 @@ def example_files(repo: Path) -> list[Path]:
 
 def run_examples(repo: Path, timeout: float, route: str = "native", match: str = "",
                  logs: Path | None = None) -> list[dict[str, Any]]:
-    """Each example program under ``simcuda run --route ROUTE --explain``: one row per file with ``file``,
+    """Each example program under ``simcuda run --route ROUTE --explain`` (with ``--devices N`` for those in
+    :data:`EXAMPLE_DEVICES`): one row per file with ``file``,
     ``outcome`` (``pass`` or a cause), ``detail`` and ``seconds``; with ``logs``, each run's stdout and stderr are
     also written there (one ``.log`` file per program)."""
     rows: list[dict[str, Any]] = []
@@ -213,15 +219,18 @@ def run_examples(repo: Path, timeout: float, route: str = "native", match: str =
             if match and match not in rel:
                 continue
             t = time.perf_counter()
+            devices = ["--devices", str(EXAMPLE_DEVICES[f.name])] if f.name in EXAMPLE_DEVICES else []
             try:
-                r = subprocess.run([SIMCUDA, "run", "--route", route, "--explain", "--kernels", str(alias), str(f)],
-                                   cwd=f.parent, capture_output=True, text=True, timeout=timeout, env=env)
+                r = subprocess.run([SIMCUDA, "run", "--route", route, *devices, "--explain", "--kernels", str(alias),
+                                    str(f)], cwd=f.parent, capture_output=True, text=True, timeout=timeout, env=env)
                 out, err = r.stdout, r.stderr
                 outcome, detail = classify(r.returncode, out, err)
             except subprocess.TimeoutExpired as e:
                 out, err = _text(e.stdout), _text(e.stderr)
                 outcome, detail = classify(None, out, err, timed_out=True)
             _write_log(logs, rel, out, err)
+            if devices:
+                detail = f"({devices[1]} simulated devices) {detail}".strip()
             rows.append({"file": rel, "outcome": outcome, "detail": detail,
                          "seconds": round(time.perf_counter() - t, 1)})
             print(f"{rel:<70} {outcome}{': ' + detail if detail else ''}  ({rows[-1]['seconds']} s)", flush=True)
@@ -267,6 +276,9 @@ def run_core_tests(repo: Path, timeout: float, match: str = "", logs: Path | Non
         if match and match not in rel:
             continue
         t = time.perf_counter()
+        limit_hits = Path(tmp.name) / "failures.txt"
+        limit_hits.write_text("")
+        env["SIMCUDA_FAILURES"] = str(limit_hits)
         try:
             r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-rfE", "-p", "no:cacheprovider",
                                 "-p", "simcuda_client_alias", "-p", "simcuda_client_plugin", "--simcuda",
@@ -277,7 +289,9 @@ def run_core_tests(repo: Path, timeout: float, match: str = "", logs: Path | Non
             if not counts:
                 counts = {"collection error": 1}
             _write_log(logs, "tests/" + rel, r.stdout, r.stderr)
-            failures = pytest_failures(r.stdout)
+            timed_out = {ln.partition(" [")[0] for ln in limit_hits.read_text().splitlines() if "per-test limit" in ln}
+            failures = [(node, "timeout" if node.split("/")[-1] in timed_out else cause, msg)
+                        for node, cause, msg in pytest_failures(r.stdout)]
             if not failures and r.returncode not in (0, 5):
                 failures = [(rel, classify(r.returncode, r.stdout, r.stderr)[0], last_line(r.stdout + r.stderr))]
         except subprocess.TimeoutExpired:
@@ -325,12 +339,17 @@ def initialize_from_pytest_config(request):
     request.cls._dump_failed_filechecks = request.config.getoption("dump_failed_filechecks")
 
 
+_FIRED = []  # the node ids whose limit fired (the TimeoutError may surface as another error: see below)
+
+
 def _expired(signum, frame):
+    _FIRED.append(True)
     raise TimeoutError("simcuda's per-test limit of %s s" % os.environ["SIMCUDA_TEST_LIMIT"])
 
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_call(item):
+    _FIRED.clear()
     signal.signal(signal.SIGALRM, _expired)
     signal.alarm(int(os.environ.get("SIMCUDA_TEST_LIMIT", "0")))
     try:
@@ -360,9 +379,14 @@ def pytest_runtest_logreport(report):
     if report.failed:
         msg = str(report.longrepr.reprcrash.message) if hasattr(report.longrepr, "reprcrash") else str(report.longrepr)
         first = (msg.splitlines() or [""])[0][:300]
+        if report.when == "call" and _FIRED and "per-test limit" not in first:
+            # raised inside a driver call, the TimeoutError came back as that call's error (999 on the native route)
+            first = "TimeoutError: simcuda's per-test limit fired, surfacing as: " + first
         _write("SIMCUDA_FAILURES", report.nodeid.rsplit("/", 1)[-1] + " [" + report.when + "] :: " + first)
 """
-COUNTS_LINE = re.compile(r"=+ (.*) in [\d.]+s")
+#: pytest's final line, with or without its ``=`` rule (``-q`` drops it): ``11 failed, 231 passed ... in 136.01s``
+COUNTS_LINE = re.compile(r"^=*\s*(\d+ (?:passed|failed|skipped|errors?|deselected|xfailed|xpassed)\b.*?) in "
+                         r"[\d.]+s\b")
 
 
 def outcome_counts(lines: list[str]) -> Counter[str]:
