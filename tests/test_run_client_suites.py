@@ -179,3 +179,15 @@ def test_pytest_final_line_is_found_with_or_without_its_rule(line: str, counts: 
 def test_two_device_examples_get_two_simulated_devices() -> None:
     """The samples that waive themselves on one GPU are the ones run with two simulated devices."""
     assert rcs.EXAMPLE_DEVICES == {"simpleP2P_test.py": 2, "isoFDModelling_test.py": 2}
+
+
+def test_an_exception_inside_simcuda_is_a_simulator_bug() -> None:
+    """A program whose call answered 999 because simcuda raised inside the native adapter is a simulator bug, named
+    by the entry and the exception."""
+    err = ("simcuda: internal error in the native adapter of cuLaunchKernel:\nTraceback (most recent call last):\n"
+           "  File \"x.py\", line 1, in go\n    view = buf.view(dt)\nValueError: When changing to a larger dtype\n"
+           "simcuda explain: every call succeeded\n")
+    assert rcs.classify(1, "out[0] = 0 (expected 42)\n", err) == (
+        "simulator bug", "cuLaunchKernel: ValueError: When changing to a larger dtype (999 CUDA_ERROR_UNKNOWN)")
+    assert rcs.classify_test_message("cuda.core._utils.cuda_utils.CUDAError: CUDA_ERROR_UNKNOWN: This indicates "
+                                     "that an unknown internal error has occurred.") == "simulator bug"

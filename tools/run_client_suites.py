@@ -49,8 +49,8 @@ from typing import Any
 SIMCUDA = str(Path(sys.executable).with_name("simcuda"))
 COUNTS = re.compile(r"(\d+) (passed|failed|skipped|errors?|xfailed|xpassed|deselected)")
 #: the failure causes, in the order :func:`classify` tries them (``pass`` is not a failure)
-CAUSES = ("timeout", "crash", "kernel did not compute", "engine unsupported", "entry answered 801", "environment",
-          "version drift", "wrong result", "error")
+CAUSES = ("timeout", "crash", "simulator bug", "kernel did not compute", "engine unsupported", "entry answered 801",
+          "environment", "version drift", "wrong result", "error")
 
 #: the ``--kernels`` file: registers no kernel, only the cuda.pathfinder spelling the examples' common.py imports
 PATHFINDER_ALIAS = """\
@@ -75,6 +75,10 @@ if not hasattr(_cuda_utils, "get_binding_version"):
 """
 
 _NO_KERNEL = re.compile(r"kernels that could not run \(.*?\)\s*:\s*(.+?)(?:; register|$)", re.M)
+#: what the native route prints for an exception inside simcuda (the call answers 999): the entry, then the traceback
+#: whose last line names the exception
+_INTERNAL = re.compile(r"simcuda: internal error in the native adapter of (\w+):\n(?:.*\n)*?(\w+(?:Error|Exception)"
+                       r"[^\n]*)", re.M)
 #: ``simcuda run --explain``'s line for the calls the native library answered 801 itself (entries not simulated)
 _STUBS = re.compile(r"^\s*calls answered 801 \(CUDA_ERROR_NOT_SUPPORTED\) by the native library, entries not "
                     r"simulated \([^)]*\): (.+)$", re.M)
@@ -113,6 +117,9 @@ def classify(rc: int | None, out: str, err: str, timed_out: bool = False) -> tup
         return "pass", (f"exit 0, but kernels not computed: {no_kernel.group(1)}" if no_kernel else "")
     if rc < 0:
         return "crash", f"killed by signal {-rc}: {last_line(text)[:160]}"
+    bug = _INTERNAL.search(err)
+    if bug:
+        return "simulator bug", f"{bug.group(1)}: {bug.group(2)[:160]} (999 CUDA_ERROR_UNKNOWN)"
     if no_kernel:
         return "kernel did not compute", f"{no_kernel.group(1)} -> {last_line(text)[:120]}"
     for call, name, code, why in _EXPLAIN.findall(err):
@@ -151,9 +158,10 @@ def pytest_failures(stdout: str) -> list[tuple[str, str, str]]:
 
 def classify_test_message(msg: str) -> str:
     """One failed test's cause (one of :data:`CAUSES`) from pytest's one-line message: ``CUDA_ERROR_NOT_SUPPORTED``
-    naming the engine or a PTX form -> engine unsupported, any other 801 -> entry answered 801; a check whose actual
-    value is zero where a non-zero one was expected (``assert np.int32(0) == 4``, ``Expected 42, got 0``) -> kernel
-    did not compute; any other failed check -> wrong result; ``Timeout``/``timed out`` -> timeout; a
+    naming the engine or a PTX form -> engine unsupported, any other 801 -> entry answered 801;
+    ``CUDA_ERROR_UNKNOWN`` (999: on the native route, an exception inside simcuda) -> simulator bug; a check whose
+    actual value is zero where a non-zero one was expected (``assert np.int32(0) == 4``, ``Expected 42, got 0``)
+    -> kernel did not compute; any other failed check -> wrong result; ``Timeout``/``timed out`` -> timeout; a
     missing module or file -> environment; a name, attribute, keyword or message the installed cuda.core does not
     have (``cannot import name``, ``has no attribute``, ``unexpected keyword argument``, ``is not callable``: a
     property the test calls, ``Regex pattern did not match``: another release's error text) -> version drift, the
@@ -163,6 +171,8 @@ def classify_test_message(msg: str) -> str:
         return "timeout"
     if "NOT_SUPPORTED" in m or re.search(r"\b801\b", m):
         return "engine unsupported" if re.search(r"engine|PTX|instruction", m) else "entry answered 801"
+    if "CUDA_ERROR_UNKNOWN" in m or re.search(r"\b999\b", m):
+        return "simulator bug"
     if re.search(r"cannot import name|has no attribute|unexpected keyword argument|object is not callable|"
                  r"Regex pattern did not match", m):
         return "version drift"
@@ -280,8 +290,8 @@ def run_core_tests(repo: Path, timeout: float, match: str = "", logs: Path | Non
         limit_hits.write_text("")
         env["SIMCUDA_FAILURES"] = str(limit_hits)
         try:
-            r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-rfE", "-p", "no:cacheprovider",
-                                "-p", "simcuda_client_alias", "-p", "simcuda_client_plugin", "--simcuda",
+            r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-rfE", "-p", "no:cacheprovider", "-p",
+                                "no:randomly", "-p", "simcuda_client_alias", "-p", "simcuda_client_plugin", "--simcuda",
                                 "--simcuda-route", "native", rel],
                                cwd=tests, capture_output=True, text=True, timeout=timeout, env=env)
             tail = next((ln for ln in reversed(r.stdout.strip().splitlines()) if COUNTS.search(ln)), "")
@@ -401,45 +411,55 @@ def outcome_counts(lines: list[str]) -> Counter[str]:
     return Counter(best.values())
 
 
-def run_numba_tests(limit: float, failures: Path, dirs: list[str] | None = None,
-                    budget: float | None = None) -> tuple[str, Counter[str], dict[str, Counter[str]]]:
-    """numba-cuda's shipped suite (``numba.cuda.tests``) under ``pytest --simcuda`` on the native route, each test
-    limited to ``limit`` seconds and the whole run to ``budget`` seconds (None: no limit): one run over the suite, or
-    one run per sub-directory named in ``dirs`` (``cudapy``, ``cudadrv``...: a sticky context fault then stays
-    within its run; the directories after the budget is spent are not run). Returns pytest's final counts line(s),
-    the failure reasons (their first line, cut to 120 characters) with their counts, read from ``failures`` (one line
-    per failure, written as they happen), and ``{directory: outcome counts}`` from the outcome records (which a run
-    cut short keeps; written next to ``failures`` as ``<stem>-outcomes.txt``)."""
+def run_numba_tests(limit: float, failures: Path, dirs: list[str] | None = None, budget: float | None = None,
+                    per_file: bool = False) -> tuple[str, Counter[str], dict[str, Counter[str]]]:
+    """numba-cuda's shipped suite (``numba.cuda.tests``) under ``pytest --simcuda`` on the native route, in file
+    order (``-p no:randomly``), each test limited to ``limit`` seconds and the whole run to ``budget`` seconds (None:
+    no limit): one run over the suite, or one run per sub-directory named in ``dirs`` (``cudapy``, ``cudadrv``...),
+    or with ``per_file`` one run per test file of those directories, so that a sticky fault (700 from a kernel's
+    out-of-bounds access) stays within its file; the runs after the budget is spent are skipped. Returns pytest's
+    final counts line(s) (one per directory; with ``per_file`` the files whose run printed none), the failure
+    reasons (their first line, cut to 120 characters) with their counts, read from ``failures`` (one line per
+    failure, written as they happen), and ``{directory: outcome counts}`` from the outcome records (which a run cut
+    short keeps; written next to ``failures`` as ``<stem>-<directory>-outcomes.txt``)."""
     import numba.cuda.tests as suite
     root = Path(suite.__file__).parent
     outcomes = failures.with_name(f"{failures.stem}-outcomes.txt")
     failures.write_text("")
     lines = []
     per_dir: dict[str, Counter[str]] = {}
+    seen: dict[str, list[str]] = {}
     end = time.time() + budget if budget else 0.0
+    groups = [root / d for d in dirs] if dirs else [root]
     with tempfile.TemporaryDirectory() as tmp:
         (Path(tmp) / "simcuda_client_plugin.py").write_text(_TEST_PLUGIN)
         env = {**os.environ, "PYTHONPATH": tmp, "SIMCUDA_TEST_LIMIT": str(int(limit)),
                "SIMCUDA_FAILURES": str(failures), "SIMCUDA_OUTCOMES": str(outcomes),
                "SIMCUDA_BUDGET_END": str(end)}
-        for target in ([root / d for d in dirs] if dirs else [root]):
-            if end and time.time() > end:
-                lines.append(f"{target.name}: not run (budget spent)")
-                print(lines[-1], flush=True)
-                continue
-            outcomes.write_text("")
-            r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p",
-                                "simcuda_client_plugin", "--import-mode=importlib", "--continue-on-collection-errors",
-                                "--simcuda", "--simcuda-route", "native", str(target)], cwd=tmp, env=env,
-                               capture_output=True, text=True)
-            m = next((m for m in map(COUNTS_LINE.search, reversed(r.stdout.splitlines())) if m), None)
-            if m is None:  # keep pytest's last words for the report (a crash at exit, an internal error)
-                (failures.parent / f"{failures.stem}-{target.name}-stdout.txt").write_text(r.stdout + r.stderr)
-            per_dir[target.name] = outcome_counts(outcomes.read_text().splitlines())
-            (failures.parent / f"{failures.stem}-{target.name}-outcomes.txt").write_text(outcomes.read_text())
-            lines.append(f"{target.name}: {m.group(1) if m else '(no final line)'}"
-                         + (" [stopped: budget spent]" if "budget" in r.stdout else ""))
-            print(lines[-1], flush=True)
+        for group in groups:
+            targets = sorted(group.glob("test_*.py")) if per_file else [group]
+            for target in targets:
+                if end and time.time() > end:
+                    lines.append(f"{target.name}: not run (budget spent)")
+                    print(lines[-1], flush=True)
+                    continue
+                outcomes.write_text("")
+                r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p",
+                                    "no:randomly", "-p", "simcuda_client_plugin", "--import-mode=importlib",
+                                    "--continue-on-collection-errors", "--simcuda", "--simcuda-route", "native",
+                                    str(target)], cwd=tmp, env=env, capture_output=True, text=True)
+                m = next((m for m in map(COUNTS_LINE.search, reversed(r.stdout.splitlines())) if m), None)
+                if m is None:  # keep pytest's last words for the report (a crash at exit, an internal error)
+                    (failures.parent / f"{failures.stem}-{target.name}-stdout.txt").write_text(r.stdout + r.stderr)
+                got = outcomes.read_text().splitlines()
+                seen.setdefault(group.name, []).extend(got)
+                per_dir[group.name] = per_dir.get(group.name, Counter()) + outcome_counts(got)
+                if not per_file or m is None:
+                    lines.append(f"{target.name}: {m.group(1) if m else '(no final line)'}"
+                                 + (" [stopped: budget spent]" if "budget" in r.stdout else ""))
+                    print(lines[-1], flush=True)
+            (failures.parent / f"{failures.stem}-{group.name}-outcomes.txt").write_text(
+                "\n".join(seen.get(group.name, [])) + "\n")
     causes: Counter[str] = Counter(line.partition(" :: ")[2][:120] for line in failures.read_text().splitlines())
     return "; ".join(lines), causes, per_dir
 
@@ -460,6 +480,8 @@ def main(argv: list[str] | None = None) -> int:
                    help="seconds per example or cuda.core test file; with --numba: per test")
     p.add_argument("--test-timeout", type=float, default=120.0,
                    help="cuda.core tests: seconds per test (a spinning kernel fails its test, not the file)")
+    p.add_argument("--per-file", action="store_true",
+                   help="with --numba: one pytest run per test file (a sticky fault stays within its file)")
     p.add_argument("--budget", type=float, default=None,
                    help="with --numba: seconds for the whole run (no test starts after; the counts still come)")
     p.add_argument("--json", type=Path, default=None, help="also write the rows and totals to this file")
@@ -472,7 +494,7 @@ def main(argv: list[str] | None = None) -> int:
                   "module fails to collect; install it first (pip install filecheck)", file=sys.stderr)
             return 2
         counts, causes, per_dir = run_numba_tests(a.timeout, Path(a.failures), a.dirs.split(",") if a.dirs else None,
-                                                  a.budget)
+                                                  a.budget, a.per_file)
         print("numba-cuda tests: " + counts)
         total: Counter[str] = sum(per_dir.values(), Counter())
         print("outcomes recorded: " + ", ".join(f"{v} {k}" for k, v in sorted(total.items())))
