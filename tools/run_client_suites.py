@@ -24,12 +24,17 @@ example files stay unmodified); likewise a pytest plugin (:data:`CORE_ALIAS`) na
 as ``cuda.core.GraphBuilder`` for cuda.core test files written against a release that exported it there.
 
 Causes (:data:`CAUSES`), in the order :func:`classify` tries them: ``timeout``; ``crash`` (killed by a signal);
-``kernel did not compute`` (simcuda recorded a launch of a kernel with neither a twin nor PTX the engine runs,
-typically a CUBIN whose PTX was not intercepted); ``engine unsupported`` (the engine refused a PTX form: 801 with
+``simulator bug`` (an exception inside simcuda: the native route answers 999 and prints "internal error in the native
+adapter"); ``kernel did not compute`` (simcuda recorded a launch of a kernel with neither a twin nor PTX the engine
+runs, typically a CUBIN whose PTX was not intercepted); ``engine unsupported`` (the engine refused a PTX form: 801 with
 the engine's why); ``entry answered 801`` (an entry simcuda does not simulate); ``environment`` (a module, file or
-device the program needs is missing, or the program needs the other route: not the simulator's doing); ``wrong
-result`` (the program ran to its own check and the check failed); ``error`` (anything else: the last line of output
-says what).
+device the program needs is missing, or the program needs the other route: not the simulator's doing); ``version drift``
+(cuda.core tests only: a name, keyword, property or error text the installed cuda.core lacks, the test being written for
+another release); ``wrong result`` (the program ran to its own check and the check failed); ``error`` (anything else:
+the last line of output says what).
+
+``--numba`` runs numba-cuda's suite (it needs the package ``filecheck``); ``--per-file`` gives each test file its
+own pytest run, ``--budget`` limits the whole run. Every pytest run here is in file order (``-p no:randomly``).
 """
 from __future__ import annotations
 
