@@ -285,15 +285,21 @@ def _code_name(call: str, code: int) -> str:
         return str(code)
 
 
-def explain_text(drv: Driver) -> str:
-    """Every non-success result of the run, in order, with its code and ``why``."""
+def explain_text(drv: Driver, not_simulated: dict[str, int] | None = None) -> str:
+    """Every non-success result of the run, in order, with its code and ``why``; then, on the native route, the
+    calls the simulated ``libcuda.so.1`` answered 801 itself (``not_simulated``: ``{"name (version v)": calls}``
+    from :func:`simcuda.native.not_simulated_calls`; entries with no adapter, which record no ``why``)."""
+    stubs = ", ".join(f"{k} x{n}" for k, n in sorted((not_simulated or {}).items()))
+    tail = ([f"  calls answered 801 (CUDA_ERROR_NOT_SUPPORTED) by the native library, entries not simulated (no why "
+             f"recorded; see docs/supported-api.md): {stubs}"] if stubs else [])
     if not drv.error_log:
-        return "simcuda explain: every call succeeded\n"
+        head = "simcuda explain: every call succeeded" if not stubs else "simcuda explain: no failed call recorded"
+        return "\n".join([head, *tail]) + "\n"
     lines = [f"simcuda explain: {len(drv.error_log)} failed call(s)"]
     for i, rec in enumerate(drv.error_log, 1):
         lines.append(f"  {i}. {rec.call} -> {_code_name(rec.call, rec.code)} ({rec.code}) [thread {rec.thread}]")
         lines.append(f"     why: {rec.why}")
-    return "\n".join(lines) + "\n"
+    return "\n".join([*lines, *tail]) + "\n"
 
 
 def failed_captures(drv: Driver) -> list[FailedCapture]:

@@ -142,11 +142,7 @@ class _Session:
     def stop(self) -> None:
         if self.driver is not None:
             self.add(self.driver)
-        if self.route == "native":
-            from simcuda import native
-            for (name, version), count in native.call_counts().items():
-                key = f"{name} (version {version})"
-                self.report["not_simulated"][key] = self.report["not_simulated"].get(key, 0) + count
+        _merge(self.report, {"not_simulated": _native_stubs(self.route)})
         if self.patch is not None:
             self.patch.__exit__(None, None, None)
             self.patch = None
@@ -154,6 +150,15 @@ class _Session:
     def add(self, drv: Any) -> None:
         """Add what driver ``drv`` saw to the report."""
         _merge(self.report, _report_of(drv))
+
+
+def _native_stubs(route: str | None) -> dict[str, int]:
+    """On the native route, the calls the simulated ``libcuda.so.1`` answered 801 in C (entries with no adapter,
+    :func:`simcuda.native.not_simulated_calls`): the driver's log never sees them; ``{}`` on the Python route."""
+    if route != "native":
+        return {}
+    from simcuda import native
+    return native.not_simulated_calls()
 
 
 def _positive_int(value: Any, what: str) -> int:
@@ -258,6 +263,7 @@ def pytest_sessionfinish(session: Any) -> None:
         _merge(rep, s.report)
         _merge(rep, _report_of(s.driver))
         rep["scopes"] = {s.scope or s.scope_asked: 1}
+        _merge(rep, {"not_simulated": _native_stubs(s.route)})
         session.config.workeroutput[_REPORT_KEY] = rep
 
 
@@ -287,12 +293,11 @@ def pytest_terminal_summary(terminalreporter: Any, config: Any) -> None:
     if s.real_why:
         tr.write_line(s.real_why)
         return
-    if s.driver is not None:  # the session driver's share (stop() adds it again at unconfigure: count once)
-        rep = _empty_report()
-        _merge(rep, s.report)
+    rep = _empty_report()  # (stop() adds the session driver's share and the native stubs again at unconfigure)
+    _merge(rep, s.report)
+    if s.driver is not None:
         _merge(rep, _report_of(s.driver))
-    else:
-        rep = s.report
+    _merge(rep, {"not_simulated": _native_stubs(s.route)})
     workers = sum(rep["scopes"].values())
     scope = (", ".join(f"{k} ({n} worker{'s' if n != 1 else ''})" for k, n in sorted(rep["scopes"].items()))
              if workers else s.scope or s.scope_asked)

@@ -64,6 +64,27 @@ def test_unrecorded_801_still_counts_as_an_entry_refusal() -> None:
     assert detail.startswith("no why recorded (not in --explain): CUDAError: CUDA_ERROR_NOT_SUPPORTED")
 
 
+def test_801_from_the_native_library_names_the_entry() -> None:
+    """An 801 answered by the native library itself (an entry not simulated, listed by ``--explain`` with no why)
+    is an entry refusal that names the entry."""
+    err = ("CUDAError: CUDA_ERROR_NOT_SUPPORTED: This error indicates that the attempted operation is not supported\n"
+           "simcuda explain: no failed call recorded\n"
+           "  calls answered 801 (CUDA_ERROR_NOT_SUPPORTED) by the native library, entries not simulated (no why "
+           "recorded; see docs/supported-api.md): cuMemGetMemPool (version 13000) x1\n")
+    outcome, detail = rcs.classify(1, "", err)
+    assert outcome == "entry answered 801"
+    assert detail.startswith("cuMemGetMemPool (version 13000) x1 (not simulated, no why) -> CUDAError: "
+                             "CUDA_ERROR_NOT_SUPPORTED")
+
+
+def test_outcome_records_count_each_test_once_by_its_worst_phase() -> None:
+    """The plugin's outcome lines give one outcome per test: a failed call wins over a later teardown error, an
+    erroring setup counts as an error, and an xfail is told from a skip."""
+    lines = ["passed t.py::a", "failed t.py::b", "error t.py::b", "error t.py::c", "skipped t.py::d",
+             "xfailed t.py::e", ""]
+    assert rcs.outcome_counts(lines) == {"passed": 1, "failed": 1, "error": 1, "skipped": 1, "xfailed": 1}
+
+
 def test_timeout_crash_environment_wrong_and_other_errors() -> None:
     """Timeouts, signals, missing modules, failed checks and anything else each get their own cause."""
     assert rcs.classify(None, "", "", timed_out=True)[0] == "timeout"
@@ -92,7 +113,11 @@ def test_last_line_stops_before_simcuda_report() -> None:
     ("Failed: Timeout (>60.0s) from pytest-timeout.", "timeout"),
     ("cuda.core._utils.cuda_utils.CUDAError: CUDA_ERROR_NOT_SUPPORTED: not simulated", "entry answered 801"),
     ("CUDAError: CUDA_ERROR_NOT_SUPPORTED: the PTX engine refuses wgmma", "engine unsupported"),
-    ("AttributeError: 'GraphBuilder' object has no attribute 'create_conditional_handle'", "environment"),
+    ("AttributeError: 'GraphBuilder' object has no attribute 'create_conditional_handle'", "version drift"),
+    ("TypeError: __init__() got an unexpected keyword argument 'enable_timing'", "version drift"),
+    ("TypeError: 'int' object is not callable", "version drift"),
+    ("AssertionError: Regex pattern did not match.", "version drift"),
+    ("ModuleNotFoundError: No module named 'cupy'", "environment"),
     ("RuntimeError: something else", "error"),
 ])
 def test_test_messages_map_to_causes(msg: str, cause: str) -> None:
@@ -137,3 +162,32 @@ def test_missing_root_answers_2(tmp_path: Path, capsys: pytest.CaptureFixture[st
     """Without a copy under --root the script exits 2 and says where the copy belongs."""
     assert rcs.main(["--root", str(tmp_path)]) == 2
     assert f"no copy at {tmp_path / 'cuda-python'}" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("line, counts", [
+    ("11 failed, 231 passed, 25 skipped, 1 warning, 19 subtests passed in 136.01s (0:02:16)",
+     "11 failed, 231 passed, 25 skipped, 1 warning, 19 subtests passed"),
+    ("========== 3 passed in 1.02s ==========", "3 passed"),
+    ("collected 5 items", None),
+])
+def test_pytest_final_line_is_found_with_or_without_its_rule(line: str, counts: str | None) -> None:
+    """pytest's final counts line is read whether ``-q`` dropped its ``=`` rule or not; other lines are not it."""
+    m = rcs.COUNTS_LINE.search(line)
+    assert (m.group(1) if m else None) == counts
+
+
+def test_two_device_examples_get_two_simulated_devices() -> None:
+    """The samples that waive themselves on one GPU are the ones run with two simulated devices."""
+    assert rcs.EXAMPLE_DEVICES == {"simpleP2P_test.py": 2, "isoFDModelling_test.py": 2}
+
+
+def test_an_exception_inside_simcuda_is_a_simulator_bug() -> None:
+    """A program whose call answered 999 because simcuda raised inside the native adapter is a simulator bug, named
+    by the entry and the exception."""
+    err = ("simcuda: internal error in the native adapter of cuLaunchKernel:\nTraceback (most recent call last):\n"
+           "  File \"x.py\", line 1, in go\n    view = buf.view(dt)\nValueError: When changing to a larger dtype\n"
+           "simcuda explain: every call succeeded\n")
+    assert rcs.classify(1, "out[0] = 0 (expected 42)\n", err) == (
+        "simulator bug", "cuLaunchKernel: ValueError: When changing to a larger dtype (999 CUDA_ERROR_UNKNOWN)")
+    assert rcs.classify_test_message("cuda.core._utils.cuda_utils.CUDAError: CUDA_ERROR_UNKNOWN: This indicates "
+                                     "that an unknown internal error has occurred.") == "simulator bug"

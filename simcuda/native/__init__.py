@@ -39,7 +39,7 @@ from . import _build
 
 __all__ = ["SUPPORTED_BINDINGS", "LIBRARY", "NativeUnavailable", "available", "load", "is_loaded", "index_of",
            "set_entry", "set_launch_memo", "set_layout", "memo_hits", "MEMO_MISS", "REPEAT", "call_counts",
-           "reset_call_counts", "lookup_count", "set_driver_version"]
+           "not_simulated_calls", "reset_call_counts", "lookup_count", "set_driver_version"]
 
 SUPPORTED_BINDINGS = ("13.5",)
 """cuda-bindings releases (``major.minor``; any patch release) whose entry requests the library's table matches:
@@ -306,6 +306,15 @@ def call_counts() -> dict[tuple[str, int], int]:
     buf = (ctypes.c_uint64 * n)()
     lib.simcuda_call_counts(buf, n)
     return {(ENTRIES[i].name, ENTRIES[i].version): int(buf[i]) for i in range(n) if buf[i]}
+
+
+def not_simulated_calls() -> dict[str, int]:
+    """:func:`call_counts` for reports, ``{"cuMemGetMemPool (version 13000)": calls}``; ``{}`` while the library is
+    not loaded (this loads nothing). Each call answered 801 in C and recorded no ``why`` (no adapter ran), so the
+    driver's error log does not hold it: ``simcuda run --explain`` and ``pytest --simcuda`` list these from here."""
+    if not is_loaded():
+        return {}
+    return {f"{name} (version {version})": n for (name, version), n in sorted(call_counts().items())}
 
 
 def reset_call_counts() -> None:

@@ -213,13 +213,21 @@ class Memory(DriverState):
 
     @entry
     def mem_get_address_range(self, dptr: int) -> tuple[int, int]:
-        """cuMemGetAddressRange: ``(base, size)``. Errors: 1 not a device address."""
+        """cuMemGetAddressRange: ``(base, size)`` of the allocation holding ``dptr`` (an interior address too): a
+        device allocation, or pinned host memory from ``cuMemHostAlloc``/``cuMemAllocHost``, whose device pointer
+        is its host address under unified addressing [O: numba-cuda's ``test_host_alloc_mapped`` sizes a mapped
+        array this way on NVIDIA's GPUs; proposal P-76]. Registered host memory is not answered [I].
+
+        Errors: 1 INVALID_VALUE an address in neither."""
         a = self.memory.find(int(dptr))
-        if a is None:
-            raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
-                              f"0x{int(dptr):x} is not inside a live device allocation"
-                              + self.memory.missing(int(dptr)))
-        return a.start, a.size
+        if a is not None:
+            return a.start, a.size
+        rec = self.memory.host_lookup(int(dptr))
+        if rec is not None and rec.kind == "pinned":
+            return rec.start, rec.size
+        raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
+                          f"0x{int(dptr):x} is not inside a live device allocation or pinned host allocation"
+                          + self.memory.missing(int(dptr)))
 
     def is_device_pointer(self, ptr: Any) -> bool:
         """True when ``ptr`` is an int inside a live simulated device allocation (read under the lock)."""
