@@ -1,6 +1,6 @@
 """What is process-wide: driver serials, handle ranges, and the simulated device address space.
 
-Every :class:`~simcuda._core.driver.Driver` is an ordinary object, but handles and device
+Every :class:`~simcuda._core.facade.Driver` is an ordinary object, but handles and device
 addresses are plain integers that outlive it: a test keeps a stream from an earlier driver, a
 program keeps a pointer across ``simcuda.reset()``. So that such a value is *recognised* rather
 than silently reaching a live object of the next driver, the two number spaces are shared by the
@@ -101,7 +101,9 @@ class AddressSpace:
     """
 
     def __init__(self) -> None:
-        self._lock = threading.Lock()
+        # re-entrant: a driver dropped while this thread holds the lock (the garbage collector runs its finalizer,
+        # which retires its chunks, at any allocation, inside take() too) must not deadlock the process
+        self._lock = threading.RLock()
         self.cursor = ADDRESS_HINT
         self._starts: list[int] = []
         self._chunks: list[Chunk] = []

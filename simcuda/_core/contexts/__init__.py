@@ -1,0 +1,2 @@
+"""Devices and contexts: their entries, rows and device attributes.
+"""

@@ -1,0 +1,2 @@
+"""Events: their entries and rows.
+"""

@@ -1,0 +1,3 @@
+"""Graphs: the model, node kinds, instantiation and replay, exec update, DOT, conditional nodes and
+user objects; their entries and rows.
+"""

@@ -1,0 +1,616 @@
+"""The tuple face's functions of graphs: adding nodes, node parameters, exec updates, stream memory operations
+and external semaphores (the graph-node forms' twins), topology, instantiation (the hand-written ones); users import
+them from :mod:`simcuda.faces.bindings.driver`.
+"""
+from __future__ import annotations
+
+import os
+from typing import Any, Optional  # noqa: F401  (the real module exports both names)
+from typing import cast as _cast
+
+from ..._core.errors import DriverError as _DriverError
+from ..._core.objects import EdgeData as _EdgeData
+from ..._core.objects import EdgeDataArg as _EdgeDataArg
+from . import _driver_types as _T
+from . import _executor as _B
+from ._driver_contexts import _edge
+from ._driver_face import (
+    _NS,
+    _OK,
+    _SUCCESS,
+    _bytes_arg,
+    _CUcontext,
+    _CUdeviceptr,
+    _CUevent,
+    _CUgraph,
+    _CUgraphEdgeData,
+    _CUgraphExec,
+    _CUgraphExecUpdateResultInfo,
+    _CUgraphNode,
+    _CUstream,
+    _deps_for,
+    _drv,
+    _edge_list,
+    _eds_for,
+    _face,
+    _h,
+    _mk_dptr,
+    _mk_event,
+    _mk_exec,
+    _mk_graph,
+    _mk_node,
+    _node_list,
+    _null,
+    _pad_edges,
+    _Result,
+    _size,
+    _struct_arg,
+    _u,
+)
+from ._driver_memory import _copy_struct
+from ._driver_node_params import (
+    _NT_ALLOC,
+    _NT_BATCH,
+    _NT_COND,
+    _NT_EXT_WAIT,
+    _NT_FREE,
+    _NT_GRAPH,
+    _NT_HOST,
+    _NT_KERNEL,
+    _NT_MEMCPY,
+    _NT_MEMSET,
+    _NT_RECORD,
+    _NT_SIGNAL,
+    _NT_WAIT,
+    _alloc_from,
+    _alloc_struct,
+    _batch_from,
+    _batch_struct,
+    _exec_set,
+    _ext_spec,
+    _ext_struct,
+    _gnp_spec,
+    _gnp_struct,
+    _host_from,
+    _host_struct,
+    _kernel_spec,
+    _kernel_struct,
+    _mem_ops_from,
+    _memcpy_struct,
+    _memset_from,
+    _memset_struct,
+    _node_params,
+    _node_set_typed,
+)
+
+
+@_face
+def cuGraphAddKernelNode(hGraph: Any, dependencies: Any, numDependencies: Any, nodeParams: Any) -> _Result:
+    deps = _deps_for(dependencies, numDependencies)
+    _struct_arg(nodeParams, "CUDA_KERNEL_NODE_PARAMS", "nodeParams")
+    d = _drv()
+    _null(d, nodeParams, "cuGraphAddKernelNode", "nodeParams")
+    k = _kernel_spec(d, nodeParams, "cuGraphAddKernelNode")
+    return (_SUCCESS, _mk_node(d.graph_add_kernel_node(_h(hGraph, _CUgraph), deps, k["hfunc"], k["grid"], k["block"],
+                                                      k["shmem"], k["args"])))
+
+
+@_face
+def cuGraphAddMemcpyNode(hGraph: Any, dependencies: Any, numDependencies: Any, copyParams: Any, ctx: Any) -> _Result:
+    deps = _deps_for(dependencies, numDependencies)
+    _h(ctx, _CUcontext)
+    _struct_arg(copyParams, "CUDA_MEMCPY3D", "copyParams")
+    d = _drv()
+    _null(d, copyParams, "cuGraphAddMemcpyNode", "copyParams")
+    return (_SUCCESS, _mk_node(d.graph_add_memcpy_node(_h(hGraph, _CUgraph), deps,
+                                                      _copy_struct(d, copyParams, "cuGraphAddMemcpyNode", True))))
+
+
+@_face
+def cuGraphAddMemsetNode(hGraph: Any, dependencies: Any, numDependencies: Any, memsetParams: Any, ctx: Any) -> _Result:
+    deps = _deps_for(dependencies, numDependencies)
+    _h(ctx, _CUcontext)
+    _struct_arg(memsetParams, "CUDA_MEMSET_NODE_PARAMS", "memsetParams")
+    d = _drv()
+    _null(d, memsetParams, "cuGraphAddMemsetNode", "memsetParams")
+    return (_SUCCESS, _mk_node(d.graph_add_memset_node(_h(hGraph, _CUgraph), deps, _memset_from(memsetParams))))
+
+
+@_face
+def cuGraphAddHostNode(hGraph: Any, dependencies: Any, numDependencies: Any, nodeParams: Any) -> _Result:
+    deps = _deps_for(dependencies, numDependencies)
+    _struct_arg(nodeParams, "CUDA_HOST_NODE_PARAMS", "nodeParams")
+    d = _drv()
+    _null(d, nodeParams, "cuGraphAddHostNode", "nodeParams")
+    h = _host_from(nodeParams)
+    return (_SUCCESS, _mk_node(d.graph_add_host_node(_h(hGraph, _CUgraph), deps, h["fn"], h["user_data"])))
+
+
+@_face
+def cuGraphAddMemAllocNode(hGraph: Any, dependencies: Any, numDependencies: Any, nodeParams: Any) -> _Result:
+    deps = _deps_for(dependencies, numDependencies)
+    _struct_arg(nodeParams, "CUDA_MEM_ALLOC_NODE_PARAMS", "nodeParams")
+    d = _drv()
+    _null(d, nodeParams, "cuGraphAddMemAllocNode", "nodeParams")
+    a = _alloc_from(d, nodeParams, "cuGraphAddMemAllocNode")
+    node, dptr = d.graph_add_mem_alloc_node(_h(hGraph, _CUgraph), deps, a["size"], a["location"], a["alloc_type"],
+                                            a["access"])
+    nodeParams._d["dptr"] = _mk_dptr(dptr)
+    return (_SUCCESS, _mk_node(node))
+
+
+@_face
+def cuGraphAddBatchMemOpNode(hGraph: Any, dependencies: Any, numDependencies: Any, nodeParams: Any) -> _Result:
+    deps = _deps_for(dependencies, numDependencies)
+    _struct_arg(nodeParams, "CUDA_BATCH_MEM_OP_NODE_PARAMS", "nodeParams")
+    d = _drv()
+    _null(d, nodeParams, "cuGraphAddBatchMemOpNode", "nodeParams")
+    b = _batch_from(d, nodeParams, "cuGraphAddBatchMemOpNode")
+    return (_SUCCESS, _mk_node(d.graph_add_batch_mem_op_node(_h(hGraph, _CUgraph), deps, b["ops"], b["flags"],
+                                                            b["ctx"])))
+
+
+@_face
+def cuGraphAddExternalSemaphoresSignalNode(hGraph: Any, dependencies: Any, numDependencies: Any,
+                                           nodeParams: Any) -> _Result:
+    deps = _deps_for(dependencies, numDependencies)
+    _struct_arg(nodeParams, "CUDA_EXT_SEM_SIGNAL_NODE_PARAMS", "nodeParams")
+    d = _drv()
+    e = _ext_spec(d, nodeParams, False, "cuGraphAddExternalSemaphoresSignalNode")
+    return (_SUCCESS, _mk_node(d.graph_add_ext_sem_node(_h(hGraph, _CUgraph), deps, e["sems"], e["values"], False)))
+
+
+@_face
+def cuGraphAddExternalSemaphoresWaitNode(hGraph: Any, dependencies: Any, numDependencies: Any,
+                                         nodeParams: Any) -> _Result:
+    deps = _deps_for(dependencies, numDependencies)
+    _struct_arg(nodeParams, "CUDA_EXT_SEM_WAIT_NODE_PARAMS", "nodeParams")
+    d = _drv()
+    e = _ext_spec(d, nodeParams, True, "cuGraphAddExternalSemaphoresWaitNode")
+    return (_SUCCESS, _mk_node(d.graph_add_ext_sem_node(_h(hGraph, _CUgraph), deps, e["sems"], e["values"], True)))
+
+
+def _add_node(name: str, hGraph: Any, dependencies: Any, dependencyData: Any, numDependencies: Any,
+              nodeParams: Any) -> _Result:
+    deps = _deps_for(dependencies, numDependencies)
+    eds = _eds_for(_edge_list(dependencyData, "dependencyData"), len(deps))
+    _struct_arg(nodeParams, "CUgraphNodeParams", "nodeParams")
+    d = _drv()
+    _null(d, nodeParams, name, "nodeParams")
+    hg = _h(hGraph, _CUgraph)
+    t, spec = _gnp_spec(d, nodeParams, name)
+    h, out = d.graph_add_node(hg, deps, t, spec, eds, name)
+    if t == _NT_COND:  # the body graphs, owned by the node (phGraph_out, P-21)
+        nodeParams._d["conditional"]._d["phGraph_out"] = [_mk_graph(b) for b in out]
+    elif out is not None:
+        nodeParams._d["alloc"]._d["dptr"] = _mk_dptr(out)
+    return (_SUCCESS, _mk_node(h))
+
+
+@_face
+def cuGraphAddNode(hGraph: Any, dependencies: Any, dependencyData: Any, numDependencies: Any,
+                   nodeParams: Any) -> _Result:
+    return _add_node("cuGraphAddNode", hGraph, dependencies, dependencyData, numDependencies, nodeParams)
+
+
+@_face
+def cuGraphAddNode_v3(hGraph: Any, dependencies: Any, dependencyData: Any, numDependencies: Any,
+                      nodeParams: Any) -> _Result:
+    return _add_node("cuGraphAddNode_v3", hGraph, dependencies, dependencyData, numDependencies, nodeParams)
+
+
+@_face
+def cuGraphNodeGetParams(hNode: Any) -> _Result:
+    t, p = _drv().graph_node_get_params(_h(hNode, _CUgraphNode))
+    return (_SUCCESS, _gnp_struct(t, p))
+
+
+def _node_set(name: str, hNode: Any, nodeParams: Any) -> _Result:
+    _struct_arg(nodeParams, "CUgraphNodeParams", "nodeParams")
+    d = _drv()
+    _null(d, nodeParams, name, "nodeParams")
+    t, spec = _gnp_spec(d, nodeParams, name)
+    if t == _NT_GRAPH:
+        spec = spec[0]
+    elif t in (_NT_ALLOC, _NT_FREE):
+        spec = None  # refused by the core (not supported for memory nodes)
+    d.graph_node_set_params(_h(hNode, _CUgraphNode), t, spec)
+    return _OK
+
+
+@_face
+def cuGraphNodeSetParams(hNode: Any, nodeParams: Any) -> _Result:
+    return _node_set("cuGraphNodeSetParams", hNode, nodeParams)
+
+
+@_face
+def cuGraphNodeSetParams_v2(hNode: Any, nodeParams: Any) -> _Result:
+    return _node_set("cuGraphNodeSetParams_v2", hNode, nodeParams)
+
+
+@_face
+def cuGraphKernelNodeGetParams(hNode: Any) -> _Result:
+    return (_SUCCESS, _kernel_struct(_node_params(hNode, _NT_KERNEL)))
+
+
+@_face
+def cuGraphKernelNodeSetParams(hNode: Any, nodeParams: Any) -> _Result:
+    _struct_arg(nodeParams, "CUDA_KERNEL_NODE_PARAMS", "nodeParams")
+    d = _drv()
+    _null(d, nodeParams, "cuGraphKernelNodeSetParams", "nodeParams")
+    return _node_set_typed(hNode, _NT_KERNEL, _kernel_spec(d, nodeParams, "cuGraphKernelNodeSetParams"))
+
+
+@_face
+def cuGraphMemcpyNodeGetParams(hNode: Any) -> _Result:
+    return (_SUCCESS, _memcpy_struct(_node_params(hNode, _NT_MEMCPY)))
+
+
+@_face
+def cuGraphMemcpyNodeSetParams(hNode: Any, nodeParams: Any) -> _Result:
+    _struct_arg(nodeParams, "CUDA_MEMCPY3D", "nodeParams")
+    d = _drv()
+    _null(d, nodeParams, "cuGraphMemcpyNodeSetParams", "nodeParams")
+    return _node_set_typed(hNode, _NT_MEMCPY, _copy_struct(d, nodeParams, "cuGraphMemcpyNodeSetParams", True))
+
+
+@_face
+def cuGraphMemsetNodeGetParams(hNode: Any) -> _Result:
+    return (_SUCCESS, _memset_struct(_node_params(hNode, _NT_MEMSET)))
+
+
+@_face
+def cuGraphMemsetNodeSetParams(hNode: Any, nodeParams: Any) -> _Result:
+    _struct_arg(nodeParams, "CUDA_MEMSET_NODE_PARAMS", "nodeParams")
+    d = _drv()
+    _null(d, nodeParams, "cuGraphMemsetNodeSetParams", "nodeParams")
+    return _node_set_typed(hNode, _NT_MEMSET, _memset_from(nodeParams))
+
+
+@_face
+def cuGraphHostNodeGetParams(hNode: Any) -> _Result:
+    return (_SUCCESS, _host_struct(_node_params(hNode, _NT_HOST)))
+
+
+@_face
+def cuGraphHostNodeSetParams(hNode: Any, nodeParams: Any) -> _Result:
+    _struct_arg(nodeParams, "CUDA_HOST_NODE_PARAMS", "nodeParams")
+    d = _drv()
+    _null(d, nodeParams, "cuGraphHostNodeSetParams", "nodeParams")
+    return _node_set_typed(hNode, _NT_HOST, _host_from(nodeParams))
+
+
+@_face
+def cuGraphEventRecordNodeGetEvent(hNode: Any) -> _Result:
+    return (_SUCCESS, _mk_event(_node_params(hNode, _NT_RECORD).event.handle))
+
+
+@_face
+def cuGraphEventRecordNodeSetEvent(hNode: Any, event: Any) -> _Result:
+    return _node_set_typed(hNode, _NT_RECORD, _h(event, _CUevent))
+
+
+@_face
+def cuGraphEventWaitNodeGetEvent(hNode: Any) -> _Result:
+    return (_SUCCESS, _mk_event(_node_params(hNode, _NT_WAIT).event.handle))
+
+
+@_face
+def cuGraphEventWaitNodeSetEvent(hNode: Any, event: Any) -> _Result:
+    return _node_set_typed(hNode, _NT_WAIT, _h(event, _CUevent))
+
+
+@_face
+def cuGraphMemAllocNodeGetParams(hNode: Any) -> _Result:
+    return (_SUCCESS, _alloc_struct(_node_params(hNode, _NT_ALLOC)))
+
+
+@_face
+def cuGraphMemFreeNodeGetParams(hNode: Any) -> _Result:
+    return (_SUCCESS, _mk_dptr(_node_params(hNode, _NT_FREE).dptr))
+
+
+@_face
+def cuGraphBatchMemOpNodeGetParams(hNode: Any) -> _Result:
+    return (_SUCCESS, _batch_struct(_node_params(hNode, _NT_BATCH)))
+
+
+@_face
+def cuGraphBatchMemOpNodeSetParams(hNode: Any, nodeParams: Any) -> _Result:
+    _struct_arg(nodeParams, "CUDA_BATCH_MEM_OP_NODE_PARAMS", "nodeParams")
+    d = _drv()
+    _null(d, nodeParams, "cuGraphBatchMemOpNodeSetParams", "nodeParams")
+    return _node_set_typed(hNode, _NT_BATCH, _batch_from(d, nodeParams, "cuGraphBatchMemOpNodeSetParams"))
+
+
+@_face
+def cuGraphExternalSemaphoresSignalNodeGetParams(hNode: Any) -> _Result:
+    return (_SUCCESS, _ext_struct(_node_params(hNode, _NT_SIGNAL), False, "CUDA_EXT_SEM_SIGNAL_NODE_PARAMS"))
+
+
+@_face
+def cuGraphExternalSemaphoresSignalNodeSetParams(hNode: Any, nodeParams: Any) -> _Result:
+    _struct_arg(nodeParams, "CUDA_EXT_SEM_SIGNAL_NODE_PARAMS", "nodeParams")
+    spec = _ext_spec(_drv(), nodeParams, False, "cuGraphExternalSemaphoresSignalNodeSetParams")
+    return _node_set_typed(hNode, _NT_SIGNAL, spec)
+
+
+@_face
+def cuGraphExternalSemaphoresWaitNodeGetParams(hNode: Any) -> _Result:
+    return (_SUCCESS, _ext_struct(_node_params(hNode, _NT_EXT_WAIT), True, "CUDA_EXT_SEM_WAIT_NODE_PARAMS"))
+
+
+@_face
+def cuGraphExternalSemaphoresWaitNodeSetParams(hNode: Any, nodeParams: Any) -> _Result:
+    _struct_arg(nodeParams, "CUDA_EXT_SEM_WAIT_NODE_PARAMS", "nodeParams")
+    spec = _ext_spec(_drv(), nodeParams, True, "cuGraphExternalSemaphoresWaitNodeSetParams")
+    return _node_set_typed(hNode, _NT_EXT_WAIT, spec)
+
+
+# -- per-node changes of an executable graph -------------------------------------------------------
+_EXEC_LIMITS = ("The exec changes as though ``hNode`` had held the new parameters at instantiation; launches "
+                "already enqueued keep what they had (manual progression shows it) and ``hNode`` itself is not "
+                "changed. ")
+
+
+@_face
+def cuGraphExecKernelNodeSetParams(hGraphExec: Any, hNode: Any, nodeParams: Any) -> _Result:
+    _struct_arg(nodeParams, "CUDA_KERNEL_NODE_PARAMS", "nodeParams")
+    d = _drv()
+    _null(d, nodeParams, "cuGraphExecKernelNodeSetParams", "nodeParams")
+    return _exec_set(hGraphExec, hNode, _NT_KERNEL, _kernel_spec(d, nodeParams, "cuGraphExecKernelNodeSetParams"))
+
+
+@_face
+def cuGraphExecMemcpyNodeSetParams(hGraphExec: Any, hNode: Any, copyParams: Any, ctx: Any) -> _Result:
+    _h(ctx, _CUcontext)
+    _struct_arg(copyParams, "CUDA_MEMCPY3D", "copyParams")
+    d = _drv()
+    _null(d, copyParams, "cuGraphExecMemcpyNodeSetParams", "copyParams")
+    return _exec_set(hGraphExec, hNode, _NT_MEMCPY, _copy_struct(d, copyParams, "cuGraphExecMemcpyNodeSetParams",
+                                                                 True))
+
+
+@_face
+def cuGraphExecMemsetNodeSetParams(hGraphExec: Any, hNode: Any, memsetParams: Any, ctx: Any) -> _Result:
+    _h(ctx, _CUcontext)
+    _struct_arg(memsetParams, "CUDA_MEMSET_NODE_PARAMS", "memsetParams")
+    d = _drv()
+    _null(d, memsetParams, "cuGraphExecMemsetNodeSetParams", "memsetParams")
+    return _exec_set(hGraphExec, hNode, _NT_MEMSET, _memset_from(memsetParams))
+
+
+@_face
+def cuGraphExecHostNodeSetParams(hGraphExec: Any, hNode: Any, nodeParams: Any) -> _Result:
+    _struct_arg(nodeParams, "CUDA_HOST_NODE_PARAMS", "nodeParams")
+    d = _drv()
+    _null(d, nodeParams, "cuGraphExecHostNodeSetParams", "nodeParams")
+    return _exec_set(hGraphExec, hNode, _NT_HOST, _host_from(nodeParams))
+
+
+@_face
+def cuGraphExecChildGraphNodeSetParams(hGraphExec: Any, hNode: Any, childGraph: Any) -> _Result:
+    return _exec_set(hGraphExec, hNode, _NT_GRAPH, _h(childGraph, _CUgraph))
+
+
+@_face
+def cuGraphExecEventRecordNodeSetEvent(hGraphExec: Any, hNode: Any, event: Any) -> _Result:
+    return _exec_set(hGraphExec, hNode, _NT_RECORD, _h(event, _CUevent))
+
+
+@_face
+def cuGraphExecEventWaitNodeSetEvent(hGraphExec: Any, hNode: Any, event: Any) -> _Result:
+    return _exec_set(hGraphExec, hNode, _NT_WAIT, _h(event, _CUevent))
+
+
+@_face
+def cuGraphExecBatchMemOpNodeSetParams(hGraphExec: Any, hNode: Any, nodeParams: Any) -> _Result:
+    _struct_arg(nodeParams, "CUDA_BATCH_MEM_OP_NODE_PARAMS", "nodeParams")
+    d = _drv()
+    _null(d, nodeParams, "cuGraphExecBatchMemOpNodeSetParams", "nodeParams")
+    return _exec_set(hGraphExec, hNode, _NT_BATCH, _batch_from(d, nodeParams, "cuGraphExecBatchMemOpNodeSetParams"))
+
+
+@_face
+def cuGraphExecExternalSemaphoresSignalNodeSetParams(hGraphExec: Any, hNode: Any, nodeParams: Any) -> _Result:
+    _struct_arg(nodeParams, "CUDA_EXT_SEM_SIGNAL_NODE_PARAMS", "nodeParams")
+    return _exec_set(hGraphExec, hNode, _NT_SIGNAL,
+                     _ext_spec(_drv(), nodeParams, False, "cuGraphExecExternalSemaphoresSignalNodeSetParams"))
+
+
+@_face
+def cuGraphExecExternalSemaphoresWaitNodeSetParams(hGraphExec: Any, hNode: Any, nodeParams: Any) -> _Result:
+    _struct_arg(nodeParams, "CUDA_EXT_SEM_WAIT_NODE_PARAMS", "nodeParams")
+    return _exec_set(hGraphExec, hNode, _NT_EXT_WAIT,
+                     _ext_spec(_drv(), nodeParams, True, "cuGraphExecExternalSemaphoresWaitNodeSetParams"))
+
+
+@_face
+def cuGraphExecNodeSetParams(hGraphExec: Any, hNode: Any, nodeParams: Any) -> _Result:
+    _struct_arg(nodeParams, "CUgraphNodeParams", "nodeParams")
+    d = _drv()
+    _null(d, nodeParams, "cuGraphExecNodeSetParams", "nodeParams")
+    t, spec = _gnp_spec(d, nodeParams, "cuGraphExecNodeSetParams")
+    if t == _NT_GRAPH:
+        spec = spec[0]
+    return _exec_set(hGraphExec, hNode, t, spec)
+
+
+# -- stream memory operations and external semaphores (BATCH_MEM_OP / EXT_SEMAS nodes in capture) ---
+def _stream_value(name: str, stream: Any, addr: Any, value: Any, flags: Any, op: int, bits: int) -> _Result:
+    hs = _h(stream, _CUstream)
+    a = _h(addr, _CUdeviceptr)
+    v = _h(value, _NS[f"cuuint{bits}_t"])  # a cuuint32_t/cuuint64_t argument: None is 0
+    _drv().stream_batch_mem_op(hs, [(op, a, v, _u(flags))], 0, name)
+    return _OK
+
+
+@_face
+def cuStreamWriteValue32(stream: Any, addr: Any, value: Any, flags: Any) -> _Result:
+    return _stream_value("cuStreamWriteValue32", stream, addr, value, flags, 2, 32)
+
+
+@_face
+def cuStreamWriteValue64(stream: Any, addr: Any, value: Any, flags: Any) -> _Result:
+    return _stream_value("cuStreamWriteValue64", stream, addr, value, flags, 5, 64)
+
+
+@_face
+def cuStreamWaitValue32(stream: Any, addr: Any, value: Any, flags: Any) -> _Result:
+    return _stream_value("cuStreamWaitValue32", stream, addr, value, flags, 1, 32)
+
+
+@_face
+def cuStreamWaitValue64(stream: Any, addr: Any, value: Any, flags: Any) -> _Result:
+    return _stream_value("cuStreamWaitValue64", stream, addr, value, flags, 4, 64)
+
+
+@_face
+def cuStreamBatchMemOp(stream: Any, count: Any, paramArray: Any, flags: Any) -> _Result:
+    hs = _h(stream, _CUstream)
+    n = _u(count)
+    params = [] if paramArray is None else list(paramArray)
+    if n > len(params):
+        raise RuntimeError(f"List is too small: {len(params)} < {n}")
+    d = _drv()
+    d.stream_batch_mem_op(hs, _mem_ops_from(d, params, n, "cuStreamBatchMemOp"), _u(flags), "cuStreamBatchMemOp")
+    return _OK
+
+
+def _ext_async(name: str, extSemArray: Any, paramsArray: Any, numExtSems: Any, stream: Any, wait: bool) -> _Result:
+    sems = _node_list(extSemArray, "extSemArray", _NS["CUexternalSemaphore"])
+    pcls = "CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS" if wait else "CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS"
+    params = [] if paramsArray is None else list(paramsArray)
+    for p in params:
+        _struct_arg(p, pcls, "paramsArray")
+    n = _u(numExtSems)
+    if n > len(sems):
+        raise RuntimeError(f"List is too small: {len(sems)} < {n}")
+    if n > len(params):
+        raise RuntimeError(f"List is too small: {len(params)} < {n}")
+    values = []
+    for sp in params[:n]:
+        q = sp._d["params"]._d
+        km = q["keyedMutex"]._d
+        values.append((q["fence"]._d["value"], km["key"], km.get("timeoutMs", 0), sp._d["flags"]))
+    _drv().stream_ext_semaphores(_h(stream, _CUstream), sems[:n], values, wait)
+    return _OK
+
+
+@_face
+def cuSignalExternalSemaphoresAsync(extSemArray: Any, paramsArray: Any, numExtSems: Any, stream: Any) -> _Result:
+    return _ext_async("cuSignalExternalSemaphoresAsync", extSemArray, paramsArray, numExtSems, stream, False)
+
+
+@_face
+def cuWaitExternalSemaphoresAsync(extSemArray: Any, paramsArray: Any, numExtSems: Any, stream: Any) -> _Result:
+    return _ext_async("cuWaitExternalSemaphoresAsync", extSemArray, paramsArray, numExtSems, stream, True)
+
+
+def _pad_nodes(handles: list[int], n: int, mk: Any = None) -> list[Any]:
+    """``n`` ``CUgraphNode`` wrappers (:func:`simcuda.faces.bindings._build.pad_nodes`)."""
+    return _B.pad_nodes(handles, n, mk or _mk_node)
+
+
+@_face
+def cuGraphGetNodes(hGraph: Any, numNodes: Any = 0) -> _Result:
+    n = _size(numNodes)
+    _T.check_calloc(n)
+    nodes = _drv().graph_get_nodes(_h(hGraph, _CUgraph))
+    return (_SUCCESS, _pad_nodes(nodes, n), len(nodes) if n == 0 or n >= len(nodes) else n)
+
+
+@_face
+def cuGraphGetRootNodes(hGraph: Any, numRootNodes: Any = 0) -> _Result:
+    n = _size(numRootNodes)
+    _T.check_calloc(n)
+    nodes = _drv().graph_get_root_nodes(_h(hGraph, _CUgraph))
+    return (_SUCCESS, _pad_nodes(nodes, n), len(nodes) if n == 0 or n >= len(nodes) else n)
+
+
+@_face
+def cuGraphGetEdges(hGraph: Any, numEdges: Any = 0) -> _Result:
+    n = _size(numEdges)
+    _T.check_calloc(n)
+    edges = _drv().graph_get_edges(_h(hGraph, _CUgraph))
+    frm = _pad_nodes([a for a, _, _ in edges], n)
+    to = _pad_nodes([b for _, b, _ in edges], n)
+    eds = _pad_edges([ed for _, _, ed in edges], n, _edge, _CUgraphEdgeData)
+    return (_SUCCESS, frm, to, eds, len(edges) if n == 0 or n >= len(edges) else n)
+
+
+def _node_deps(hNode: Any, n: Any, dependents: bool) -> _Result:
+    n = _size(n)
+    _T.check_calloc(n)
+    pairs = _drv().graph_node_get_dependencies(_h(hNode, _CUgraphNode), dependents)
+    nodes = _pad_nodes([a for a, _ in pairs], n)
+    eds = _pad_edges([ed for _, ed in pairs], n, _edge, _CUgraphEdgeData)
+    return (_SUCCESS, nodes, eds, len(pairs) if n == 0 or n >= len(pairs) else n)
+
+
+@_face
+def cuGraphNodeGetDependencies(hNode: Any, numDependencies: Any = 0) -> _Result:
+    return _node_deps(hNode, numDependencies, False)
+
+
+@_face
+def cuGraphNodeGetDependentNodes(hNode: Any, numDependentNodes: Any = 0) -> _Result:
+    return _node_deps(hNode, numDependentNodes, True)
+
+
+def _dep_pairs(from_: Any, to: Any, edgeData: Any, n: Any, remove: bool) -> tuple[list[int], list[int], _EdgeDataArg]:
+    return _B.dep_pairs(from_, to, edgeData, n, remove, _node_list, _edge_list)
+
+
+@_face
+def cuGraphAddDependencies(hGraph: Any, from_: Any, to: Any, edgeData: Any, numDependencies: Any) -> _Result:
+    froms, tos, eds = _dep_pairs(from_, to, edgeData, numDependencies, False)
+    _drv().graph_add_dependencies(_h(hGraph, _CUgraph), froms, tos, eds)
+    return _OK
+
+
+@_face
+def cuGraphRemoveDependencies(hGraph: Any, from_: Any, to: Any, edgeData: Any, numDependencies: Any) -> _Result:
+    froms, tos, eds = _dep_pairs(from_, to, edgeData, numDependencies, True)
+    # removal pads a short edge-data list with (255, 255, 255), an edge that never exists: never None
+    _drv().graph_remove_dependencies(_h(hGraph, _CUgraph), froms, tos, _cast("list[_EdgeData]", eds))
+    return _OK
+
+
+@_face
+def cuGraphInstantiate(hGraph: Any, flags: Any) -> _Result:
+    return (_SUCCESS, _mk_exec(_drv().graph_instantiate(_h(hGraph, _CUgraph), _u(flags, 64, "unsigned PY_LONG_LONG"))))
+
+
+@_face
+def cuGraphInstantiateWithParams(hGraph: Any, instantiateParams: Any) -> _Result:
+    _struct_arg(instantiateParams, "CUDA_GRAPH_INSTANTIATE_PARAMS", "instantiateParams")
+    d = _drv()
+    p = instantiateParams
+    _null(d, p, "cuGraphInstantiateWithParams", "instantiateParams")
+    try:
+        x = d.graph_instantiate_with_params(_h(hGraph, _CUgraph), int(p._raw("flags")), int(p._raw("hUploadStream")))
+    except _DriverError as e:
+        p._d["result_out"] = getattr(e, "instantiate_result", 1)  # CUDA_GRAPH_INSTANTIATE_ERROR
+        p._d["hErrNode_out"] = _mk_node(getattr(e, "err_node", 0))
+        raise
+    p._d["result_out"] = 0
+    p._d["hErrNode_out"] = _mk_node(0)
+    return (_SUCCESS, _mk_exec(x))
+
+
+@_face
+def cuGraphExecUpdate(hGraphExec: Any, hGraph: Any) -> _Result:
+    result, enode, efrom = _drv().graph_exec_update(_h(hGraphExec, _CUgraphExec), _h(hGraph, _CUgraph))
+    info = _CUgraphExecUpdateResultInfo()
+    info._d["result"] = result
+    info._d["errorNode"] = _mk_node(enode)
+    info._d["errorFromNode"] = _mk_node(efrom)
+    return (_SUCCESS, info)
+
+
+@_face
+def cuGraphDebugDotPrint(hGraph: Any, path: Any, flags: Any) -> _Result:
+    p = _bytes_arg(path)
+    _drv().graph_debug_dot_print(_h(hGraph, _CUgraph), os.fsdecode(p), _u(flags))
+    return _OK

@@ -1,0 +1,462 @@
+"""The one executor of the Python faces: a face's function built from a table row, and the argument conversions
+the tuple face and the runtime face share.
+
+Mirrors: how ``cuda.bindings``' Cython wrappers (the driver module and the runtime module of cuda-bindings 13.5.0)
+check and convert their arguments before the library call: the order of the checks
+(:func:`conversion_plan`), the C integer, ``char*``, struct, list and handle kinds, the padding of list
+arguments a count runs past, and the outputs returned in the real slots.
+
+:func:`build` makes the body of a face function from a row of :mod:`simcuda._core.api` (``ROWS``, or a
+``RUNTIME_ROWS`` row for the runtime face: a driver entry with the runtime's conventions); each face wraps it
+with its own arity check, error translation (``CUresult`` or ``cudaError_t``) and set-up (the runtime's
+implicit primary context). Nothing here decides a code: every rule is the core's. The faces import these
+names rather than each other's privates (issue 18, item 2).
+"""
+from __future__ import annotations
+
+import enum as _enum
+import functools
+import inspect
+from collections.abc import Callable as _Callable
+from collections.abc import Mapping
+from typing import Any
+from typing import cast as _cast
+
+import attrs
+
+from ..._core.modules.param_types import split_params as _split
+from ..._core.objects import EdgeDataArg as _EdgeDataArg
+from ..._core.rows import Call
+from . import _args as _A
+from . import _driver_types as _T
+
+#: a conversion the real wrapper applies to one argument (the value, converted, or the same object)
+_Conv = _Callable[[Any], Any]
+#: the conversions of one function, in the real wrapper's order: (argument index, name, conversion)
+Plan = tuple[tuple[int, str, _Conv], ...]
+#: a face's generated signature table: name -> (signature line, ((output name, type text), ...))
+Outputs = Mapping[str, tuple[str, tuple[tuple[str, str], ...]]]
+#: a face's generated docstring parameter table: name -> ((parameter, type text), ...)
+Params = Mapping[str, tuple[tuple[str, str], ...]]
+
+
+def signature_params(sig: str) -> list[tuple[str, str, str]]:
+    """``[(name, C type, annotation)]`` of a signature line such as ``f(hStream, size_t n, x: Optional[X])``."""
+    parts = _split(sig[sig.find("(") + 1:sig.rfind(")")])
+    out = []
+    for p in filter(str.strip, parts):
+        head, _, ann = p.partition(":")
+        words = head.replace("*", " * ").split()
+        out.append((words[-1], " ".join(words[:-1]), ann.strip()))
+    return out
+
+
+C_INT = {"size_t": (64, "size_t"), "unsigned int": (32, "unsigned int"), "unsigned char": (8, "unsigned char"),
+          "unsigned short": (16, "unsigned short"), "unsigned long long": (64, "unsigned PY_LONG_LONG"),
+          "void_ptr": (64, "unsigned PY_LONG_LONG")}
+
+
+def entry_conv(ctype: str, ann: str, name: str, ns: dict[str, Any],
+                struct_arg: _Callable[[Any, str, str], Any]) -> _Conv | None:
+    """The conversion Cython applies to a typed parameter at function entry, or None for untyped ones."""
+    if ctype in C_INT:
+        bits, cname = C_INT[ctype]
+        return lambda x: x if type(x) is int and x >= 0 and not x >> bits else _T.c_uint(x, bits, cname)
+    if ctype == "int":
+        return lambda x: x if type(x) is int and -0x80000000 <= x <= 0x7FFFFFFF else _T.c_int(x)
+    if ctype == "char *":
+        return _A.bytes_arg
+    cls = ns.get(ctype) if ctype else None
+    if isinstance(cls, type) and not issubclass(cls, (_T.Wrapper, _enum.Enum)) and hasattr(cls, "_fields"):
+        return lambda x: struct_arg(x, ctype, name)
+    if not ctype and ann and not ann.startswith("Optional") and isinstance(ns.get(ann), type) \
+            and issubclass(ns[ann], _enum.Enum):
+        def not_none(x: Any) -> Any:
+            if x is None:
+                raise TypeError(f"Argument '{name}' must not be None")
+            return x
+        return not_none
+    return None
+
+
+def _list_message(name: str, cls: type, runtime: bool) -> str:
+    if runtime:
+        if cls.__name__ == "cudaGraphNode_t":
+            return (f"Argument '{name}' is not instance of type (expected "
+                    "tuple[cyruntime.cudaGraphNode_t,driver.CUgraphNode] or "
+                    "list[cyruntime.cudaGraphNode_t,driver.CUgraphNode]")
+        return (f"Argument '{name}' is not instance of type (expected tuple[cyruntime.{cls.__name__},] or "
+                f"list[cyruntime.{cls.__name__},]")
+    comma = "" if issubclass(cls, _enum.Enum) else ","
+    return (f"Argument '{name}' is not instance of type (expected tuple[cydriver.{cls.__name__}{comma}] or "
+            f"list[cydriver.{cls.__name__}{comma}]")
+
+
+def list_check(cls: type, name: str, runtime: bool = False) -> _Conv:
+    """The real wrapper's first step for a ``list[X]`` parameter: every item an ``X`` (any iterable; a
+    non-iterable raises ``TypeError: 'int' object is not iterable``), then its ``len()`` (a generator
+    raises ``TypeError: object of type 'generator' has no len()``); lists of enums check their items too
+    (the real message has no trailing comma there). The runtime's node lists take driver nodes too."""
+    ok: Any = cls
+    if runtime and cls.__name__ == "cudaGraphNode_t":  # with its driver base: NVIDIA's on the native route
+        ok = (cls, _T.build_classes()["CUgraphNode"], *[b for b in cls.__mro__ if b.__name__ == "CUgraphNode"])
+    msg = _list_message(name, cls, runtime)
+
+    def check(x: Any) -> Any:
+        if x is not None:
+            if not all(isinstance(i, ok) for i in x):
+                raise TypeError(msg)
+            len(x)
+        return x
+    return check
+
+
+#: entries whose ``list[int]`` parameters the plan checks as the real wrapper does (batched copies, issue 10)
+INT_LISTS_CHECKED = frozenset({"cuMemcpyBatchAsync", "cudaMemcpyBatchAsync"})
+
+
+def int_list_check(name: str) -> _Conv:
+    """A ``list[int]`` parameter as the real wrapper checks it among the typed lists: iterated (None and a
+    non-iterable raise ``TypeError: '...' object is not iterable``), every item an ``int``."""
+    msg = f"Argument '{name}' is not instance of type (expected tuple[int] or list[int]"
+
+    def check(x: Any) -> Any:
+        if not all(isinstance(i, int) for i in x):
+            raise TypeError(msg)
+        return x
+    return check
+
+
+def sized(x: Any) -> Any:
+    """A ``list[Any]`` parameter (option values): the wrapper takes its ``len()`` (TypeError: object of type
+    'int' has no len())."""
+    if x is not None:
+        len(x)
+    return x
+
+
+def handle_check(cls: type[_T.Wrapper]) -> _Conv:
+    """The real wrapper's check of a handle parameter: ``None``, an ``int`` in the class's range or an instance
+    pass unchanged; anything else goes through ``cls`` (its ``TypeError`` / ``OverflowError``)."""
+    lo, hi = cls._lo, cls._hi
+
+    def check(x: Any) -> Any:
+        if not (type(x) is int and lo <= x <= hi) and x is not None and not isinstance(x, cls):
+            cls(x)  # TypeError / OverflowError / ValueError exactly as the wrapper's constructor
+        return x
+    return check
+
+
+def conversion_plan(name: str, outputs: Outputs, params: Params, ns: dict[str, Any],
+                    struct_arg: _Callable[[Any, str, str], Any], runtime: bool = False) -> Plan:
+    """The order in which the real wrapper converts ``name``'s arguments (read from its signature and its
+    docstring's Parameters): typed parameters at entry (C integers, ``char*``, struct types, enums that
+    must not be None), in order; then, in the body, ``list[X]`` parameters and handles together, in
+    reverse order (the generated wrappers emit those blocks last parameter first); then option-value lists.
+    Buffers, enums' values and ``kernelParams`` are left to the function body, which converts them
+    afterwards. Returns ``(index, name, check)`` triples. The runtime face passes its own tables."""
+    sig = signature_params(outputs[name][0])
+    doc_list = params.get(name, ())
+    docs = dict(doc_list)
+    entry: list[tuple[int, str, _Conv]] = []
+    tests: list[tuple[int, str, _Conv]] = []  # struct types passed by value: Cython tests them after the C conversions
+    body: list[tuple[int, str, _Conv]] = []
+    later: list[tuple[int, str, _Conv]] = []
+    for i, (pname, ctype, ann) in enumerate(sig):
+        conv = entry_conv(ctype, ann, pname, ns, struct_arg)
+        if conv is not None and ann == ctype and hasattr(ns.get(ctype), "_fields"):  # ``CUmemLocation location``
+            tests.append((i, pname, by_value_struct(conv, ctype, pname, runtime)))
+            continue
+        if conv is not None and not ctype:  # an enum annotation (not None): Cython's type test, after the C ones
+            tests.append((i, pname, conv))
+            continue
+        if conv is not None:
+            entry.append((i, pname, conv))
+            continue
+        dtype = docs.get(pname, docs.get(pname.rstrip("_"), ""))
+        if not dtype and len(doc_list) == len(sig):  # the docstring names it differently (graph / hGraph)
+            dtype = doc_list[i][1]
+        if dtype.startswith("list["):
+            cls = ns.get(dtype[5:-1])
+            if isinstance(cls, type) and (issubclass(cls, (_T.Wrapper, _enum.Enum)) or hasattr(cls, "_fields")):
+                body.append((i, pname, list_check(cls, pname, runtime)))
+            elif dtype == "list[Any]":  # option values: sized after the typed lists, in order
+                later.append((i, pname, sized))
+            elif dtype == "list[int]" and name in INT_LISTS_CHECKED:  # with the typed lists (issue 10)
+                body.append((i, pname, int_list_check(pname)))
+            continue
+        for cand in dtype.split(" or "):
+            cls = ns.get(cand)
+            if isinstance(cls, type) and issubclass(cls, _T.Wrapper):
+                body.append((i, pname, handle_check(cls)))
+                break
+    return tuple(entry + tests + body[::-1] + later)
+
+
+def by_value_struct(conv: _Conv, ctype: str, name: str, runtime: bool) -> _Conv:
+    """A struct parameter passed by value (not ``Optional``): Cython's type test, which refuses None too."""
+    mod = "cuda.bindings.runtime" if runtime else "cuda.bindings.driver"
+
+    def check(x: Any) -> Any:
+        if x is None:
+            raise TypeError(f"Argument '{name}' has incorrect type (expected {mod}.{ctype}, got NoneType)")
+        return conv(x)
+    return check
+
+
+def convert_args(plan: Plan, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, ...]:
+    """Apply a :func:`conversion_plan`; the arguments come back converted where a conversion changed them."""
+    n = len(args)
+    out = None
+    for i, pname, conv in plan:
+        if i < n:
+            v = args[i]
+            w = conv(v)
+            if w is not v:
+                if out is None:
+                    out = list(args)
+                out[i] = w
+        elif pname in kwargs:
+            kwargs[pname] = conv(kwargs[pname])
+    return args if out is None else tuple(out)
+
+
+def eds_for(eds: _EdgeDataArg, n: int, deps: int | None = None) -> _EdgeDataArg:
+    """Edge data for ``n`` dependencies: none/empty means all zero; a short list is padded with a
+    missing-entry marker that the core rejects as INVALID_VALUE in its own order (spec 3.6) [I].
+
+    ``deps`` (the number of dependency entries that exist) bounds the padding: the core refuses the
+    first missing dependency, so entries past it are never read and a huge count costs nothing."""
+    if deps is not None:
+        n = min(n, deps + 1)
+    if not eds:
+        return [(0, 0, 0)] * n
+    if len(eds) < n:
+        return eds + [None] * min(n - len(eds), 1)
+    return eds[:n]
+
+
+def pad_nodes(handles: list[int], n: int, mk: Any) -> list[Any]:
+    """``n`` node wrappers: the handles, then ``CUgraphNode(0)`` (one shared object) up to ``n``; MemoryError
+    at once where the real wrapper's ``calloc`` of the output array fails (:func:`_T.check_calloc`)."""
+    return _T.padded([mk(x) for x in handles[:n]], n, mk(0))
+
+
+def pad_edges(edata: list[Any], n: int, mk_edge: Any, cls: type) -> list[Any]:
+    """``n`` edge-data structs: the given ones, then zeroed ones (distinct objects for a small padding,
+    one shared zero struct beyond 4096 entries, so that a huge count costs one list)."""
+    out = [mk_edge(ed) for ed in edata[:n]]
+    pad = n - len(out)
+    if 0 < pad <= 4096:
+        return out + [cls() for _ in range(pad)]
+    return _T.padded(out, n, cls())
+
+
+def dep_pairs(from_: Any, to: Any, edgeData: Any, n: Any, remove: bool,
+               node_list: Any, edge_list: Any) -> tuple[list[int], list[int], _EdgeDataArg]:
+    """The ``from_`` / ``to`` / ``edgeData`` lists of ``cuGraphAddDependencies`` / ``cuGraphRemoveDependencies``
+    (and their runtime twins) for count ``n``, read by the face's ``node_list`` / ``edge_list``; missing entries
+    are NULL (removal: an edge data that matches none) so that the core refuses the first one (spec 3.6)."""
+    froms, tos = node_list(from_, "from_"), node_list(to, "to")
+    eds = edge_list(edgeData, "edgeData")
+    n = _A.size_t(n)
+    # the wrapper passes the count through unchecked: entries past a list's end reach the driver as NULL
+    # (INVALID_VALUE at the first one), so one padding entry per list is enough, whatever the count
+    n = min(n, max(len(froms), len(tos), len(eds)) + 1)
+    froms = froms[:n] + [0] * max(0, n - len(froms))
+    tos = tos[:n] + [0] * max(0, n - len(tos))
+    if eds and len(eds) < n:
+        eds = eds + [(255, 255, 255) if remove else None] * (n - len(eds))
+    return froms, tos, eds[:n]
+
+
+def capture_deps(deps: list[int], eds: _EdgeDataArg, n: int) -> tuple[list[int], _EdgeDataArg]:
+    """Dependencies and edge data of ``cuStreamUpdateCaptureDependencies`` for count ``n``: the wrapper does
+    not check the count, and entries past the list reach the driver as garbage handles, the first of which
+    is refused (spec 3.6 row 5); one NULL entry stands for all of them, whatever the count."""
+    eds = eds_for(eds, n, len(deps))
+    return ([*deps[:n], 0] if n > len(deps) else deps[:n]), eds
+
+
+# =========================================================================== the executor: a face's function from a row
+@attrs.frozen
+class FaceSpec:
+    """What the executor needs to know of one Python face to build its functions from table rows.
+
+    ``module``: the face's module name (the built functions' ``__module__``); ``ns``: the face's classes and enums
+    by name (the declared types of the real wrapper's parameters and outputs are looked up there); ``outputs`` /
+    ``params``: the face's generated signature and docstring tables; ``enum_cname``: the C enum name the real
+    wrapper's ``OverflowError`` names for an enum type; ``success``: the face's success code; ``driver``: the
+    current driver (:func:`simcuda._state.face_driver`); ``handle_types``, ``node_array``, ``docs_by_position``: see
+    the attributes.
+    """
+
+    module: str
+    ns: Mapping[str, Any]
+    outputs: Outputs
+    params: Params
+    enum_cname: _Callable[[str], str]
+    success: Any
+    driver: _Callable[[], Any]
+    #: the face's handle classes' bases (the native route's runtime classes derive from NVIDIA's driver classes)
+    handle_types: tuple[type, ...] = (_T.Wrapper,)
+    #: the face's conversion of a handle array and its count (``dependencies[numDependencies]``): the value, the
+    #: count and the parameter's name -> a list of ``int`` handles (the real wrapper's list checks and its
+    #: ``List is too small``); None: the face builds no entry with an array argument
+    node_array: _Callable[[Any, Any, str], list[int]] | None = None
+    #: the docstring's Parameters name a parameter differently from the signature (the runtime's ``pool`` for
+    #: ``memPool``): take its type by position when both list as many parameters
+    docs_by_position: bool = False
+
+
+def value_conv(face: FaceSpec, doc_type: str, pname: str) -> _Conv:
+    """The body conversion of an argument the signature leaves untyped, by the type the real docstring gives
+    it: a handle class of the face -> its ``int`` (:func:`simcuda.faces.bindings._args.handle`), an enum -> its
+    ``int`` (:func:`_T.c_enum`), a C integer -> checked as the wrapper checks it, ``Any`` (a ``void*``) -> its
+    address; anything else passes unchanged."""
+    for cand in doc_type.split(" or "):
+        cls = face.ns.get(cand)
+        if isinstance(cls, type) and issubclass(cls, face.handle_types):
+            return functools.partial(_A.handle, cls=_cast("type[_T.Wrapper]", cls))
+        if isinstance(cls, type) and issubclass(cls, _enum.Enum):
+            cname = face.enum_cname(cand)
+            return lambda x: _T.c_enum(x, pname, cname)
+    if doc_type in C_INT:
+        bits, cname = C_INT[doc_type]
+        return lambda x: _A.uint(x, bits, cname)
+    if doc_type == "int":
+        return _A.int32
+    if doc_type == "Any":  # a void*: None, an int address or a buffer (its address)
+        return _T.void_ptr
+    return lambda x: x
+
+
+def out_wrap(face: FaceSpec, type_name: str) -> _Conv:
+    """How an output of the declared type is returned: a handle through its class (``CUgraph`` ...), an enum
+    as its member, ``cuuint64_t`` as that class; plain values (``int``, ``float``, addresses) unchanged."""
+    cls = face.ns.get(type_name)
+    if isinstance(cls, type) and issubclass(cls, face.handle_types):
+        return _cast(_Conv, getattr(cls, "_mk", cls))
+    if isinstance(cls, type) and (issubclass(cls, _enum.Enum) or hasattr(cls, "getPtr")):
+        return cls
+    return lambda x: x
+
+
+def build(face: FaceSpec, name: str, call: Call, rename: Mapping[str, str] | None = None) -> _Callable[..., Any]:
+    """The body of face function ``name`` from a parsed row (:attr:`simcuda._core.api.Api.call`): the
+    arguments converted by the kinds the real wrapper's signature and docstring give them (:func:`value_conv`),
+    passed to the core operation the call names, and its result returned after the success code in the real
+    output slots (:func:`out_wrap`). ``rename`` maps the call's parameter names to the face's (a runtime entry
+    built from a driver row). The face wraps it (arity, conversion order, error translation).
+
+    An array argument ``name[count]`` is a list of handles, converted with its count by the face's
+    :attr:`FaceSpec.node_array`. A wrong row fails here, at import: ``AssertionError`` for a call in the native
+    forms, a parameter the wrapper does not have, an array the face does not convert, or a number of outputs
+    other than the wrapper's."""
+    rename = rename or {}
+    sig = signature_params(face.outputs[name][0])
+    names = [p for p, _, _ in sig]
+    if any("=" in p for p in names):
+        raise AssertionError(f"{name}: a parameter with a default needs a hand-written face")
+    doc_list = face.params.get(name, ())
+    docs = dict(doc_list)
+
+    def doc_type(i: int, p: str) -> str:
+        if p in docs:
+            return docs[p]
+        return doc_list[i][1] if face.docs_by_position and len(doc_list) == len(sig) else ""
+    convs = [(lambda x: x) if ctype else value_conv(face, doc_type(i, p), p) for i, (p, ctype, _) in enumerate(sig)]
+    if not call.simple:
+        raise AssertionError(f"{name}: the call uses native forms ({call.op}(...)); the Python faces read the first")
+    unknown = [p for _, p, _ in call.args if p is not None and rename.get(p, p) not in names]
+    if unknown:
+        raise AssertionError(f"{name}: the call reads {unknown}, not parameters of {face.outputs[name][0]}")
+    def index(p: str | None) -> int:
+        return names.index(rename.get(p, p)) if p is not None else -1
+    for p, count in call.counts.items():
+        if p in call.outs:
+            raise AssertionError(f"{name}: an output array ({p}[{count}]) needs a hand-written face")
+        i = index(p)
+        if face.node_array is None or not doc_type(i, names[i]).startswith("list[") or \
+                not isinstance(face.ns.get(doc_type(i, names[i])[5:-1]), type) or \
+                not issubclass(face.ns[doc_type(i, names[i])[5:-1]], face.handle_types):
+            raise AssertionError(f"{name}: the array {p}[{count}] is no handle list this face converts")
+    arrays = tuple((index(p), index(c)) for p, c in call.counts.items())
+    for i, _n in arrays:
+        convs[i] = lambda x: x  # converted with its count, below
+    spec = tuple((kw, index(p), lit) for kw, p, lit in call.args)
+    node_array = face.node_array
+    wraps = tuple(out_wrap(face, t) for _, t in face.outputs[name][1])
+    if len(call.outs) != len(wraps):
+        raise AssertionError(f"{name}: the call fills {len(call.outs)} output slots, the wrapper has {len(wraps)}")
+    op, drv, ok = call.op, face.driver, face.success
+    success = (ok,)
+    signature = inspect.Signature([inspect.Parameter(p, inspect.Parameter.POSITIONAL_OR_KEYWORD) for p in names])
+
+    def fn(*args: Any, **kwargs: Any) -> Any:
+        if kwargs:
+            args = signature.bind(*args, **kwargs).args
+        if arrays:  # each array with its count parameter
+            conv = list(args)
+            for i, n in arrays:
+                conv[i] = node_array(args[i], args[n], names[i])  # type: ignore[misc]  # (checked above)
+            args = tuple(conv)
+        pos: list[Any] = []
+        kws: dict[str, Any] = {}
+        for kw, i, lit in spec:
+            v = lit if i < 0 else convs[i](args[i])
+            if kw is None:
+                pos.append(v)
+            else:
+                kws[kw] = v
+        r = getattr(drv(), op)(*pos, **kws)
+        if not wraps:
+            return success
+        if len(wraps) == 1:
+            return (ok, wraps[0](r))
+        return (ok, *(w(v) for w, v in zip(wraps, r)))
+    fn.__name__ = fn.__qualname__ = name
+    fn.__module__ = face.module
+    fn.__signature__ = signature  # type: ignore[attr-defined]
+    return fn
+
+
+# =========================================================================== batched copies (issue 10)
+def _first(x: Any, n: int, what: str, conv: Any) -> list[Any]:
+    """The first ``n`` items of a list argument, converted (None counts as empty); ``RuntimeError: List is too
+    small`` when it is shorter, as the real wrapper says."""
+    items = list(x) if x is not None else []
+    if len(items) < n:
+        raise RuntimeError(f"List is too small: {len(items)} < {n}")
+    return [conv(v) for v in items[:n]]
+
+
+def memcpy_batch_args(dsts: Any, srcs: Any, sizes: Any, count: Any, attrs: Any, attrsIdxs: Any, numAttrs: Any,
+                      order: Any = lambda a: int(a.srcAccessOrder)) -> tuple[list[int], ...]:
+    """The lists ``memcpy_batch`` takes from the wrapper's arguments (the runtime face shares it)."""
+    n, na = _A.size_t(count), _A.size_t(numAttrs)
+    return (_first(dsts, n, "dsts", lambda v: int(v) if not isinstance(v, int) else v),
+            _first(srcs, n, "srcs", lambda v: int(v) if not isinstance(v, int) else v),
+            _first(sizes, n, "sizes", _A.size_t), _first(attrs, na, "attrs", order),
+            _first(attrsIdxs, na, "attrsIdxs", _A.size_t))
+
+
+# =========================================================================== 3D batched copies (issue 10)
+def memcpy3d_batch_ops(numOps: Any, opList: Any, cls: type, cname: str) -> list[Any]:
+    """The first ``numOps`` ops of ``opList`` (``cls`` structs: CUDA_MEMCPY3D_BATCH_OP or cudaMemcpy3DBatchOp) as
+    the core's ``Op3D`` (the runtime face shares it); the real wrapper's TypeError / ``List is too small``."""
+    from ..._core.memory.batch_entries import Op3D, Operand3D
+    n = _A.size_t(numOps)
+    items = opList if opList is not None else []
+    if not isinstance(items, (list, tuple)):
+        raise TypeError(f"'{type(items).__module__}.{type(items).__name__}' object is not iterable")
+    if not all(isinstance(o, cls) for o in items):
+        raise TypeError(f"Argument 'opList' is not instance of type (expected tuple[{cname},] or list[{cname},]")
+    if len(items) < n:
+        raise RuntimeError(f"List is too small: {len(items)} < {n}")
+
+    def operand(o: Any) -> Any:
+        ptr, arr = o.op.ptr, o.op.array
+        return Operand3D(int(o._raw("type")), int(ptr.ptr), int(ptr.rowLength), int(ptr.layerHeight), int(arr.array))
+    return [Op3D(operand(o.src), operand(o.dst), int(o.extent.width), int(o.extent.height), int(o.extent.depth),
+                 int(o._raw("srcAccessOrder")), int(o.flags)) for o in list(items)[:n]]

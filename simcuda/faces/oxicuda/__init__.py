@@ -1,0 +1,3 @@
+"""The oxicuda-style StreamCapture face (:mod:`simcuda.faces.oxicuda.stream_capture`, where users
+import every name of it from).
+"""
