@@ -1,9 +1,9 @@
 """Build step of simcuda's native library (the rest of the metadata is in pyproject.toml).
 
-``build_py`` also compiles ``simcuda/native/libcuda.c`` into ``libcuda.so.1`` with the system C compiler:
+``build_py`` also compiles ``simcuda/faces/native/libcuda.c`` into ``libcuda.so.1`` with the system C compiler:
 into the build tree for a normal install, into the source tree for an editable one (where the package
 finds it). Without a compiler, or on another OS, the install still succeeds; the reason is printed and kept
-in ``simcuda/native/build-status.txt`` for ``simcuda.native.available()`` to report.
+in ``simcuda/faces/native/build-status.txt`` for ``simcuda.faces.native.available()`` to report.
 """
 from __future__ import annotations
 
@@ -15,11 +15,11 @@ from setuptools import Distribution, setup
 from setuptools.command.build_py import build_py
 
 ROOT = pathlib.Path(__file__).resolve().parent
-NATIVE = ROOT / "simcuda" / "native"
+NATIVE = ROOT / "simcuda" / "faces" / "native"
 
 
 def _builder():  # type: ignore[no-untyped-def]
-    """simcuda/native/_build.py, loaded by path (the package's dependencies need not be importable here)."""
+    """simcuda/faces/native/_build.py, loaded by path (the package's dependencies need not be importable here)."""
     spec = importlib.util.spec_from_file_location("_simcuda_native_build", NATIVE / "_build.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
@@ -34,7 +34,7 @@ class BuildPyWithNative(build_py):
     def run(self) -> None:
         super().run()
         editable = getattr(self, "editable_mode", False)
-        target = NATIVE if editable else pathlib.Path(self.build_lib) / "simcuda" / "native"
+        target = NATIVE if editable else pathlib.Path(self.build_lib) / "simcuda" / "faces" / "native"
         _builder().build(target, NATIVE)
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import simcuda  # noqa: E402
-from simcuda.bindings import driver as cu  # noqa: E402
+from simcuda.faces.bindings import driver as cu  # noqa: E402
 
 PTX = b""".version 8.5
 .target sm_90

@@ -11,13 +11,13 @@ compared with an earlier one even when the machine (or its load) differs:
    (``time.process_time``, so other processes on a shared machine count less):
 
    (a) ``sim``: ``cuLaunchKernel(f, 1,1,1, 32,1,1, 0, stream, kernelParams, 0)`` through
-       ``simcuda.bindings.driver`` on a capturing stream, with ``kernelParams`` the
+       ``simcuda.faces.bindings.driver`` on a capturing stream, with ``kernelParams`` the
        ``(values, types)`` form of three arguments: ``((dptr, 7, 1.5), (None, ctypes.c_int,
        ctypes.c_float))`` (a device pointer, an int, a float; kernel ``k3(.u64, .u32, .f32)``);
    (b) ``mock``: the same call, same argument objects, on ``unittest.mock.MagicMock().cuLaunchKernel``;
    (c) ``plain``: ``def f(*a): return None`` called with the same arguments;
-   (d) ``oxicuda``: ``simcuda.capture.StreamCapture.record_kernel("k3", (1,1,1), (32,1,1), 0)`` on a
-       capture of a second driver. oxicuda's ``record_kernel`` takes no kernel arguments (oxicuda 0.1
+   (d) ``oxicuda``: ``simcuda.faces.oxicuda.stream_capture.StreamCapture.record_kernel("k3", (1,1,1), (32,1,1), 0)`` on
+       a capture of a second driver. oxicuda's ``record_kernel`` takes no kernel arguments (oxicuda 0.1
        has no parameter for them), so it gets the same launch shape and none of the three arguments.
 
    Every variant is called through the same loop (``for _ in range(n): fn(*args)``), whose own
@@ -144,7 +144,7 @@ def _plain(*a: object) -> None:
 
 def per_call_us(rounds: int, chunk: int, use_gc: bool) -> dict[str, float]:
     """Median µs per call of each variant (sim, mock, plain, oxicuda, empty), interleaved over ``rounds``."""
-    from simcuda.capture import Stream, StreamCapture
+    from simcuda.faces.oxicuda.stream_capture import Stream, StreamCapture
 
     f, s, kp = setup3()
     sim_drv = simcuda.current_driver()

@@ -10,7 +10,7 @@ core's internal ``Driver.handles.new_node`` and handle lists wrapped as ``CUgrap
 * ``fan-out removal, one edge per call``: ``n`` ``cuGraphRemoveDependencies`` calls removing root -> node i
   in creation order (the oldest of the root's edges each time);
 * ``fan-out leaf destroy``: ``n`` ``cuGraphDestroyNode`` calls on the leaves of a fan-out;
-* ``oxicuda GraphExec.launch``: ``simcuda.capture`` graph of ``n`` kernel nodes in a chain; times
+* ``oxicuda GraphExec.launch``: ``simcuda.faces.oxicuda.stream_capture`` graph of ``n`` kernel nodes in a chain; times
   ``Graph.instantiate()`` (oxicuda's topological sort), the first ``GraphExec.launch`` (lowering to a
   simulated CUgraph: ``n`` kernel nodes, one ``cuGraphAddDependencies`` call with ``n - 1`` edges,
   ``cuGraphInstantiate``, then the replay) and a second launch (replay only); per-node time is of the
@@ -31,7 +31,7 @@ sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parent))
 
 from _setup import cu, fresh_driver, simcuda  # noqa: E402
 
-from simcuda._core import graph as gr  # noqa: E402
+from simcuda._core.graphs import graph_model as gr  # noqa: E402
 
 LIMIT = 2.5
 
@@ -116,7 +116,7 @@ def destroys(n: int) -> float:
 
 
 def oxicuda_launch(n: int, extra: list) -> float:
-    from simcuda.capture import Graph, Stream
+    from simcuda.faces.oxicuda.stream_capture import Graph, Stream
     simcuda.use(simcuda.Driver(options=simcuda.Options(launch_log_limit=2 * n)))
     g = Graph.new()
     for i in range(n):

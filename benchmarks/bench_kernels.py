@@ -40,8 +40,8 @@ sys.path.insert(0, str(ROOT))
 import numpy as np  # noqa: E402
 
 import simcuda  # noqa: E402
-from simcuda.bindings import driver as cu  # noqa: E402
-from simcuda.bindings import nvrtc  # noqa: E402
+from simcuda.faces.bindings import driver as cu  # noqa: E402
+from simcuda.faces.bindings import nvrtc  # noqa: E402
 
 PROGRAMS = ROOT / "tests" / "kernels" / "programs"
 P, I32 = ctypes.c_void_p, ctypes.c_int

@@ -8,10 +8,10 @@ through:
 
 * ``native``: NVIDIA's own ``cuda.bindings.driver`` over the simulated ``libcuda.so.1``
   (``simcuda.patch(route="native")``): the binding converts the arguments to a ``void**`` array, the library
-  compares them with the thread's last call (the launch memo, ``simcuda/native/libcuda.c``) and calls the
+  compares them with the thread's last call (the launch memo, ``simcuda/faces/native/libcuda.c``) and calls the
   adapter's repeat function, or the adapter itself with all the arguments, and the core captures the node;
 * ``native, no memo``: the same through the adapter alone (as with ``SIMCUDA_NATIVE_MEMO=0``), for comparison;
-* ``python``: simcuda's Python face (``simcuda.bindings.driver``) on the same simulated driver;
+* ``python``: simcuda's Python face (``simcuda.faces.bindings.driver``) on the same simulated driver;
 * ``mock``: ``unittest.mock.MagicMock().cuLaunchKernel`` with the same arguments;
 * ``binding``: NVIDIA's binding over a library entry that does nothing (the entry's slot put back to the C stub,
   which answers 801 with no Python behind it, for the variant's calls only): the binding's own cost.
@@ -23,7 +23,7 @@ order rotates each round), so the load of a shared machine falls on all of them 
 over rounds, also as ratios to ``mock``. Printed with PASS/FAIL: ``native <= binding + python`` (issue 9: the
 native route costs at most the binding's own cost plus the Python face's), on the medians, with the share of
 rounds in which it held. ``--strict`` exits 1 on a miss. Needs the native library
-(``simcuda.native.available()``); without it the script says why and exits 0.
+(``simcuda.faces.native.available()``); without it the script says why and exits 0.
 """
 from __future__ import annotations
 
@@ -74,13 +74,13 @@ def _setup(d: object, functions: int) -> tuple:
 def child(rounds: int, chunk: int) -> dict[str, list[float]]:
     """Run in a fresh process: every variant's CPU µs per call in each round."""
     import simcuda
-    from simcuda.native import _keep, adapters, index_of, set_entry
+    from simcuda.faces.native import _keep, adapters, index_of, set_entry
 
     idx = index_of("cuLaunchKernel", 4000)
     with simcuda.patch(route="native"):
         from cuda.bindings import driver as nv
 
-        from simcuda.bindings import driver as face
+        from simcuda.faces.bindings import driver as face
         (f_native, f_plain, f_python, f_binding), rest = _setup(nv, 4)
         memo = _keep[(idx, False)]  # what install() registered: the memo's entry (the adapter behind it)
         plain = adapters.flat_prototype(idx)(adapters.adapter(idx, False))  # the adapter alone
@@ -125,7 +125,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--quick", action="store_true", help="fewer rounds and calls")
     ap.add_argument("--strict", action="store_true", help="exit 1 when the target is missed")
     args = ap.parse_args(argv)
-    from simcuda import native
+    from simcuda.faces import native
     ok, why = native.available()
     if not ok:
         print(f"native route unavailable here: {why}")

@@ -21,9 +21,9 @@ import operator
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ._core.driver import KERNELS, DeviceSpec, Driver, KernelLaunch, LaunchRecord, Options
 from ._core.errors import DriverError, explain
-from ._core.kernels import DECLARED
+from ._core.facade import KERNELS, DeviceSpec, Driver, KernelLaunch, LaunchRecord, Options
+from ._core.modules.kernels import DECLARED
 from ._state import current as current_driver
 from ._state import reset, use
 
@@ -45,7 +45,7 @@ def kernel(name: str, params: Sequence[str] | None = None
     a kernel node), against simulated memory. Kernels without one are recorded only.
 
     ``params`` optionally declares the kernel's C parameter types (``"int16_t"``, ``"__half"``, ``"float*"``,
-    ``"char[16]"`` for a 16-byte struct...: the canonical types of :mod:`simcuda._core.param_types`). A
+    ``"char[16]"`` for a 16-byte struct...: the canonical types of :mod:`simcuda._core.modules.param_types`). A
     ``void**`` argument array is read by the module's own types; where the module knows only sizes (a CUBIN
     or PTX that NVIDIA's compiler made and simcuda's NVRTC face did not see) a declared type of the same size
     says how to read the bytes (a ``short`` stays signed, a ``__half`` is a half). Declare before the first
@@ -116,6 +116,6 @@ def __getattr__(name: str) -> Any:
         return patch
     if name in ("StreamCapture", "Graph", "GraphExec", "GraphNode", "MemcpyDirection", "CudaError",
                 "StreamGraphCapture"):
-        from . import capture as _oxi
+        from .faces.oxicuda import stream_capture as _oxi
         return getattr(_oxi, name)
     raise AttributeError(f"module 'simcuda' has no attribute {name!r}")

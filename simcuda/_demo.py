@@ -14,7 +14,7 @@ import sys
 from typing import TYPE_CHECKING, Any, TextIO
 
 if TYPE_CHECKING:
-    from ._core.kernels import KernelLaunch
+    from ._core.modules.kernels import KernelLaunch
 
 N = 8
 

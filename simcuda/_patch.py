@@ -2,10 +2,10 @@
 
 While a patch is active::
 
-    import cuda.bindings.driver as cuda            # simcuda.bindings.driver
+    import cuda.bindings.driver as cuda            # simcuda.faces.bindings.driver
     from cuda.bindings import driver, runtime, nvrtc
     from cuda import cuda, cudart, nvrtc            # the legacy (cuda-python 11/12) names
-    from cuda.bindings._v2 import driver            # simcuda.bindings._v2.driver
+    from cuda.bindings._v2 import driver            # simcuda.faces.bindings._v2.driver
 
 all resolve to simcuda's faces, whether or not NVIDIA's ``cuda-bindings`` is installed.
 
@@ -37,7 +37,7 @@ import types
 from collections.abc import Callable
 from typing import Any, ParamSpec, TypeVar, cast
 
-from ._core.driver import Driver
+from ._core.facade import Driver
 
 __all__ = ["patch", "route_of", "current_route", "PACKAGES", "FACES", "ROUTES"]
 
@@ -49,14 +49,14 @@ PACKAGES = ("cuda", "cuda.bindings", "cuda.bindings._v2")
 
 #: module name -> simcuda module that replaces it (``cuda.bindings._v2.driver`` only when simcuda has it)
 FACES = {
-    "cuda.bindings.driver": "simcuda.bindings.driver",
-    "cuda.bindings.runtime": "simcuda.bindings.runtime",
-    "cuda.bindings.nvrtc": "simcuda.bindings.nvrtc",
-    "cuda.bindings._v2.driver": "simcuda.bindings._v2.driver",
-    "cuda.bindings._v2.nvrtc": "simcuda.bindings._v2.nvrtc",  # NVIDIA's 2026 samples (issue 10)
-    "cuda.cuda": "simcuda.bindings.driver",
-    "cuda.cudart": "simcuda.bindings.runtime",
-    "cuda.nvrtc": "simcuda.bindings.nvrtc",
+    "cuda.bindings.driver": "simcuda.faces.bindings.driver",
+    "cuda.bindings.runtime": "simcuda.faces.bindings.runtime",
+    "cuda.bindings.nvrtc": "simcuda.faces.bindings.nvrtc",
+    "cuda.bindings._v2.driver": "simcuda.faces.bindings._v2.driver",
+    "cuda.bindings._v2.nvrtc": "simcuda.faces.bindings._v2.nvrtc",  # NVIDIA's 2026 samples (issue 10)
+    "cuda.cuda": "simcuda.faces.bindings.driver",
+    "cuda.cudart": "simcuda.faces.bindings.runtime",
+    "cuda.nvrtc": "simcuda.faces.bindings.nvrtc",
 }
 
 _MISSING = object()
@@ -78,8 +78,8 @@ def route_of(route: str | None = None) -> str:
     """The route a patch takes: ``route``, else ``$SIMCUDA_ROUTE``, else ``"python"``.
 
     ``"python"``: simcuda's Python faces stand in for ``cuda.bindings.driver`` and ``_v2.driver``.
-    ``"native"``: NVIDIA's own modules run over the simulated ``libcuda.so.1`` (:mod:`simcuda.native`);
-    :class:`simcuda.native.NativeUnavailable` says why when that cannot work here. ``"auto"``: native where
+    ``"native"``: NVIDIA's own modules run over the simulated ``libcuda.so.1`` (:mod:`simcuda.faces.native`);
+    :class:`simcuda.faces.native.NativeUnavailable` says why when that cannot work here. ``"auto"``: native where
     available, else python. The default stays ``"python"`` while the native adapters do not yet serve every
     entry the Python faces do (docs/native.md lists what is served). The runtime face is simcuda's on both
     routes (on the native one its handle classes derive from NVIDIA's driver classes); NVRTC is NVIDIA's own on
@@ -90,7 +90,7 @@ def route_of(route: str | None = None) -> str:
         where = "" if route else " (from the environment variable SIMCUDA_ROUTE)"
         raise ValueError(f"route must be one of {ROUTES}, not {r!r}{where}")
     if r == "auto":
-        from . import native
+        from .faces import native
         r = "native" if native.available()[0] else "python"
     return r
 
@@ -120,9 +120,9 @@ def native_nvrtc() -> str | None:
 
 
 def _native_runtime() -> types.ModuleType:
-    """The runtime face built for the native route (``simcuda/bindings/runtime.py`` loaded again as
-    :data:`simcuda.bindings.runtime.NATIVE_NAME`): its handle classes derive from NVIDIA's driver classes."""
-    from .bindings import runtime
+    """The runtime face built for the native route (``simcuda/faces/bindings/runtime.py`` loaded again as
+    :data:`simcuda.faces.bindings.runtime.NATIVE_NAME`): its handle classes derive from NVIDIA's driver classes."""
+    from .faces.bindings import runtime
     mod = sys.modules.get(runtime.NATIVE_NAME)
     if mod is None:
         spec = importlib.util.spec_from_file_location(runtime.NATIVE_NAME, runtime.__file__)
@@ -148,12 +148,12 @@ def _faces(route: str = "python") -> dict[str, types.ModuleType]:
         if route == "native" and name in NATIVE_REAL:
             continue
         try:
-            if route == "native" and target == "simcuda.bindings.runtime":
+            if route == "native" and target == "simcuda.faces.bindings.runtime":
                 out[name] = _native_runtime()
-            elif route == "native" and target == "simcuda.bindings.nvrtc" and nvrtc_why is None:
+            elif route == "native" and target == "simcuda.faces.bindings.nvrtc" and nvrtc_why is None:
                 if name == "cuda.bindings.nvrtc":
                     continue  # NVIDIA's own module stays
-            elif route == "native" and target == "simcuda.bindings._v2.nvrtc" and nvrtc_why is None:
+            elif route == "native" and target == "simcuda.faces.bindings._v2.nvrtc" and nvrtc_why is None:
                 continue  # NVIDIA's own _v2.nvrtc stays too: it loads the same libnvrtc
                 out[name] = importlib.import_module("cuda.bindings.nvrtc")  # the legacy cuda.nvrtc name
             else:
@@ -199,7 +199,7 @@ def _stand_in(name: str, path: list[str]) -> types.ModuleType:
     # a module takes any attribute; typeshed's ModuleType declares neither of these two
     m.__simcuda_stand_in__ = True  # type: ignore[attr-defined]
     if name == "cuda.bindings":
-        from .bindings import __version__
+        from .faces.bindings import __version__
         m.__version__ = __version__  # type: ignore[attr-defined]
     return m
 
@@ -219,7 +219,7 @@ def _is_cuda_name(n: str) -> bool:
 def _install(route: str = "python") -> None:
     global _route
     if route == "native":
-        from .native import adapters, compilers, nvml
+        from .faces.native import adapters, compilers, nvml
         adapters.install()  # before the binding's first call: it caches the pointers it resolves then
         nvml.install()  # NVML for cuda.core's system module (found by soname, as the driver)
         compilers.install()  # NVRTC / nvJitLink shims (by soname): the PTX of their CUBINs (issue 17)

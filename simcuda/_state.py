@@ -6,7 +6,7 @@ import weakref
 from collections.abc import Callable
 from typing import Any, Generic, TypeVar
 
-from ._core.driver import Driver
+from ._core.facade import Driver
 
 _T = TypeVar("_T")
 

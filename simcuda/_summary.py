@@ -19,11 +19,11 @@ from typing import Any, TextIO
 
 import attrs
 
-from ._core import capture as cap
-from ._core import graph as gr
-from ._core import graph_dot as gd
-from ._core.driver import Driver
+from ._core.capture import capture_rules as cap
 from ._core.errors import DriverError
+from ._core.facade import Driver
+from ._core.graphs import graph_dot as gd
+from ._core.graphs import graph_model as gr
 from ._generated.driver_enums import CUresult
 from ._generated.runtime_enums import cudaError_t
 
@@ -288,7 +288,7 @@ def _code_name(call: str, code: int) -> str:
 def explain_text(drv: Driver, not_simulated: dict[str, int] | None = None) -> str:
     """Every non-success result of the run, in order, with its code and ``why``; then, on the native route, the
     calls the simulated ``libcuda.so.1`` answered 801 itself (``not_simulated``: ``{"name (version v)": calls}``
-    from :func:`simcuda.native.not_simulated_calls`; entries with no adapter, which record no ``why``)."""
+    from :func:`simcuda.faces.native.not_simulated_calls`; entries with no adapter, which record no ``why``)."""
     stubs = ", ".join(f"{k} x{n}" for k, n in sorted((not_simulated or {}).items()))
     tail = ([f"  calls answered 801 (CUDA_ERROR_NOT_SUPPORTED) by the native library, entries not simulated (no why "
              f"recorded; see docs/supported-api.md): {stubs}"] if stubs else [])

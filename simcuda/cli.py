@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from ._core.driver import Driver
+    from ._core.facade import Driver
 
 __all__ = ["main", "build_parser", "run_script"]
 
@@ -126,7 +126,7 @@ def run_script(script: str, args: Sequence[str] = (), *, kernels: Sequence[str] 
     """
     from . import _summary
     from ._core.config import DeviceSpec
-    from ._core.driver import Options
+    from ._core.facade import Options
     from ._patch import patch, route_of
     drv = driver if driver is not None else _summary.RecordingDriver(
         devices=[DeviceSpec() for _ in range(devices)],
@@ -219,7 +219,7 @@ def _cmd_run(ns: argparse.Namespace) -> int:
     try:
         route = route_of(ns.route)
         if route == "native":
-            from . import native
+            from .faces import native
             ok, why = native.available()
             if not ok:
                 print(f"simcuda run: the native route is not available here: {why}", file=sys.stderr)
@@ -248,7 +248,7 @@ def _native_stubs(route: str) -> dict[str, int] | None:
     """On the native route, the calls the simulated library answered 801 itself (``None`` on the Python route)."""
     if route != "native":
         return None
-    from .native import not_simulated_calls
+    from .faces.native import not_simulated_calls
     return not_simulated_calls()
 
 

@@ -154,10 +154,10 @@ class _Session:
 
 def _native_stubs(route: str | None) -> dict[str, int]:
     """On the native route, the calls the simulated ``libcuda.so.1`` answered 801 in C (entries with no adapter,
-    :func:`simcuda.native.not_simulated_calls`): the driver's log never sees them; ``{}`` on the Python route."""
+    :func:`simcuda.faces.native.not_simulated_calls`): the driver's log never sees them; ``{}`` on the Python route."""
     if route != "native":
         return {}
-    from simcuda import native
+    from simcuda.faces import native
     return native.not_simulated_calls()
 
 

@@ -192,7 +192,7 @@ def test_run_kernels_file_registers_kernels(tmp_path, capfd):
     try:
         assert main(["run", "-q", "--kernels", kfile, script]) == 0
     finally:
-        import simcuda._core.driver as core
+        import simcuda._core.facade as core
         core.KERNELS.pop("cli_test_twice", None)
     assert capfd.readouterr().out == "[2, 4, 6, 8]\n"
     # without the kernels file the same script runs the kernel's own PTX (an empty body: the bytes stay), so

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from simcuda._generated.entry_table import ENTRIES
-from simcuda.bindings import driver as face
+from simcuda.faces.bindings import driver as face
 
 ROOT = Path(__file__).resolve().parent.parent
 HAVE_WHEEL = importlib.util.find_spec("cuda.bindings") is not None
@@ -56,7 +56,7 @@ def test_a_pointer_to_const_data_is_an_input():
 
 
 def test_every_wrapped_entry_exists_in_the_tuple_face():
-    """Each declaration with a Python wrapper has a function of that name in simcuda.bindings.driver."""
+    """Each declaration with a Python wrapper has a function of that name in simcuda.faces.bindings.driver."""
     missing = [e.python for e in ENTRIES if e.python and not callable(getattr(face, e.python, None))]
     assert missing == []
 

@@ -2,10 +2,10 @@
 
 Two rules, checked on the source with :mod:`ast` (nothing is imported but the driver, to read its MRO):
 
-* **No sibling stubs.** An entry mixin of :class:`simcuda._core.driver.Driver` may not declare, under
+* **No sibling stubs.** An entry mixin of :class:`simcuda._core.facade.Driver` may not declare, under
   ``if TYPE_CHECKING:``, a stub of a method another class of the driver defines: such a stub hides from mypy that
   the mixin depends on a sibling. A helper two groups share lives in the module that owns its concept (a
-  function of a service or of a core module, e.g. :mod:`simcuda._core.graph_build`), or the group that needs
+  function of a service or of a core module, e.g. :mod:`simcuda._core.graphs.graph_build`), or the group that needs
   another group's public entry names it as a base (``Execs(Graphs)``); with the stubs gone, mypy rejects a call
   to a sibling's method.
 * **No writes to another's private state.** No module assigns (or deletes) ``x._name`` where ``x`` is neither
@@ -21,7 +21,7 @@ import pathlib
 import re
 from collections.abc import Iterator
 
-from simcuda._core.driver import Driver
+from simcuda._core.facade import Driver
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "simcuda"
@@ -33,7 +33,7 @@ STUBS_ALLOWED: dict[tuple[str, str], str] = {
 
 #: writes to another object's private attribute still there: (file, "target expression") -> why
 ALLOWED: dict[tuple[str, str], str] = {
-    ("simcuda/_core/graph_exec.py", "drv._clock_ms"):
+    ("simcuda/_core/graphs/graph_exec.py", "drv._clock_ms"):
         "replay advances the driver's simulated clock (RunHost declares it); goes when the clock is a public "
         "part of the Scheduler service (issue 18 item 1, owned elsewhere)",
     ("simcuda/_core/work.py", "host._clock_ms"):
@@ -45,19 +45,20 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("simcuda/_core/work.py", "self._host._uo_due"):
         "the Scheduler takes the user objects whose destructors are due, which the exec and user-object entries "
         "append to; goes with the clock, into the scheduler's public state",
-    ("simcuda/capture.py", "g._deps"):
-        "the oxicuda face's recorder fills the chain of the Graph record it builds (simcuda/oxicuda_graph.py), "
-        "both halves of one face split across modules; goes when Graph takes its chain at construction",
-    ("simcuda/bindings/_v2/_v2_graphs.py", "ed._single"):
+    ("simcuda/faces/oxicuda/stream_capture.py", "g._deps"):
+        "the oxicuda face's recorder fills the chain of the Graph record it builds "
+        "(simcuda/faces/oxicuda/recorded_graph.py), both halves of one face split across modules; goes when Graph "
+        "takes its chain at construction",
+    ("simcuda/faces/bindings/_v2/_v2_graphs.py", "ed._single"):
         "the _v2 face's CUgraphEdgeData array wrapper (_v2_face.py) is filled by the graph entries of the same "
         "face, split across modules; goes when the wrapper has a constructor for a single item",
-    ("simcuda/_core/launch.py", "drv._kernel_launches"):
+    ("simcuda/_core/modules/launch.py", "drv._kernel_launches"):
         "the one launch path counts stats['kernel_launches'] on the hot path, apart from Counters for speed "
         "(state.py); goes when Counters has an equally cheap public increment",
-    ("simcuda/bindings/_kernel_params.py", "ptrs._simcuda_keep"):
+    ("simcuda/faces/bindings/_kernel_params.py", "ptrs._simcuda_keep"):
         "a simcuda-named attribute on a ctypes array simcuda itself made, keeping the argument slots alive: no "
         "other module's state",
-    ("simcuda/bindings/runtime.py", "_RStruct._specs"):
+    ("simcuda/faces/bindings/runtime.py", "_RStruct._specs"):
         "the runtime face fills its struct base's spec table at import, once the table is defined below the "
         "class (the faces' redesign, issue 18 item 2, owns the file)",
     ("simcuda/ptx/module.py", "L._param_off"):

@@ -9,9 +9,9 @@ import sys
 import pytest
 
 import simcuda
-import simcuda.bindings.driver as sim_driver
-import simcuda.bindings.nvrtc as sim_nvrtc
-import simcuda.bindings.runtime as sim_runtime
+import simcuda.faces.bindings.driver as sim_driver
+import simcuda.faces.bindings.nvrtc as sim_nvrtc
+import simcuda.faces.bindings.runtime as sim_runtime
 from simcuda import _patch
 
 NAMES = _patch.PACKAGES + tuple(_patch.FACES)
@@ -56,7 +56,7 @@ def test_all_import_forms_resolve_to_the_faces():
 
 def test_v2_driver_is_installed_when_simcuda_has_it():
     """``from cuda.bindings._v2 import driver`` gives simcuda's _v2 face."""
-    v2 = pytest.importorskip("simcuda.bindings._v2.driver")
+    v2 = pytest.importorskip("simcuda.faces.bindings._v2.driver")
     with simcuda.patch():
         from cuda.bindings._v2 import driver
         assert driver is v2
@@ -209,7 +209,7 @@ def test_other_real_submodules_stay_importable_and_are_forgotten_after():
     with simcuda.patch():
         import cuda.bindings.driver as d
         import cuda.bindings.utils  # noqa: F401
-        assert d.__name__ == "simcuda.bindings.driver"
+        assert d.__name__ == "simcuda.faces.bindings.driver"
     after = {n for n in sys.modules if n == "cuda" or n.startswith("cuda.")}
     assert after == before
 

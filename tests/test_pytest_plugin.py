@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from simcuda import native
+from simcuda.faces import native
 
 TESTS = textwrap.dedent('''
     import pytest
@@ -21,7 +21,7 @@ TESTS = textwrap.dedent('''
     @pytest.mark.simcuda
     def test_marker_patches_the_python_faces(patched_cuda):
         from cuda.bindings import driver
-        assert driver.__name__ == "simcuda.bindings.driver"
+        assert driver.__name__ == "simcuda.faces.bindings.driver"
         assert driver.cuInit(0) == (driver.CUresult.CUDA_SUCCESS,)
         assert patched_cuda is simcuda.current_driver()
 

@@ -21,9 +21,9 @@ from pathlib import Path
 import pytest
 
 import simcuda
-from simcuda.bindings import driver as cuda
-from simcuda.bindings import nvrtc
-from simcuda.bindings import runtime as cudart
+from simcuda.faces.bindings import driver as cuda
+from simcuda.faces.bindings import nvrtc
+from simcuda.faces.bindings import runtime as cudart
 
 np = pytest.importorskip("numpy")
 
@@ -264,7 +264,7 @@ def test_capture_runs_nothing_and_replay_moves_bytes(env):
 
 def test_example_kernels_compute_the_sample_reduction():
     """examples/simple_cuda_graphs_kernels.py implements the sample's reduce/reduceFinal correctly."""
-    from simcuda._core.driver import KERNELS
+    from simcuda._core.facade import KERNELS
     saved = {k: KERNELS.get(k) for k in ("reduce", "reduceFinal")}
     try:
         runpy.run_path(str(ROOT / "examples" / "simple_cuda_graphs_kernels.py"))
@@ -324,7 +324,7 @@ if not hasattr(env_vars, "get_cuda_home_or_path"):
 
 
 def _routes() -> list[str]:
-    from simcuda import native
+    from simcuda.faces import native
     return ["python", "native"] if native.available()[0] else ["python"]
 
 

@@ -23,8 +23,8 @@ from pathlib import Path
 import pytest
 
 import simcuda
-from simcuda.bindings import driver as cuda
-from simcuda.bindings import runtime as cudart
+from simcuda.faces.bindings import driver as cuda
+from simcuda.faces.bindings import runtime as cudart
 
 np = pytest.importorskip("numpy")
 
@@ -45,7 +45,7 @@ def check(res):
 @pytest.fixture
 def kernels():
     """The example's ``vectorAddGPU`` registered for the test, the registry restored after it."""
-    from simcuda._core.kernels import KERNELS
+    from simcuda._core.modules.kernels import KERNELS
     saved = KERNELS.get("vectorAddGPU")
     runpy.run_path(str(ROOT / "examples" / "stream_ordered_allocation_kernels.py"))
     yield
@@ -154,7 +154,7 @@ if not hasattr(env_vars, "get_cuda_home_or_path"):
 
 
 def _routes() -> list[str]:
-    from simcuda import native
+    from simcuda.faces import native
     return ["python", "native"] if native.available()[0] else ["python"]
 
 

@@ -31,7 +31,7 @@ if not hasattr(env_vars, "get_cuda_home_or_path"):
 
 
 def _routes() -> list[str]:
-    from simcuda import native
+    from simcuda.faces import native
     return ["python", "native"] if native.available()[0] else ["python"]
 
 

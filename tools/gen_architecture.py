@@ -1,5 +1,19 @@
 """Write the module map and the services section of docs/architecture.md from the code.
 
+Layout (issue 18 item 4): the faces under ``simcuda/faces/`` (``bindings/`` the ``cuda.bindings`` mirror with
+``_v2``, the runtime and NVRTC, whose module names are the real ones, so ``driver.py`` and ``nvrtc.py`` exist
+there twice as in ``cuda.bindings``; ``native/`` the native route with its C files; ``oxicuda/`` the
+StreamCapture face, ``stream_capture.py``); the core ``simcuda/_core/`` with one folder per concept holding
+its model, its entries and its rows (``contexts``, ``streams``, ``events``, ``capture`` (the rule engine
+is a concept of its own: its rules span streams, events and graphs), ``memory``, ``modules``, ``graphs``),
+and at its top the shared infrastructure (``facade.py`` the ``Driver``, ``state``, ``handles``, ``threads``,
+``errors``, ``config``, ``process``, ``logs``, ``objects`` (the records the concepts share), ``work`` (the
+scheduler), ``arguments`` (the entries' argument rules) and the entry table ``api``/``rows``/
+``runtime_rows``); the PTX engine stays ``simcuda/ptx``. Module names are unique (a ``*_model``,
+``*_entries`` or ``*_rows`` suffix inside a concept folder), the mirror's excepted. The one ``_core``
+import cycle left (records that name each other's types under ``TYPE_CHECKING``) is not made by a module
+boundary the move could change: it goes when those records stop naming each other.
+
 Usage: python tools/gen_architecture.py [--check]
 The map sits between the markers ``<!-- module-map:start -->`` and ``<!-- module-map:end -->``: one line per
 module of the package (its path and the first sentence of its docstring). The services section sits between
@@ -25,10 +39,17 @@ START, END = "<!-- module-map:start -->", "<!-- module-map:end -->"
 SERVICES_START, SERVICES_END = "<!-- services:start -->", "<!-- services:end -->"
 CORE = ROOT / "simcuda" / "_core"
 GROUPS = [("simcuda/_core", "The core (the simulated driver; knows nothing of the faces)"),
-          ("simcuda/_core/entries", "The driver entry points, by concept"),
-          ("simcuda/bindings", "Faces (translate, never decide)"),
-          ("simcuda/bindings/_v2", "The raising face"),
-          ("simcuda/native", "The native library, for NVIDIA's own cuda.bindings (docs/native.md)"),
+          ("simcuda/_core/contexts", "The core: devices and contexts"),
+          ("simcuda/_core/streams", "The core: streams"),
+          ("simcuda/_core/events", "The core: events"),
+          ("simcuda/_core/capture", "The core: stream capture (the rule engine)"),
+          ("simcuda/_core/memory", "The core: memory"),
+          ("simcuda/_core/modules", "The core: modules, kernels and launches"),
+          ("simcuda/_core/graphs", "The core: graphs"),
+          ("simcuda/faces/bindings", "Faces (translate, never decide)"),
+          ("simcuda/faces/bindings/_v2", "The raising face"),
+          ("simcuda/faces/native", "The native library, for NVIDIA's own cuda.bindings (docs/native.md)"),
+          ("simcuda/faces/oxicuda", "The StreamCapture face (oxicuda-driver's graph module, docs/oxicuda.md)"),
           ("simcuda/testing", "Property-based capture tests: a reference model, a stateful machine, strategies "
                               "(docs/testing.md)"),
           ("simcuda", "Around them")]
@@ -50,7 +71,7 @@ def render_map() -> str:
     for folder, title in GROUPS:
         lines += [f"**{title}** (`{folder}/`)", ""]
         for p in sorted((ROOT / folder).glob("*.py")):
-            if p.name == "__init__.py" and folder not in ("simcuda", "simcuda/native"):
+            if p.name == "__init__.py" and folder not in ("simcuda", "simcuda/faces/native"):
                 continue
             lines.append(f"* `{p.name}`: {summary(p)}")
         lines.append("")

@@ -1,4 +1,4 @@
-"""Write simcuda/native/entries.h: the (name, version) table of the native library, in request order.
+"""Write simcuda/faces/native/entries.h: the (name, version) table of the native library, in request order.
 
 Usage: python tools/gen_native_entries.py [--check]
 
@@ -21,7 +21,7 @@ sys.path.insert(0, str(ROOT / "tools"))
 
 from _gen import write_or_check  # noqa: E402
 
-OUT = ROOT / "simcuda" / "native" / "entries.h"
+OUT = ROOT / "simcuda" / "faces" / "native" / "entries.h"
 TABLE = ROOT / "simcuda" / "_generated" / "entry_table.py"
 STATE = ROOT / "simcuda" / "_core" / "state.py"
 # the entries libcuda.c names: (C macro suffix, requested name, version)

@@ -1,4 +1,4 @@
-"""Write simcuda/native/nvml_entries.h: every NVML function cuda-bindings 13.5 declares, for libnvidia-ml.so.1.
+"""Write simcuda/faces/native/nvml_entries.h: every NVML function cuda-bindings 13.5 declares, for libnvidia-ml.so.1.
 
 Usage: python tools/gen_native_nvml.py [--check]
 
@@ -6,7 +6,7 @@ Source: the installed wheel's ``cuda/bindings/cynvml.pxd`` (cuda-bindings 13.5):
 nvml...(...)`` declaration, in the file's order. ``cuda.bindings.nvml`` resolves each function by name with
 ``dlsym`` from the library cuda.pathfinder finds (soname ``libnvidia-ml.so.1``), so the simulated library
 exports every one of them: ``X(index, name)``, each a trampoline through a slot the Python side fills
-(:mod:`simcuda.native.nvml`), NVML_ERROR_NOT_SUPPORTED with a call counter while it is empty.
+(:mod:`simcuda.faces.native.nvml`), NVML_ERROR_NOT_SUPPORTED with a call counter while it is empty.
 ``nvmlErrorString`` (the one function that returns a string) is written in the C source itself.
 """
 from __future__ import annotations
@@ -20,7 +20,7 @@ sys.path.insert(0, str(ROOT / "tools"))
 
 from _gen import write_or_check  # noqa: E402
 
-OUT = ROOT / "simcuda" / "native" / "nvml_entries.h"
+OUT = ROOT / "simcuda" / "faces" / "native" / "nvml_entries.h"
 DECL = re.compile(r"^cdef nvmlReturn_t (nvml\w+)\(([^)]*)\)", re.M)
 
 

@@ -1,6 +1,6 @@
 """Generate ``simcuda/_generated/runtime_outputs.py`` from the real cuda-bindings wheel.
 
-Tables the runtime face (``simcuda/bindings/runtime.py``) needs and that must not be typed by hand:
+Tables the runtime face (``simcuda/faces/bindings/runtime.py``) needs and that must not be typed by hand:
 
 * ``OUTPUTS``: for every ``cuda*`` / ``make_cuda*`` function of ``cuda.bindings.runtime``, the
   signature line and the output slots of the numpydoc ``Returns`` section (the ``cudaError_t``

@@ -23,10 +23,10 @@ import json  # noqa: E402
 
 from simcuda._generated.driver_outputs import OUTPUTS, V2_FUNCTIONS  # noqa: E402
 from simcuda._generated.runtime_outputs import OUTPUTS as RT_OUTPUTS  # noqa: E402
-from simcuda.bindings import driver as cu  # noqa: E402
-from simcuda.bindings import nvrtc as nv  # noqa: E402
-from simcuda.bindings import runtime as rt  # noqa: E402
-from simcuda.bindings._v2 import driver as v2  # noqa: E402
+from simcuda.faces.bindings import driver as cu  # noqa: E402
+from simcuda.faces.bindings import nvrtc as nv  # noqa: E402
+from simcuda.faces.bindings import runtime as rt  # noqa: E402
+from simcuda.faces.bindings._v2 import driver as v2  # noqa: E402
 
 _API = json.loads((ROOT / "tools" / "data" / "cuda-bindings-13.5.0-api.json").read_text())
 

@@ -19,13 +19,14 @@ import sys
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-FACES = {"driver": "simcuda.bindings.driver", "_v2": "simcuda.bindings._v2.driver",
-         "runtime": "simcuda.bindings.runtime"}
+FACES = {"driver": "simcuda.faces.bindings.driver", "_v2": "simcuda.faces.bindings._v2.driver",
+         "runtime": "simcuda.faces.bindings.runtime"}
 #: the modules a face's hand-written functions are written in, by concept, besides the face's own module (the
 #: face imports each of them from there)
-PARTS = {"driver": tuple(f"simcuda.bindings._driver_{m}" for m in ("face", "contexts", "memory", "modules",
+PARTS = {"driver": tuple(f"simcuda.faces.bindings._driver_{m}" for m in ("face", "contexts", "memory", "modules",
                                                                     "node_params", "graphs")),
-         "_v2": tuple(f"simcuda.bindings._v2._v2_{m}" for m in ("face", "contexts", "memory", "modules", "graphs"))}
+         "_v2": tuple(f"simcuda.faces.bindings._v2._v2_{m}" for m in ("face", "contexts", "memory", "modules",
+                                                                      "graphs"))}
 
 
 def hand_written(mod: object, parts: tuple[str, ...] = ()) -> set[str]:

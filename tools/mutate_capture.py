@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Mutation testing of the capture rule engine, ``simcuda/_core/capture.py`` (issue 8; not part of CI).
+"""Mutation testing of the capture rule engine, ``simcuda/_core/capture/capture_rules.py`` (issue 8; not part of CI).
 
 Usage (from the repository root, in the project's virtual environment)::
 
@@ -29,7 +29,7 @@ cores). This one needs only the standard library and pytest (the project's ``tes
   first child runs every test unmutated under a line tracer (threads included), checks that all
   pass, and records which tests execute which lines of ``capture.py``. Each mutant then runs in a
   child forked from the collected session: the mutated module is executed into the live
-  ``simcuda._core.capture`` module (every other module reaches it as ``cap.<name>``; a null mutant,
+  ``simcuda._core.capture.capture_rules`` module (every other module reaches it as ``cap.<name>``; a null mutant,
   the unmutated module executed the same way, must pass first), then only the
   tests that execute the mutated lines run, in collection order, stopping at the first failure
   (``-x``). Mutants of code run at import (tables, default arguments) run every test that touches
@@ -62,8 +62,8 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-TARGET = ROOT / "simcuda" / "_core" / "capture.py"
-MODULE = "simcuda._core.capture"
+TARGET = ROOT / "simcuda" / "_core" / "capture" / "capture_rules.py"
+MODULE = "simcuda._core.capture.capture_rules"
 TEST_DIRS = ("tests/core", "tests/conformance")
 #: module-level names never mutated (see the module docstring)
 SKIP_NAMES = {"__slots__"}

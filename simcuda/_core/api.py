@@ -10,15 +10,15 @@ core operation and a real entry.
 """
 from __future__ import annotations
 
-from .context_rows import DEVICES_AND_CONTEXTS, LIMITS, PCI_LOOKUP, PEERS, PRIMARY_RESET
-from .event_rows import EVENTS
-from .graph_rows import CONDITIONAL, GRAPHS, TOPOLOGY_AND_EXEC, USER_OBJECTS
-from .memory_rows import ARRAYS, BATCH_COPIES, MAPPED_AND_VMM, MEMOPS, MEMORY
-from .module_rows import KERNEL_ATTRIBUTES, LIBRARIES, MODULES, SYMBOLS
-from .pool_rows import POOLS
+from .contexts.context_rows import DEVICES_AND_CONTEXTS, LIMITS, PCI_LOOKUP, PEERS, PRIMARY_RESET
+from .events.event_rows import EVENTS
+from .graphs.graph_rows import CONDITIONAL, GRAPHS, TOPOLOGY_AND_EXEC, USER_OBJECTS
+from .memory.memory_rows import ARRAYS, BATCH_COPIES, MAPPED_AND_VMM, MEMOPS, MEMORY
+from .memory.pool_rows import POOLS
+from .modules.module_rows import KERNEL_ATTRIBUTES, LIBRARIES, MODULES, SYMBOLS
 from .rows import Api, Arg
 from .runtime_rows import RUNTIME_ROWS
-from .stream_rows import STREAMS
+from .streams.stream_rows import STREAMS
 
 #: every row, in the tuple face's order
 ROWS: tuple[Api, ...] = (

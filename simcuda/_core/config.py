@@ -56,7 +56,7 @@ class DeviceSpec:
     163 KiB opt-in per block, 164 KiB per SM, 2048 threads and 32 blocks per SM, 65536 registers per SM and
     per block, no thread-block clusters (attribute ``CLUSTER_LAUNCH`` 0, so a cluster launch attribute is
     ``CUDA_ERROR_NOT_SUPPORTED``, 801). The architecture-dependent attribute values come from
-    :mod:`~simcuda._core.device_attrs` by compute capability major. The former default, an H100 (9.0, 132
+    :mod:`~simcuda._core.contexts.device_attrs` by compute capability major. The former default, an H100 (9.0, 132
     SMs), stays available by name: ``DeviceSpec.preset("H100")`` (:data:`PRESETS`).
 
     Attributes:

@@ -13,11 +13,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from . import graph as gr
-from . import graph_exec as ge
 from . import process
 from .errors import CUresult, DriverError
-from .link import LinkState
+from .graphs import graph_exec as ge
+from .graphs import graph_model as gr
+from .modules.linker import LinkState
 from .objects import Context, Event, Function, Module
 
 HANDLE_STEP = process.HANDLE_STEP

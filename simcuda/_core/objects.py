@@ -13,10 +13,10 @@ from typing import TYPE_CHECKING, Any
 from .errors import CUresult, DriverError
 
 if TYPE_CHECKING:
-    from .capture import CaptureSequence
-    from .capture_enqueue import Op
+    from .capture.capture_enqueue import Op
+    from .capture.capture_rules import CaptureSequence
     from .config import DeviceSpec
-    from .graph import Node
+    from .graphs.graph_model import Node
 
 #: edge data ``(from_port, to_port, type)`` (``CUgraphEdgeData``; ``(0, 0, 0)`` is a full dependency)
 EdgeData = tuple[int, int, int]
@@ -65,7 +65,7 @@ class Device:
         """``(block x, y, z, grid x, y, z, threads per block, shared per block, shared opt-in)`` from the
         device attributes (computed once: the spec is frozen)."""
         if self._limits is None:
-            from .device_attrs import attribute_value
+            from .contexts.device_attrs import attribute_value
             self._limits = tuple(attribute_value(self.spec, a) for a in (2, 3, 4, 5, 6, 7, 1, 8, 97))
         return self._limits
 
@@ -93,9 +93,9 @@ class Context:
         # the sticky error of a Python kernel that faulted in this context (Scheduler.run_kernel): every later use of
         # the context answers it, as after a kernel fault on a GPU, until the context is destroyed or reset
         self.fault: DriverError | None = None
-        self.limits: dict[int, int] = {}  # CUlimit value -> value set with cuCtxSetLimit (simcuda._core.launch)
-        self.heap: Any = None  # the device malloc heap (simcuda._core.ptxrun.DeviceHeap), made at its first use
-        self.kernel_hooks: Any = None  # the engine's hooks for launches in it (simcuda._core.ptxrun.engine_hooks)
+        self.limits: dict[int, int] = {}  # CUlimit value -> value set with cuCtxSetLimit (simcuda._core.modules.launch)
+        self.heap: Any = None  # the device malloc heap (simcuda._core.modules.ptxrun.DeviceHeap), made at its first use
+        self.kernel_hooks: Any = None  # the engine's hooks for its launches (modules.ptxrun.engine_hooks)
 
     def __repr__(self) -> str:
         return f"<context 0x{self.handle:x}{' (primary)' if self.is_primary else ''}{' (CIG)' if self.is_cig else ''}>"
@@ -144,7 +144,7 @@ class Stream:
         self.busy_thread = 0  # the thread running it
         # (ticket, op) enqueued while the stream is held (immediate progression): run after it, in ticket order
         self.deferred: list[tuple[int, Op]] = []
-        self.inflight: Any = None  # a PTX launch that has not ended (simcuda._core.ptxrun.InFlight, P-74)
+        self.inflight: Any = None  # a PTX launch that has not ended (simcuda._core.modules.ptxrun.InFlight, P-74)
 
     @property
     def blocking(self) -> bool:
@@ -202,14 +202,14 @@ class Module:
         self.unloaded = False
         self.source = source
         self.is_library = False  # cuLibraryLoad*: context-independent, unlike a module
-        self.ptx: str | None = None  # the PTX its launches run (simcuda._core.module.ptx_of_image), or None
+        self.ptx: str | None = None  # the PTX its launches run (module_model.ptx_of_image), or None
         self.engine: Any = None  # the engine's parsed module (simcuda.ptx.load), made on the first launch
 
 
 class Function:
     """A kernel function of a module: its entry name and parameter C types (``[]`` when unknown).
 
-    ``last_params`` is the :class:`~simcuda._core.graph.KernelParams` of its last launch, which the next
+    ``last_params`` is the :class:`~simcuda._core.graphs.graph_model.KernelParams` of its last launch, which the next
     launch with the same parameters shares (launch limits already checked); ``cuFuncSetAttribute``
     drops it, as the limits may change.
     """
@@ -226,7 +226,7 @@ class Function:
         self.max_dynamic_shared: int | None = None  # CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES once set
         self.carveout = -1  # CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT (-1: no preference)
         self.last_params: Any = None
-        #: other settings kept as set: CUfunction_attribute value -> value (simcuda._core.launch), and the cache
+        #: other settings kept as set: CUfunction_attribute value -> value (simcuda._core.modules.launch), and the cache
         #: and shared memory configurations under -1 and -2
         self.settings: dict[int, int] = {}
 

@@ -26,7 +26,7 @@ in the order of the tuple face. A row says three things, and nothing else says t
   (:attr:`Api.call`, :attr:`Api.has_call`) serves faces that read C arguments.
 
   **Native forms.** A call after which `` (...)`` follows may use more forms, read only by the native
-  adapters (:func:`simcuda.native.adapters.builder`), so that they build every entry from its row:
+  adapters (:func:`simcuda.faces.native.adapters.builder`), so that they build every entry from its row:
 
   - ``p.a.b`` (an argument): field ``a.b`` of the struct the C parameter ``p`` points to, read through its
     generated ctypes layout (:mod:`simcuda._generated.cydriver_ctypes`); a handle or pointer field is its
@@ -34,11 +34,11 @@ in the order of the tuple face. A row says three things, and nothing else says t
     ``p`` is the core's INVALID_VALUE (``require_arg``), checked when the argument is read
     (``array_create(pAllocateArray.Width, ...)``). As an output (``-> phGraphNode, nodeParams.dptr``), the
     result is written into that field.
-  - ``p`` naming a pointer to a struct that has a reader (:data:`simcuda.native.structs.READERS`, one per
+  - ``p`` naming a pointer to a struct that has a reader (:data:`simcuda.faces.native.structs.READERS`, one per
     struct, keyed by its C type name: the only place where the core's record differs from the C fields): the
     reader's value (``memcpy(pCopy, None, 'cuMemcpy2D')`` gets a ``CopyParams``); NULL is INVALID_VALUE.
     ``**p`` spreads a reader's dict into keywords (``graph_add_kernel_node(hGraph, deps[n], **nodeParams)``).
-  - ``Record(...)`` (a capitalised name: ``CopyParams``, ``MemsetParams`` of :mod:`simcuda._core.memory`)
+  - ``Record(...)`` (a capitalised name: ``CopyParams``, ``MemsetParams`` of :mod:`simcuda._core.memory.memory_model`)
     builds the record the core takes; ``op(...)`` nested is another core operation, whose result is the
     argument (``module_load_data(read_image_file(fname, 'cuModuleLoad'), 'cuModuleLoad')``); ``(a, b)`` and
     ``[a, b]`` are a tuple and a list (``stream_batch_mem_op(stream, [(2, addr, value, flags)], 0, ...)``).
@@ -50,7 +50,7 @@ in the order of the tuple face. A row says three things, and nothing else says t
   What cannot be data (a ``void**`` kernel parameter array decoded by the kernel's types, arrays the driver
   hands out and keeps, tagged unions, a value whose C type depends on another argument, results written back
   on failure) is a **decoder kind**: the row keeps ``op(...)`` and names the kind, ``decoder="node_get(1)"``
-  (a name of :data:`simcuda.native.adapters.KINDS`, with literal arguments), and the generator builds the
+  (a name of :data:`simcuda.faces.native.adapters.KINDS`, with literal arguments), and the generator builds the
   adapter with it; no adapter is written per entry (``tests/native/test_native_generated.py``). An older
   variant that no Python wrapper has (``cuCtxCreate_v2``) has its row in :data:`VARIANTS`, by declared name.
 * ``doc``: what the entry does, its arguments' meaning, and its errors in the order the core checks
@@ -62,7 +62,7 @@ in the order of the tuple face. A row says three things, and nothing else says t
 
 The rows themselves are in the ``*_rows`` modules, one per concept, and :mod:`simcuda._core.api` puts them
 in the tuple face's order. A face builds the function of every row whose shape is complete
-(:func:`simcuda.bindings.driver`'s ``_build``); ``tests/faces/test_api_table.py`` checks that every row names
+(:func:`simcuda.faces.bindings.driver`'s ``_build``); ``tests/faces/test_api_table.py`` checks that every row names
 a real core operation and a real entry, and that the built functions behave as the real wrapper does.
 """
 from __future__ import annotations

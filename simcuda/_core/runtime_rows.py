@@ -6,7 +6,7 @@ from __future__ import annotations
 from .rows import Runtime
 
 #: the runtime entries that are a driver entry with the runtime's conventions, in the runtime face's order:
-#: the runtime face builds each row that is not particular (:func:`simcuda.bindings.runtime`), and shows the
+#: the runtime face builds each row that is not particular (:func:`simcuda.faces.bindings.runtime`), and shows the
 #: driver row's description, its codes translated to ``cudaError_t``
 RUNTIME_ROWS: tuple[Runtime, ...] = (
     Runtime("cudaDriverGetVersion", "cuDriverGetVersion", "(...)"),

@@ -5,14 +5,14 @@ the services, each of which owns its own state behind public, typed methods: ``h
 (:class:`~simcuda._core.handles.Handles`: the handle table, graphs and nodes, and the *preamble* resolvers of
 spec section 3 that turn a handle into a live object or raise the code the real driver gives), ``threads``
 (:class:`~simcuda._core.threads.Threads`: per-thread state and current contexts), ``captures``
-(:class:`~simcuda._core.capture.CaptureRegistry`), ``memory`` (:class:`~simcuda._core.memory.MemorySpace`),
-``variables`` (:class:`~simcuda._core.variables.ModuleVariables`: the device variables of loaded images) and
-``scheduler`` (:class:`~simcuda._core.work.Scheduler`: the work queue, user code outside the lock, in-flight
-kernels).
+(:class:`~simcuda._core.capture.capture_rules.CaptureRegistry`), ``memory``
+(:class:`~simcuda._core.memory.memory_model.MemorySpace`), ``variables``
+(:class:`~simcuda._core.modules.variables.ModuleVariables`: the device variables of loaded images) and ``scheduler``
+(:class:`~simcuda._core.work.Scheduler`: the work queue, user code outside the lock, in-flight kernels).
 The stream resolver (:meth:`DriverState._stream`) stays here: it needs the threads, the handles and the
 per-thread default-stream mode; a context makes its NULL streams (``Context.legacy_stream``,
 ``Context.per_thread_stream``) and the handle table hands out stream ids. The per-concept entry modules in
-:mod:`simcuda._core.entries` build on it and reach the services through them; :class:`simcuda._core.driver.Driver`
+:mod:`simcuda._core.entries` build on it and reach the services through them; :class:`simcuda._core.facade.Driver`
 puts them together.
 """
 from __future__ import annotations
@@ -24,15 +24,16 @@ import threading
 from collections.abc import Callable, Mapping
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
-from . import capture as cap
-from . import graph as gr
 from . import process
+from .capture import capture_rules as cap
 from .config import DeviceSpec, Options
 from .errors import CUresult, DriverError
+from .graphs import graph_model as gr
 from .handles import Handles
-from .kernels import KernelLaunch
 from .logs import Counters, ErrorRecord, LaunchLog
-from .memory import MemorySpace
+from .memory.memory_model import MemorySpace
+from .modules.kernels import KernelLaunch
+from .modules.variables import ModuleVariables
 from .objects import CU_STREAM_LEGACY as CU_STREAM_LEGACY  # the NULL stream handles, named here for the faces
 from .objects import CU_STREAM_PER_THREAD as CU_STREAM_PER_THREAD
 from .objects import (
@@ -44,7 +45,6 @@ from .objects import (
     release_refs,
 )
 from .threads import Threads, sticky
-from .variables import ModuleVariables
 from .work import Scheduler, ctx_streams
 
 HANDLE_STEP = process.HANDLE_STEP
@@ -223,7 +223,7 @@ class DriverState:
 
     @property
     def stats(self) -> dict[str, int]:
-        """The counters (see :class:`~simcuda._core.driver.Driver`), brought up to date when read."""
+        """The counters (see :class:`~simcuda._core.facade.Driver`), brought up to date when read."""
         return self.counters.counts(self._kernel_launches)
 
     def sticky_error(self) -> int:
@@ -347,7 +347,7 @@ class DriverState:
         Only for runtime-only codes of rules only the runtime has (a ``cudaError_t`` with no ``CUresult``
         twin: cudaErrorInvalidMemcpyDirection, cudaErrorInvalidPitchValue), and for :meth:`not_simulated`.
         A face that finds a driver-level problem reports it to an entry (:meth:`require_arg` and the other
-        argument rules of :mod:`simcuda._core.entries.arguments`), which decides the code. The error is
+        argument rules of :mod:`simcuda._core.arguments`), which decides the code. The error is
         stored as the thread's :meth:`last_error` and in :attr:`error_log`; the caller returns or raises it.
         """
         e = DriverError(code, why)

@@ -16,19 +16,20 @@ import weakref
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar, cast
 
-from . import capture_enqueue as capq
-from . import graph as gr
-from . import graph_exec as ge
-from . import hostmem, param_types, ptxrun
+from .capture import capture_enqueue as capq
 from .errors import CUresult, DriverError
-from .kernels import DECLARED, KERNELS, KernelHost, KernelLaunch
-from .module import merge_param_types
+from .graphs import graph_exec as ge
+from .graphs import graph_model as gr
+from .memory import hostmem
+from .modules import param_types, ptxrun
+from .modules.kernels import DECLARED, KERNELS, KernelHost, KernelLaunch
+from .modules.module_model import merge_param_types
 from .objects import RECORDED, Context, Event, Stream
 
 if TYPE_CHECKING:
     from .config import Options
     from .logs import Counters
-    from .memory import MemorySpace
+    from .memory.memory_model import MemorySpace
     from .objects import UserObject
     from .threads import Threads
 
@@ -88,7 +89,7 @@ class SchedulerHost(Protocol):
     small fake): the lock, the progression mode and options, the threads, memory and handle services, the
     counters, the per-driver Python kernels, the simulated clock (spec 16), the launch log, the process-wide
     kernel fault (P-9) and the user objects whose destructors are due. A PTX launch and a Python kernel get the
-    host itself (:func:`simcuda._core.ptxrun.run_ptx`, :class:`~simcuda._core.kernels.KernelLaunch`)."""
+    host itself (:func:`simcuda._core.modules.ptxrun.run_ptx`, :class:`~simcuda._core.modules.kernels.KernelLaunch`)."""
 
     _lock: Any  # the driver's threading.RLock
     progression: str
@@ -125,8 +126,8 @@ class Scheduler:
 
     What it does, by method: :meth:`submit` (stream order: now, deferred behind a held stream, or queued under
     manual progression), :meth:`run_now` (a synchronous operation, spec 6), :meth:`execute` (one operation, as
-    its :class:`~simcuda._core.capture_enqueue.OpKind` says), :meth:`drain`/:meth:`stream_drain` (queued work, manual
-    progression), :meth:`wait_idle` (user code running on another thread), :meth:`unlocked`/:meth:`run_user_op`
+    its :class:`~simcuda._core.capture.capture_enqueue.OpKind` says), :meth:`drain`/:meth:`stream_drain` (queued work,
+    manual progression), :meth:`wait_idle` (user code running on another thread), :meth:`unlocked`/:meth:`run_user_op`
     (user code outside the driver lock), :meth:`record_uncaptured`/:meth:`wait_uncaptured`/:meth:`complete_event`
     (eager event records and waits), :meth:`run_kernel` (a launch: its Python twin or its PTX), the host
     functions (:meth:`check_host_fn`, :meth:`call_host_fn`, :meth:`run_destructors`), the faults
@@ -191,8 +192,8 @@ class Scheduler:
         return bool(self._inflight or self._waiting)
 
     def put_in_flight(self, stream: Stream, launch: Any) -> None:
-        """Keep ``launch`` (a :class:`~simcuda._core.ptxrun.InFlight`: ``name``, ``ctx``, ``step(unlocked, slices)``,
-        ``abandon()``) in flight on ``stream``: its later work waits behind it until it ends (P-74)."""
+        """Keep ``launch`` (a :class:`~simcuda._core.modules.ptxrun.InFlight`: ``name``, ``ctx``, ``step(unlocked,
+        slices)``, ``abandon()``) in flight on ``stream``: its later work waits behind it until it ends (P-74)."""
         stream.inflight = launch
         self._inflight.add(stream)
 
@@ -237,7 +238,7 @@ class Scheduler:
         self.execute(stream, op, op.run)
 
     def execute(self, stream: Stream, op: capq.Op, runner: Callable[[], Any] | None) -> None:
-        """Run one eager stream operation, as its kind says (:class:`~simcuda._core.capture_enqueue.OpKind`): it
+        """Run one eager stream operation, as its kind says (:class:`~simcuda._core.capture.capture_enqueue.OpKind`): it
         advances the simulated clock by one tick unless it is an event record or a graph launch (whose
         replayed nodes tick instead) (spec 16) [I], user code runs with the lock released, and it is logged."""
         k = op.kind
@@ -543,12 +544,13 @@ class Scheduler:
             self._defer(stream, capq.Op(capq.OPS["wait_event"], "cuStreamWaitEvent", _EventRef(event), None))
 
     def run_kernel(self, p: gr.KernelParams) -> str:
-        """Run launch ``p``: its Python twin (``Driver.kernels``, then :data:`~simcuda._core.kernels.KERNELS`) with
-        the lock released, else its PTX (:func:`simcuda._core.ptxrun.run_ptx`; an eager launch in immediate
-        progression may stay in flight, P-74), else recorded or refused (:func:`~simcuda._core.ptxrun.unrunnable`).
+        """Run launch ``p``: its Python twin (``Driver.kernels``, then :data:`~simcuda._core.modules.kernels.KERNELS`)
+        with the lock released, else its PTX (:func:`simcuda._core.modules.ptxrun.run_ptx`; an eager launch in immediate
+        progression may stay in flight, P-74), else recorded or refused
+        (:func:`~simcuda._core.modules.ptxrun.unrunnable`).
         Returns the launch log's outcome. Raises :class:`KernelFault` for a fault under
         ``Options(kernel_faults="sticky")`` (the caller makes it the context's sticky error), the refusals of
-        :data:`~simcuda._core.ptxrun.REFUSALS` as they are, and ``ptxrun.Suspended`` for an in-flight launch."""
+        :data:`~simcuda._core.modules.ptxrun.REFUSALS` as they are, and ``ptxrun.Suspended`` for an in-flight launch."""
         host: Any = self._ref()  # the driver itself (not the proxy): what a kernel's hooks and KernelLaunch hold
         suspend = False
         if self._suspending:  # an eager launch runs (on some thread): this one if the mark is this thread's (P-74)

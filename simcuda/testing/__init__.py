@@ -8,7 +8,7 @@ Import cost: this package imports hypothesis (a test dependency); ``import simcu
   threads. It predicts every call's ``CUresult``, every stream's capture status and every ended graph.
 * :class:`CaptureMachine` (:mod:`simcuda.testing.machine`): a hypothesis ``RuleBasedStateMachine`` that runs
   random capture programs on several real threads, in lockstep on the simulator (through
-  ``simcuda.bindings.driver``), on the model, and, with ``CaptureMachine.compare_with``, on a second driver
+  ``simcuda.faces.bindings.driver``), on the model, and, with ``CaptureMachine.compare_with``, on a second driver
   (NVIDIA's ``cuda.bindings.driver`` on a GPU, or over simcuda's native route), and fails on the first
   disagreement. Subclass it to add rules of your own.
 * :mod:`simcuda.testing.strategies`: capture modes, stream and event flags, launch configurations, and

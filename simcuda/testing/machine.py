@@ -4,7 +4,7 @@
 program (create streams and events, begin and end captures in any mode, launch, record, wait, synchronise,
 allocate, change a thread's capture mode, destroy streams, use the legacy stream), made on one of
 :attr:`CaptureMachine.THREADS` real threads. Every call goes to every :class:`Side` (the simulated driver
-through ``simcuda.bindings.driver``, and, with :attr:`CaptureMachine.compare_with`, a second driver) and to
+through ``simcuda.faces.bindings.driver``, and, with :attr:`CaptureMachine.compare_with`, a second driver) and to
 the reference :class:`~simcuda.testing.model.CaptureModel`, which was written from the spec and shares no
 code with the engine. The machine requires, after every call:
 
@@ -103,7 +103,7 @@ class Side:
     program's streams and events on it.
 
     Args:
-        cu: the module (``simcuda.bindings.driver``, or NVIDIA's ``cuda.bindings.driver`` on a GPU or on
+        cu: the module (``simcuda.faces.bindings.driver``, or NVIDIA's ``cuda.bindings.driver`` on a GPU or on
             simcuda's native route).
         driver: a :class:`simcuda.Driver` to make current (``simcuda.use``) before each call, or None when
             the module needs no switching (a real GPU).
@@ -219,7 +219,7 @@ class CaptureMachine(RuleBasedStateMachine):
     def __init__(self) -> None:
         super().__init__()
         import simcuda
-        from simcuda.bindings import driver as cu
+        from simcuda.faces.bindings import driver as cu
         self.sim = simcuda.Driver()
         self._old = simcuda.use(self.sim)
         self.model = self.model_class()

@@ -5,7 +5,7 @@ every stream, and the graph a successful end gives) from ``docs/spec/capture-sem
 nothing of simcuda: it is a second, deliberately different implementation, so that the stateful
 :class:`simcuda.testing.CaptureMachine` checks the engine against something other than itself.
 
-How it differs from the engine (``simcuda/_core/capture.py``) on purpose:
+How it differs from the engine (``simcuda/_core/capture/capture_rules.py``) on purpose:
 
 * names, not objects: streams, events and threads are the small ints (or strings) the program uses; the
   legacy stream is the name :data:`LEGACY`;

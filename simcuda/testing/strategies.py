@@ -39,7 +39,7 @@ MAX_SHARED = 48 * 1024
 
 
 def _face() -> Any:
-    from simcuda.bindings import driver
+    from simcuda.faces.bindings import driver
     return driver
 
 
@@ -277,7 +277,7 @@ def run_program(program: Program | list[Call], cu: Any = None, driver: Any = Non
 
     Args:
         program: a :class:`Program` (or a list of :class:`Call`).
-        cu: a ``cuda.bindings.driver``-style module; default ``simcuda.bindings.driver``.
+        cu: a ``cuda.bindings.driver``-style module; default ``simcuda.faces.bindings.driver``.
         driver: the :class:`simcuda.Driver` to run on (made current for the run, the previous one put back);
             default a fresh one. Ignored when ``cu`` is given without a driver (a real GPU).
     Program thread 0 is the calling thread; the others are worker threads started for the run.
@@ -287,7 +287,7 @@ def run_program(program: Program | list[Call], cu: Any = None, driver: Any = Non
     from .machine import Side, ThreadRunner, _here
     calls = program.calls if isinstance(program, Program) else program
     if cu is None:
-        from simcuda.bindings import driver as cu
+        from simcuda.faces.bindings import driver as cu
         driver = driver or simcuda.Driver()
     old = simcuda.use(driver) if driver is not None else None
     side = Side(cu, driver)

@@ -3,7 +3,7 @@
 The fixture ``cu`` is parametrised over two backends (the fakeredis pattern, minus its flaw):
 
 * ``fake``: a fresh :class:`simcuda.Driver` installed with :func:`simcuda.use`, driven through the
-  ``cuda.bindings.driver``-style face :mod:`simcuda.bindings.driver`. Skips while that face is not
+  ``cuda.bindings.driver``-style face :mod:`simcuda.faces.bindings.driver`. Skips while that face is not
   importable yet.
 * ``real``: NVIDIA's ``cuda.bindings.driver``. ``cuInit(0)`` is tried once; any exception or a
   non-success result (no driver library, no GPU) skips every ``real`` test. The run never aborts.
@@ -64,7 +64,7 @@ ROUTE = _route()
 
 if ROUTE == "native":
     # before any driver call of NVIDIA's binding: it resolves and caches every entry at its first call
-    from simcuda.native import adapters as _adapters
+    from simcuda.faces.native import adapters as _adapters
 
     _adapters.install()
     import cuda.bindings.driver  # noqa: F401  imported once, so each test's patch keeps the real package
@@ -531,7 +531,7 @@ def _real_module() -> Any:
     if "module" in _real_probe:
         return _real_probe["module"]
     try:
-        from simcuda import native
+        from simcuda.faces import native
     except ImportError:
         native = None
     if native is not None and native.is_loaded():
@@ -568,9 +568,9 @@ def _make_backend(kind: str, per_thread: bool, stack: contextlib.ExitStack) -> B
     if kind == "fake":
         try:
             import simcuda
-            import simcuda.bindings.driver as face
+            import simcuda.faces.bindings.driver as face
         except ImportError as e:
-            pytest.skip(f"the cuda.bindings-style face simcuda.bindings.driver is not importable yet: {e}")
+            pytest.skip(f"the cuda.bindings-style face simcuda.faces.bindings.driver is not importable yet: {e}")
         sim = simcuda.Driver(options=simcuda.Options(per_thread_default_stream=per_thread))
         simcuda.use(sim)
         if ROUTE == "native":
@@ -627,7 +627,7 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
     """On the native route, list the entries the binding called that have no adapter (the stub answered 801)."""
     if ROUTE != "native":
         return
-    from simcuda import native
+    from simcuda.faces import native
     counts = native.call_counts()
     names = ", ".join(f"{n}@{v}: {c}" for (n, v), c in sorted(counts.items())) or "none"
     terminalreporter.write_line(f"simcuda native route: entries answered by the 801 stub: {names}")

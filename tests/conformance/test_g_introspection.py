@@ -161,7 +161,7 @@ def test_c110_lossy_query_v2_binding(cu):
     """The v2-ABI query cannot carry edge data, so a programmatic dependency raises LossyQueryError (402)."""
     d = cu.drv
     # the route's _v2 module: simcuda's face on the python route, NVIDIA's over the simulated library on native
-    modname = "simcuda.bindings._v2.driver" if cu.route == "python" else "cuda.bindings._v2.driver"
+    modname = "simcuda.faces.bindings._v2.driver" if cu.route == "python" else "cuda.bindings._v2.driver"
     try:
         v2 = importlib.import_module(modname)
     except ImportError as e:

@@ -14,7 +14,7 @@ import simcuda
 from simcuda import Driver, DriverError, Options
 from simcuda._core import process
 from simcuda._core.process import SPACE
-from simcuda.bindings import driver as cu
+from simcuda.faces.bindings import driver as cu
 
 from .conftest import ready
 
@@ -44,7 +44,7 @@ def test_untouched_allocations_cost_no_memory():
     r = run_child("""
         import json, resource
         import simcuda
-        from simcuda.bindings import driver as cu
+        from simcuda.faces.bindings import driver as cu
         simcuda.use(simcuda.Driver(options=simcuda.Options(host_memory_budget=1 << 40)))
         cu.cuInit(0); cu.cuCtxCreate(None, 0, 0)
         before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
@@ -64,7 +64,7 @@ def test_freed_memory_gives_its_pages_back():
     r = run_child("""
         import json
         import simcuda
-        from simcuda.bindings import driver as cu
+        from simcuda.faces.bindings import driver as cu
         def rss():
             with open("/proc/self/statm") as f:
                 return int(f.read().split()[1]) * 4096
@@ -88,7 +88,7 @@ def test_managed_memory_is_host_accessible():
     through ctypes (in a subprocess, so a crash fails this test instead of the run)."""
     r = run_child("""
         import ctypes, json
-        from simcuda.bindings import driver as cu
+        from simcuda.faces.bindings import driver as cu
         cu.cuInit(0); cu.cuCtxCreate(None, 0, 0)
         err, m = cu.cuMemAllocManaged(64, cu.CUmemAttach_flags.CU_MEM_ATTACH_GLOBAL)
         addr = int(m)
@@ -154,7 +154,7 @@ def test_use_switch_refuses_the_other_drivers_handles_both_ways():
 def test_oxicuda_stream_follows_the_current_driver():
     """An oxicuda Stream made on one driver is refused by the next current one (InvalidHandle naming the
     earlier driver) instead of silently acting on the driver it was made on."""
-    from simcuda.capture import CudaError, Stream, StreamCapture
+    from simcuda.faces.oxicuda.stream_capture import CudaError, Stream, StreamCapture
     first = simcuda.reset()
     stream = Stream.new()
     assert stream.driver is first
@@ -303,7 +303,7 @@ def test_reset_releases_the_old_drivers_memory_without_the_collector():
     r = run_child("""
         import gc, json
         import simcuda
-        from simcuda.bindings import driver as cu
+        from simcuda.faces.bindings import driver as cu
         gc.disable()
         codes = []
         for i in range(3):

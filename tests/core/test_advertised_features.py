@@ -20,7 +20,7 @@ import pytest
 import simcuda
 from simcuda._core.config import DeviceSpec
 from simcuda._generated.driver_enums import CUdevice_attribute as A
-from simcuda.bindings import driver as cu
+from simcuda.faces.bindings import driver as cu
 
 R = cu.CUresult
 #: words that make an attribute name a capability ("is this feature there?") rather than a limit or a number

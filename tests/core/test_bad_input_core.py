@@ -111,7 +111,7 @@ def test_attach_mem_flags(d):
 
 def test_refuse_keeps_a_runtime_only_code(d):
     """refuse() with a cudaError_t that has no CUresult twin records that member (last error and log agree)."""
-    from simcuda.bindings.runtime import cudaError_t
+    from simcuda.faces.bindings.runtime import cudaError_t
     e = d.refuse("cudaMemcpy", cudaError_t.cudaErrorInvalidMemcpyDirection, "kind 99")
     assert e.code is cudaError_t.cudaErrorInvalidMemcpyDirection and d.last_error() == e
     assert (d.error_log[-1].call, d.error_log[-1].code) == ("cudaMemcpy", 21)
@@ -132,7 +132,7 @@ def test_dot_print_paths(d, tmp_path):
 
 def test_capture_target_uses_table(d):
     """capture.capture_target_refusal allows reads and refuses destroy, node removal, instantiate, update, move."""
-    from simcuda._core import capture as cap
+    from simcuda._core.capture import capture_rules as cap
     d.stream_begin_capture(d.s, 0)
     g = d.handles.table[d.stream_get_capture_info(d.s)[2]]
     assert cap.capture_target_refusal(g, "read") is None

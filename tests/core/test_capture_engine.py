@@ -6,7 +6,7 @@ import threading
 import pytest
 
 from simcuda import Driver, DriverError, Options
-from simcuda._core import capture as cap
+from simcuda._core.capture import capture_rules as cap
 from simcuda._core.process import SPACE
 
 G, TL, R = 0, 1, 2

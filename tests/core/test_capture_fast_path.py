@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from simcuda import Driver, DriverError
-from simcuda._core.graph import Edge, Node, pair_index
+from simcuda._core.graphs.graph_model import Edge, Node, pair_index
 
 from .conftest import SRC, ready
 

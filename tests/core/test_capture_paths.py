@@ -8,9 +8,9 @@ import ctypes
 import pytest
 
 from simcuda import Driver, DriverError, Options
-from simcuda._core import capture as cap
-from simcuda._core.graph import MEMOP_WAIT_VALUE_32, MEMOP_WRITE_VALUE_32
-from simcuda._core.memory import DEVICE, HOST, CopyParams, MemsetParams
+from simcuda._core.capture import capture_rules as cap
+from simcuda._core.graphs.graph_model import MEMOP_WAIT_VALUE_32, MEMOP_WRITE_VALUE_32
+from simcuda._core.memory.memory_model import DEVICE, HOST, CopyParams, MemsetParams
 from simcuda._core.objects import EMPTY
 
 G = 0

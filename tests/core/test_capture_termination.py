@@ -1,12 +1,13 @@
 """How a capture ends, through the core Driver: what termination resets, which graph a failed end discards,
 BeginCaptureToGraph onto a graph that is already a capture's target, and the bookkeeping of events and
-destroyed streams (the rules of ``_core/capture.py`` that mutation testing found untested; tools/mutate_capture.py)."""
+destroyed streams (the rules of ``_core/capture/capture_rules.py`` that mutation testing found untested;
+tools/mutate_capture.py)."""
 from __future__ import annotations
 
 import pytest
 
 from simcuda import Driver, DriverError
-from simcuda._core import capture as cap
+from simcuda._core.capture import capture_rules as cap
 from simcuda._core.objects import CAPTURE_BOUND, CAPTURED, RECORDED
 
 G = 0

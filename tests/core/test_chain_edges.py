@@ -1,5 +1,5 @@
-"""Chain edges, the compact form of a captured node's single full dependency (:mod:`simcuda._core.graph`, module
-docstring): a capture stores no ``Edge`` for them, and every query, walk and edit gives what the ordinary form
+"""Chain edges, the compact form of a captured node's single full dependency (:mod:`simcuda._core.graphs.graph_model`,
+module docstring): a capture stores no ``Edge`` for them, and every query, walk and edit gives what the ordinary form
 gives. Each test builds the same graph twice: once as a capture makes it (chain edges), once with the graph's
 pair index built before the first node, which turns the compact form off (every edge an ``Edge``: the
 reference), and compares what the driver reports."""
@@ -11,9 +11,9 @@ import tempfile
 import pytest
 
 from simcuda import Driver, DriverError
-from simcuda._core import graph as gr
-from simcuda._core import nodes
-from simcuda._core.nodes import DOT_EXTRA_TOPO_INFO, DOT_VERBOSE
+from simcuda._core.graphs import graph_model as gr
+from simcuda._core.graphs import nodes
+from simcuda._core.graphs.nodes import DOT_EXTRA_TOPO_INFO, DOT_VERBOSE
 
 from .conftest import SRC, ready
 

@@ -7,8 +7,8 @@ from typing import Any
 import pytest
 
 from simcuda import Driver, DriverError
-from simcuda._core import nodes as nd
 from simcuda._core.errors import CUresult
+from simcuda._core.graphs import nodes as nd
 
 from .conftest import ready
 

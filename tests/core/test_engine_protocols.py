@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from simcuda._core import capture as cap
-from simcuda._core import capture_enqueue as capq
-from simcuda._core import graph as gr
-from simcuda._core import graph_update as gu
-from simcuda._core import nodes as nd
+from simcuda._core.capture import capture_enqueue as capq
+from simcuda._core.capture import capture_rules as cap
 from simcuda._core.config import DeviceSpec, Options
 from simcuda._core.errors import DriverError
+from simcuda._core.graphs import graph_model as gr
+from simcuda._core.graphs import graph_update as gu
+from simcuda._core.graphs import nodes as nd
 from simcuda._core.logs import Counters
 from simcuda._core.objects import USER, Context, Device, Event, Stream, ThreadState
 
@@ -54,7 +54,7 @@ class FakeThreads:
 
 
 class FakeHost:
-    """Everything :class:`~simcuda._core.capture.CaptureHost` asks for, with no scheduler behind it."""
+    """Everything :class:`~simcuda._core.capture.capture_rules.CaptureHost` asks for, with no scheduler behind it."""
 
     def __init__(self) -> None:
         self.handles = FakeHandles()

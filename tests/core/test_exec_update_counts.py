@@ -4,8 +4,8 @@ from __future__ import annotations
 import pytest
 
 from simcuda import Driver, DriverError
-from simcuda._core import nodes as nd
-from simcuda._core.memory import DEVICE, CopyParams
+from simcuda._core.graphs import nodes as nd
+from simcuda._core.memory.memory_model import DEVICE, CopyParams
 
 
 def _graph(d: Driver, kinds: str, destroy: int | None = None) -> int:

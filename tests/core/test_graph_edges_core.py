@@ -1,7 +1,7 @@
 """Edge edits on the core driver (cuGraphAddDependencies, cuGraphRemoveDependencies, cuGraphDestroyNode):
 codes, the order cuGraphGetEdges and the per-node queries report (spec 4.5), and what the graph holds
 after refused and accepted calls, for chains, fan-outs and fan-ins large enough to use every form of the
-edge structures (:mod:`simcuda._core.graph`, module docstring)."""
+edge structures (:mod:`simcuda._core.graphs.graph_model`, module docstring)."""
 from __future__ import annotations
 
 import itertools
@@ -9,7 +9,7 @@ import itertools
 import pytest
 
 from simcuda import Driver, DriverError
-from simcuda._core import graph as gr
+from simcuda._core.graphs import graph_model as gr
 
 PROG = (0, 0, 1)  # programmatic edge data (CU_GRAPH_DEPENDENCY_TYPE_PROGRAMMATIC)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import ctypes
 
 import simcuda
-from simcuda._core.memory import DEVICE, CopyParams, MemsetParams
+from simcuda._core.memory.memory_model import DEVICE, CopyParams, MemsetParams
 
 
 def _ready() -> simcuda.Driver:

@@ -1,4 +1,4 @@
-"""Raw host addresses (``simcuda._core.hostmem``): checked against the driver's own allocations and the
+"""Raw host addresses (``simcuda._core.memory.hostmem``): checked against the driver's own allocations and the
 process's mappings before the simulator reads, writes or calls them."""
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import ctypes
 import pytest
 
 from simcuda import Driver, DriverError
-from simcuda._core import hostmem
-from simcuda._core.memory import DEVICE, HOST, CopyParams
+from simcuda._core.memory import hostmem
+from simcuda._core.memory.memory_model import DEVICE, HOST, CopyParams
 
 GARBAGE = 0xDEADBEEF000
 

@@ -107,8 +107,8 @@ def test_raise_lets_the_kernels_exception_out_at_once():
 
 def test_the_runtime_last_error_of_a_faulted_context_is_sticky():
     """cudaGetLastError returns the sticky code on every call while the current context has it (not reset)."""
-    from simcuda.bindings import driver as cu
-    from simcuda.bindings import runtime as rt
+    from simcuda.faces.bindings import driver as cu
+    from simcuda.faces.bindings import runtime as rt
     d, _ctx, s, f = setup(body=lambda L: 1 / 0)
     old = simcuda.use(d)
     try:

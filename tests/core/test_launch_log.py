@@ -1,11 +1,11 @@
-"""``driver.launch_log`` is bounded (``Options.launch_log_limit``, :class:`simcuda._core.driver.LaunchLog`): the
+"""``driver.launch_log`` is bounded (``Options.launch_log_limit``, :class:`simcuda._core.facade.LaunchLog`): the
 bound holds, the most recent records are kept, ``seq`` counts every record made, 0 turns the log off."""
 from __future__ import annotations
 
 import pytest
 
 from simcuda import Driver, Options
-from simcuda._core.driver import DEFAULT_LAUNCH_LOG_LIMIT, LaunchLog
+from simcuda._core.facade import DEFAULT_LAUNCH_LOG_LIMIT, LaunchLog
 
 from .conftest import with_exec
 
@@ -47,7 +47,7 @@ def test_off_switch_logs_nothing_but_counts():
     d = with_exec(launch_log_limit=0)
     launch(d, 3)
     buf = d.mem_alloc(16)
-    from simcuda._core.memory import MemsetParams
+    from simcuda._core.memory.memory_model import MemsetParams
     d.memset(MemsetParams(buf, 7, 1, 16, 1, 16), d.s, "cuMemsetD8Async")
     assert d.launch_log == [] and len(d.launch_log) == 0
     assert d.launch_log.total == 10 and d.launch_log.dropped == 10

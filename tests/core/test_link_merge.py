@@ -1,11 +1,11 @@
-"""simcuda._core.link's merge of several PTX inputs into one module, and the checks of one PTX input."""
+"""simcuda._core.modules.linker's merge of several PTX inputs into one module, and the checks of one PTX input."""
 from __future__ import annotations
 
 import pytest
 
 from simcuda._core.errors import DriverError
-from simcuda._core.link import LinkInput, check_ptx, merge_ptx
-from simcuda._core.module import parse_ptx
+from simcuda._core.modules.linker import LinkInput, check_ptx, merge_ptx
+from simcuda._core.modules.module_model import parse_ptx
 
 H = ".version {v}\n.target sm_80\n.address_size 64\n"
 FUNC = ".visible .func (.param .b32 r) f(.param .b32 x)\n{{\n ret;\n}}\n"

@@ -8,7 +8,7 @@ import pytest
 import simcuda
 from simcuda import DriverError
 from simcuda._core.config import DeviceSpec
-from simcuda._core.memory import MemsetParams
+from simcuda._core.memory.memory_model import MemsetParams
 
 
 def _ready(spec: DeviceSpec | None = None) -> simcuda.Driver:

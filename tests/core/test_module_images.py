@@ -6,7 +6,7 @@ import ctypes
 import pytest
 
 import simcuda
-from simcuda._core.module import parse_image
+from simcuda._core.modules.module_model import parse_image
 
 SOURCE = (b'struct S { double a; int b; };\n'
           b'extern "C" __global__ void fill(int *p, int v, float f, S s, char c) { p[threadIdx.x] = v; }\n')

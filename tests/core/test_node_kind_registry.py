@@ -1,4 +1,4 @@
-"""The node-kind registry (:data:`simcuda._core.nodes.KINDS`): every node type the simulator creates has a kind
+"""The node-kind registry (:data:`simcuda._core.graphs.nodes.KINDS`): every node type the simulator creates has a kind
 with every behaviour and a record of its own, and a new kind is one entry that the graph code, replay, DOT,
 exec update and the launch log all reach."""
 from __future__ import annotations
@@ -9,8 +9,8 @@ import attrs
 import pytest
 
 from simcuda import Driver, DriverError
-from simcuda._core import nodes as nd
-from simcuda._core.memory import DEVICE, CopyParams, MemsetParams
+from simcuda._core.graphs import nodes as nd
+from simcuda._core.memory.memory_model import DEVICE, CopyParams, MemsetParams
 
 from .conftest import SRC, ready
 

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from simcuda import Driver, DriverError, Options
-from simcuda._core import capture as cap
-from simcuda._core.memory import MemsetParams
+from simcuda._core.capture import capture_rules as cap
+from simcuda._core.memory.memory_model import MemsetParams
 
 from .conftest import SRC, ready, with_exec
 

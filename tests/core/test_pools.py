@@ -6,7 +6,7 @@ import pytest
 
 from simcuda import DeviceSpec, Driver
 from simcuda._core.errors import CUresult, DriverError
-from simcuda._core.memory import MemsetParams
+from simcuda._core.memory.memory_model import MemsetParams
 from simcuda._core.objects import MemPool
 
 from .conftest import ready

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 import simcuda
-from simcuda.bindings import driver as cu
+from simcuda.faces.bindings import driver as cu
 
 PTX = b""".version 8.0
 .target sm_90

@@ -1,4 +1,4 @@
-"""``Driver.relaunch_kernel`` (the native route's repeat of a launch, simcuda/native/adapters.py) answers what
+"""``Driver.relaunch_kernel`` (the native route's repeat of a launch, simcuda/faces/native/adapters.py) answers what
 ``launch_kernel_fast`` answers for the same arguments, whatever changed since the launch it repeats.
 
 Each case runs the same steps on two fresh drivers, then makes the repeated launch once through
@@ -18,7 +18,7 @@ import pytest
 
 import simcuda
 from simcuda import Driver, DriverError, Options
-from simcuda._core.graph import KernelParams
+from simcuda._core.graphs.graph_model import KernelParams
 
 SRC = b'extern "C" __global__ void k(int n) {}\nextern "C" __global__ void boom(int n) {}'
 

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from simcuda._core import capture_enqueue as capq
+from simcuda._core.capture import capture_enqueue as capq
 from simcuda._core.config import DeviceSpec, Options
 from simcuda._core.errors import CUresult, DriverError
 from simcuda._core.logs import Counters

@@ -1,10 +1,11 @@
 """The helpers entry groups share, called where they live (issue 18 item 1: no sibling's private method).
 
-Each is a function or a service method of the module that owns its concept: :mod:`simcuda._core.graph_build`
-(adding nodes, the conditional instantiate checks), :func:`simcuda._core.memops.check_mem_ops`,
+Each is a function or a service method of the module that owns its concept: :mod:`simcuda._core.graphs.graph_build`
+(adding nodes, the conditional instantiate checks), :func:`simcuda._core.memory.memops.check_mem_ops`,
 :func:`simcuda._core.objects.require_pools`, ``MemorySpace.check_alloc_size`` / ``unified_side``,
-:func:`simcuda._core.module.read_image_file`, :class:`simcuda._core.variables.ModuleVariables`, and the NULL
-streams a context makes (``Context.legacy_stream`` / ``per_thread_stream``, ids from ``Handles.next_stream_id``).
+:func:`simcuda._core.modules.module_model.read_image_file`, :class:`simcuda._core.modules.variables.ModuleVariables`,
+and the NULL streams a context makes (``Context.legacy_stream`` / ``per_thread_stream``, ids from
+``Handles.next_stream_id``).
 """
 from __future__ import annotations
 
@@ -13,14 +14,14 @@ from typing import Any
 import pytest
 
 import simcuda
-from simcuda._core import graph as gr
-from simcuda._core import graph_build as gb
-from simcuda._core import nodes as nd
 from simcuda._core.config import DeviceSpec
 from simcuda._core.errors import CUresult, DriverError
-from simcuda._core.memops import MEMOP_WRITE_VALUE_32, check_mem_ops
-from simcuda._core.memory import DEVICE, HOST, KIND_DEVICE
-from simcuda._core.module import read_image_file
+from simcuda._core.graphs import graph_build as gb
+from simcuda._core.graphs import graph_model as gr
+from simcuda._core.graphs import nodes as nd
+from simcuda._core.memory.memops import MEMOP_WRITE_VALUE_32, check_mem_ops
+from simcuda._core.memory.memory_model import DEVICE, HOST, KIND_DEVICE
+from simcuda._core.modules.module_model import read_image_file
 from simcuda._core.objects import CU_STREAM_LEGACY, CU_STREAM_PER_THREAD, LEGACY, PER_THREAD, Module, require_pools
 
 PTX_VAR = b".version 8.0\n.target sm_90\n.address_size 64\n.visible .global .align 4 .u32 counter = 7;\n"

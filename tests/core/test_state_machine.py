@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from simcuda import Driver, DriverError
-from simcuda._core import capture as cap
+from simcuda._core.capture import capture_rules as cap
 
 from .conftest import ready
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import threading
 
 import simcuda
-from simcuda.bindings import driver as cu
+from simcuda.faces.bindings import driver as cu
 
 M = cu.CUstreamCaptureMode
 

@@ -9,13 +9,13 @@ import pytest
 
 import simcuda
 from simcuda._core.api import API, ROWS
-from simcuda._core.driver import Driver
+from simcuda._core.facade import Driver
 from simcuda._generated.driver_outputs import OUTPUTS
 from simcuda._generated.entry_table import ENTRIES
-from simcuda.bindings import driver as face
-from simcuda.bindings._v2 import driver as v2
+from simcuda.faces.bindings import driver as face
+from simcuda.faces.bindings._v2 import driver as v2
 
-FACES = Path(simcuda.__file__).parent / "bindings"
+FACES = Path(simcuda.__file__).parent / "faces" / "bindings"
 BY_PYTHON = {e.python: e for e in ENTRIES if e.python}
 
 
@@ -98,7 +98,7 @@ def test_built_functions_behave_like_the_wrapper():
 
 def test_runtime_entries_show_the_driver_description_they_share():
     from simcuda._core.api import RUNTIME
-    from simcuda.bindings import runtime
+    from simcuda.faces.bindings import runtime
     for rt_name, base in RUNTIME.items():
         assert base in API, (rt_name, base)
         doc = getattr(runtime, rt_name).__doc__

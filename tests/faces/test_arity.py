@@ -6,8 +6,8 @@ import importlib
 
 import pytest
 
-from simcuda.bindings import driver as face
-from simcuda.bindings import runtime as rt_face
+from simcuda.faces.bindings import driver as face
+from simcuda.faces.bindings import runtime as rt_face
 
 real = pytest.importorskip("cuda.bindings.driver")
 real_rt = importlib.import_module("cuda.bindings.runtime")
@@ -74,7 +74,7 @@ def test_a_generator_where_a_list_goes_is_the_wrappers_type_error():
 
 def _v2_cases():
     from simcuda._generated.driver_outputs import V2_FUNCTIONS
-    from simcuda.bindings._v2 import driver as v2
+    from simcuda.faces.bindings._v2 import driver as v2
     real_v2 = importlib.import_module("cuda.bindings._v2.driver")
     out = []
     for name, sig in sorted(V2_FUNCTIONS.items()):
@@ -92,6 +92,6 @@ def _v2_cases():
 @pytest.mark.parametrize("name, args", _v2_cases(), ids=_id)
 def test_v2_face_counts_arguments_like_the_real_wrapper(name, args):
     """The raising face's TypeError for a wrong argument count is the real _v2 wrapper's."""
-    from simcuda.bindings._v2 import driver as v2
+    from simcuda.faces.bindings._v2 import driver as v2
     real_v2 = importlib.import_module("cuda.bindings._v2.driver")
     assert message(getattr(v2, name), args) == message(getattr(real_v2, name), args)

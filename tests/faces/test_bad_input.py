@@ -13,7 +13,7 @@ import ctypes
 import pytest
 
 import simcuda
-from simcuda.bindings import driver as cu
+from simcuda.faces.bindings import driver as cu
 
 R = cu.CUresult
 OK = (R.CUDA_SUCCESS,)
@@ -142,7 +142,7 @@ def test_read_only_host_memory_is_no_copy_destination(env):
 def test_host_range_past_mapped_memory_is_invalid_value(env):
     """A copy whose host range runs into an inaccessible page fails with INVALID_VALUE naming the mapped part."""
     import mmap
-    if not simcuda._core.hostmem.MAPS.covers(id(env), 1, "r"):
+    if not simcuda._core.memory.hostmem.MAPS.covers(id(env), 1, "r"):
         pytest.skip("no /proc/self/maps on this platform: addresses are trusted")
     m = mmap.mmap(-1, 2 * mmap.PAGESIZE)
     addr = ctypes.addressof(ctypes.c_char.from_buffer(m))
@@ -265,7 +265,8 @@ def test_struct_argument_of_the_wrong_type_raises_the_wrappers_type_error(env, c
         expect = ("TypeError", f"Argument '{arg}' has incorrect type (expected cuda.bindings.driver.{cls}, got "
                                f"{got_name})")
         got = raised(getattr(cu, call), *args(env, x))
-        assert got[0] == "TypeError" and got[1].replace("simcuda.bindings.driver", "cuda.bindings.driver") == expect[1]
+        assert got[0] == "TypeError"
+        assert got[1].replace("simcuda.faces.bindings.driver", "cuda.bindings.driver") == expect[1]
         real = real_module()
         rx = real.CUstream(0) if bad == "stream" else bad
         rargs = [real.CUgraph(0) if a is env.g else real.CUfunction(0) if a is env.f else rx if a is x else a
@@ -290,7 +291,7 @@ def test_array_descriptor_fields_are_typed(env):
 @pytest.mark.parametrize("call", ["cuMemAllocHost", "cuMemHostAlloc", "cudaMallocHost"])
 def test_huge_host_allocation_is_out_of_memory(env, size, call):
     """A host allocation beyond physical memory returns OUT_OF_MEMORY (never MemoryError/OverflowError)."""
-    from simcuda.bindings import runtime as rt
+    from simcuda.faces.bindings import runtime as rt
     n = len(env.drv.memory.host)
     if call == "cudaMallocHost":
         assert rt.cudaMallocHost(size) == (rt.cudaError_t.cudaErrorMemoryAllocation, None)
@@ -338,7 +339,7 @@ def test_device_name_length_beyond_int_raises_like_the_wrapper(env):
 def test_runtime_error_strings_of_unknown_codes(code, name, text):
     """cudaGetErrorName/String of a value that is no cudaError_t return ``b'unrecognized error code'``, like the
     real."""
-    from simcuda.bindings import runtime as rt
+    from simcuda.faces.bindings import runtime as rt
     assert rt.cudaGetErrorName(code) == (rt.cudaError_t.cudaSuccess, name)
     assert rt.cudaGetErrorString(code) == (rt.cudaError_t.cudaSuccess, text)
     real = real_module("cuda.bindings.runtime")
@@ -349,7 +350,7 @@ def test_runtime_error_strings_of_unknown_codes(code, name, text):
 def test_runtime_error_string_argument_conversion(arg):
     """cudaGetErrorString converts its argument as the real enum conversion does (ValueError, TypeError,
     OverflowError)."""
-    from simcuda.bindings import runtime as rt
+    from simcuda.faces.bindings import runtime as rt
     for fn in ("cudaGetErrorName", "cudaGetErrorString"):
         got = raised(getattr(rt, fn), arg)
         assert got[0] in ("ValueError", "TypeError", "OverflowError")
@@ -390,7 +391,7 @@ def test_padding_is_cheap_and_keeps_the_count(env):
 @pytest.mark.parametrize("call", ["cudaGraphGetNodes", "cudaGraphGetEdges"])
 def test_runtime_absurd_output_counts_raise_memory_error(env, call):
     """The runtime face's graph queries raise the same MemoryError at once."""
-    from simcuda.bindings import runtime as rt
+    from simcuda.faces.bindings import runtime as rt
     g = rt.cudaGraphCreate(0)[1]
     assert raised(getattr(rt, call), g, 2 ** 40) == ("MemoryError",
                                                      "Failed to allocate length x size memory: 1099511627776x8")
@@ -592,7 +593,7 @@ def test_function_of_another_context_is_invalid_handle(env):
 ])
 def test_runtime_only_refusal_sets_last_error(drv, call, args, code):
     """A runtime-only refusal (no CUresult twin) is simcuda.last_error() and the last error_log entry, with its why."""
-    from simcuda.bindings import runtime as rt
+    from simcuda.faces.bindings import runtime as rt
     d = rt.cudaMalloc(64)[1]
     rt.cudaMemset(d, 0, 64)
     cu.cuMemAlloc(0)  # an earlier, different failure that must not stay "last"
@@ -613,7 +614,7 @@ def test_runtime_only_refusal_sets_last_error(drv, call, args, code):
 @pytest.fixture
 def v2(env):
     """The simulated ``cuda.bindings._v2.driver`` on the env's driver, and a graph ``v2.g`` (int handle)."""
-    from simcuda.bindings._v2 import driver as m
+    from simcuda.faces.bindings._v2 import driver as m
     m.g = int(cu.cuGraphCreate(0)[1])
     return m
 
@@ -848,7 +849,7 @@ def test_v2_negative_host_address_is_invalid_value(v2, env):
 ])
 def test_runtime_argument_conversion_matches_the_real_module(drv, call, args, expect):
     """The runtime face converts arguments in the real wrapper's order and with its exceptions."""
-    from simcuda.bindings import runtime as rt
+    from simcuda.faces.bindings import runtime as rt
     n = len(drv.error_log)
     same_as_real(getattr(rt, call), call, *args, expect=expect, module="cuda.bindings.runtime")
     assert len(drv.error_log) == n
@@ -856,7 +857,7 @@ def test_runtime_argument_conversion_matches_the_real_module(drv, call, args, ex
 
 def test_runtime_memcpy_kind_string_goes_through_int(drv):
     """``kind='1'`` is converted by int() as in the real wrapper (cudaMemcpyHostToDevice), not refused."""
-    from simcuda.bindings import runtime as rt
+    from simcuda.faces.bindings import runtime as rt
     d = rt.cudaMalloc(16)[1]
     assert rt.cudaMemcpy(d, b"x" * 16, 16, "1") == (rt.cudaError_t.cudaSuccess,)
     out = bytearray(16)

@@ -1,6 +1,6 @@
 """Differential test of the faces: the same bad input through every face that has the entry gives the same code.
 
-"Faces translate, never decide" (docs/architecture.md): the tuple face (``simcuda.bindings.driver``), the
+"Faces translate, never decide" (docs/architecture.md): the tuple face (``simcuda.faces.bindings.driver``), the
 raising ``_v2`` face and the runtime face reach the same core, so a bad argument must give one code
 whichever face carries it, and change nothing. The table is generated, not written call by call:
 
@@ -16,7 +16,7 @@ whichever face carries it, and change nothing. The table is generated, not writt
   called generically); :func:`test_the_table_covers_enough` keeps the coverage from shrinking unseen.
 * **Cases.** For every entry, every role slot that all its faces have, and every bad value of that role:
   one call per face, each on a fresh driver with the same objects, with that one argument bad and the
-  others good. The codes must agree (runtime codes through :func:`simcuda.bindings.runtime.cuda_error`,
+  others good. The codes must agree (runtime codes through :func:`simcuda.faces.bindings.runtime.cuda_error`,
   the mapping the runtime face uses) and, when the call failed, the driver's state must be as before.
 * **Hand-written rows** (:data:`SPECIAL`) for inputs no role can express: ``kernelParams`` together with
   ``extra`` (INVALID_VALUE, cuLaunchKernel's documentation) and ``extra`` alone (NOT_SUPPORTED: not
@@ -36,9 +36,9 @@ from typing import Any
 import pytest
 
 import simcuda
-from simcuda.bindings import driver as cu
-from simcuda.bindings import runtime as rt
-from simcuda.bindings._v2 import driver as v2
+from simcuda.faces.bindings import driver as cu
+from simcuda.faces.bindings import runtime as rt
+from simcuda.faces.bindings._v2 import driver as v2
 
 R = cu.CUresult
 PTX = (b".version 7.0\n.target sm_80\n.address_size 64\n"

@@ -14,7 +14,7 @@ import pytest
 
 import simcuda
 from simcuda._generated.driver_outputs import CLASSES, OUTPUTS
-from simcuda.bindings import driver as cu
+from simcuda.faces.bindings import driver as cu
 
 R = cu.CUresult
 OK = (R.CUDA_SUCCESS,)
@@ -421,7 +421,7 @@ def recorded():
     def kargs(launch_):
         seen.append(list(launch_.args))
     yield seen
-    simcuda._core.driver.KERNELS.pop("kargs", None)
+    simcuda._core.facade.KERNELS.pop("kargs", None)
 
 
 def test_kernel_args_tuple_form(env, recorded):
@@ -486,7 +486,7 @@ def test_kernel_runs_against_memory_through_the_face(env):
         assert cu.cuMemcpyDtoH(out, d, out.nbytes) == OK
         assert out.tolist() == [0.0, 3.0, 6.0, 9.0]
     finally:
-        simcuda._core.driver.KERNELS.pop("scale", None)
+        simcuda._core.facade.KERNELS.pop("scale", None)
 
 
 def test_kernel_node_params(env, recorded):

@@ -17,7 +17,7 @@ import re
 import pytest
 
 import simcuda
-from simcuda.bindings import driver as cu
+from simcuda.faces.bindings import driver as cu
 
 pytestmark = [pytest.mark.slow,
               pytest.mark.skipif(os.environ.get("SIMCUDA_FUZZ") == "0", reason="fuzz switched off: SIMCUDA_FUZZ=0")]
@@ -29,13 +29,13 @@ CANDIDATES = ["0", "None", "[]", "b'x'", "1", "M.CUstream(0)"]
 
 def outcome(fn, args):
     """``('driver',)`` when the call got past argument conversion, else ``(class name, normalised text)``."""
-    from simcuda.bindings._v2 import driver as v2
+    from simcuda.faces.bindings._v2 import driver as v2
     try:
         fn(*args)
     except Exception as e:  # noqa: BLE001
         if type(e).__name__ == "DynamicLibNotFoundError" or isinstance(e, v2.DriverError):
             return ("driver",)
-        msg = str(e).replace("simcuda.bindings.", "cuda.bindings.")
+        msg = str(e).replace("simcuda.faces.bindings.", "cuda.bindings.")
         msg = re.sub(r"'(cuda\.bindings\.driver\.)?(\w+)' object is not iterable", r"'\2' object is not iterable", msg)
         msg = re.sub(r" at 0x[0-9a-f]+", "", msg)
         return (type(e).__name__, msg)
@@ -49,13 +49,13 @@ def simulated_names():
 
 def simulated_v2_names():
     from simcuda._generated.driver_outputs import V2_FUNCTIONS
-    from simcuda.bindings._v2 import driver as v2
+    from simcuda.faces.bindings._v2 import driver as v2
     return [n for n in V2_FUNCTIONS if not getattr(getattr(v2, n), "__simcuda_stub__", False)]
 
 
 def simulated_runtime_names():
     from simcuda._generated.runtime_outputs import OUTPUTS
-    from simcuda.bindings import runtime as rt
+    from simcuda.faces.bindings import runtime as rt
     return [n for n in OUTPUTS if n.startswith("cuda") and not getattr(getattr(rt, n), "__simcuda_stub__", False)]
 
 
@@ -69,10 +69,10 @@ def test_bad_arguments_convert_like_the_real_wrapper(face, name, monkeypatch):
            "runtime": "cuda.bindings.runtime"}[face]
     real = pytest.importorskip(mod)
     rcu = importlib.import_module("cuda.bindings.driver")
-    sim = importlib.import_module("sim" + mod)
+    sim = importlib.import_module("simcuda.faces." + mod.removeprefix("cuda."))
     from simcuda._generated.driver_outputs import OUTPUTS, V2_FUNCTIONS
     from simcuda._generated.runtime_outputs import OUTPUTS as RT_OUTPUTS
-    from simcuda.bindings._driver_face import _split_params
+    from simcuda.faces.bindings._driver_face import _split_params
     monkeypatch.delenv("CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM", raising=False)
     d = simcuda.Driver()
     old = simcuda.use(d)

@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 import simcuda
-from simcuda._core.link import LinkState
-from simcuda.bindings import driver as d
-from simcuda.bindings._v2 import driver as v2
+from simcuda._core.modules.linker import LinkState
+from simcuda.faces.bindings import driver as d
+from simcuda.faces.bindings._v2 import driver as v2
 from tests.faces._link_ptx import ADD1, BAD, CALLER, TWICE
 
 R = d.CUresult

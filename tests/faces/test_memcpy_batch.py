@@ -6,8 +6,8 @@ import ctypes
 
 import pytest
 
-from simcuda.bindings import driver as cu
-from simcuda.bindings import runtime as rt
+from simcuda.faces.bindings import driver as cu
+from simcuda.faces.bindings import runtime as rt
 
 R = cu.CUresult
 ORDER = cu.CUmemcpySrcAccessOrder

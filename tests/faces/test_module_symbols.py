@@ -8,9 +8,9 @@ import struct
 import pytest
 
 import simcuda
-from simcuda._core.symbols import image_variables, param_layout
-from simcuda.bindings import driver as cu
-from simcuda.bindings._v2 import driver as v2
+from simcuda._core.modules.symbols import image_variables, param_layout
+from simcuda.faces.bindings import driver as cu
+from simcuda.faces.bindings._v2 import driver as v2
 
 R = cu.CUresult
 

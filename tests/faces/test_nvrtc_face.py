@@ -7,10 +7,10 @@ import ctypes
 import pytest
 
 import simcuda
-from simcuda._core.module import SIM_CUBIN_MAGIC, parse_image
-from simcuda.bindings import driver as cu
-from simcuda.bindings import nvrtc as nv
-from simcuda.bindings import runtime as rt
+from simcuda._core.modules.module_model import SIM_CUBIN_MAGIC, parse_image
+from simcuda.faces.bindings import driver as cu
+from simcuda.faces.bindings import nvrtc as nv
+from simcuda.faces.bindings import runtime as rt
 
 
 @pytest.fixture(autouse=True)

@@ -11,10 +11,10 @@ import struct
 import pytest
 
 import simcuda
-from simcuda._core import param_types
-from simcuda.bindings import _real_nvrtc
-from simcuda.bindings import driver as cu
-from simcuda.bindings import nvrtc as nv
+from simcuda._core.modules import param_types
+from simcuda.faces.bindings import _real_nvrtc
+from simcuda.faces.bindings import driver as cu
+from simcuda.faces.bindings import nvrtc as nv
 
 R = nv.nvrtcResult
 

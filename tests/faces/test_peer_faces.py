@@ -4,9 +4,9 @@ from __future__ import annotations
 import pytest
 
 import simcuda
-from simcuda.bindings import driver as cu
-from simcuda.bindings import runtime as rt
-from simcuda.bindings._v2 import driver as v2
+from simcuda.faces.bindings import driver as cu
+from simcuda.faces.bindings import runtime as rt
+from simcuda.faces.bindings._v2 import driver as v2
 
 R = cu.CUresult
 E = rt.cudaError_t

@@ -1,6 +1,6 @@
 """cuProfilerStart / cuProfilerStop, the worked example of CONTRIBUTING.md: one row each in
-simcuda/_core/context_rows.py and one core function (``profiler_control``); the tuple face, the ``_v2`` face and
-the native route build them."""
+simcuda/_core/contexts/context_rows.py and one core function (``profiler_control``); the tuple face, the ``_v2`` face
+and the native route build them."""
 from __future__ import annotations
 
 import inspect
@@ -11,9 +11,9 @@ import sys
 import pytest
 
 import simcuda
-from simcuda import native
-from simcuda.bindings import driver as d
-from simcuda.bindings._v2 import driver as v2
+from simcuda.faces import native
+from simcuda.faces.bindings import driver as d
+from simcuda.faces.bindings._v2 import driver as v2
 
 OK, NO_CTX, NOT_INIT = 0, 201, 3
 

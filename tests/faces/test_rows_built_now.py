@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import ctypes
 
-from simcuda.bindings import driver as cu
-from simcuda.bindings._v2 import driver as v2
+from simcuda.faces.bindings import driver as cu
+from simcuda.faces.bindings._v2 import driver as v2
 
 OK = cu.CUresult.CUDA_SUCCESS
 
@@ -59,7 +59,7 @@ def test_graph_node_adders_are_built_with_their_dependency_arrays(drv):
     and a wrong item the wrapper's TypeError."""
     import pytest
 
-    from simcuda.bindings import runtime as rt
+    from simcuda.faces.bindings import runtime as rt
     _ctx(drv)
     err, g = cu.cuGraphCreate(0)
     assert err == OK

@@ -14,8 +14,8 @@ import pytest
 import simcuda
 from simcuda._generated.driver_enums import CUresult
 from simcuda._generated.runtime_outputs import OUTPUTS
-from simcuda.bindings import driver as cu
-from simcuda.bindings import runtime as rt
+from simcuda.faces.bindings import driver as cu
+from simcuda.faces.bindings import runtime as rt
 
 E = rt.cudaError_t
 OK = (E.cudaSuccess,)

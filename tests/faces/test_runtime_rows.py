@@ -13,8 +13,8 @@ from simcuda._core.rows import Runtime
 from simcuda._core.runtime_rows import RUNTIME_ROWS
 from simcuda._generated.driver_outputs import OUTPUTS as DRIVER_OUTPUTS
 from simcuda._generated.runtime_outputs import OUTPUTS as RUNTIME_OUTPUTS
-from simcuda.bindings import _build as B
-from simcuda.bindings import runtime as rt
+from simcuda.faces.bindings import _executor as B
+from simcuda.faces.bindings import runtime as rt
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -65,7 +65,7 @@ def test_built_functions_show_the_row_and_the_driver_description():
     assert doc.startswith("Mirrors ``cudaMalloc(size_t size)`` of cuda.bindings.runtime 13.5.")
     assert "``size`` 0 succeeds with address 0" in doc
     assert API["cuMemAlloc"].doc in doc
-    assert rt.cudaMalloc.__module__ == "simcuda.bindings.runtime"
+    assert rt.cudaMalloc.__module__ == "simcuda.faces.bindings.runtime"
 
 
 def test_a_wrong_row_fails_at_import_not_in_a_user_call():

@@ -5,9 +5,9 @@ import ctypes
 
 import pytest
 
-from simcuda.bindings import driver as cu
-from simcuda.bindings import runtime as rt
-from simcuda.bindings._v2 import driver as v2
+from simcuda.faces.bindings import driver as cu
+from simcuda.faces.bindings import runtime as rt
+from simcuda.faces.bindings._v2 import driver as v2
 
 R = cu.CUresult
 A = cu.CUmemPool_attribute

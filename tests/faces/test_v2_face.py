@@ -9,8 +9,8 @@ import pytest
 import simcuda
 from simcuda._generated.driver_outputs import V2_FUNCTIONS
 from simcuda._generated.v2_enums import V2_EXCEPTIONS
-from simcuda.bindings import driver as cu
-from simcuda.bindings._v2 import driver as v2
+from simcuda.faces.bindings import driver as cu
+from simcuda.faces.bindings._v2 import driver as v2
 
 np = pytest.importorskip("numpy")
 

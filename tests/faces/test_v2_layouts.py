@@ -7,8 +7,8 @@ import ctypes
 import pytest
 
 from simcuda._generated import cydriver_ctypes as C
-from simcuda.bindings._v2 import _v2_face
-from simcuda.bindings._v2 import driver as v2
+from simcuda.faces.bindings._v2 import _v2_face
+from simcuda.faces.bindings._v2 import driver as v2
 
 LAYOUTS = {"_CStreamCigParam": C.CUstreamCigParam, "_CStreamCigCaptureParams": C.CUstreamCigCaptureParams,
            "_CCtxCigParam": C.CUctxCigParam, "_CCtxCreateParams": C.CUctxCreateParams,

@@ -8,7 +8,7 @@ import sys
 import pytest
 
 import simcuda
-from simcuda.bindings._v2 import nvrtc as n
+from simcuda.faces.bindings._v2 import nvrtc as n
 
 SRC = b'extern "C" __global__ void k(float* a, int n) {}\n__global__ void tmpl(int* x) {}\n'
 
@@ -97,7 +97,7 @@ def test_patch_installs_the_face_as_cuda_bindings_v2_nvrtc():
 def test_native_route_keeps_nvidias_v2_nvrtc_when_its_library_loads():
     """On the native route NVIDIA's own _v2.nvrtc stays where libnvrtc loads (as cuda.bindings.nvrtc), else
     simcuda's face serves."""
-    from simcuda import native
+    from simcuda.faces import native
     if not native.available()[0]:
         pytest.skip(f"native route: {native.available()[1]}")
     code = r'''
@@ -118,4 +118,4 @@ with simcuda.patch(route="native"):
     if out["why"] is None:
         assert out["v2"] == "cuda.bindings._v2.nvrtc" and out["tuple"] == "cuda.bindings.nvrtc"
     else:
-        assert out["v2"] == "simcuda.bindings._v2.nvrtc"
+        assert out["v2"] == "simcuda.faces.bindings._v2.nvrtc"

@@ -10,8 +10,8 @@ import pytest
 
 import simcuda
 from simcuda._core.config import DeviceSpec, Options
-from simcuda.bindings import driver as cu
-from simcuda.bindings import runtime as rt
+from simcuda.faces.bindings import driver as cu
+from simcuda.faces.bindings import runtime as rt
 
 R = cu.CUresult
 A = cu.CUpointer_attribute
@@ -83,7 +83,7 @@ def add_kernel():
         launch.array(c, np.float32, n)[:] = launch.array(a, np.float32, n) + launch.array(b, np.float32, n)
     mod = ok(cu.cuModuleLoadData(SRC))
     yield ok(cu.cuModuleGetFunction(mod, b"vmm_add"))
-    simcuda._core.driver.KERNELS.pop("vmm_add", None)
+    simcuda._core.facade.KERNELS.pop("vmm_add", None)
 
 
 def launch_add(f, a, b, c, n):

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 import simcuda
-from simcuda.bindings import driver as cu
+from simcuda.faces.bindings import driver as cu
 
 R = cu.CUresult
 OK = (R.CUDA_SUCCESS,)

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import simcuda
-from simcuda.bindings import driver as cu
+from simcuda.faces.bindings import driver as cu
 
 from .conftest import NT, OK, err, ok
 

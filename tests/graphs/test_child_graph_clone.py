@@ -2,7 +2,7 @@
 on clones of its parent, to any depth."""
 from __future__ import annotations
 
-from simcuda.bindings import driver as cu
+from simcuda.faces.bindings import driver as cu
 
 from .conftest import NT, err, ok
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import ctypes
 from typing import Any
 
-from simcuda.bindings import driver as cu
-from simcuda.bindings import runtime as rt
+from simcuda.faces.bindings import driver as cu
+from simcuda.faces.bindings import runtime as rt
 
 from .conftest import NT, R, err, ok
 

@@ -1,5 +1,5 @@
 """Child graphs nested far deeper than Python's recursion limit: every graph walk of the simulator is
-iterative (:mod:`simcuda._core.graph`, module docstring), so instantiation, replay, clone, exec update,
+iterative (:mod:`simcuda._core.graphs.graph_model`, module docstring), so instantiation, replay, clone, exec update,
 DOT output and destruction work at any depth and give what they give for shallow nesting.
 
 The nesting is built top-down through the driver face: ``cuGraphAddChildGraphNode`` with an empty child
@@ -10,7 +10,7 @@ would clone a deeper graph at every level (quadratic).
 from __future__ import annotations
 
 import simcuda
-from simcuda.bindings import driver as cu
+from simcuda.faces.bindings import driver as cu
 
 from .conftest import NT, err, ok
 

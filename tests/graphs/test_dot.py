@@ -8,7 +8,7 @@ import subprocess
 import pytest
 
 import simcuda
-from simcuda.bindings import driver as cu
+from simcuda.faces.bindings import driver as cu
 
 from .conftest import err, ok
 

@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 
 import simcuda
-from simcuda.bindings import driver as cu
-from simcuda.bindings._v2 import driver as v2
+from simcuda.faces.bindings import driver as cu
+from simcuda.faces.bindings._v2 import driver as v2
 
 from .conftest import err, ok
 

@@ -5,7 +5,7 @@ import ctypes
 
 import numpy as np
 
-from simcuda.bindings import driver as cu
+from simcuda.faces.bindings import driver as cu
 
 from .conftest import err, ok
 

@@ -1,7 +1,7 @@
 """Destroying a member stream during capture (spec 2.1, 2.2, 16; C-153, C-153b), through the driver face."""
 from __future__ import annotations
 
-from simcuda.bindings import driver as cu
+from simcuda.faces.bindings import driver as cu
 
 from .conftest import err, ok
 

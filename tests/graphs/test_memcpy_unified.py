@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import ctypes
 
-from simcuda.bindings import driver as cu
+from simcuda.faces.bindings import driver as cu
 
 from .conftest import ok
 

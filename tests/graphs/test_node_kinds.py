@@ -7,7 +7,7 @@ import re
 import pytest
 
 import simcuda
-from simcuda.bindings import driver as cu
+from simcuda.faces.bindings import driver as cu
 
 from .conftest import NT, err, ok
 

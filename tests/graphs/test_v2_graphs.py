@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import pytest
 
-from simcuda.bindings import driver as cu
-from simcuda.bindings._v2 import driver as v2
+from simcuda.faces.bindings import driver as cu
+from simcuda.faces.bindings._v2 import driver as v2
 
 from .conftest import ok
 

@@ -6,7 +6,7 @@ import ctypes
 import numpy as np
 
 import simcuda
-from simcuda.bindings import driver as cuda
+from simcuda.faces.bindings import driver as cuda
 
 PROBE = b""".version 8.0
 .target sm_80

@@ -10,7 +10,7 @@ import pytest
 
 import simcuda
 from simcuda import ptx
-from simcuda.bindings import driver as cuda
+from simcuda.faces.bindings import driver as cuda
 
 np = pytest.importorskip("numpy")
 from tests.kernels.test_real_programs import check, with_context  # noqa: E402

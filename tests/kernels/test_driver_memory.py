@@ -1,11 +1,11 @@
-"""The kernel engine's view of the driver's memory (simcuda._core.ptxrun.DriverMemory, issue 17): one numpy view
+"""The kernel engine's view of the driver's memory (simcuda._core.modules.ptxrun.DriverMemory, issue 17): one numpy view
 per region and launch, made at the region's first lookup and handed out again after, unmapped addresses None."""
 from __future__ import annotations
 
 import pytest
 
 import simcuda
-from simcuda._core.ptxrun import DriverMemory
+from simcuda._core.modules.ptxrun import DriverMemory
 
 np = pytest.importorskip("numpy")
 

@@ -21,8 +21,8 @@ import numpy as np
 import pytest
 
 import simcuda
-from simcuda._core import ptxrun
 from simcuda._core.errors import DriverError
+from simcuda._core.modules import ptxrun
 
 #: ``latch(int *flag)`` spins on a volatile load of the flag until it is non-zero; ``latch_oob`` does the same,
 #: then stores at address 16 (unmapped: 700); ``put(int *out, int v)`` stores ``v`` at ``out``
@@ -101,7 +101,7 @@ class Rig:
 
 
 def _memset(dst: int, value: int, n: int) -> Any:
-    from simcuda._core.memory import MemsetParams
+    from simcuda._core.memory.memory_model import MemsetParams
     return MemsetParams(dst, value, 4, n)
 
 
@@ -390,7 +390,7 @@ def test_python_face_latch() -> None:
 
 def test_native_route_latch() -> None:
     """NVIDIA's compiled cuda.bindings over the simulated libcuda.so.1: the same codes and states."""
-    from simcuda import native
+    from simcuda.faces import native
     if not native.available()[0]:
         pytest.skip(f"native route: {native.available()[1]}")
     assert _run(FLOW.replace("ROUTE", repr("native"))) == WANT
@@ -436,7 +436,7 @@ print("OUT=" + json.dumps(res))
 def test_cuda_core_launch_of_a_latch_on_the_native_route() -> None:
     """cuda.core's launch of an NVRTC-compiled latch (acquire load, system scope, pinned flag): the stream
     answers 600 and the kernel behind it has not run; the host writes the flag, Stream.sync() returns and it ran."""
-    from simcuda import native
+    from simcuda.faces import native
     if not native.available()[0]:
         pytest.skip(f"native route: {native.available()[1]}")
     if not Path("/usr/local/cuda/include/cccl").is_dir():

@@ -216,7 +216,7 @@ def test_a_module_without_ptx_keeps_the_device_figures():
 def test_the_tuple_face_answers_the_new_entries():
     """cuKernelGetAttribute, cuKernelSetAttribute, cuKernelSetCacheConfig, cuFuncSetCacheConfig and
     cuFuncSetSharedMemConfig are built from their rows: codes and values as the core gives them."""
-    from simcuda.bindings import driver as cu
+    from simcuda.faces.bindings import driver as cu
     R, A = cu.CUresult, cu.CUfunction_attribute
     d = simcuda.Driver()
     old = simcuda.use(d)
@@ -281,7 +281,7 @@ def test_the_native_route_gives_the_same_answers():
     import sys
     from pathlib import Path
 
-    from simcuda import native
+    from simcuda.faces import native
     if not native.available()[0]:
         pytest.skip(f"native route: {native.available()[1]}")
     got = {}

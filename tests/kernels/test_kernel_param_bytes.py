@@ -14,9 +14,9 @@ import sys
 
 import pytest
 
-from simcuda import native
-from simcuda.bindings import driver as cuda
-from simcuda.bindings import nvrtc
+from simcuda.faces import native
+from simcuda.faces.bindings import driver as cuda
+from simcuda.faces.bindings import nvrtc
 
 np = pytest.importorskip("numpy")
 from tests.kernels.test_real_programs import arch, check, drv  # noqa: E402, F401
@@ -46,7 +46,7 @@ class S(ctypes.Structure):
 
 def _ptx() -> bytes:
     """The kernel's PTX from NVIDIA's NVRTC through simcuda's face (skipped without NVRTC)."""
-    from simcuda.bindings import _real_nvrtc
+    from simcuda.faces.bindings import _real_nvrtc
     if _real_nvrtc.library() is None:
         pytest.skip("NVIDIA's NVRTC is not installed")
     prog = check(nvrtc.nvrtcCreateProgram(SRC.encode(), b"raw.cu", 0, None, None))
@@ -250,7 +250,7 @@ def test_python_route_gives_the_bytes_of_the_native_route(kernel) -> None:  # ty
 def test_a_python_twin_reads_marked_values_by_its_types() -> None:
     """A twin's values (as_declared) and a node's read-back slots (arg_slot) come from the same slot bytes the
     engine gets: a negative c_int for an unsigned int is 2**32 - 1, a c_float for a double its bytes' double."""
-    from simcuda._core import arg_bits, arg_slots, param_types
+    from simcuda._core.modules import arg_bits, arg_slots, param_types
     got = param_types.as_declared(["unsigned int", "double", "float", "short"],
                                   [arg_bits.S32(-1), arg_bits.F32(1.5), arg_bits.F64(2.0), arg_bits.S16(-2)])
     assert got[0] == 2**32 - 1 and got[1] == struct.unpack("<d", struct.pack("<f", 1.5) + bytes(4))[0]

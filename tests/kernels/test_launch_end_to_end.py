@@ -13,10 +13,10 @@ import threading
 import pytest
 
 import simcuda
-from simcuda._core import ptxrun
 from simcuda._core.errors import DriverError
-from simcuda.bindings import driver as cuda
-from simcuda.bindings import nvrtc
+from simcuda._core.modules import ptxrun
+from simcuda.faces.bindings import driver as cuda
+from simcuda.faces.bindings import nvrtc
 
 np = pytest.importorskip("numpy")
 from tests.kernels.test_real_programs import arch, check, drv, from_device, to_device  # noqa: E402, F401
@@ -108,7 +108,7 @@ COND_PTX = b""".version 8.0
 
 def _compile(src: bytes, *options: bytes) -> bytes:
     """``src`` compiled to PTX by NVIDIA's NVRTC through simcuda's face (skips without NVRTC)."""
-    from simcuda.bindings import _real_nvrtc
+    from simcuda.faces.bindings import _real_nvrtc
     if _real_nvrtc.library() is None:
         pytest.skip("NVIDIA's NVRTC is not available")
     prog = check(nvrtc.nvrtcCreateProgram(src, b"t.cu", 0, None, None))
@@ -411,5 +411,5 @@ L:
 
 def test_the_device_kind_ptxrun_allocates_is_the_memory_spaces():
     """ptxrun's copy of the device allocation kind (kept to stay out of the import cycle) is memory's."""
-    from simcuda._core import memory
+    from simcuda._core.memory import memory_model as memory
     assert ptxrun.KIND_DEVICE == memory.KIND_DEVICE

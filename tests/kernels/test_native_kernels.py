@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from simcuda import native
+from simcuda.faces import native
 from tests.kernels._probe import driver_runs_ptx
 
 pytestmark = [pytest.mark.skipif(not native.available()[0], reason=f"native route: {native.available()[1]}"),
@@ -43,7 +43,7 @@ with simcuda.patch(route="native"):
     x = np.random.default_rng(7).integers(-100, 100, 128 * 16).astype(np.int32)
     sums, total = np.zeros(16, np.int32), np.zeros(1, np.int32)
     block_sums[16, 128](x, sums, total)
-    from simcuda.native import compilers
+    from simcuda.faces.native import compilers
     # the link: simcuda's cuLinkComplete, or NVIDIA's nvJitLink (cuda.core's Linker prefers it when installed)
     # with its linked CUBIN's PTX taken by simcuda's shim
     via = "cuLink" if links else "nvJitLink" if compilers.reports().get("with_ptx") else "none"
@@ -115,14 +115,14 @@ def test_numba_cuda_kernel_shared_atomics_warp_reduction() -> None:
     """numba's kernel (shared tile, shfl_down reduction, atomic adds) gives numpy's per-block and total sums, its PTX
     linked by simcuda's cuLinkComplete, or by NVIDIA's nvJitLink when it is installed (PTX taken by the shim)."""
     pytest.importorskip("numba_cuda")
-    from simcuda.native import compilers
+    from simcuda.faces.native import compilers
     want = "nvJitLink" if compilers.real_path("nvJitLink") is not None else "cuLink"
     assert run(NUMBA) == {"sums": True, "total": True, "linked": want}
 
 
 def test_cuda_core_program_and_launch() -> None:
     """cuda.core's Program.compile('cubin') + launch of vector_add computes a + b on the native route (its PTX taken
-    at NVIDIA's NVRTC by simcuda's shim, simcuda/native/compilers.py)."""
+    at NVIDIA's NVRTC by simcuda's shim, simcuda/faces/native/compilers.py)."""
     assert run(CORE) == {"vector_add": True}
 
 

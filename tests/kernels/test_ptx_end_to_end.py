@@ -14,7 +14,7 @@ SRC = (b'extern "C" __global__ void vadd(const float *a, const float *b, float *
 
 def _cubin() -> bytes:
     """SRC compiled to a CUBIN by simcuda's nvrtc face driving NVIDIA's NVRTC (skips without it)."""
-    from simcuda.bindings import _real_nvrtc, nvrtc
+    from simcuda.faces.bindings import _real_nvrtc, nvrtc
     if _real_nvrtc.library() is None:
         pytest.skip("NVIDIA's NVRTC is not available")
     _err, prog = nvrtc.nvrtcCreateProgram(SRC, b"v.cu", 0, [], [])

@@ -132,7 +132,7 @@ def test_refused_module_keeps_the_launch_recorded(monkeypatch):
 def test_nvrtc_face_remembers_the_ptx_of_a_cubin():
     """simcuda's nvrtc face, driving NVIDIA's NVRTC, remembers the PTX of each CUBIN it hands out: a module
     loaded from that CUBIN gets the program's PTX to run."""
-    from simcuda.bindings import _real_nvrtc, nvrtc
+    from simcuda.faces.bindings import _real_nvrtc, nvrtc
     if _real_nvrtc.library() is None:
         pytest.skip("NVIDIA's NVRTC is not available")
     src = b'extern "C" __global__ void scale(float *p, float f, int n) { p[threadIdx.x] *= f; }\n'
@@ -146,6 +146,6 @@ def test_nvrtc_face_remembers_the_ptx_of_a_cubin():
     drv.init(0)
     drv.ctx_create(0, 0)
     assert drv.module_get_function(drv.module_load_data(cubin), "scale")
-    from simcuda._core.module import ptx_of_image
+    from simcuda._core.modules.module_model import ptx_of_image
     assert ".entry scale" in (ptx_of_image(cubin, None) or "")
     drv.close()

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 import simcuda
-from simcuda.bindings import driver as cuda
-from simcuda.bindings import nvrtc
+from simcuda.faces.bindings import driver as cuda
+from simcuda.faces.bindings import nvrtc
 
 np = pytest.importorskip("numpy")
 pytest.importorskip("cuda.bindings.nvrtc")

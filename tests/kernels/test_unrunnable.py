@@ -16,7 +16,7 @@ SRC = 'extern "C" __global__ void fill(int *out) { out[threadIdx.x] = 42; }\n'
 def _foreign_cubin() -> bytes:
     """SRC compiled by NVIDIA's NVRTC straight through ctypes (not through simcuda's face), so simcuda never saw
     its PTX: a CUBIN as nvcc offline or another process would make it (skips without NVIDIA's NVRTC)."""
-    from simcuda.bindings import _real_nvrtc
+    from simcuda.faces.bindings import _real_nvrtc
     lib = _real_nvrtc.library()
     if lib is None:
         pytest.skip("NVIDIA's NVRTC is not available")
@@ -121,8 +121,8 @@ def test_stand_in_images_stay_recorded_only() -> None:
 
 def _stand_in_cubin(src: str = SRC) -> bytes:
     """``src`` through simcuda's NVRTC face with its reader (SIMCUDA_NVRTC=simcuda: as with no NVIDIA NVRTC)."""
-    from simcuda._core.module import SIM_CUBIN_MAGIC
-    from simcuda.bindings import nvrtc
+    from simcuda._core.modules.module_model import SIM_CUBIN_MAGIC
+    from simcuda.faces.bindings import nvrtc
     mp = pytest.MonkeyPatch()
     mp.setenv("SIMCUDA_NVRTC", "simcuda")
     try:
@@ -190,8 +190,8 @@ def test_pack_params_passes_integers_as_bits_and_marked_values_as_their_slots() 
     import struct
 
     from simcuda import ptx
-    from simcuda._core import arg_bits
-    from simcuda._core.ptxrun import pack_params
+    from simcuda._core.modules import arg_bits
+    from simcuda._core.modules.ptxrun import pack_params
     info = ptx.load(".version 8.0\n.target sm_80\n.address_size 64\n"
                     ".visible .entry k(.param .f64 d, .param .f32 f, .param .u64 u, .param .b16 h)\n{ ret; }\n"
                     ).kernels["k"]

@@ -14,12 +14,12 @@ from typing import Any
 
 import pytest
 
-import simcuda.native as native
+import simcuda.faces.native as native
 
 #: prelude of every subprocess script: ctypes declarations of the library's cuGetProcAddress exports
 PRELUDE = """
 import ctypes, json, os, sys
-import simcuda.native as native
+import simcuda.faces.native as native
 lib = native.load()
 v2 = lib.cuGetProcAddress_v2
 v2.argtypes = [ctypes.c_char_p, ctypes.POINTER(ctypes.c_void_p), ctypes.c_int, ctypes.c_uint64,
@@ -44,7 +44,7 @@ out = {}
 def native_run():
     """Run a script after :data:`PRELUDE` in a new interpreter and return the ``out`` dict it fills (as JSON).
 
-    Skips, giving :func:`simcuda.native.available`'s reason, when the library cannot be used here.
+    Skips, giving :func:`simcuda.faces.native.available`'s reason, when the library cannot be used here.
     """
     ok, why = native.available()
     if not ok:

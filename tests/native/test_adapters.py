@@ -13,7 +13,7 @@ import simcuda
 from simcuda._core.api import ROWS
 from simcuda._generated import cydriver_ctypes as C
 from simcuda._generated.entry_table import ENTRIES
-from simcuda.native import adapters as A
+from simcuda.faces.native import adapters as A
 
 _KEEP: list[object] = []
 
@@ -89,7 +89,7 @@ def test_capture_info_hands_out_arrays_that_stay_valid(ctx):
     drv = ctx
     dptr = drv.mem_alloc(64)
     assert c_fn("cuStreamBeginCapture")(s, 0) == 0
-    from simcuda.bindings import driver as face
+    from simcuda.faces.bindings import driver as face
     assert face.cuMemsetD8Async(dptr, 1, 64, face.CUstream(s.value))[0] == 0  # one node, captured
     st, cid, g, n = ctypes.c_int(), ctypes.c_uint64(), ctypes.c_void_p(), ctypes.c_size_t()
     deps, eds = ctypes.POINTER(ctypes.c_void_p)(), ctypes.POINTER(C.CUgraphEdgeData)()

@@ -1,10 +1,10 @@
-"""simcuda.native.available() and the calls that need a loaded library, without loading it (in-process)."""
+"""simcuda.faces.native.available() and the calls that need a loaded library, without loading it (in-process)."""
 from __future__ import annotations
 
 import pytest
 
-import simcuda.native as native
-from simcuda.native import _build
+import simcuda.faces.native as native
+from simcuda.faces.native import _build
 
 
 @pytest.fixture

@@ -1,6 +1,6 @@
-"""The compiler shims of the native route (simcuda/native/compilers.py, libnvrtc_shim.c, libnvjitlink_shim.c): found by
-soname, they forward every function to NVIDIA's library and hand the PTX of each CUBIN taken to the simulator; a
-CUBIN whose PTX is not known is refused at launch; a missing shim degrades with a clear message. Each test runs in
+"""The compiler shims of the native route (simcuda/faces/native/compilers.py, libnvrtc_shim.c, libnvjitlink_shim.c):
+found by soname, they forward every function to NVIDIA's library and hand the PTX of each CUBIN taken to the simulator;
+a CUBIN whose PTX is not known is refused at launch; a missing shim degrades with a clear message. Each test runs in
 a fresh interpreter (the native route's libraries stay loaded for a process's life)."""
 from __future__ import annotations
 
@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from simcuda import native
-from simcuda.native import compilers
+from simcuda.faces import native
+from simcuda.faces.native import compilers
 
 pytestmark = pytest.mark.skipif(not native.available()[0], reason=f"native route: {native.available()[1]}")
 
@@ -25,7 +25,7 @@ PRELUDE = r'''
 import json, sys
 import numpy as np
 import simcuda
-from simcuda.native import compilers
+from simcuda.faces.native import compilers
 SRC = __SRC__
 out = {}
 
@@ -114,7 +114,7 @@ def test_cubin_from_nvidia_nvrtc_has_its_ptx_remembered_and_compile_errors_pass_
     _need_nvrtc()
     out, _err = run('''
     with simcuda.patch(route="native"):
-        from simcuda._core.module import ptx_of_image
+        from simcuda._core.modules.module_model import ptx_of_image
         rc, cubin, ptx = compile_cubin()
         out["rc"], out["elf"] = rc, cubin.startswith(b"\\x7fELF")
         out["same"] = ptx_of_image(cubin, None) == ptx.decode().rstrip("\\0")
@@ -141,7 +141,7 @@ def test_nvjitlink_linked_cubin_gets_its_ptx_input_and_runs() -> None:
     out, _err = run('''
     with simcuda.patch(route="native"):
         from cuda.bindings import nvjitlink
-        from simcuda._core.module import ptx_of_image
+        from simcuda._core.modules.module_model import ptx_of_image
         out["status"] = compilers.status()["nvJitLink"]
         _rc, _cubin, ptx = compile_cubin(arch="compute_80")
         h = nvjitlink.create(1, ["-arch=sm_80"])

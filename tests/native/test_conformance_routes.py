@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from simcuda import native
+from simcuda.faces import native
 
 pytestmark = pytest.mark.skipif(not native.available()[0], reason=f"native route: {native.available()[1]}")
 
@@ -77,7 +77,7 @@ def test_both_routes_agree_on_every_case(routes):
 
 def test_native_route_leaves_no_case_to_the_not_simulated_stub(routes):
     """Every entry the binding called with no adapter is one the Python face does not simulate either."""
-    from simcuda.bindings import driver as face
+    from simcuda.faces.bindings import driver as face
 
     line = [x for x in routes["native"][1].splitlines() if x.startswith(STUB_LINE)]
     assert line, routes["native"][1][-2000:]
@@ -93,7 +93,7 @@ def test_real_backend_skips_where_the_simulated_library_is_loaded(routes):
 
 def test_real_backend_skips_after_a_plain_load_on_the_python_route(tmp_path):
     """Not only the native route: any process that loaded the simulated library keeps the real backend out."""
-    out, _ = _run(tmp_path, None, "-k", "c001", prelude="import simcuda.native as n; n.load()")
+    out, _ = _run(tmp_path, None, "-k", "c001", prelude="import simcuda.faces.native as n; n.load()")
     real = {k: v for k, v in out.items() if "[real" in k}
     assert real and all(o == "skipped" and LOADED in m for o, m in real.values()), out
     assert any("[fake" in k and o == "passed" for k, (o, _m) in out.items())

@@ -15,7 +15,7 @@ import textwrap
 
 import pytest
 
-from simcuda import native
+from simcuda.faces import native
 
 pytestmark = pytest.mark.skipif(not native.available()[0], reason=f"native route: {native.available()[1]}")
 
@@ -81,7 +81,7 @@ with simcuda.patch(route="native") as drv:
         buf.close(stream)
     graph.close()
     stream.sync()
-    from simcuda.native import call_counts
+    from simcuda.faces.native import call_counts
     # NVRTC asks the driver for a private export table while it compiles; the 801 answer is harmless (NATIVE.md)
     out["not_simulated"] = sorted(f"{n} {v}" for (n, v) in call_counts() if n != "cuGetExportTable")
 print("OUT=" + json.dumps(out))

@@ -14,7 +14,7 @@ import sys
 
 import pytest
 
-from simcuda import native
+from simcuda.faces import native
 
 pytestmark = pytest.mark.skipif(not native.available()[0], reason=f"native route: {native.available()[1]}")
 
@@ -102,7 +102,7 @@ with simcuda.patch(route="native") as drv:
     out["slots2"] = host.tolist()
     buf.close(stream)
     graph.close()
-    from simcuda.native import call_counts
+    from simcuda.faces.native import call_counts
     out["not_simulated"] = sorted(f"{n} {v}" for (n, v) in call_counts() if n != "cuGetExportTable")
 print("OUT=" + json.dumps(out))
 '''

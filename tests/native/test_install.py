@@ -26,7 +26,7 @@ pytestmark = [
 ]
 
 PROGRAM = textwrap.dedent("""
-    import simcuda, simcuda.native as native
+    import simcuda, simcuda.faces.native as native
     ok, why = native.available()
     print("NATIVE", ok, why)
     print("FROM", simcuda.__file__)
@@ -111,7 +111,7 @@ def _run(python: Path, env: dict[str, str], program: str, cwd: Path) -> str:
 
 def test_install_without_a_c_compiler_then_a_python_face_program(tmp_path):
     """With no CC and no cc/gcc on PATH the install succeeds and prints why there is no library; in the new venv
-    simcuda.native.available() gives that reason and a capture through simcuda.patch() works."""
+    simcuda.faces.native.available() gives that reason and a capture through simcuda.patch() works."""
     assert shutil.which("cc", path=str(tmp_path / "only-python")) is None
     python, env, log = _install(tmp_path, with_compiler=False)
     assert "native libcuda.so.1 NOT built" in log and "no C compiler" in log
@@ -132,7 +132,7 @@ def test_install_with_a_c_compiler_builds_the_library_into_the_package(tmp_path,
     python, env, log = _install(tmp_path, with_compiler=True, editable=editable)
     assert "native libcuda.so.1 built" in log
     out = _run(python, env, textwrap.dedent("""
-        import simcuda.native as native
+        import simcuda.faces.native as native
         ok, why = native.available()
         print("NATIVE", ok, why)
         native.load()

@@ -1,4 +1,4 @@
-"""The native route's readers of ``void**`` kernel-argument arrays (simcuda/native/kernel_args.py).
+"""The native route's readers of ``void**`` kernel-argument arrays (simcuda/faces/native/kernel_args.py).
 
 The reader tests run in this process (they load no library); the launch tests run NVIDIA's binding over the
 simulated libcuda.so.1 in a subprocess of their own, against the same script on the Python face.
@@ -14,8 +14,8 @@ import sys
 import pytest
 
 import simcuda
-from simcuda import native
-from simcuda.native import kernel_args
+from simcuda.faces import native
+from simcuda.faces.native import kernel_args
 
 TYPES = ["unsigned long long", "unsigned int", "int", "float", "double", "bool", "signed char", "unsigned short",
          "char[16]"]

@@ -1,4 +1,4 @@
-"""The library's launch memo (simcuda/native/libcuda.c, "the launch memo"; simcuda/native/adapters.py,
+"""The library's launch memo (simcuda/faces/native/libcuda.c, "the launch memo"; simcuda/faces/native/adapters.py,
 ``_launch_kernel``): a ``cuLaunchKernel`` whose arguments are, bit for bit, the same thread's last successful
 call is answered through the adapter's ``repeat`` function, which makes the same core call again.
 
@@ -16,7 +16,7 @@ import sys
 
 import pytest
 
-from simcuda import native
+from simcuda.faces import native
 
 pytestmark = pytest.mark.skipif(not native.available()[0], reason=f"native route: {native.available()[1]}")
 
@@ -45,7 +45,7 @@ def _out(script: str, memo: str = "1", timeout: float = 180) -> dict:
 
 SCRIPT = r'''
 import ctypes, json, math, threading, simcuda
-from simcuda import native
+from simcuda.faces import native
 
 PTX = b""".version 8.0
 .target sm_90
@@ -190,7 +190,7 @@ def test_the_memo_changes_nothing_but_who_answers():
 
 STORAGE = r'''
 import ctypes, json, threading, simcuda
-from simcuda import native
+from simcuda.faces import native
 PTX = b".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k(.param .u32 n)\n{ ret; }\n"
 n = ctypes.c_uint32(1)  # the storage kernelParams[0] points at
 seen, mode = [], {"bump": False, "race": False}
@@ -244,8 +244,8 @@ def test_a_launch_reads_its_arguments_when_called():
 
 KEEP = r'''
 import ctypes, gc, json, simcuda
-from simcuda import native
-from simcuda.native import _keep, index_of, set_entry
+from simcuda.faces import native
+from simcuda.faces.native import _keep, index_of, set_entry
 PTX = b""".version 8.0
 .target sm_90
 .address_size 64
@@ -282,7 +282,7 @@ def test_the_memo_outlives_its_entry_slot():
 
 LAYOUTS = r'''
 import ctypes, json
-from simcuda import native
+from simcuda.faces import native
 lib = native.load()
 out = {
     "zero handle": native.set_layout(0, 1, [8]),

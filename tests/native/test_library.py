@@ -1,7 +1,7 @@
 """libcuda.so.1 itself, called through ctypes: the lookup rules, the slots, the stubs and the direct exports.
 
 Each test loads the library in a subprocess (tests/native/conftest.py); they skip, with the reason
-simcuda.native.available() gives, where the library was not built.
+simcuda.faces.native.available() gives, where the library was not built.
 """
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ SUCCESS, SYMBOL_NOT_FOUND, VERSION_NOT_SUFFICIENT = 0, 1, 2
 
 
 def test_entries_header_is_fresh():
-    """simcuda/native/entries.h equals what tools/gen_native_entries.py renders from the entry table."""
+    """simcuda/faces/native/entries.h equals what tools/gen_native_entries.py renders from the entry table."""
     r = subprocess.run([sys.executable, str(ROOT / "tools" / "gen_native_entries.py"), "--check"],
                        capture_output=True, text=True)
     assert r.returncode == 0, r.stdout + r.stderr
@@ -201,11 +201,11 @@ def test_another_libcuda_already_loaded_is_refused(native_run, tmp_path):
     process of its own."""
     import shutil
 
-    import simcuda.native as native
+    import simcuda.faces.native as native
     other = tmp_path / "libcuda.so.1"
     shutil.copy(native.LIBRARY, other)
     script = f"""
-import ctypes, os, simcuda.native as native
+import ctypes, os, simcuda.faces.native as native
 ctypes.CDLL({str(other)!r}, mode=os.RTLD_GLOBAL)
 try:
     native.load()

@@ -15,10 +15,10 @@ import sys
 
 import pytest
 
-from simcuda import native
 from simcuda._core.api import API
 from simcuda._generated.entry_table import ENTRIES
-from simcuda.native import adapters
+from simcuda.faces import native
+from simcuda.faces.native import adapters
 
 #: entries whose row is in the table but that no native adapter can serve; each needs its reason. Empty: every
 #: simulated entry's C arguments decode (a new one goes here only with a comment saying why it cannot).
@@ -53,7 +53,7 @@ def test_every_simulated_entry_has_a_native_adapter():
 FLOW = r'''
 import ctypes, json, os, sys, tempfile, simcuda
 ROUTE = sys.argv[1]
-from simcuda import native
+from simcuda.faces import native
 PTX = b"""
 .version 7.0
 .target sm_75

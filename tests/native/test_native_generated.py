@@ -4,7 +4,7 @@ the decoder kind the row declares) and the C declarations generated from the whe
 The generated inputs are checked against the installed cuda-bindings wheel elsewhere, so a stale table fails
 there: ``tests/test_entry_table.py`` (entry_table.py from cydriver.pxd), ``tests/test_cydriver_ctypes.py``
 (cydriver_ctypes.py from cydriver.pxd and the wheel's sizeof) and ``tests/native/test_library.py``
-(native/entries.h from the entry table); :func:`test_the_staleness_checks_exist` keeps those checks in place.
+(faces/native/entries.h from the entry table); :func:`test_the_staleness_checks_exist` keeps those checks in place.
 """
 from __future__ import annotations
 
@@ -13,8 +13,8 @@ from pathlib import Path
 from simcuda._core.api import API, ROWS, VARIANTS
 from simcuda._generated import cydriver_ctypes as C
 from simcuda._generated.entry_table import ENTRIES
-from simcuda.native import adapters as A
-from simcuda.native import structs as S
+from simcuda.faces.native import adapters as A
+from simcuda.faces.native import structs as S
 
 ROOT = Path(__file__).resolve().parents[2]
 GENERIC = (A._build, A._build_arrays, A._build_general)

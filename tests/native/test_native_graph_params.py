@@ -1,4 +1,4 @@
-"""The struct decoders of the native route (simcuda/native/structs.py): graph node parameters, CIG capture
+"""The struct decoders of the native route (simcuda/faces/native/structs.py): graph node parameters, CIG capture
 parameters and host functions, called through NVIDIA's own cuda.bindings.driver over the simulated
 libcuda.so.1, against the same script on the Python faces.
 
@@ -14,14 +14,14 @@ import sys
 
 import pytest
 
-from simcuda import native
+from simcuda.faces import native
 
 pytestmark = pytest.mark.skipif(not native.available()[0], reason=f"native route: {native.available()[1]}")
 
 FLOW = r'''
 import ctypes, json, sys, simcuda
 ROUTE = sys.argv[1]
-from simcuda import native
+from simcuda.faces import native
 PTX = b"""
 .version 7.0
 .target sm_75

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-import simcuda.native as native
+import simcuda.faces.native as native
 
 pytestmark = pytest.mark.skipif(not native.available()[0], reason=f"native route: {native.available()[1]}")
 

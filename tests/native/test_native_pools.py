@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from simcuda import native
+from simcuda.faces import native
 
 from .conftest import run_flow
 

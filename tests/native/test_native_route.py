@@ -12,7 +12,7 @@ import textwrap
 
 import pytest
 
-from simcuda import native
+from simcuda.faces import native
 
 pytestmark = pytest.mark.skipif(not native.available()[0], reason=f"native route: {native.available()[1]}")
 
@@ -80,7 +80,7 @@ def test_both_routes_return_the_same_codes():
 def test_a_process_without_the_native_route_loads_no_simulated_library():
     code = textwrap.dedent('''
         import simcuda
-        from simcuda import native
+        from simcuda.faces import native
         with simcuda.patch(route="python"):
             from cuda.bindings import driver
             driver.cuInit(0)
@@ -101,11 +101,11 @@ def test_after_the_native_patch_exits_the_binding_keeps_serving_the_current_driv
     """docs/native.md: no unload; the cached entries reach the adapters, which serve simcuda's current driver."""
     code = textwrap.dedent('''
         import sys, simcuda
-        from simcuda import native
+        from simcuda.faces import native
         with simcuda.patch(route="native"):
             from cuda.bindings import driver as d
             d.cuInit(0)
-        assert "simcuda.bindings.runtime" != getattr(sys.modules.get("cuda.bindings.runtime"), "__name__", "")
+        assert "simcuda.faces.bindings.runtime" != getattr(sys.modules.get("cuda.bindings.runtime"), "__name__", "")
         later = simcuda.Driver()
         simcuda.use(later)
         from cuda.bindings import driver as d2

@@ -14,7 +14,7 @@ import sys
 
 import pytest
 
-from simcuda import native
+from simcuda.faces import native
 
 pytestmark = pytest.mark.skipif(not native.available()[0], reason=f"native route: {native.available()[1]}")
 
@@ -85,7 +85,8 @@ def run(route: str, env: dict[str, str] | None = None) -> dict:
 
 def test_the_runtime_face_takes_nvidias_handles_and_nvidias_driver_takes_the_faces():
     nat, py = run("native"), run("python")
-    assert nat["runtime"] == "simcuda.bindings._runtime_native" and py["runtime"] == "simcuda.bindings.runtime"
+    assert nat["runtime"] == "simcuda.faces.bindings._runtime_native"
+    assert py["runtime"] == "simcuda.faces.bindings.runtime"
     assert nat["subclass"] == [True, True, True] == py["subclass"]
     assert nat["codes"] == py["codes"] and all(code == 0 for _t, code in nat["codes"]), nat["codes"]
     assert nat["nodes"] == py["nodes"] == [3, 2, 0] and nat["calls"] == py["calls"] == [5]

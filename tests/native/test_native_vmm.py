@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from simcuda import native
+from simcuda.faces import native
 
 from .conftest import run_flow
 

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from simcuda import native
+from simcuda.faces import native
 
 pytestmark = pytest.mark.skipif(not native.available()[0], reason=f"native route: {native.available()[1]}")
 pytest.importorskip("numba_cuda", reason="numba-cuda is not installed (pip install 'simcuda[native]')")
@@ -17,7 +17,7 @@ SCRIPT = r'''
 import json
 import numpy as np
 import simcuda
-from simcuda.native import call_counts
+from simcuda.faces.native import call_counts
 out = {}
 with simcuda.patch(route="native") as drv:
     from numba import cuda

@@ -7,14 +7,14 @@ import sys
 
 import pytest
 
-from simcuda import native
+from simcuda.faces import native
 
 pytestmark = pytest.mark.skipif(not native.available()[0], reason=f"native route: {native.available()[1]}")
 
 SCRIPT = r'''
 import json
 import simcuda
-from simcuda.native import nvml
+from simcuda.faces.native import nvml
 out = {}
 with simcuda.patch(route="native", driver=simcuda.Driver(devices=[simcuda.DeviceSpec(name="sim A"),
                                                                   simcuda.DeviceSpec(name="sim B")])) as drv:

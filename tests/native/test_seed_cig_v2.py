@@ -16,13 +16,13 @@ import sys
 
 import pytest
 
-from simcuda import native
+from simcuda.faces import native
 
 pytestmark = pytest.mark.skipif(not native.available()[0], reason=f"native route: {native.available()[1]}")
 
 SCRIPT = r'''
 import ctypes, json, simcuda
-from simcuda import native
+from simcuda.faces import native
 PTX = b".version 8.5\n.target sm_90\n.address_size 64\n.visible .entry k()\n{ ret; }\n\x00"
 Q, L = 0x1000, 0x2000  # a fake ID3D12CommandQueue and ID3D12GraphicsCommandList
 out = {}

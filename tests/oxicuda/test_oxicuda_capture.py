@@ -6,8 +6,8 @@ import threading
 import pytest
 
 import simcuda
-from simcuda._core import capture as core_cap
-from simcuda.capture import CudaError, Graph, GraphNode, MemcpyDirection, Stream, StreamCapture
+from simcuda._core.capture import capture_rules as core_cap
+from simcuda.faces.oxicuda.stream_capture import CudaError, Graph, GraphNode, MemcpyDirection, Stream, StreamCapture
 
 
 def test_oxicuda_doc_example(drv):
@@ -261,7 +261,7 @@ def test_repr_of_capture(drv):
 
 def test_streamcapture_cannot_be_constructed_directly():
     """StreamCapture() and GraphExec() are made only by begin() and instantiate()."""
-    from simcuda.capture import GraphExec
+    from simcuda.faces.oxicuda.stream_capture import GraphExec
     with pytest.raises(TypeError):
         StreamCapture()
     with pytest.raises(TypeError):
@@ -269,7 +269,7 @@ def test_streamcapture_cannot_be_constructed_directly():
 
 
 def test_lazy_exports_from_simcuda_package():
-    """simcuda exports the oxicuda-style names lazily from simcuda.capture."""
-    import simcuda.capture as face
+    """simcuda exports the oxicuda-style names lazily from simcuda.faces.oxicuda.stream_capture."""
+    import simcuda.faces.oxicuda.stream_capture as face
     for name in ("StreamCapture", "Graph", "GraphExec", "GraphNode", "MemcpyDirection", "CudaError"):
         assert getattr(simcuda, name) is getattr(face, name)

@@ -6,7 +6,7 @@ import pickle
 import pytest
 
 from simcuda._generated.driver_enums import CUresult
-from simcuda.capture import VARIANTS, CudaError
+from simcuda.faces.oxicuda.stream_capture import VARIANTS, CudaError
 
 # The variant list of oxicuda-api.md (oxicuda-driver 0.1.4 error.rs), in code order.
 DOC_VARIANTS = {
@@ -151,7 +151,7 @@ def test_pickle_round_trip_keeps_variant_and_why():
 
 def test_driver_error_becomes_matching_variant_with_why(drv):
     """A DriverError from the core reaches the user as the variant of its code with the same why."""
-    from simcuda.capture import Stream, StreamCapture
+    from simcuda.faces.oxicuda.stream_capture import Stream, StreamCapture
     stream = Stream.new()
     StreamCapture.begin(stream)
     with pytest.raises(CudaError) as ei:

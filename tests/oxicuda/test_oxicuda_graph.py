@@ -8,8 +8,16 @@ import pickle
 import pytest
 
 import simcuda
-from simcuda import oxicuda_handles
-from simcuda.capture import CudaError, Graph, GraphExec, GraphNode, MemcpyDirection, Stream, StreamCapture
+from simcuda.faces.oxicuda import driver_objects as oxicuda_handles
+from simcuda.faces.oxicuda.stream_capture import (
+    CudaError,
+    Graph,
+    GraphExec,
+    GraphNode,
+    MemcpyDirection,
+    Stream,
+    StreamCapture,
+)
 
 
 # -- Display strings ---------------------------------------------------------------------------

@@ -8,9 +8,9 @@ import threading
 import pytest
 
 import simcuda
-from simcuda._core import capture as core_cap
+from simcuda._core.capture import capture_rules as core_cap
 from simcuda._generated.driver_enums import CUstreamCaptureMode, CUstreamCaptureStatus
-from simcuda.capture import CudaError, Graph, GraphExec, Stream, StreamGraphCapture
+from simcuda.faces.oxicuda.stream_capture import CudaError, Graph, GraphExec, Stream, StreamGraphCapture
 
 GLOBAL = CUstreamCaptureMode.CU_STREAM_CAPTURE_MODE_GLOBAL
 
@@ -43,7 +43,7 @@ def test_begin_capture_work_end_launch(drv):
 
 def _memset(drv, p, value, n):
     """A core memset record of ``n`` bytes at ``p``."""
-    from simcuda._core.memory import MemsetParams
+    from simcuda._core.memory.memory_model import MemsetParams
     return MemsetParams(dst=p, pitch=n, value=value, element_size=1, width=n, height=1)
 
 
@@ -195,8 +195,8 @@ def test_end_from_another_thread_is_wrong_thread_and_stays_active(drv):
 
 
 def test_exported_from_the_package():
-    """simcuda exports StreamGraphCapture lazily from simcuda.capture."""
-    import simcuda.capture as face
+    """simcuda exports StreamGraphCapture lazily from simcuda.faces.oxicuda.stream_capture."""
+    import simcuda.faces.oxicuda.stream_capture as face
     assert simcuda.StreamGraphCapture is face.StreamGraphCapture
 
 
@@ -206,8 +206,8 @@ DriverErrorOrCuda = (simcuda.DriverError, CudaError)
 def test_begin_takes_a_driver_face_stream_handle():
     """StreamCapture.begin and StreamGraphCapture.begin take the CUstream the driver face returned (anything with
     ``__int__``), as they take an int handle; a float or a bool is a TypeError."""
-    from simcuda.bindings import driver as cu
-    from simcuda.capture import StreamCapture
+    from simcuda.faces.bindings import driver as cu
+    from simcuda.faces.oxicuda.stream_capture import StreamCapture
     simcuda.use(simcuda.Driver())
     cu.cuInit(0)
     cu.cuCtxCreate(None, 0, 0)

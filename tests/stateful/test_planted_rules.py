@@ -10,8 +10,8 @@ from hypothesis import HealthCheck, Phase, settings
 from hypothesis.errors import Flaky
 from hypothesis.stateful import run_state_machine_as_test
 
-from simcuda._core import capture
-from simcuda._core import capture_enqueue as capq
+from simcuda._core.capture import capture_enqueue as capq
+from simcuda._core.capture import capture_rules as capture
 from simcuda.testing import CaptureMachine, CaptureModel
 
 #: enough programs to meet each planted bug (measured over 8 seeds each: found after 28-439 programs with the

@@ -14,8 +14,8 @@ from hypothesis import HealthCheck, Phase, settings
 from hypothesis.stateful import run_state_machine_as_test
 
 import simcuda
-from simcuda import native
-from simcuda.bindings import driver as cu
+from simcuda.faces import native
+from simcuda.faces.bindings import driver as cu
 from simcuda.testing import CaptureMachine, Side
 
 RUN = settings(max_examples=60, stateful_step_count=20, deadline=None, database=None,
@@ -91,7 +91,7 @@ def test_compare_with_a_second_simulated_driver():
 def test_a_disagreeing_second_driver_is_reported():
     """A second driver that disagrees (here: a simulated one whose unjoined rule is switched off while a call
     runs on it) makes the machine fail, naming that side."""
-    from simcuda._core import capture
+    from simcuda._core.capture import capture_rules as capture
     real = capture.unjoined
 
     class Wrong(Side):

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 import simcuda
-from simcuda.bindings import driver as cu
+from simcuda.faces.bindings import driver as cu
 from simcuda.testing import Side
 from simcuda.testing import strategies as sts
 

@@ -42,7 +42,6 @@ from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 import attrs
 
-from ... import arg_bits
 from ..errors import CUresult, DriverError
 from ..memory.memops import MEMOP_ATOMIC_REDUCTION as MEMOP_ATOMIC_REDUCTION  # the batch memory operations' names
 from ..memory.memops import MEMOP_BARRIER as MEMOP_BARRIER
@@ -59,6 +58,7 @@ from ..memory.memops import run_mem_ops as run_mem_ops
 from ..memory.memops import wait_condition as wait_condition
 from ..memory.memory_model import HOST as HOST_SIDE
 from ..memory.memory_model import CopyParams, MemsetParams, check_copy, check_memset, do_copy, do_memset, host_address
+from ..modules import arg_bits
 from ..objects import Event
 
 if TYPE_CHECKING:

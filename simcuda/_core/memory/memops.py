@@ -33,7 +33,8 @@ class Span(Protocol):
 
 
 class AllocationFinder(Protocol):
-    """The allocation look-up the checks of :func:`check_mem_ops` use (:class:`~simcuda._core.memory.memory_model.MemorySpace`)."""
+    """The allocation look-up the checks of :func:`check_mem_ops` use
+    (:class:`~simcuda._core.memory.memory_model.MemorySpace`)."""
 
     def find(self, addr: int) -> Span | None: ...
 

@@ -9,7 +9,7 @@ import ctypes
 import struct
 from typing import Any
 
-from ...arg_bits import slot
+from .arg_bits import slot
 from .module_model import struct_format
 from .param_types import bf16_bits, size_of
 

@@ -39,7 +39,7 @@ from __future__ import annotations
 import re
 import struct
 
-from ... import arg_bits
+from . import arg_bits
 
 #: the ``struct`` format of each scalar type name (LP64: ``long`` is 8 bytes); names not here are aliases
 #: (:data:`ALIASES`), vector types (:data:`VECTORS`) or aggregates (``char[N]``)

@@ -20,8 +20,8 @@ from typing import Any
 
 import attrs
 
-from ... import arg_bits
 from ..errors import CUresult, DriverError
+from . import arg_bits
 
 #: struct formats of the PTX scalar float types; every other scalar is packed as an integer of its size
 _FLOAT_FORMATS = {".f16": "<e", ".f32": "<f", ".f64": "<d"}

@@ -1,5 +1,0 @@
-"""Simulated ``cuda.bindings._v2`` (cuda-bindings 13.5.0): the snake_case, raising API.
-
-Import ``simcuda.bindings._v2.driver`` (or install it as ``cuda.bindings._v2.driver`` with
-``simcuda.patch()``).
-"""
