@@ -8,13 +8,17 @@ import collections
 import ctypes as C
 import enum
 import struct
+import subprocess
+import sys
 
 import pytest
 
+from simcuda import native
+from simcuda.bindings import _real_nvrtc, nvrtc
 from simcuda.bindings import driver as cuda
 
 np = pytest.importorskip("numpy")
-from tests.kernels.test_real_programs import check, drv  # noqa: E402, F401
+from tests.kernels.test_real_programs import arch, check, drv  # noqa: E402, F401
 
 pytestmark = pytest.mark.usefixtures("drv")
 
@@ -131,3 +135,77 @@ def test_kernel_node_params_read_back_hold_the_bits_given(kernel) -> None:  # ty
     check(cuda.cuMemsetD8(out, 0xAA, 8))
     check(cuda.cuGraphLaunch(check(cuda.cuGraphInstantiate(g2, 0)), 0))
     assert _output(out) == struct.pack("<fI", 1.5, 7)
+
+
+def _nan_array(out: int, f_bits: int, u: int):  # type: ignore[no-untyped-def]
+    """A void** array for ``k``: the output, a float's bits and a u32 (with what keeps its targets alive)."""
+    keep = [C.c_uint64(out), C.c_uint32(f_bits), C.c_uint32(u)]
+    return (C.c_void_p * 3)(*[C.addressof(x) for x in keep]), keep
+
+
+@pytest.mark.parametrize("bits", [0x7F800001, 0xFFC12345, 0x7FC00000])
+def test_a_nan_in_a_void_array_reaches_the_kernel_bit_exact(kernel, bits: int) -> None:  # type: ignore[no-untyped-def]
+    """A signalling or payload NaN for an ``.f32`` parameter, given in a void** array, reaches the kernel as its
+    four bytes (not quieted by a trip through a Python float), at every launch of the same array."""
+    _fn, out = kernel
+    arr, _keep = _nan_array(out, bits, 3)
+    for _ in range(2):
+        code, raw = _launch(kernel, arr)
+        assert code == cuda.CUresult.CUDA_SUCCESS and raw == struct.pack("<II", bits, 3)
+
+
+HALF_SRC = rb'''
+struct __align__(2) __half { unsigned short x; };
+struct __align__(2) __nv_bfloat16 { unsigned short x; };
+extern "C" __global__ void h(unsigned short *out, __half x, __nv_bfloat16 b) { out[0] = x.x; out[1] = b.x; }
+'''
+
+
+def test_half_and_bfloat16_nans_keep_their_bytes() -> None:
+    """A ``__half`` NaN with a payload and a signalling ``__nv_bfloat16`` NaN, in a void** array for a CUBIN
+    kernel simcuda read the types of, reach the kernel as their two bytes (skipped without NVIDIA's NVRTC)."""
+    if _real_nvrtc.library() is None:
+        pytest.skip("NVIDIA's NVRTC is not installed")
+    prog = check(nvrtc.nvrtcCreateProgram(HALF_SRC, b"h.cu", 0, None, None))
+    check(nvrtc.nvrtcCompileProgram(prog, 1, [arch()]))
+    cubin = b" " * check(nvrtc.nvrtcGetCUBINSize(prog))
+    check(nvrtc.nvrtcGetCUBIN(prog, cubin))
+    fn = check(cuda.cuModuleGetFunction(check(cuda.cuModuleLoadData(cubin)), b"h"))
+    out = int(check(cuda.cuMemAlloc(8)))
+    keep = [C.c_uint64(out), C.c_uint16(0x7E55), C.c_uint16(0x7F81)]
+    arr = (C.c_void_p * 3)(*[C.addressof(x) for x in keep])
+    assert cuda.cuLaunchKernel(fn, 1, 1, 1, 1, 1, 1, 0, 0, arr, 0)[0] == cuda.CUresult.CUDA_SUCCESS
+    assert _output(out)[:4] == struct.pack("<HH", 0x7E55, 0x7F81)
+
+
+NATIVE_NAN = r'''
+import ctypes as C, struct, sys
+import numpy as np
+import simcuda
+with simcuda.patch(route="native"):
+    from cuda.bindings import driver as cu
+    cu.cuInit(0)
+    cu.cuCtxSetCurrent(cu.cuDevicePrimaryCtxRetain(cu.cuDeviceGet(0)[1])[1])
+    fn = cu.cuModuleGetFunction(cu.cuModuleLoadData(sys.argv[1].encode())[1], b"k")[1]
+    out = int(cu.cuMemAlloc(8)[1])
+    keep = [C.c_uint64(out), C.c_uint32(0x7F800001), C.c_uint32(3)]
+    arr = (C.c_void_p * 3)(*[C.addressof(x) for x in keep])
+    for _ in range(2):
+        assert int(cu.cuLaunchKernel(fn, 1, 1, 1, 1, 1, 1, 0, 0, arr, 0)[0]) == 0
+        cu.cuCtxSynchronize()
+        got = np.zeros(8, np.uint8)
+        cu.cuMemcpyDtoH(got, out, 8)
+        print("OUT=" + got.tobytes().hex())
+'''
+
+
+def test_native_route_passes_a_signalling_nan_bit_exact() -> None:
+    """On the native route (NVIDIA's binding packing the void** array, simcuda's fast reader) a signalling NaN
+    for an ``.f32`` parameter reaches the kernel unquieted, at the first launch and the memoized one."""
+    ok, why = native.available()
+    if not ok:
+        pytest.skip(f"native route: {why}")
+    r = subprocess.run([sys.executable, "-c", NATIVE_NAN, PTX.decode()], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr[-3000:]
+    outs = [x[4:] for x in r.stdout.splitlines() if x.startswith("OUT=")]
+    assert outs == [struct.pack("<II", 0x7F800001, 3).hex()] * 2
