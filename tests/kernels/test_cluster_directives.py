@@ -179,3 +179,29 @@ def test_cluster_kernels_are_refused_on_a_device_without_clusters() -> None:
         assert list(_out(out)[:4]) == [1, 2, 3, 4]
     finally:
         gen.close()
+
+
+def test_a_cluster_shape_set_at_runtime_is_checked_at_launch(fns) -> None:  # type: ignore[no-untyped-def]
+    """REQUIRED_CLUSTER_WIDTH/HEIGHT/DEPTH set with cuFuncSetAttribute on a kernel without the directive are
+    checked at launch as the directive is: a grid that splits a cluster or another launch shape is 912, a
+    partly set shape is 912, the set shape runs (through cuLaunchKernel too); all three 0 again lifts it."""
+    f, out = fns
+    plain = f["plain"]
+    W, H, D = (A.CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH, A.CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT,
+               A.CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH)
+    check(cuda.cuFuncSetAttribute(plain, W, 2))
+    assert _launch(plain, out, 4) == R.CUDA_ERROR_INVALID_CLUSTER_SIZE  # height and depth still 0
+    assert "all be 0 or all be positive" in simcuda.last_error().why
+    for a in (H, D):
+        check(cuda.cuFuncSetAttribute(plain, a, 1))
+    assert _launch(plain, out, 3) == R.CUDA_ERROR_INVALID_CLUSTER_SIZE
+    assert _launch(plain, out, 4, (4, 1, 1)) == R.CUDA_ERROR_INVALID_CLUSTER_SIZE
+    assert "cuFuncSetAttribute" in simcuda.last_error().why
+    assert cuda.cuCtxSynchronize()[0] == R.CUDA_SUCCESS and not _out(out).any()
+    assert _launch(plain, out, 4) == R.CUDA_SUCCESS and _launch(plain, out, 4, (2, 1, 1)) == R.CUDA_SUCCESS
+    check(cuda.cuCtxSynchronize())
+    assert list(_out(out)[:4]) == [1, 2, 3, 4]
+    for a in (W, H, D):
+        check(cuda.cuFuncSetAttribute(plain, a, 0))
+    assert _launch(plain, out, 3) == R.CUDA_SUCCESS
+    assert cuda.cuCtxSynchronize()[0] == R.CUDA_SUCCESS

@@ -11,7 +11,8 @@ as_declared`) are read from them. Plain values keep their meaning: an ``int`` is
 (zero above), a ``float`` the parameter's own float type, ``bytes`` as given.
 
 The ``void**`` readers mark the two 16-bit float types too (:class:`F16`, :class:`BF16`): their values are Python
-floats, and a 2-byte parameter cannot say which of the two it is.
+floats, and a 2-byte parameter cannot say which of the two it is; and a NaN of any float type
+(:class:`NaNBits`): its payload and signalling bit do not survive a Python float.
 
 The marks are ``float``/``int`` subclasses, so a Python twin or a log sees the number; they are immutable values,
 compared by value and class (:func:`simcuda._core.graphs.nodes.same_values`).
@@ -52,6 +53,22 @@ class BF16(float):
     __slots__ = ()
 
 
+class NaNBits(float):
+    """A NaN argument read from a ``void**`` array (:mod:`simcuda._core.modules.module_entries`'s readers), with the
+    bytes it was read from (``raw``, 2, 4 or 8): its slot is those bytes, then zero bytes. A Python float cannot carry a
+    half's NaN payload, nor a signalling NaN unquieted, and the kernel is owed the bytes the launch gave."""
+
+    __slots__ = ("raw",)
+    raw: bytes
+
+    @classmethod
+    def of(cls, value: float, raw: bytes) -> NaNBits:
+        """The NaN ``value`` read from the bytes ``raw``."""
+        made = cls(value)
+        made.raw = bytes(raw)
+        return made
+
+
 class S8(int):
     """A negative ``c_byte`` argument: its slot is the byte's two's complement, then zero bytes."""
 
@@ -71,7 +88,7 @@ class S32(int):
 
 
 #: the marked classes (compared by value and class, as plain ints and floats are)
-MARKS = frozenset({F32, F64, F16, BF16, S8, S16, S32})
+MARKS = frozenset({F32, F64, F16, BF16, NaNBits, S8, S16, S32})
 _WIDTH = {S8: 0xFF, S16: 0xFFFF, S32: 0xFFFFFFFF}
 
 
@@ -86,6 +103,9 @@ def slot(v: Any) -> bytes | None:
         return _PACK_E(v) + _ZERO6
     if t is BF16:
         return _PACK_F(v)[2:] + _ZERO6
+    if t is NaNBits:
+        raw: bytes = v.raw
+        return raw + b"\0" * (8 - len(raw))
     mask = _WIDTH.get(t)
     if mask is None:
         return None

@@ -52,6 +52,8 @@ def arg_slot(ptype: str | None, v: Any) -> Any:
     if ptype is not None:
         try:
             fmt = struct_format(ptype)
+            if (v.__class__ is int or v.__class__ is bool) and fmt not in _INTEGER_FORMATS:
+                return _int_bits(v, size_of(ptype) or 8)  # a float or byte-array parameter: the int's bits
             raw = (struct.pack("<H", bf16_bits(v)) if fmt == "bf16" else struct.pack(fmt, v))
         except (struct.error, TypeError, ValueError):  # ValueError: a type it cannot size (Unsized)
             raw = None
@@ -62,3 +64,16 @@ def arg_slot(ptype: str | None, v: Any) -> Any:
     if isinstance(v, bytes):
         return ctypes.create_string_buffer(v, len(v))
     return ctypes.c_uint64(int(v) & (2 ** 64 - 1))
+
+
+#: the ``struct`` formats of the integer C types (every other sized type is a float or a byte array)
+_INTEGER_FORMATS = frozenset("bBhHiIlLqQ")
+
+
+def _int_bits(v: int, n: int) -> Any:
+    """An ``int`` argument for an ``n``-byte parameter that is not an integer type, as the engine's parameter
+    buffer reads it (:func:`simcuda._core.modules.ptxrun.pack_params`: its bits, never a number converted): a negative
+    one in 64-bit two's complement, zero bytes above."""
+    m = max(n, 8)
+    raw = (v & (2 ** 64 - 1) if v < 0 else v & ((1 << (8 * m)) - 1)).to_bytes(m, "little")[:n]
+    return ctypes.create_string_buffer(raw, n)

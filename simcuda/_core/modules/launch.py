@@ -101,7 +101,7 @@ def check_shape(drv: Any, f: Function, grid: Sequence[int], block: Sequence[int]
     gx, gy, gz = grid
     if (0 < bx <= lim[0] and 0 < by <= lim[1] and 0 < bz <= lim[2] and bx * by * bz <= most
             and 0 < gx <= lim[3] and 0 < gy <= lim[4] and 0 < gz <= lim[5] and shmem <= top
-            and cluster is None
+            and cluster is None and not (f.settings and set_cluster_shape(f))
             and (info is None or ((info.reqntid is None or tuple(block) == tuple(info.reqntid))
                                   and info.reqnctapercluster is None and not info.explicitcluster))):
         return  # the common case, in one test; the checks below say what is wrong
@@ -143,20 +143,29 @@ def check_cluster(drv: Any, f: Function, info: Any, grid: Sequence[int], cluster
     (cuLaunchKernelEx's CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION), None when it gives none (every other launch, and
     a kernel node); all zeros is none [I]. The shape that applies is the launch's, else the kernel's
     ``.reqnctapercluster`` (a kernel compiled with ``__cluster_dims__`` launches with it through
-    ``cuLaunchKernel`` too [D: CUDA Programming Guide, "Thread Block Clusters"]).
+    ``cuLaunchKernel`` too [D: CUDA Programming Guide, "Thread Block Clusters"]), else the
+    REQUIRED_CLUSTER_WIDTH/HEIGHT/DEPTH set with cuFuncSetAttribute (:func:`set_cluster_shape`), which stand
+    for the directive [I].
 
     Errors: 801 NOT_SUPPORTED a kernel with cluster directives on a device without cluster launch [I]; the
     others all 912 CUDA_ERROR_INVALID_CLUSTER_SIZE ("a kernel launch error due to cluster misconfiguration"
     [D]; which misconfiguration answers it is [I]): a launch shape with a zero and a non-zero dimension [D: the
     values "must either all be 0 or all be positive"]; a launch shape other than the kernel's
-    ``.reqnctapercluster``; no shape at all for a kernel that declares ``.explicitcluster``; a grid that is not
+    ``.reqnctapercluster`` (or the set shape); set REQUIRED_CLUSTER_* mixing zero and non-zero values; no shape
+    at all for a kernel that declares ``.explicitcluster``; a grid that is not
     a whole number of clusters in each dimension; more CTAs per cluster than the kernel's ``.maxclusterrank``."""
     if cluster is not None and not any(cluster):
         cluster = None
-    if info is None and cluster is None:
-        return
     req = info.reqnctapercluster if info is not None else None
     name = f.name
+    if req is None:
+        req = set_cluster_shape(f)
+        if req is not None and not all(req):
+            raise DriverError(CUresult.CUDA_ERROR_INVALID_CLUSTER_SIZE,
+                              f"{what} of {name}: the REQUIRED_CLUSTER_WIDTH/HEIGHT/DEPTH set with cuFuncSetAttribute "
+                              f"are {tuple(req)}: they must all be 0 or all be positive [D: checked at launch]")
+    if info is None and cluster is None and req is None:
+        return
     if cluster is not None:
         if not all(cluster):
             raise DriverError(CUresult.CUDA_ERROR_INVALID_CLUSTER_SIZE,
@@ -164,14 +173,18 @@ def check_cluster(drv: Any, f: Function, info: Any, grid: Sequence[int], cluster
                               "(they must all be 0 or all be positive)")
         if req is not None and tuple(cluster) != tuple(req):
             raise DriverError(CUresult.CUDA_ERROR_INVALID_CLUSTER_SIZE,
-                              f"{what} of {name} with cluster dimensions {tuple(cluster)}: the kernel declares "
-                              f".reqnctapercluster {','.join(map(str, req))} (PTX line {info.line}), so it must be "
-                              "launched with exactly that cluster shape [inferred: the code of a cluster "
-                              "misconfiguration]")
+                              f"{what} of {name} with cluster dimensions {tuple(cluster)}: the kernel "
+                              + (f"declares .reqnctapercluster {','.join(map(str, req))} (PTX line {info.line})"
+                                 if info is not None and info.reqnctapercluster is not None else
+                                 f"requires {tuple(req)} (REQUIRED_CLUSTER_WIDTH/HEIGHT/DEPTH set with "
+                                 "cuFuncSetAttribute)")
+                              + ", so it must be launched with exactly that cluster shape [inferred: the code of a "
+                              "cluster misconfiguration]")
     shape = cluster if cluster is not None else req
     if (shape is not None or info.explicitcluster) and not _clusters(func_device(drv, f)):
         raise DriverError(CUresult.CUDA_ERROR_NOT_SUPPORTED,
-                          f"{what} of {name}: the kernel declares thread-block clusters (PTX line {info.line}) and "
+                          f"{what} of {name}: the kernel declares thread-block clusters "
+                          f"({f'PTX line {info.line}' if info is not None else 'its launch'}) and "
                           "the device has no cluster launch (CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH is 0) [inferred: "
                           "a real driver would not load its sm_90 code on this device]")
     if shape is None:
@@ -193,6 +206,16 @@ def check_cluster(drv: Any, f: Function, info: Any, grid: Sequence[int], cluster
                           f"{what} of {name}: a cluster of {tuple(shape)} has {shape[0] * shape[1] * shape[2]} "
                           f"blocks; the kernel declares .maxclusterrank {top} (PTX line {info.line}) "
                           "[inferred: the code of a cluster misconfiguration]")
+
+
+def set_cluster_shape(f: Function) -> tuple[int, int, int] | None:
+    """The cluster shape REQUIRED_CLUSTER_WIDTH/HEIGHT/DEPTH set on ``f`` with cuFuncSetAttribute (a kernel
+    without ``.reqnctapercluster``), None while all three are 0. Its validity is checked at launch
+    (:func:`check_cluster`) [D: "The validity of the cluster dimensions is otherwise checked at launch time"]."""
+    got = f.settings
+    shape = (got.get(REQUIRED_CLUSTER_WIDTH, 0), got.get(REQUIRED_CLUSTER_HEIGHT, 0),
+             got.get(REQUIRED_CLUSTER_DEPTH, 0))
+    return shape if any(shape) else None
 
 
 def _clusters(dev: Device) -> bool:

@@ -13,7 +13,7 @@ from ..memory import hostmem
 from ..objects import Function, Module, Stream
 from ..state import DriverState, entry
 from . import launch, param_types
-from .arg_bits import BF16, F16
+from .arg_bits import BF16, F16, NaNBits
 from .kernels import DECLARED
 from .module_model import merge_param_types, parse_image, ptx_of_image, struct_format
 
@@ -30,11 +30,21 @@ def _scalar_reader(name: str, size: int, decode: Any) -> Any:
     return type(name, (ctypes.c_ubyte * size,), {"value": property(lambda a: decode(bytes(a)))})
 
 
+def _float_reader(name: str, size: int, decode: Any) -> Any:
+    """A :func:`_scalar_reader` of a float type whose NaNs keep their bytes (:class:`~simcuda._core.modules.arg_bits.
+    NaNBits`: a Python float would drop a half's payload and quiet a signalling NaN)."""
+    def read(raw: bytes) -> Any:
+        v = decode(raw)
+        return v if v == v else NaNBits.of(v, raw)
+    return _scalar_reader(name, size, read)
+
+
 # (marked: a 2-byte float's value alone does not say which of the two types its bytes are,
 # simcuda._core.modules.arg_bits)
-_C_READER["e"] = _scalar_reader("_Half", 2, lambda raw: F16(struct.unpack("<e", raw)[0]))
-_C_READER["bf16"] = _scalar_reader("_BFloat16", 2,
-                                   lambda raw: BF16(param_types.bf16_value(int.from_bytes(raw, "little"))))
+_C_READER["e"] = _float_reader("_Half", 2, lambda raw: F16(struct.unpack("<e", raw)[0]))
+_C_READER["bf16"] = _float_reader("_BFloat16", 2,
+                                  lambda raw: BF16(param_types.bf16_value(int.from_bytes(raw, "little"))))
+_C_READER["f"] = _float_reader("_Float", 4, lambda raw: struct.unpack("<f", raw)[0])
 
 
 def _reader(fmt: str) -> Any:

@@ -126,7 +126,9 @@ def one_arg(value: Any, ctype: Any) -> Any:
         if isinstance(value, int):  # a void_ptr (uintptr_t): Cython's OverflowError texts outside it
             return c_uint(int(value), 64, "unsigned PY_LONG_LONG")
         if isinstance(value, ctypes.c_void_p):
-            return value.value or 0
+            if value.value is None:  # a NULL c_void_p: the real stores its .value, None, in a void_ptr
+                raise TypeError("an integer is required")
+            return value.value
         gp = getattr(value, "getPtr", None)
         if callable(gp):
             return gp()
@@ -215,15 +217,12 @@ def kernel_args(drv: Driver, hfunc: int, kp: Any, call: str = "cuLaunchKernel") 
     if isinstance(kp, int):
         kp = c_uint(kp, 64, "unsigned PY_LONG_LONG")  # <void_ptr> of the real helper: OverflowError texts
         return drv.decode_kernel_args(hfunc, kp, call) if kp else []
-    if type(kp) is tuple and len(kp) == 2 and isinstance(kp[0], tuple) and isinstance(kp[1], tuple):
+    if _is_pair(kp):
         values, types = kp
         if len(values) != len(types):
             raise TypeError("Argument 'kernelParams' has tuples with different length")
         return [one_arg(v, t) for v, t in zip(values, types)]
-    try:
-        memoryview(kp)
-    except TypeError:
-        raise TypeError(_BAD_FORM) from None
+    _check_buffer(kp)
     addr, keep = buffer_address(kp)
     out = drv.decode_kernel_args(hfunc, addr, call)
     del keep
@@ -243,21 +242,53 @@ def check_form(kp: Any) -> None:
     if isinstance(kp, int):
         c_uint(kp, 64, "unsigned PY_LONG_LONG")
         return
-    if type(kp) is tuple and len(kp) == 2 and isinstance(kp[0], tuple) and isinstance(kp[1], tuple):
+    if _is_pair(kp):
         if len(kp[0]) != len(kp[1]):
             raise TypeError("Argument 'kernelParams' has tuples with different length")
         for v, t in zip(*kp):
             one_arg(v, t)
         return
+    _check_buffer(kp)
+
+
+def _is_pair(kp: Any) -> bool:
+    """Whether ``kp`` is the ``(values, types)`` form: a 2-tuple of tuples, subclasses (a namedtuple) included, as
+    the real helper's ``isinstance`` checks take them."""
+    return isinstance(kp, tuple) and len(kp) == 2 and isinstance(kp[0], tuple) and isinstance(kp[1], tuple)
+
+
+class _PyBuffer(ctypes.Structure):
+    """CPython's ``Py_buffer`` (what ``PyObject_GetBuffer`` fills)."""
+    _fields_ = [("buf", ctypes.c_void_p), ("obj", ctypes.py_object), ("len", ctypes.c_ssize_t),
+                ("itemsize", ctypes.c_ssize_t), ("readonly", ctypes.c_int), ("ndim", ctypes.c_int),
+                ("format", ctypes.c_char_p), ("shape", ctypes.c_void_p), ("strides", ctypes.c_void_p),
+                ("suboffsets", ctypes.c_void_p), ("internal", ctypes.c_void_p)]
+
+
+#: ``PyBUF_SIMPLE | PyBUF_ANY_CONTIGUOUS``, the flags the real helper asks the buffer for
+_ANY_CONTIGUOUS = 0x0080 | 0x0010 | 0x0008
+_get_buffer = ctypes.pythonapi.PyObject_GetBuffer
+_get_buffer.argtypes = [ctypes.py_object, ctypes.POINTER(_PyBuffer), ctypes.c_int]
+_release_buffer = ctypes.pythonapi.PyBuffer_Release
+_release_buffer.argtypes = [ctypes.POINTER(_PyBuffer)]
+
+
+def _check_buffer(kp: Any) -> None:
+    """Raise what the real helper raises for a ``kernelParams`` that is not an address, a pair or a contiguous
+    buffer: its ``TypeError`` without the buffer protocol, else the exporter's own error for a contiguous view
+    (numpy's ``ValueError: ndarray is not contiguous`` for a strided array), as ``PyObject_GetBuffer`` raises it."""
     try:
         memoryview(kp)
     except TypeError:
         raise TypeError(_BAD_FORM) from None
+    view = _PyBuffer()
+    _get_buffer(kp, ctypes.byref(view), _ANY_CONTIGUOUS)  # raises the exporter's exception (ctypes.pythonapi)
+    _release_buffer(ctypes.byref(view))
 
 
 def pack(kp: Any) -> Any:
     """A real ``void**`` array for ``(values, types)`` (what ``CUDA_KERNEL_NODE_PARAMS.kernelParams`` reads back)."""
-    if type(kp) is not tuple:
+    if not _is_pair(kp):
         return None
     values, types = kp
     if len(values) != len(types):

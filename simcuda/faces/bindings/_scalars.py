@@ -9,8 +9,9 @@ struct's ``kernelParams`` field calls, builds on these alone (tests/test_import_
 from __future__ import annotations
 
 import ctypes
-import enum
 from typing import Any
+
+from ..._generated._base import SimEnum
 
 
 def to_int(x: Any) -> int:
@@ -98,5 +99,10 @@ class Wrapper:
 
 
 def is_enum_member(x: Any) -> bool:
-    """True for members of the generated enums (the real FastEnum check)."""
-    return isinstance(x, enum.Enum) and isinstance(x, int)
+    """True for members of the binding's enums (the real ``isinstance(value, FastEnum)`` check): simcuda's generated
+    :class:`~simcuda._generated._base.SimEnum` members, and NVIDIA's FastEnum members; a user's own
+    ``enum.IntEnum`` is not one (the real binding refuses it as a ``kernelParams`` value of type ``None``)."""
+    if isinstance(x, SimEnum):
+        return True
+    return isinstance(x, int) and any(c.__name__ == "FastEnum" and c.__module__.startswith("cuda.bindings")
+                                      for c in type(x).__mro__)

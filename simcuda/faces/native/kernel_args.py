@@ -31,7 +31,7 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ..._core.modules.arg_bits import BF16, F16
+from ..._core.modules.arg_bits import BF16, F16, NaNBits
 from ..._core.modules.module_model import struct_format
 from ..._core.modules.param_types import bf16_value
 
@@ -41,6 +41,16 @@ MEMORY = memoryview((ctypes.c_ubyte * sys.maxsize).from_address(0))
 #: the format a floating-point argument's bits are compared by (``float``, ``double``, ``__half``,
 #: ``__nv_bfloat16``: a value compare would take ``-0.0`` for ``0.0``)
 _BITS = {"f": "I", "d": "Q", "e": "H", "bf16": "H"}
+
+_SIZES = {"f": 4, "d": 8, "e": 2, "bf16": 2}
+
+
+def _keep(v: float, bits: int, n: int) -> float:
+    """A float argument ``v`` read from the ``n`` bytes whose bits are ``bits``: itself, or for a NaN the
+    :class:`~simcuda._core.modules.arg_bits.NaNBits` of those bytes (a Python float drops a half's payload and quiets a
+    signalling NaN; the kernel is owed the launch's bytes)."""
+    return v if v == v else NaNBits.of(v, bits.to_bytes(n, "little"))
+
 
 _factories: dict[tuple[str, ...], Callable[..., Callable[[int], list[Any] | None]]] = {}
 _lock = threading.Lock()
@@ -64,9 +74,10 @@ def _factory(fmts: tuple[str, ...]) -> Callable[..., Reader]:
     n = len(fmts)
     ptrs = ", ".join(f"a{i}" for i in range(n)) + ("," if n == 1 else "")
     keys = "".join(f"k{i}(mv, a{i}), " for i in range(n))
-    values = ", ".join(f"BF16(bf16_value(key[{i}][0]))" if fmts[i] == "bf16" else
-                       f"F16(v{i}(mv, a{i})[0])" if fmts[i] == "e" else
-                       f"v{i}(mv, a{i})[0]" if fmts[i] in _BITS else f"key[{i}][0]" for i in range(n))
+    values = ", ".join(f"keep(BF16(bf16_value(key[{i}][0])), key[{i}][0], 2)" if fmts[i] == "bf16" else
+                       f"keep(F16(v{i}(mv, a{i})[0]), key[{i}][0], 2)" if fmts[i] == "e" else
+                       f"keep(v{i}(mv, a{i})[0], key[{i}][0], {_SIZES[fmts[i]]})" if fmts[i] in _BITS
+                       else f"key[{i}][0]" for i in range(n))
     params = "".join(f", k{i}, v{i}" for i in range(n))
     src = (f"def make(mv, pointers{params}):\n"
            f"    last = ((), None)\n"
@@ -83,7 +94,7 @@ def _factory(fmts: tuple[str, ...]) -> Callable[..., Reader]:
            f"        last = (key, args)\n"
            f"        return args\n"
            f"    return read\n")
-    scope: dict[str, Any] = {"bf16_value": bf16_value, "BF16": BF16, "F16": F16}
+    scope: dict[str, Any] = {"bf16_value": bf16_value, "BF16": BF16, "F16": F16, "keep": _keep}
     exec(compile(src, f"<simcuda kernel-argument reader {''.join(fmts)}>", "exec"), scope)
     return scope["make"]  # type: ignore[no-any-return]
 
