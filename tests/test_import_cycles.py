@@ -28,6 +28,7 @@ KNOWN: tuple[tuple[frozenset[str], str], ...] = (
         "simcuda._core.graphs.graph_exec",
         "simcuda._core.graphs.graph_model",
         "simcuda._core.graphs.graph_update",
+        "simcuda._core.graphs.node_params",
         "simcuda._core.graphs.nodes",
         "simcuda._core.memory.memory_model",
         "simcuda._core.objects",
@@ -35,7 +36,8 @@ KNOWN: tuple[tuple[frozenset[str], str], ...] = (
      "the records of the state model name each other's types, in TYPE_CHECKING imports only (no runtime edge): "
      "a stream names its capture, its pending operations (capture_enqueue) and its deps' nodes (objects), "
      "a capture its graph (capture), a graph the capture "
-     "it is the target of (graph), a node kind its child graph (nodes), an allocation its MEM_ALLOC node and exec "
+     "it is the target of (graph), a node's parameter record its child graph (node_params), an allocation its "
+     "MEM_ALLOC node and exec "
      "(memory), an exec body and an exec update the allocations they map (graph_exec, "
      "graph_update); no module boundary makes it, so the folder layout (issue 18 item 4) keeps it;"
      "it goes when those records stop naming each other's types. The driver, its "
