@@ -93,3 +93,57 @@ def test_global_store_into_region_at_odd_start_writes_the_right_bytes() -> None:
     assert bytes(odd.data[3:11]) == bytes([0xD4, 0xC3, 0xB2, 0xA1, 0x02, 0x01, 0x04, 0x03])
     assert bytes(odd.data[:3]) == b"\0\0\0" and not odd.data[11:].any()
     assert struct.unpack_from("<I", bytes(out.data))[0] == 0xA1B2C3D4
+
+
+INDIRECT_IN_INLINED = """.func (.param .b32 r) twice(.param .b32 a)
+{
+ .reg .b32 %r<2>;
+ ld.param.b32 %r1, [a];
+ shl.b32 %r1, %r1, 1;
+ st.param.b32 [r], %r1;
+ ret;
+}
+.func (.param .b32 r) apply(.param .b32 a)
+{
+ .reg .b64 %rd<3>; .reg .b32 %r<3>;
+ ld.param.b32 %r1, [a];
+ mov.u64 %rd2, twice;
+ {
+ .param .b32 p0;
+ .param .b32 r0;
+ st.param.b32 [p0], %r1;
+ proto : .callprototype (.param .b32 _) _ (.param .b32 _);
+ call (r0), %rd2, (p0), proto;
+ ld.param.b32 %r2, [r0];
+ }
+ add.s32 %r2, %r2, 1;
+ st.param.b32 [r], %r2;
+ ret;
+}
+.visible .entry k(.param .u64 out)
+{
+ .reg .b64 %rd<3>; .reg .b32 %r<3>;
+ ld.param.u64 %rd1, [out];
+ mov.u32 %r1, %tid.x;
+ {
+ .param .b32 q0;
+ .param .b32 s0;
+ st.param.b32 [q0], %r1;
+ call (s0), apply, (q0);
+ ld.param.b32 %r2, [s0];
+ }
+ mul.wide.u32 %rd2, %r1, 4;
+ add.u64 %rd2, %rd1, %rd2;
+ st.global.u32 [%rd2], %r2;
+ ret;
+}
+"""
+
+
+def test_indirect_call_through_a_register_of_an_inlined_function() -> None:
+    """An inlined `.func` that calls through its own `%rd2` (renamed by inlining) reaches the function whose
+    address it holds: each thread stores 2*tid + 1."""
+    out = run_kernel(INDIRECT_IN_INLINED, block=(8, 1, 1))
+    assert struct.unpack_from("<8i", out) == tuple(2 * t + 1 for t in range(8))
+    mod = ptx.load(PRELUDE + INDIRECT_IN_INLINED)
+    assert mod.kernels["k"].name == "k"
