@@ -147,3 +147,125 @@ def test_indirect_call_through_a_register_of_an_inlined_function() -> None:
     assert struct.unpack_from("<8i", out) == tuple(2 * t + 1 for t in range(8))
     mod = ptx.load(PRELUDE + INDIRECT_IN_INLINED)
     assert mod.kernels["k"].name == "k"
+
+
+SCOPED = """.func (.param .b32 res) inner(.param .b32 a)
+{
+ .reg .b32 %r<2>;
+ ld.param.b32 %r1, [a];
+ {
+ .reg.b32 t;
+ add.s32 t, %r1, 100;
+ mov.b32 %r1, t;
+ }
+ st.param.b32 [res], %r1;
+ ret;
+}
+.visible .entry k(.param .u64 out)
+{
+ .reg .b64 %o; .reg .b32 r; .reg .b32 %x; .reg .pred %p;
+ ld.param.u64 %o, [out];
+ mov.b32 r, 7;
+ {
+ .reg .b16 r;
+ mov.b16 r, 0x1234;
+ {
+ .reg .b16 spc, one;
+ .reg .pred p;
+ mov.b16 spc, 0x1234;
+ setp.eq.b16 p, r, spc;
+ mov.b16 one, 1;
+ @p add.u16 r, r, one;
+ }
+ st.global.u16 [%o+4], r;
+ }
+ {
+ .reg .b64 r;
+ mov.b64 r, 0x0102030405060708;
+ st.global.u64 [%o+8], r;
+ }
+ st.global.u32 [%o], r;
+ {
+ .param .b32 q0;
+ .param .b32 s0;
+ st.param.b32 [q0], r;
+ call (s0), inner, (q0);
+ ld.param.b32 %x, [s0];
+ }
+ st.global.u32 [%o+16], %x;
+ {
+ .param .b32 q1;
+ .param .b32 s1;
+ st.param.b32 [q1], %x;
+ call (s1), inner, (q1);
+ ld.param.b32 %x, [s1];
+ }
+ st.global.u32 [%o+20], %x;
+ ret;
+}
+"""
+
+
+def test_registers_declared_in_inner_blocks_are_local_and_shadow() -> None:
+    """A `.reg` in an inner block (also written `.reg.b32`) hides the outer name of another type only inside
+    that block, the innermost block sees the enclosing one's names, sibling blocks reuse a name with another
+    type, and a `.func` with a scoped register inlines twice."""
+    out = run_kernel(SCOPED)
+    assert struct.unpack_from("<I", out, 0)[0] == 7  # the outer b32 r, untouched by the inner ones
+    assert struct.unpack_from("<H", out, 4)[0] == 0x1235  # the b16 r, incremented under the innermost @p
+    assert struct.unpack_from("<Q", out, 8)[0] == 0x0102030405060708
+    assert struct.unpack_from("<2I", out, 16) == (107, 207)
+    f = ptx.load(PRELUDE + SCOPED).parsed.funcs["k"]
+    assert f.regs["r"] == "b32" and "p" not in f.regs and "spc" not in f.regs
+
+
+SET = """.visible .entry k(.param .u64 out)
+{
+ .reg .b64 %o; .reg .b16 %h<4>; .reg .b32 %r<8>; .reg .f32 %f<3>; .reg .pred %p;
+ ld.param.u64 %o, [out];
+ mov.b16 %h1, 0x3800;
+ mov.b16 %h2, 0x3800;
+ set.eq.f16.f16 %h3, %h1, %h2;
+ st.global.u16 [%o], %h3;
+ set.lt.f16.f16 %h3, %h1, %h2;
+ st.global.u16 [%o+2], %h3;
+ mov.b32 %f1, 0f7FC00000;
+ mov.f32 %f2, 0f3F800000;
+ set.lt.u32.f32 %r1, %f1, %f2;
+ set.gtu.u32.f32 %r2, %f1, %f2;
+ set.ne.s32.s32 %r3, 3, 4;
+ set.ge.f32.s32 %r4, -2, 5;
+ setp.ne.s32 %p, 1, 1;
+ set.eq.or.u32.f32 %r5, %f2, %f2, !%p;
+ set.eq.and.u32.f32 %r6, %f2, %f2, %p;
+ st.global.v4.u32 [%o+16], {%r1, %r2, %r3, %r4};
+ st.global.v2.u32 [%o+32], {%r5, %r6};
+ ret;
+}
+"""
+
+
+def test_set_writes_the_destination_types_true_value() -> None:
+    """`set` writes 1.0 for .f16/.f32 and all ones for integer types on true, 0 on false; ordered float
+    compares are false with a NaN and the `u` ones true; `.and`/`.or` combine with a (negated) predicate."""
+    out = run_kernel(SET)
+    assert struct.unpack_from("<2H", out, 0) == (0x3C00, 0)
+    assert struct.unpack_from("<4I", out, 16) == (0, 0xFFFFFFFF, 0xFFFFFFFF, 0)
+    assert struct.unpack_from("<2I", out, 32) == (0xFFFFFFFF, 0)
+
+
+def test_set_on_packed_halves_is_refused_with_a_why() -> None:
+    """`set` on `.f16x2` operands is refused (Unsupported, naming the instruction and line)."""
+    text = """.visible .entry k(.param .u64 out)
+{
+ .reg .b64 %o; .reg .b32 %r<3>;
+ ld.param.u64 %o, [out];
+ mov.b32 %r1, 0;
+ set.eq.f16x2.f16x2 %r2, %r1, %r1;
+ st.global.u32 [%o], %r2;
+ ret;
+}
+"""
+    with pytest.raises(ptx.Unsupported) as ei:
+        run_kernel(text)
+    assert "set.eq.f16x2.f16x2" in ei.value.why and "PTX line" in ei.value.why
