@@ -269,3 +269,20 @@ def test_set_on_packed_halves_is_refused_with_a_why() -> None:
     with pytest.raises(ptx.Unsupported) as ei:
         run_kernel(text)
     assert "set.eq.f16x2.f16x2" in ei.value.why and "PTX line" in ei.value.why
+
+
+def test_parameter_past_a_short_parameter_buffer_reads_zero() -> None:
+    """A `.param` partly past the end of the bytes a launch gave reads its missing bytes as zeros (the module
+    pads the buffer to the image's parameter size) instead of failing the launch: the kernel stores 2 + 5."""
+    text = """.visible .entry k(.param .u64 out, .param .u32 a)
+{
+ .reg .b64 %o; .reg .b32 %r;
+ ld.param.u64 %o, [out];
+ ld.param.u32 %r, [a];
+ add.u32 %r, %r, 5;
+ st.global.u32 [%o], %r;
+ ret;
+}
+"""
+    out = run_kernel(text, extra_params=b"\x02")  # one byte of the four `a` needs: 2, the rest zeros
+    assert struct.unpack_from("<I", out)[0] == 7
