@@ -229,7 +229,8 @@ def build_realcall(L: Any, ins: Ins, o: list[str]) -> Any:
     cs: CallState = L.calls
     site = len(cs.sites)
     cs.sites.append(rets)
-    tget = L.getter(target, "u64") if target.startswith("%") else None
+    # indirect through a register, whatever its name after inlining (``__inl0_3_%rd2``), else a function name
+    tget = L.getter(target, "u64") if target in L.regs else None
     if tget is None and target not in cs.info:
         raise Unsupported(f"kernel {L.kernel}: call to {target} (PTX line {ins.line}): no body to run")
     arg_src = []

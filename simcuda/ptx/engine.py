@@ -73,9 +73,12 @@ class _Launch:
         for e in range(32):
             self.sreg[f"%envreg{e}"] = np.uint32(0)
         self.shared_layout = shared_layout
+        # the bounds checks use the declared size; each block's window starts on a 16-byte boundary so the typed
+        # views of the backing buffer line up whatever the size (a `.b8 smem[26]` is legal PTX)
         self.shsize = shsize = max(16, shared_size + dyn)
-        self.shared = np.zeros(nb * shsize + 16, dtype=np.uint8)
-        self.shbase = (b * shsize).astype(np.int64)
+        stride = _pad16(shsize)
+        self.shared = np.zeros(nb * stride + 16, dtype=np.uint8)
+        self.shbase = (b * stride).astype(np.int64)
         lsize = 16
         self.local_layout: dict[str, int] = {}
         off = 0
@@ -446,13 +449,19 @@ class _Launch:
             for sel, data, bo in parts:
                 if data is None:
                     continue
-                v = data[: len(data) // size * size].view(dt)
+                # a region whose start is not aligned to the access size (host memory registered at any address)
+                # is written byte by byte, as the load above reads it
+                v = data[: len(data) // size * size].view(dt) if not (bo & (size - 1)).any() else None
                 for i in range(vec):
                     x = values[i]
                     if np.ndim(x):
                         x = x if mask is None else x[mask]
                         x = x if sel is None else x[sel]
-                    v[bo // size + i] = x
+                    if v is not None:
+                        v[bo // size + i] = x
+                    else:
+                        xs = np.ascontiguousarray(np.broadcast_to(np.asarray(x).astype(dt), bo.shape))
+                        data[(bo + i * size)[:, None] + np.arange(size)] = xs.view(np.uint8).reshape(len(bo), size)
             return None
 
         def scatter(mask: Any, parts: list[tuple[Any, Callable[..., Any]]], values: Any) -> Any:
@@ -809,3 +818,8 @@ def run(L: _Launch, code: list[tuple[int, Any]], should_stop: Callable[[], bool]
         else:
             pcs[mask] = pc + 1
             pcs[ex] = EXIT
+
+
+def _pad16(size: int) -> int:
+    """``size`` bytes rounded up to a multiple of 16 (the stride of a padded backing buffer)."""
+    return (size + 15) // 16 * 16

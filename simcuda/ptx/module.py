@@ -107,7 +107,9 @@ def segments(mod: ParsedModule, kernel: Func) -> Func:
             if ins.parts[0] != "__call":
                 continue
             t = _target(ins)
-            names = [t] if not t.startswith("%") else \
+            # an indirect call's register may carry an inlining prefix (``__inl0_3_%rd2``): whatever is not a
+            # function of the module is a register, and may reach every function with a body
+            names = [t] if t in mod.funcs else \
                 [n for n, g in mod.funcs.items() if not g.entry and not g.decl_only]
             for nm in names:
                 if nm not in info and nm not in todo:

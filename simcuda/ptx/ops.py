@@ -251,6 +251,8 @@ def _build(L: Any, ins: Ins, op: str, p: list[str], o: list[str], labels: dict[s
         return 0, shift
     if op == "setp":
         return 0, _setp(L, p, o, ty)
+    if op == "set":
+        return 0, _set(L, ins, p, o)
     if op == "selp":
         a, b = L.getter(o[1], ty), L.getter(o[2], ty)
         c = L.getter(o[3], "pred")
@@ -574,16 +576,17 @@ def _unary(L: Any, op: str, o: list[str], ty: str) -> Any:
 _UNSIGNED = {8: np.uint8, 16: np.uint16, 32: np.uint32, 64: np.uint64}
 
 
-def _setp(L: Any, p: list[str], o: list[str], ty: str) -> Any:
+def _compare(L: Any, p: list[str], o: list[str], ty: str) -> tuple[Any, Any, Any]:
+    """The comparison of ``setp``/``set`` (``o[1] CmpOp o[2]`` on ``ty``; the float forms ordered except the
+    ``u`` ones, ``num``/``nan``): ``(cmp, fc, c)``, ``cmp()`` the per-lane result, ``fc`` the combining
+    ``.and/.or/.xor`` function (None without one) and ``c`` the getter of its predicate operand ``o[3]``."""
     cmpn = next(x for x in p[1:] if x in _CMP or x in ("equ", "neu", "ltu", "leu", "gtu", "geu", "num", "nan"))
     comb = next((x for x in p[1:] if x in ("and", "or", "xor")), None)
-    dsts = o[0].split("|")
     a, b = L.getter(o[1], ty), L.getter(o[2], ty)
     c: Any = L.getter(o[3], "pred") if comb else None
-    s1 = L.setter(dsts[0].strip(), "pred")
-    s2 = L.setter(dsts[1].strip(), "pred") if len(dsts) > 1 else None
+    fc: Any = {"and": np.logical_and, "or": np.logical_or, "xor": np.logical_xor}[comb] if comb else None
 
-    def go(mask: Any) -> None:
+    def cmp() -> Any:
         x, y = a(), b()
         with np.errstate(invalid="ignore"):
             if cmpn == "ne" and ty in ("f32", "f64", "f16"):  # ordered: false when either is NaN
@@ -596,9 +599,43 @@ def _setp(L: Any, p: list[str], o: list[str], ty: str) -> Any:
                 r = np.isnan(x) | np.isnan(y)
             else:
                 r = _CMP[cmpn[:2]](x, y) | np.isnan(x) | np.isnan(y)
-        r = np.broadcast_to(r, (L.n,))
-        if comb:
-            fc: Any = {"and": np.logical_and, "or": np.logical_or, "xor": np.logical_xor}[comb]
+        return np.broadcast_to(r, (L.n,))
+    return cmp, fc, c
+
+
+def _set(L: Any, ins: Ins, p: list[str], o: list[str]) -> Any:
+    """``set.CmpOp{.BoolOp}{.ftz}.dtype.stype d, a, b{, {!}c}`` (PTX ISA "set", and its half-precision form):
+    the comparison of :func:`_compare` on ``stype``, combined with ``c``, written as ``dtype``'s true value
+    (1.0 for ``.f32``/``.f16``, all bits set for the integer types) or 0. Packed (``.f16x2``/``.bf16x2``) and
+    ``.bf16`` forms are refused (Unsupported, 801)."""
+    tys = [x for x in p[1:] if x in TYPE_SIZES]
+    dty, sty = tys[0], tys[-1]
+    if {dty, sty} & {"f16x2", "bf16x2", "bf16"}:
+        raise Unsupported(f"kernel {L.kernel}: instruction {'.'.join(p)} (PTX line {ins.line}) is not supported yet "
+                          f"(set on packed or bf16 halves)")
+    cmp, fc, c = _compare(L, p, o, sty)
+    dt = _dt(dty)
+    one = dt.type(1) if dt.kind == "f" else dt.type(-1) if dt.kind == "i" else dt.type(np.iinfo(dt).max)
+    zero = dt.type(0)
+    s = L.setter(o[0], dty)
+
+    def go(mask: Any) -> None:
+        r = cmp()
+        if fc is not None:
+            r = fc(r, c())
+        s(np.where(r, one, zero).astype(dt), mask)
+    return go
+
+
+def _setp(L: Any, p: list[str], o: list[str], ty: str) -> Any:
+    cmp, fc, c = _compare(L, p, o, ty)
+    dsts = o[0].split("|")
+    s1 = L.setter(dsts[0].strip(), "pred")
+    s2 = L.setter(dsts[1].strip(), "pred") if len(dsts) > 1 else None
+
+    def go(mask: Any) -> None:
+        r = cmp()
+        if fc is not None:
             cv = c()
             s1(fc(r, cv), mask)
             if s2:

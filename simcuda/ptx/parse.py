@@ -280,15 +280,21 @@ def parse(text: str) -> ParsedModule:
     i = 0
     depth = 0
     pending: Func | None = None
+    scopes = _Scopes()
     while i < len(stmts):
         s, line = stmts[i]
         i += 1
         if s == "{":
             if pending is not None and cur is None:
                 cur, pending = pending, None
+                scopes = _Scopes()
             depth += 1
+            if cur is not None and depth >= 2:
+                scopes.push()
             continue
         if s == "}":
+            if cur is not None and depth >= 2:
+                scopes.pop()
             depth -= 1
             if depth == 0 and cur is not None:
                 mod.funcs[cur.name] = cur
@@ -308,7 +314,7 @@ def parse(text: str) -> ParsedModule:
         if cur is None:
             pending = _module_stmt(mod, s, line, pending)
             continue
-        _body_stmt(cur, s, line)
+        _body_stmt(cur, s, line, scopes)
     if cur is not None:
         raise PtxParseError(f"unterminated function {cur.name}", cur.line)
     return mod
@@ -388,12 +394,64 @@ def _directives(f: Func, text: str) -> None:
             f.explicitcluster = True
 
 
-def _body_stmt(f: Func, s: str, line: int) -> None:
+class _Scopes:
+    """The inner ``{ }`` blocks open in a function body, for its scoped register declarations.
+
+    In PTX a name declared in a block is visible only inside it and hides an outer one of the same name (the ISA,
+    "Statement blocks" / scoping). Each block instance gets a number, and a ``.reg`` declared in it is renamed
+    ``__b<k>_<name>`` (a name no PTX source uses: identifiers may not start with two underscores and a ``b``
+    followed by the block number [I]); the operands of the statements inside it are renamed through the blocks
+    open at that point, innermost first, so shadowing and reuse of a name in sibling blocks both work."""
+
+    def __init__(self) -> None:
+        self.stack: list[dict[str, str]] = []
+        self.count = 0
+        self._pat: re.Pattern[str] | None = None
+        self._ren: dict[str, str] = {}
+        self._stale = False
+
+    def push(self) -> None:
+        """A block opens."""
+        self.count += 1
+        self.stack.append({})
+
+    def pop(self) -> None:
+        """The innermost block closes (its names go out of scope)."""
+        if self.stack:
+            self.stack.pop()
+            self._stale = True
+
+    def declare(self, name: str) -> str:
+        """The name register ``name`` declared at this point has in the flattened function (renamed inside a
+        block, unchanged at function level)."""
+        if not self.stack:
+            return name
+        new = self.stack[-1][name] = f"__b{self.count}_{name}"
+        self._stale = True
+        return new
+
+    def rename(self, text: str) -> str:
+        """``text`` (an operand or guard) with every scoped register name replaced by its block's name."""
+        if not any(self.stack):
+            return text
+        if self._stale or self._pat is None:
+            self._ren = {k: v for scope in self.stack for k, v in scope.items()}  # inner blocks win
+            alt = "|".join(re.escape(k) for k in sorted(self._ren, key=len, reverse=True))
+            self._pat = re.compile(r"(?<![\w$%.])(" + alt + r")(?![\w$])")
+            self._stale = False
+        ren = self._ren
+        return self._pat.sub(lambda m: ren[m.group(1)], text)
+
+
+def _body_stmt(f: Func, s: str, line: int, sc: _Scopes) -> None:
     if s.endswith(":"):
         f.labels[s[:-1]] = len(f.body)
         return
     words = s.split(None, 1)
     head = words[0]
+    if head.startswith(".reg."):  # `.reg.b16 r, i;` (the type written against the directive, as inline asm has it)
+        head = ".reg"
+        s = words[0].replace(".", " .").strip() + (" " + words[1] if len(words) > 1 else "")
     if head == ".reg":
         m = re.match(r"\.reg\s+((?:\.\w+\s+)+)(.*)$", s, re.S)
         if not m:
@@ -408,7 +466,7 @@ def _body_stmt(f: Func, s: str, line: int) -> None:
                 names += [f"{mr.group(1)}{k}" for k in range(int(mr.group(2)))]
             else:
                 names.append(name.strip())
-        for name in names:
+        for name in (sc.declare(x) for x in names):
             if vec == 1:
                 f.regs[name] = ty
                 continue
@@ -435,7 +493,9 @@ def _body_stmt(f: Func, s: str, line: int) -> None:
         guard = (g[2:] if neg else g[1:], neg)
     pw = body.split(None, 1)
     parts = pw[0].split(".")
-    ops = _split_ops(pw[1]) if len(pw) > 1 else []
+    ops = [sc.rename(o) for o in _split_ops(pw[1])] if len(pw) > 1 else []
+    if guard is not None:
+        guard = (sc.rename(guard[0]), guard[1])
     f.body.append(Ins(parts, ops, guard, line, s))
 
 
