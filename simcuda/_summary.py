@@ -24,6 +24,7 @@ from ._core import graph as gr
 from ._core import graph_dot as gd
 from ._core.driver import Driver
 from ._core.errors import DriverError
+from ._core.logs import INTERNAL_TITLE
 from ._generated.driver_enums import CUresult
 from ._generated.runtime_enums import cudaError_t
 
@@ -271,6 +272,9 @@ def summary_text(drv: Driver, title: str = "", explained: bool = False) -> str:
                      + ", ".join(f"capture {f.capture_id}: {_code_name('cu', f.code)}" for f in failed)
                      + "; --dot DIR draws each one as it stood, marking what broke the rule)")
     nerr = len(drv.error_log)
+    ninternal = sum(1 for rec in drv.error_log if rec.internal)
+    if ninternal:
+        lines.append(f"  {INTERNAL_TITLE}: {ninternal} (--explain shows each one)")
     if nerr:
         lines.append(f"  failed calls: {nerr}" + ("" if explained else " (run with --explain to see each one and why)"))
     return "\n".join(lines) + "\n"
@@ -286,13 +290,18 @@ def _code_name(call: str, code: int) -> str:
 
 
 def explain_text(drv: Driver) -> str:
-    """Every non-success result of the run, in order, with its code and ``why``."""
+    """Every non-success result of the run, in order, with its code and ``why``; then the internal errors (calls
+    answered 999 because simcuda raised: a simulator bug) under :data:`~simcuda._core.logs.INTERNAL_TITLE`."""
     if not drv.error_log:
         return "simcuda explain: every call succeeded\n"
     lines = [f"simcuda explain: {len(drv.error_log)} failed call(s)"]
     for i, rec in enumerate(drv.error_log, 1):
         lines.append(f"  {i}. {rec.call} -> {_code_name(rec.call, rec.code)} ({rec.code}) [thread {rec.thread}]")
         lines.append(f"     why: {rec.why}")
+    internal = [rec for rec in drv.error_log if rec.internal]
+    if internal:
+        lines.append(f"simcuda explain: {INTERNAL_TITLE}: {len(internal)}")
+        lines.extend(f"  {rec.call}: {rec.why}" for rec in internal)
     return "\n".join(lines) + "\n"
 
 

@@ -198,12 +198,12 @@ def _positive_int(value: Any, what: str) -> int:
 
 def _empty_report() -> dict[str, Any]:
     return {"drivers": 0, "captures_begun": 0, "captures_ended": 0, "graphs": 0, "graph_launches": 0,
-            "kernel_launches": 0, "not_simulated": {}, "no_kernel": {}, "scopes": {}}
+            "kernel_launches": 0, "not_simulated": {}, "no_kernel": {}, "internal": {}, "scopes": {}}
 
 
 def _report_of(drv: Any) -> dict[str, Any]:
-    """What one driver saw: its counters, the calls it answered 801 (not simulated) and the kernels it ran with no
-    Python implementation."""
+    """What one driver saw: its counters, the calls it answered 801 (not simulated), the kernels it ran with no
+    Python implementation and the calls answered 999 for an internal error (a simcuda bug)."""
     from simcuda._summary import graph_records
     st = drv.stats
     rep = _empty_report()
@@ -213,6 +213,8 @@ def _report_of(drv: Any) -> dict[str, Any]:
     for rec in drv.error_log:
         if rec.code == 801:
             rep["not_simulated"][rec.call] = rep["not_simulated"].get(rec.call, 0) + 1
+        elif rec.internal:  # a 999 for an exception inside simcuda (the native route)
+            rep["internal"][rec.call] = rep["internal"].get(rec.call, 0) + 1
     return rep
 
 
@@ -332,7 +334,8 @@ def pytest_terminal_summary(terminalreporter: Any, config: Any) -> None:
     for key, title in (("not_simulated", "calls answered 801 (not simulated)"),
                        ("no_kernel",
                         "kernels that could not run (no Python twin, no PTX the engine runs; "
-                        "refused or recorded only)")):
+                        "refused or recorded only)"),
+                       ("internal", "internal errors (a simcuda bug: please report; each answered 999)")):
         if rep[key]:
             tr.write_line(f"{title}: " + ", ".join(f"{k} x{n}" for k, n in sorted(rep[key].items())))
 
