@@ -24,6 +24,7 @@ from ._core.errors import DriverError
 from ._core.facade import Driver
 from ._core.graphs import graph_dot as gd
 from ._core.graphs import graph_model as gr
+from ._core.logs import INTERNAL_TITLE
 from ._generated.driver_enums import CUresult
 from ._generated.runtime_enums import cudaError_t
 
@@ -271,6 +272,9 @@ def summary_text(drv: Driver, title: str = "", explained: bool = False) -> str:
                      + ", ".join(f"capture {f.capture_id}: {_code_name('cu', f.code)}" for f in failed)
                      + "; --dot DIR draws each one as it stood, marking what broke the rule)")
     nerr = len(drv.error_log)
+    ninternal = sum(1 for rec in drv.error_log if rec.internal)
+    if ninternal:
+        lines.append(f"  {INTERNAL_TITLE}: {ninternal} (--explain shows each one)")
     if nerr:
         lines.append(f"  failed calls: {nerr}" + ("" if explained else " (run with --explain to see each one and why)"))
     return "\n".join(lines) + "\n"
@@ -288,7 +292,9 @@ def _code_name(call: str, code: int) -> str:
 def explain_text(drv: Driver, not_simulated: dict[str, int] | None = None) -> str:
     """Every non-success result of the run, in order, with its code and ``why``; then, on the native route, the
     calls the simulated ``libcuda.so.1`` answered 801 itself (``not_simulated``: ``{"name (version v)": calls}``
-    from :func:`simcuda.faces.native.not_simulated_calls`; entries with no adapter, which record no ``why``)."""
+    from :func:`simcuda.faces.native.not_simulated_calls`; entries with no adapter, which record no ``why``); the
+    internal errors (calls answered 999 because simcuda raised: a simulator bug) come before them, under
+    :data:`~simcuda._core.logs.INTERNAL_TITLE`."""
     stubs = ", ".join(f"{k} x{n}" for k, n in sorted((not_simulated or {}).items()))
     tail = ([f"  calls answered 801 (CUDA_ERROR_NOT_SUPPORTED) by the native library, entries not simulated (no why "
              f"recorded; see docs/supported-api.md): {stubs}"] if stubs else [])
@@ -299,6 +305,10 @@ def explain_text(drv: Driver, not_simulated: dict[str, int] | None = None) -> st
     for i, rec in enumerate(drv.error_log, 1):
         lines.append(f"  {i}. {rec.call} -> {_code_name(rec.call, rec.code)} ({rec.code}) [thread {rec.thread}]")
         lines.append(f"     why: {rec.why}")
+    internal = [rec for rec in drv.error_log if rec.internal]
+    if internal:
+        lines.append(f"simcuda explain: {INTERNAL_TITLE}: {len(internal)}")
+        lines.extend(f"  {rec.call}: {rec.why}" for rec in internal)
     return "\n".join([*lines, *tail]) + "\n"
 
 

@@ -49,6 +49,10 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--explain", action="store_true", help="print every non-success result with the simulator's why")
     r.add_argument("--per-thread", action="store_true",
                    help="per-thread default stream mode (as CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM=1)")
+    r.add_argument("--kernel-bounds", choices=("strict", "gpu-like"), default=None,
+                   help="bounds of a PTX kernel's global accesses: strict (memcheck-like, an access past an "
+                        "allocation faults 700) or gpu-like (one inside a mapped page goes unnoticed); default: "
+                        "$SIMCUDA_KERNEL_BOUNDS, else strict (simcuda.Options.kernel_bounds, docs/kernels.md)")
     r.add_argument("--kernels", metavar="FILE", action="append", default=[],
                    help="a Python file that registers kernel implementations with simcuda.kernel(...); "
                         "run before SCRIPT (may be repeated)")
@@ -104,7 +108,7 @@ def _print_exception(exc: BaseException, script: str) -> None:
 
 def run_script(script: str, args: Sequence[str] = (), *, kernels: Sequence[str] = (), per_thread: bool = False,
                driver: Driver | None = None, route: str | None = None, module: bool = False,
-               devices: int = 1) -> tuple[int, Driver]:
+               devices: int = 1, kernel_bounds: str | None = None) -> tuple[int, Driver]:
     """Run ``script`` under :func:`simcuda.patch` on a fresh recording driver.
 
     Args:
@@ -118,6 +122,8 @@ def run_script(script: str, args: Sequence[str] = (), *, kernels: Sequence[str] 
             default). On the native route the simulated ``libcuda.so.1`` stays loaded in this process.
         devices: the number of simulated devices of the fresh driver (each a default :class:`simcuda.DeviceSpec`);
             ignored with ``driver``.
+        kernel_bounds: :attr:`simcuda.Options.kernel_bounds` of the fresh driver (``"strict"`` or ``"gpu-like"``;
+            None: its default, ``$SIMCUDA_KERNEL_BOUNDS`` else strict); ignored with ``driver``.
 
     Returns:
         ``(exit code, driver)``: 0 on normal completion, the ``SystemExit`` status, or 1 after an
@@ -128,9 +134,11 @@ def run_script(script: str, args: Sequence[str] = (), *, kernels: Sequence[str] 
     from ._core.config import DeviceSpec
     from ._core.facade import Options
     from ._patch import patch, route_of
+    choices: dict[str, Any] = {"per_thread_default_stream": True} if per_thread else {}
+    if kernel_bounds is not None:
+        choices["kernel_bounds"] = kernel_bounds
     drv = driver if driver is not None else _summary.RecordingDriver(
-        devices=[DeviceSpec() for _ in range(devices)],
-        options=Options(per_thread_default_stream=True) if per_thread else None)
+        devices=[DeviceSpec() for _ in range(devices)], options=Options(**choices) if choices else None)
     old_argv, old_path = sys.argv[:], sys.path[:]
     script_dir = os.getcwd() if module else os.path.dirname(os.path.abspath(script))
     rc = 0
@@ -196,6 +204,26 @@ def _dot_dir_problem(path: str) -> str | None:
     return None
 
 
+def _route_of_run(ns: argparse.Namespace) -> tuple[str, str | None]:
+    """``(route, None)`` for ``simcuda run``'s ``--route`` (or ``$SIMCUDA_ROUTE``), or ``("", why)`` when that
+    route is malformed or not available here, or ``$SIMCUDA_KERNEL_BOUNDS`` is malformed (with no
+    ``--kernel-bounds``): usage errors found before the script starts."""
+    from ._patch import route_of
+    try:
+        route = route_of(ns.route)
+        if route == "native":
+            from .faces import native
+            ok, why = native.available()
+            if not ok:
+                return "", f"the native route is not available here: {why}"
+        if ns.kernel_bounds is None:
+            from ._core.config import Options
+            Options()
+    except ValueError as e:
+        return "", str(e)
+    return route, None
+
+
 def _cmd_run(ns: argparse.Namespace) -> int:
     from . import _summary
     if ns.module is not None:
@@ -215,20 +243,12 @@ def _cmd_run(ns: argparse.Namespace) -> int:
     if ns.dot and (problem := _dot_dir_problem(ns.dot)) is not None:
         print(f"simcuda run: --dot {ns.dot}: {problem}", file=sys.stderr)
         return 2
-    from ._patch import route_of
-    try:
-        route = route_of(ns.route)
-        if route == "native":
-            from .faces import native
-            ok, why = native.available()
-            if not ok:
-                print(f"simcuda run: the native route is not available here: {why}", file=sys.stderr)
-                return 2
-    except ValueError as e:
-        print(f"simcuda run: {e}", file=sys.stderr)
+    route, problem = _route_of_run(ns)
+    if problem is not None:
+        print(f"simcuda run: {problem}", file=sys.stderr)
         return 2
     rc, drv = run_script(ns.script, ns.args, kernels=ns.kernels, per_thread=ns.per_thread, route=route,
-                         module=ns.module is not None, devices=ns.devices)
+                         module=ns.module is not None, devices=ns.devices, kernel_bounds=ns.kernel_bounds)
     sys.stdout.flush()
     err = sys.stderr
     if ns.explain:

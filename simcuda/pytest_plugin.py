@@ -14,7 +14,21 @@ Two ways in:
 
 Options (command line / ini setting in ``pytest.ini``, ``pyproject.toml``'s ``[tool.pytest.ini_options]``...):
 
-=============================  ====================  ===================================================
+=============================  ========================  ===============================================
+option                         ini                       meaning
+=============================  ========================  ===============================================
+``--simcuda``                  ``simcuda``               patch the whole session
+``--simcuda-route``            ``simcuda_route``         auto (default), native or python
+``--simcuda-devices N``        ``simcuda_devices``       number of simulated devices (default 1)
+``--simcuda-progression``      ``simcuda_progression``   immediate (default) or manual
+``--simcuda-kernels FILE``     ``simcuda_kernels``       files registering Python kernels
+``--simcuda-scope``            ``simcuda_scope``         driver lifetime: auto, test or session
+``--simcuda-kernel-bounds``    ``simcuda_kernel_bounds`` strict or gpu-like PTX bounds
+                                                         (``Options.kernel_bounds``; default
+                                                         ``$SIMCUDA_KERNEL_BOUNDS``, else strict)
+``--simcuda-real``             ``simcuda_real``          leave a working real GPU driver in place
+=============================  ========================  ===============================================
+
 simcuda is imported lazily, so installing it costs nothing in test sessions that do not use it.
 """
 from __future__ import annotations
@@ -32,6 +46,7 @@ OPTION = "--simcuda"
 _SCOPES = ("auto", "test", "session")
 _ROUTES = ("auto", "native", "python")
 _PROGRESSIONS = ("immediate", "manual")
+_BOUNDS = ("strict", "gpu-like")
 #: the report is kept here, and carried from pytest-xdist workers to the controller under this key
 _REPORT_KEY = "simcuda_report"
 
@@ -62,6 +77,9 @@ def pytest_addoption(parser: Any) -> None:
                 help="a file registering Python kernels with simcuda.kernel(); repeatable (ini: simcuda_kernels)")
     g.addoption("--simcuda-scope", choices=_SCOPES, default=None,
                 help="driver lifetime: auto (default), test or session (ini: simcuda_scope)")
+    g.addoption("--simcuda-kernel-bounds", choices=_BOUNDS, default=None,
+                help="bounds of PTX kernels' global accesses: strict (memcheck-like) or gpu-like (default: "
+                     "$SIMCUDA_KERNEL_BOUNDS, else strict; ini: simcuda_kernel_bounds)")
     g.addoption("--simcuda-real", action="store_true", default=None,
                 help="leave a working real GPU driver in place instead of patching (ini: simcuda_real)")
     parser.addini("simcuda", "patch the session with the simulated driver (as --simcuda)", type="bool", default=False)
@@ -70,6 +88,8 @@ def pytest_addoption(parser: Any) -> None:
     parser.addini("simcuda_progression", "immediate or manual (as --simcuda-progression)", default="immediate")
     parser.addini("simcuda_kernels", "files registering Python kernels, one per line", type="paths", default=[])
     parser.addini("simcuda_scope", "driver lifetime: auto, test or session (as --simcuda-scope)", default="auto")
+    parser.addini("simcuda_kernel_bounds", "strict or gpu-like (as --simcuda-kernel-bounds); empty: "
+                  "$SIMCUDA_KERNEL_BOUNDS, else strict", default="")
     parser.addini("simcuda_real", "leave a working real GPU driver in place", type="bool", default=False)
 
 
@@ -87,6 +107,15 @@ class _Session:
         kernels = _option(config, "--simcuda-kernels")
         self.kernels = [str(k) for k in (kernels if kernels is not None else config.getini("simcuda_kernels"))]
         self.real = bool(pick("--simcuda-real", "simcuda_real"))
+        self.kernel_bounds = str(pick("--simcuda-kernel-bounds", "simcuda_kernel_bounds") or "") or None
+        if self.kernel_bounds is not None and self.kernel_bounds not in _BOUNDS:
+            raise pytest.UsageError(f"simcuda kernel bounds must be one of {_BOUNDS}, not {self.kernel_bounds!r}")
+        try:
+            from simcuda._core.config import Options
+            if self.kernel_bounds is None:
+                Options()
+        except ValueError as e:  # a malformed SIMCUDA_KERNEL_BOUNDS
+            raise pytest.UsageError(f"simcuda: {e}") from None
         for value, allowed, what in ((self.route_asked, _ROUTES, "route"), (self.scope_asked, _SCOPES, "scope"),
                                      (self.progression, _PROGRESSIONS, "progression")):
             if value not in allowed:
@@ -128,8 +157,9 @@ class _Session:
         import simcuda
         from simcuda._summary import RecordingDriver
         n = self.devices if devices is None else devices
+        options = simcuda.Options(kernel_bounds=self.kernel_bounds) if self.kernel_bounds else None
         return RecordingDriver(devices=[simcuda.DeviceSpec() for _ in range(n)],
-                               progression=progression or self.progression)
+                               progression=progression or self.progression, options=options)
 
     def decide_scope(self) -> None:
         """Resolve ``auto`` once the test modules are imported (after collection)."""
@@ -173,12 +203,12 @@ def _positive_int(value: Any, what: str) -> int:
 
 def _empty_report() -> dict[str, Any]:
     return {"drivers": 0, "captures_begun": 0, "captures_ended": 0, "graphs": 0, "graph_launches": 0,
-            "kernel_launches": 0, "not_simulated": {}, "no_kernel": {}, "scopes": {}}
+            "kernel_launches": 0, "not_simulated": {}, "no_kernel": {}, "internal": {}, "scopes": {}}
 
 
 def _report_of(drv: Any) -> dict[str, Any]:
-    """What one driver saw: its counters, the calls it answered 801 (not simulated) and the kernels it ran with no
-    Python implementation."""
+    """What one driver saw: its counters, the calls it answered 801 (not simulated), the kernels it ran with no
+    Python implementation and the calls answered 999 for an internal error (a simcuda bug)."""
     from simcuda._summary import graph_records
     st = drv.stats
     rep = _empty_report()
@@ -188,6 +218,8 @@ def _report_of(drv: Any) -> dict[str, Any]:
     for rec in drv.error_log:
         if rec.code == 801:
             rep["not_simulated"][rec.call] = rep["not_simulated"].get(rec.call, 0) + 1
+        elif rec.internal:  # a 999 for an exception inside simcuda (the native route)
+            rep["internal"][rec.call] = rep["internal"].get(rec.call, 0) + 1
     return rep
 
 
@@ -307,7 +339,8 @@ def pytest_terminal_summary(terminalreporter: Any, config: Any) -> None:
     for key, title in (("not_simulated", "calls answered 801 (not simulated)"),
                        ("no_kernel",
                         "kernels that could not run (no Python twin, no PTX the engine runs; "
-                        "refused or recorded only)")):
+                        "refused or recorded only)"),
+                       ("internal", "internal errors (a simcuda bug: please report; each answered 999)")):
         if rep[key]:
             tr.write_line(f"{title}: " + ", ".join(f"{k} x{n}" for k, n in sorted(rep[key].items())))
 

@@ -219,3 +219,33 @@ def test_simcuda_real_without_a_gpu_still_patches(tmp_path):
     r = pytest_run(tmp_path, "--simcuda", "--simcuda-real", "--simcuda-route", "python")
     assert r.returncode == 0 and "5 passed" in r.stdout, r.stdout[-3000:] + r.stderr[-3000:]
     assert "route: python" in r.stdout and "not patched" not in r.stdout
+
+
+BOUNDS_SUITE = '''
+import simcuda
+
+def test_bounds():
+    assert simcuda.current_driver().options.kernel_bounds == EXPECT
+'''
+
+
+@pytest.mark.parametrize("how, args, ini, want", [
+    ("default", (), "", "strict"),
+    ("option", ("--simcuda-kernel-bounds", "gpu-like"), "", "gpu-like"),
+    ("ini", (), "simcuda_kernel_bounds = gpu-like\n", "gpu-like"),
+])
+def test_kernel_bounds_by_option_or_ini(tmp_path, how, args, ini, want):
+    """``--simcuda-kernel-bounds`` (or ``simcuda_kernel_bounds``) sets every test driver's Options.kernel_bounds
+    (spec 17); without either it is strict."""
+    (tmp_path / "test_b.py").write_text(BOUNDS_SUITE.replace("EXPECT", repr(want)))
+    (tmp_path / "pytest.ini").write_text("[pytest]\n" + ini)
+    r = pytest_run(tmp_path, "--simcuda", "--simcuda-route", "python", *args)
+    assert r.returncode == 0 and "1 passed" in r.stdout, (how, r.stdout[-2000:] + r.stderr[-2000:])
+
+
+def test_a_malformed_kernel_bounds_environment_is_a_usage_error(tmp_path, monkeypatch):
+    """SIMCUDA_KERNEL_BOUNDS outside its choices stops the run before collection, naming the variable."""
+    write_suite(tmp_path)
+    monkeypatch.setenv("SIMCUDA_KERNEL_BOUNDS", "loose")
+    r = pytest_run(tmp_path, "--simcuda", "--simcuda-route", "python")
+    assert r.returncode == 4 and "SIMCUDA_KERNEL_BOUNDS" in r.stderr, r.stdout[-1000:] + r.stderr[-1000:]

@@ -1,9 +1,21 @@
 """Configuration records of a simulated driver: the devices it has and the open choices of the spec."""
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import attrs
+
+#: the choices of ``Options.kernel_bounds`` (and of ``SIMCUDA_KERNEL_BOUNDS``, ``--kernel-bounds``,
+#: ``--simcuda-kernel-bounds``)
+KERNEL_BOUNDS = ("strict", "gpu-like")
+#: the environment variable that gives ``Options.kernel_bounds`` its default
+KERNEL_BOUNDS_ENV = "SIMCUDA_KERNEL_BOUNDS"
+
+
+def _kernel_bounds_default() -> str:
+    """``Options.kernel_bounds``'s default: ``$SIMCUDA_KERNEL_BOUNDS`` when set (not empty), else ``"strict"``."""
+    return os.environ.get(KERNEL_BOUNDS_ENV, "").strip().lower() or "strict"
 
 
 def _is_int(value: Any) -> bool:
@@ -179,13 +191,20 @@ class Options:
             kernel and the remedies; ``"record"``: it is recorded only, as before issue 17. Either way it is
             listed among the kernels that could not run. CUDA C source text handed to the loader (simcuda's
             own test double) is always recorded only.
+        kernel_bounds: how strictly a PTX kernel's global accesses are checked (spec 17; docs/kernels.md,
+            "Faults"). ``"strict"`` (the default) is memcheck-like [I]: any access outside every allocation, one
+            byte past its end included, faults: ``CUDA_ERROR_ILLEGAL_ADDRESS`` (700), sticky. ``"gpu-like"``:
+            what a GPU notices [I]: an access past an allocation's end but inside a 4 KiB page that holds an
+            allocation goes unnoticed (a store is dropped, a load reads 0); one outside such a page still
+            faults 700. The default is ``$SIMCUDA_KERNEL_BOUNDS`` when that is set (read when the ``Options``
+            is made), else ``"strict"``. Python twins (``@simcuda.kernel``) are not affected.
         launch_log_limit: how many :class:`LaunchRecord` the driver's :class:`LaunchLog` keeps: the most
             recent ``launch_log_limit`` (default 1,000,000); ``0`` keeps none (the log is off, only its
             count goes on); ``None`` keeps every record (memory grows with the work run). The log is the
             simulator's own; nothing in CUDA corresponds to it.
 
-    Errors: ``ValueError`` for a ``graph_launch_in_capture``, ``kernel_faults`` or ``unrunnable_kernels`` other than
-    their choices; ``TypeError`` for a
+    Errors: ``ValueError`` for a ``graph_launch_in_capture``, ``kernel_faults``, ``unrunnable_kernels`` or
+    ``kernel_bounds`` (``SIMCUDA_KERNEL_BOUNDS`` included) other than their choices; ``TypeError`` for a
     non-bool ``cig_end_any_thread`` or ``per_thread_default_stream`` (``None`` allowed); ``TypeError`` for a
     ``launch_log_limit`` that is neither ``None`` nor an ``int`` (a ``bool``
     included), ``ValueError`` for a negative one.
@@ -194,6 +213,7 @@ class Options:
     graph_launch_in_capture: str = "reject"
     kernel_faults: str = "sticky"
     unrunnable_kernels: str = "refuse"
+    kernel_bounds: str = attrs.field(factory=_kernel_bounds_default)
     cig_end_any_thread: bool = False
     per_thread_default_stream: Any = None
     launch_log_limit: int | None = attrs.field(default=DEFAULT_LAUNCH_LOG_LIMIT, validator=_check_launch_log_limit)
@@ -208,6 +228,9 @@ class Options:
         if self.unrunnable_kernels not in ("refuse", "record"):
             raise ValueError("Options.unrunnable_kernels must be 'refuse' or 'record', "
                              f"got {self.unrunnable_kernels!r}")
+        if self.kernel_bounds not in KERNEL_BOUNDS:
+            where = f" (from {KERNEL_BOUNDS_ENV})" if os.environ.get(KERNEL_BOUNDS_ENV) == self.kernel_bounds else ""
+            raise ValueError(f"Options.kernel_bounds must be 'strict' or 'gpu-like', got {self.kernel_bounds!r}{where}")
         if not isinstance(self.cig_end_any_thread, bool):
             raise TypeError(f"Options.cig_end_any_thread must be True or False, got {self.cig_end_any_thread!r}")
         if self.per_thread_default_stream not in (None, True, False) or _is_int(self.per_thread_default_stream):

@@ -194,12 +194,33 @@ class LaunchLog(Sequence[LaunchRecord]):
 
 @attrs.frozen
 class ErrorRecord:
-    """A failed core call: its name, code and why (for ``simcuda run --explain``)."""
+    """A failed core call: its name, code and why (for ``simcuda run --explain``); ``internal`` True for a call
+    answered ``CUDA_ERROR_UNKNOWN`` (999) because simcuda itself raised (a simulator bug, :func:`internal_why`)."""
 
     call: str
     code: int
     why: str
     thread: str
+    internal: bool = False
+
+
+#: the title under which ``simcuda run --explain`` and the pytest report list the internal errors
+INTERNAL_TITLE = "internal errors (a simcuda bug: please report)"
+
+
+def internal_why(exc: BaseException) -> str:
+    """The ``why`` of a call answered 999 because ``exc`` (neither a ``DriverError`` nor a kernel's own exception)
+    escaped simcuda: says it is a simulator bug, with the exception's type, message and where it was raised (the
+    innermost frame of its traceback: file, line, function)."""
+    where = ""
+    tb = exc.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    if tb is not None:
+        code = tb.tb_frame.f_code
+        where = f" at {code.co_filename}:{tb.tb_lineno} in {code.co_name}"
+    return (f"a simcuda bug (please report it): {type(exc).__module__}.{type(exc).__qualname__}: {exc}{where}; "
+            "the call answered CUDA_ERROR_UNKNOWN (999) and simcuda's state may be inconsistent")
 
 
 class Counters:

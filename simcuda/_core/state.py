@@ -30,7 +30,7 @@ from .config import DeviceSpec, Options
 from .errors import CUresult, DriverError
 from .graphs import graph_model as gr
 from .handles import Handles
-from .logs import Counters, ErrorRecord, LaunchLog
+from .logs import Counters, ErrorRecord, LaunchLog, internal_why
 from .memory.memory_model import MemorySpace
 from .modules.kernels import KernelLaunch
 from .modules.variables import ModuleVariables
@@ -268,6 +268,18 @@ class DriverState:
         t.last_error = e.detached()
         if len(self.error_log) < 100_000:
             self.error_log.append(ErrorRecord(call, int(e.code), e.why, t.name))
+
+    def record_internal_error(self, call: str, exc: BaseException) -> ErrorRecord:
+        """Record that ``call`` answered ``CUDA_ERROR_UNKNOWN`` (999) because ``exc`` escaped simcuda (a simulator
+        bug: the native route's adapters, which cannot raise through C, answer 999 for it): an
+        :attr:`error_log` record marked ``internal``, its why from :func:`~simcuda._core.logs.internal_why`
+        (``simcuda run --explain`` and the pytest report list it under ``INTERNAL_TITLE``). Takes no lock (the
+        exception may have left the driver's lock held by this thread; ``list.append`` is atomic) and is kept
+        even past the log's cap of 100,000 failures."""
+        import threading
+        rec = ErrorRecord(call, 999, internal_why(exc), threading.current_thread().name, internal=True)
+        self.error_log.append(rec)
+        return rec
 
     def _discard_graph(self, g: gr.Graph) -> None:
         """Mark ``g``, its nodes and every graph nested in them destroyed (iterative: any depth); their

@@ -46,6 +46,7 @@ from .linker import (
     read_data,
     read_options,
     wall_float,
+    with_max_registers,
 )
 from .module_model import parse_image, parse_ptx, ptx_of_image, read_image_file, remember_ptx
 
@@ -171,7 +172,9 @@ class Linking(DriverState):
         """cuLinkComplete: link the inputs into one image.
 
         Returns: ``(cubinOut, sizeOut)``: the address and size in bytes of the image, a buffer the link state
-        owns and keeps valid until ``cuLinkDestroy`` [D]; it holds simcuda's image of the linked PTX
+        owns and keeps valid until ``cuLinkDestroy`` [D]; it holds simcuda's image of the linked PTX (with
+        ``.maxnreg N`` in each kernel when the link was created with ``CU_JIT_MAX_REGISTERS`` N > 0, which
+        ``cuFuncGetAttribute(NUM_REGS)`` honours)
         (:func:`simcuda._core.modules.linker.image_of`), which ``cuModuleLoadData(Ex)``, ``cuLibraryLoadData`` and the
         other loaders read, its kernels running on the engine. Completing again makes another image [I]. The
         info log gets the inputs and kernels, the logs' sizes and the wall time go back into the caller's slots.
@@ -186,6 +189,7 @@ class Linking(DriverState):
                                   f"cuLinkComplete: {s.label()} has no inputs (cuLinkAddData/cuLinkAddFile first) "
                                   "[inferred code]")
             ptx = merge_ptx(s.inputs)
+            ptx = with_max_registers(ptx, s.options.max_registers())
         except DriverError as e:
             s.options.report(self.memory, None, f"error   : {e.why}", None)
             raise

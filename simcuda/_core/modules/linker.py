@@ -108,6 +108,10 @@ class JitOptions:
     slots: int = 0
     index: dict[int, int] = attrs.field(factory=dict)
 
+    def max_registers(self) -> int:
+        """The ``CU_JIT_MAX_REGISTERS`` value (an ``unsigned int``: registers per thread), 0 when not given."""
+        return _uint(self.values.get(MAX_REGISTERS, 0))
+
     def report(self, mem: Any, info: str | None, error: str | None, wall_ms: float | None) -> None:
         """Fill the log buffers (``info``, ``error``: the texts; None leaves that buffer as it is) and write the
         outputs back into the caller's slots: the bytes each log holds (its NUL included) [I: the driver says
@@ -214,6 +218,19 @@ _FILE = re.compile(r"(?m)^[ \t]*\.file\b[^\n]*\n?")
 _COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
 _FUNC_NAME = re.compile(r"\.(?:func|entry)\s*(?:\([^)]*\))?\s*([A-Za-z_$%][\w$]*)")
 _VAR_NAME = re.compile(r"([A-Za-z_$%][\w$]*)\s*(?:\[[^\]]*\])*\s*(?:=|;|$)")
+
+
+_ENTRY_HEAD = re.compile(r"(\.entry\s+[A-Za-z_$%][\w$]*\s*(?:\([^)]*\))?)")
+
+
+def with_max_registers(ptx: str, limit: int) -> str:
+    """``ptx`` with ``.maxnreg limit`` after each ``.entry``'s parameter list: how the linker hands a link's
+    ``CU_JIT_MAX_REGISTERS`` (a register budget per thread [D CUjit_option]) to the kernels it made, where
+    ``cuFuncGetAttribute(NUM_REGS)`` reads it (:func:`simcuda._core.modules.launch.max_registers`; a ``.maxnreg``
+    of the kernel's own stays, the smaller wins) [I]. ``limit`` 0 (or less) sets no budget: ``ptx`` unchanged."""
+    if limit <= 0:
+        return ptx
+    return _ENTRY_HEAD.sub(lambda m: f"{m.group(1)}\n.maxnreg {limit}", ptx)
 
 
 def ptx_version(text: str) -> tuple[int, int] | None:

@@ -51,7 +51,7 @@ class DriverMemory:
     graph and VMM memory, and pinned/registered host memory at its host address (the regions
     :meth:`simcuda._core.memory.memory_model.MemorySpace.kernel_view` accepts), each a numpy ``uint8`` view over the
     backing store, not a copy, made once per region for the launch this object serves (one per launch). Strict bounds
-    (memcheck-like) by default [I]."""
+    (memcheck-like) by default [I]; ``gpu_like=True`` (``Options.kernel_bounds="gpu-like"``) for GPU-like ones."""
 
     def __init__(self, space: Any, gpu_like: bool = False) -> None:
         self._space = space
@@ -82,7 +82,9 @@ class DriverMemory:
         return found
 
     def gpu_like(self) -> bool:
-        """False: an access past an allocation faults even inside a mapped page [I] (issue 17 part 3)."""
+        """False (``Options.kernel_bounds="strict"``, the default): an access past an allocation faults even
+        inside a mapped page [I]; True (``"gpu-like"``): one inside a page that holds an allocation goes
+        unnoticed, as on a GPU (spec 17, issue 17 part 3)."""
         return self._gpu_like
 
 
@@ -509,7 +511,7 @@ def run_ptx(driver: Any, p: Any, unlocked: Any, suspend: bool = False) -> tuple[
         params = p.packed = pack_params(p.name, info, p.args)
     ctx = _launch_context(driver, p)
     variables = driver.module_variable_addresses(module, ctx, eng.variables) if eng.variables else {}
-    memory = DriverMemory(driver.memory)
+    memory = DriverMemory(driver.memory, gpu_like=driver.options.kernel_bounds == "gpu-like")
     workspace = _grid_workspace(driver, ctx) if p.cooperative else None
     # an ordinary launch passes a NULL workspace (grid.sync traps there, P-71), not none: with no envreg the
     # engine would give one of its own

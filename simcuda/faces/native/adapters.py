@@ -32,7 +32,8 @@ through the out-pointers and returns the ``CUresult``.
   ``cuGetProcAddress_v2``) when ``CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM`` is set; those adapters read a
   NULL ``CUstream`` as ``CU_STREAM_PER_THREAD`` (0x2), as the ``_ptsz``/``_ptds`` entries of the real driver do.
 * **Errors.** A core ``DriverError`` returns its code. Anything else is a simulator bug: the traceback goes to
-  stderr and the adapter returns 999 (CUDA_ERROR_UNKNOWN), never 0 (NATIVE.md: a ctypes callback that raises
+  stderr, the driver's ``error_log`` records it as an internal error (``simcuda run --explain``, the pytest
+  report), and the adapter returns 999 (CUDA_ERROR_UNKNOWN), never 0 (NATIVE.md: a ctypes callback that raises
   would otherwise return success).
 * **Lifetime.** The driver keeps the arrays it hands out (capture-info dependency lists) until the next call
   that changes them; :data:`_KEPT` holds them per (thread, entry), so a pointer the binding reads stays valid.
@@ -62,6 +63,7 @@ from . import structs as _structs
 from ._shared import CU_STREAM_PER_THREAD
 from ._shared import KEPT as _KEPT
 from ._shared import drv as _drv
+from ._shared import record_bug as _record_bug
 from ._shared import stream as _stream
 
 UNKNOWN = 999
@@ -81,7 +83,10 @@ def _bug(name: str) -> int:
     raised (the core marks it) is the kernel's fault: its traceback on stderr and CUDA_ERROR_LAUNCH_FAILED
     (719), as a kernel that faults on a GPU [I: the Python faces let the exception itself through, which a C
     caller cannot receive]; Ctrl-C inside it is handed back to the main thread (``_thread.interrupt_main``),
-    so it still stops the program. Anything else is a simulator bug: reported as one, and 999 (UNKNOWN)."""
+    so it still stops the program. Anything else is a simulator bug: its traceback on stderr, a record in the
+    current driver's ``error_log`` marked ``internal`` (its why the exception's type, message and where,
+    :func:`simcuda._core.logs.internal_why`; ``simcuda run --explain`` and the pytest report list it), and 999
+    (UNKNOWN)."""
     import _thread
     e = sys.exc_info()[1]
     kernel = getattr(e, "__simcuda_kernel__", None)
@@ -93,8 +98,11 @@ def _bug(name: str) -> int:
               "CUDA_ERROR_LAUNCH_FAILED on the native route):", file=sys.stderr)
         traceback.print_exc()
         return LAUNCH_FAILED
-    print(f"simcuda: internal error in the native adapter of {name}:", file=sys.stderr)
+    print(f"simcuda: internal error in the native adapter of {name} (a simcuda bug: please report; the call "
+          "answers CUDA_ERROR_UNKNOWN, and the driver's error_log records it):", file=sys.stderr)
     traceback.print_exc()
+    if e is not None:
+        _record_bug(name, e)
     return UNKNOWN
 
 

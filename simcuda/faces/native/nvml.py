@@ -118,8 +118,14 @@ def _guarded(name: str, fn: Callable[..., int]) -> Callable[..., int]:
         except BaseException:  # a simulator bug: loud, and never NVML_SUCCESS
             import sys
             import traceback
-            print(f"simcuda: internal error in the NVML answer of {name}:", file=sys.stderr)
+
+            from ._shared import record_bug
+            print(f"simcuda: internal error in the NVML answer of {name} (a simcuda bug: please report):",
+                  file=sys.stderr)
             traceback.print_exc()
+            exc = sys.exc_info()[1]
+            if exc is not None:
+                record_bug(name, exc)
             return 999  # NVML_ERROR_UNKNOWN
     return answer
 
