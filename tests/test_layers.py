@@ -41,7 +41,7 @@ ALLOWED: dict[tuple[str, str], str] = {
         "goes when the clock is the scheduler's own public state",
     ("simcuda/_core/work.py", "self._host._process_fault"):
         "the Scheduler records a 700/719 kernel fault for the whole process (P-9), which context creation reads "
-        "(entries/context.py); goes with the clock, into the scheduler's public state",
+        "(contexts/context_entries.py); goes with the clock, into the scheduler's public state",
     ("simcuda/_core/work.py", "self._host._uo_due"):
         "the Scheduler takes the user objects whose destructors are due, which the exec and user-object entries "
         "append to; goes with the clock, into the scheduler's public state",

@@ -12,11 +12,11 @@ Where things are (a newcomer finds each by name):
   (:class:`simcuda._core.modules.variables.ModuleVariables`), ``scheduler`` (:class:`simcuda._core.work.Scheduler`: how
   eager work runs, at once, queued, after user code or behind an in-flight kernel, and how user code runs outside the
   lock); docs/architecture.md lists them, generated from the code;
-* :mod:`simcuda._core.entries`: the entry points by concept: ``context`` (init, devices, contexts),
-  ``stream`` (streams and capture control), ``cig``, ``event``, ``memory``, ``pools`` (stream-ordered
-  allocation, memory pools, graph memory), ``module`` (modules, functions, launches), ``graph`` (graphs
-  and nodes), ``exec`` (instantiate, launch, update), ``userobj`` (user objects and the references graphs,
-  execs and launches hold), ``link`` (the JIT linker, ``cuLink*``);
+* the entry points by concept, one folder each with the concept's model and rows: :mod:`simcuda._core.contexts`
+  (init, devices, contexts), :mod:`simcuda._core.streams` (streams and capture control), :mod:`simcuda._core.events`,
+  :mod:`simcuda._core.capture` (the rule engine and CIG), :mod:`simcuda._core.memory` (memory, stream-ordered
+  allocation and pools, VMM, peers, batch copies), :mod:`simcuda._core.modules` (modules, functions, launches, the
+  JIT linker), :mod:`simcuda._core.graphs` (graphs and nodes, exec: instantiate, launch, update; user objects);
 * an entry group that calls another group's entries names it as its base (``Execs(Graphs)``,
   ``Graphs(Conditionals)``, ``Peers(Memory)``); helpers two groups share are functions of the module owning the
   concept (:mod:`simcuda._core.graphs.graph_build` for adding nodes), never a sibling's private method

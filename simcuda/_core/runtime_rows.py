@@ -64,7 +64,7 @@ The device's current memory pool (a ``cudaMemPool_t``)."""),
 Make ``memPool`` the device's current pool."""),
     Runtime("cudaMemPoolGetAttribute", "cuMemPoolGetAttribute", "(...)"),
     Runtime("cudaMemPoolSetAttribute", "cuMemPoolSetAttribute", "(...)"),
-    # memory pools and graph memory (entries/pools.py; issue 10)
+    # memory pools and graph memory (memory/pool_entries.py; issue 10)
     Runtime("cudaMemPoolCreate", "cuMemPoolCreate", "(...)"),
     Runtime("cudaMemPoolDestroy", "cuMemPoolDestroy", needs="init", doc="""
 Destroy a pool made by :func:`cudaMemPoolCreate` (a default pool cannot be destroyed)."""),

@@ -11,9 +11,9 @@ spec section 3 that turn a handle into a live object or raise the code the real 
 (:class:`~simcuda._core.work.Scheduler`: the work queue, user code outside the lock, in-flight kernels).
 The stream resolver (:meth:`DriverState._stream`) stays here: it needs the threads, the handles and the
 per-thread default-stream mode; a context makes its NULL streams (``Context.legacy_stream``,
-``Context.per_thread_stream``) and the handle table hands out stream ids. The per-concept entry modules in
-:mod:`simcuda._core.entries` build on it and reach the services through them; :class:`simcuda._core.facade.Driver`
-puts them together.
+``Context.per_thread_stream``) and the handle table hands out stream ids. The per-concept entry modules
+(``*_entries.py`` in the concept folders of :mod:`simcuda._core`) build on it and reach the services through them;
+:class:`simcuda._core.facade.Driver` puts them together.
 """
 from __future__ import annotations
 
@@ -194,7 +194,7 @@ class DriverState:
         #: the handle table (handle -> the object it names), typed read-only: what the native route's launch
         #: path reads beside the core's resolvers
         self.objects: Mapping[int, Any] = self.handles.objects
-        # read-only aliases of the services' methods for the launch path (entries/module.py, work.py) and the
+        # read-only aliases of the services' methods for the launch path (modules/module_entries.py, work.py) and the
         # native adapters, written against these names by other work in progress: bound here, so the hot
         # paths pay no extra frame; new code calls the services
         self._objs: Mapping[int, Any] = self.handles.table

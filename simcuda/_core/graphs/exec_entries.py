@@ -241,7 +241,7 @@ class Execs(Graphs):
                                                                       f"through node {c.node.local_id}") from None
         x = ge.GraphExec(0, g, flags, body, self.handles.next_graph_id())
         x.handle = self.handles.add(x)
-        x.user_refs = gu.graph_user_refs(g) or None  # the exec's own copy (entries/userobj.py)
+        x.user_refs = gu.graph_user_refs(g) or None  # the exec's own copy (graphs/userobj_entries.py)
         g.live_execs += 1
         return x
 
@@ -279,7 +279,7 @@ class Execs(Graphs):
         exec while a host node or Python kernel of its replay runs) run to completion with the body they
         started with, as NVIDIA frees an exec in flight when it finishes; the handle is refused at once.
         Graph allocations the exec left unfreed stay allocated. The exec's user-object references go now; a
-        pending or running launch keeps its own until it completes (entries/userobj.py).
+        pending or running launch keeps its own until it completes (graphs/userobj_entries.py).
         """
         x = self.handles.exec(hexec)
         cap.check_unsafe(self, self.threads.current(), "cuGraphExecDestroy")

@@ -164,7 +164,7 @@ class Graphs(Conditionals):
             return h, dptr
         if ntype == gr.MEM_FREE:
             return self.graph_add_mem_free_node(hgraph, deps, spec, eds), None
-        if ntype == gr.CONDITIONAL:  # conditional nodes (topic: conditional; entries/conditional.py)
+        if ntype == gr.CONDITIONAL:  # conditional nodes (topic: conditional; graphs/conditional_entries.py)
             return self.graph_add_conditional_node(hgraph, deps, spec["handle"], spec["type"], spec["size"],
                                                    spec["ctx"], eds)
         return self.graph_add_batch_mem_op_node(hgraph, deps, spec["ops"], spec["flags"], spec["ctx"], eds), None

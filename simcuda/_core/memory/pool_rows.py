@@ -1,4 +1,4 @@
-"""The entry table's rows of stream-ordered memory, memory pools and graph memory (entries/pools.py).
+"""The entry table's rows of stream-ordered memory, memory pools and graph memory (memory/pool_entries.py).
 
 Each tuple is one run of :data:`simcuda._core.api.ROWS`, which concatenates the runs of every
 ``*_rows`` module in the tuple face's order; the forms of a row are described in :mod:`simcuda._core.rows`.
@@ -9,7 +9,7 @@ from ..rows import Api
 
 #: stream-ordered memory, memory pools and graph memory
 POOLS: tuple[Api, ...] = (
-    # -- stream-ordered memory, memory pools and graph memory (entries/pools.py; issue 10) ----------------
+    # -- stream-ordered memory, memory pools and graph memory (memory/pool_entries.py; issue 10) ----------------
     Api("cuMemAllocAsync", "mem_alloc_async(bytesize, hStream) -> dptr",
         """Stream-ordered allocation from the current pool of the stream's device; during capture a MEM_ALLOC node
 with a fixed graph-owned address (spec 3.8), graph memory rather than the pool's.

@@ -99,7 +99,8 @@ memcpy_batch_args, memcpy3d_batch_ops = _B.memcpy_batch_args, _B.memcpy3d_batch_
 
 
 def _conversion_plan(name: str) -> _Plan:
-    """The tuple face's :func:`simcuda.faces.bindings._build.conversion_plan` of ``name`` (its tables, its classes)."""
+    """The tuple face's :func:`simcuda.faces.bindings._executor.conversion_plan` of ``name`` (its tables, its
+    classes)."""
     return _B.conversion_plan(name, _OUTPUTS, _PARAMS, globals(), _struct_arg)
 
 

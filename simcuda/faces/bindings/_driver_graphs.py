@@ -508,7 +508,7 @@ def cuWaitExternalSemaphoresAsync(extSemArray: Any, paramsArray: Any, numExtSems
 
 
 def _pad_nodes(handles: list[int], n: int, mk: Any = None) -> list[Any]:
-    """``n`` ``CUgraphNode`` wrappers (:func:`simcuda.faces.bindings._build.pad_nodes`)."""
+    """``n`` ``CUgraphNode`` wrappers (:func:`simcuda.faces.bindings._executor.pad_nodes`)."""
     return _B.pad_nodes(handles, n, mk or _mk_node)
 
 

@@ -289,7 +289,7 @@ def cuMemPoolSetAttribute(pool: Any, attr: Any, value: Any) -> _Result:
     return _OK
 
 
-# -- memory pools and graph memory (entries/pools.py; issue 10) ----------------------------------------
+# -- memory pools and graph memory (memory/pool_entries.py; issue 10) ----------------------------------------
 def _pool_props(d: Any, props: Any) -> dict[str, Any]:
     """The core arguments of a ``CUmemPoolProps`` (NULL is the driver's INVALID_VALUE)."""
     _struct_arg(props, "CUmemPoolProps", "poolProps")

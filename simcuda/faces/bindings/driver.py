@@ -216,14 +216,14 @@ assert _CUstream.__int__ is _T.Wrapper.__int__ and _CUfunction.__int__ is _T.Wra
 
 # =========================================================================== entries built from the table
 _ENUM_CNAME = {"CUresult": "cudaError_enum"}  # the C enum behind a wrapper enum, where it is not "<name>_enum"
-#: what the executor (:func:`simcuda.faces.bindings._build.build`) needs to know of this face
+#: what the executor (:func:`simcuda.faces.bindings._executor.build`) needs to know of this face
 _FACE = _B.FaceSpec(__name__, globals(), _OUTPUTS, _PARAMS, lambda t: _ENUM_CNAME.get(t, t + "_enum"), _SUCCESS, _drv,
                     node_array=_deps_for)
 
 
 def _build(name: str) -> _Callable[..., _Result]:
     """The tuple-face function of a table row with a complete shape (:mod:`simcuda._core.api`), built by the
-    faces' one executor (:func:`simcuda.faces.bindings._build.build`) and checked in the real wrapper's order
+    faces' one executor (:func:`simcuda.faces.bindings._executor.build`) and checked in the real wrapper's order
     (:func:`_face`)."""
     return _face(_B.build(_FACE, name, _API[name].call))
 

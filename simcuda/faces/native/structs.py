@@ -862,7 +862,7 @@ KINDS.update({
 })
 
 
-# -- memory pools and graph memory (entries/pools.py; issue 10) --------------------------------------------
+# -- memory pools and graph memory (memory/pool_entries.py; issue 10) --------------------------------------------
 def mem_pool_create(entry: Entry, ptds: bool) -> Body:
     """cuMemPoolCreate ``(CUmemoryPool *pool, const CUmemPoolProps *poolProps)``: the props' allocation type,
     handle types, location (with its ``localized`` pair), maximum size and usage, as the faces read them."""

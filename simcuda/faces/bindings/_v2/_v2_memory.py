@@ -117,7 +117,7 @@ def mem_pool_set_attribute(pool: Any, attr: Any, value: Any) -> None:
     _drv().mem_pool_set_attribute(pool, attr, v)
 
 
-# -- graph memory (entries/pools.py; issue 10) ----------------------------------------------------------
+# -- graph memory (memory/pool_entries.py; issue 10) ----------------------------------------------------------
 def _check_graph_mem_attr(attr: int) -> None:
     if not 0 <= attr <= 3:  # the CUgraphMem_attribute values
         raise TypeError(f"Unsupported graph memory attribute: {attr}")
