@@ -26,7 +26,10 @@ FACES = {"driver": "simcuda.faces.bindings.driver", "_v2": "simcuda.faces.bindin
 PARTS = {"driver": tuple(f"simcuda.faces.bindings._driver_{m}" for m in ("face", "contexts", "memory", "modules",
                                                                     "node_params", "graphs")),
          "_v2": tuple(f"simcuda.faces.bindings._v2._v2_{m}" for m in ("face", "contexts", "memory", "modules",
-                                                                      "graphs"))}
+                                                                      "graphs")),
+         # the runtime face's hand-written functions are written in these two and copied into each load of
+         # runtime.py (simcuda.faces.bindings._runtime_shared.install)
+         "runtime": tuple(f"simcuda.faces.bindings._runtime_{m}" for m in ("memory", "graphs"))}
 
 
 def hand_written(mod: object, parts: tuple[str, ...] = ()) -> set[str]:
