@@ -340,7 +340,7 @@ del _part
 
 
 # =========================================================================== entries built from the table
-#: what the executor (:func:`simcuda.faces.bindings._build.build`) needs to know of this face
+#: what the executor (:func:`simcuda.faces.bindings._executor.build`) needs to know of this face
 _FACE = _B.FaceSpec(__name__, globals(), _OUTPUTS, _PARAMS, lambda t: "enum " + t, _SUCCESS, _drv,
                     handle_types=(_T.Wrapper, _NvHandle), node_array=_deps, docs_by_position=True)
 
