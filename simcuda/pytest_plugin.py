@@ -414,7 +414,9 @@ def _simcuda_session_driver(request: Any) -> Iterator[None]:
 
 
 def pytest_collection_modifyitems(items: list[Any]) -> None:
-    """Give every test marked ``simcuda`` the ``patched_cuda`` fixture."""
+    """Give every test marked ``simcuda`` the ``patched_cuda`` fixture, first among its fixtures: the marker's
+    driver is in place before the test's own fixtures set it up (a fixture that calls ``cuInit`` and makes a
+    context acts on the driver the test then sees)."""
     for item in items:
         if item.get_closest_marker(MARKER) is not None and "patched_cuda" not in getattr(item, "fixturenames", ()):
-            item.fixturenames.append("patched_cuda")
+            item.fixturenames.insert(0, "patched_cuda")

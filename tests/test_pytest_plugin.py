@@ -86,6 +86,20 @@ def sample(tmp_path, name):
     return dst
 
 
+def test_the_marker_driver_is_in_place_before_the_tests_own_fixtures(tmp_path):
+    """A marked test's own fixture that initialises the driver and makes a context acts on the marker's driver: the
+    test sees that context current and the marker's device count (not a fresh, uninitialised driver)."""
+    (tmp_path / "test_fx.py").write_text(
+        "import pytest\nimport simcuda\nfrom simcuda.faces.bindings import driver as cu\n\n"
+        "@pytest.fixture\ndef ctx():\n    assert cu.cuInit(0) == (cu.CUresult.CUDA_SUCCESS,)\n"
+        "    return cu.cuCtxCreate(None, 0, 0)[1]\n\n"
+        "@pytest.mark.simcuda(devices=2)\ndef test_uses_ctx(ctx):\n"
+        "    assert cu.cuCtxGetCurrent() == (cu.CUresult.CUDA_SUCCESS, ctx)\n"
+        "    assert cu.cuDeviceGetCount() == (cu.CUresult.CUDA_SUCCESS, 2)\n")
+    r = pytest_run(tmp_path, "test_fx.py")
+    assert r.returncode == 0 and "1 passed" in r.stdout, r.stdout + r.stderr
+
+
 @pytest.mark.parametrize("route", ["python", "native"])
 def test_an_unchanged_bindings_suite_passes_with_only_the_option(tmp_path, route):
     """The sample project imports cuda.bindings at module top level (library and conftest): ``pytest --simcuda``
