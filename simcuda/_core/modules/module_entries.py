@@ -15,7 +15,7 @@ from ..state import DriverState, entry
 from . import launch, param_types
 from .arg_bits import BF16, F16, NaNBits
 from .kernels import DECLARED
-from .module_model import merge_param_types, parse_image, ptx_of_image, struct_format
+from .module_model import merge_param_types, parse_image, ptx_of_image, struct_format, with_ptx_types
 
 #: the ctypes type that reads one kernel argument of a ``struct`` format (:func:`struct_format`)
 _C_READER: dict[str, Any] = {"b": ctypes.c_byte, "B": ctypes.c_ubyte, "?": ctypes.c_bool, "h": ctypes.c_short,
@@ -165,9 +165,12 @@ class Modules(DriverState):
             image = hostmem.read_image(self.memory, image, f"{call} image") if image else b""
         entries, source = parse_image(image)
         cap.check_unsafe(self, t, call)
+        ptx = ptx_of_image(image, source)
+        if ptx is not None and source is None:  # a CUBIN whose PTX is known: its parameters typed by it
+            entries = with_ptx_types(entries, ptx)
         m = Module(0, ctx, entries, source)
         m.is_library = library
-        m.ptx = ptx_of_image(image, source)
+        m.ptx = ptx
         m.handle = self._handle(m)
         self.variables.loaded(m, image)
         return m.handle

@@ -207,6 +207,30 @@ def merge_param_types(sized: list[str], declared: list[str] | None) -> list[str]
     return out
 
 
+_SIZES_ONLY = frozenset(_SIZED.values())
+
+
+def with_ptx_types(entries: dict[str, list[str]], ptx: str) -> dict[str, list[str]]:
+    """``entries`` of a binary image (a CUBIN or fatbin, :func:`parse_image`) typed by the image's known PTX
+    (:func:`ptx_of_image`): a parameter the image knows by its size only (an unsigned integer of that size, or
+    ``char[N]``) takes the PTX's type of the same size (``.f32`` a ``float``, ``.s32`` an ``int``), so a Python
+    twin reads the values its kernel's PTX reads on every route (docs/kernels.md); a type declared beyond the
+    sizes (:func:`remember_param_types`) stays. An entry with no types takes the PTX's. Done once per load."""
+    typed = parse_ptx(ptx)
+    out: dict[str, list[str]] = {}
+    for name, sized in entries.items():
+        known = typed.get(name)
+        if known is None or (sized and len(known) != len(sized)):
+            out[name] = sized
+        elif not sized:
+            out[name] = known
+        else:
+            out[name] = [k if (s in _SIZES_ONLY or s.startswith("char["))
+                         and param_types.size_of(k) == param_types.size_of(s) else s
+                         for s, k in zip(sized, known)]
+    return out
+
+
 def _with_remembered(data: bytes, entries: dict[str, list[str]]) -> dict[str, list[str]]:
     with _REMEMBERED_LOCK:
         known = _REMEMBERED.get(hashlib.sha256(data).digest())
