@@ -120,10 +120,15 @@ def test_the_c_entries_fill_the_logs_write_back_the_slots_and_keep_the_image_unt
 
 
 def test_nvidias_wrapper_and_cuda_core_link_through_the_driver():
-    """NVIDIA's Python wrapper fills a bytearray log; cuda.core's Linker (driver backend: nvJitLink is absent)
-    links PTX, reads the info log and loads the kernel."""
+    """NVIDIA's Python wrapper fills a bytearray log; cuda.core's Linker links PTX, reads the info log and loads the
+    kernel, through the simulated driver's cuLink* when nvJitLink is absent and through NVIDIA's nvJitLink (and the
+    simulator's shim) when it is installed, as cuda.core chooses."""
     out = run(WRAPPERS)
     assert (out["create"], out["add"], out["complete"], out["destroy"]) == (0, 0, 0, 0)
     assert "w.ptx" in out["info_log"]
-    assert "driver" in out["backend"].lower()
-    assert "core.ptx" in out["core_info"] and out["core_kernel"]
+    from simcuda.faces.native import compilers
+    expected = "nvjitlink" if compilers.real_path("nvJitLink") is not None else "driver"
+    assert expected in out["backend"].lower()
+    assert out["core_kernel"]
+    if expected == "driver":  # the simulated linker's info log names its inputs (NVIDIA's nvJitLink writes none here)
+        assert "core.ptx" in out["core_info"]

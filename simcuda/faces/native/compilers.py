@@ -239,16 +239,31 @@ def _ptx_of_link(handle: int) -> str | None:
     if link is None:
         return None
     if link.lto():
-        return _relink_for_ptx(link)
+        return _register_limit(link, _relink_for_ptx(link))
     texts = [ptx.decode("utf-8", "replace").rstrip("\0") for _k, _d, ptx in link.inputs if ptx]
     if not texts:
         return None
     from ..._core.errors import DriverError
     from ..._core.modules.linker import LinkInput, merge_ptx
     try:  # several modules merged as the simulated cuLink* merges them (one header, resolved .extern)
-        return merge_ptx([LinkInput(1, f"nvJitLink input {i}", t) for i, t in enumerate(texts)])
+        return _register_limit(link, merge_ptx([LinkInput(1, f"nvJitLink input {i}", t) for i, t in enumerate(texts)]))
     except DriverError:  # a symbol defined twice: nvJitLink linked it, the text merge cannot; PTX unknown
         return None
+
+
+def _register_limit(link: _Link, ptx: str | None) -> str | None:
+    """``ptx`` with the link's ``-maxrregcount=N`` (nvJitLink's register budget per thread; numba's
+    ``max_registers``) written into each kernel as ``.maxnreg N``, as the simulated ``cuLinkComplete`` does with
+    ``CU_JIT_MAX_REGISTERS`` (:func:`simcuda._core.modules.linker.with_max_registers`), so that
+    ``cuFuncGetAttribute(NUM_REGS)`` honours it on both link routes [I]."""
+    import contextlib
+
+    from ..._core.modules.linker import with_max_registers
+    for o in link.options:
+        if ptx and o.startswith("-maxrregcount="):
+            with contextlib.suppress(ValueError):  # not a number: nvJitLink refuses the option itself
+                ptx = with_max_registers(ptx, int(o.split("=", 1)[1]))
+    return ptx
 
 
 def _relink_for_ptx(link: _Link) -> str | None:
