@@ -191,7 +191,8 @@ class PtxModule:
     ``.const`` variables: name -> (space, size, initial bytes)), ``target``.
 
     ``KernelInfo.num_regs`` [I]: the number of non-predicate ``.reg`` registers the kernel declares (after inlining
-    its ``.func`` calls), at least 16 and capped at 255 (the sm_80 per-thread limit). ``static_shared``: the
+    its ``.func`` calls), at least 16 and capped at 255 (the sm_80 per-thread limit) and at the kernel's ``.maxnreg``
+    (a real JIT allocates at most that many). ``static_shared``: the
     declared ``.shared`` variables of the kernel and the module, aligned; ``local``: the declared ``.local``
     variables; ``const``: the module's ``.const`` bytes.
     """
@@ -318,7 +319,7 @@ class PtxModule:
         const = sum(v.size for v in self.parsed.variables if v.space == "const")
         mt = f.maxntid or f.reqntid
         return KernelInfo(f.name, tuple(params), off, mt[0] * mt[1] * mt[2] if mt else None, f.reqntid, f.maxntid,
-                          shared, local, const, min(255, max(16, len([r for r in fl.regs if fl.regs[r] != "pred"]))),
+                          shared, local, const, _num_regs(fl, f.maxnreg),
                           f.line, f.reqnctapercluster, f.explicitcluster, f.maxclusterrank)
 
     def launch(self, kernel: str, grid: tuple[int, int, int], block: tuple[int, int, int], dynamic_shared: int,
@@ -487,6 +488,13 @@ class RunningLaunch:
 #: opcodes whose effect can outlive the kernel or stop it: stores, atomics, calls (printf, assert, malloc),
 #: trap, and loads from memory other than the kernel's parameters (a load can fault); refused forms count too
 _EFFECTS = frozenset({"st", "atom", "red", "call", "trap", "brkpt", "cp", "prefetch", "prefetchu", "ld", "ldu"})
+
+
+def _num_regs(f: Func, maxnreg: int | None) -> int:
+    """The register count of the flattened kernel ``f`` (:class:`PtxModule`'s ``num_regs`` [I]), at most ``maxnreg``
+    when the kernel declares one (a positive ``.maxnreg``)."""
+    n = min(255, max(16, len([r for r in f.regs if f.regs[r] != "pred"])))
+    return min(n, maxnreg) if maxnreg is not None and maxnreg > 0 else n
 
 
 def has_effects(f: Func) -> bool:

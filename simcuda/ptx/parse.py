@@ -65,6 +65,9 @@ class Func:
     reqnctapercluster: tuple[int, int, int] | None = None
     explicitcluster: bool = False
     maxclusterrank: int | None = None
+    #: ``.maxnreg`` (PTX ISA, "Performance-Tuning Directives"): the most registers per thread, or None; the
+    #: smallest when given more than once (a link's register budget arrives as one, simcuda._core.modules.linker)
+    maxnreg: int | None = None
     line: int = 0
     decl_only: bool = False
 
@@ -367,8 +370,8 @@ def _parse_header(s: str, line: int) -> Func:
 
 #: the performance-tuning and cluster directives of an ``.entry`` (PTX ISA, "Performance-Tuning Directives",
 #: "Cluster Dimension Directives"): those the simulator reads (:func:`_directives`) and those it parses and
-#: ignores, harmless on a CPU (``.minnctapersm``, ``.maxnctapersm``: occupancy hints; ``.maxnreg``: a register
-#: budget; ``.noreturn``, ``.pragma``)
+#: ignores, harmless on a CPU (``.minnctapersm``, ``.maxnctapersm``: occupancy hints; ``.noreturn``,
+#: ``.pragma``)
 _DIRECTIVES = frozenset({".maxntid", ".reqntid", ".minnctapersm", ".maxnctapersm", ".maxnreg", ".noreturn",
                          ".maxclusterrank", ".reqnctapercluster", ".explicitcluster", ".pragma"})
 _DIRECTIVE = re.compile(r"(\.[a-z]+)\b\s*((?:\d+\s*,?\s*)*)")
@@ -377,7 +380,8 @@ _DIRECTIVE = re.compile(r"(\.[a-z]+)\b\s*((?:\d+\s*,?\s*)*)")
 def _directives(f: Func, text: str) -> None:
     """Read the directives in ``text`` (the tail of an ``.entry`` line, or a line of its own, several in a row
     allowed) into ``f``: ``.maxntid``/``.reqntid``/``.reqnctapercluster`` as 3 dimensions (missing ones 1),
-    ``.maxclusterrank`` as a count, ``.explicitcluster`` as a flag; the rest of :data:`_DIRECTIVES` ignored."""
+    ``.maxclusterrank`` and ``.maxnreg`` (the smallest) as counts, ``.explicitcluster`` as a flag; the rest of
+    :data:`_DIRECTIVES` ignored."""
     for name, nums_text in _DIRECTIVE.findall(text):
         if name not in _DIRECTIVES:
             continue
@@ -390,6 +394,8 @@ def _directives(f: Func, text: str) -> None:
             f.reqnctapercluster = (nums[0], nums[1], nums[2])
         elif name == ".maxclusterrank":
             f.maxclusterrank = nums[0]
+        elif name == ".maxnreg":
+            f.maxnreg = nums[0] if f.maxnreg is None else min(f.maxnreg, nums[0])
         elif name == ".explicitcluster":
             f.explicitcluster = True
 

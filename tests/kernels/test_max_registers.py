@@ -9,7 +9,8 @@ import sys
 import pytest
 
 import simcuda
-from simcuda._core.modules.launch import NUM_REGS, max_registers
+from simcuda import ptx
+from simcuda._core.modules.launch import NUM_REGS
 from simcuda._core.modules.linker import MAX_REGISTERS, with_max_registers
 from simcuda.faces import native
 
@@ -51,15 +52,14 @@ def test_maxnreg_caps_the_estimate(drv):
     assert drv.func_get_attribute(NUM_REGS, drv.module_get_function(m, "capped")) == 32
 
 
-def test_max_registers_reads_the_kernels_own_header():
-    """max_registers reads only the named entry's header, the smallest of several, None without one."""
-    assert max_registers(PTX, "capped") == 32
-    assert max_registers(PTX, "wide") is None
-    assert max_registers(PTX, "cap") is None  # a prefix of another kernel's name is not that kernel
-    assert max_registers(None, "wide") is None
-    assert max_registers(with_max_registers(PTX, 20), "capped") == 20
-    assert max_registers(with_max_registers(PTX, 40), "capped") == 32
-    assert with_max_registers(PTX, 0) == PTX
+def test_the_parser_reads_each_kernels_own_maxnreg():
+    """The engine's parser caps each kernel's register count at its own ``.maxnreg`` (the smallest when the
+    linker added one: ``with_max_registers``), and leaves a kernel without one at its estimate."""
+    kernels = ptx.load(PTX).kernels
+    assert (kernels["capped"].num_regs, kernels["wide"].num_regs) == (32, 100)
+    relinked = ptx.load(with_max_registers(PTX, 20)).kernels
+    assert (relinked["capped"].num_regs, relinked["wide"].num_regs) == (20, 20)
+    assert ptx.load(with_max_registers(PTX, 64)).kernels["capped"].num_regs == 32
 
 
 def _link(drv: simcuda.Driver, limit: int | None) -> int:

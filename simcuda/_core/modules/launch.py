@@ -446,21 +446,6 @@ def _arch(text: str | None) -> int | None:
     return int(found.group(1)) if found else None
 
 
-def max_registers(text: str | None, kernel: str) -> int | None:
-    """The register budget the PTX ``text`` gives ``.entry kernel``: the smallest ``.maxnreg N`` among the
-    directives between its parameter list and its body (PTX ISA, "Performance-Tuning Directives"), or None when it
-    has none. Read from the text with a regex [I]: the engine's parser accepts ``.maxnreg`` but does not expose
-    it (``simcuda.ptx.KernelInfo`` has no field for it). ``cuLinkComplete`` writes ``CU_JIT_MAX_REGISTERS`` into
-    the linked PTX as this directive (:func:`simcuda._core.modules.linker.with_max_registers`)."""
-    if not text:
-        return None
-    head = re.search(rf"\.entry\s+{re.escape(kernel)}(?![\w$])\s*(?:\([^)]*\))?([^{{]*)\{{", text)
-    if head is None:
-        return None
-    found = [int(n) for n in re.findall(r"\.maxnreg\s+(\d+)", head.group(1))]
-    return min(found) if found else None
-
-
 def function_attribute(drv: Any, f: Function, attrib: int, dev: Device, call: str) -> int:
     """``CUfunction_attribute`` ``attrib`` of ``f`` on device ``dev`` (cuFuncGetAttribute, cuKernelGetAttribute),
     from the image where the module has PTX (:func:`kernel_info`; spec 17) [D cuFuncGetAttribute]:
@@ -469,7 +454,7 @@ def function_attribute(drv: Any, f: Function, attrib: int, dev: Device, call: st
     * SHARED_SIZE_BYTES, CONST_SIZE_BYTES, LOCAL_SIZE_BYTES: the declared static ``.shared``, the module's
       ``.const`` and the kernel's ``.local`` bytes (0 without PTX);
     * NUM_REGS: the engine's count of the kernel's non-predicate registers, 16 to 255 [I] (docs/kernels.md), at
-      most the kernel's ``.maxnreg`` (:func:`max_registers`; a link's ``CU_JIT_MAX_REGISTERS``, such as numba's
+      most the kernel's ``.maxnreg`` (read by the engine's parser; a link's ``CU_JIT_MAX_REGISTERS``, such as numba's
       ``max_registers``, arrives as one) [I: a real JIT allocates at most that many]; 0 without PTX;
     * PTX_VERSION: the virtual architecture of the PTX's ``.target`` (``sm_80``: 80) [I: the figure real
       drivers report, not the PTX ISA ``.version``]; BINARY_VERSION: the device's compute capability, the
@@ -491,8 +476,7 @@ def function_attribute(drv: Any, f: Function, attrib: int, dev: Device, call: st
         if info is None:
             return 0
         if attrib == NUM_REGS:
-            limit = max_registers(f.module.ptx, f.name)
-            return int(info.num_regs) if limit is None or limit <= 0 else min(int(info.num_regs), limit)
+            return int(info.num_regs)
         return int((info.static_shared, info.const, info.local)[attrib - 1])
     if attrib in (PTX_VERSION, BINARY_VERSION):
         major, minor = dev.spec.compute_capability

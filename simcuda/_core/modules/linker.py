@@ -226,8 +226,8 @@ _ENTRY_HEAD = re.compile(r"(\.entry\s+[A-Za-z_$%][\w$]*\s*(?:\([^)]*\))?)")
 def with_max_registers(ptx: str, limit: int) -> str:
     """``ptx`` with ``.maxnreg limit`` after each ``.entry``'s parameter list: how the linker hands a link's
     ``CU_JIT_MAX_REGISTERS`` (a register budget per thread [D CUjit_option]) to the kernels it made, where
-    ``cuFuncGetAttribute(NUM_REGS)`` reads it (:func:`simcuda._core.modules.launch.max_registers`; a ``.maxnreg``
-    of the kernel's own stays, the smaller wins) [I]. ``limit`` 0 (or less) sets no budget: ``ptx`` unchanged."""
+    ``cuFuncGetAttribute(NUM_REGS)`` reads it (the engine's parser keeps the smallest ``.maxnreg`` of a kernel, so
+    one of the kernel's own that is smaller wins) [I]. ``limit`` 0 (or less) sets no budget: ``ptx`` unchanged."""
     if limit <= 0:
         return ptx
     return _ENTRY_HEAD.sub(lambda m: f"{m.group(1)}\n.maxnreg {limit}", ptx)

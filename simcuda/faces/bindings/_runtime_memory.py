@@ -1,11 +1,8 @@
 """The runtime face's errors, versions, devices, memory and pools
 (part of :mod:`simcuda.faces.bindings.runtime`).
 
-Written as an ordinary module (checked by ruff and mypy, read by tools/measure_faces.py) but not used as one: each
-load of ``runtime.py`` (the Python face and the native route's second load, ``runtime.NATIVE_NAME``) copies these
-functions into its own namespace with :func:`simcuda.faces.bindings._runtime_shared.install`, so that they read
-that load's handle classes (``_cudaStream_t``... bound there, declared below for the checker) and carry its
-``__module__``. ``@_rt(needs)`` here only records ``needs``; the load wraps each copy in its own ``_rt``.
+Installed into each load of ``runtime.py`` as :mod:`simcuda.faces.bindings._runtime_graphs` says (its docstring
+tells why and how); the names bound by the load are declared below for the checker.
 """
 from __future__ import annotations
 
