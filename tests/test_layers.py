@@ -33,18 +33,6 @@ STUBS_ALLOWED: dict[tuple[str, str], str] = {
 
 #: writes to another object's private attribute still there: (file, "target expression") -> why
 ALLOWED: dict[tuple[str, str], str] = {
-    ("simcuda/_core/graphs/graph_exec.py", "drv._clock_ms"):
-        "replay advances the driver's simulated clock (RunHost declares it); goes when the clock is a public "
-        "part of the Scheduler service (issue 18 item 1, owned elsewhere)",
-    ("simcuda/_core/work.py", "host._clock_ms"):
-        "the Scheduler ticks the driver's simulated clock, which replays (graph.py) and event records read too; "
-        "goes when the clock is the scheduler's own public state",
-    ("simcuda/_core/work.py", "self._host._process_fault"):
-        "the Scheduler records a 700/719 kernel fault for the whole process (P-9), which context creation reads "
-        "(contexts/context_entries.py); goes with the clock, into the scheduler's public state",
-    ("simcuda/_core/work.py", "self._host._uo_due"):
-        "the Scheduler takes the user objects whose destructors are due, which the exec and user-object entries "
-        "append to; goes with the clock, into the scheduler's public state",
     ("simcuda/faces/oxicuda/stream_capture.py", "g._deps"):
         "the oxicuda face's recorder fills the chain of the Graph record it builds "
         "(simcuda/faces/oxicuda/recorded_graph.py), both halves of one face split across modules; goes when Graph "
@@ -52,9 +40,6 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("simcuda/faces/bindings/_v2/_v2_graphs.py", "ed._single"):
         "the _v2 face's CUgraphEdgeData array wrapper (_v2_face.py) is filled by the graph entries of the same "
         "face, split across modules; goes when the wrapper has a constructor for a single item",
-    ("simcuda/_core/modules/launch.py", "drv._kernel_launches"):
-        "the one launch path counts stats['kernel_launches'] on the hot path, apart from Counters for speed "
-        "(state.py); goes when Counters has an equally cheap public increment",
     ("simcuda/faces/bindings/_kernel_params.py", "ptrs._simcuda_keep"):
         "a simcuda-named attribute on a ctypes array simcuda itself made, keeping the argument slots alive: no "
         "other module's state",

@@ -124,10 +124,10 @@ EQUIVALENT: dict[str, str] = {
         "the last statement of enqueue: falling off the end returns None too",
     "_uncapture_event|delete|event.capture = None#0":
         "every caller overwrites event.capture next: _capture_event (the new sequence), an uncaptured record "
-        "path (Driver._record_uncaptured sets None), ctx_record_event (_complete_event), event_destroy (the event "
-        "is destroyed)",
-    "_fork|delete|drv._wait_uncaptured(stream, event)#0":
-        "Driver._wait_uncaptured is a no-op (one global queue already orders the record first)",
+        "path (Scheduler.record_uncaptured sets None), ctx_record_event (Scheduler.complete_event), event_destroy "
+        "(the event is destroyed)",
+    "_fork|delete|drv.scheduler.wait_uncaptured(stream, event)#0":
+        "Scheduler.wait_uncaptured is a no-op (one global queue already orders the record first)",
 }
 
 

@@ -228,23 +228,27 @@ class Counters:
     ended, graph launches, and the kernels that ran with no Python implementation (name -> runs).
 
     A counter changes only when the counted thing happens, never on a refused call (see ``Driver``). The
-    kernel-launch counter is kept by the launch path itself (``DriverState._kernel_launches``, one ``+= 1`` on its
-    hot path) and joins the others when they are read (:meth:`counts`).
+    kernel-launch counter is a public slot, :attr:`kernel_launches`, that the one launch path increments itself
+    (``counters.kernel_launches += 1``: a slot store, the cheapest increment for its hot path); it joins the
+    others when they are read (:meth:`counts`).
     """
 
-    __slots__ = ("_counts", "unimplemented")
+    __slots__ = ("_counts", "unimplemented", "kernel_launches")
 
     def __init__(self) -> None:
         self._counts = {"captures_begun": 0, "captures_ended": 0, "graph_launches": 0, "kernel_launches": 0}
         #: kernel name -> runs with no Python kernel registered (``Driver.kernels_without_implementation``)
         self.unimplemented: dict[str, int] = {}
+        #: cuLaunchKernel-family calls the stream took (``stats["kernel_launches"]``), counted by the launch path
+        self.kernel_launches = 0
 
     def count(self, name: str) -> None:
         """One more ``name`` (``"captures_begun"``, ``"captures_ended"`` or ``"graph_launches"``)."""
         self._counts[name] += 1
 
-    def counts(self, kernel_launches: int) -> dict[str, int]:
-        """The counters, with ``kernel_launches`` as the launch path counted them (the same dict on every read)."""
+    def counts(self) -> dict[str, int]:
+        """The counters, with :attr:`kernel_launches` as the launch path counted them (the same dict on every
+        read)."""
         c = self._counts
-        c["kernel_launches"] = kernel_launches
+        c["kernel_launches"] = self.kernel_launches
         return c

@@ -41,7 +41,6 @@ from .objects import (
     Device,
     Stream,
     ThreadState,
-    UserObject,
     release_refs,
 )
 from .threads import Threads, sticky
@@ -94,9 +93,9 @@ def entry(fn: Callable[Concatenate[S, P], R]) -> Callable[Concatenate[S, P], R]:
         lock.acquire()
         try:
             try:
-                t = self._tls.state  # this thread's state (see _thread)
+                t = self.threads.tls.state  # this thread's state (see Threads.current)
             except AttributeError:
-                t = self._thread()
+                t = self.threads.current()
             try:
                 if t.in_host_fn or (needs_init and (self._closed or not self._initialized)):
                     if t.in_host_fn:
@@ -129,8 +128,9 @@ def entry(fn: Callable[Concatenate[S, P], R]) -> Callable[Concatenate[S, P], R]:
                 self._record_failure(t, _call_name(args, kwargs), e)
                 raise
             finally:
-                if self._uo_due and not t.in_host_fn:  # user objects whose last reference this call dropped
-                    self._run_destructors()
+                sch = self.scheduler
+                if sch.due_user_objects and not t.in_host_fn:  # user objects whose last reference this call dropped
+                    sch.run_destructors()
         finally:
             lock.release()
 
@@ -179,7 +179,6 @@ class DriverState:
         self.error_log: list[ErrorRecord] = []
         self.kernels: dict[str, Callable[[KernelLaunch], Any]] = {}
         self.counters = Counters()
-        self._kernel_launches = 0  # stats["kernel_launches"], counted apart (the hot path of a launch)
         self._initialized = False
         self._closed = False
         # the common path of every entry: initialised, not closed, no hooks (kept by init, close and add_hook;
@@ -194,42 +193,24 @@ class DriverState:
         #: the handle table (handle -> the object it names), typed read-only: what the native route's launch
         #: path reads beside the core's resolvers
         self.objects: Mapping[int, Any] = self.handles.objects
-        # read-only aliases of the services' methods for the launch path (modules/module_entries.py, work.py) and the
-        # native adapters, written against these names by other work in progress: bound here, so the hot
-        # paths pay no extra frame; new code calls the services
-        self._objs: Mapping[int, Any] = self.handles.table
-        self._handle = self.handles.add
-        self._function = self.handles.function
-        self._module = self.handles.module
-        self._tls = self.threads.tls
-        self._thread = self.thread_state = self.threads.current
-        self._ctx_current = self.threads.ctx_current
+        #: the calling thread's state (:meth:`simcuda._core.threads.Threads.current`; the native adapters keep it)
+        self.thread_state = self.threads.current
         self._ctx_counter = 0
-        self._clock_ms = 0.0  # the simulated clock (spec 16): advanced by the scheduler and by replays
         self.per_thread_mode: bool | None = self.options.per_thread_default_stream
-        self._uo_due: list[UserObject] = []  # user objects whose last reference went: destructors to run
-        self._unimplemented_runs = self.counters.unimplemented  # the launch path's name for it (work.py)
-        self._process_fault: DriverError | None = None  # a 700/719 kernel fault: every context has it (P-9)
-        #: the scheduler that runs work (:class:`simcuda._core.work.Scheduler`): the entry groups call it
-        self.scheduler = sch = Scheduler(self)
-        # the names the rule engine, graph model and node kinds call it by (their Protocols: CaptureHost,
-        # RunHost, ReplayHost, BuildHost) and the entry wrapper's: bound methods of the service, so those paths
-        # pay no extra frame
-        self._submit, self._run_now, self._run_kernel = sch.submit, sch.run_now, sch.run_kernel
-        self._record_uncaptured, self._wait_uncaptured = sch.record_uncaptured, sch.wait_uncaptured
-        self._complete_event, self._check_host_fn, self._call_host_fn = (sch.complete_event, sch.check_host_fn,
-                                                                         sch.call_host_fn)
-        self._run_destructors = sch.run_destructors
+        #: the scheduler that runs work (:class:`simcuda._core.work.Scheduler`): the entry groups, the rule
+        #: engine, the graph model and the node kinds call it (their Protocols name it ``scheduler``); it owns the
+        #: simulated clock, the process-wide fault and the user objects whose destructors are due
+        self.scheduler = Scheduler(self)
 
     @property
     def stats(self) -> dict[str, int]:
         """The counters (see :class:`~simcuda._core.facade.Driver`), brought up to date when read."""
-        return self.counters.counts(self._kernel_launches)
+        return self.counters.counts()
 
     def sticky_error(self) -> int:
         """The sticky error code of the calling thread's current context (a Python kernel's fault, P-9), 0 when it
         has none (or there is no current context). Reads only; what the runtime's ``cudaGetLastError`` reports."""
-        ctx = self._thread().current
+        ctx = self.threads.current().current
         return int(ctx.fault.code) if ctx is not None and ctx.fault is not None else 0
 
     @property
@@ -281,7 +262,7 @@ class DriverState:
         self.error_log.append(rec)
         return rec
 
-    def _discard_graph(self, g: gr.Graph) -> None:
+    def discard_graph(self, g: gr.Graph) -> None:
         """Mark ``g``, its nodes and every graph nested in them destroyed (iterative: any depth); their
         user-object references are released."""
         stack = [g]
@@ -289,7 +270,7 @@ class DriverState:
             g = stack.pop()
             g.destroyed = True
             if g.user_refs:  # a destroyed graph releases its user-object references
-                release_refs(g.user_refs, self._uo_due)
+                release_refs(g.user_refs, self.scheduler.due_user_objects)
             for n in g.nodes:
                 n.destroyed = True
                 if n.type == gr.GRAPH and not n.params.graph.destroyed:
@@ -314,13 +295,13 @@ class DriverState:
     def _stream(self, h: int, t: ThreadState | None = None) -> Stream:
         """Resolve a stream handle with the preamble checks of spec section 3."""
         if h == 0 or h in (CU_STREAM_LEGACY, CU_STREAM_PER_THREAD):
-            t = t or self._thread()
-            ctx = self._ctx_current(t)
+            t = t or self.threads.current()
+            ctx = self.threads.ctx_current(t)
             if h == CU_STREAM_PER_THREAD or (h == 0 and self.resolve_per_thread_mode()):
                 # the stream when it exists (no bound method made on the hot path), else made by its context
                 return ctx.per_thread.get(t.tid) or ctx.per_thread_stream(t, self.handles.next_stream_id)
             return ctx.legacy_stream()
-        s = self._objs.get(h)
+        s = self.objects.get(h)
         if not isinstance(s, Stream):
             raise DriverError(CUresult.CUDA_ERROR_INVALID_HANDLE,
                               f"0x{h:x} is not a stream handle (never created by this driver) "
@@ -364,7 +345,7 @@ class DriverState:
         """
         e = DriverError(code, why)
         with self._lock:
-            self._record_failure(self._thread(), call, e)
+            self._record_failure(self.threads.current(), call, e)
         return e
 
     def not_simulated(self, call: str, why: str) -> DriverError:
@@ -396,9 +377,9 @@ class DriverState:
     def thread_id(self) -> int:
         """The calling thread's serial id in this driver (never reused, unlike Python thread idents)."""
         with self._lock:
-            return self._thread().tid
+            return self.threads.current().tid
 
     def last_error(self) -> DriverError | None:
         """The last failing core call's error on the calling thread (code and ``why``), or None."""
         with self._lock:
-            return self._thread().last_error
+            return self.threads.current().last_error

@@ -87,15 +87,13 @@ def ctx_streams(ctx: Context) -> list[Stream]:
 class SchedulerHost(Protocol):
     """What the :class:`Scheduler` uses of a driver (``DriverState`` is one; tests/core/test_scheduler.py has a
     small fake): the lock, the progression mode and options, the threads, memory and handle services, the
-    counters, the per-driver Python kernels, the simulated clock (spec 16), the launch log, the process-wide
-    kernel fault (P-9) and the user objects whose destructors are due. A PTX launch and a Python kernel get the
-    host itself (:func:`simcuda._core.modules.ptxrun.run_ptx`, :class:`~simcuda._core.modules.kernels.KernelLaunch`)."""
+    counters, the per-driver Python kernels and the launch log. The simulated clock (spec 16), the process-wide
+    kernel fault (P-9) and the user objects whose destructors are due are the scheduler's own state. A PTX launch
+    and a Python kernel get the host itself (:func:`simcuda._core.modules.ptxrun.run_ptx`,
+    :class:`~simcuda._core.modules.kernels.KernelLaunch`)."""
 
     _lock: Any  # the driver's threading.RLock
     progression: str
-    _clock_ms: float
-    _process_fault: DriverError | None
-    _uo_due: list[UserObject]
 
     @property
     def options(self) -> Options:
@@ -135,7 +133,12 @@ class Scheduler:
     :meth:`settle`, :meth:`settle_event`, :meth:`query_slice`, :meth:`resume`, :meth:`abandon_inflight`).
     Every method is called with the driver lock held (the entry points take it).
 
-    State it owns: the manual queue (``queue``: ``(ticket, stream, (op, runner))``), the ticket counter, the
+    Public state it owns (typed, read and written by the entry groups and the graph model): :attr:`clock_ms`
+    (the simulated clock, spec 16), :attr:`process_fault` (a 700/719 kernel fault every context has, P-9) and
+    :attr:`due_user_objects` (the user objects whose last reference went: destructors the entry wrapper runs as
+    the call ends; the list is never replaced, so a holder of it sees every addition).
+
+    Private state it owns: the manual queue (``queue``: ``(ticket, stream, (op, runner))``), the ticket counter, the
     condition other threads wait on (``idle``), the thread draining the queue (``draining``), the streams with
     an in-flight kernel or deferred work.
     """
@@ -147,7 +150,8 @@ class Scheduler:
     # A replay keeps its exec body (never mutated once shared) and its exec alive until it finishes.
 
     __slots__ = ("_host", "_ref", "_lock", "_tls", "_unimplemented", "_ticket", "_queue", "_idle", "_draining",
-                 "_inflight", "_waiting", "_pumping", "_suspending")
+                 "_inflight", "_waiting", "_pumping", "_suspending", "clock_ms", "process_fault",
+                 "due_user_objects")
 
     def __init__(self, host: SchedulerHost) -> None:
         # a weak proxy: the driver holds its scheduler, so a strong reference back would make a cycle, and a
@@ -165,6 +169,13 @@ class Scheduler:
         self._waiting: set[Stream] = set()  # streams with deferred work (immediate progression)
         self._pumping = False  # pump() is running
         self._suspending = 0  # executes of eager kernel launches running now (P-74; run_kernel reads it first)
+        #: the simulated clock in milliseconds (spec 16): ticked by eager work and by replays, read by event records
+        self.clock_ms = 0.0
+        #: a 700/719 kernel fault: every context, now and later, has it (P-9); None until one happens
+        self.process_fault: DriverError | None = None
+        #: user objects whose last reference went, in that order: their destructors run as the call ends
+        #: (:meth:`run_destructors`); appended to by the exec and user-object entries, never replaced
+        self.due_user_objects: list[UserObject] = []
 
     @property
     def queue(self) -> Sequence[tuple[int, Stream, tuple[capq.Op, Callable[[], Any] | None]]]:
@@ -244,7 +255,7 @@ class Scheduler:
         k = op.kind
         host = self._host
         if k.ticks:
-            host._clock_ms += ge.TICK_MS
+            self.clock_ms += ge.TICK_MS
         eager_kernel = False
         try:
             if runner is None:
@@ -282,8 +293,8 @@ class Scheduler:
             if ctx.fault is None:
                 ctx.fault = error
             return
-        if self._host._process_fault is None:
-            self._host._process_fault = error
+        if self.process_fault is None:
+            self.process_fault = error
         for obj in list(self._host.objects.values()):
             if isinstance(obj, Context) and obj.fault is None:
                 obj.fault = error
@@ -511,14 +522,14 @@ class Scheduler:
         immediate = self._host.progression == "immediate"
         if not stream.busy and not (immediate and (self._inflight or self._waiting) and self._must_defer(stream)) \
                 and (immediate or (not stream.pending and not (stream.is_legacy and self._queue))):
-            event.time_ms = self._host._clock_ms
+            event.time_ms = self.clock_ms
             event.pending_on = None
         else:
             event.time_ms = None
             event.pending_on = stream
 
             def complete() -> str:
-                event.time_ms = self._host._clock_ms
+                event.time_ms = self.clock_ms
                 event.pending_on = None
                 return ""
             op = capq.Op(capq.OPS["event_record"], "cuEventRecord", None, complete)
@@ -531,7 +542,7 @@ class Scheduler:
         if not event.destroyed:
             event.state = RECORDED
             event.capture = None
-            event.time_ms = self._host._clock_ms
+            event.time_ms = self.clock_ms
 
     def wait_uncaptured(self, stream: Stream, event: Event) -> None:
         """An eager cuStreamWaitEvent. Manual progression: nothing (one global queue already runs the record
@@ -596,8 +607,8 @@ class Scheduler:
             hostmem.check(self._host.memory, fn, 1, "x", what)
 
     def run_destructors(self) -> None:
-        """Run the destructors of the user objects whose last reference went (``_uo_due``), in that order, each
-        as a host function (:meth:`_call_host_fn`: without the lock, its own thread state, its driver calls
+        """Run the destructors of the user objects whose last reference went (:attr:`due_user_objects`), in that order,
+        each as a host function (:meth:`call_host_fn`: without the lock, its own thread state, its driver calls
         refused with 800). The entry wrapper calls this when the call that dropped the references ends, so a
         destructor never runs while the state is half changed, nor during a launch that holds the object.
 
@@ -606,7 +617,8 @@ class Scheduler:
         Python callable given to the core) or an address no longer executable is reported on stderr, as
         ctypes reports a callback that raises: the call that released the object still succeeds.
         """
-        due, self._host._uo_due = self._host._uo_due, []
+        due = self.due_user_objects[:]
+        self.due_user_objects.clear()
         for obj in due:
             try:
                 self.call_host_fn(obj.fn, obj.ptr)

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from simcuda._core.capture import capture_enqueue as capq
 from simcuda._core.capture import capture_rules as cap
 from simcuda._core.config import DeviceSpec, Options
 from simcuda._core.errors import DriverError
+from simcuda._core.graphs import graph_exec as ge
 from simcuda._core.graphs import graph_model as gr
 from simcuda._core.graphs import graph_update as gu
 from simcuda._core.graphs import nodes as nd
@@ -39,7 +42,7 @@ class FakeHandles:
         n = gr.Node(0, graph, graph.next_local, ntype, params)
         graph.next_local += 1
         n.handle = self.add(n)
-        graph.nodes.append(n)
+        graph.add_node(n)
         return n
 
 
@@ -53,6 +56,49 @@ class FakeThreads:
         return self.me
 
 
+class FakeScheduler:
+    """A scheduler that refuses to run anything (these tests run no eager work)."""
+
+    def submit(self, stream: Stream, op: capq.Op) -> None:
+        raise AssertionError("nothing is submitted in these tests")
+
+    run_now = record_uncaptured = wait_uncaptured = submit
+
+    def run_kernel(self, p: Any) -> str:
+        raise AssertionError("no kernel runs in these tests")
+
+
+class FakeRunner:
+    """The scheduler as a replay uses it (:class:`~simcuda._core.graphs.graph_exec.ClockedRunner`): a clock, and
+    host functions called at once, in order."""
+
+    def __init__(self) -> None:
+        self.clock_ms = 0.0
+        self.called: list[Any] = []
+
+    def call_host_fn(self, fn: Any, user_data: Any, callback_args: tuple[int, int] | None = None) -> None:
+        self.called.append(user_data)
+        fn(user_data)
+
+    def check_host_fn(self, fn: Any, what: str) -> None:
+        pass
+
+    def run_kernel(self, p: Any) -> str:
+        raise AssertionError("no kernel runs in this replay")
+
+    def complete_event(self, event: Event) -> None:
+        raise AssertionError("no event is recorded in this replay")
+
+
+class FakeReplayHost:
+    """What :func:`~simcuda._core.graphs.graph_exec.run_frozen` asks for
+    (:class:`~simcuda._core.graphs.graph_exec.RunHost`): a memory (unused by EMPTY and HOST nodes) and the runner."""
+
+    def __init__(self) -> None:
+        self.memory: Any = None
+        self.scheduler = FakeRunner()
+
+
 class FakeHost:
     """Everything :class:`~simcuda._core.capture.capture_rules.CaptureHost` asks for, with no scheduler behind it."""
 
@@ -63,17 +109,10 @@ class FakeHost:
         self.options = Options()
         self.counters = Counters()
         self.discarded: list[gr.Graph] = []
+        self.scheduler = FakeScheduler()
 
-    def _discard_graph(self, g: gr.Graph) -> None:
+    def discard_graph(self, g: gr.Graph) -> None:
         self.discarded.append(g)
-
-    def _submit(self, stream: Stream, op: capq.Op) -> None:
-        raise AssertionError("nothing is submitted in these tests")
-
-    _run_now = _record_uncaptured = _wait_uncaptured = _submit
-
-    def _run_kernel(self, p: Any) -> str:
-        raise AssertionError("no kernel runs in these tests")
 
 
 def _stream(host: FakeHost) -> Stream:
@@ -89,12 +128,12 @@ def test_capture_engine_runs_on_a_fake_host():
     s = _stream(host)
     t = host.threads.current()
     seq = cap.begin(host, s, cap.GLOBAL, t)
-    assert (seq.status, host.captures.live, host.counters.counts(0)["captures_begun"]) == (cap.ACTIVE, {seq.id: seq}, 1)
+    assert (seq.status, host.captures.live, host.counters.counts()["captures_begun"]) == (cap.ACTIVE, {seq.id: seq}, 1)
     a = capq.add_node(host, s, nd.EMPTY, nd.NO_PARAMS)
     b = capq.add_node(host, s, nd.EMPTY, nd.NO_PARAMS)
     g = cap.end(host, s, t)
     assert g.nodes == [a, b] and [src for src, _ed in gr.in_edges(b)] == [a]
-    assert (host.captures.live, host.captures.ended_graphs, host.counters.counts(0)["captures_ended"]) == ({}, [g], 1)
+    assert (host.captures.live, host.captures.ended_graphs, host.counters.counts()["captures_ended"]) == ({}, [g], 1)
     assert s.capture is None and s.deps == [] and host.discarded == []
 
 
@@ -109,7 +148,7 @@ def test_capture_engine_refuses_a_second_begin_on_a_fake_host():
         assert int(e.code) == 401
     else:
         raise AssertionError("the second begin was accepted")
-    assert s.capture is seq and host.captures.live == {seq.id: seq} and host.counters.counts(0)["captures_begun"] == 1
+    assert s.capture is seq and host.captures.live == {seq.id: seq} and host.counters.counts()["captures_begun"] == 1
 
 
 def test_graph_model_clones_on_a_fake_host():
@@ -139,3 +178,24 @@ def test_node_kind_builds_on_a_fake_host():
         assert int(e.code) == 400
     else:
         raise AssertionError("a handle naming no event was accepted")
+
+
+def test_graph_replay_runs_on_a_fake_host():
+    """An instantiated EMPTY -> HOST -> EMPTY chain replays in order on a fake host: the host function runs once,
+    each node is logged once, and the clock advances one tick per node (spec 16); the graph is unchanged."""
+    host = FakeHost()
+    g = host.handles.new_graph()
+    ran: list[str] = []
+    a = host.handles.new_node(g, nd.EMPTY, nd.NO_PARAMS)
+    b = host.handles.new_node(g, nd.HOST, nd.HostParams(ran.append, "hello"))
+    c = host.handles.new_node(g, nd.EMPTY, nd.NO_PARAMS)
+    gr.add_edge(g, a, b)
+    gr.add_edge(g, b, c)
+    body = ge.freeze(g)
+    replay = FakeReplayHost()
+    logged: list[tuple[int, int]] = []
+    ge.run_frozen(replay, body, lambda x, p, note: logged.append((x.local_id, x.type)))
+    assert ran == ["hello"] and replay.scheduler.called == ["hello"]
+    assert logged == [(0, nd.EMPTY), (1, nd.HOST), (2, nd.EMPTY)]
+    assert replay.scheduler.clock_ms == pytest.approx(3 * ge.TICK_MS)
+    assert [n.local_id for n in g.nodes] == [0, 1, 2] and len(gr.edge_list(g)) == 2

@@ -19,14 +19,11 @@ from simcuda._core.work import Scheduler, ctx_streams
 
 
 class FakeHost:
-    """Everything :class:`~simcuda._core.work.SchedulerHost` asks for: a lock, a mode, a clock, a log."""
+    """Everything :class:`~simcuda._core.work.SchedulerHost` asks for: a lock, a mode, a log."""
 
     def __init__(self, progression: str = "immediate") -> None:
         self._lock = threading.RLock()
         self.progression = progression
-        self._clock_ms = 0.0
-        self._process_fault: DriverError | None = None
-        self._uo_due: list[Any] = []
         self.options = Options()
         self.threads = Threads()
         self.memory: Any = None
@@ -85,7 +82,7 @@ def test_submit_runs_at_once_ticks_and_logs(rig: Any) -> None:
     host, sch, ctx = rig
     s, done = _stream(ctx, 0x10), []
     sch.submit(s, _op(done, "a"))
-    assert done == ["a"] and host._clock_ms == pytest.approx(0.001)
+    assert done == ["a"] and sch.clock_ms == pytest.approx(0.001)
     assert host.log[-1]["kind"] == "MEMSET" and host.log[-1]["note"] == "a" and not sch.holds
 
 
@@ -148,11 +145,11 @@ def test_take_fault_710_is_the_contexts_700_the_process(rig: Any) -> None:
     """take_fault: 710 is the context's sticky error only; 700 marks every context and the process (P-9)."""
     host, sch, ctx = rig
     sch.take_fault(ctx, DriverError(CUresult.CUDA_ERROR_ASSERT, "assert"))
-    assert int(ctx.fault.code) == 710 and host._process_fault is None
+    assert int(ctx.fault.code) == 710 and sch.process_fault is None
     other = Context(0x200, Device(0, DeviceSpec()), 0, 2)
     host.objects[other.handle] = other
     sch.take_fault(other, DriverError(CUresult.CUDA_ERROR_ILLEGAL_ADDRESS, "oob"))
-    assert int(host._process_fault.code) == 700 and int(other.fault.code) == 700 and int(ctx.fault.code) == 710
+    assert int(sch.process_fault.code) == 700 and int(other.fault.code) == 700 and int(ctx.fault.code) == 710
 
 
 def test_legacy_work_waits_for_an_inflight_kernel_on_a_blocking_stream(rig: Any) -> None:

@@ -76,7 +76,7 @@ def test_the_image_stays_valid_until_destroy_and_destroy_frees_it(ctx):
     addr = d.cuLinkComplete(st)[1]
     e, mod = d.cuModuleLoadData(addr)  # the void* form: the loader reads the image at the address
     assert e == R.CUDA_SUCCESS and d.cuModuleGetFunction(mod, b"add1")[0] == R.CUDA_SUCCESS
-    state = ctx._objs[int(st)]
+    state = ctx.objects[int(st)]
     assert isinstance(state, LinkState) and len(state.images) == 1
     assert d.cuLinkDestroy(st) == (R.CUDA_SUCCESS,)
     assert state.destroyed and state.images == []
@@ -94,7 +94,7 @@ def test_a_ptx_syntax_error_is_invalid_ptx_with_the_line_in_the_error_log(ctx):
     assert d.cuLinkAddData(st, T.CU_JIT_INPUT_PTX, BAD, len(BAD), b"bad.ptx", 0, None, None) == \
         (R.CUDA_ERROR_INVALID_PTX,)
     assert "bad.ptx" in _text(err) and "line 4" in _text(err)
-    assert ctx._objs[int(st)].inputs == []
+    assert ctx.objects[int(st)].inputs == []
     no_header = b".entry k() { ret; }\0"
     assert d.cuLinkAddData(st, T.CU_JIT_INPUT_PTX, no_header, len(no_header), b"h", 0, None, None) == \
         (R.CUDA_ERROR_INVALID_PTX,)
@@ -124,7 +124,7 @@ def test_inputs_without_ptx_are_refused_with_a_why(ctx, kind, data, code):
     """Objects, libraries (libcudadevrt), LTO-IR and unreadable CUBINs are refused, named in the error log."""
     st, _info, err = _logged_state()
     assert d.cuLinkAddData(st, kind, data, len(data), b"input.bin", 0, None, None) == (code,)
-    assert ctx._objs[int(st)].inputs == [] and _text(err).startswith("error")
+    assert ctx.objects[int(st)].inputs == [] and _text(err).startswith("error")
     if code == R.CUDA_ERROR_NOT_SUPPORTED:
         assert "input.bin" in simcuda.last_error().why
 
@@ -180,10 +180,10 @@ def test_add_file_reads_the_file_and_a_missing_one_is_file_not_found(ctx, tmp_pa
 def test_bad_options_and_arguments_get_the_drivers_codes(ctx):
     """An unknown option, a value out of range, an unknown input type, NULL data or size 0: INVALID_VALUE, and
     no state or input is made; short lists raise the wrapper's RuntimeError."""
-    before = len(ctx._objs)
+    before = len(ctx.objects)
     assert d.cuLinkCreate(1, [J.CU_JIT_OPTIMIZATION_LEVEL], [9]) == (R.CUDA_ERROR_INVALID_VALUE, None)
     assert d.cuLinkCreate(1, [J.CU_JIT_TARGET], [12345]) == (R.CUDA_ERROR_INVALID_VALUE, None)
-    assert len(ctx._objs) == before
+    assert len(ctx.objects) == before
     with pytest.raises(RuntimeError, match="List is too small"):
         d.cuLinkCreate(2, [J.CU_JIT_WALL_TIME], [0.0])
     e, st = d.cuLinkCreate(2, [J.CU_JIT_OPTIMIZATION_LEVEL, J.CU_JIT_TARGET], [4, d.CUjit_target.CU_TARGET_COMPUTE_80])
@@ -191,7 +191,7 @@ def test_bad_options_and_arguments_get_the_drivers_codes(ctx):
     assert d.cuLinkAddData(st, 6, ADD1, len(ADD1), b"a", 0, None, None) == (R.CUDA_ERROR_INVALID_VALUE,)
     assert d.cuLinkAddData(st, T.CU_JIT_INPUT_PTX, None, 10, b"a", 0, None, None) == (R.CUDA_ERROR_INVALID_VALUE,)
     assert d.cuLinkAddData(st, T.CU_JIT_INPUT_PTX, ADD1, 0, b"a", 0, None, None) == (R.CUDA_ERROR_INVALID_VALUE,)
-    assert ctx._objs[int(st)].inputs == []
+    assert ctx.objects[int(st)].inputs == []
 
 
 def test_a_link_needs_a_current_context(drv):

@@ -55,25 +55,33 @@ if TYPE_CHECKING:
     from ..objects import Event, Stream
 
 
-class EnqueueHost(CaptureHost, Protocol):
-    """What the enqueue path uses of a driver: the rule engine's services (:class:`CaptureHost`) and the
-    scheduler that runs work (the driver's names for :class:`simcuda._core.work.Scheduler`'s methods).
-    ``Driver`` satisfies it."""
+class EagerRunner(Protocol):
+    """What the enqueue path uses of the scheduler that runs uncaptured work
+    (:class:`simcuda._core.work.Scheduler` is one)."""
 
-    def _submit(self, stream: Stream, op: Op) -> None:
+    def submit(self, stream: Stream, op: Op) -> None:
         """Run ``op`` in ``stream``'s order (now, or when the stream progresses)."""
 
-    def _run_now(self, stream: Stream, op: Op) -> None:
+    def run_now(self, stream: Stream, op: Op) -> None:
         """Run a synchronous ``op``: wait for ``stream``'s earlier work, then run it (spec 6)."""
 
-    def _record_uncaptured(self, event: Event, stream: Stream) -> None:
+    def record_uncaptured(self, event: Event, stream: Stream) -> None:
         """Record ``event`` on an uncaptured ``stream`` (it completes when the work before it has run)."""
 
-    def _wait_uncaptured(self, stream: Stream, event: Event) -> None:
+    def wait_uncaptured(self, stream: Stream, event: Event) -> None:
         """Make an uncaptured ``stream`` wait for ``event``'s recorded work."""
 
-    def _run_kernel(self, p: KernelParams) -> str:
+    def run_kernel(self, p: KernelParams) -> str:
         """Run the kernel launch ``p`` now; returns its launch-log text."""
+
+
+class EnqueueHost(CaptureHost, Protocol):
+    """What the enqueue path uses of a driver: the rule engine's services (:class:`CaptureHost`) and the
+    scheduler that runs work (:class:`EagerRunner`). ``Driver`` satisfies it."""
+
+    @property
+    def scheduler(self) -> EagerRunner:
+        """The scheduler that runs uncaptured work."""
 
 # -- 3.8: the single enqueue path --------------------------------------------------------------
 # What an ACTIVE capture does with an operation (OpKind.in_capture):
@@ -299,13 +307,13 @@ def _eager(drv: EnqueueHost, stream: Stream, op: Op) -> None:
         check_unsafe(drv, drv.threads.current(), op.call)
     how = k.eager
     if how == SUBMIT:
-        drv._submit(stream, op)
+        drv.scheduler.submit(stream, op)
     elif how == NOW:
-        drv._run_now(stream, op)
+        drv.scheduler.run_now(stream, op)
     elif how == RECORD:
         event = op.params.event
         _uncapture_event(event)
-        drv._record_uncaptured(event, stream)
+        drv.scheduler.record_uncaptured(event, stream)
     elif how == FORK:
         _fork(drv, stream, op)
 
@@ -382,7 +390,7 @@ def enqueue_kernel(drv: EnqueueHost, stream: Stream, call: str, params: KernelPa
         else:
             runs += (lid, lid + 1)
         return node
-    return enqueue(drv, stream, Op(_KERNEL, call, params, lambda: drv._run_kernel(params)))
+    return enqueue(drv, stream, Op(_KERNEL, call, params, lambda: drv.scheduler.run_kernel(params)))
 
 
 def add_node(drv: EnqueueHost, stream: Stream, ntype: int, params: Any) -> Node:
@@ -470,7 +478,7 @@ def _fork(drv: EnqueueHost, stream: Stream, op: Op) -> None:
                                                       f"which is invalidated, so {stream.label()} cannot fork into "
                                                       "it (spec 4.1 row 7) [claimed by HIP to match CUDA]")
     # row 13: ordinary wait
-    drv._wait_uncaptured(stream, event)
+    drv.scheduler.wait_uncaptured(stream, event)
 
 
 def _join(seq: CaptureSequence, stream: Stream, op: Op) -> None:

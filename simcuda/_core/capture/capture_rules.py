@@ -222,7 +222,7 @@ class CaptureHost(Protocol):
     def counters(self) -> Counters:
         """The driver's statistics counters."""
 
-    def _discard_graph(self, g: Graph) -> None:
+    def discard_graph(self, g: Graph) -> None:
         """Destroy graph ``g`` of a capture that ends without one (its nodes, their allocations)."""
 
 
@@ -275,7 +275,7 @@ def terminate(drv: CaptureHost, seq: CaptureSequence, discard_graph: bool) -> No
     seq.graph.capture_target_of = None
     drv.captures.close(seq)
     if discard_graph and not seq.user_owned:
-        drv._discard_graph(seq.graph)
+        drv.discard_graph(seq.graph)
 
 
 # -- 5.2: the "potentially unsafe" predicate ----------------------------------------------------

@@ -91,7 +91,7 @@ class Contexts(DriverState):
         if d.primary is None or d.primary.destroyed:
             self._ctx_counter += 1
             c = Context(0, d, 0, self._ctx_counter, is_primary=True)
-            c.fault = self._process_fault  # after a 700/719 kernel fault no context is usable (P-9)
+            c.fault = self.scheduler.process_fault  # after a 700/719 kernel fault no context is usable (P-9)
             c.handle = self.handles.add(c)
             d.primary = c
         d.primary_refs += 1
@@ -161,7 +161,7 @@ class Contexts(DriverState):
         cap.check_unsafe(self, t, "cuCtxCreate")
         self._ctx_counter += 1
         c = Context(0, d, flags, self._ctx_counter)
-        c.fault = self._process_fault  # after a 700/719 kernel fault no context is usable (P-9)
+        c.fault = self.scheduler.process_fault  # after a 700/719 kernel fault no context is usable (P-9)
         c.handle = self.handles.add(c)
         if cig is not None:
             c.is_cig, c.cig_data_type, c.cig_data = True, cig[0], cig[1]
@@ -301,4 +301,4 @@ class Contexts(DriverState):
         for a in list(self.memory._allocs):
             if a.ctx is c and not a.freed:
                 self.memory.free(a)
-        c.fault = self._process_fault  # a reset clears a 710; after 700/719 nothing does (P-9)
+        c.fault = self.scheduler.process_fault  # a reset clears a 710; after 700/719 nothing does (P-9)

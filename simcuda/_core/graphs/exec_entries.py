@@ -285,7 +285,7 @@ class Execs(Graphs):
         cap.check_unsafe(self, self.threads.current(), "cuGraphExecDestroy")
         x.destroyed = True
         x.graph.live_execs -= 1
-        release_refs(x.user_refs, self._uo_due)
+        release_refs(x.user_refs, self.scheduler.due_user_objects)
 
     @entry
     def graph_launch(self, hexec: int, h: int) -> None:
@@ -333,7 +333,7 @@ class Execs(Graphs):
             finally:
                 x.running -= 1
                 if held:
-                    release_refs(held, self._uo_due)
+                    release_refs(held, self.scheduler.due_user_objects)
 
         def replay() -> str:
             self._back_launch(x, allocs)
@@ -349,12 +349,12 @@ class Execs(Graphs):
         except DriverError:
             if not started:
                 x.pending -= 1
-                release_refs(held, self._uo_due)
+                release_refs(held, self.scheduler.due_user_objects)
             raise
         if nested is not None or s.cig is not None:  # a child-graph node of a capture (Options), or recorded
             if not started:                         # into the CIG command list: never run here (spec 8.3)
                 x.pending -= 1
-                release_refs(held, self._uo_due)
+                release_refs(held, self.scheduler.due_user_objects)
             return
         for a in allocs:
             a.outstanding = x
@@ -465,7 +465,7 @@ class Execs(Graphs):
         x.body = body
         x.shared = False
         new_refs = gu.graph_user_refs(g) or None  # the source graph's references replace the exec's
-        release_refs(x.user_refs, self._uo_due)
+        release_refs(x.user_refs, self.scheduler.due_user_objects)
         x.user_refs = new_refs
         return (gr.UPD_SUCCESS, 0, 0)
 

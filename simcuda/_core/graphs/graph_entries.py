@@ -66,7 +66,7 @@ class Graphs(Conditionals):
             raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
                               f"graph {g.gid} is owned by {what} {g.owner_node.local_id} of graph "
                               f"{g.owner_node.graph.gid} and cannot be destroyed directly")
-        self._discard_graph(g)
+        self.discard_graph(g)
 
     def _kernel_spec(self, hfunc: int, grid: Sequence[int], block: Sequence[int], shmem: int, args: list[Any],
                      bad_function_code: int = 1, priority: int = 0) -> gr.KernelParams:
@@ -500,10 +500,10 @@ class Graphs(Conditionals):
         gr.detach_node(g, n)
         g.drop_node(n)
         if n.type == gr.GRAPH:
-            self._discard_graph(n.params.graph)
+            self.discard_graph(n.params.graph)
         elif n.type == gr.CONDITIONAL:  # its bodies go with it; its handle is free for another node [I] (P-21)
             for b in n.params.bodies:
-                self._discard_graph(b)
+                self.discard_graph(b)
 
     @entry
     def graph_clone(self, hgraph: int) -> int:
@@ -591,7 +591,7 @@ class Graphs(Conditionals):
             new = gu.clone_graph(self, child)
             old = n.params.graph
             old.owner_node = None
-            self._discard_graph(old)
+            self.discard_graph(old)
             new.owner_node = n
             n.params = nd.ChildGraphParams(new)
             return

@@ -28,12 +28,20 @@ if TYPE_CHECKING:
     from ..memory.memory_model import Allocation
 
 
+class ClockedRunner(nodes_mod.WorkRunner, Protocol):
+    """The scheduler as a replay uses it: what its node kinds call (:class:`simcuda._core.graphs.nodes.WorkRunner`)
+    and the simulated clock it advances (spec 16); :class:`simcuda._core.work.Scheduler` is one."""
+
+    clock_ms: float
+    """The simulated clock in milliseconds, advanced :data:`TICK_MS` per node a replay runs (spec 16)."""
+
+
 class RunHost(nodes_mod.ReplayHost, Protocol):
     """What a replay (:func:`run_frozen`) uses of a driver: what its node kinds replay against
-    (:class:`simcuda._core.graphs.nodes.ReplayHost`) and the simulated clock it advances (spec 16)."""
+    (:class:`simcuda._core.graphs.nodes.ReplayHost`), with a scheduler that keeps the simulated clock."""
 
-    _clock_ms: float
-    """The simulated clock in milliseconds, advanced :data:`TICK_MS` per node a replay runs (spec 16)."""
+    @property
+    def scheduler(self) -> ClockedRunner: ...
 
 
 # -------------------------------------------------------------------------- executable graphs
@@ -410,10 +418,12 @@ def run_frozen(drv: RunHost, body: Frozen, log: Callable[[Any, Any, str], None],
     non-zero, up to :data:`~simcuda._core.graphs.nodes.COND_WHILE_LIMIT` passes (then :class:`WhileLimit`, P-27).
     """
     kernels = body.kernels
+    sch = drv.scheduler
     if kernels is not None:  # a compact body: enabled KERNEL nodes only (see Frozen), no child graph
+        run_kernel = sch.run_kernel
         for x, p in zip(*kernels):
-            drv._clock_ms += TICK_MS
-            log(x, p, drv._run_kernel(p))
+            sch.clock_ms += TICK_MS
+            log(x, p, run_kernel(p))
         return
     values = {} if cond is None else cond
     kinds = KINDS
@@ -425,7 +435,7 @@ def run_frozen(drv: RunHost, body: Frozen, log: Callable[[Any, Any, str], None],
             p = x.params
             kind = kinds[t]
             if kind.ticks:
-                drv._clock_ms += TICK_MS
+                sch.clock_ms += TICK_MS
             if not x.enabled:
                 log(x, p, "disabled (cuGraphNodeSetEnabled): runs as an empty node")
                 continue

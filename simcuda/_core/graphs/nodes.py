@@ -105,18 +105,28 @@ class BuildHost(Protocol):
     def threads(self) -> CallingThread: ...
     def _kernel_spec(self, hfunc: int, grid: Sequence[int], block: Sequence[int], shmem: int, args: list[Any],
                      bad_function_code: int = 1, priority: int = 0) -> KernelParams: ...
-    def _check_host_fn(self, fn: Any, what: str) -> None: ...
+    @property
+    def scheduler(self) -> WorkRunner: ...
+
+
+class WorkRunner(Protocol):
+    """What the node kinds use of the scheduler that runs user code and kernels
+    (:class:`simcuda._core.work.Scheduler` is one)."""
+
+    def check_host_fn(self, fn: Any, what: str) -> None: ...
+    def run_kernel(self, p: KernelParams) -> str: ...
+    def call_host_fn(self, fn: Any, user_data: Any, callback_args: tuple[int, int] | None = None) -> None: ...
+    def complete_event(self, event: Event) -> None: ...
 
 
 class ReplayHost(Protocol):
     """What :meth:`NodeKind.replay` uses of a driver: its memory and the scheduler that runs user code and
-    kernels (:class:`simcuda._core.work.Scheduler`)."""
+    kernels (:class:`WorkRunner`)."""
 
     @property
     def memory(self) -> MemorySpace: ...
-    def _run_kernel(self, p: KernelParams) -> str: ...
-    def _call_host_fn(self, fn: Any, user_data: Any, callback_args: tuple[int, int] | None = None) -> None: ...
-    def _complete_event(self, event: Event) -> None: ...
+    @property
+    def scheduler(self) -> WorkRunner: ...
 
 
 
@@ -296,7 +306,7 @@ class KernelKind(NodeKind):
 
     def replay(self, drv: ReplayHost, p: Any) -> str:
         """Run the registered Python kernel, if any (``Scheduler.run_kernel``)."""
-        return drv._run_kernel(p)
+        return drv.scheduler.run_kernel(p)
 
     def update_problem(self, old: Any, new: Any, resolve: Callable[[int], Allocation | None],
                        flags: int) -> tuple[int, str] | None:
@@ -499,7 +509,7 @@ class HostKind(NodeKind):
         """
         if not spec["fn"]:
             raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE, "the host node's function is NULL")
-        drv._check_host_fn(spec["fn"], "the host node's function")
+        drv.scheduler.check_host_fn(spec["fn"], "the host node's function")
         if spec.get("sync_mode", 0) not in (0, 1):
             raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
                               f"syncMode {spec['sync_mode']} is not a CUhostTaskSyncMode (0, 1) (spec 3.9)")
@@ -507,7 +517,7 @@ class HostKind(NodeKind):
 
     def replay(self, drv: ReplayHost, p: Any) -> str:
         """Call the function with its user data, as on a thread of the driver's own (spec 3.9)."""
-        drv._call_host_fn(p.fn, p.user_data)
+        drv.scheduler.call_host_fn(p.fn, p.user_data)
         return "called host function"
 
     def dot_pairs(self, p: Any, runtime: bool) -> list[Pair]:
@@ -566,7 +576,7 @@ class EventRecordKind(_EventKind):
 
     def replay(self, drv: ReplayHost, p: Any) -> str:
         """Complete the event, stamped with the clock."""
-        drv._complete_event(p.event)
+        drv.scheduler.complete_event(p.event)
         return "event recorded"
 
 

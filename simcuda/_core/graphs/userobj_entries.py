@@ -118,7 +118,7 @@ class UserObjects(DriverState):
         u.refs -= k
         if u.refs <= 0 and not u.gone:
             u.gone = True
-            self._uo_due.append(u)  # the destructor runs as this call ends (the entry wrapper)
+            self.scheduler.due_user_objects.append(u)  # the destructor runs as this call ends (the entry wrapper)
 
     @entry
     def graph_retain_user_object(self, graph: int, obj: int, count: int, flags: int) -> None:

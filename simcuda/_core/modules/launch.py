@@ -269,9 +269,9 @@ def check_cooperative(s: Stream, grid: Sequence[int], block: Sequence[int]) -> N
 def resolve(drv: Any, hfunc: int, h: int, call: str) -> tuple[Function, Stream]:
     """The function and stream of a launch, through the driver's resolvers, in the order their codes answer
     (steps 1-3 of the module docstring). Errors: those of
-    :meth:`~simcuda._core.state.DriverState._function` and ``_stream``; 400 INVALID_HANDLE for a function of a
+    :meth:`~simcuda._core.handles.Handles.function` and ``_stream``; 400 INVALID_HANDLE for a function of a
     module of another context than the stream's [I: the launch's code for a function handle it cannot use]."""
-    f: Function = drv._function(hfunc)
+    f: Function = drv.handles.function(hfunc)
     m = f.module
     mctx = None if m.is_library else m.ctx  # the context the function is valid in (None: any)
     s: Stream = drv._stream(h)
@@ -342,7 +342,7 @@ def launch(drv: Any, hfunc: int, grid: tuple[int, ...], block: tuple[int, ...], 
     ``inner``: called by the wrapped entry (:meth:`~simcuda._core.modules.module_entries.Modules.launch_kernel`), which
     did the entry wrapper's work. Otherwise (the faces' hot path, the native launch memo) this does the
     wrapper's common path inline: a thread with its state (``t``: the caller's
-    :meth:`~simcuda._core.state.DriverState._thread` kept from an earlier call, a thread's state being one
+    :meth:`~simcuda._core.threads.Threads.current` kept from an earlier call, a thread's state being one
     object for its life; None looks it up), not inside a host function, an initialised open driver without
     hooks (one flag, ``_common``, kept by init, close and add_hook): the lock, and a failure recorded as the
     wrapper records it. Any other case goes through the wrapped entry, so a hook or a refusal sees the call
@@ -361,7 +361,7 @@ def launch(drv: Any, hfunc: int, grid: tuple[int, ...], block: tuple[int, ...], 
         if not inner:
             if t is None:
                 try:
-                    t = drv._tls.state  # the wrapper's look-up (see DriverState._thread)
+                    t = drv.threads.tls.state  # the wrapper's look-up (see Threads.current)
                 except AttributeError:
                     t = None  # not looked up yet on this thread: the wrapper does it
             if t is None or t.in_host_fn or not drv._common:  # _common: initialised, not closed, no hooks
@@ -379,7 +379,7 @@ def launch(drv: Any, hfunc: int, grid: tuple[int, ...], block: tuple[int, ...], 
                         or f.module.unloaded or ctx.destroyed or ctx.fault is not None):
                     again = None  # (a function's context and a stream's cannot change)
             if again is None:
-                objs = drv._objs
+                objs = drv.objects
                 f = objs.get(hfunc)
                 s = objs.get(h)
                 if f.__class__ is Function and s.__class__ is Stream and not s.destroyed:
@@ -411,7 +411,7 @@ def launch(drv: Any, hfunc: int, grid: tuple[int, ...], block: tuple[int, ...], 
                     raise
             else:
                 capq.enqueue_kernel(drv, s, call, params)
-            drv._kernel_launches += 1  # only a launch the stream took (captured, recorded or run)
+            drv.counters.kernel_launches += 1  # only a launch the stream took (captured, recorded or run)
             return params
         except DriverError as e:
             if not inner:

@@ -81,7 +81,7 @@ class Linking(DriverState):
         Errors: INVALID_CONTEXT (201) no current context [I: the default target is the context's device];
         INVALID_VALUE (1) options as :func:`simcuda._core.modules.linker.read_options` checks them (nothing is made).
         """
-        ctx = self._ctx_current()
+        ctx = self.threads.ctx_current()
         opts = read_options(self.memory, num_options, options, option_values, call)
         s = LinkState(0, ctx, opts)
         s.handle = self.handles.add(s)

@@ -116,7 +116,7 @@ class Modules(DriverState):
         negative value or one above the limit's range, or MALLOC_HEAP_SIZE once a kernel of the context used the
         heap [D: "Setting CU_LIMIT_MALLOC_HEAP_SIZE must be performed before launching any kernel that uses the
         malloc() or free() device system calls, otherwise CUDA_ERROR_INVALID_VALUE will be returned"]."""
-        ctx = self._ctx_current()
+        ctx = self.threads.ctx_current()
         self._limit_default(ctx, limit, "cuCtxSetLimit")
         top = {5: 128, 6: attribute_value(ctx.device.spec, 108)}.get(limit, 2 ** 64 - 1)
         if not 0 <= value <= top:
@@ -134,7 +134,7 @@ class Modules(DriverState):
         PRINTF_FIFO_SIZE 1 MiB, MALLOC_HEAP_SIZE 8 MiB, DEV_RUNTIME_SYNC_DEPTH 2, DEV_RUNTIME_PENDING_LAUNCH_COUNT
         2048, MAX_L2_FETCH_GRANULARITY 32, PERSISTING_L2_CACHE_SIZE 0) [D: the documented defaults; I for the
         stack and granularity]. Errors: as :meth:`ctx_set_limit` for the context and the limit."""
-        ctx = self._ctx_current()
+        ctx = self.threads.ctx_current()
         default = self._limit_default(ctx, limit, "cuCtxGetLimit")
         return ctx.limits.get(limit, default)
 
@@ -153,8 +153,8 @@ class Modules(DriverState):
 
         Errors: 201 no context; 200 unrecognisable image; 900 (spec 5.2).
         """
-        t = self._thread()
-        ctx = self._ctx_current(t)
+        t = self.threads.current()
+        ctx = self.threads.ctx_current(t)
         return self._load_image(t, ctx, image, call, False)
 
     def _load_image(self, t: Any, ctx: Any, image: Any, call: str, library: bool) -> int:
@@ -171,7 +171,7 @@ class Modules(DriverState):
         m = Module(0, ctx, entries, source)
         m.is_library = library
         m.ptx = ptx
-        m.handle = self._handle(m)
+        m.handle = self.handles.add(m)
         self.variables.loaded(m, image)
         return m.handle
 
@@ -179,8 +179,8 @@ class Modules(DriverState):
     def module_unload(self, h: int) -> None:
         """cuModuleUnload. Errors: 400 bad handle; 201 its context was destroyed [I]; 900 (spec 5.2: unloads
         during capture break it)."""
-        m = self._module(h)
-        cap.check_unsafe(self, self._thread(), "cuModuleUnload")
+        m = self.handles.module(h)
+        cap.check_unsafe(self, self.threads.current(), "cuModuleUnload")
         m.unloaded = True
         self.variables.unloaded(m)
 
@@ -197,7 +197,7 @@ class Modules(DriverState):
                                   "cuModuleGetFunction: the name is NULL" if not name else
                                   f"cuModuleGetFunction: the name {name:#x} is not a host address")
             name = hostmem.read_c_string(self.memory, name, "cuModuleGetFunction name").decode("utf-8", "replace")
-        m = self._module(h)
+        m = self.handles.module(h)
         f = m.functions.get(name)
         if f is None:
             if name not in m.entries:
@@ -205,7 +205,7 @@ class Modules(DriverState):
                 raise DriverError(CUresult.CUDA_ERROR_NOT_FOUND,
                                   f"module 0x{h:x} has no kernel entry named {name!r} (entries: {known})")
             f = Function(0, m, name, m.entries[name])
-            f.handle = self._handle(f)
+            f.handle = self.handles.add(f)
             m.functions[name] = f
         return f.handle
 
@@ -215,24 +215,24 @@ class Modules(DriverState):
         context too (its Returns list has no INVALID_CONTEXT [D]), its kernels are valid in every context, and its
         variables are made per context (issue 10). Errors: 200 unrecognisable image; 900 by spec 5.2 (library
         loads are potentially unsafe [I])."""
-        t = self._thread()
+        t = self.threads.current()
         cur = t.current
         return self._load_image(t, cur if cur is not None and not cur.destroyed else None, image, call, True)
 
     @entry
     def library_unload(self, h: int) -> None:
         """cuLibraryUnload. Errors: 400 bad handle; 900 by spec 5.2 [I]."""
-        m = self._objs.get(h) if h else None
+        m = self.objects.get(h) if h else None
         if not isinstance(m, Module) or m.unloaded:
             raise DriverError(CUresult.CUDA_ERROR_INVALID_HANDLE, "not a loaded library handle")
-        cap.check_unsafe(self, self._thread(), "cuLibraryUnload")
+        cap.check_unsafe(self, self.threads.current(), "cuLibraryUnload")
         m.unloaded = True
         self.variables.unloaded(m)
 
     @entry
     def func_get_name(self, h: int) -> str:
         """cuFuncGetName."""
-        return self._function(h).name
+        return self.handles.function(h).name
 
     @entry
     def decode_kernel_args(self, f: Function | int, kernel_params: Any, call: str = "cuLaunchKernel",
@@ -249,7 +249,7 @@ class Modules(DriverState):
         if not kernel_params:
             return []
         if not isinstance(f, Function):
-            found = self._objs.get(f)
+            found = self.objects.get(f)
             if not isinstance(found, Function):
                 return []
             f = found
@@ -270,7 +270,7 @@ class Modules(DriverState):
         route), read by the kernel's parameter types without the lock or readability checks, as the real
         driver reads it: ``decode_kernel_args(hfunc, kernel_params, checked=False)`` minus the entry's
         bookkeeping, for the launch path. None when ``hfunc`` is no function (the launch then reports it)."""
-        f = self._objs.get(hfunc) if hfunc else None
+        f = self.objects.get(hfunc) if hfunc else None
         if f.__class__ is not Function:
             return None
         if not kernel_params:
@@ -288,7 +288,7 @@ class Modules(DriverState):
         Errors: 400 bad function; 1 a value out of range, or an attribute that is read-only or not a
         CUfunction_attribute; 801 a cluster attribute on a device without cluster launch.
         """
-        f = self._function(h)
+        f = self.handles.function(h)
         launch.set_function_attribute(self, f, attrib, value, launch.func_device(self, f), "cuFuncSetAttribute")
 
     @entry
@@ -298,7 +298,7 @@ class Modules(DriverState):
 
         Errors: 400 bad function; 1 not a CUfunction_attribute.
         """
-        f = self._function(h)
+        f = self.handles.function(h)
         return launch.function_attribute(self, f, attrib, launch.func_device(self, f), "cuFuncGetAttribute")
 
     @entry
@@ -306,7 +306,7 @@ class Modules(DriverState):
         """cuKernelGetAttribute: as :meth:`func_get_attribute` for a library kernel on device ``dev`` (its
         limits apply). Errors, in order: 400 bad kernel; 101 INVALID_DEVICE ``dev``; 1 not a
         CUfunction_attribute."""
-        f = self._function(h)
+        f = self.handles.function(h)
         return launch.function_attribute(self, f, attrib, self._device(dev), "cuKernelGetAttribute")
 
     @entry
@@ -314,7 +314,7 @@ class Modules(DriverState):
         """cuKernelSetAttribute: as :meth:`func_set_attribute` with device ``dev``'s limits; the setting is the
         kernel's for every device [I: the driver keeps one per device]. Errors, in order: 400 bad kernel; 101
         INVALID_DEVICE; then as :meth:`func_set_attribute`."""
-        f = self._function(h)
+        f = self.handles.function(h)
         launch.set_function_attribute(self, f, attrib, value, self._device(dev), "cuKernelSetAttribute")
 
     @entry
@@ -324,7 +324,7 @@ class Modules(DriverState):
         ``CUfunc_cache`` (0 none, 1 shared, 2 L1, 3 equal), kept and without effect (a hint; nothing runs on a
         GPU) [D: "a hint"]. Errors, in order: 400 bad function or kernel; 101 INVALID_DEVICE ``dev``; 1 not a
         CUfunc_cache."""
-        f = self._function(h)
+        f = self.handles.function(h)
         if dev is not None:
             self._device(dev)
         if config not in range(4):
@@ -336,7 +336,7 @@ class Modules(DriverState):
         """cuFuncSetSharedMemConfig (deprecated): the shared memory bank size, a ``CUsharedconfig`` (0 default,
         1 four bytes, 2 eight bytes), kept and without effect (devices since compute capability 5.0 have a fixed
         bank size) [D]. Errors: 400 bad function; 1 not a CUsharedconfig."""
-        f = self._function(h)
+        f = self.handles.function(h)
         if config not in range(3):
             raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
                               f"cuFuncSetSharedMemConfig: {config} is not a CUsharedconfig (0-2)")

@@ -271,7 +271,7 @@ class _KernelCalls:
         """Device ``cudaGraphSetConditional``, for the graph launch replaying the kernel on this thread."""
         driver = self.driver
         try:
-            driver.set_conditional(getattr(driver._tls, "cond", None), handle, value)
+            driver.set_conditional(getattr(driver.threads.tls, "cond", None), handle, value)
         except ValueError as e:
             from ...ptx import Fault
             raise Fault(719, f"cudaGraphSetConditional: {e}") from None
@@ -305,7 +305,7 @@ def _launch_context(driver: Any, p: Any) -> Any:
     module = p.func.module
     if not module.is_library and module.ctx is not None:
         return module.ctx
-    cur = driver._thread().current
+    cur = driver.threads.current().current
     return cur if cur is not None and not cur.destroyed else module.ctx
 
 
