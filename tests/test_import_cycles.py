@@ -39,8 +39,14 @@ KNOWN: tuple[tuple[frozenset[str], str], ...] = (
      "it is the target of (graph), a node's parameter record its child graph (node_params), an allocation its "
      "MEM_ALLOC node and exec "
      "(memory), an exec body and an exec update the allocations they map (graph_exec, "
-     "graph_update); no module boundary makes it, so the folder layout (issue 18 item 4) keeps it;"
-     "it goes when those records stop naming each other's types. The driver, its "
+     "graph_update); no module boundary makes it, so the folder layout (issue 18 item 4) keeps it; "
+     "it goes when those records stop naming each other's types. The edges that point up the runtime layering "
+     "(objects < memory_model < node_params < nodes < graph_model < capture_rules < graph_exec < graph_update < "
+     "capture_enqueue), all TYPE_CHECKING: objects -> capture_enqueue (Op: Stream.deferred), capture_rules "
+     "(CaptureSequence: Stream.capture, Event.capture), graph_model (Node: Dep); memory_model -> graph_exec "
+     "(GraphExec: Allocation.outstanding), graph_model (Node: Allocation.graph_node, free_node); node_params and "
+     "nodes -> graph_model (Graph: ChildGraphParams.graph, the conditional bodies, NodeKind.copy); graph_model -> "
+     "capture_rules (CaptureSequence: Graph.capture_target_of). The driver, its "
      "services and entry groups are outside every cycle: the rule engine, graph model and node kinds are typed "
      "against Protocols (CaptureHost, GraphHost, RunHost, BuildHost, ReplayHost, KernelHost)"),
 )

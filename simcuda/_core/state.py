@@ -8,7 +8,13 @@ spec section 3 that turn a handle into a live object or raise the code the real 
 (:class:`~simcuda._core.capture.capture_rules.CaptureRegistry`), ``memory``
 (:class:`~simcuda._core.memory.memory_model.MemorySpace`), ``variables``
 (:class:`~simcuda._core.modules.variables.ModuleVariables`: the device variables of loaded images) and ``scheduler``
-(:class:`~simcuda._core.work.Scheduler`: the work queue, user code outside the lock, in-flight kernels).
+(:class:`~simcuda._core.work.Scheduler`: the work queue, user code outside the lock, in-flight kernels, and the
+shared scalar state it owns as public, typed attributes: the simulated clock ``clock_ms``, the process-wide kernel
+fault ``process_fault`` and the user objects whose destructors are due, ``due_user_objects``); the counters
+(:class:`~simcuda._core.logs.Counters`) keep ``kernel_launches`` as a public slot the launch path increments.
+The state binds no private aliases of the services' methods: the entry groups, the rule engine, the graph model
+and the node kinds call the services by their public names (``scheduler.submit``, ``threads.current``,
+``handles.function``).
 The stream resolver (:meth:`DriverState._stream`) stays here: it needs the threads, the handles and the
 per-thread default-stream mode; a context makes its NULL streams (``Context.legacy_stream``,
 ``Context.per_thread_stream``) and the handle table hands out stream ids. The per-concept entry modules
