@@ -293,11 +293,24 @@ def pytest_configure(config: Any) -> None:
     _start(config)
 
 
+#: what the run says when a suite on the Python route imported a library only the native route serves
+PYTHON_ROUTE_NOTE = ("simcuda: {names} imported by this suite run(s) on NVIDIA's compiled layer, which the 'python' "
+                     "route does not serve: their first driver call fails with NVIDIA's DynamicLibNotFoundError "
+                     "(no real libcuda.so.1). Run with --simcuda-route native (or auto, the default), on which "
+                     "they run on the simulated driver (docs/native.md)")
+
+
 def pytest_collection_finish(session: Any) -> None:
-    """With ``--simcuda``: resolve the ``auto`` scope, the test modules now imported."""
+    """With ``--simcuda``: resolve the ``auto`` scope, the test modules now imported; on the Python route, say so
+    when the suite imported cuda.core or numba-cuda, which need the native route."""
     s = _session(session.config)
     if s is not None and s.patch is not None:
         s.decide_scope()
+        if s.route == "python":
+            names = [n for n in ("cuda.core", "numba.cuda") if n in sys.modules]
+            tr = session.config.pluginmanager.get_plugin("terminalreporter")
+            if names and tr is not None:
+                tr.write_line(PYTHON_ROUTE_NOTE.format(names=" and ".join(names)), yellow=True)
 
 
 @pytest.hookimpl(tryfirst=True)
