@@ -194,6 +194,9 @@ def run_script(script: str, args: Sequence[str] = (), *, kernels: Sequence[str] 
         kernel_bounds: :attr:`simcuda.Options.kernel_bounds` of the fresh driver (``"strict"`` or ``"gpu-like"``;
             None: its default, ``$SIMCUDA_KERNEL_BOUNDS`` else strict); ignored with ``driver``.
 
+    A Python the script starts (``subprocess``, ``multiprocessing`` spawn) starts on a simulated driver of its own
+    with the same settings (:mod:`simcuda.inherit`).
+
     Returns:
         ``(exit code, driver)``: 0 on normal completion, the ``SystemExit`` status, 130 after an uncaught
         ``KeyboardInterrupt`` (Ctrl-C), or 1 after another uncaught exception (the traceback is printed on
@@ -212,8 +215,10 @@ def run_script(script: str, args: Sequence[str] = (), *, kernels: Sequence[str] 
     old_argv, old_path = sys.argv[:], sys.path[:]
     script_dir = os.getcwd() if module else os.path.dirname(os.path.abspath(script))
     rc = 0
+    from .inherit import exported, settings_of
+    child = settings_of(route_of(route), len(drv.devices), drv.progression, kernel_bounds, kernels)
     try:
-        with patch(driver=drv, route=route):
+        with patch(driver=drv, route=route), exported(child):
             sys.argv = [script, *args]
             sys.path.insert(0, script_dir)
             try:

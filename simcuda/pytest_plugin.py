@@ -135,6 +135,7 @@ class _Session:
             if not os.path.isfile(k):
                 raise pytest.UsageError(f"simcuda kernels file {k!r}: no such file")
         self.patch: Any = None
+        self._exported: dict[str, str | None] | None = None
         self.route = ""
         self.scope = ""
         self.real_why = ""
@@ -161,6 +162,10 @@ class _Session:
         self.patch.__enter__()
         for k in self.kernels:
             runpy.run_path(k, run_name="simcuda_kernels")
+        # a Python a test starts (subprocess, multiprocessing spawn) starts on a simulated driver of its own
+        from simcuda import inherit
+        self._exported = inherit.export(inherit.settings_of(self.route, self.devices, self.progression,
+                                                            self.kernel_bounds, self.kernels))
 
     def new_driver(self, devices: int | None = None, progression: str | None = None) -> Any:
         """A driver with the session's settings (or the marker's), watched by a recorder for the report (graphs
@@ -187,6 +192,10 @@ class _Session:
         if self.patch is not None:
             self.patch.__exit__(None, None, None)
             self.patch = None
+        if self._exported is not None:
+            from simcuda import inherit
+            inherit.unexport(self._exported)
+            self._exported = None
 
     def add(self, drv: Any) -> None:
         """Add what driver ``drv`` saw to the report."""
