@@ -240,6 +240,23 @@ def _warn_early_imports(route: str) -> None:
             "driver"), stacklevel=4)
 
 
+def _retry_numba_driver_lookup() -> None:
+    """numba-cuda looks for ``libcuda`` once, when ``numba.cuda`` is imported, and keeps a failure for good
+    (its driver singleton's ``initialization_error``). A suite whose pytest.ini names numba warning classes has
+    pytest import ``numba.cuda`` before any plugin can patch (pytest applies ``filterwarnings`` before it loads
+    plugins): once the simulated library is loaded, a numba driver that failed only to find the library and was
+    never used looks again (its own ``__init__``, which finds the loaded ``libcuda.so.1``)."""
+    mod = sys.modules.get("numba.cuda.cudadrv.driver")
+    drv = getattr(mod, "driver", None)
+    error = getattr(drv, "initialization_error", None)
+    if drv is None or not error or getattr(drv, "pid", None) is not None or "cannot be found" not in str(error):
+        return
+    try:
+        type(drv).__init__(drv)
+    except Exception:  # noqa: BLE001 - numba's own lookup: its error stays what numba says
+        return
+
+
 def _install(route: str = "python") -> None:
     global _route
     _warn_early_imports(route)
@@ -248,6 +265,7 @@ def _install(route: str = "python") -> None:
         adapters.install()  # before the binding's first call: it caches the pointers it resolves then
         nvml.install()  # NVML for cuda.core's system module (found by soname, as the driver)
         compilers.install()  # NVRTC / nvJitLink shims (by soname): the PTX of their CUBINs (issue 17)
+        _retry_numba_driver_lookup()
     _route = route
     _preexisting.clear()
     _preexisting.update(n for n in sys.modules if _is_cuda_name(n))

@@ -278,12 +278,16 @@ def _start(config: Any) -> None:
         s.start()
 
 
-@pytest.hookimpl(tryfirst=True)
-def pytest_load_initial_conftests(early_config: Any, parser: Any, args: Any) -> None:
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_load_initial_conftests(early_config: Any, parser: Any, args: Any) -> Generator[None, None, None]:
     """With ``--simcuda``: patch before the first ``conftest.py`` is imported (a conftest, like a test module,
-    may import ``cuda.bindings`` at its top level). Only plugins installed by entry point see this hook; one
-    given with ``-p`` starts in ``pytest_configure`` instead."""
+    may import ``cuda.bindings`` at its top level), and before pytest applies the ini's ``filterwarnings``, which
+    imports the modules that name warning classes (numba-cuda's pytest.ini names ``numba.cuda`` ones: imported
+    before the patch, numba would look for a real driver): a wrapper registered after pytest's own runs first.
+    Only plugins installed by entry point see this hook; one given with ``-p`` starts in ``pytest_configure``
+    instead."""
     _start(early_config)
+    yield
 
 
 def _session(config: Any) -> _Session | None:
