@@ -12,6 +12,8 @@ Public names:
     last_error(): the last failing call's DriverError on this thread (code and why).
     dot(graph, flags=0): the Graphviz text cuGraphDebugDotPrint would write for a graph.
     patch(): install the faces under ``cuda.bindings.*`` (decorator / context manager).
+    faults: fault injection (``faults.inject``) and call assertions (``faults.record_calls``,
+        ``faults.expect_no_failures``) for testing a program's error paths.
     StreamCapture, StreamGraphCapture, Graph, GraphExec, GraphNode, MemcpyDirection, CudaError: the
         oxicuda-style API.
 """
@@ -21,6 +23,7 @@ import operator
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from . import faults
 from ._core.errors import DriverError, explain
 from ._core.facade import KERNELS, DeviceSpec, Driver, KernelLaunch, LaunchRecord, Options
 from ._core.modules.kernels import DECLARED
@@ -32,7 +35,7 @@ __version__ = "0.1.0"
 __all__ = [
     "Driver", "DeviceSpec", "Options", "DriverError", "KernelLaunch", "LaunchRecord", "current_driver", "use",
     "reset", "kernel", "explain", "last_error", "dot", "patch", "StreamCapture", "Graph", "GraphExec", "GraphNode",
-    "MemcpyDirection", "CudaError", "StreamGraphCapture",
+    "MemcpyDirection", "CudaError", "StreamGraphCapture", "faults",
 ]
 
 

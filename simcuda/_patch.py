@@ -216,13 +216,56 @@ def _is_cuda_name(n: str) -> bool:
     return n == "cuda" or n.startswith("cuda.")
 
 
+class EarlyImportWarning(UserWarning):
+    """NVIDIA's ``cuda.bindings.driver`` (or ``_v2.driver``) was imported before a patch on the Python route: code
+    that took it then still calls NVIDIA's module, which looks for a real ``libcuda.so.1``."""
+
+
+def _warn_early_imports(route: str) -> None:
+    """On the Python route, warn when NVIDIA's own driver modules are already imported: code holding them (a
+    module-level ``from cuda.bindings import driver`` imported before the patch) keeps NVIDIA's module, whose
+    first call fails with NVIDIA's own error (``DynamicLibNotFoundError`` without a GPU driver)."""
+    if route != "python":
+        return  # the native route runs NVIDIA's modules themselves on the simulated driver: early imports work
+    early = [n for n in NATIVE_REAL
+             if n in sys.modules and not getattr(sys.modules[n], "__name__", "simcuda.").startswith("simcuda.")]
+    if early:
+        import warnings
+        warnings.warn(EarlyImportWarning(
+            f"{' and '.join(early)} (NVIDIA's) were imported before simcuda.patch() on the 'python' route: code that "
+            "imported them then (a module-level `from cuda.bindings import driver`) keeps NVIDIA's module, which "
+            "needs a real libcuda.so.1 and fails with NVIDIA's own error. Import that code inside the patch, run "
+            "the program with `simcuda run` or the tests with `pytest --simcuda` (both patch before anything is "
+            "imported), or take route='native' (or 'auto'), on which NVIDIA's modules run on the simulated "
+            "driver"), stacklevel=4)
+
+
+def _retry_numba_driver_lookup() -> None:
+    """numba-cuda looks for ``libcuda`` once, when ``numba.cuda`` is imported, and keeps a failure for good
+    (its driver singleton's ``initialization_error``). A suite whose pytest.ini names numba warning classes has
+    pytest import ``numba.cuda`` before any plugin can patch (pytest applies ``filterwarnings`` before it loads
+    plugins): once the simulated library is loaded, a numba driver that failed only to find the library and was
+    never used looks again (its own ``__init__``, which finds the loaded ``libcuda.so.1``)."""
+    mod = sys.modules.get("numba.cuda.cudadrv.driver")
+    drv = getattr(mod, "driver", None)
+    error = getattr(drv, "initialization_error", None)
+    if drv is None or not error or getattr(drv, "pid", None) is not None or "cannot be found" not in str(error):
+        return
+    try:
+        type(drv).__init__(drv)
+    except Exception:  # noqa: BLE001 - numba's own lookup: its error stays what numba says
+        return
+
+
 def _install(route: str = "python") -> None:
     global _route
+    _warn_early_imports(route)
     if route == "native":
         from .faces.native import adapters, compilers, nvml
         adapters.install()  # before the binding's first call: it caches the pointers it resolves then
         nvml.install()  # NVML for cuda.core's system module (found by soname, as the driver)
         compilers.install()  # NVRTC / nvJitLink shims (by soname): the PTX of their CUBINs (issue 17)
+        _retry_numba_driver_lookup()
     _route = route
     _preexisting.clear()
     _preexisting.update(n for n in sys.modules if _is_cuda_name(n))

@@ -28,7 +28,16 @@ from ._core.logs import INTERNAL_TITLE
 from ._generated.driver_enums import CUresult
 from ._generated.runtime_enums import cudaError_t
 
-__all__ = ["GraphRecord", "Recorder", "RecordingDriver", "graph_records", "summary_text", "explain_text", "write_dots"]
+__all__ = ["EXPLAIN_LIMIT", "GRAPH_LIMIT", "GraphRecord", "Recorder", "RecordingDriver", "graph_records",
+           "summary_text", "explain_text", "write_dots"]
+
+#: how many failed calls ``--explain`` shows in full (the rest are counted per entry and code)
+EXPLAIN_LIMIT = 20
+#: how many graphs the summary lists one per line (the rest are counted by how they were made)
+GRAPH_LIMIT = 20
+#: what ``--png`` says when Graphviz's ``dot`` is missing
+GRAPHVIZ_INSTALL = ("install Graphviz (Debian/Ubuntu: apt install graphviz; macOS: brew install graphviz; conda: "
+                    "conda install graphviz)")
 
 
 @attrs.frozen
@@ -249,13 +258,15 @@ def summary_text(drv: Driver, title: str = "", explained: bool = False) -> str:
     recs = graph_records(drv)
     launched = _launches(drv)
     lines.append(f"  graphs: {len(recs)}")
-    for r in recs:
+    for r in recs[:GRAPH_LIMIT]:
         counts = ", ".join(f"{k} {v}" for k, v in r.type_counts().items()) or "no nodes"
         runs = len(launched.get(r.gid, ()))
         lines.append(f"    graph {r.gid} ({r.origin}{', destroyed' if r.destroyed else ''}): "
-                     f"{len(r.nodes)} node{'s' if len(r.nodes) != 1 else ''} ({counts}), "
-                     f"{len(r.edges)} edge{'s' if len(r.edges) != 1 else ''}"
-                     + (f", launched {runs} time{'s' if runs != 1 else ''}" if runs else ""))
+                     f"{_plural(len(r.nodes), 'node')} ({counts}), {_plural(len(r.edges), 'edge')}"
+                     + (f", launched {_plural(runs, 'time')}" if runs else ""))
+    if len(recs) > GRAPH_LIMIT:
+        tally = _graph_tally(recs[GRAPH_LIMIT:], launched)
+        lines.append(f"    ... and {len(recs) - GRAPH_LIMIT} more graph(s): {tally} (--dot DIR draws each one)")
     lines.append(f"  graph launches: {st.get('graph_launches', 0)}")
     lines.append("  kernel launches taken (cuLaunchKernel and friends, captured or not; not the refused): "
                  f"{st.get('kernel_launches', 0)}")
@@ -280,6 +291,22 @@ def summary_text(drv: Driver, title: str = "", explained: bool = False) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'s' if n != 1 else ''}"
+
+
+def _graph_tally(recs: list[GraphRecord], launched: dict[int, set[tuple[int, int]]]) -> str:
+    """The graphs past :data:`GRAPH_LIMIT`, counted: how many of each origin, how many destroyed and launched,
+    and their nodes and edges in all."""
+    origins = Counter(r.origin.split(",")[0] for r in recs)
+    parts = [", ".join(f"{n} {origin}" for origin, n in origins.most_common())]
+    parts.append(f"{sum(r.destroyed for r in recs)} destroyed")
+    parts.append(f"{sum(1 for r in recs if launched.get(r.gid))} launched")
+    parts.append(f"{_plural(sum(len(r.nodes) for r in recs), 'node')} and "
+                 f"{_plural(sum(len(r.edges) for r in recs), 'edge')} in all")
+    return "; ".join(parts)
+
+
 def _code_name(call: str, code: int) -> str:
     if call.startswith("cuda") and code in cudaError_t:
         return cudaError_t(code).name
@@ -289,8 +316,10 @@ def _code_name(call: str, code: int) -> str:
         return str(code)
 
 
-def explain_text(drv: Driver, not_simulated: dict[str, int] | None = None) -> str:
-    """Every non-success result of the run, in order, with its code and ``why``; then, on the native route, the
+def explain_text(drv: Driver, not_simulated: dict[str, int] | None = None, limit: int = EXPLAIN_LIMIT) -> str:
+    """The non-success results of the run, in order, with their code and ``why``: all of them when there are no
+    more than ``limit`` (0: no limit), else a count per entry and code followed by the first ``limit`` in full;
+    then, on the native route, the
     calls the simulated ``libcuda.so.1`` answered 801 itself (``not_simulated``: ``{"name (version v)": calls}``
     from :func:`simcuda.faces.native.not_simulated_calls`; entries with no adapter, which record no ``why``); the
     internal errors (calls answered 999 because simcuda raised: a simulator bug) come before them, under
@@ -301,11 +330,21 @@ def explain_text(drv: Driver, not_simulated: dict[str, int] | None = None) -> st
     if not drv.error_log:
         head = "simcuda explain: every call succeeded" if not stubs else "simcuda explain: no failed call recorded"
         return "\n".join([head, *tail]) + "\n"
-    lines = [f"simcuda explain: {len(drv.error_log)} failed call(s)"]
-    for i, rec in enumerate(drv.error_log, 1):
+    log = drv.error_log
+    lines = [f"simcuda explain: {len(log)} failed call(s)"]
+    shown = log if limit == 0 else log[:limit]
+    if len(shown) < len(log):
+        tally = Counter((rec.call, rec.code) for rec in log)
+        lines.append(f"  by entry and code ({len(tally)} kind(s)):")
+        lines.extend(f"    {call} -> {_code_name(call, code)} ({code}): {n}"
+                     for (call, code), n in sorted(tally.items(), key=lambda kv: (-kv[1], kv[0])))
+        lines.append(f"  the first {len(shown)} in full (--explain-limit N shows more, 0 all):")
+    for i, rec in enumerate(shown, 1):
         lines.append(f"  {i}. {rec.call} -> {_code_name(rec.call, rec.code)} ({rec.code}) [thread {rec.thread}]")
         lines.append(f"     why: {rec.why}")
-    internal = [rec for rec in drv.error_log if rec.internal]
+    if len(shown) < len(log):
+        lines.append(f"  ... and {len(log) - len(shown)} more (counted above)")
+    internal = [rec for rec in log if rec.internal]
     if internal:
         lines.append(f"simcuda explain: {INTERNAL_TITLE}: {len(internal)}")
         lines.extend(f"  {rec.call}: {rec.why}" for rec in internal)
@@ -318,11 +357,13 @@ def failed_captures(drv: Driver) -> list[FailedCapture]:
     return list(rec.failed_captures) if rec is not None else []
 
 
-def write_dots(drv: Driver, folder: str, png: bool = False, log: TextIO | None = None) -> list[str]:
-    """Write ``graph_<id>.dot`` for every graph, and ``capture_<id>_failed.dot`` for every capture whose end gave
+def write_dots(drv: Driver, folder: str, png: bool = False, log: TextIO | None = None, prefix: str = "") -> list[str]:
+    """Write ``<prefix>graph_<id>.dot`` for every graph, and ``<prefix>capture_<id>_failed.dot`` for every capture
+    whose end gave
     no graph (:class:`FailedCapture`: the graph as it stood, the node that broke the rule in red, a note naming
     the failure), into ``folder`` (created if needed); with ``png``, also render each as ``.png`` with Graphviz
-    ``dot`` when it is installed (a notice otherwise).
+    ``dot`` when it is installed (a notice saying how to install it otherwise). ``simcuda run`` passes the
+    program's name and ``_`` as ``prefix``, so that programs sharing a folder keep their pictures apart.
 
     Returns the paths written.
     """
@@ -330,9 +371,10 @@ def write_dots(drv: Driver, folder: str, png: bool = False, log: TextIO | None =
     written = []
     dot_exe = shutil.which("dot") if png else None
     if png and dot_exe is None and log is not None:
-        log.write("simcuda: Graphviz 'dot' is not installed; skipping --png (the .dot files are written)\n")
-    pictures = [(f"graph_{r.gid}.dot", r.dot) for r in graph_records(drv)]
-    pictures += [(f"capture_{f.capture_id}_failed.dot", f.dot) for f in failed_captures(drv)]
+        log.write("simcuda: Graphviz 'dot' is not installed, so no PNG was rendered (the .dot files are written): "
+                  f"{GRAPHVIZ_INSTALL}\n")
+    pictures = [(f"{prefix}graph_{r.gid}.dot", r.dot) for r in graph_records(drv)]
+    pictures += [(f"{prefix}capture_{f.capture_id}_failed.dot", f.dot) for f in failed_captures(drv)]
     for filename, text in pictures:
         path = os.path.join(folder, filename)
         with open(path, "w", encoding="utf-8") as fh:

@@ -7,12 +7,15 @@ Subcommands:
 * ``simcuda demo``: a fork/join stream capture written against ``cuda.bindings.driver``, its graph
   and a replay.
 * ``simcuda explain CODE``: what a ``CUresult`` / ``cudaError_t`` means (name or number).
+
+``python -m simcuda`` is the same command (:mod:`simcuda.__main__`).
 """
 from __future__ import annotations
 
 import argparse
 import os
 import runpy
+import shutil
 import sys
 import traceback
 from collections.abc import Sequence
@@ -30,48 +33,114 @@ nvrtc/_v2.driver and the legacy cuda.cuda / cuda.cudart / cuda.nvrtc replaced by
 fresh simulated driver (--route native: NVIDIA's own cuda.bindings.driver and _v2.driver over the
 simulated libcuda.so.1 instead). Then print a summary on stderr: captures begun and ended, each graph
 with its node counts by type and its edge count, and graph launches. Options go before SCRIPT (or
--m MODULE); everything after SCRIPT or MODULE goes to the script.
+-m MODULE); everything after SCRIPT or MODULE goes to the script (or module), options included.
+"""
+
+_RUN_EXAMPLES = """\
+examples:
+  simcuda run my_program.py --size 1024        run a program; --size goes to the program
+  simcuda run --explain my_program.py          then list every failed call with its why
+  simcuda run --dot pictures my_program.py     draw each graph (pictures/my_program_graph_1.dot)
+  simcuda run --route native my_cuda_core_app.py
+                                               cuda.core / numba-cuda programs: NVIDIA's own binding
+                                               over the simulated libcuda.so.1 (docs/native.md)
+  simcuda run --kernels twins.py -m pytest -p no:cacheprovider tests/
+                                               a module, with all its own options
+"""
+
+_DEMO_HELP = """\
+Capture the CUDA Programming Guide's fork/join example on the simulator: a stream capture that forks
+work onto a second stream through an event and joins it back, then print the captured graph (its nodes,
+its edges, its DOT picture) and replay it. Needs nothing installed besides simcuda; the program is
+simcuda/_demo.py, written against cuda.bindings.driver as a user would write it.
+"""
+
+_MAIN_EXAMPLES = """\
+examples:
+  simcuda demo                           a fork/join capture, its graph and a replay
+  simcuda run my_program.py              run a CUDA Python program on the simulator
+  python -m simcuda run -m pytest tests  the same command, run as a module
+  simcuda explain 904                    what CUDA_ERROR_STREAM_CAPTURE_UNJOINED means
 """
 
 
-def build_parser() -> argparse.ArgumentParser:
+
+class Parser(argparse.ArgumentParser):
+    """The ``simcuda`` command's parser: argparse's, knowing which options of ``run`` take a value."""
+
+    run_value_options: frozenset[str] = frozenset()
+
+
+def build_parser() -> Parser:
     """The argument parser of the ``simcuda`` command."""
     from . import __version__
-    p = argparse.ArgumentParser(prog="simcuda", description="In-memory simulator of CUDA stream capture and graphs.")
+    p = Parser(prog="simcuda", description="In-memory simulator of CUDA stream capture and graphs.",
+               epilog=_MAIN_EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--version", action="version", version=f"simcuda {__version__}")
     sub = p.add_subparsers(dest="command", metavar="{run,demo,explain}")
     sub.required = True
-    r = sub.add_parser("run", help="run a CUDA Python script on the simulator", description=_RUN_HELP)
-    r.add_argument("--dot", metavar="DIR",
-                   help="write each graph as Graphviz DOT into DIR (graph_<id>.dot), and each capture whose end "
-                        "gave no graph (capture_<id>_failed.dot: the node that broke the rule in red)")
-    r.add_argument("--png", action="store_true", help="with --dot, also render PNGs when Graphviz 'dot' is installed")
-    r.add_argument("--explain", action="store_true", help="print every non-success result with the simulator's why")
-    r.add_argument("--per-thread", action="store_true",
-                   help="per-thread default stream mode (as CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM=1)")
-    r.add_argument("--kernel-bounds", choices=("strict", "gpu-like"), default=None,
-                   help="bounds of a PTX kernel's global accesses: strict (memcheck-like, an access past an "
-                        "allocation faults 700) or gpu-like (one inside a mapped page goes unnoticed); default: "
-                        "$SIMCUDA_KERNEL_BOUNDS, else strict (simcuda.Options.kernel_bounds, docs/kernels.md)")
-    r.add_argument("--kernels", metavar="FILE", action="append", default=[],
-                   help="a Python file that registers kernel implementations with simcuda.kernel(...); "
-                        "run before SCRIPT (may be repeated)")
-    r.add_argument("--route", choices=("python", "native", "auto"), default=None,
-                   help="how cuda.bindings.driver reaches the simulator: simcuda's Python faces (python), NVIDIA's "
-                        "own binding over the simulated libcuda.so.1 (native), or native where available (auto); "
-                        "default: $SIMCUDA_ROUTE, else python (simcuda.patch's route_of)")
-    r.add_argument("--devices", metavar="N", type=_device_count, default=1,
-                   help="simulate N devices (default 1), each a default simcuda.DeviceSpec: for peer access and "
-                        "peer copies")
-    r.add_argument("--quiet", "-q", action="store_true", help="do not print the summary")
-    r.add_argument("-m", dest="module", metavar="MODULE",
-                   help="run library module MODULE as a script (like python -m MODULE); the rest are its arguments")
+    r = sub.add_parser("run", help="run a CUDA Python script on the simulator", description=_RUN_HELP,
+                       epilog=_RUN_EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
+    value_options: set[str] = set()  # the options of ``run`` that take a value (read by _split_module)
+
+    def add(*flags: str, **kwargs: Any) -> None:
+        action = r.add_argument(*flags, **kwargs)
+        if action.nargs != 0:
+            value_options.update(action.option_strings)
+
+    add("--dot", metavar="DIR",
+        help="write each graph as Graphviz DOT into folder DIR (PROGRAM_graph_<id>.dot, PROGRAM the script's "
+             "or module's name), and each capture whose end gave no graph (PROGRAM_capture_<id>_failed.dot:"
+             " the node that broke the rule in red)")
+    add("--png", action="store_true", help="with --dot, also render each picture as PNG with Graphviz's 'dot'")
+    add("--explain", action="store_true",
+        help="list the non-success results with the simulator's why: counts per entry and code, then "
+             "the first ones in full (see --explain-limit)")
+    add("--explain-limit", metavar="N", type=_count, default=_summary_limit(),
+        help="with --explain, how many failed calls to show in full (default %(default)s; 0: all)")
+    add("--per-thread", action="store_true",
+        help="per-thread default stream mode (as CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM=1)")
+    add("--kernel-bounds", choices=("strict", "gpu-like"), default=None,
+        help="bounds of a PTX kernel's global accesses: strict (memcheck-like, an access past an "
+             "allocation faults 700) or gpu-like (one inside a mapped page goes unnoticed); default: "
+             "$SIMCUDA_KERNEL_BOUNDS, else strict (simcuda.Options.kernel_bounds, docs/kernels.md)")
+    add("--kernels", metavar="FILE", action="append", default=[],
+        help="a Python file that registers kernel implementations with simcuda.kernel(...); "
+             "run before SCRIPT (may be repeated)")
+    add("--route", choices=("python", "native", "auto"), default=None,
+        help="how cuda.bindings.driver reaches the simulator: simcuda's Python faces (python), NVIDIA's "
+             "own binding over the simulated libcuda.so.1 (native), or native where available (auto); "
+             "default: $SIMCUDA_ROUTE, else python")
+    add("--devices", metavar="N", type=_device_count, default=1,
+        help="simulate N devices (default 1), each a default simcuda.DeviceSpec: for peer access and "
+             "peer copies")
+    add("--quiet", "-q", action="store_true", help="do not print the summary")
+    add("-m", dest="module", metavar="MODULE",
+        help="run library module MODULE as a script (like python -m MODULE); the rest are its arguments")
+    p.run_value_options = frozenset(value_options)
     r.add_argument("script", nargs="?", help="the Python script to run")
     r.add_argument("args", nargs=argparse.REMAINDER, help="arguments for the script (optional)")
-    sub.add_parser("demo", help="capture the Programming Guide's fork/join graph and show it")
+    sub.add_parser("demo", help="capture the Programming Guide's fork/join graph and show it", description=_DEMO_HELP)
     e = sub.add_parser("explain", help="explain a CUresult or cudaError_t (name or number)")
     e.add_argument("code", help="e.g. 904, CUDA_ERROR_STREAM_CAPTURE_UNJOINED or cudaErrorStreamCaptureUnjoined")
     return p
+
+
+def _summary_limit() -> int:
+    """The default of ``--explain-limit`` (:data:`simcuda._summary.EXPLAIN_LIMIT`)."""
+    from ._summary import EXPLAIN_LIMIT
+    return EXPLAIN_LIMIT
+
+
+def _count(text: str) -> int:
+    """``--explain-limit N``: a number of calls, 0 or more (argparse reports anything else)."""
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if n < 0:
+        raise argparse.ArgumentTypeError(f"the limit must be 0 (all) or more, got {n}")
+    return n
 
 
 def _device_count(text: str) -> int:
@@ -125,9 +194,13 @@ def run_script(script: str, args: Sequence[str] = (), *, kernels: Sequence[str] 
         kernel_bounds: :attr:`simcuda.Options.kernel_bounds` of the fresh driver (``"strict"`` or ``"gpu-like"``;
             None: its default, ``$SIMCUDA_KERNEL_BOUNDS`` else strict); ignored with ``driver``.
 
+    A Python the script starts (``subprocess``, ``multiprocessing`` spawn) starts on a simulated driver of its own
+    with the same settings (:mod:`simcuda.inherit`).
+
     Returns:
-        ``(exit code, driver)``: 0 on normal completion, the ``SystemExit`` status, or 1 after an
-        uncaught exception (whose traceback is printed on stderr, as Python does). With ``module=True``, a
+        ``(exit code, driver)``: 0 on normal completion, the ``SystemExit`` status, 130 after an uncaught
+        ``KeyboardInterrupt`` (Ctrl-C), or 1 after another uncaught exception (the traceback is printed on
+        stderr, as Python does). With ``module=True``, a
         module that cannot be found is exit code 1 with Python's ``No module named`` message.
     """
     from . import _summary
@@ -142,8 +215,10 @@ def run_script(script: str, args: Sequence[str] = (), *, kernels: Sequence[str] 
     old_argv, old_path = sys.argv[:], sys.path[:]
     script_dir = os.getcwd() if module else os.path.dirname(os.path.abspath(script))
     rc = 0
+    from .inherit import exported, settings_of
+    child = settings_of(route_of(route), len(drv.devices), drv.progression, kernel_bounds, kernels)
     try:
-        with patch(driver=drv, route=route):
+        with patch(driver=drv, route=route), exported(child):
             sys.argv = [script, *args]
             sys.path.insert(0, script_dir)
             try:
@@ -157,6 +232,9 @@ def run_script(script: str, args: Sequence[str] = (), *, kernels: Sequence[str] 
                     runpy.run_path(script, run_name="__main__")
             except SystemExit as e:
                 rc = _exit_code(e)
+            except KeyboardInterrupt as e:  # as python does: the traceback, then the status of SIGINT (128 + 2)
+                _print_exception(e, script)
+                rc = 130
             except BaseException as e:  # noqa: BLE001 - report like the interpreter, then carry on to the summary
                 _print_exception(e, script)
                 rc = 1
@@ -195,6 +273,8 @@ def _dot_dir_problem(path: str) -> str | None:
     """Why DOT files cannot be written into folder ``path``, found by making it (if missing) and a scratch file
     in it, before the script runs; ``None`` when they can."""
     import tempfile
+    if os.path.exists(path) and not os.path.isdir(path):
+        return "a file of that name exists; --dot takes a folder (made if missing), where one file per graph goes"
     try:
         os.makedirs(path, exist_ok=True)
         with tempfile.TemporaryFile(dir=path):
@@ -243,6 +323,9 @@ def _cmd_run(ns: argparse.Namespace) -> int:
     if ns.dot and (problem := _dot_dir_problem(ns.dot)) is not None:
         print(f"simcuda run: --dot {ns.dot}: {problem}", file=sys.stderr)
         return 2
+    if ns.png and shutil.which("dot") is None:
+        print("simcuda run: --png: Graphviz's `dot` is not installed, so only the .dot files will be written; "
+              f"{_summary.GRAPHVIZ_INSTALL}, and run again", file=sys.stderr)
     route, problem = _route_of_run(ns)
     if problem is not None:
         print(f"simcuda run: {problem}", file=sys.stderr)
@@ -252,9 +335,9 @@ def _cmd_run(ns: argparse.Namespace) -> int:
     sys.stdout.flush()
     err = sys.stderr
     if ns.explain:
-        err.write(_summary.explain_text(drv, _native_stubs(route)))
+        err.write(_summary.explain_text(drv, _native_stubs(route), limit=ns.explain_limit))
     if ns.dot:
-        paths = _summary.write_dots(drv, ns.dot, png=ns.png, log=err)
+        paths = _summary.write_dots(drv, ns.dot, png=ns.png, log=err, prefix=_program_name(ns) + "_")
         if not ns.quiet:
             err.write(f"simcuda: wrote {len(paths)} file(s) to {ns.dot}\n")
     if not ns.quiet:
@@ -262,6 +345,15 @@ def _cmd_run(ns: argparse.Namespace) -> int:
                                         explained=ns.explain))
     err.flush()
     return rc
+
+
+def _program_name(ns: argparse.Namespace) -> str:
+    """The name ``--dot`` files start with: the script's file name without ``.py``, or the module's name (dots
+    kept), so that two programs writing pictures into one folder do not overwrite each other's."""
+    if ns.module is not None:
+        return str(ns.module)
+    name = os.path.basename(str(ns.script))
+    return name[:-3] if name.endswith(".py") else name
 
 
 def _native_stubs(route: str) -> dict[str, int] | None:
@@ -291,16 +383,30 @@ def _cmd_explain(code: str) -> int:
     return 0
 
 
+def _split_module(parser: Parser, argv: list[str]) -> tuple[list[str], list[str] | None]:
+    """``simcuda run [options] -m MODULE ARGS...``: split off ARGS, which are all the module's own (its options
+    included, as for ``python -m``), so that argparse never reads them. ``-m`` counts only where an option of
+    ``run`` may stand: not as the value of an option that takes one (``--kernels FILE``), nor after the script.
+    Returns ``(argv up to MODULE, ARGS)``, or ``(argv, None)`` when there is no such ``-m``."""
+    if argv[:1] != ["run"]:
+        return argv, None
+    takes_value = parser.run_value_options
+    i = 1
+    while i < len(argv):
+        a = argv[i]
+        if a == "-m":
+            return (argv[:i + 2], argv[i + 2:]) if i + 1 < len(argv) else (argv, None)
+        if a == "--" or not a.startswith("-"):
+            return argv, None  # the script: everything after it is its own
+        i += 2 if a in takes_value else 1  # ``--opt=value`` is one word
+    return argv, None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``simcuda`` console script; returns the exit status."""
     parser = build_parser()
     argv = list(sys.argv[1:] if argv is None else argv)
-    rest: list[str] | None = None
-    if argv[:1] == ["run"] and "-m" in argv:
-        # as for python -m: everything after the module's name is the module's own, options included
-        i = argv.index("-m")
-        if i + 1 < len(argv) and not any(not a.startswith("-") for a in argv[1:i]):
-            argv, rest = argv[:i + 2], argv[i + 2:]
+    argv, rest = _split_module(parser, argv)
     ns = parser.parse_args(argv)
     if rest is not None:
         ns.args = rest

@@ -12,6 +12,12 @@ Two ways in:
 * per test, without ``--simcuda``: the ``@pytest.mark.simcuda`` marker or the ``patched_cuda`` fixture patch
   for that test only (code under test must then import ``cuda.bindings`` inside the test).
 
+Error paths and assertions (:mod:`simcuda.faults`): ``@pytest.mark.simcuda_fault("cuMemAlloc", 2, nth=3)`` (one
+marker per fault, the arguments of :func:`simcuda.faults.inject`) refuses calls for the whole test; the
+``simcuda_faults`` fixture does it from inside the test (``simcuda_faults.inject(...)``, ``.record_calls(...)``,
+``.expect_no_failures()``), every fault taken off when the test ends. A failed test's report gets a section
+``simcuda: failed calls`` listing the non-success calls it made (entry, code, why), as pytest shows captured logs.
+
 Options (command line / ini setting in ``pytest.ini``, ``pyproject.toml``'s ``[tool.pytest.ini_options]``...):
 
 =============================  ========================  ===============================================
@@ -36,7 +42,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from typing import Any
 
 import pytest
@@ -49,6 +55,11 @@ _PROGRESSIONS = ("immediate", "manual")
 _BOUNDS = ("strict", "gpu-like")
 #: the report is kept here, and carried from pytest-xdist workers to the controller under this key
 _REPORT_KEY = "simcuda_report"
+FAULT_MARKER = "simcuda_fault"
+#: per test: ``(driver, index of its first error_log record made during the test)`` for each driver it used
+_DRIVERS = pytest.StashKey[list[tuple[Any, int]]]()
+#: how many failed calls a failed test's report section shows in full
+_SECTION_LIMIT = 20
 
 _REAL_PROBE = """\
 import ctypes, sys
@@ -124,6 +135,7 @@ class _Session:
             if not os.path.isfile(k):
                 raise pytest.UsageError(f"simcuda kernels file {k!r}: no such file")
         self.patch: Any = None
+        self._exported: dict[str, str | None] | None = None
         self.route = ""
         self.scope = ""
         self.real_why = ""
@@ -150,6 +162,10 @@ class _Session:
         self.patch.__enter__()
         for k in self.kernels:
             runpy.run_path(k, run_name="simcuda_kernels")
+        # a Python a test starts (subprocess, multiprocessing spawn) starts on a simulated driver of its own
+        from simcuda import inherit
+        self._exported = inherit.export(inherit.settings_of(self.route, self.devices, self.progression,
+                                                            self.kernel_bounds, self.kernels))
 
     def new_driver(self, devices: int | None = None, progression: str | None = None) -> Any:
         """A driver with the session's settings (or the marker's), watched by a recorder for the report (graphs
@@ -176,6 +192,10 @@ class _Session:
         if self.patch is not None:
             self.patch.__exit__(None, None, None)
             self.patch = None
+        if self._exported is not None:
+            from simcuda import inherit
+            inherit.unexport(self._exported)
+            self._exported = None
 
     def add(self, drv: Any) -> None:
         """Add what driver ``drv`` saw to the report."""
@@ -258,12 +278,16 @@ def _start(config: Any) -> None:
         s.start()
 
 
-@pytest.hookimpl(tryfirst=True)
-def pytest_load_initial_conftests(early_config: Any, parser: Any, args: Any) -> None:
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_load_initial_conftests(early_config: Any, parser: Any, args: Any) -> Generator[None, None, None]:
     """With ``--simcuda``: patch before the first ``conftest.py`` is imported (a conftest, like a test module,
-    may import ``cuda.bindings`` at its top level). Only plugins installed by entry point see this hook; one
-    given with ``-p`` starts in ``pytest_configure`` instead."""
+    may import ``cuda.bindings`` at its top level), and before pytest applies the ini's ``filterwarnings``, which
+    imports the modules that name warning classes (numba-cuda's pytest.ini names ``numba.cuda`` ones: imported
+    before the patch, numba would look for a real driver): a wrapper registered after pytest's own runs first.
+    Only plugins installed by entry point see this hook; one given with ``-p`` starts in ``pytest_configure``
+    instead."""
     _start(early_config)
+    yield
 
 
 def _session(config: Any) -> _Session | None:
@@ -276,14 +300,30 @@ def pytest_configure(config: Any) -> None:
     config.addinivalue_line("markers", f"{MARKER}(route=None, devices=None, progression=None): run the test against "
                                        "a fresh simulated CUDA driver, with cuda.bindings patched (route: python, "
                                        "native or auto)")
+    config.addinivalue_line("markers", f"{FAULT_MARKER}(entry, code, nth=None, times=None, when=None): refuse calls "
+                                       "of a simulated driver entry with code for the whole test "
+                                       "(simcuda.faults.inject)")
     _start(config)
 
 
+#: what the run says when a suite on the Python route imported a library only the native route serves
+PYTHON_ROUTE_NOTE = ("simcuda: {names} imported by this suite run(s) on NVIDIA's compiled layer, which the 'python' "
+                     "route does not serve: their first driver call fails with NVIDIA's DynamicLibNotFoundError "
+                     "(no real libcuda.so.1). Run with --simcuda-route native (or auto, the default), on which "
+                     "they run on the simulated driver (docs/native.md)")
+
+
 def pytest_collection_finish(session: Any) -> None:
-    """With ``--simcuda``: resolve the ``auto`` scope, the test modules now imported."""
+    """With ``--simcuda``: resolve the ``auto`` scope, the test modules now imported; on the Python route, say so
+    when the suite imported cuda.core or numba-cuda, which need the native route."""
     s = _session(session.config)
     if s is not None and s.patch is not None:
         s.decide_scope()
+        if s.route == "python":
+            names = [n for n in ("cuda.core", "numba.cuda") if n in sys.modules]
+            tr = session.config.pluginmanager.get_plugin("terminalreporter")
+            if names and tr is not None:
+                tr.write_line(PYTHON_ROUTE_NOTE.format(names=" and ".join(names)), yellow=True)
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -359,6 +399,7 @@ def simcuda_driver(request: Any) -> Iterator[Any]:
     m = _marker(request)
     kw = {k: m.kwargs[k] for k in ("devices", "progression") if m is not None and m.kwargs.get(k) is not None}
     if s is not None and s.driver is not None and s.scope == "session" and not kw:
+        _watch(request, s.driver)
         yield s.driver
         return
     if "devices" in kw:
@@ -372,6 +413,7 @@ def simcuda_driver(request: Any) -> Iterator[Any]:
         drv = simcuda.Driver(devices=[simcuda.DeviceSpec() for _ in range(n)],
                              progression=kw.get("progression", "immediate"))
     old = simcuda.use(drv)
+    _watch(request, drv)
     try:
         yield drv
     finally:
@@ -400,12 +442,17 @@ def patched_cuda(simcuda_driver: Any, request: Any) -> Iterator[Any]:
 def _simcuda_session_driver(request: Any) -> Iterator[None]:
     """Under ``--simcuda`` in test scope: every test gets a fresh driver with the session's settings."""
     s = _session(request.config)
-    if s is None or s.driver is None or s.scope != "test" or "simcuda_driver" in request.fixturenames:
+    if s is None or s.driver is None or "simcuda_driver" in request.fixturenames:
+        yield
+        return
+    if s.scope != "test":
+        _watch(request, s.driver)
         yield
         return
     import simcuda
     drv = s.new_driver()
     old = simcuda.use(drv)
+    _watch(request, drv)
     try:
         yield
     finally:
@@ -413,10 +460,109 @@ def _simcuda_session_driver(request: Any) -> Iterator[None]:
         s.add(drv)
 
 
+def _watch(request: Any, drv: Any) -> None:
+    """Remember that the test uses ``drv`` from its next error record on (the failed-calls section)."""
+    request.node.stash.setdefault(_DRIVERS, []).append((drv, len(drv.error_log)))
+
+
+def _failed_calls_text(item: Any) -> str:
+    """The ``simcuda: failed calls`` section of ``item``'s report: each non-success call the test made on the
+    simulated drivers it used, entry, code and why (the first :data:`_SECTION_LIMIT`, then a count per entry and
+    code); empty when there was none."""
+    records = [r for drv, start in item.stash.get(_DRIVERS, []) for r in drv.error_log[start:]]
+    if not records:
+        return ""
+    from simcuda._summary import _code_name
+    lines = [f"{len(records)} simulated call(s) did not return CUDA_SUCCESS during this test:"]
+    for r in records[:_SECTION_LIMIT]:
+        lines.append(f"  {r.call} -> {_code_name(r.call, r.code)} ({r.code}) [thread {r.thread}]")
+        lines.append(f"     why: {r.why}")
+    if len(records) > _SECTION_LIMIT:
+        from collections import Counter
+        rest = Counter((r.call, r.code) for r in records[_SECTION_LIMIT:])
+        lines.append(f"  ... and {len(records) - _SECTION_LIMIT} more: "
+                     + ", ".join(f"{call} -> {code} x{n}" for (call, code), n in rest.most_common()))
+    return "\n".join(lines)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: Any, call: Any) -> Generator[None, Any, None]:
+    """A failed test's report gets the ``simcuda: failed calls`` section (shown with the failure, as captured
+    logs are), in the phase that failed."""
+    outcome = yield
+    report = outcome.get_result()
+    if report.failed:
+        text = _failed_calls_text(item)
+        if text:
+            report.sections.append((f"simcuda: failed calls ({report.when})", text))
+
+
+class Faults:
+    """The ``simcuda_faults`` fixture: :mod:`simcuda.faults` on the test's current driver, every fault and
+    recorder taken off when the test ends."""
+
+    def __init__(self) -> None:
+        self._undo: list[Any] = []
+
+    def inject(self, entry: str, code: int, **kwargs: Any) -> Any:
+        """:func:`simcuda.faults.inject` on the current driver, until the test ends (or the injection is removed)."""
+        from simcuda import faults
+        inj = faults.inject(entry, code, **kwargs)
+        self._undo.append(inj.remove)
+        return inj
+
+    def record_calls(self, *entries: str) -> Any:
+        """:func:`simcuda.faults.record_calls` on the current driver, recording until the test ends."""
+        from simcuda import faults
+        rec = faults.record_calls(*entries)
+        self._undo.append(rec.stop)
+        return rec
+
+    def expect_no_failures(self) -> Any:
+        """:func:`simcuda.faults.expect_no_failures` on the current driver (a context manager)."""
+        from simcuda import faults
+        return faults.expect_no_failures()
+
+    def close(self) -> None:
+        """Take off every fault and recorder (the fixture's teardown)."""
+        while self._undo:
+            self._undo.pop()()
+
+
+@pytest.fixture
+def simcuda_faults(request: Any) -> Iterator[Faults]:
+    """Fault injection and call records for this test (:class:`Faults`), on the driver the test runs on: the
+    ``simcuda_driver``/``patched_cuda`` driver when the test uses one, else the session's or the current one."""
+    for name in ("simcuda_driver", "_simcuda_session_driver"):
+        if name in request.fixturenames:
+            request.getfixturevalue(name)
+    f = Faults()
+    try:
+        yield f
+    finally:
+        f.close()
+
+
+@pytest.fixture
+def _simcuda_marked_faults(request: Any, simcuda_faults: Faults) -> None:
+    """The ``simcuda_fault`` markers of the test, each an injection for the whole test."""
+    for m in reversed(list(request.node.iter_markers(FAULT_MARKER))):  # closest last: the order written
+        if len(m.args) != 2:
+            raise pytest.UsageError(f"@pytest.mark.{FAULT_MARKER} needs (entry, code), got {m.args!r}")
+        try:
+            simcuda_faults.inject(m.args[0], m.args[1], **m.kwargs)
+        except (TypeError, ValueError) as e:
+            raise pytest.UsageError(f"@pytest.mark.{FAULT_MARKER}{m.args!r}: {e}") from None
+
+
 def pytest_collection_modifyitems(items: list[Any]) -> None:
     """Give every test marked ``simcuda`` the ``patched_cuda`` fixture, first among its fixtures: the marker's
     driver is in place before the test's own fixtures set it up (a fixture that calls ``cuInit`` and makes a
-    context acts on the driver the test then sees)."""
+    context acts on the driver the test then sees). A test marked ``simcuda_fault`` gets the fixture that puts
+    its faults on, after the others."""
     for item in items:
         if item.get_closest_marker(MARKER) is not None and "patched_cuda" not in getattr(item, "fixturenames", ()):
             item.fixturenames.insert(0, "patched_cuda")
+        names = getattr(item, "fixturenames", None)
+        if names is not None and item.get_closest_marker(FAULT_MARKER) is not None:
+            names.append("_simcuda_marked_faults")  # after the driver fixtures: the faults go on the test's driver

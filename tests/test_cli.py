@@ -114,8 +114,8 @@ def test_run_writes_dot_files(tmp_path, capfd):
     out_dir = tmp_path / "dots"
     assert main(["run", "--dot", str(out_dir), script]) == 0
     files = sorted(os.listdir(out_dir))
-    assert files == ["graph_1.dot"]
-    text = (out_dir / "graph_1.dot").read_text()
+    assert files == ["cap_graph_1.dot"]
+    text = (out_dir / "cap_graph_1.dot").read_text()
     assert text.startswith("digraph dot {") and text.count("->") == 3
     assert "wrote 1 file(s)" in capfd.readouterr().err
 
@@ -126,7 +126,10 @@ def test_run_png_without_graphviz_is_a_notice(tmp_path, capfd, monkeypatch):
     monkeypatch.setattr(shutil, "which", lambda name: None)
     script = write(tmp_path, "cap.py", CAPTURE_SCRIPT)
     assert main(["run", "--dot", str(tmp_path / "d"), "--png", script]) == 0
-    assert "Graphviz 'dot' is not installed" in capfd.readouterr().err
+    err = capfd.readouterr().err
+    assert "Graphviz's `dot` is not installed" in err.splitlines()[0]  # said before the program runs
+    assert "Graphviz 'dot' is not installed, so no PNG was rendered" in err and "apt install graphviz" in err
+    assert os.listdir(tmp_path / "d") == ["cap_graph_1.dot"]
     assert main(["run", "--png", script]) == 2
 
 
@@ -340,13 +343,13 @@ def test_run_dot_draws_the_captures_that_failed(tmp_path, capfd):
     out_dir = tmp_path / "dots"
     assert main(["run", "--dot", str(out_dir), script]) == 0
     err = capfd.readouterr().err
-    assert sorted(p.name for p in out_dir.iterdir()) == ["capture_1_failed.dot", "capture_2_failed.dot",
-                                                         "graph_3.dot"]
-    unjoined = pydot.graph_from_dot_file(str(out_dir / "capture_1_failed.dot"))[0]
+    assert sorted(p.name for p in out_dir.iterdir()) == ["fail_capture_1_failed.dot", "fail_capture_2_failed.dot",
+                                                         "fail_graph_3.dot"]
+    unjoined = pydot.graph_from_dot_file(str(out_dir / "fail_capture_1_failed.dot"))[0]
     red = [n.get_name() for n in unjoined.get_nodes() if n.get("color") == '"red"']
     assert red == ['"capture_1_failure"', '"graph_1_node_1"']  # node 1: the memset on the forked stream
     assert "unjoined (904)" in unjoined.get_node('"capture_1_failure"')[0].get("label")
-    invalidated = (out_dir / "capture_2_failed.dot").read_text()
+    invalidated = (out_dir / "fail_capture_2_failed.dot").read_text()
     assert "invalidated (901) by cuMemAlloc on thread" in invalidated.replace("\\n", " ")
     assert '"capture_2_failure" -> "graph_2_node_0"' in invalidated
     assert "captures that gave no graph: 2 (capture 1: CUDA_ERROR_STREAM_CAPTURE_UNJOINED, capture 2: " \
@@ -362,3 +365,131 @@ def test_run_on_the_python_route_points_cuda_core_at_the_native_route(tmp_path, 
     err = capfd.readouterr().err
     assert rc == 1 and "DynamicLibNotFoundError" in err
     assert "run it on the native route, `simcuda run --route native`" in err
+
+
+def test_run_dot_files_of_two_programs_in_one_folder_do_not_collide(tmp_path, capfd):
+    """Two programs writing their pictures into one folder keep them apart: each file starts with the program's
+    name (the script's, or the module's for -m)."""
+    one, two = write(tmp_path, "one.py", CAPTURE_SCRIPT), write(tmp_path, "two.py", CAPTURE_SCRIPT)
+    out_dir = tmp_path / "dots"
+    assert main(["run", "-q", "--dot", str(out_dir), one]) == 0
+    assert main(["run", "-q", "--dot", str(out_dir), two]) == 0
+    capfd.readouterr()
+    assert sorted(os.listdir(out_dir)) == ["one_graph_1.dot", "two_graph_1.dot"]
+
+
+def test_run_dot_at_a_file_says_it_needs_a_folder(tmp_path, capfd):
+    """``--dot`` naming an existing plain file is a usage error that says a folder is needed (not ``File
+    exists``), and the file is left as it was."""
+    script = write(tmp_path, "cap.py", CAPTURE_SCRIPT)
+    target = tmp_path / "pictures.dot"
+    target.write_text("mine")
+    rc = main(["run", "--dot", str(target), script])
+    out, err = capfd.readouterr()
+    assert rc == 2 and out == ""
+    assert "--dot takes a folder" in err and "File exists" not in err
+    assert target.read_text() == "mine"
+
+
+def test_run_m_after_an_option_with_a_value_gives_the_module_all_the_rest(tmp_path, capfd, monkeypatch):
+    """``simcuda run --kernels FILE -m MODULE -p x``: options of ``run`` that take a value may stand before -m,
+    and everything after the module's name, ``-p`` included, is the module's."""
+    write(tmp_path, "capmod.py", CAPTURE_SCRIPT.replace('sys.exit(int(sys.argv[1]) if len(sys.argv) > 1 else 0)',
+                                                        "sys.exit(0)"))
+    kernels = write(tmp_path, "twins.py", "import simcuda\n")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", sys.path[:])
+    rc = main(["run", "--kernels", kernels, "--devices", "2", "-m", "capmod", "-p", "no:cacheprovider", "-m", "x"])
+    out, err = capfd.readouterr()
+    assert rc == 0, err
+    assert out == "argv ['-p', 'no:cacheprovider', '-m', 'x']\ndone\n"
+
+
+def test_run_a_script_named_after_an_option_value_is_still_the_script(tmp_path, capfd):
+    """An ``-m`` that comes after the script is the script's argument, not simcuda's."""
+    script = write(tmp_path, "cap.py", CAPTURE_SCRIPT.replace('sys.exit(int(sys.argv[1]) if len(sys.argv) > 1 '
+                                                              'else 0)', "sys.exit(0)"))
+    assert main(["run", "-q", "--route", "python", script, "-m", "pytest"]) == 0
+    assert capfd.readouterr().out == "argv ['-m', 'pytest']\ndone\n"
+
+
+def test_python_dash_m_simcuda_is_the_command(tmp_path):
+    """``python -m simcuda`` runs the ``simcuda`` command: ``run`` keeps the script's exit code."""
+    script = write(tmp_path, "cap.py", CAPTURE_SCRIPT)
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    res = subprocess.run([sys.executable, "-m", "simcuda", "run", "-q", script, "3"], capture_output=True,
+                         text=True, env=env, timeout=120)
+    assert res.returncode == 3, res.stderr
+    assert res.stdout == "argv ['3']\ndone\n"
+
+
+def test_an_uncaught_keyboard_interrupt_exits_130(tmp_path, capfd):
+    """A program stopped by an uncaught KeyboardInterrupt (Ctrl-C) ends with status 130, as under ``python``
+    (128 + SIGINT), its traceback printed, and the summary still follows."""
+    script = write(tmp_path, "stop.py", "raise KeyboardInterrupt\n")
+    assert main(["run", script]) == 130
+    err = capfd.readouterr().err
+    assert "KeyboardInterrupt" in err and "exited with code 130" in err
+
+
+def test_help_shows_examples_and_no_internals(capsys):
+    """``--help`` of the command and of ``run`` show examples; ``demo --help`` says what the demo does; no help
+    names simcuda's internals."""
+    texts = []
+    for argv in (["--help"], ["run", "--help"], ["demo", "--help"]):
+        with pytest.raises(SystemExit) as e:
+            main(argv)
+        assert e.value.code == 0
+        texts.append(capsys.readouterr().out)
+    top, run, demo = texts
+    assert "examples:" in top and "examples:" in run
+    assert "-m pytest" in run and "fork/join" in demo and "replay" in demo
+    for text in texts:
+        assert "route_of" not in text and "_patch" not in text and "simcuda._" not in text
+
+
+FAILING_MANY = """\
+from cuda.bindings import driver as cu
+for _ in range(300):
+    cu.cuStreamSynchronize(12345)
+for _ in range(30):
+    cu.cuCtxGetDevice()
+"""
+
+
+def test_explain_aggregates_many_failures(tmp_path, capfd):
+    """--explain with many failures counts them per entry and code, shows the first --explain-limit in full and
+    counts the rest; --explain-limit 0 shows all."""
+    script = write(tmp_path, "many.py", FAILING_MANY)
+    assert main(["run", "--explain", script]) == 0
+    err = capfd.readouterr().err
+    assert "simcuda explain: 330 failed call(s)" in err
+    assert "by entry and code (2 kind(s)):" in err
+    assert "cuStreamSynchronize -> CUDA_ERROR_NOT_INITIALIZED (3): 300" in err
+    assert err.count("     why: ") == 20 and "... and 310 more (counted above)" in err
+    assert len(err.splitlines()) < 70
+    assert main(["run", "-q", "--explain", "--explain-limit", "0", script]) == 0
+    assert capfd.readouterr().err.count("     why: ") == 330
+
+
+MANY_GRAPHS = """\
+from cuda.bindings import driver as cu
+cu.cuInit(0)
+err, ctx = cu.cuDevicePrimaryCtxRetain(0)
+cu.cuCtxSetCurrent(ctx)
+for _ in range(300):
+    err, g = cu.cuGraphCreate(0)
+    cu.cuGraphAddEmptyNode(g, None, 0)
+    cu.cuGraphDestroy(g)
+"""
+
+
+def test_summary_counts_graphs_past_the_limit(tmp_path, capfd):
+    """With 300 graphs the summary lists the first ones, one per line, and counts the rest in one line."""
+    script = write(tmp_path, "graphs.py", MANY_GRAPHS)
+    assert main(["run", script]) == 0
+    err = capfd.readouterr().err
+    assert "  graphs: 300" in err
+    assert err.count("    graph ") == 20
+    assert "... and 280 more graph(s): 280 cuGraphCreate; 280 destroyed; 0 launched; 280 nodes and 0 edges" in err
+    assert len(err.splitlines()) < 35

@@ -118,10 +118,13 @@ def entry(fn: Callable[Concatenate[S, P], R]) -> Callable[Concatenate[S, P], R]:
                 if not self._hooks or (hooks := self._hooks.get(name)) is None:
                     # no keywords: skip the empty dict merge (the checker cannot see kwargs is empty here)
                     return fn(self, *args, **kwargs) if kwargs else fn(self, *args)  # type: ignore[call-arg]
-                tokens = [before(self, args, kwargs) if before else None for before, _, _ in hooks]
-                try:
+                tokens: list[Any] = []
+                try:  # a ``before`` may refuse the call (fault injection): the ``failed`` hooks see it too
+                    for before, _, _ in hooks:
+                        tokens.append(before(self, args, kwargs) if before else None)
                     result = fn(self, *args, **kwargs)
                 except DriverError as e:
+                    tokens += [None] * (len(hooks) - len(tokens))
                     for (_, _, failed), token in zip(hooks, tokens):
                         if failed:
                             failed(self, args, kwargs, e, token)
@@ -235,7 +238,9 @@ class DriverState:
         Args:
             name: the core method name (``"graph_destroy"``); a key of :data:`ENTRIES`.
             before: ``before(driver, args, kwargs) -> token``, called under the lock after the preamble
-                (initialisation, host-function rule), before the entry's body.
+                (initialisation, host-function rule), before the entry's body; one that raises a
+                :class:`DriverError` refuses the call with it (:func:`simcuda.faults.inject`), and the ``failed``
+                hooks then see that error, with a ``None`` token for the hooks whose ``before`` did not run.
             after: ``after(driver, args, kwargs, result, token)``, called under the lock when the entry
                 succeeded, with the token ``before`` returned (None without one).
             failed: ``failed(driver, args, kwargs, error, token)``, called under the lock when the entry's body
@@ -249,6 +254,22 @@ class DriverState:
         with self._lock:
             self._hooks.setdefault(name, []).append((before, after, failed))
             self._common = False
+
+    def remove_hook(self, name: str, before: Callable[..., Any] | None = None,
+                    after: Callable[..., Any] | None = None, failed: Callable[..., Any] | None = None) -> None:
+        """Take off a hook :meth:`add_hook` put on entry ``name`` with the same three functions (the first such);
+        once an entry has no hook left, its calls take the common path again. Removing a hook that is not there
+        does nothing (fault injection and call recorders remove theirs on exit, whatever happened inside)."""
+        with self._lock:
+            hooks = self._hooks.get(name)
+            if hooks is None:
+                return
+            key = (before, after, failed)
+            if key in hooks:  # ``==``: a bound method is equal to itself taken again
+                hooks.remove(key)
+            if not hooks:
+                del self._hooks[name]
+            self._common = self._initialized and not self._closed and not self._hooks
 
     def _record_failure(self, t: ThreadState, call: str, e: DriverError) -> None:
         """The entry wrapper's bookkeeping of a failed call: ``t``'s last error and an :attr:`error_log` record."""

@@ -22,7 +22,7 @@ from .graphs import graph_exec as ge
 from .graphs import graph_model as gr
 from .memory import hostmem
 from .modules import param_types, ptxrun
-from .modules.kernels import DECLARED, KERNELS, KernelHost, KernelLaunch
+from .modules.kernels import DECLARED, KERNELS, KernelHost, KernelLaunch, MissingDependency
 from .modules.module_model import merge_param_types
 from .objects import RECORDED, Context, Event, Stream
 
@@ -592,7 +592,8 @@ class Scheduler:
         try:
             self.unlocked(fn, launch)
         except BaseException as e:
-            if host.options.kernel_faults == "sticky" and isinstance(e, Exception):
+            if (host.options.kernel_faults == "sticky" and isinstance(e, Exception)
+                    and not isinstance(e, MissingDependency)):  # the machine lacks a package: not the kernel's fault
                 raise KernelFault(_fault_error(p.name, e)) from e
             # Options(kernel_faults="raise"), or Ctrl-C: the exception propagates (the Python faces let it
             # through); a face that cannot raise it (the native route's C boundary) reads this mark to report it

@@ -39,7 +39,8 @@ def load(text: str) -> Module:
     try:
         import numpy  # noqa: F401
     except ImportError:
-        raise ImportError("the kernel engine needs numpy: pip install 'simcuda[kernels]'") from None
+        raise ImportError("the kernel engine needs numpy: pip install numpy (or, from a simcuda checkout, "
+                          "pip install '.[kernels]')") from None
     import hashlib
     key = hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()
     hit = _CACHE.get(key)

@@ -23,6 +23,14 @@ docs/testing.md shows the machine, a subclass with a rule of its own, and the st
 """
 from __future__ import annotations
 
+try:
+    import hypothesis  # noqa: F401 - the package's one dependency beyond simcuda: say so when it is missing
+except ImportError as _e:
+    raise ModuleNotFoundError(
+        "simcuda.testing needs hypothesis, which is not installed here: pip install hypothesis (or, from a "
+        "simcuda checkout, its testing extra: pip install '.[testing]'); simcuda itself and its pytest plugin "
+        "work without it", name="hypothesis") from _e
+
 from . import strategies
 from .machine import PTX, CaptureMachine, Side
 from .model import LEGACY, Capture, CaptureModel, Graph

@@ -11,7 +11,7 @@ import pytest
 from simcuda.faces import native
 
 pytestmark = pytest.mark.skipif(not native.available()[0], reason=f"native route: {native.available()[1]}")
-pytest.importorskip("numba_cuda", reason="numba-cuda is not installed (pip install 'simcuda[native]')")
+pytest.importorskip("numba_cuda", reason="numba-cuda is not installed (pip install '.[native,numba]')")
 
 SCRIPT = r'''
 import json

@@ -41,8 +41,16 @@ class KernelLaunch:
         return self.driver.memory.kernel_view(int(ptr), nbytes, "kernel argument")
 
     def array(self, ptr: int, dtype: Any, count: int) -> Any:
-        """A writable numpy array of ``count`` elements of ``dtype`` over the memory at ``ptr`` (see :meth:`view`)."""
-        import numpy as np
+        """A writable numpy array of ``count`` elements of ``dtype`` over the memory at ``ptr`` (see :meth:`view`).
+
+        Raises :class:`MissingDependency` (an ``ImportError``) when numpy is not installed: it reaches the caller of
+        the launch as it is, not as the kernel's fault (a sticky 719 would blame the kernel for the machine)."""
+        try:
+            import numpy as np
+        except ImportError as e:
+            raise MissingDependency("KernelLaunch.array needs numpy, which is not installed here: pip install numpy "
+                                    "(or, from a simcuda checkout, its kernels extra: pip install '.[kernels]'); "
+                                    "KernelLaunch.view gives the same memory as a memoryview without it") from e
         dt = np.dtype(dtype)
         return np.frombuffer(self.view(ptr, dt.itemsize * count), dtype=dt)
 
@@ -55,6 +63,11 @@ class KernelLaunch:
         outside ``unsigned int``.
         """
         self.driver.set_conditional(getattr(self.driver.threads.tls, "cond", None), int(handle), value)
+
+
+class MissingDependency(ImportError):
+    """A Python kernel needs a package that is not installed (numpy for :meth:`KernelLaunch.array`): raised through
+    the launch to the program as it is, never turned into the kernel's sticky fault."""
 
 
 #: kernels registered with ``simcuda.kernel``: name -> Python function(launch)

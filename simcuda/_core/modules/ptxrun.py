@@ -371,7 +371,8 @@ def stand_in_refusal(name: str) -> DriverError:
                        f"kernel {name!r} cannot run: it has no Python twin and its module is {NVRTC_STAND_IN} "
                        "(NVIDIA's NVRTC is not installed, or could not open a header, so simcuda's nvrtc face read "
                        "the source and made kernels with empty bodies: they would compute nothing). Remedies: "
-                       "install NVIDIA's NVRTC (pip install 'simcuda[kernels]', or nvidia-cuda-nvrtc) and compile "
+                       "install NVIDIA's NVRTC (pip install nvidia-cuda-nvrtc, or from a simcuda checkout pip install "
+                       "'.[kernels]') and compile "
                        "again (with -I for a toolkit's include/ when the program includes headers), register a "
                        f"Python twin (@simcuda.kernel({name!r})), or load the kernel's PTX; "
                        "Options(unrunnable_kernels='record') records such launches without running them")
