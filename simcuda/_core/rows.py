@@ -187,8 +187,9 @@ class Kind:
 @attrs.frozen
 class Named:
     """A core operation whose method is a class attribute bound to a function of another name
-    (``Modules.launch_kernel_fast`` is :func:`simcuda._core.modules.launch.launch`): the reference and the name
-    of the attribute, which ``tests/faces/test_api_table.py`` checks are the same object on ``Driver``."""
+    (``Modules.launch_kernel_fast`` is :func:`simcuda._core.modules.launch.launch`): the reference (mypy checks
+    it) and the name of the attribute, which :func:`simcuda._core.api.check_operations` checks is an operation of
+    ``Driver`` (``tests/faces/test_row_checks.py``)."""
 
     ref: Op
     name: str
