@@ -51,7 +51,7 @@ def test_built_row_matches_the_real_signatures(row: Runtime):
 
 
 def test_particular_rows_are_exactly_the_hand_written_ones():
-    """A row marked ``(...)`` is written by hand in the runtime face, and every other row is built, not written."""
+    """A row marked ``hand()`` is written by hand in the runtime face, and every other row is built, not written."""
     hand = MEASURED["runtime"]["hand"]
     assert {r.name for r in RUNTIME_ROWS if r.particular} <= hand
     built = {r.name for r in RUNTIME_ROWS if not r.particular}
