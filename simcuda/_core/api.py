@@ -4,20 +4,24 @@ order of the tuple face.
 :data:`ROWS` concatenates the runs of rows each ``*_rows`` module holds (one module per concept: contexts, streams,
 events, memory, pools, modules, graphs) in the tuple face's order; :data:`API` finds a row by name; :data:`VARIANTS`
 holds the older variants the native route serves; :data:`RUNTIME_ROWS` the runtime entries. The forms of a row's
-shape are described in :mod:`simcuda._core.rows`. Every row is checked against the generated C declarations when
-this module is imported (:func:`check_row`); ``tests/faces/test_api_table.py`` checks that every row names a real
-core operation and a real entry.
+shape (typed records: :func:`~simcuda._core.rows.call`, :func:`~simcuda._core.rows.hand`...) are described in
+:mod:`simcuda._core.rows`. Every row is checked against the generated C declarations and the driver's operations
+when this module is imported (:func:`check_row`, :func:`check_runtime`); ``tests/faces/test_api_table.py`` checks
+that every row names a real core operation and a real entry.
 """
 from __future__ import annotations
 
+from .contexts.context_entries import Contexts
 from .contexts.context_rows import DEVICES_AND_CONTEXTS, LIMITS, PCI_LOOKUP, PEERS, PRIMARY_RESET
 from .events.event_rows import EVENTS
+from .facade import Driver
 from .graphs.graph_rows import CONDITIONAL, GRAPHS, TOPOLOGY_AND_EXEC, USER_OBJECTS
 from .memory.memory_rows import ARRAYS, BATCH_COPIES, MAPPED_AND_VMM, MEMOPS, MEMORY
 from .memory.pool_rows import POOLS
 from .modules.module_rows import KERNEL_ATTRIBUTES, LIBRARIES, MODULES, SYMBOLS
-from .rows import Api, Arg
+from .rows import Api, Arg, Call, Runtime, call, hand, kind
 from .runtime_rows import RUNTIME_ROWS
+from .streams.stream_entries import Streams
 from .streams.stream_rows import STREAMS
 
 #: every row, in the tuple face's order
@@ -56,23 +60,42 @@ def _named(arg: Arg) -> list[str]:
     return own + [n for _kw, x in arg.items for n in _named(x)]
 
 
+def _operations(row: Api | Runtime) -> tuple[str, ...]:
+    """The core operations a row calls (its own call's, nested ones too, or those a particular shape lists)."""
+    if isinstance(row, Api):
+        return row.ops
+    return row.call.ops if isinstance(row.shape, Call) else ()
+
+
+def check_operations(row: Api | Runtime) -> None:
+    """Check that every core operation a row names is one: a public callable of :class:`~simcuda._core.facade.Driver`
+    (the rows name it by a reference mypy checks, ``Streams.stream_create``; this catches a reference to a
+    function that is no entry group's method, or a :func:`~simcuda._core.rows.named` alias under a wrong name),
+    and that a driver row names at least one. Raises ``ValueError`` naming the row."""
+    ops = _operations(row)
+    if isinstance(row, Api) and not ops:
+        raise ValueError(f"{row.name}: the row names no core operation")
+    for op in ops:
+        if op.startswith("_") or not callable(getattr(Driver, op, None)):
+            raise ValueError(f"{row.name}: {op!r} is not a core operation (a public method of Driver)")
+
+
 def check_row(row: Api, declared: tuple[tuple[str, str, str], ...]) -> None:
     """Check a row against the C declaration of its entry (``(C type, name, "in" | "out")`` per parameter, from
-    :mod:`simcuda._generated.entry_table`): its shape parses; the arguments of its call name C parameters of the
-    declaration; a complete row fills exactly the declared output parameters, in order (the wrapper's output
-    slots); a struct-field output is a field of a declared parameter; the decoder kind parses. Raises
-    ``ValueError`` naming the row, so that a wrong row fails when the table is imported, not in a user's call.
+    :mod:`simcuda._generated.entry_table`): its core operations are the driver's (:func:`check_operations`); the
+    arguments of its call (and the counts of its arrays) name C parameters of the declaration; a complete row
+    fills exactly the declared output parameters, in order (the wrapper's output slots); a struct-field output
+    is a field of a declared parameter.
+    Raises ``ValueError`` naming the row, so that a wrong row fails when the table is imported, not in a user's
+    call (the forms themselves are typed records: mypy checks them, and the operation's reference).
     """
+    check_operations(row)
+    if not row.has_call:
+        return
     names = [n for _t, n, _d in declared]
     outs = [n for _t, n, d in declared if d == "out"]
-    try:
-        _ = row.decoder_kind, row.ops
-        if not row.has_call:
-            return
-        call = row.call
-    except (AssertionError, SyntaxError, ValueError) as e:
-        raise ValueError(f"{row.name}: the shape {row.shape!r} does not parse ({e})") from None
-    read = [n for _kw, a in call.tree for n in _named(a)]
+    call = row.call
+    read = [n for _kw, a in call.tree for n in _named(a)] + list(call.counts.values())
     if not set(read) <= set(names):
         raise ValueError(f"{row.name}: the call reads {sorted(set(read) - set(names))}, not parameters of the "
                          f"C declaration ({', '.join(names)})")
@@ -81,6 +104,15 @@ def check_row(row: Api, declared: tuple[tuple[str, str, str], ...]) -> None:
         raise ValueError(f"{row.name}: the outputs {sorted(set(slots) - set(names))} are not C parameters")
     if not row.particular and list(call.outs) != outs:
         raise ValueError(f"{row.name}: the call fills the outputs {list(call.outs)}, the declaration has {outs}")
+
+
+def check_runtime(row: Runtime) -> None:
+    """Check a runtime row at import: it names a row of :data:`ROWS` and, where it has a call of its own, core
+    operations of the driver (:func:`check_operations`). Its call's parameters are the runtime wrapper's, which the
+    runtime face checks when it builds the function. Raises ``ValueError`` naming the row."""
+    if row.driver not in API:
+        raise ValueError(f"{row.name}: the driver row {row.driver!r} is not in the table")
+    check_operations(row)
 
 
 def _check_table() -> None:
@@ -94,21 +126,23 @@ def _check_table() -> None:
             if entry is None:
                 raise ValueError(f"{row.name}: not an entry the binding requests (simcuda/_generated/entry_table.py)")
             check_row(row, tuple((p.ctype, p.name, p.direction.value) for p in entry.params))
+    for rt in RUNTIME_ROWS:
+        check_runtime(rt)
 
 #: rows of the older variants NVIDIA's binding still requests under a declared C name no Python wrapper has
 #: (the native route serves them; the Python faces have only the newest). Keyed by the declared C name.
 VARIANTS: dict[str, Api] = {r.name: r for r in (
-    Api("cuCtxCreate_v2", "ctx_create(flags, dev) -> pctx",
+    Api("cuCtxCreate_v2", call(Contexts.ctx_create, "flags", "dev", out="pctx"),
         """cuCtxCreate as declared before 11040 (``(CUcontext *pctx, unsigned int flags, CUdevice dev)``): no
 creation parameters. Errors: those of ``cuCtxCreate``."""),
-    Api("cuCtxCreate_v3", "ctx_create(...)",
+    Api("cuCtxCreate_v3", hand(Contexts.ctx_create),
         """cuCtxCreate as declared from 11040 to 12050 (``(CUcontext *pctx, CUexecAffinityParam *paramsArray, int
 numParams, unsigned int flags, CUdevice dev)``): execution-affinity parameters given when ``numParams`` > 0 (or
 the array is set), as the 12050 form's ``numExecAffinityParams``. Errors: those of ``cuCtxCreate``.""",
-        decoder="ctx_create"),
-    Api("cuStreamGetCaptureInfo_v2", "stream_get_capture_info(...)",
+        decoder=kind("ctx_create")),
+    Api("cuStreamGetCaptureInfo_v2", hand(Streams.stream_get_capture_info),
         """cuStreamGetCaptureInfo as declared from 11030 to 12030 (no edge-data output). Errors: those of
-``cuStreamGetCaptureInfo``.""", decoder="capture_info(False)"),
+``cuStreamGetCaptureInfo``.""", decoder=kind("capture_info", False)),
 )}
 
 

@@ -138,32 +138,51 @@ def test_a_particular_row_that_spells_its_call_uses_the_c_declaration(row):
         core.bind(None, *[0] * sum(kw is None for kw, _a in call.tree), **{kw: 0 for kw, _a in call.tree if kw})
 
 
-def test_shape_notation_parses_arrays_and_in_out_pointers():
-    from simcuda._core.rows import Api
+def _op(self: object, *args: object, **kwargs: object) -> None:
+    """A stand-in core operation named ``_op``: the constructors take its name, check_row would refuse it."""
 
-    c = Api("cuX", "op(h, deps[n], *mode, 'lit', k=True) -> a[m], b[m], mode (...)", "").call
-    assert c.op == "op" and c.outs == ("a", "b", "mode")
+
+def _read_it(self: object, y: object) -> None:
+    """A stand-in nested core operation."""
+
+
+class Rec:
+    """A stand-in record the core takes."""
+
+
+def test_the_constructors_make_arrays_and_in_out_pointers():
+    """``array``, ``read``, a literal and a keyword make the call the executors read: arguments in order, the
+    arrays' counts, the in/out pointers, the output slots."""
+    from simcuda._core.rows import Api, array, call, hand, lit, read
+
+    c = call(_op, "h", array("deps", "n"), read("mode"), lit("lit"), k=True,
+             out=(array("a", "m"), array("b", "m"), "mode"))
+    assert c.op == "_op" and c.outs == ("a", "b", "mode")
     assert c.args == ((None, "h", None), (None, "deps", None), (None, "mode", None), (None, None, "lit"),
                       ("k", None, True))
-    assert c.counts == {"deps": "n", "a": "m", "b": "m"} and c.reads == {"mode"}
-    assert not Api("cuY", "op(...)", "").has_call and Api("cuZ", "op(h)", "").has_call
+    assert c.counts == {"deps": "n", "a": "m", "b": "m"} and c.reads == {"mode"} and c.simple
+    assert not Api("cuY", hand(_op), "").has_call and Api("cuZ", call(_op, "h"), "").has_call
+    assert Api("cuW", hand(c), "").has_call and Api("cuW", hand(c), "").particular
+    assert call(_op, None, 0, 1.5).args == ((None, None, None), (None, None, 0), (None, None, 1.5))
 
 
-def test_shape_notation_parses_the_native_forms():
-    """Struct fields (in and out), records, nested core calls, tuples, lists and ``**`` spreads parse into the
-    argument tree the native builder reads; the nested core operations count among the row's operations."""
-    from simcuda._core.rows import Api, Arg
+def test_the_constructors_make_the_native_forms():
+    """Struct fields (in and out), records, nested core calls, tuples, lists and spreads make the argument tree
+    the native builder reads (a spread after the keywords); the nested core operations count among the row's
+    operations; a decoder kind keeps its literal arguments."""
+    from simcuda._core.rows import Api, Arg, call, field, hand, kind, record, result, spread
 
-    row = Api("cuX", "op(p.a.b, Rec(x, 1), read_it(y), (u, v), [(2, w)], k=z, **q) -> h, p.out (...)", "",
-              decoder="")
+    row = Api("cuX", hand(call(_op, field("p", "a", "b"), record(Rec, "x", 1), result(_read_it, "y"), ("u", "v"),
+                               [(2, "w")], spread("q"), k="z", out=("h", field("p", "out")))), "")
     c = row.call
     kinds = [(kw, a.kind, a.name) for kw, a in c.tree]
-    assert kinds == [(None, "field", "p"), (None, "call", "Rec"), (None, "call", "read_it"), (None, "tuple", None),
+    assert kinds == [(None, "field", "p"), (None, "call", "Rec"), (None, "call", "_read_it"), (None, "tuple", None),
                      (None, "list", None), ("k", "param", "z"), (None, "spread", None)]
     assert c.tree[0][1].value == ("a", "b") and c.tree[1][1].items == ((None, Arg("param", "x")),
                                                                        (None, Arg("literal", None, 1)))
     assert c.outs == ("h", "p.out") and c.fields == {"p.out": ("p", ("out",))}
-    assert not c.simple and row.ops == ("op", "read_it")
-    assert Api("cuY", "op(...)", "", decoder="node_get(1)").decoder_kind == ("node_get", (1,))
-    assert Api("cuY", "op(...)", "", decoder="kernel_launch").decoder_kind == ("kernel_launch", ())
-    assert Api("cuY", "op(...)", "").decoder_kind is None
+    assert not c.simple and row.ops == ("_op", "_read_it")
+    assert Api("cuY", hand(_op), "", decoder=kind("node_get", 1)).decoder_kind == ("node_get", (1,))
+    assert Api("cuY", hand(_op), "", decoder=kind("kernel_launch")).decoder_kind == ("kernel_launch", ())
+    assert Api("cuY", hand(_op), "").decoder_kind is None
+    assert hand(_op, _read_it).ops == ("_op", "_read_it") and hand(_op, _read_it).call is None

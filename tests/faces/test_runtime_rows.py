@@ -9,7 +9,8 @@ import pytest
 
 from simcuda import Driver
 from simcuda._core.api import API, RUNTIME
-from simcuda._core.rows import Runtime
+from simcuda._core.memory.memory_entries import Memory
+from simcuda._core.rows import Runtime, call, lit
 from simcuda._core.runtime_rows import RUNTIME_ROWS
 from simcuda._generated.driver_outputs import OUTPUTS as DRIVER_OUTPUTS
 from simcuda._generated.runtime_outputs import OUTPUTS as RUNTIME_OUTPUTS
@@ -50,7 +51,7 @@ def test_built_row_matches_the_real_signatures(row: Runtime):
 
 
 def test_particular_rows_are_exactly_the_hand_written_ones():
-    """A row marked ``(...)`` is written by hand in the runtime face, and every other row is built, not written."""
+    """A row marked ``hand()`` is written by hand in the runtime face, and every other row is built, not written."""
     hand = MEASURED["runtime"]["hand"]
     assert {r.name for r in RUNTIME_ROWS if r.particular} <= hand
     built = {r.name for r in RUNTIME_ROWS if not r.particular}
@@ -72,9 +73,9 @@ def test_a_wrong_row_fails_at_import_not_in_a_user_call():
     """A call that reads a parameter the wrapper lacks, fills the wrong number of outputs, or needs another
     arity than the driver row's is refused when the face is built (the AssertionError of the executor)."""
     with pytest.raises(AssertionError, match="not parameters"):
-        rt._build(Runtime("cudaMalloc", "cuMemAlloc", "mem_alloc(bytes, 'cudaMalloc') -> devPtr"))
+        rt._build(Runtime("cudaMalloc", "cuMemAlloc", call(Memory.mem_alloc, "bytes", lit("cudaMalloc"), out="devPtr")))
     with pytest.raises(AssertionError, match="output slots"):
-        rt._build(Runtime("cudaMalloc", "cuMemAlloc", "mem_alloc(size, 'cudaMalloc')"))
+        rt._build(Runtime("cudaMalloc", "cuMemAlloc", call(Memory.mem_alloc, "size", lit("cudaMalloc"))))
     with pytest.raises(AssertionError, match="give the row a call"):
         rt._build(Runtime("cudaStreamCreate", "cuStreamCreate"))
     with pytest.raises(ValueError):

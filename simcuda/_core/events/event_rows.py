@@ -5,32 +5,34 @@ Each tuple is one run of :data:`simcuda._core.api.ROWS`, which concatenates the 
 """
 from __future__ import annotations
 
-from ..rows import Api
+from ..rows import Api, call, hand, lit
+from .event_entries import Events
 
 #: events
 EVENTS: tuple[Api, ...] = (
-    Api("cuEventCreate", "event_create(Flags) -> phEvent",
+    Api("cuEventCreate", call(Events.event_create, "Flags", out="phEvent"),
         """Create an event. Args: ``CUevent_flags`` bits. Errors: INVALID_CONTEXT; INVALID_VALUE unknown bits."""),
-    Api("cuEventDestroy", "event_destroy(hEvent)",
+    Api("cuEventDestroy", call(Events.event_destroy, "hEvent"),
         """Destroy an event (a captured event's nodes stay in the graph). Errors: INVALID_HANDLE."""),
-    Api("cuEventRecord", "event_record(hEvent, hStream) (...)",
+    Api("cuEventRecord", hand(call(Events.event_record, "hEvent", "hStream")),
         """Record ``hEvent`` on ``hStream`` (spec 4.2): on a capturing stream the event captures the stream's
 current dependencies (no node); otherwise it marks the work so far.
 
 Errors, in order: INVALID_HANDLE bad event or other context; 906 legacy stream under a blocking
 capture (invalidating); 901 invalidated capture."""),
-    Api("cuEventRecordWithFlags", "event_record(hEvent, hStream, flags, 'cuEventRecordWithFlags')",
+    Api("cuEventRecordWithFlags", call(Events.event_record, "hEvent", "hStream", "flags",
+                                       lit("cuEventRecordWithFlags")),
         """``cuEventRecord`` with ``CUevent_record_flags``: ``CU_EVENT_RECORD_EXTERNAL`` (1) adds an
 EVENT_RECORD node during capture and is INVALID_VALUE outside capture (spec 4.2). Errors as
 ``cuEventRecord`` plus INVALID_VALUE flags not 0/1."""),
-    Api("cuEventQuery", "event_query(hEvent)",
+    Api("cuEventQuery", call(Events.event_query, "hEvent"),
         """``(CUDA_SUCCESS,)`` when the event completed, ``(CUDA_ERROR_NOT_READY,)`` while pending.
 
 Errors: INVALID_HANDLE; CAPTURED_EVENT (907) for an event recorded in an active capture
 (invalidates it); 900 for a RECORDED event during a restricting capture (spec 5.2, 5.3)."""),
-    Api("cuEventSynchronize", "event_synchronize(hEvent)",
+    Api("cuEventSynchronize", call(Events.event_synchronize, "hEvent"),
         """Wait for an event (runs the work before it). Errors as ``cuEventQuery`` (without NOT_READY)."""),
-    Api("cuEventElapsedTime", "event_elapsed_time(hStart, hEnd) -> pMilliseconds",
+    Api("cuEventElapsedTime", call(Events.event_elapsed_time, "hStart", "hEnd", out="pMilliseconds"),
         """Milliseconds (``float``) of simulated time between two completed events.
 
 Mirrors ``cuda.bindings.driver.cuEventElapsedTime(hStart, hEnd)``; returns ``(CUresult, float)``.

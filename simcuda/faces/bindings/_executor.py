@@ -343,13 +343,14 @@ def out_wrap(face: FaceSpec, type_name: str) -> _Conv:
 
 
 def build(face: FaceSpec, name: str, call: Call, rename: Mapping[str, str] | None = None) -> _Callable[..., Any]:
-    """The body of face function ``name`` from a parsed row (:attr:`simcuda._core.api.Api.call`): the
-    arguments converted by the kinds the real wrapper's signature and docstring give them (:func:`value_conv`),
-    passed to the core operation the call names, and its result returned after the success code in the real
-    output slots (:func:`out_wrap`). ``rename`` maps the call's parameter names to the face's (a runtime entry
-    built from a driver row). The face wraps it (arity, conversion order, error translation).
+    """The body of face function ``name`` from a row's call (the typed record :attr:`simcuda._core.rows.Api.call`,
+    read as it is: no text is parsed): the arguments converted by the kinds the real wrapper's signature and
+    docstring give them (:func:`value_conv`), passed to the core operation the call names, and its result returned
+    after the success code in the real output slots (:func:`out_wrap`). ``rename`` maps the call's parameter names
+    to the face's (a runtime entry built from a driver row). The face wraps it (arity, conversion order, error
+    translation).
 
-    An array argument ``name[count]`` is a list of handles, converted with its count by the face's
+    An array argument (``array(name, count)``) is a list of handles, converted with its count by the face's
     :attr:`FaceSpec.node_array`. A wrong row fails here, at import: ``AssertionError`` for a call in the native
     forms, a parameter the wrapper does not have, an array the face does not convert, or a number of outputs
     other than the wrapper's."""
