@@ -74,6 +74,27 @@ R = TypeVar("R")
 S = TypeVar("S", bound="DriverState")
 
 
+def _hooked(drv: Any, fn: Callable[..., R], hooks: list[Hook], args: tuple[Any, ...], kwargs: dict[str, Any]) -> R:
+    """An entry's body with its hooks (:meth:`DriverState.add_hook`): every ``before``, the body, then every
+    ``after`` with its token; a ``before`` may refuse the call (fault injection), and the ``failed`` hooks see a
+    refusal wherever it came from (a ``None`` token for the hooks whose ``before`` did not run)."""
+    tokens: list[Any] = []
+    try:
+        for before, _, _ in hooks:
+            tokens.append(before(drv, args, kwargs) if before else None)
+        result = fn(drv, *args, **kwargs)
+    except DriverError as e:
+        tokens += [None] * (len(hooks) - len(tokens))
+        for (_, _, failed), token in zip(hooks, tokens):
+            if failed:
+                failed(drv, args, kwargs, e, token)
+        raise
+    for (_, after, _), token in zip(hooks, tokens):
+        if after:
+            after(drv, args, kwargs, result, token)
+    return result
+
+
 def entry(fn: Callable[Concatenate[S, P], R]) -> Callable[Concatenate[S, P], R]:
     """Register and wrap a core entry point: lock, init check, host-function rule, hooks, error bookkeeping.
 
@@ -118,21 +139,7 @@ def entry(fn: Callable[Concatenate[S, P], R]) -> Callable[Concatenate[S, P], R]:
                 if not self._hooks or (hooks := self._hooks.get(name)) is None:
                     # no keywords: skip the empty dict merge (the checker cannot see kwargs is empty here)
                     return fn(self, *args, **kwargs) if kwargs else fn(self, *args)  # type: ignore[call-arg]
-                tokens: list[Any] = []
-                try:  # a ``before`` may refuse the call (fault injection): the ``failed`` hooks see it too
-                    for before, _, _ in hooks:
-                        tokens.append(before(self, args, kwargs) if before else None)
-                    result = fn(self, *args, **kwargs)
-                except DriverError as e:
-                    tokens += [None] * (len(hooks) - len(tokens))
-                    for (_, _, failed), token in zip(hooks, tokens):
-                        if failed:
-                            failed(self, args, kwargs, e, token)
-                    raise
-                for (_, after, _), token in zip(hooks, tokens):
-                    if after:
-                        after(self, args, kwargs, result, token)
-                return result
+                return _hooked(self, fn, hooks, args, kwargs)
             except DriverError as e:
                 self._record_failure(t, _call_name(args, kwargs), e)
                 raise
