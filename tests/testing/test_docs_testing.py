@@ -15,10 +15,12 @@ def blocks() -> list[str]:
 
 
 def test_the_page_has_examples():
-    """docs/testing.md shows the machine, a subclass, the planted-bug run and the strategies."""
+    """docs/testing.md shows the machine, a subclass and the strategies; the planted-bug run (it patches the
+    private engine, tests/stateful/test_planted_rules.py) is described in prose, not imported in an example."""
     text = "\n".join(blocks())
-    for what in ("CaptureMachine", "model_class", "capture.unjoined", "sts.programs", "sts.launch_configs"):
+    for what in ("CaptureMachine", "model_class", "sts.programs", "sts.launch_configs"):
         assert what in text
+    assert "simcuda._" not in text and "test_planted_rules.py" in DOC.read_text()
 
 
 def test_every_python_block_of_docs_testing_runs():
