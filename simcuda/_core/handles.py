@@ -175,7 +175,7 @@ class Handles:
         self._table[h] = obj
 
     def get(self, h: Any) -> Any:
-        """The object handle ``h`` names (live or destroyed), or None."""
+        """The object handle ``h`` names (live, or destroyed and not yet dropped from the table: P-79), or None."""
         return self._table.get(h)
 
     def foreign(self, h: Any) -> str:
@@ -251,8 +251,8 @@ class Handles:
         return n
 
     def node_or_none(self, h: Any) -> gr.Node | None:
-        """The node a handle names (live or destroyed), or None: for rules that give their own code for a
-        handle that names no node (the capture engine's dependency checks, spec 3.2, 3.6)."""
+        """The node a handle names (live, or destroyed and still in the table), or None: for rules that give their
+        own code for a handle that names no node (the capture engine's dependency checks, spec 3.2, 3.6)."""
         n = self._table.get(h) if h else None
         return n if isinstance(n, gr.Node) else None
 
