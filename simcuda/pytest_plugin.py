@@ -141,6 +141,7 @@ class _Session:
         self.real_why = ""
         self.driver: Any = None
         self.report: dict[str, Any] = _empty_report()
+        self.left_open: list[tuple[str, int]] = []  # (test id, captures it left open), ended by the plugin
 
     def start(self) -> None:
         """Enter the patch (unless a real GPU stays in place) and run the kernels files."""
@@ -376,6 +377,9 @@ def pytest_terminal_summary(terminalreporter: Any, config: Any) -> None:
     tr.write_line(f"route: {s.route}; driver scope: {scope}; devices: {s.devices}")
     tr.write_line(f"captures: {rep['captures_begun']} begun, {rep['captures_ended']} ended; graphs: {rep['graphs']}; "
                   f"graph launches: {rep['graph_launches']}; kernel launches taken: {rep['kernel_launches']}")
+    if s.left_open:
+        tr.write_line("captures left open by a test and ended by simcuda (the next test started clean): "
+                      + ", ".join(f"{t} x{n}" for t, n in s.left_open))
     for key, title in (("not_simulated", "calls answered 801 (not simulated)"),
                        ("no_kernel",
                         "kernels that could not run (no Python twin, no PTX the engine runs; "
@@ -485,16 +489,54 @@ def _failed_calls_text(item: Any) -> str:
     return "\n".join(lines)
 
 
+def end_open_captures(drv: Any) -> list[str]:
+    """End every capture a test left open on ``drv`` (issue 19 item 7: a test that died inside a capture left it
+    open for the next test of a session-scoped driver, whose every ``cuCtxSynchronize`` then answered 900). Each
+    is ended by ``cuStreamEndCapture`` on its origin stream (the graph it returns destroyed); one that cannot be
+    ended so (begun by a thread other than this one) is terminated as an invalidated capture is, its graph
+    discarded. Returns one line per capture ended, for the test's report."""
+    from simcuda._core.capture import capture_rules as cap
+    from simcuda._core.errors import DriverError
+    lines = []
+    for seq in list(drv.captures.live.values()):
+        what = (f"capture {seq.id} ({cap.MODE_NAMES.get(seq.mode, seq.mode)} mode, begun by thread "
+                f"{seq.begin_thread_name} on stream 0x{seq.origin.handle:x})")
+        try:
+            drv.graph_destroy(drv.stream_end_capture(seq.origin.handle))
+            how = "ended (cuStreamEndCapture) and its graph destroyed"
+        except DriverError as e:
+            how = f"ended: cuStreamEndCapture answered {int(e.code)}"
+        if seq.id in drv.captures.live:  # still open: end it as an invalidated capture ends
+            with drv._lock:
+                seq.status = cap.TERMINATED
+                cap.terminate(drv, seq, discard_graph=True)
+            how = "terminated (cuStreamEndCapture could not end it here) and its graph discarded"
+        lines.append(f"{what} was still open when the test ended: {how}")
+    return lines
+
+
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item: Any, call: Any) -> Generator[None, Any, None]:
     """A failed test's report gets the ``simcuda: failed calls`` section (shown with the failure, as captured
-    logs are), in the phase that failed."""
+    logs are), in the phase that failed. After a test's teardown under ``--simcuda`` in session scope: end the
+    captures it left open on the session driver (:func:`end_open_captures`), so the next test starts clean, and
+    say so in the test's report (a warning of the test, a section and ``user_properties`` of its teardown report)
+    and in the run's summary."""
     outcome = yield
     report = outcome.get_result()
     if report.failed:
         text = _failed_calls_text(item)
         if text:
             report.sections.append((f"simcuda: failed calls ({report.when})", text))
+    s = _session(item.config)
+    if call.when != "teardown" or s is None or s.driver is None or s.scope != "session":
+        return
+    lines = end_open_captures(s.driver)
+    if lines:
+        report.sections.append(("simcuda: captures left open", "\n".join(lines)))
+        report.user_properties.append(("simcuda_captures_left_open", len(lines)))
+        item.warn(pytest.PytestWarning("simcuda: " + "; ".join(lines)))
+        s.left_open.append((item.nodeid, len(lines)))
 
 
 class Faults:

@@ -17,11 +17,13 @@ whole process and only ever move forward:
   touched, so an untouched allocation costs no memory. A freed allocation's pages are dropped
   (``madvise``), with no change of protection, so churn never multiplies the process's mappings
   (``vm.max_map_count``); a freed range reads as zeros. Every chunk of a driver that is closed or
-  garbage-collected is made inaccessible (``PROT_NONE``) and its pages are dropped, but the address
-  range stays *reserved*: the kernel never hands it out again, so an earlier driver's address is
-  never reused and :meth:`AddressSpace.owner` still names its driver. Only when the process has used
-  up most of its address space (:meth:`AddressSpace.crowded`) does a driver reuse the ranges of its
-  own freed allocations (as the real driver reuses freed addresses).
+  garbage-collected is unmapped (its pages, its mappings and its reservation go: a closed driver leaves
+  no mapping behind, issue 19 item 1), but its range is *remembered* (three integers per chunk):
+  the cursor never moves back, so simcuda never hands an earlier driver's address out again, and
+  :meth:`AddressSpace.owner` still names its driver (touching it from host code faults, as touching
+  the memory of a shut-down driver may). Only when the process has used up most of its address space
+  (:meth:`AddressSpace.crowded`) does a driver reuse the ranges of its own freed allocations (as the
+  real driver reuses freed addresses).
 * **Host budget.** The bytes of live allocations of all drivers are counted (:data:`SPACE`
   ``.committed``) against each driver's host budget (``Options.host_memory_budget``), so touching
   every allocated byte cannot exhaust the machine: the allocation that would pass the budget fails
@@ -38,9 +40,12 @@ import bisect
 import ctypes
 import ctypes.util
 import errno
+import functools
 import mmap as _mmap
+import os
 import threading
 import weakref
+from array import array
 from typing import Any
 
 HANDLE_BASE = 0x5A5A_0000_1000
@@ -74,6 +79,8 @@ def _libc() -> Any:
     mm.argtypes = (ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long)
     lib.madvise.restype = ctypes.c_int
     lib.madvise.argtypes = (ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int)
+    lib.munmap.restype = ctypes.c_int
+    lib.munmap.argtypes = (ctypes.c_void_p, ctypes.c_size_t)
     return lib
 
 
@@ -105,8 +112,11 @@ class AddressSpace:
         # which retires its chunks, at any allocation, inside take() too) must not deadlock the process
         self._lock = threading.RLock()
         self.cursor = ADDRESS_HINT
-        self._starts: list[int] = []
-        self._chunks: list[Chunk] = []
+        # every chunk ever taken, live or retired, sorted by start: flat arrays (24 bytes a chunk), so the
+        # memory of 200,000 closed drivers stays a few MiB
+        self._starts = array("Q")
+        self._ends = array("Q")
+        self._owners = array("q")
         self.committed = 0  # bytes of live allocations of every driver (the host budget counts these)
         self.wrapped = False  # the kernel put a chunk below the cursor (the hint was not honoured)
 
@@ -125,7 +135,8 @@ class AddressSpace:
             chunk = Chunk(start, start + span, owner, buffer)
             i = bisect.bisect_left(self._starts, start)
             self._starts.insert(i, start)
-            self._chunks.insert(i, chunk)
+            self._ends.insert(i, start + span)
+            self._owners.insert(i, owner)
             return chunk
 
     def _reserve(self, span: int) -> tuple[int, Any]:
@@ -151,14 +162,18 @@ class AddressSpace:
         """The serial of the driver whose chunk holds ``addr``, or None when no driver's does."""
         with self._lock:
             i = bisect.bisect_right(self._starts, addr) - 1
-            if i >= 0 and addr < self._chunks[i].end:
-                return self._chunks[i].owner
+            if i >= 0 and addr < self._ends[i]:
+                return self._owners[i]
             return None
 
     def crowded(self) -> bool:
         """True once most of the process's address space is used (or the kernel stopped honouring the cursor):
         drivers then reuse the ranges of their own freed allocations."""
         return self.cursor > CROWDED_AT or self.wrapped
+
+    def after_fork_in_child(self) -> None:
+        """In a forked child: a new lock (the thread that held the old one at the fork does not exist there)."""
+        self._lock = threading.RLock()
 
     # -- pages -------------------------------------------------------------------------------
     @staticmethod
@@ -181,11 +196,21 @@ class AddressSpace:
         flags = _MAP_PRIVATE | _MAP_ANONYMOUS | _MAP_NORESERVE | _MAP_FIXED
         _LIBC.mmap(addr, size, _PROT_NONE, flags, -1, 0)  # replaces the pages with fresh untouched ones
 
+    @staticmethod
+    def release(chunk: Chunk) -> None:
+        """Unmap the whole of ``chunk`` (pages, mappings and reservation; its range stays remembered, see the module
+        docstring). Where ``munmap`` fails, the range is decommitted instead (kept reserved, inaccessible)."""
+        if chunk.buffer is not None or _LIBC is None:
+            chunk.buffer = None  # the committed buffer of a platform without mmap goes with its last reference
+            return
+        if _LIBC.munmap(chunk.start, chunk.end - chunk.start) != 0:
+            AddressSpace.decommit(chunk.start, chunk.end - chunk.start)
+
     def retire(self, chunks: list[Chunk], committed: int) -> None:
-        """A driver is gone: drop the pages of its chunks (kept reserved) and its bytes from the count."""
+        """A driver is gone: unmap its chunks (:meth:`release`) and take its bytes from the count."""
         for c in chunks:
-            self.decommit(c.start, c.top - c.start)
-            c.buffer = None
+            self.release(c)
+        chunks.clear()
         with self._lock:
             self.committed -= committed
 
@@ -209,7 +234,8 @@ SPACE = AddressSpace()
 
 # -- drivers ---------------------------------------------------------------------------------
 _drivers_lock = threading.Lock()
-_drivers: list[Any] = []  # serial -> weakref to the Driver
+_live: dict[int, Any] = {}  # serial -> weakref to the Driver, while it exists (its weakref's callback drops it)
+_serials = 0  # drivers registered so far (the next serial)
 
 
 # -- shared physical memory for virtual memory management (topic: vmm) -------------------------------------------
@@ -246,10 +272,59 @@ def unmap_shared(addr: int, size: int) -> None:
 
 
 def register_driver(driver: Any) -> int:
-    """Give ``driver`` the next serial (its handle range and its name in ``why`` texts)."""
+    """Give ``driver`` the next serial (its handle range and its name in ``why`` texts). What the process keeps of
+    a driver once it is garbage-collected is its serial only (issue 19 item 1)."""
+    global _serials
     with _drivers_lock:
-        _drivers.append(weakref.ref(driver))
-        return len(_drivers) - 1
+        serial = _serials
+        _serials += 1
+        _live[serial] = weakref.ref(driver, functools.partial(_gone, serial))
+        return serial
+
+
+def _gone(serial: int, _ref: Any) -> None:
+    """The weak reference's callback: driver ``serial`` was garbage-collected."""
+    _live.pop(serial, None)
+
+
+#: the why of every call to a driver of the parent in a forked child (issue 19 item 5; docs/spec-proposals.md P-80)
+FORK_WHY = ("this process was forked from one whose simulated driver was in use: NVIDIA documents that CUDA does "
+            "not support fork() after initialisation (a forked child cannot use the parent's contexts, "
+            "devices or memory: NVIDIA/cuda-python PR #1309); the child's calls "
+            "to the parent's driver answer CUDA_ERROR_NOT_INITIALIZED (3), the code the runtime reports as "
+            "cudaErrorInitializationError in such children [I: the driver's code inferred from the runtime's]. Use "
+            "the 'spawn' start method, or make a new simcuda.Driver in the child (P-80)")
+_forked = False
+
+
+def forked() -> bool:
+    """True in a process forked (``os.fork``) from one where simcuda was imported: the parent's drivers answer
+    :data:`FORK_WHY` there (issue 19 item 5)."""
+    return _forked
+
+
+def _after_fork_in_child() -> None:
+    """``os.register_at_fork(after_in_child=...)``: the child has only the forking thread; a lock another thread
+    held at the fork would be held forever. Every lock of this module is made anew, and every driver of the
+    parent is told it lives in a forked child (:meth:`simcuda._core.state.DriverState.after_fork_in_child`), so
+    each of its entries answers CUDA_ERROR_NOT_INITIALIZED (3) at once, never blocking (P-80)."""
+    global _drivers_lock, _forked
+    _forked = True
+    _drivers_lock = threading.Lock()
+    SPACE.after_fork_in_child()
+    for ref in list(_live.values()):
+        d = ref()
+        if d is not None:
+            d.after_fork_in_child(FORK_WHY)
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
+def drivers_registered() -> int:
+    """How many drivers the process has registered (the next serial)."""
+    return _serials
 
 
 def handle_base(serial: int) -> int:
@@ -262,12 +337,13 @@ def handle_owner(h: int) -> int | None:
     if not isinstance(h, int) or h < HANDLE_BASE:
         return None
     serial = (h - HANDLE_BASE) // HANDLE_SPAN
-    return serial if serial < len(_drivers) else None
+    return serial if serial < _serials else None
 
 
 def describe_driver(serial: int) -> str:
     """How ``why`` texts name driver ``serial``: ``driver #3 (closed)``, ``driver #2 (garbage-collected)``..."""
-    d = _drivers[serial]() if 0 <= serial < len(_drivers) else None
+    ref = _live.get(serial)
+    d = ref() if ref is not None else None
     if d is None:
         state = "no longer exists"
     elif getattr(d, "_closed", False):

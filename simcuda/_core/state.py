@@ -130,9 +130,10 @@ def entry(fn: Callable[Concatenate[S, P], R]) -> Callable[Concatenate[S, P], R]:
                                           f"{_call_name(args, kwargs)} was called from inside a host function or "
                                           "callback; the simulator refuses every CUDA call made there (spec 3.9) "
                                           "[inferred]")
-                    if self._closed:
-                        raise DriverError(CUresult.CUDA_ERROR_DEINITIALIZED,
-                                          "the simulated driver was closed (Driver.close), as during shutdown")
+                    if self._closed:  # closed, or a forked child's (issue 19 item 5, P-80: 3, with its why)
+                        raise (DriverError(CUresult.CUDA_ERROR_NOT_INITIALIZED, self._forked) if self._forked else
+                               DriverError(CUresult.CUDA_ERROR_DEINITIALIZED,
+                                           "the simulated driver was closed (Driver.close), as during shutdown"))
                     raise DriverError(CUresult.CUDA_ERROR_NOT_INITIALIZED,
                                       f"{_call_name(args, kwargs)}: cuInit has not been called" + (
                         "" if self.available else " (the simulated machine has no usable driver)"))
@@ -197,6 +198,7 @@ class DriverState:
         self.counters = Counters()
         self._initialized = False
         self._closed = False
+        self._forked = ""  # the why of every call in a forked child (after_fork_in_child), "" in the parent
         # the common path of every entry: initialised, not closed, no hooks (kept by init, close and add_hook;
         # Driver.launch_kernel_fast reads it alone)
         self._common = False
@@ -300,13 +302,17 @@ class DriverState:
         """Mark ``g``, its nodes and every graph nested in them destroyed (iterative: any depth); their
         user-object references are released."""
         stack = [g]
+        forget = self.handles.forget  # issue 19 item 1: a destroyed graph leaves the table (P-79)
+        self.captures.forget(g)
         while stack:
             g = stack.pop()
             g.destroyed = True
+            forget(g)
             if g.user_refs:  # a destroyed graph releases its user-object references
                 release_refs(g.user_refs, self.scheduler.due_user_objects)
             for n in g.nodes:
                 n.destroyed = True
+                forget(n)
                 if n.type == gr.GRAPH and not n.params.graph.destroyed:
                     stack.append(n.params.graph)
                 elif n.type == gr.CONDITIONAL:  # its body graphs go with it (P-21)
@@ -337,6 +343,8 @@ class DriverState:
             return ctx.legacy_stream()
         s = self.objects.get(h)
         if not isinstance(s, Stream):
+            if (why := self.handles.destroyed_why(h, "stream")) is not None:  # swept from the table (P-79)
+                raise DriverError(CUresult.CUDA_ERROR_CONTEXT_IS_DESTROYED, why + " (spec 3 preamble)")
             raise DriverError(CUresult.CUDA_ERROR_INVALID_HANDLE,
                               f"0x{h:x} is not a stream handle (never created by this driver) "
                               "[inferred: NVIDIA documents this as undefined behaviour]" + self.handles.foreign(h))
@@ -400,6 +408,17 @@ class DriverState:
             self._common = False
             self.scheduler.abandon_inflight()
             self.memory.retire()
+
+    def after_fork_in_child(self, why: str) -> None:
+        """This driver lives on in a forked child (``os.register_at_fork``, :mod:`simcuda._core.process`): a new lock
+        (a thread that held the old one at the fork does not exist here: waiting for it would block forever), and
+        every later call, ``cuInit`` included, answers CUDA_ERROR_NOT_INITIALIZED (3) with ``why`` (issue 19 item
+        5; docs/spec-proposals.md P-80) [I]."""
+        self._lock = lock = threading.RLock()
+        self.memory.after_fork_in_child(lock)
+        self._forked = why
+        self._closed = True
+        self._common = False
 
     def _queue_blocking(self, legacy: Stream) -> bool:
         return any(st.ctx is legacy.ctx and st.blocking for _, st, _ in self.scheduler.queue)

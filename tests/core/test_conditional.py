@@ -210,7 +210,7 @@ def test_bodies_are_owned_by_the_node() -> None:
     assert code_of(d.graph_add_child_graph_node, g, [], child) == INVALID_VALUE  # no conditionals in a child
     assert not d.handles.graph(body).destroyed
     d.graph_destroy_node(n)
-    assert d.handles.table[body].destroyed and code_of(d.graph_get_nodes, body) == INVALID_VALUE
+    assert body not in d.handles.table and code_of(d.graph_get_nodes, body) == INVALID_VALUE
     n2, _ = d.graph_add_conditional_node(g, [], h, nd.COND_WHILE, 1, 0)
     assert d.graph_get_nodes(g) == [n2]
 

@@ -160,12 +160,31 @@ class CaptureRegistry:
     """The captures of one driver (a service of ``DriverState``): the live sequences by id, the next id, and the
     graphs that captures returned (``Driver.graphs_from_captures``)."""
 
-    __slots__ = ("live", "_ids", "ended_graphs")
+    __slots__ = ("live", "_ids", "ended_graphs", "_prune_at")
 
     def __init__(self) -> None:
         self.live: dict[int, CaptureSequence] = {}  # begun and not yet terminated, by id
         self._ids = 0
-        self.ended_graphs: list[Graph] = []  # the graph of every capture that ended with one, in order
+        self.ended_graphs: list[Graph] = []  # the graph of every capture that ended with one and is not destroyed
+        self._prune_at = 64
+
+    def ended(self, graph: Graph) -> None:
+        """A capture ended with ``graph``: remember it, dropping destroyed ones once the list has doubled (issue 19
+        item 1: a destroyed graph is not kept alive by this list; amortised O(1))."""
+        graphs = self.ended_graphs
+        graphs.append(graph)
+        if len(graphs) >= self._prune_at:
+            graphs[:] = [g for g in graphs if not g.destroyed]
+            self._prune_at = max(64, 2 * len(graphs))
+
+    def forget(self, graph: Graph) -> None:
+        """``graph`` was destroyed: no longer among the graphs captures returned (when it is one of the latest;
+        an older one goes at the next prune of :meth:`ended`)."""
+        graphs = self.ended_graphs
+        for i in range(len(graphs) - 1, max(-1, len(graphs) - 65), -1):
+            if graphs[i] is graph:
+                del graphs[i]
+                return
 
     def open(self, origin: Stream, thread: ThreadState, mode: int, graph: Graph, user_owned: bool) -> CaptureSequence:
         """A new sequence with the next id, registered live (its status is NONE until :func:`step` of BEGIN)."""
@@ -465,7 +484,7 @@ def end(drv: CaptureHost, stream: Stream, thread: ThreadState) -> Graph:
     graph = seq.graph
     terminate(drv, seq, discard_graph=False)
     drv.counters.count("captures_ended")
-    drv.captures.ended_graphs.append(graph)
+    drv.captures.ended(graph)
     return graph
 
 

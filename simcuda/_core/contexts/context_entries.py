@@ -24,9 +24,12 @@ class Contexts(DriverState):
     # ------------------------------------------------------------------ init, devices
     @entry
     def init(self, flags: int = 0) -> None:
-        """cuInit. Errors: 1 for flags != 0; 100 when the driver is unavailable."""
+        """cuInit. Errors: 1 for flags != 0; 3 in a forked child of a process that used this driver (P-80); 100
+        when the driver is unavailable."""
         if flags != 0:
             raise DriverError(CUresult.CUDA_ERROR_INVALID_VALUE, f"cuInit flags must be 0, got {flags}")
+        if self._forked:  # a forked child (issue 19 item 5, P-80)
+            raise DriverError(CUresult.CUDA_ERROR_NOT_INITIALIZED, self._forked)
         if not self.available:
             raise DriverError(CUresult.CUDA_ERROR_NO_DEVICE, "the simulated machine has no CUDA-capable device "
                                                              "(Driver(available=False))")

@@ -285,6 +285,7 @@ class Execs(Graphs):
         cap.check_unsafe(self, self.threads.current(), "cuGraphExecDestroy")
         x.destroyed = True
         x.graph.live_execs -= 1
+        self.handles.forget(x)  # issue 19 item 1: out of the table now (P-79)
         release_refs(x.user_refs, self.scheduler.due_user_objects)
 
     @entry

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import bisect
 import ctypes
+import os
 import struct
 import threading
 from typing import Any
@@ -47,6 +48,10 @@ class ProcessMaps:
         self._maps: list[tuple[int, int, str]] = []
         self.available: bool | None = None  # None until the first read
         self.reads = 0
+
+    def after_fork_in_child(self) -> None:
+        """In a forked child: a new lock (a thread that held the old one at the fork does not exist there)."""
+        self._lock = threading.Lock()
 
     def _read(self) -> None:
         try:
@@ -123,6 +128,8 @@ def available_memory() -> int:
 
 #: the process-wide table (mappings belong to the process, not to one driver)
 MAPS = ProcessMaps()
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=MAPS.after_fork_in_child)
 
 
 def _in_own_allocation(mem: Any, addr: int, nbytes: int) -> bool:

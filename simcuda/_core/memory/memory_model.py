@@ -38,6 +38,8 @@ KIND_DEVICE = "device"
 KIND_MANAGED = "managed"
 KIND_GRAPH = "graph"  # reserved by a MEM_ALLOC node; backed only while mapped
 KIND_VMM = "vmm"  # a cuMemMap mapping of cuMemCreate memory in a reserved range; accessible after cuMemSetAccess
+#: freed ranges a driver keeps for reuse once the address space is crowded (older frees are not reused: bounded)
+HOLES_KEPT = 4096
 
 
 
@@ -125,6 +127,7 @@ class MemorySpace:
         self._allocs: list[Allocation] = []
         self._ledger = _Ledger()
         self._holes: dict[int, list[int]] = {}  # span -> starts of freed ranges (reused only when crowded)
+        self._n_holes = 0  # how many starts _holes keeps (at most HOLES_KEPT: issue 19 item 1)
         self.in_use = 0
         self.host: dict[int, Any] = {}  # address -> ctypes buffer kept alive (pinned host memory)
         self.registered: dict[int, int] = {}  # host address -> size (cuMemHostRegister)
@@ -151,6 +154,7 @@ class MemorySpace:
                 if kind != KIND_GRAPH:
                     self._map(alloc)
                 hole.pop()
+                self._n_holes -= 1
             else:
                 chunks = self._ledger.chunks
                 c = chunks[-1] if chunks else None
@@ -225,7 +229,10 @@ class MemorySpace:
         i = bisect.bisect_right(starts, addr) - 1
         if i < 0:
             return None
-        a = self._allocs[i]
+        try:
+            a = self._allocs[i]
+        except IndexError:  # a free took an entry out meanwhile (a reader without the lock)
+            return None
         if a.freed or not (a.start <= addr < a.start + max(a.size, 1)):
             return None
         return a
@@ -270,14 +277,36 @@ class MemorySpace:
             if alloc.pool is not None:
                 alloc.pool.give_back(alloc.size)
             self._unmap(alloc)
-            self._holes.setdefault(alloc.span, []).append(alloc.start)
+            self._drop_entry(alloc)
+            if self._n_holes < HOLES_KEPT:
+                self._holes.setdefault(alloc.span, []).append(alloc.start)
+                self._n_holes += 1
+
+    def _drop_entry(self, alloc: Allocation) -> None:
+        """Take freed ``alloc`` out of the sorted allocation table (issue 19 item 1: a freed allocation is not kept;
+        near the end, where the latest allocations are, this is cheap)."""
+        starts = self._starts
+        i = bisect.bisect_left(starts, alloc.start)
+        if i < len(starts) and self._allocs[i] is alloc:
+            del starts[i]  # the starts first: a lock-free reader then misses, never indexes past the list
+            del self._allocs[i]
+
+    def after_fork_in_child(self, lock: Any) -> None:
+        """In a forked child (issue 19 item 5): lookups take ``lock``, the driver's new lock (the old one may be held
+        forever by a thread that does not exist in the child)."""
+        self._lock = lock
 
     def retire(self) -> None:
-        """The driver is closed: drop every page it holds (addresses stay reserved, never reused)."""
+        """The driver is closed: unmap every chunk it holds (its addresses are never handed out again, and are
+        still recognised as its own: :mod:`simcuda._core.process`) and close its pinned host mappings that no
+        view still exports (issue 19 item 1: a closed driver leaves no mapping behind)."""
         with self._lock:
             for a in self._allocs:
                 a.mapped = False
             self._finalizer()
+            for buf in self.host.values():
+                with contextlib.suppress(BufferError):  # still exported: it goes with the last view
+                    buf.close()
 
     def device_view(self, addr: int, nbytes: int, what: str = "pointer") -> memoryview:
         """A writable view of ``nbytes`` device bytes at ``addr``.
