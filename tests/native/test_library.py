@@ -126,22 +126,28 @@ def test_registered_entry_and_the_per_thread_slot(native_run):
     assert out["reset"] == [801, -1] and out["range"] == "IndexError"
 
 
-def test_after_shutdown_every_entry_answers_success_in_c(native_run):
-    """simcuda_shutdown() (registered with atexit by load()) makes every handed-out entry answer CUDA_SUCCESS
-    in C, without calling its slot: what a process frees while it ends never reaches a callback ctypes no
-    longer runs."""
+def test_after_shutdown_every_entry_answers_deinitialized_in_c(native_run):
+    """simcuda_shutdown() (registered with atexit by load()) makes every handed-out entry answer
+    CUDA_ERROR_DEINITIALIZED (4) in C, without calling its slot, as the real driver answers while the process
+    shuts it down (issue 19 item 4: never a silent success that did nothing); is_shut_down() says so. The entries
+    that free answer CUDA_SUCCESS (what cuda.core's destructors free as Python finalizes goes with the process)."""
     out = native_run("""
         T = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.POINTER(ctypes.c_int))
         calls = []
         cb = T(lambda s, o: calls.append(1) or 0)
         native.set_entry(native.index_of("cuStreamIsCapturing", 10000), False, cb)
         f = T(ask("cuStreamIsCapturing", 13000, 0)[1])
-        out["before"] = f(None, None)
+        out["before"] = [f(None, None), native.is_shut_down()]
         native.load().simcuda_shutdown()
-        out["after"] = [f(None, None), T(ask("cuGraphLaunch", 13000, 0)[1])(None, None)]
+        v = ctypes.c_int(-1)
+        out["after"] = [f(None, None), T(ask("cuGraphLaunch", 13000, 0)[1])(None, None),
+                        lib.cuDriverGetVersion(ctypes.byref(v)), v.value, native.is_shut_down()]
         out["calls"] = len(calls)
+        D = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p)
+        out["releases"] = [D(ask(n, 13000, 0)[1])(None) for n in ("cuStreamDestroy", "cuMemFree", "cuModuleUnload")]
     """)
-    assert out["before"] == 0 and out["after"] == [0, 0] and out["calls"] == 1
+    assert out["before"] == [0, False] and out["after"] == [4, 4, 4, -1, True] and out["calls"] == 1
+    assert out["releases"] == [0, 0, 0]  # what the process frees as it ends goes with it (native.RELEASES, P-78)
 
 
 def test_a_stub_answers_801_and_counts_its_calls(native_run):

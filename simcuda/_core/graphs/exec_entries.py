@@ -341,7 +341,7 @@ class Execs(Graphs):
             x.launches += 1
             n = x.launches
             self.counters.count("graph_launches")
-            self._replay_exec(x, body, n, _launch_logger(self.launch_log, s.handle, x.handle, n))
+            self._replay_exec(x, body, n, _launch_logger(self.launch_log, s.handle, x.handle, n), s.ctx)
             return ""
         x.pending += 1
         x.shared = True
@@ -384,7 +384,21 @@ class Execs(Graphs):
                               "the host running the simulator cannot back the graph allocations of "
                               f"this launch of exec 0x{x.handle:x} ({e}); no node ran") from None
 
-    def _replay_exec(self, x: ge.GraphExec, body: ge.Frozen, n: int, log: Callable[[Any, Any, str], None]) -> None:
+    def _replay_exec(self, x: ge.GraphExec, body: ge.Frozen, n: int, log: Callable[[Any, Any, str], None],
+                     ctx: Any = None) -> None:
+        """Replay launch ``n`` of ``x`` in context ``ctx`` (:meth:`_replay_body`). A ``KeyboardInterrupt`` (Ctrl-C
+        in a node) ends the replay where it is and propagates; the nodes after it never run, and ``ctx`` gets the
+        sticky CUDA_ERROR_LAUNCH_FAILED (719) of an interrupted replay, so no later call reports its streams idle
+        as though the replay had completed (P-77; destroying or resetting the context clears it)."""
+        try:
+            self._replay_body(x, body, n, log)
+        except KeyboardInterrupt:
+            if ctx is not None and ctx.fault is None:
+                ctx.fault = DriverError(CUresult.CUDA_ERROR_LAUNCH_FAILED, f"launch {n} of exec 0x{x.handle:x} was "
+                                        "interrupted (KeyboardInterrupt); its remaining nodes did not run (P-77)")
+            raise
+
+    def _replay_body(self, x: ge.GraphExec, body: ge.Frozen, n: int, log: Callable[[Any, Any, str], None]) -> None:
         """Replay launch ``n`` of ``x``: ``body`` (``ge.run_frozen``; the exec as it was when the launch was
         enqueued), with this launch's conditional values when it has conditional nodes (P-22: the defaults, or
         what the last launch left). Errors: 702 LAUNCH_TIMEOUT when a WHILE node passes the simulator's limit."""

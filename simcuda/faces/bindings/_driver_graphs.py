@@ -172,7 +172,11 @@ def cuGraphAddExternalSemaphoresWaitNode(hGraph: Any, dependencies: Any, numDepe
 
 def _add_node(name: str, hGraph: Any, dependencies: Any, dependencyData: Any, numDependencies: Any,
               nodeParams: Any) -> _Result:
-    deps = _deps_for(dependencies, numDependencies)
+    deps = _node_list(dependencies, "dependencies")
+    n = _size(numDependencies)
+    # NVIDIA's cuGraphAddNode passes the count through (its per-type wrappers check it): entries past the list
+    # reach the driver as NULL or garbage handles, the first refused (INVALID_VALUE); one NULL stands for them
+    deps = deps[:n] if n <= len(deps) else [*deps, 0]
     eds = _eds_for(_edge_list(dependencyData, "dependencyData"), len(deps))
     _struct_arg(nodeParams, "CUgraphNodeParams", "nodeParams")
     d = _drv()

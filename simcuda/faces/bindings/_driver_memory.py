@@ -55,7 +55,10 @@ def cuMemHostUnregister(p: Any) -> _Result:
 
 
 def _host(x: Any) -> Any:
-    return _T.check_void_ptr_obj(x)
+    """A host pointer of a copy as NVIDIA's wrapper passes it: ``None`` is NULL (0), which a zero-byte copy never
+    reads (the core answers it as it answers address 0)."""
+    v = _T.check_void_ptr_obj(x)
+    return 0 if v is None else v
 
 
 def _copy(d: Any, p: _CopyParams, h: Any, call: str) -> _Result:

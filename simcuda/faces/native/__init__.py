@@ -17,8 +17,10 @@ Order matters, and is the caller's to keep:
 3. :func:`set_entry` registers an adapter (a ctypes callback of the entry's C signature). The binding resolves
    all its entries at its first driver call and caches the pointers, but what the library hands out are
    trampolines that read the slot at every call, so an entry registered (or put back) later is seen too.
-   :func:`lookup_count` says whether lookups happened. At interpreter exit the trampolines start answering
-   ``CUDA_SUCCESS`` in C, doing nothing, once Python starts to finalize (``atexit``).
+   :func:`lookup_count` says whether lookups happened. At interpreter exit (``atexit``), and whenever the
+   interpreter is finalizing, the trampolines answer ``CUDA_ERROR_DEINITIALIZED`` (4) in C without touching
+   Python, as the real driver answers during its shutdown; the entries that free (:data:`RELEASES`) answer
+   ``CUDA_SUCCESS`` then.
 4. :func:`call_counts` lists the entries the binding called that have no adapter (each answered 801,
    ``CUDA_ERROR_NOT_SUPPORTED``).
 """
@@ -29,6 +31,7 @@ import ctypes
 import importlib.metadata
 import os
 import pathlib
+import re
 import sys
 import threading
 from typing import Any
@@ -39,7 +42,9 @@ from . import _build
 
 __all__ = ["SUPPORTED_BINDINGS", "LIBRARY", "NativeUnavailable", "available", "load", "is_loaded", "index_of",
            "set_entry", "set_launch_memo", "set_layout", "memo_hits", "MEMO_MISS", "REPEAT", "call_counts",
-           "not_simulated_calls", "reset_call_counts", "lookup_count", "set_driver_version"]
+           "not_simulated_calls", "reset_call_counts", "lookup_count", "set_driver_version", "RAISED", "RELEASES",
+           "CLOSED_NULL_OUTPUTS", "CLOSED_SUCCESS",
+           "hold_exception", "is_shut_down"]
 
 SUPPORTED_BINDINGS = ("13.5",)
 """cuda-bindings releases (``major.minor``; any patch release) whose entry requests the library's table matches:
@@ -128,7 +133,7 @@ def load() -> ctypes.CDLL:
     driver) is already loaded in this process, or when the library's table differs from
     ``simcuda._generated.entry_table``. Loading cannot be undone: the binding keeps this library for the process.
     """
-    global _lib
+    global _lib, _hold
     with _lock:
         if _lib is not None:
             return _lib
@@ -142,11 +147,57 @@ def load() -> ctypes.CDLL:
         _declare(lib)
         _check_table(lib)
         lib.simcuda_set_driver_version(_driver_version)
-        # when the interpreter starts to finalize, every entry starts to answer in C (module teardown and C++
+        if lib.simcuda_bind_python() != 0:
+            raise NativeUnavailable(f"{LIBRARY} cannot find the Python interpreter's functions in this process "
+                                    "(dlsym); the native route needs them")
+        _hold = ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.py_object)(("simcuda_hold_exception", lib))
+        for i, e in enumerate(ENTRIES):
+            if e.name in CLOSED_NULL_OUTPUTS:
+                lib.simcuda_set_closed_answer(i, 2 + CLOSED_NULL_OUTPUTS[e.name])
+            elif RELEASES.search(e.name) or e.name in CLOSED_SUCCESS:
+                lib.simcuda_set_closed_answer(i, 1)
+        # when the interpreter starts to finalize, every entry starts to answer 4 in C (module teardown and C++
         # destructors free handles after ctypes has stopped running callbacks)
         at_interpreter_end(lib.simcuda_shutdown)
         _lib = lib
         return lib
+
+
+RELEASES = re.compile(r"^(?!cuGraphAdd)(?!.*GetParams).*(Destroy|Free|Release|Unload|Unregister|Unmap|CloseMemHandle)")
+"""The entries that free or destroy something (by name): once the library has shut down (or the interpreter is
+finalizing) they answer ``CUDA_SUCCESS`` in C, and every other entry ``CUDA_ERROR_DEINITIALIZED`` (P-78): what
+cuda.core's destructors release while Python finalizes goes with the process, as on a real driver, which is
+still alive then, and a call that would do anything else never silently succeeds."""
+
+CLOSED_NULL_OUTPUTS = {"cuCtxGetCurrent": 0, "cuCtxPopCurrent": 0}
+"""Entries that, once the library has shut down, answer ``CUDA_SUCCESS`` with NULL written through the pointer
+parameter at that position: no context is current (what cuda.core's destructors ask before they free, P-78)."""
+
+CLOSED_SUCCESS = frozenset({"cuCtxSetCurrent", "cuCtxPushCurrent"})
+"""Entries with no output that answer ``CUDA_SUCCESS`` once the library has shut down, as the releases do: the
+context switch cuda.core's destructors make around a free (P-78)."""
+
+RAISED = -2
+"""What an adapter returns to hand the exception it gave :func:`hold_exception` to the caller: the library
+sets it as the calling thread's pending exception and answers ``CUDA_ERROR_NOT_FOUND`` (500), for which
+cuda.bindings' wrappers check and raise it (libcuda.c, "the Python boundary"; checked at :func:`load`)."""
+
+_hold: Any = None  # simcuda_hold_exception, called with the GIL held (a PYFUNCTYPE)
+
+
+def hold_exception(exc: BaseException) -> int:
+    """Keep ``exc`` as the outcome of the calling thread's current entry call and return :data:`RAISED`, the
+    adapter's answer for it: the library raises ``exc`` in the caller (cuda.bindings' wrapper raises it as it
+    is, so ``except KeyboardInterrupt`` runs). Only for an adapter called by the library; before :func:`load`
+    it returns 999 (CUDA_ERROR_UNKNOWN), what the adapter answers then."""
+    if _hold is None:
+        return 999
+    return int(_hold(exc))
+
+
+def is_shut_down() -> bool:
+    """Whether the library has shut down (:func:`at_interpreter_end`'s hook ran): every entry answers 4 in C."""
+    return _lib is not None and bool(_lib.simcuda_is_shut_down())
 
 
 def at_interpreter_end(c_function: Any) -> None:
@@ -162,6 +213,8 @@ def is_loaded() -> bool:
 
 def _declare(lib: ctypes.CDLL) -> None:
     """Give the library's own functions their C signatures."""
+    lib.simcuda_set_closed_answer.argtypes = [ctypes.c_int, ctypes.c_int]
+    lib.simcuda_set_closed_answer.restype = ctypes.c_int
     lib.simcuda_set_entry.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_void_p]
     lib.simcuda_set_entry.restype = ctypes.c_int
     lib.simcuda_entry_count.argtypes = []
@@ -180,6 +233,9 @@ def _declare(lib: ctypes.CDLL) -> None:
     lib.simcuda_set_driver_version.restype = None
     lib.simcuda_shutdown.argtypes = []
     lib.simcuda_shutdown.restype = None
+    for name in ("simcuda_is_shut_down", "simcuda_bind_python", "simcuda_raised"):  # int f(void)
+        fn = getattr(lib, name)
+        fn.argtypes, fn.restype = [], ctypes.c_int
     lib.simcuda_source_digest.argtypes = []
     lib.simcuda_source_digest.restype = ctypes.c_char_p
     lib.simcuda_launch_memo.argtypes = [ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p]
@@ -202,6 +258,9 @@ def _check_table(lib: ctypes.CDLL) -> None:
     if table != list(_INDEX):
         raise NativeUnavailable(f"{LIBRARY}'s entry table ({n} entries) is not simcuda._generated.entry_table's "
                                 f"({len(ENTRIES)}); rebuild it (pip install again)")
+    if lib.simcuda_raised() != RAISED:
+        raise NativeUnavailable(f"{LIBRARY}'s boundary answers 'raised' with {lib.simcuda_raised()}, not {RAISED}; "
+                                "rebuild it (pip install again)")
     if lib.simcuda_memo_miss() != MEMO_MISS:
         raise NativeUnavailable(f"{LIBRARY}'s launch memo answers 'miss' with {lib.simcuda_memo_miss()}, not "
                                 f"{MEMO_MISS}; rebuild it (pip install again)")

@@ -27,8 +27,9 @@ LIBRARY = "libcuda.so.1"
 #: and the compiler shims that take the PTX of NVIDIA's NVRTC's and nvJitLink's CUBINs (simcuda.faces.native.compilers)
 LIBRARIES = (("libcuda.so.1", "libcuda.c"), ("libnvidia-ml.so.1", "libnvml.c"),
              ("libnvrtc.so.13", "libnvrtc_shim.c"), ("libnvJitLink.so.13", "libnvjitlink_shim.c"))
-#: extra link flags per library (the shims dlopen the real compiler library)
-LINK_EXTRA = {"libnvrtc.so.13": ["-ldl"], "libnvJitLink.so.13": ["-ldl"]}
+#: extra link flags per library (the shims dlopen the real compiler library; the driver finds the interpreter
+#: with dlsym)
+LINK_EXTRA = {"libcuda.so.1": ["-ldl"], "libnvrtc.so.13": ["-ldl"], "libnvJitLink.so.13": ["-ldl"]}
 STATUS = "build-status.txt"
 CFLAGS = ["-std=c11", "-O2", "-Wall", "-Wextra", "-fPIC", "-shared", "-fvisibility=hidden"]
 LDFLAGS = ["-Wl,--no-undefined"]

@@ -31,10 +31,11 @@ through the out-pointers and returns the ``CUresult``.
 * **Per-thread default stream.** The binding asks for the per-thread variants (flag 2 of
   ``cuGetProcAddress_v2``) when ``CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM`` is set; those adapters read a
   NULL ``CUstream`` as ``CU_STREAM_PER_THREAD`` (0x2), as the ``_ptsz``/``_ptds`` entries of the real driver do.
-* **Errors.** A core ``DriverError`` returns its code. Anything else is a simulator bug: the traceback goes to
-  stderr, the driver's ``error_log`` records it as an internal error (``simcuda run --explain``, the pytest
-  report), and the adapter returns 999 (CUDA_ERROR_UNKNOWN), never 0 (NATIVE.md: a ctypes callback that raises
-  would otherwise return success).
+* **Errors.** A core ``DriverError`` returns its code. A ``KeyboardInterrupt`` (any ``BaseException`` that is
+  not an ``Exception``) is raised in the caller (:func:`_bug`: the library's boundary leaves it pending).
+  Anything else is a simulator bug: the traceback goes to stderr, the driver's ``error_log`` records it as an
+  internal error (``simcuda run --explain``, the pytest report), and the adapter returns 999
+  (CUDA_ERROR_UNKNOWN), never 0 (NATIVE.md: a ctypes callback that raises would otherwise return success).
 * **Lifetime.** The driver keeps the arrays it hands out (capture-info dependency lists) until the next call
   that changes them; :data:`_KEPT` holds them per (thread, entry), so a pointer the binding reads stays valid.
 """
@@ -79,20 +80,26 @@ LAUNCH_FAILED = 719  # CUDA_ERROR_LAUNCH_FAILED: what a kernel that faults gives
 
 
 def _bug(name: str) -> int:
-    """The answer for an exception other than a ``DriverError`` (the one being handled): a Python kernel that
-    raised (the core marks it) is the kernel's fault: its traceback on stderr and CUDA_ERROR_LAUNCH_FAILED
-    (719), as a kernel that faults on a GPU [I: the Python faces let the exception itself through, which a C
-    caller cannot receive]; Ctrl-C inside it is handed back to the main thread (``_thread.interrupt_main``),
-    so it still stops the program. Anything else is a simulator bug: its traceback on stderr, a record in the
-    current driver's ``error_log`` marked ``internal`` (its why the exception's type, message and where,
-    :func:`simcuda._core.logs.internal_why`; ``simcuda run --explain`` and the pytest report list it), and 999
-    (UNKNOWN)."""
-    import _thread
+    """The answer for an exception other than a ``DriverError`` (the one being handled).
+
+    * A ``BaseException`` that is not an ``Exception`` (``KeyboardInterrupt``: Ctrl-C in a Python kernel, a
+      graph replay or the adapter itself; ``SystemExit``) is the caller's to receive: it is handed to the library
+      (:func:`simcuda.faces.native.hold_exception`) and the adapter answers
+      :data:`simcuda.faces.native.RAISED`, so the library leaves it pending and the binding's wrapper raises it
+      as it is (``except KeyboardInterrupt`` runs), as the Python faces let it through.
+    * A Python kernel that raised an ``Exception`` (the core marks it) is the kernel's fault: its traceback on
+      stderr and CUDA_ERROR_LAUNCH_FAILED (719), as a kernel that faults on a GPU [I: the Python faces let the
+      exception itself through].
+    * Anything else is a simulator bug: its traceback on stderr, a record in the current driver's
+      ``error_log`` marked ``internal`` (its why the exception's type, message and where,
+      :func:`simcuda._core.logs.internal_why`; ``simcuda run --explain`` and the pytest report list it), and
+      999 (UNKNOWN)."""
+    from . import hold_exception
+
     e = sys.exc_info()[1]
+    if e is not None and not isinstance(e, Exception):
+        return hold_exception(e)
     kernel = getattr(e, "__simcuda_kernel__", None)
-    if isinstance(e, KeyboardInterrupt):
-        _thread.interrupt_main()
-        return LAUNCH_FAILED if kernel is not None else UNKNOWN
     if kernel is not None:
         print(f"simcuda: the Python kernel {kernel!r} raised during {name} (the call answers "
               "CUDA_ERROR_LAUNCH_FAILED on the native route):", file=sys.stderr)
@@ -214,7 +221,9 @@ def _items(ctype: str) -> tuple[Any, tuple[str, ...]]:
 def _read_array(t: Any, fields: tuple[str, ...], addr: int | None, n: int) -> list[Any]:
     """``n`` items of an input array at ``addr``. A NULL handle array gives one NULL handle (the core refuses
     it as it would the first item) unless ``n`` is 0; a NULL struct array gives ``n`` zeroed items (NULL edge
-    data means all-zero edge data)."""
+    data means all-zero edge data: :func:`_build_arrays` bounds ``n`` by the handle arrays of the call, so a
+    huge count with NULL arrays builds no huge list, issue 19 item 3). A non-NULL array is read as the driver
+    reads it, ``n`` items (a count past its end reads what follows, as on the real driver: docs/native.md)."""
     if not addr:
         if fields:
             return [(0,) * len(fields)] * n
@@ -223,6 +232,16 @@ def _read_array(t: Any, fields: tuple[str, ...], addr: int | None, n: int) -> li
     if fields:
         return [tuple(getattr(x, f) for f in fields) for x in arr]
     return [x or 0 for x in arr]
+
+
+def _array_arg(t: Any, fields: tuple[str, ...], addr: int | None, n: int, longest: int) -> tuple[list[Any], int]:
+    """An input array of :func:`_build_arrays`' call (:func:`_read_array`) and the longest handle array read so far:
+    a NULL struct array (all-zero edge data) gets at most one item more than the handle arrays before it, which
+    the core pairs it with (a huge count with NULL arrays builds no huge list, issue 19 item 3)."""
+    if fields:
+        return _read_array(t, fields, addr, n if addr else min(n, longest + 1)), longest
+    v = _read_array(t, fields, addr, n)
+    return v, max(longest, len(v))
 
 
 def _write_array(t: Any, fields: tuple[str, ...], addr: int, items: list[Any], room: int) -> None:
@@ -286,12 +305,13 @@ def _build_arrays(entry: Entry, row: Api, ptds: bool) -> Callable[..., int]:
                 d.require_arg(False, names[outs[0][0]], api)
         pos: list[Any] = []
         kws: dict[str, Any] = {}
+        longest = 0  # the longest handle array read: a NULL struct array needs no more items than it, plus one
         for kw, j, lit, how in ins:
             if how is None:
                 v = lit
             elif how == "array":
                 t, fields, c = lit
-                v = _read_array(t, fields, args[j], args[c] or 0)
+                v, longest = _array_arg(t, fields, args[j], args[c] or 0, longest)
             elif how == "read":
                 d.require_arg(bool(args[j]), names[j], api)
                 v = lit.from_address(args[j]).value
@@ -624,6 +644,7 @@ def _packed_args(d: Any, hf: int, kp: int) -> tuple[list[Any], int]:
     its first launch by :func:`_reader_of`), or by ``packed_kernel_args`` itself for no function, a kernel
     with no parameters or a NULL argument pointer. ``[]`` when ``hf`` is no function (the launch then
     reports it)."""
+    _kargs.check_address(kp)  # refused before anything reads it (the readers check their items)
     c = _READERS.get(hf)
     fn = d.objects.get(hf) if hf else None  # the core's handle table, read as packed_kernel_args reads it
     if fn is not None and fn.__class__ is Function and fn.param_types:

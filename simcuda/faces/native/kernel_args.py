@@ -19,24 +19,50 @@ less, which is what the native route's cost (issue 9, ``benchmarks/bench_native.
   arguments as immutable).
 
 A reader returns None for an array with a NULL argument pointer (the caller reads it the general way, which
-reads such an argument as 0). Nothing here checks that the memory is readable: the caller is NVIDIA's binding,
-which packed the array itself, as the real driver trusts it (``packed_kernel_args``'s rule).
+reads such an argument as 0). Whether the memory is readable is not checked (the caller is NVIDIA's binding,
+which packed the array itself, and the real driver trusts it: ``packed_kernel_args``'s rule), but an address
+no process can read, below :data:`ADDRESS_LOW` or at :data:`ADDRESS_HIGH` and above, is refused before it is
+read, for the array and each argument pointer (:func:`check_address`: CUDA_ERROR_INVALID_VALUE [I: the real
+driver reads it and crashes; docs/native.md]).
 """
 from __future__ import annotations
 
 import ctypes
+import platform
 import struct
 import sys
 import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from ..._core.errors import CUresult, DriverError
 from ..._core.modules.arg_bits import BF16, F16, NaNBits
 from ..._core.modules.module_model import struct_format
 from ..._core.modules.param_types import bf16_value
 
 #: the process's address space as bytes: offset ``a`` is address ``a`` (read only by ``unpack_from``)
 MEMORY = memoryview((ctypes.c_ubyte * sys.maxsize).from_address(0))
+
+#: the lowest address a process can map (Linux's default ``vm.mmap_min_addr``): the first 64 KiB are never
+#: readable, so a pointer below it (1, 0x10...) is refused rather than read
+ADDRESS_LOW = 1 << 16
+#: the end of the user address space (47 bits on x86-64, 48 on AArch64): a pointer at or above it is refused
+ADDRESS_HIGH = 1 << (47 if platform.machine() in ("x86_64", "AMD64", "i686") else 48)
+
+
+def wild(what: str, addr: int) -> DriverError:
+    """The error for a pointer no process can read (:func:`check_address`)."""
+    return DriverError(CUresult.CUDA_ERROR_INVALID_VALUE,
+                       f"{what} 0x{addr:x} is not an address a process can read (below 0x{ADDRESS_LOW:x} or at "
+                       f"0x{ADDRESS_HIGH:x} and above): refused before reading it [I: the real driver would crash]")
+
+
+def check_address(addr: int, what: str = "kernelParams") -> None:
+    """Raise CUDA_ERROR_INVALID_VALUE (:func:`wild`) for a non-NULL ``addr`` outside
+    [:data:`ADDRESS_LOW`, :data:`ADDRESS_HIGH`): what no process can read, refused before it is read."""
+    if addr and not ADDRESS_LOW <= addr < ADDRESS_HIGH:
+        raise wild(what, addr)
+
 
 #: the format a floating-point argument's bits are compared by (``float``, ``double``, ``__half``,
 #: ``__nv_bfloat16``: a value compare would take ``-0.0`` for ``0.0``)
@@ -83,9 +109,13 @@ def _factory(fmts: tuple[str, ...]) -> Callable[..., Reader]:
            f"    last = ((), None)\n"
            f"    def read(kp):\n"
            f"        nonlocal last\n"
+           f"        if not LOW <= kp < HIGH:\n"
+           f"            raise wild('kernelParams', kp)\n"
            f"        {ptrs} = p = pointers(mv, kp)\n"
            f"        if 0 in p:\n"
            f"            return None\n"
+           f"        if min(p) < LOW or max(p) >= HIGH:\n"
+           f"            raise wild('a kernelParams item', min(p) if min(p) < LOW else max(p))\n"
            f"        key = ({keys})\n"
            f"        seen = last\n"
            f"        if key == seen[0]:\n"
@@ -94,7 +124,8 @@ def _factory(fmts: tuple[str, ...]) -> Callable[..., Reader]:
            f"        last = (key, args)\n"
            f"        return args\n"
            f"    return read\n")
-    scope: dict[str, Any] = {"bf16_value": bf16_value, "BF16": BF16, "F16": F16, "keep": _keep}
+    scope: dict[str, Any] = {"bf16_value": bf16_value, "BF16": BF16, "F16": F16, "keep": _keep, "wild": wild,
+                             "LOW": ADDRESS_LOW, "HIGH": ADDRESS_HIGH}
     exec(compile(src, f"<simcuda kernel-argument reader {''.join(fmts)}>", "exec"), scope)
     return scope["make"]  # type: ignore[no-any-return]
 
@@ -103,7 +134,8 @@ def reader(param_types: Sequence[str]) -> Reader:
     """A new reader of ``void**`` arrays of a kernel with C parameter types ``param_types`` (at least one).
 
     ``reader(kp)`` reads the array at address ``kp`` and returns the argument values as a list (the same list
-    as its last call's when the bits are the same), or None when an argument pointer is NULL. Each kernel
+    as its last call's when the bits are the same), or None when an argument pointer is NULL; an array or
+    argument pointer no process can read raises CUDA_ERROR_INVALID_VALUE (:func:`wild`) before it is read. Each kernel
     function has a reader of its own (its last read is its own). Raises
     :class:`simcuda._core.modules.param_types.Unsized` for a type that cannot be sized (the caller then leaves the
     array to the core, which answers 801 for it)."""

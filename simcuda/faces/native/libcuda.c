@@ -11,18 +11,27 @@
  *   - the launch memo: a per-thread record of the last successful call of a cuLaunchKernel-shaped entry, so
  *     that a call with the same argument bits reaches Python through a one-argument "repeat" function
  *     instead of the eleven-argument adapter (Python decides whether the repeat stands, and the simulator
- *     answers it as any call).
+ *     answers it as any call);
+ *   - the Python boundary ("the Python boundary" below): the few functions of the interpreter it calls, found
+ *     at load with dlsym in the process (no header, no link), so that a call into a Python adapter runs with
+ *     the GIL, with the caller's pending exception set aside and put back, and an exception the adapter hands
+ *     back (Ctrl-C) left pending for the binding to raise; and so that no call touches Python once the
+ *     interpreter finalizes.
  *
  * cuda.bindings resolves all of its entries at its first driver call and caches the pointers. The table hands
  * out trampolines, one per entry and slot, that jump through the slot at every call: an entry registered
- * later is seen. After simcuda_shutdown() (called when Python starts to finalize, after which ctypes runs no
- * callback) every trampoline answers CUDA_SUCCESS without calling into Python: the handles a process frees
- * while it ends (module teardown, C++ destructors of cuda.core's handles) are freed as the real driver frees
- * them, successfully, and nothing of the simulated state is left to change.
+ * later is seen. After simcuda_shutdown() (called when Python starts to finalize, before ctypes stops running
+ * callbacks), and whenever the interpreter is finalizing or gone, every trampoline answers
+ * CUDA_ERROR_DEINITIALIZED (4) in C, as the real driver answers while the process shuts it down: a call made then
+ * never silently succeeds doing nothing. The entries that free (simcuda_set_closed_answer) answer CUDA_SUCCESS
+ * instead: the handles a process frees while it ends (module teardown, C++ destructors of cuda.core's handles)
+ * go with it, as the real driver, alive until after the interpreter finalized, frees them.
  */
+#include <dlfcn.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <time.h>
 
 #include "entries.h"
 
@@ -35,8 +44,10 @@ typedef int CUdriverProcAddressQueryResult;
 enum {
     CUDA_SUCCESS = 0,
     CUDA_ERROR_INVALID_VALUE = 1,
+    CUDA_ERROR_DEINITIALIZED = 4,
     CUDA_ERROR_NOT_FOUND = 500,
     CUDA_ERROR_NOT_SUPPORTED = 801,
+    CUDA_ERROR_UNKNOWN = 999,
 };
 enum { /* CUdriverProcAddressQueryResult */
     CU_GET_PROC_ADDRESS_SUCCESS = 0,
@@ -110,16 +121,6 @@ static void *default_pointer(int index) {
     }
 }
 
-/* The pointer an entry hands out: the per-thread slot when asked for and set, else the default slot. */
-static void *entry_pointer(int index, int ptds) {
-    void *fn = NULL;
-    if (ptds)
-        fn = __atomic_load_n(&slots[1][index], __ATOMIC_ACQUIRE);
-    if (fn == NULL)
-        fn = __atomic_load_n(&slots[0][index], __ATOMIC_ACQUIRE);
-    return fn != NULL ? fn : default_pointer(index);
-}
-
 /* ------------------------------------------------------------------ trampolines */
 
 /* A trampoline takes and forwards 16 pointer-sized integers: the most parameters an entry has (checked by
@@ -136,19 +137,173 @@ static void *entry_pointer(int index, int ptds) {
 #define PASS16 a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15
 typedef CUresult (*forward_fn)(ARGS16);
 
-static int shutting_down; /* set by simcuda_shutdown() */
+/* ------------------------------------------------------------------ the Python boundary */
+
+/* The adapters behind the slots are ctypes callbacks (Python). A call into one is made here, not left to
+ * ctypes alone, for three reasons:
+ *   - the caller may have a Python exception pending: cuda.core frees a resource while its own exception
+ *     propagates (a C++ destructor, a Cython error path). A Python function entered with an exception set
+ *     fails at its first C call (SystemError), the free is lost and the caller's exception with it. So the
+ *     pending exception is taken aside (PyErr_Fetch) before the call and put back (PyErr_Restore) after it;
+ *   - an adapter cannot raise into C (ctypes reports the exception and leaves the result undefined). One that
+ *     must hand an exception to the caller (a KeyboardInterrupt: Ctrl-C in a Python kernel or a graph
+ *     replay) gives it to simcuda_hold_exception() and returns SIMCUDA_RAISED; the trampoline sets it as the
+ *     thread's pending exception and answers CUDA_ERROR_NOT_FOUND (500): cuda.bindings declares every entry
+ *     "except ?CUDA_ERROR_NOT_FOUND", so its wrapper, seeing 500, checks for a pending exception and raises
+ *     it (with none pending, 500 is an ordinary answer). A Ctrl-C already pending when the call starts is
+ *     raised the same way, before the adapter runs (PyErr_CheckSignals);
+ *   - once the interpreter finalizes, taking the GIL from a thread makes CPython end that thread
+ *     (pthread_exit), which aborts the process inside a C++ destructor ("FATAL: exception not rethrown"). So
+ *     every entry first checks simcuda_shutdown()'s flag and the interpreter (Py_IsInitialized,
+ *     _Py_IsFinalizing), and answers CUDA_ERROR_DEINITIALIZED without touching Python when either says so.
+ *     simcuda_shutdown() waits (a bounded time, with the GIL released) for the calls already inside Python.
+ * The GIL is taken here (PyGILState_Ensure) and held across the callback, whose own PyGILState_Ensure is then
+ * a nested one: one acquisition per call, as before. The interpreter's functions are found with dlsym in the
+ * process (simcuda_bind_python(), called by the loader): with none found (a C program, no Python), slots are
+ * called directly. */
+typedef int (*py_int_fn)(void);
+typedef void (*py_fetch_fn)(void **, void **, void **);
+typedef void (*py_obj_fn)(void *);
+typedef void *(*py_new_fn)(void *);
+static struct {
+    int ready;
+    py_int_fn is_initialized, is_finalizing, gil_ensure, check_signals;
+    void (*gil_release)(int);
+    py_fetch_fn fetch;
+    void (*restore)(void *, void *, void *);
+    py_obj_fn incref, decref;
+    py_new_fn type_of, traceback_of;
+} py;
+
+#define SIMCUDA_RAISED (-2)          /* an adapter's answer: "the exception I held is the call's outcome" */
+#define SIMCUDA_SHUTDOWN_WAIT_MS 2000 /* how long simcuda_shutdown() waits for calls inside Python */
+
+static int shutting_down;        /* set by simcuda_shutdown() */
+/* what an entry answers once Python is closed (simcuda_set_closed_answer): 0 = DEINITIALIZED; 1 = CUDA_SUCCESS;
+ * 2 + k = CUDA_SUCCESS with a NULL pointer written through its (non-NULL) pointer argument k */
+static unsigned char closed_answers[SIMCUDA_ENTRY_COUNT];
+static int in_python;            /* calls between their checks and their return (nested ones counted too) */
+static __thread void *held;      /* the exception an adapter handed back (a new reference), or NULL */
+
+static void *python_symbol(const char *name) { return dlsym(RTLD_DEFAULT, name); }
+
+/* Find the interpreter's functions in the process; 0 when all are there (the boundary is used), else -1. */
+EXPORT int simcuda_bind_python(void) {
+    if (py.ready)
+        return 0;
+    py.is_initialized = (py_int_fn)python_symbol("Py_IsInitialized");
+    py.is_finalizing = (py_int_fn)python_symbol("Py_IsFinalizing"); /* 3.13 */
+    if (py.is_finalizing == NULL)
+        py.is_finalizing = (py_int_fn)python_symbol("_Py_IsFinalizing"); /* 3.8 .. 3.12 */
+    py.gil_ensure = (py_int_fn)python_symbol("PyGILState_Ensure");
+    py.gil_release = (void (*)(int))python_symbol("PyGILState_Release");
+    py.check_signals = (py_int_fn)python_symbol("PyErr_CheckSignals");
+    py.fetch = (py_fetch_fn)python_symbol("PyErr_Fetch");
+    py.restore = (void (*)(void *, void *, void *))python_symbol("PyErr_Restore");
+    py.incref = (py_obj_fn)python_symbol("Py_IncRef");
+    py.decref = (py_obj_fn)python_symbol("Py_DecRef");
+    py.type_of = (py_new_fn)python_symbol("PyObject_Type");
+    py.traceback_of = (py_new_fn)python_symbol("PyException_GetTraceback");
+    if (!py.is_initialized || !py.is_finalizing || !py.gil_ensure || !py.gil_release || !py.check_signals ||
+        !py.fetch || !py.restore || !py.incref || !py.decref || !py.type_of || !py.traceback_of)
+        return -1;
+    __atomic_store_n(&py.ready, 1, __ATOMIC_RELEASE);
+    return 0;
+}
+
+/* Called by an adapter, with the GIL, through a ctypes PYFUNCTYPE: keep `exc` (an exception instance) as the
+ * outcome of this thread's current call, to be raised when it returns SIMCUDA_RAISED. Returns SIMCUDA_RAISED. */
+EXPORT int simcuda_hold_exception(void *exc) {
+    if (!py.ready || exc == NULL)
+        return CUDA_ERROR_UNKNOWN;
+    py.incref(exc);
+    if (held != NULL)
+        py.decref(held);
+    held = exc;
+    return SIMCUDA_RAISED;
+}
+
+EXPORT int simcuda_raised(void) { return SIMCUDA_RAISED; }
+
+/* Whether no call may touch Python: simcuda_shutdown() ran, or the interpreter is finalizing or gone. */
+static int python_closed(void) {
+    if (__atomic_load_n(&shutting_down, __ATOMIC_SEQ_CST))
+        return 1;
+    return py.ready && (!py.is_initialized() || py.is_finalizing());
+}
+
+/* Make the held exception the thread's pending one (the GIL held); 500 when there was one, else 999. */
+static CUresult raise_held(void) {
+    void *exc = held;
+    held = NULL;
+    if (exc == NULL)
+        return CUDA_ERROR_UNKNOWN; /* an adapter answered SIMCUDA_RAISED without holding: a simcuda bug */
+    py.restore(py.type_of(exc), exc, py.traceback_of(exc)); /* steals the three references */
+    return CUDA_ERROR_NOT_FOUND;
+}
+
+/* Call the Python adapter `fn` (a slot's function) with the GIL, the caller's pending exception set aside. */
+static CUresult call_python(forward_fn fn, ARGS16) {
+    int gil = py.gil_ensure();
+    void *type = NULL, *value = NULL, *traceback = NULL;
+    py.fetch(&type, &value, &traceback);
+    CUresult rc;
+    if (type == NULL && py.check_signals() < 0) {
+        rc = CUDA_ERROR_NOT_FOUND; /* Ctrl-C came before the call: raised, the call not made */
+    } else {
+        rc = fn(PASS16);
+        if (rc == SIMCUDA_RAISED) {
+            rc = raise_held(); /* the adapter's exception replaces the one set aside (dropped) */
+            if (type != NULL) {
+                py.decref(type);
+                if (value != NULL)
+                    py.decref(value);
+                if (traceback != NULL)
+                    py.decref(traceback);
+                type = NULL;
+            }
+        }
+        if (type != NULL)
+            py.restore(type, value, traceback);
+    }
+    py.gil_release(gil);
+    return rc;
+}
+
+/* Every handed-out entry: DEINITIALIZED once Python is closed, its slot's function (through the boundary for a
+ * Python one), or its default (the stub or a built-in answer, which touch no Python). */
+static CUresult dispatch(int index, int ptds, ARGS16) {
+    __atomic_fetch_add(&in_python, 1, __ATOMIC_SEQ_CST);
+    CUresult rc;
+    if (python_closed()) {
+        unsigned answer = __atomic_load_n(&closed_answers[index], __ATOMIC_RELAXED);
+        rc = answer ? CUDA_SUCCESS : CUDA_ERROR_DEINITIALIZED;
+        if (answer >= 2) {
+            const uintptr_t args[16] = {PASS16};
+            void **out = (void **)args[answer - 2];
+            if (out != NULL)
+                *out = NULL;
+        }
+    } else {
+        void *fn = NULL;
+        if (ptds)
+            fn = __atomic_load_n(&slots[1][index], __ATOMIC_ACQUIRE);
+        if (fn == NULL)
+            fn = __atomic_load_n(&slots[0][index], __ATOMIC_ACQUIRE);
+        if (fn == NULL)
+            rc = ((forward_fn)default_pointer(index))(PASS16);
+        else if (__atomic_load_n(&py.ready, __ATOMIC_ACQUIRE))
+            rc = call_python((forward_fn)fn, PASS16);
+        else
+            rc = ((forward_fn)fn)(PASS16);
+    }
+    __atomic_fetch_sub(&in_python, 1, __ATOMIC_SEQ_CST);
+    return rc;
+}
 
 #define X(index, name, version)                                                                             \
-    static CUresult tramp_##index##_0(ARGS16) {                                                            \
-        if (__atomic_load_n(&shutting_down, __ATOMIC_ACQUIRE))                                             \
-            return CUDA_SUCCESS;                                                                           \
-        return ((forward_fn)entry_pointer(index, 0))(PASS16);                                              \
-    }                                                                                                      \
-    static CUresult tramp_##index##_1(ARGS16) {                                                            \
-        if (__atomic_load_n(&shutting_down, __ATOMIC_ACQUIRE))                                             \
-            return CUDA_SUCCESS;                                                                           \
-        return ((forward_fn)entry_pointer(index, 1))(PASS16);                                              \
-    }
+    static CUresult tramp_##index##_0(ARGS16) { return dispatch(index, 0, PASS16); }                       \
+    static CUresult tramp_##index##_1(ARGS16) { return dispatch(index, 1, PASS16); }
 SIMCUDA_ENTRIES(X)
 #undef X
 
@@ -165,9 +320,33 @@ static const forward_fn TRAMPOLINES[2][SIMCUDA_ENTRY_COUNT] = {
     },
 };
 
-/* From now on every handed-out entry answers CUDA_SUCCESS without calling its slot: called by the Python side
- * when the interpreter starts to finalize, before the callbacks behind the slots stop running. */
-EXPORT void simcuda_shutdown(void) { __atomic_store_n(&shutting_down, 1, __ATOMIC_RELEASE); }
+/* From now on every handed-out entry answers CUDA_ERROR_DEINITIALIZED (or its closed answer, see
+ * simcuda_set_closed_answer) without calling its slot: called from
+ * Python (atexit, through ctypes, so without the GIL) when the interpreter starts to finalize. It waits, up to
+ * SIMCUDA_SHUTDOWN_WAIT_MS, for the calls already past their check (another thread's, waiting for the GIL or
+ * inside an adapter) to return, so none is inside Python when finalization proper begins. */
+EXPORT void simcuda_shutdown(void) {
+    __atomic_store_n(&shutting_down, 1, __ATOMIC_SEQ_CST);
+    const struct timespec tick = {0, 1000000};
+    for (int ms = 0; ms < SIMCUDA_SHUTDOWN_WAIT_MS && __atomic_load_n(&in_python, __ATOMIC_SEQ_CST) > 0; ms++)
+        nanosleep(&tick, NULL);
+}
+
+/* What entry `index` answers once Python is closed: DEINITIALIZED (answer 0, the default), CUDA_SUCCESS (1: an
+ * entry that frees or destroys: what it would free goes with the process, as a real driver, still alive while the
+ * interpreter finalizes, frees what cuda.core's destructors release then), or CUDA_SUCCESS with a NULL pointer
+ * written through its pointer argument k (2 + k, k < 16: "no current context" for cuCtxGetCurrent, which those
+ * destructors ask first). Returns 0, or -1 for an index or answer out of range. The loader sets them by name
+ * (simcuda/faces/native/__init__.py: RELEASES, CLOSED_NULL_OUTPUTS). */
+EXPORT int simcuda_set_closed_answer(int index, int answer) {
+    if (index < 0 || index >= SIMCUDA_ENTRY_COUNT || answer < 0 || answer >= 2 + 16)
+        return -1;
+    __atomic_store_n(&closed_answers[index], (unsigned char)answer, __ATOMIC_RELAXED);
+    return 0;
+}
+
+/* Whether simcuda_shutdown() ran (1) or not (0). */
+EXPORT int simcuda_is_shut_down(void) { return __atomic_load_n(&shutting_down, __ATOMIC_SEQ_CST); }
 
 /* ------------------------------------------------------------------ the launch memo */
 
@@ -186,7 +365,8 @@ EXPORT void simcuda_shutdown(void) { __atomic_store_n(&shutting_down, 1, __ATOMI
  * the repeat function receives. Only a call with a NULL extra, a non-NULL kernelParams, no NULL item pointer
  * and a registered layout is remembered: its bytes are copied before the full function is called, which is
  * given the copy (memo_take), and kept once it answered CUDA_SUCCESS (after it returned: a call made inside
- * the full function, on the same thread, is overwritten by the outer one, as Python's record of it is). */
+ * the full function, on the same thread, is overwritten by the outer one, as Python's record of it is). No
+ * pointer outside the address space a process can have is read (plausible(), below). */
 #define SIMCUDA_MEMO_SLOTS 2
 #define SIMCUDA_MEMO_MISS (-1)
 #define SIMCUDA_MEMO_PARAMS 32  /* a layout with more items is not remembered */
@@ -297,16 +477,30 @@ static int layout_of(uintptr_t handle, struct layout *out) {
  * read in place through its pointer is aligned as the caller's was, up to 8 bytes). */
 static unsigned item_end(unsigned offset, unsigned size) { return ((offset + 7u) & ~7u) + size; }
 
+/* Whether a pointer may be read at all: not in the first 64 KiB (Linux's default vm.mmap_min_addr, never mapped)
+ * nor past the user address space (47 bits on x86-64, 48 on AArch64). The memo reads no other pointer: a call
+ * with one is never remembered nor compared, and the full function (Python) refuses it with the same rule
+ * (simcuda/faces/native/kernel_args.py, check_address). Readability itself is not checked (the real driver
+ * reads the array as given). */
+#if defined(__x86_64__)
+#define SIMCUDA_ADDRESS_HIGH (1ull << 47)
+#else
+#define SIMCUDA_ADDRESS_HIGH (1ull << 48)
+#endif
+static int plausible(const void *p) {
+    return (uintptr_t)p >= ((uintptr_t)1 << 16) && (uint64_t)(uintptr_t)p < SIMCUDA_ADDRESS_HIGH;
+}
+
 /* Whether the call's arguments are the remembered call's, bit for bit. */
 static int memo_same(const struct memo *m, void *f, const unsigned *dims, void *stream, void **params,
                      void **extra) {
-    if (!m->valid || m->f != f || m->stream != stream || params == NULL || extra != NULL ||
+    if (!m->valid || m->f != f || m->stream != stream || !plausible(params) || extra != NULL ||
         memcmp(m->dims, dims, sizeof m->dims) != 0)
         return 0;
     unsigned offset = 0;
     for (int i = 0; i < m->n; i++) {
         unsigned end = item_end(offset, m->sizes[i]);
-        if (params[i] == NULL || memcmp(params[i], m->bytes + (end - m->sizes[i]), m->sizes[i]) != 0)
+        if (!plausible(params[i]) || memcmp(params[i], m->bytes + (end - m->sizes[i]), m->sizes[i]) != 0)
             return 0;
         offset = end;
     }
@@ -321,12 +515,12 @@ static int memo_take(struct memo *p, void **copy, void *f, const unsigned *dims,
                      void **extra) {
     struct layout L;
     p->valid = 0;
-    if (params == NULL || extra != NULL || !layout_of((uintptr_t)f, &L))
+    if (!plausible(params) || extra != NULL || !layout_of((uintptr_t)f, &L))
         return 0;
     unsigned offset = 0;
     for (int i = 0; i < L.n; i++) {
         unsigned end = item_end(offset, L.sizes[i]);
-        if (params[i] == NULL || end > SIMCUDA_MEMO_ROOM)
+        if (!plausible(params[i]) || end > SIMCUDA_MEMO_ROOM)
             return 0;
         copy[i] = p->bytes + (end - L.sizes[i]);
         memcpy(copy[i], params[i], L.sizes[i]);
@@ -533,18 +727,18 @@ static CUresult builtin_driver_get_version(int *version) {
     return CUDA_SUCCESS;
 }
 
-/* The direct exports go through the default slot of their entry, so what the binding resolves and what a C
- * caller (cuda.pathfinder's driver version query) reaches are the same function. */
+/* The direct exports go through the default trampoline of their entry, so what the binding resolves and what a
+ * C caller (cuda.pathfinder's driver version query) reaches are the same function, behind the same boundary. */
 EXPORT CUresult cuDriverGetVersion(int *driverVersion) {
-    return ((CUresult(*)(int *))entry_pointer(SIMCUDA_INDEX_CUDRIVERGETVERSION, 0))(driverVersion);
+    return ((CUresult(*)(int *))TRAMPOLINES[0][SIMCUDA_INDEX_CUDRIVERGETVERSION])(driverVersion);
 }
 
 EXPORT CUresult cuInit(unsigned int Flags) {
-    return ((CUresult(*)(unsigned int))entry_pointer(SIMCUDA_INDEX_CUINIT, 0))(Flags);
+    return ((CUresult(*)(unsigned int))TRAMPOLINES[0][SIMCUDA_INDEX_CUINIT])(Flags);
 }
 
 /* Not simulated (the private tables NVIDIA's runtime and NVRTC ask for): the stub's 801, counted. */
 EXPORT CUresult cuGetExportTable(const void **ppExportTable, const void *pExportTableId) {
-    return ((CUresult(*)(const void **, const void *))entry_pointer(SIMCUDA_INDEX_CUGETEXPORTTABLE, 0))(
+    return ((CUresult(*)(const void **, const void *))TRAMPOLINES[0][SIMCUDA_INDEX_CUGETEXPORTTABLE])(
         ppExportTable, pExportTableId);
 }
