@@ -42,6 +42,11 @@ in the order of the tuple face. A row says three things, and nothing else says t
     builds the record the core takes; ``op(...)`` nested is another core operation, whose result is the
     argument (``module_load_data(read_image_file(fname, 'cuModuleLoad'), 'cuModuleLoad')``); ``(a, b)`` and
     ``[a, b]`` are a tuple and a list (``stream_batch_mem_op(stream, [(2, addr, value, flags)], 0, ...)``).
+  The Python faces read these forms too (:func:`simcuda.faces.bindings._executor.build`), except a struct field
+  as an argument: a struct parameter ``p`` (and ``**p``) through the face's reader of its wrapper struct
+  (:attr:`~simcuda.faces.bindings._executor.FaceSpec.readers`), an output field ``p.a.b`` written into the
+  face's struct object, records, nested operations, tuples and lists built from the converted arguments, and
+  ``-> name[len]`` as the wrapper's ``len``-byte buffer; such a row needs no `` (...)`` for them.
   - By the C type alone, no form needed: a ``const char*`` argument is a ``str`` (None for NULL); a
     ``const char**`` output receives a static C string (NULL after a failed call [I], as ``cuGetErrorName``
     documents); ``-> name[len]`` with ``char* name`` and a by-value ``len`` writes the text NUL-terminated,

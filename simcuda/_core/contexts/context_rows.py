@@ -17,11 +17,11 @@ Args: ``Flags`` (unsigned int) must be 0.
 Errors: INVALID_VALUE for non-zero flags; NO_DEVICE (100) on a ``Driver(available=False)``."""),
     Api("cuDriverGetVersion", "driver_get_version() -> driverVersion",
         """The simulated driver version, 13050 (CUDA 13.5); needs no ``cuInit``."""),
-    Api("cuGetErrorName", "get_error_name(error) -> pStr (...)",
+    Api("cuGetErrorName", "get_error_name(error) -> pStr",
         """The name of a ``CUresult`` as ``bytes`` (``b'CUDA_ERROR_INVALID_VALUE'``); needs no ``cuInit``.
 
 Errors: INVALID_VALUE for a value that is not a ``CUresult``."""),
-    Api("cuGetErrorString", "get_error_string(error) -> pStr (...)",
+    Api("cuGetErrorString", "get_error_string(error) -> pStr",
         """The description of a ``CUresult`` as ``bytes``; needs no ``cuInit``.
 
 Fidelity: the text is the code's documentation sentence from the cuda-bindings docstring (spec 10),
@@ -30,18 +30,18 @@ not the shorter string of the real ``libcuda``. Errors: INVALID_VALUE for an unk
         """The device with this ordinal. Errors: INVALID_DEVICE (101) out of range; NOT_INITIALIZED."""),
     Api("cuDeviceGetCount", "device_get_count() -> count",
         """Number of simulated devices (``Driver(devices=[...])``)."""),
-    Api("cuDeviceGetUuid", "device_get_uuid(dev) -> uuid (...)",
+    Api("cuDeviceGetUuid", "device_get_uuid(dev) -> uuid",
         """The device's UUID (``CUuuid``, 16 bytes): a stable hash of its name and ordinal, the same every run [I].
 
 Errors: INVALID_DEVICE."""),
-    Api("cuDeviceGetName", "device_get_name(dev, len) -> name[len] (...)",
+    Api("cuDeviceGetName", "device_get_name(dev, len) -> name[len]",
         """The device name as ``bytes`` of exactly ``length`` bytes (NUL-terminated, then padding, as the real
 wrapper returns its buffer). Errors: INVALID_DEVICE; INVALID_VALUE for ``length`` <= 0."""),
     Api("cuDeviceGetAttribute", "device_get_attribute(attrib, dev) -> pi",
         """A ``CUdevice_attribute`` value (``int``). Errors: INVALID_DEVICE; INVALID_VALUE unknown attribute."""),
     Api("cuDeviceTotalMem", "device_total_mem(dev) -> bytes",
         """Device memory in bytes (``DeviceSpec.total_mem``). Errors: INVALID_DEVICE."""),
-    Api("cuDeviceComputeCapability", "device_compute_capability(dev) -> major, minor (...)",
+    Api("cuDeviceComputeCapability", "device_compute_capability(dev) -> major, minor",
         """``(major, minor)`` from attributes 75/76 (``DeviceSpec.compute_capability``). Errors: INVALID_DEVICE."""),
     Api("cuDevicePrimaryCtxRetain", "device_primary_ctx_retain(dev) -> pctx",
         """Retain (creating on first use) the device's primary context. Errors: INVALID_DEVICE."""),

@@ -16,7 +16,7 @@ GRAPHS: tuple[Api, ...] = (
         """Destroy a graph and its nodes; the user-object references it (and its child graphs) held are released.
 Errors: INVALID_VALUE bad graph, a capture target (spec 9) [I], or a child graph owned by a node."""),
     Api("cuGraphAddKernelNode",
-        "graph_add_kernel_node(hGraph, dependencies[numDependencies], **nodeParams) -> phGraphNode (...)",
+        "graph_add_kernel_node(hGraph, dependencies[numDependencies], **nodeParams) -> phGraphNode",
         """Add a KERNEL node from ``CUDA_KERNEL_NODE_PARAMS`` (``func`` or ``kern``, grid/block dimensions,
 ``sharedMemBytes`` in bytes, ``kernelParams`` in any form ``cuLaunchKernel`` takes; arguments are copied
 now, as the driver copies them). A kernel registered with ``simcuda.kernel`` runs on every launch.
@@ -26,21 +26,21 @@ Errors: INVALID_VALUE NULL params, bad graph/dependency, bad function (the Retur
 INVALID_HANDLE), zero or oversized dimensions, ``kernelParams`` together with ``extra``;
 NOT_SUPPORTED ``extra`` alone (not simulated)."""),
     Api("cuGraphAddMemcpyNode",
-        "graph_add_memcpy_node(hGraph, dependencies[numDependencies], copyParams) -> phGraphNode (...)",
+        "graph_add_memcpy_node(hGraph, dependencies[numDependencies], copyParams) -> phGraphNode",
         """Add a MEMCPY node from a ``CUDA_MEMCPY3D``; host sides are read and written when the graph runs,
 never now (spec 3.10). ``ctx`` is accepted and not checked.
 
 Errors: INVALID_VALUE NULL params, bad graph/dependency, device ranges outside an allocation, bad
 memory type; NOT_SUPPORTED for CUDA arrays."""),
     Api("cuGraphAddMemsetNode",
-        "graph_add_memset_node(hGraph, dependencies[numDependencies], memsetParams) -> phGraphNode (...)",
+        "graph_add_memset_node(hGraph, dependencies[numDependencies], memsetParams) -> phGraphNode",
         """Add a MEMSET node from ``CUDA_MEMSET_NODE_PARAMS`` (``dst``, ``pitch`` in bytes, ``value``,
 ``elementSize`` 1/2/4 bytes, ``width`` in elements, ``height`` in rows).
 
 Errors: INVALID_VALUE NULL params, bad graph/dependency, element size, value wider than the element,
 misaligned destination, range outside an allocation."""),
     Api("cuGraphAddHostNode",
-        "graph_add_host_node(hGraph, dependencies[numDependencies], **nodeParams) -> phGraphNode (...)",
+        "graph_add_host_node(hGraph, dependencies[numDependencies], **nodeParams) -> phGraphNode",
         """Add a HOST node from ``CUDA_HOST_NODE_PARAMS`` (``fn``: a ``CUhostFn`` address, ``userData``); the
 function is called through ctypes on every launch (spec 3.9). Keep the ctypes thunk alive.
 
@@ -59,7 +59,7 @@ Errors: INVALID_VALUE bad graph, dependency or event (the Returns list has no IN
 Errors: INVALID_VALUE bad graph, dependency or event."""),
     Api("cuGraphAddMemAllocNode",
         "graph_add_mem_alloc_node(hGraph, dependencies[numDependencies], **nodeParams) -> phGraphNode, "
-        "nodeParams.dptr (...)",
+        "nodeParams.dptr",
         """Add a MEM_ALLOC node from ``CUDA_MEM_ALLOC_NODE_PARAMS`` and write the allocation's fixed address
 into ``nodeParams.dptr`` (as the driver does).
 
@@ -85,14 +85,14 @@ note it in the launch log (the simulator never blocks); barriers and flushes are
 Errors: INVALID_VALUE NULL params, count above the list or 256, unknown operation, an address outside
 device memory or misaligned, a value too wide, unknown flags.""", decoder="node_add(12)"),
     Api("cuGraphAddExternalSemaphoresSignalNode",
-        "graph_add_ext_sem_node(hGraph, dependencies[numDependencies], wait=False, **nodeParams) -> phGraphNode (...)",
+        "graph_add_ext_sem_node(hGraph, dependencies[numDependencies], wait=False, **nodeParams) -> phGraphNode",
         """Add an EXT_SEMAS_SIGNAL node from ``CUDA_EXT_SEM_SIGNAL_NODE_PARAMS`` (``extSemArray``,
 ``paramsArray``, ``numExtSems``). Recorded with its parameters; replay is a no-op with a note in the
 launch log (external semaphores are not simulated, so handles are not checked beyond NULL).
 
 Errors: INVALID_VALUE NULL params, no semaphores, a NULL handle, ``numExtSems`` above a list length."""),
     Api("cuGraphAddExternalSemaphoresWaitNode",
-        "graph_add_ext_sem_node(hGraph, dependencies[numDependencies], wait=True, **nodeParams) -> phGraphNode (...)",
+        "graph_add_ext_sem_node(hGraph, dependencies[numDependencies], wait=True, **nodeParams) -> phGraphNode",
         """Add an EXT_SEMAS_WAIT node from ``CUDA_EXT_SEM_WAIT_NODE_PARAMS``; as the signal node otherwise."""),
     Api("cuGraphAddNode",
         "graph_add_batch_mem_op_node/graph_add_child_graph_node/graph_add_conditional_node/graph_add_empty_node/"
@@ -145,7 +145,7 @@ for MEM_ALLOC / MEM_FREE nodes (documented as not supported), CONDITIONAL nodes 
         """A kernel node's ``CUDA_KERNEL_NODE_PARAMS``; ``kernelParams`` is the address of a ``void**`` array
 holding copies of the arguments (owned by the returned struct). Errors: INVALID_VALUE bad node or not
 a KERNEL node.""", decoder="node_get(0)"),
-    Api("cuGraphKernelNodeSetParams", "graph_node_set_params(hNode, 0, nodeParams) (...)",
+    Api("cuGraphKernelNodeSetParams", "graph_node_set_params(hNode, 0, nodeParams)",
         """Set a kernel node's parameters (copied). Errors: INVALID_VALUE NULL params, not a KERNEL node, bad
 dimensions; INVALID_HANDLE a bad function (the Returns list names it)."""),
     Api("cuGraphMemcpyNodeGetParams", "graph_node_get_params(...)",
@@ -159,31 +159,31 @@ copies, ``CU_MEMORYTYPE_UNIFIED`` (address in ``*Device``) for a captured ``cuMe
 a side set as UNIFIED (spec 16, 9).
 
 Errors: INVALID_VALUE bad node or not a MEMCPY node.""", decoder="node_get(1)"),
-    Api("cuGraphMemcpyNodeSetParams", "graph_node_set_params(hNode, 1, nodeParams) (...)",
+    Api("cuGraphMemcpyNodeSetParams", "graph_node_set_params(hNode, 1, nodeParams)",
         """Set a memcpy node's ``CUDA_MEMCPY3D``. Errors: INVALID_VALUE NULL params, not a MEMCPY node, bad
 ranges or memory types; NOT_SUPPORTED arrays."""),
     Api("cuGraphMemsetNodeGetParams", "graph_node_get_params(...)",
         """A memset node's ``CUDA_MEMSET_NODE_PARAMS``. Errors: INVALID_VALUE bad node or not a MEMSET node.""",
         decoder="node_get(2)"),
-    Api("cuGraphMemsetNodeSetParams", "graph_node_set_params(hNode, 2, nodeParams) (...)",
+    Api("cuGraphMemsetNodeSetParams", "graph_node_set_params(hNode, 2, nodeParams)",
         """Set a memset node's parameters. Errors: INVALID_VALUE NULL params, not a MEMSET node, bad range,
 element size or value."""),
     Api("cuGraphHostNodeGetParams", "graph_node_get_params(...)",
         """A host node's ``CUDA_HOST_NODE_PARAMS`` (``fn`` as ``CUhostFn``, ``userData`` as given). Errors:
 INVALID_VALUE.""", decoder="node_get(3)"),
-    Api("cuGraphHostNodeSetParams", "graph_node_set_params(hNode, 3, nodeParams) (...)",
+    Api("cuGraphHostNodeSetParams", "graph_node_set_params(hNode, 3, nodeParams)",
         """Set a host node's function and user data. Errors: INVALID_VALUE NULL params or function, not a HOST
         node."""),
     Api("cuGraphEventRecordNodeGetEvent", "graph_node_get_params(...)",
         """The event of an EVENT_RECORD node. Errors: INVALID_VALUE bad node or another type.""",
         decoder="node_get_value(7, 'event')"),
-    Api("cuGraphEventRecordNodeSetEvent", "graph_node_set_params(hNode, ntype=7, spec=event) (...)",
+    Api("cuGraphEventRecordNodeSetEvent", "graph_node_set_params(hNode, ntype=7, spec=event)",
         """Set the event of an EVENT_RECORD node. Errors: INVALID_VALUE bad node or another type; INVALID_HANDLE
 a bad event."""),
     Api("cuGraphEventWaitNodeGetEvent", "graph_node_get_params(...)",
         """The event of a WAIT_EVENT node. Errors: INVALID_VALUE bad node or another type.""",
         decoder="node_get_value(6, 'event')"),
-    Api("cuGraphEventWaitNodeSetEvent", "graph_node_set_params(hNode, ntype=6, spec=event) (...)",
+    Api("cuGraphEventWaitNodeSetEvent", "graph_node_set_params(hNode, ntype=6, spec=event)",
         """Set the event of a WAIT_EVENT node. Errors: INVALID_VALUE bad node; INVALID_HANDLE a bad event."""),
     Api("cuGraphMemAllocNodeGetParams", "graph_node_get_params(...)",
         """A MEM_ALLOC node's ``CUDA_MEM_ALLOC_NODE_PARAMS`` (``dptr``, ``bytesize``, pinned device pool
@@ -194,59 +194,59 @@ properties, access descriptors). Errors: INVALID_VALUE bad node or another type.
     Api("cuGraphBatchMemOpNodeGetParams", "graph_node_get_params(...)",
         """A BATCH_MEM_OP node's ``CUDA_BATCH_MEM_OP_NODE_PARAMS``. Errors: INVALID_VALUE bad node or another type.""",
         decoder="node_get(12)"),
-    Api("cuGraphBatchMemOpNodeSetParams", "graph_node_set_params(hNode, 12, nodeParams) (...)",
+    Api("cuGraphBatchMemOpNodeSetParams", "graph_node_set_params(hNode, 12, nodeParams)",
         """Set a batch mem op node's operations (copied). Errors: INVALID_VALUE as ``cuGraphAddBatchMemOpNode``."""),
     Api("cuGraphExternalSemaphoresSignalNodeGetParams", "graph_node_get_params(...)",
         """An EXT_SEMAS_SIGNAL node's ``CUDA_EXT_SEM_SIGNAL_NODE_PARAMS``. Errors: INVALID_VALUE.""",
         decoder="node_get(8)"),
-    Api("cuGraphExternalSemaphoresSignalNodeSetParams", "graph_node_set_params(hNode, 8, nodeParams) (...)",
+    Api("cuGraphExternalSemaphoresSignalNodeSetParams", "graph_node_set_params(hNode, 8, nodeParams)",
         """Set an EXT_SEMAS_SIGNAL node's semaphores and parameters. Errors: INVALID_VALUE."""),
     Api("cuGraphExternalSemaphoresWaitNodeGetParams", "graph_node_get_params(...)",
         """An EXT_SEMAS_WAIT node's ``CUDA_EXT_SEM_WAIT_NODE_PARAMS``. Errors: INVALID_VALUE.""",
         decoder="node_get(9)"),
-    Api("cuGraphExternalSemaphoresWaitNodeSetParams", "graph_node_set_params(hNode, 9, nodeParams) (...)",
+    Api("cuGraphExternalSemaphoresWaitNodeSetParams", "graph_node_set_params(hNode, 9, nodeParams)",
         """Set an EXT_SEMAS_WAIT node's semaphores and parameters. Errors: INVALID_VALUE."""),
-    Api("cuGraphExecKernelNodeSetParams", "graph_exec_node_set_params(hGraphExec, hNode, 0, nodeParams) (...)",
+    Api("cuGraphExecKernelNodeSetParams", "graph_exec_node_set_params(hGraphExec, hNode, 0, nodeParams)",
         """Set a kernel node's parameters in an exec. All fields may change, but the function's owning context
 may not (Graph Update Limitations).
 
 Errors: INVALID_VALUE NULL params, a node not in the exec's graph (or destroyed), not a KERNEL node,
 bad function or dimensions, a function of another context."""),
-    Api("cuGraphExecMemcpyNodeSetParams", "graph_exec_node_set_params(hGraphExec, hNode, 1, copyParams) (...)",
+    Api("cuGraphExecMemcpyNodeSetParams", "graph_exec_node_set_params(hGraphExec, hNode, 1, copyParams)",
         """Set a memcpy node's ``CUDA_MEMCPY3D`` in an exec. The operands must stay in allocations of the same
 kind and context and keep their memory types; both the old and the new copy must be 1-dimensional to
 change geometry; zero-length copies are refused (the docstring's limits).
 
 Errors: INVALID_VALUE for any of those, NULL params, or a node not in the exec's graph."""),
-    Api("cuGraphExecMemsetNodeSetParams", "graph_exec_node_set_params(hGraphExec, hNode, 2, memsetParams) (...)",
+    Api("cuGraphExecMemsetNodeSetParams", "graph_exec_node_set_params(hGraphExec, hNode, 2, memsetParams)",
         """Set a memset node's parameters in an exec: value and address may change (same kind of allocation,
 same context); 2D memsets may change nothing else, 1D ones not their height; zero sizes are refused.
 
 Errors: INVALID_VALUE for any of those, NULL params, or a node not in the exec's graph."""),
-    Api("cuGraphExecHostNodeSetParams", "graph_exec_node_set_params(hGraphExec, hNode, 3, nodeParams) (...)",
+    Api("cuGraphExecHostNodeSetParams", "graph_exec_node_set_params(hGraphExec, hNode, 3, nodeParams)",
         """Set a host node's function and user data in an exec (no restrictions). Errors: INVALID_VALUE."""),
     Api("cuGraphExecChildGraphNodeSetParams",
-        "graph_exec_node_set_params(hGraphExec, hNode, ntype=4, spec=childGraph) (...)",
+        "graph_exec_node_set_params(hGraphExec, hNode, ntype=4, spec=childGraph)",
         """Give a child-graph node of an exec the parameters of ``childGraph``, whose topology and node
 insertion order must match the embedded graph's (checked like ``cuGraphExecUpdate``, recursively).
 
 Errors: INVALID_VALUE bad handles, a node not in the exec's graph, or a mismatch (the ``why`` names the
 update result, e.g. TOPOLOGY_CHANGED)."""),
     Api("cuGraphExecEventRecordNodeSetEvent",
-        "graph_exec_node_set_params(hGraphExec, hNode, ntype=7, spec=event) (...)",
+        "graph_exec_node_set_params(hGraphExec, hNode, ntype=7, spec=event)",
         """Set the event of an EVENT_RECORD node in an exec. Errors: INVALID_VALUE (bad event included)."""),
     Api("cuGraphExecEventWaitNodeSetEvent",
-        "graph_exec_node_set_params(hGraphExec, hNode, ntype=6, spec=event) (...)",
+        "graph_exec_node_set_params(hGraphExec, hNode, ntype=6, spec=event)",
         """Set the event of a WAIT_EVENT node in an exec. Errors: INVALID_VALUE (bad event included)."""),
-    Api("cuGraphExecBatchMemOpNodeSetParams", "graph_exec_node_set_params(hGraphExec, hNode, 12, nodeParams) (...)",
+    Api("cuGraphExecBatchMemOpNodeSetParams", "graph_exec_node_set_params(hGraphExec, hNode, 12, nodeParams)",
         """Set a batch mem op node's operations in an exec: addresses, values and wait conditions may change;
 count, operation types, flags and context may not. Errors: INVALID_VALUE."""),
     Api("cuGraphExecExternalSemaphoresSignalNodeSetParams",
-        "graph_exec_node_set_params(hGraphExec, hNode, 8, nodeParams) (...)",
+        "graph_exec_node_set_params(hGraphExec, hNode, 8, nodeParams)",
         """Set an EXT_SEMAS_SIGNAL node's parameters in an exec; ``numExtSems`` cannot change. Errors:
         INVALID_VALUE."""),
     Api("cuGraphExecExternalSemaphoresWaitNodeSetParams",
-        "graph_exec_node_set_params(hGraphExec, hNode, 9, nodeParams) (...)",
+        "graph_exec_node_set_params(hGraphExec, hNode, 9, nodeParams)",
         """Set an EXT_SEMAS_WAIT node's parameters in an exec; ``numExtSems`` cannot change. Errors: INVALID_VALUE."""),
     Api("cuGraphExecNodeSetParams", "graph_exec_node_set_params(...)",
         """Set a node's parameters in an exec from a ``CUgraphNodeParams`` (``type`` must match), with the limits
@@ -314,7 +314,7 @@ memory nodes."""),
     Api("cuGraphClone", "graph_clone(originalGraph) -> phGraphClone",
         """Deep copy (child graphs included), with new references to the user objects each graph holds. Errors:
 INVALID_VALUE, also for MEM_ALLOC/MEM_FREE/CONDITIONAL nodes."""),
-    Api("cuGraphInstantiate", "graph_instantiate(hGraph, flags) -> phGraphExec (...)",
+    Api("cuGraphInstantiate", "graph_instantiate(hGraph, flags) -> phGraphExec",
         """Freeze a graph into an executable graph. Args: ``flags``: ``CUgraphInstantiate_flags`` bits (13.x takes
 them; the argument is required, as in the wrapper: one argument raises ``TypeError``).
 
