@@ -105,6 +105,8 @@ DRIVER: dict[str, str] = {
 }
 
 V2: dict[str, str] = {
+    'get_error_name': "returns a str, where the row's description (the tuple face's) says bytes: its own docstring",
+    'get_error_string': "returns a str, where the row's description (the tuple face's) says bytes: its own docstring",
     'link_add_data_v2': "cuLinkAddData's row is particular: the name as a buffer or an address",
     'link_add_file_v2': "cuLinkAddFile's row is particular: the path as a buffer or an address",
     'link_complete': "returns the image copied into bytes, as the real _v2 wrapper does",
@@ -118,8 +120,6 @@ V2: dict[str, str] = {
         "cuDeviceSetGraphMemAttribute's row is particular: host buffer or address argument value (void*)",
     'event_record': "cuEventRecord's row is particular: arguments converted by hand",
     'func_get_name': "cuFuncGetName's row is particular: arguments converted by hand",
-    'get_error_name': "cuGetErrorName's row is particular: arguments converted by hand",
-    'get_error_string': "cuGetErrorString's row is particular: arguments converted by hand",
     'graph_add_child_graph_node':
         "cuGraphAddChildGraphNode's row is particular: array argument dependencies (CUgraphNode*)",
     'graph_add_dependencies_v2': "cuGraphAddDependencies's row is particular: array argument from_ (CUgraphNode*)",
@@ -133,16 +133,7 @@ V2: dict[str, str] = {
     'graph_debug_dot_print': "cuGraphDebugDotPrint's row is particular: string argument path (char*)",
     'graph_event_record_node_get_event':
         "cuGraphEventRecordNodeGetEvent's row is particular: arguments converted by hand",
-    'graph_event_record_node_set_event':
-        "cuGraphEventRecordNodeSetEvent's row is particular: arguments converted by hand",
     'graph_event_wait_node_get_event': "cuGraphEventWaitNodeGetEvent's row is particular: arguments converted by hand",
-    'graph_event_wait_node_set_event': "cuGraphEventWaitNodeSetEvent's row is particular: arguments converted by hand",
-    'graph_exec_child_graph_node_set_params':
-        "cuGraphExecChildGraphNodeSetParams's row is particular: arguments converted by hand",
-    'graph_exec_event_record_node_set_event':
-        "cuGraphExecEventRecordNodeSetEvent's row is particular: arguments converted by hand",
-    'graph_exec_event_wait_node_set_event':
-        "cuGraphExecEventWaitNodeSetEvent's row is particular: arguments converted by hand",
     'graph_exec_host_node_set_params':
         "cuGraphExecHostNodeSetParams's row is particular: struct argument nodeParams (CUDA_HOST_NODE_PARAMS*)",
     'graph_exec_update_v2': "cuGraphExecUpdate's row is particular: arguments converted by hand",
