@@ -27,9 +27,6 @@ DRIVER: dict[str, str] = {
     'cuGraphExecUpdate': "the row is particular: arguments converted by hand",
     'cuGraphExternalSemaphoresSignalNodeGetParams': "the row is particular: arguments converted by hand",
     'cuGraphExternalSemaphoresWaitNodeGetParams': "the row is particular: arguments converted by hand",
-    'cuGraphGetEdges': "the row is particular: arguments converted by hand",
-    'cuGraphGetNodes': "the row is particular: arguments converted by hand",
-    'cuGraphGetRootNodes': "the row is particular: arguments converted by hand",
     'cuGraphHostNodeGetParams': "the row is particular: arguments converted by hand",
     'cuGraphInstantiateWithParams':
         "the row is particular: struct argument instantiateParams",
@@ -38,8 +35,6 @@ DRIVER: dict[str, str] = {
     'cuGraphMemFreeNodeGetParams': "the row is particular: arguments converted by hand",
     'cuGraphMemcpyNodeGetParams': "the row is particular: arguments converted by hand",
     'cuGraphMemsetNodeGetParams': "the row is particular: arguments converted by hand",
-    'cuGraphNodeGetDependencies': "the row is particular: arguments converted by hand",
-    'cuGraphNodeGetDependentNodes': "the row is particular: arguments converted by hand",
     'cuGraphNodeGetParams': "the row is particular: arguments converted by hand",
     'cuGraphNodeSetParams': "the row is particular: struct argument nodeParams (CUgraphNodeParams*)",
     'cuGraphNodeSetParams_v2': "the row is particular: struct argument nodeParams (CUgraphNodeParams*)",
@@ -219,13 +214,8 @@ RUNTIME: dict[str, str] = {
     'cudaGraphAddNode': "tagged union cudaGraphNodeParams, and results written back into it (conditional bodies)",
     'cudaGraphDebugDotPrint': "char* path given to the core as a file-system str (os.fsdecode)",
     'cudaGraphExecUpdate': "the result comes back as a cudaGraphExecUpdateResultInfo struct built by the face",
-    'cudaGraphGetEdges': "output arrays sized by the numEdges argument, padded with zero nodes and edge data",
-    'cudaGraphGetNodes': "an output array sized by the numNodes argument, padded with zero nodes",
-    'cudaGraphGetRootNodes': "an output array sized by the pNumRootNodes argument, padded with zero nodes",
     'cudaGraphInstantiateWithParams':
         "struct argument instantiateParams, and result_out / errNode_out written back into it",
-    'cudaGraphNodeGetDependencies': "output arrays (nodes, edge data) sized by the count argument, padded",
-    'cudaGraphNodeGetDependentNodes': "output arrays (nodes, edge data) sized by the count argument, padded",
     'cudaGraphRemoveDependencies':
         "from_/to/edgeData arrays with one count, padded as the wrapper passes them (dep_pairs)",
     'cudaInitDevice': 'runtime-only entry (no driver row in RUNTIME)',

@@ -271,25 +271,25 @@ copy destroyed since."""),
 
 #: graph topology, instantiation, launch, update, DOT
 TOPOLOGY_AND_EXEC: tuple[Api, ...] = (
-    Api("cuGraphGetNodes", "graph_get_nodes(hGraph) -> nodes[numNodes] (...)",
+    Api("cuGraphGetNodes", "graph_get_nodes(hGraph) -> nodes[numNodes]",
         """The graph's nodes in creation order [I] (spec 4.5, 9).
 
 ``numNodes=0`` only counts: ``(res, [], N)``. A larger ``numNodes`` pads the list with
 ``CUgraphNode(0)`` and returns the count N; a smaller one returns that many nodes and that count.
 Errors: INVALID_VALUE bad graph."""),
-    Api("cuGraphGetRootNodes", "graph_get_root_nodes(hGraph) -> rootNodes[numRootNodes] (...)",
+    Api("cuGraphGetRootNodes", "graph_get_root_nodes(hGraph) -> rootNodes[numRootNodes]",
         """Nodes with no incoming edge, creation order; count-only and padding as ``cuGraphGetNodes``."""),
-    Api("cuGraphGetEdges", "graph_get_edges(hGraph) -> from_[numEdges], to[numEdges], edgeData[numEdges] (...)",
+    Api("cuGraphGetEdges", "graph_get_edges(hGraph) -> from_[numEdges], to[numEdges], edgeData[numEdges]",
         """Edges in creation order: ``(res, from, to, edgeData, count)`` with ``to[i]`` depending on ``from[i]``.
 
 ``numEdges=0`` only counts; a larger value pads with ``CUgraphNode(0)`` and zero edge data.
 Errors: INVALID_VALUE bad graph."""),
     Api("cuGraphNodeGetDependencies",
-        "graph_node_get_dependencies(hNode, False) -> dependencies[numDependencies], edgeData[numDependencies] (...)",
+        "graph_node_get_dependencies(hNode, False) -> dependencies[numDependencies], edgeData[numDependencies]",
         """The node's dependencies with edge data, in edge order: ``(res, nodes, edgeData, count)``."""),
     Api("cuGraphNodeGetDependentNodes",
         "graph_node_get_dependencies(hNode, True) -> dependentNodes[numDependentNodes], "
-        "edgeData[numDependentNodes] (...)",
+        "edgeData[numDependentNodes]",
         """The nodes that depend on this one, with edge data: ``(res, nodes, edgeData, count)``."""),
     Api("cuGraphNodeGetType", "graph_node_get_type(hNode) -> type",
         """The node's ``CUgraphNodeType``. Errors: INVALID_VALUE bad node."""),

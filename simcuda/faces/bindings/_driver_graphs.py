@@ -11,9 +11,7 @@ from typing import cast as _cast
 from ..._core.errors import DriverError as _DriverError
 from ..._core.objects import EdgeData as _EdgeData
 from ..._core.objects import EdgeDataArg as _EdgeDataArg
-from . import _driver_types as _T
 from . import _executor as _B
-from ._driver_contexts import _edge
 from ._driver_face import (
     _NS,
     _OK,
@@ -21,7 +19,6 @@ from ._driver_face import (
     _bytes_arg,
     _CUdeviceptr,
     _CUgraph,
-    _CUgraphEdgeData,
     _CUgraphExec,
     _CUgraphExecUpdateResultInfo,
     _CUgraphNode,
@@ -39,9 +36,7 @@ from ._driver_face import (
     _mk_node,
     _node_list,
     _null,
-    _pad_edges,
     _Result,
-    _size,
     _struct_arg,
     _u,
 )
@@ -280,57 +275,6 @@ def cuSignalExternalSemaphoresAsync(extSemArray: Any, paramsArray: Any, numExtSe
 @_face
 def cuWaitExternalSemaphoresAsync(extSemArray: Any, paramsArray: Any, numExtSems: Any, stream: Any) -> _Result:
     return _ext_async("cuWaitExternalSemaphoresAsync", extSemArray, paramsArray, numExtSems, stream, True)
-
-
-def _pad_nodes(handles: list[int], n: int, mk: Any = None) -> list[Any]:
-    """``n`` ``CUgraphNode`` wrappers (:func:`simcuda.faces.bindings._executor.pad_nodes`)."""
-    return _B.pad_nodes(handles, n, mk or _mk_node)
-
-
-@_face
-def cuGraphGetNodes(hGraph: Any, numNodes: Any = 0) -> _Result:
-    n = _size(numNodes)
-    _T.check_calloc(n)
-    nodes = _drv().graph_get_nodes(_h(hGraph, _CUgraph))
-    return (_SUCCESS, _pad_nodes(nodes, n), len(nodes) if n == 0 or n >= len(nodes) else n)
-
-
-@_face
-def cuGraphGetRootNodes(hGraph: Any, numRootNodes: Any = 0) -> _Result:
-    n = _size(numRootNodes)
-    _T.check_calloc(n)
-    nodes = _drv().graph_get_root_nodes(_h(hGraph, _CUgraph))
-    return (_SUCCESS, _pad_nodes(nodes, n), len(nodes) if n == 0 or n >= len(nodes) else n)
-
-
-@_face
-def cuGraphGetEdges(hGraph: Any, numEdges: Any = 0) -> _Result:
-    n = _size(numEdges)
-    _T.check_calloc(n)
-    edges = _drv().graph_get_edges(_h(hGraph, _CUgraph))
-    frm = _pad_nodes([a for a, _, _ in edges], n)
-    to = _pad_nodes([b for _, b, _ in edges], n)
-    eds = _pad_edges([ed for _, _, ed in edges], n, _edge, _CUgraphEdgeData)
-    return (_SUCCESS, frm, to, eds, len(edges) if n == 0 or n >= len(edges) else n)
-
-
-def _node_deps(hNode: Any, n: Any, dependents: bool) -> _Result:
-    n = _size(n)
-    _T.check_calloc(n)
-    pairs = _drv().graph_node_get_dependencies(_h(hNode, _CUgraphNode), dependents)
-    nodes = _pad_nodes([a for a, _ in pairs], n)
-    eds = _pad_edges([ed for _, ed in pairs], n, _edge, _CUgraphEdgeData)
-    return (_SUCCESS, nodes, eds, len(pairs) if n == 0 or n >= len(pairs) else n)
-
-
-@_face
-def cuGraphNodeGetDependencies(hNode: Any, numDependencies: Any = 0) -> _Result:
-    return _node_deps(hNode, numDependencies, False)
-
-
-@_face
-def cuGraphNodeGetDependentNodes(hNode: Any, numDependentNodes: Any = 0) -> _Result:
-    return _node_deps(hNode, numDependentNodes, True)
 
 
 def _dep_pairs(from_: Any, to: Any, edgeData: Any, n: Any, remove: bool) -> tuple[list[int], list[int], _EdgeDataArg]:

@@ -14,6 +14,7 @@ names rather than each other's privates (issue 18, item 2).
 """
 from __future__ import annotations
 
+import ast
 import enum as _enum
 import functools
 import inspect
@@ -447,11 +448,9 @@ def _out_plan(face: FaceSpec, name: str, call: Call, index: _Callable[[str | Non
         -> tuple[tuple[int, _Callable[..., Any], int], ...]:
     """Per output slot of the call, in the order of the core's result: ``(kind, conversion, argument index)``:
     kind 0 an output slot of the wrapper, 1 a ``char*`` text of the count argument's bytes, 2 a field of a
-    struct argument (written there, not returned)."""
+    struct argument (written there, not returned), 3 a list sized by its count argument (output lists sharing a
+    count come from one list of tuples), 4 that count, returned in the wrapper's last slot."""
     declared = face.outputs[name][1]
-    plain = [o for o in call.outs if o not in call.fields]
-    if len(plain) != len(declared):
-        raise AssertionError(f"{name}: the call fills {len(plain)} output slots, the wrapper has {len(declared)}")
     plan: list[tuple[int, _Callable[..., Any], int]] = []
     k = 0
     for o in call.outs:
@@ -459,14 +458,20 @@ def _out_plan(face: FaceSpec, name: str, call: Call, index: _Callable[[str | Non
             base, path = call.fields[o]
             plan.append((2, functools.partial(write_field, path=path), index(base)))
             continue
-        t = declared[k][1]
+        t = declared[k][1] if k < len(declared) else ""
         k += 1
-        if o in call.counts:
-            if t != "bytes":
-                raise AssertionError(f"{name}: an output array ({o}[{call.counts[o]}]) needs a hand-written face")
+        if o in call.counts and t == "bytes":
             plan.append((1, text_buffer, index(call.counts[o])))
+        elif o in call.counts and t.startswith("list["):
+            plan.append((3, _list_out(face, name, t), index(call.counts[o])))
         else:
             plan.append((0, out_wrap(face, t), -1))
+    lists = [i for kind, _w, i in plan if kind == 3]
+    if lists:  # the count the output lists share is written back: the wrapper's last slot
+        plan.append((4, lambda x: x, lists[0]))
+        k += 1
+    if k != len(declared):
+        raise AssertionError(f"{name}: the call fills {k} output slots, the wrapper has {len(declared)}")
     return tuple(plan)
 
 
@@ -487,7 +492,7 @@ def build(face: FaceSpec, name: str, call: Call, rename: Mapping[str, str] | Non
     adapters read, a parameter the wrapper does not have, an array the face does not convert, or a number of
     outputs other than the wrapper's."""
     sig = signature_params(face.outputs[name][0])
-    names = [p for p, _, _ in sig]
+    names = [p.partition("=")[0] for p, _, _ in sig]  # ``size_t numNodes=0``: the default is the wrapper's
     rename = {**_c_names(name, names), **(rename or {})}
     doc_type = _doc_types(face, name, len(sig))
     convs = _arg_convs(face, name, sig, doc_type)
@@ -498,22 +503,25 @@ def build(face: FaceSpec, name: str, call: Call, rename: Mapping[str, str] | Non
     arrays = _arrays(face, name, call, index, names, doc_type)
     convs = [(lambda x: x) if any(i == a for a, _n in arrays) else c for i, c in enumerate(convs)]  # with the count
     spec = tuple(_spec_item(face, name, kw, a, index, convs) for kw, a in call.tree)
-    node_array = face.node_array
     outs = _out_plan(face, name, call, index)
+    prepare = _prepare(face, names, arrays, tuple(i for kind, _w, i in outs if kind == 3))
     simple_outs = all(kind == 0 for kind, _w, _i in outs)
+    single = len(call.outs) == 1 or any(kind == 3 for kind, _w, _i in outs)  # the core's result is one value
     wraps = tuple(w for _k, w, _i in outs)
     op, drv, ok = call.op, face.driver, face.success
     success = (ok,)
-    signature = inspect.Signature([inspect.Parameter(p, inspect.Parameter.POSITIONAL_OR_KEYWORD) for p in names])
+    signature = inspect.Signature([inspect.Parameter(
+        p.partition("=")[0], inspect.Parameter.POSITIONAL_OR_KEYWORD,
+        default=ast.literal_eval(p.partition("=")[2]) if "=" in p else inspect.Parameter.empty) for p, _c, _a in sig])
+    nparams = len(names)
 
     def fn(*args: Any, **kwargs: Any) -> Any:
-        if kwargs:
-            args = signature.bind(*args, **kwargs).args
-        if arrays:  # each array with its count parameter
-            conv = list(args)
-            for i, n in arrays:
-                conv[i] = node_array(args[i], args[n], names[i])  # type: ignore[misc]  # (checked above)
-            args = tuple(conv)
+        if kwargs or len(args) < nparams:
+            b = signature.bind(*args, **kwargs)
+            b.apply_defaults()
+            args = b.args
+        if prepare is not None:
+            args = prepare(args)
         pos: list[Any] = []
         kws: dict[str, Any] = {}
         for kw, i, lit in spec:
@@ -537,7 +545,7 @@ def build(face: FaceSpec, name: str, call: Call, rename: Mapping[str, str] | Non
             if len(wraps) == 1:
                 return (ok, wraps[0](r))
             return (ok, *(w(v) for w, v in zip(wraps, r)))
-        return _results(ok, outs, r if len(outs) > 1 else (r,), args)
+        return _results(ok, outs, (r,) if single else r, args)
     fn.__name__ = fn.__qualname__ = name
     fn.__module__ = face.module
     fn.__signature__ = signature  # type: ignore[attr-defined]
@@ -572,10 +580,7 @@ def _arg_convs(face: FaceSpec, name: str, sig: list[tuple[str, str, str]],
 
 
 def _check_params(face: FaceSpec, name: str, call: Call, names: list[str], rename: Mapping[str, str]) -> None:
-    """Refuse, at import, a wrapper parameter with a default (the hand-written faces own those) and a call that
-    reads a parameter the wrapper does not have."""
-    if any("=" in p for p in names):
-        raise AssertionError(f"{name}: a parameter with a default needs a hand-written face")
+    """Refuse, at import, a call that reads a parameter the wrapper does not have."""
     unknown = [n for _kw, a in call.tree for n in _params_read(a) if rename.get(n, n) not in names]
     if unknown:
         raise AssertionError(f"{name}: the call reads {unknown}, not parameters of {face.outputs[name][0]}")
@@ -603,6 +608,46 @@ def _arrays(face: FaceSpec, name: str, call: Call, index: _Callable[[str | None]
     return tuple(out)
 
 
+def _prepare(face: FaceSpec, names: list[str], arrays: tuple[tuple[int, int], ...],
+             sized: tuple[int, ...]) -> _Callable[[tuple[Any, ...]], tuple[Any, ...]] | None:
+    """What a built function does to its arguments before the core call: each handle array converted with its
+    count (:attr:`FaceSpec.node_array`), then, for output lists, the wrapper's ``calloc`` of the count's room
+    (:func:`_T.check_calloc`: MemoryError before the driver is called). None when there is nothing to do."""
+    if not arrays and not sized:
+        return None
+    node_array = face.node_array
+
+    def prepare(args: tuple[Any, ...]) -> tuple[Any, ...]:
+        conv = list(args)
+        for i, n in arrays:
+            conv[i] = node_array(args[i], args[n], names[i])  # type: ignore[misc]  # (checked by _arrays)
+        for n in dict.fromkeys(sized):
+            _T.check_calloc(args[n])
+        return tuple(conv)
+    return prepare
+
+
+def _struct_from(cls: type, values: Any) -> Any:
+    """A struct of the face whose first fields take ``values`` in order (``CUgraphEdgeData`` from the core's
+    ``(from_port, to_port, type)``)."""
+    st = cls()
+    for (f, _k, _a), v in zip(cls._fields, values):  # type: ignore[attr-defined]  # a Struct of the face
+        st._d[f] = v
+    return st
+
+
+def _list_out(face: FaceSpec, name: str, t: str) -> _Callable[[list[Any], int], list[Any]]:
+    """An output list ``list[X]`` sized by its count argument ``n``: the core's items, then padding up to ``n``
+    (a handle list with ``X(0)``, :func:`pad_nodes`; a struct list with zeroed structs, :func:`pad_edges`)."""
+    cls = face.ns.get(t[5:-1])
+    if isinstance(cls, type) and issubclass(cls, face.handle_types):
+        mk = getattr(cls, "_mk", cls)
+        return lambda items, n: pad_nodes(items, n, mk)
+    if isinstance(cls, type) and hasattr(cls, "_fields"):
+        return lambda items, n: pad_edges(items, n, functools.partial(_struct_from, cls), cls)
+    raise AssertionError(f"{name}: an output list of {t} is no list this face builds")
+
+
 def _spec_item(face: FaceSpec, name: str, kw: str | None, a: Arg, index: _Callable[[str | None], int],
                convs: list[_Conv]) -> tuple[str | None, int, Any]:
     """One argument of the core call: ``(keyword, argument index, literal)``; index -1 a literal, -2 a nested
@@ -626,6 +671,15 @@ def _results(ok: Any, outs: tuple[tuple[int, _Callable[..., Any], int], ...], r:
         -> tuple[Any, ...]:
     """The success code and the wrapper's outputs of a call with text or struct-field outputs (:func:`_out_plan`)."""
     res = [ok]
+    lists = [x for x in outs if x[0] == 3]
+    if lists:  # one list from the core: its items, or a column of its tuples per output list
+        items = r[0]
+        n = args[lists[0][2]]
+        cols = [list(c) for c in zip(*items)] if len(lists) > 1 else [items]
+        if len(lists) > 1 and not items:
+            cols = [[] for _ in lists]
+        count = len(items) if n == 0 or n >= len(items) else n
+        return (ok, *(w(c, n) for (_k, w, _i), c in zip(lists, cols)), count)
     for (kind, w, i), v in zip(outs, r):
         if kind == 0:
             res.append(w(v))

@@ -256,64 +256,6 @@ def _pad_nodes(handles: list[int], n: int) -> list[Any]:
 
 
 @_rt()
-def cudaGraphGetNodes(graph: Any, numNodes: Any = 0) -> _Result:
-    """The graph's nodes in creation order: ``(cudaSuccess, [cudaGraphNode_t], count)``.
-
-    ``numNodes=0`` (the default) only counts: ``([], N)``; a larger value pads the list with
-    ``cudaGraphNode_t(0)`` and returns N; a smaller one returns that many nodes and that count.
-    """
-    n = _size(numNodes)
-    _T.check_calloc(n)
-    nodes = _drv().graph_get_nodes(_h(graph, _cudaGraph_t))
-    return (_SUCCESS, _pad_nodes(nodes, n), len(nodes) if n == 0 or n >= len(nodes) else n)
-
-
-@_rt()
-def cudaGraphGetRootNodes(graph: Any, pNumRootNodes: Any = 0) -> _Result:
-    """Nodes with no incoming edge; count-only and padding as :func:`cudaGraphGetNodes`."""
-    n = _size(pNumRootNodes)
-    _T.check_calloc(n)
-    nodes = _drv().graph_get_root_nodes(_h(graph, _cudaGraph_t))
-    return (_SUCCESS, _pad_nodes(nodes, n), len(nodes) if n == 0 or n >= len(nodes) else n)
-
-
-@_rt()
-def cudaGraphGetEdges(graph: Any, numEdges: Any = 0) -> _Result:
-    """``(cudaSuccess, from, to, edgeData, count)`` in creation order, ``to[i]`` depending on ``from[i]``.
-
-    ``numEdges=0`` only counts; a larger value pads with ``cudaGraphNode_t(0)`` and zero edge data.
-    """
-    n = _size(numEdges)
-    _T.check_calloc(n)
-    edges = _drv().graph_get_edges(_h(graph, _cudaGraph_t))
-    frm = _pad_nodes([a for a, _, _ in edges], n)
-    to = _pad_nodes([b for _, b, _ in edges], n)
-    eds = _B.pad_edges([ed for _, _, ed in edges], n, _edge, _cudaGraphEdgeData)
-    return (_SUCCESS, frm, to, eds, len(edges) if n == 0 or n >= len(edges) else n)
-
-
-def _node_deps(node: Any, n: Any, dependents: bool) -> _Result:
-    n = _size(n)
-    _T.check_calloc(n)
-    pairs = _drv().graph_node_get_dependencies(_h(node, _cudaGraphNode_t), dependents)
-    nodes = _pad_nodes([a for a, _ in pairs], n)
-    eds = _B.pad_edges([ed for _, ed in pairs], n, _edge, _cudaGraphEdgeData)
-    return (_SUCCESS, nodes, eds, len(pairs) if n == 0 or n >= len(pairs) else n)
-
-
-@_rt()
-def cudaGraphNodeGetDependencies(node: Any, pNumDependencies: Any = 0) -> _Result:
-    """The node's dependencies with edge data: ``(cudaSuccess, nodes, edgeData, count)``."""
-    return _node_deps(node, pNumDependencies, False)
-
-
-@_rt()
-def cudaGraphNodeGetDependentNodes(node: Any, pNumDependentNodes: Any = 0) -> _Result:
-    """The nodes that depend on this one, with edge data: ``(cudaSuccess, nodes, edgeData, count)``."""
-    return _node_deps(node, pNumDependentNodes, True)
-
-
-@_rt()
 def cudaGraphInstantiateWithParams(graph: Any, instantiateParams: Any) -> _Result:
     """Instantiate from ``cudaGraphInstantiateParams`` (``flags``, ``uploadStream`` with the UPLOAD flag);
     writes ``result_out`` and ``errNode_out`` into the struct.

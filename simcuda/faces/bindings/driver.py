@@ -65,9 +65,6 @@ from ._driver_graphs import cuGraphExecNodeSetParams as cuGraphExecNodeSetParams
 from ._driver_graphs import cuGraphExecUpdate as cuGraphExecUpdate
 from ._driver_graphs import cuGraphExternalSemaphoresSignalNodeGetParams as cuGraphExternalSemaphoresSignalNodeGetParams
 from ._driver_graphs import cuGraphExternalSemaphoresWaitNodeGetParams as cuGraphExternalSemaphoresWaitNodeGetParams
-from ._driver_graphs import cuGraphGetEdges as cuGraphGetEdges
-from ._driver_graphs import cuGraphGetNodes as cuGraphGetNodes
-from ._driver_graphs import cuGraphGetRootNodes as cuGraphGetRootNodes
 from ._driver_graphs import cuGraphHostNodeGetParams as cuGraphHostNodeGetParams
 from ._driver_graphs import cuGraphInstantiateWithParams as cuGraphInstantiateWithParams
 from ._driver_graphs import cuGraphKernelNodeGetParams as cuGraphKernelNodeGetParams
@@ -75,8 +72,6 @@ from ._driver_graphs import cuGraphMemAllocNodeGetParams as cuGraphMemAllocNodeG
 from ._driver_graphs import cuGraphMemcpyNodeGetParams as cuGraphMemcpyNodeGetParams
 from ._driver_graphs import cuGraphMemFreeNodeGetParams as cuGraphMemFreeNodeGetParams
 from ._driver_graphs import cuGraphMemsetNodeGetParams as cuGraphMemsetNodeGetParams
-from ._driver_graphs import cuGraphNodeGetDependencies as cuGraphNodeGetDependencies
-from ._driver_graphs import cuGraphNodeGetDependentNodes as cuGraphNodeGetDependentNodes
 from ._driver_graphs import cuGraphNodeGetParams as cuGraphNodeGetParams
 from ._driver_graphs import cuGraphNodeSetParams as cuGraphNodeSetParams
 from ._driver_graphs import cuGraphNodeSetParams_v2 as cuGraphNodeSetParams_v2

@@ -357,7 +357,7 @@ def _build(row: _Runtime) -> _Callable[..., _Result]:
         rsig = _B.signature_params(_OUTPUTS[row.name][0])
         if len(dsig) != len(rsig):
             raise AssertionError(f"{row.name}: {len(rsig)} parameters, {row.driver} {len(dsig)}: give the row a call")
-        rename = {d[0]: r[0] for d, r in zip(dsig, rsig)}
+        rename = {d[0].partition("=")[0]: r[0].partition("=")[0] for d, r in zip(dsig, rsig)}  # (defaults)
     fn = _B.build(_FACE, row.name, call, rename)
     fn.__doc__ = row.doc
     return _rt(row.needs)(fn)
