@@ -165,11 +165,13 @@ Args: ``fn``: ``cudaHostFn_t`` or the ``int`` address of a ``void (*)(void*)`` (
 Create an empty graph."""),
     Runtime("cudaGraphDestroy", "cuGraphDestroy", doc="""
 Destroy a graph and its nodes."""),
-    Runtime("cudaGraphAddKernelNode", "cuGraphAddKernelNode", "(...)"),
-    Runtime("cudaGraphAddMemcpyNode", "cuGraphAddMemcpyNode", "(...)"),
+    Runtime("cudaGraphAddKernelNode", "cuGraphAddKernelNode"),
+    Runtime("cudaGraphAddMemcpyNode", "cuGraphAddMemcpyNode",
+            "graph_add_memcpy_node(graph, pDependencies[numDependencies], pCopyParams) -> pGraphNode"),
     Runtime("cudaGraphAddMemcpyNode1D", "cuGraphAddMemcpyNode", "(...)"),
-    Runtime("cudaGraphAddMemsetNode", "cuGraphAddMemsetNode", "(...)"),
-    Runtime("cudaGraphAddHostNode", "cuGraphAddHostNode", "(...)"),
+    Runtime("cudaGraphAddMemsetNode", "cuGraphAddMemsetNode",
+            "graph_add_memset_node(graph, pDependencies[numDependencies], pMemsetParams) -> pGraphNode"),
+    Runtime("cudaGraphAddHostNode", "cuGraphAddHostNode"),
     Runtime("cudaGraphAddEmptyNode", "cuGraphAddEmptyNode", doc="""
 Add an EMPTY node (a join point)."""),
     Runtime("cudaGraphAddChildGraphNode", "cuGraphAddChildGraphNode", doc="""

@@ -206,11 +206,7 @@ RUNTIME: dict[str, str] = {
     'cudaGetLastError': 'runtime-only entry (no driver row in RUNTIME)',
     'cudaGraphAddDependencies':
         "from_/to/edgeData arrays with one count, padded as the wrapper passes them (dep_pairs)",
-    'cudaGraphAddHostNode': "struct argument pNodeParams (cudaHostNodeParams) read into the core's host node fields",
-    'cudaGraphAddKernelNode': "struct argument pNodeParams (cudaKernelNodeParams) with kernel parameters to decode",
-    'cudaGraphAddMemcpyNode': "struct argument pCopyParams (cudaMemcpy3DParms) with the cudaMemcpyKind sides",
     'cudaGraphAddMemcpyNode1D': "runtime-only form: a 1D copy node from dst, src, count and a cudaMemcpyKind",
-    'cudaGraphAddMemsetNode': "struct argument pMemsetParams (cudaMemsetParams) read into a MemsetParams record",
     'cudaGraphAddNode': "tagged union cudaGraphNodeParams, and results written back into it (conditional bodies)",
     'cudaGraphDebugDotPrint': "char* path given to the core as a file-system str (os.fsdecode)",
     'cudaGraphExecUpdate': "the result comes back as a cudaGraphExecUpdateResultInfo struct built by the face",

@@ -168,37 +168,6 @@ def _struct_arg(p: Any, cls_name: str, arg: str, call: str) -> Any:
 
 
 @_rt()
-def cudaGraphAddKernelNode(graph: Any, pDependencies: Any, numDependencies: Any, pNodeParams: Any) -> _Result:
-    """Add a KERNEL node from ``cudaKernelNodeParams``: ``func`` (a ``CUfunction``/``cudaFunction_t`` or its
-    ``int`` handle, from ``cuModuleGetFunction``), ``gridDim``/``blockDim`` (``dim3``), ``sharedMemBytes``
-    (bytes), ``kernelParams`` (any form ``cuLaunchKernel`` takes).
-    """
-    deps = _deps(pDependencies, numDependencies)
-    p = _struct_arg(pNodeParams, "cudaKernelNodeParams", "pNodeParams", "cudaGraphAddKernelNode")
-    d = _drv()
-    hf = int(p.func)
-    if p._raw("extra"):
-        d.check_kernel_extra(_KP.given(p._raw("kernelParams")), p._raw("extra"), "cudaGraphAddKernelNode")
-    args = _KP.kernel_args(d, hf, p._raw("kernelParams"), "cudaGraphAddKernelNode")
-    g, b = p.gridDim, p.blockDim
-    return (_SUCCESS, _mk_node(d.graph_add_kernel_node(_h(graph, _cudaGraph_t), deps, hf, (g.x, g.y, g.z),
-                                                      (b.x, b.y, b.z), p.sharedMemBytes, args)))
-
-
-@_rt()
-def cudaGraphAddMemcpyNode(graph: Any, pDependencies: Any, numDependencies: Any, pCopyParams: Any) -> _Result:
-    """Add a MEMCPY node from ``cudaMemcpy3DParms`` (pitched pointers made with ``make_cudaPitchedPtr``,
-    positions with ``make_cudaPos``, ``extent`` with ``make_cudaExtent``: width in bytes). Host sides are
-    read/written when the graph runs (spec 3.10); ``cudaMemcpyDefault`` infers each side.
-    """
-    deps = _deps(pDependencies, numDependencies)
-    p = _struct_arg(pCopyParams, "cudaMemcpy3DParms", "pCopyParams", "cudaGraphAddMemcpyNode")
-    d = _drv()
-    return (_SUCCESS, _mk_node(d.graph_add_memcpy_node(_h(graph, _cudaGraph_t), deps,
-                                                      _params3d(d, p, "cudaGraphAddMemcpyNode"))))
-
-
-@_rt()
 def cudaGraphAddMemcpyNode1D(graph: Any, pDependencies: Any, numDependencies: Any, dst: Any, src: Any, count: Any,
                              kind: Any) -> _Result:
     """Add a 1D MEMCPY node of ``count`` bytes (arguments as :func:`cudaMemcpy`). This wrapper does not check
@@ -211,23 +180,33 @@ def cudaGraphAddMemcpyNode1D(graph: Any, pDependencies: Any, numDependencies: An
     return (_SUCCESS, _mk_node(d.graph_add_memcpy_node(_h(graph, _cudaGraph_t), deps, p)))
 
 
-@_rt()
-def cudaGraphAddMemsetNode(graph: Any, pDependencies: Any, numDependencies: Any, pMemsetParams: Any) -> _Result:
-    """Add a MEMSET node from ``cudaMemsetParams``: ``dst``, ``pitch`` (bytes, 0 for one row), ``value``,
-    ``elementSize`` (1, 2 or 4 bytes), ``width`` (elements), ``height`` (rows).
-    """
-    deps = _deps(pDependencies, numDependencies)
-    m = _struct_arg(pMemsetParams, "cudaMemsetParams", "pMemsetParams", "cudaGraphAddMemsetNode")
-    p = _MemsetParams(_T.void_ptr(m._raw("dst")), m.value, m.elementSize, m.width, m.height, m.pitch)
-    return (_SUCCESS, _mk_node(_drv().graph_add_memset_node(_h(graph, _cudaGraph_t), deps, p)))
+# -- the runtime's node parameter structs read for the core (runtime.py's FaceSpec.readers, by struct name) ---------
+def _kernel_reader(d: Any, p: Any, call: str) -> dict[str, Any]:
+    """The core kernel spec of a ``cudaKernelNodeParams``: ``func`` (a ``CUfunction``/``cudaFunction_t`` or its
+    ``int`` handle), ``gridDim``/``blockDim`` (``dim3``), ``sharedMemBytes``, ``kernelParams`` (any form
+    ``cuLaunchKernel`` takes)."""
+    hf = int(p.func)
+    if p._raw("extra"):
+        d.check_kernel_extra(_KP.given(p._raw("kernelParams")), p._raw("extra"), call)
+    args = _KP.kernel_args(d, hf, p._raw("kernelParams"), call)
+    g, b = p.gridDim, p.blockDim
+    return {"hfunc": hf, "grid": (g.x, g.y, g.z), "block": (b.x, b.y, b.z), "shmem": p.sharedMemBytes, "args": args}
 
 
-@_rt()
-def cudaGraphAddHostNode(graph: Any, pDependencies: Any, numDependencies: Any, pNodeParams: Any) -> _Result:
-    """Add a HOST node from ``cudaHostNodeParams`` (``fn``: ``cudaHostFn_t`` address, ``userData``)."""
-    deps = _deps(pDependencies, numDependencies)
-    p = _struct_arg(pNodeParams, "cudaHostNodeParams", "pNodeParams", "cudaGraphAddHostNode")
-    return (_SUCCESS, _mk_node(_drv().graph_add_host_node(_h(graph, _cudaGraph_t), deps, int(p.fn), p.userData)))
+def _memset_reader(d: Any, m: Any, call: str) -> Any:
+    """A ``MemsetParams`` from a ``cudaMemsetParams`` (``dst``, ``pitch`` in bytes, ``value``, ``elementSize``,
+    ``width`` in elements, ``height`` in rows)."""
+    return _MemsetParams(_T.void_ptr(m._raw("dst")), m.value, m.elementSize, m.width, m.height, m.pitch)
+
+
+def _host_reader(d: Any, p: Any, call: str) -> dict[str, Any]:
+    """The core host node fields of a ``cudaHostNodeParams`` (``fn``: a ``cudaHostFn_t`` address, ``userData``)."""
+    return {"fn": int(p.fn), "user_data": p.userData}
+
+
+def _copy3d_reader(d: Any, p: Any, call: str) -> Any:
+    """A ``CopyParams`` from a ``cudaMemcpy3DParms`` (pitched pointers, positions, extent, ``cudaMemcpyKind``)."""
+    return _params3d(d, p, call)
 
 
 def _dep_pairs(from_: Any, to: Any, edgeData: Any, n: Any, remove: bool) -> tuple[list[int], list[int], _EdgeDataArg]:
