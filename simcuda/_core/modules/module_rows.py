@@ -91,7 +91,7 @@ Errors: INVALID_HANDLE bad function; INVALID_VALUE not a ``CUfunc_cache``."""),
         """The shared memory bank size of a function (a ``CUsharedconfig``; deprecated): kept, no effect.
 
 Errors: INVALID_HANDLE bad function; INVALID_VALUE not a ``CUsharedconfig``."""),
-    Api("cuFuncGetName", "func_get_name(hfunc) -> name (...)",
+    Api("cuFuncGetName", "func_get_name(hfunc) -> name",
         """The kernel's entry name as ``bytes``. Errors: INVALID_HANDLE."""),
     Api("cuLaunchKernel", "check_kernel_extra/launch_kernel_fast(...)",
         """Launch a kernel: a KERNEL node during capture (spec 3.8), else it runs now (or when the stream
@@ -147,7 +147,7 @@ Errors: INVALID_IMAGE (200); 900 during a restricting capture (spec 5.2) [I]."""
     Api("cuKernelGetFunction", "kernel_get_function(kernel) -> pFunc",
         """The function of a kernel in the current context (simulated: the same handle). Errors: INVALID_CONTEXT
 (201) no current context (709 a destroyed one); INVALID_HANDLE a bad kernel."""),
-    Api("cuKernelGetName", "func_get_name(hfunc) -> name (...)",
+    Api("cuKernelGetName", "func_get_name(hfunc) -> name",
         """The kernel's entry name as ``bytes``. Errors: INVALID_HANDLE."""),
 )
 

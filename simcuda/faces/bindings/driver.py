@@ -109,8 +109,6 @@ from ._driver_memory import cuPointerGetAttribute as cuPointerGetAttribute
 from ._driver_memory import cuPointerGetAttributes as cuPointerGetAttributes
 from ._driver_memory import cuUserObjectCreate as cuUserObjectCreate
 from ._driver_modules import cuArrayCreate as cuArrayCreate
-from ._driver_modules import cuFuncGetName as cuFuncGetName
-from ._driver_modules import cuKernelGetName as cuKernelGetName
 from ._driver_modules import cuLaunchCooperativeKernel as cuLaunchCooperativeKernel
 from ._driver_modules import cuLaunchHostFunc as cuLaunchHostFunc
 from ._driver_modules import cuLaunchHostFunc_v2 as cuLaunchHostFunc_v2

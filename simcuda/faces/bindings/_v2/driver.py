@@ -173,16 +173,16 @@ _HAND = frozenset(("module_get_global_v2", "library_get_global", "kernel_get_fun
 
 def _plain(row: _Api) -> bool:
     """True when this face's builder (:func:`_build`, plain values in and out) serves the row: its call passes
-    parameters and literals only (no array, in/out pointer, nested form or struct field), and no parameter or
+    parameters and literals only (no array, in/out pointer, nested form or struct field), no parameter or
     output is a struct in the tuple face's declaration (a ``_v2`` struct is an address, which only a hand-written
-    function reads)."""
+    function reads), and no output is ``bytes`` (the core's text, which this builder would return as ``str``)."""
     call = row.call
     if not call.simple or call.counts or call.reads or call.fields:
         return False
     sig, outs = _OUTPUTS[row.name]
     classes = _T.build_classes()
     structs = [c for _p, c, _a in _signature_params(sig)] + [t for _o, t in outs]
-    return not any(hasattr(classes.get(t), "_fields") for t in structs)
+    return not any(hasattr(classes.get(t), "_fields") for t in structs) and all(t != "bytes" for _o, t in outs)
 
 
 #: (a real name whose signature is another function's, ``graph_instantiate`` for ``graph_instantiate_with_flags``,
