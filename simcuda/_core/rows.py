@@ -54,6 +54,11 @@ in the order of the tuple face. A row says three things, and nothing else says t
     (:func:`result`) is another core operation, whose result is the argument; a Python ``tuple`` or ``list`` of
     arguments is a tuple or a list (``call(Streams.stream_batch_mem_op, "stream", [(2, "addr", "value",
     "flags")], 0, lit("cuStreamWriteValue32"))``).
+  The Python faces read these forms too (:func:`simcuda.faces.bindings._executor.build`), except a struct field
+  as an argument: a struct parameter ``p`` (and ``spread("p")``) through the face's reader of its wrapper struct
+  (:attr:`~simcuda.faces.bindings._executor.FaceSpec.readers`), an output field written into the face's struct
+  object, records, nested operations, tuples and lists built from the converted arguments, and a ``char*`` output
+  with a by-value length as the wrapper's buffer of that many bytes; such a row needs no :func:`hand` for them.
   - By the C type alone, no form needed: a ``const char*`` argument is a ``str`` (None for NULL); a
     ``const char**`` output receives a static C string (NULL after a failed call [I], as ``cuGetErrorName``
     documents); ``out=array("name", "len")`` with ``char* name`` and a by-value ``len`` writes the text

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from .events.event_entries import Events
 from .graphs.conditional_entries import Conditionals
+from .graphs.graph_entries import Graphs
 from .memory.memory_entries import Memory
 from .memory.vmm_entries import VirtualMemory
-from .rows import Runtime, call, hand, lit
+from .rows import Runtime, array, call, hand, lit
 from .streams.stream_entries import Streams
 
 #: the runtime entries that are a driver entry with the runtime's conventions, in the runtime face's order:
@@ -173,11 +174,15 @@ Args: ``fn``: ``cudaHostFn_t`` or the ``int`` address of a ``void (*)(void*)`` (
 Create an empty graph."""),
     Runtime("cudaGraphDestroy", "cuGraphDestroy", doc="""
 Destroy a graph and its nodes."""),
-    Runtime("cudaGraphAddKernelNode", "cuGraphAddKernelNode", hand()),
-    Runtime("cudaGraphAddMemcpyNode", "cuGraphAddMemcpyNode", hand()),
+    Runtime("cudaGraphAddKernelNode", "cuGraphAddKernelNode"),
+    Runtime("cudaGraphAddMemcpyNode", "cuGraphAddMemcpyNode",
+            call(Graphs.graph_add_memcpy_node, "graph", array("pDependencies", "numDependencies"), "pCopyParams",
+                 out="pGraphNode")),
     Runtime("cudaGraphAddMemcpyNode1D", "cuGraphAddMemcpyNode", hand()),
-    Runtime("cudaGraphAddMemsetNode", "cuGraphAddMemsetNode", hand()),
-    Runtime("cudaGraphAddHostNode", "cuGraphAddHostNode", hand()),
+    Runtime("cudaGraphAddMemsetNode", "cuGraphAddMemsetNode",
+            call(Graphs.graph_add_memset_node, "graph", array("pDependencies", "numDependencies"), "pMemsetParams",
+                 out="pGraphNode")),
+    Runtime("cudaGraphAddHostNode", "cuGraphAddHostNode"),
     Runtime("cudaGraphAddEmptyNode", "cuGraphAddEmptyNode", doc="""
 Add an EMPTY node (a join point)."""),
     Runtime("cudaGraphAddChildGraphNode", "cuGraphAddChildGraphNode", doc="""
@@ -190,11 +195,11 @@ Add an EVENT_RECORD node."""),
 Add a WAIT_EVENT node."""),
     Runtime("cudaGraphAddDependencies", "cuGraphAddDependencies", hand()),
     Runtime("cudaGraphRemoveDependencies", "cuGraphRemoveDependencies", hand()),
-    Runtime("cudaGraphGetNodes", "cuGraphGetNodes", hand()),
-    Runtime("cudaGraphGetRootNodes", "cuGraphGetRootNodes", hand()),
-    Runtime("cudaGraphGetEdges", "cuGraphGetEdges", hand()),
-    Runtime("cudaGraphNodeGetDependencies", "cuGraphNodeGetDependencies", hand()),
-    Runtime("cudaGraphNodeGetDependentNodes", "cuGraphNodeGetDependentNodes", hand()),
+    Runtime("cudaGraphGetNodes", "cuGraphGetNodes"),
+    Runtime("cudaGraphGetRootNodes", "cuGraphGetRootNodes"),
+    Runtime("cudaGraphGetEdges", "cuGraphGetEdges"),
+    Runtime("cudaGraphNodeGetDependencies", "cuGraphNodeGetDependencies"),
+    Runtime("cudaGraphNodeGetDependentNodes", "cuGraphNodeGetDependentNodes"),
     Runtime("cudaGraphNodeGetType", "cuGraphNodeGetType", doc="""
 The node's ``cudaGraphNodeType`` (the same values as ``CUgraphNodeType``)."""),
     Runtime("cudaGraphNodeGetContainingGraph", "cuGraphNodeGetContainingGraph", doc="""

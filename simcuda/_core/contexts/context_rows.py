@@ -21,11 +21,11 @@ Args: ``Flags`` (unsigned int) must be 0.
 Errors: INVALID_VALUE for non-zero flags; NO_DEVICE (100) on a ``Driver(available=False)``."""),
     Api("cuDriverGetVersion", call(Contexts.driver_get_version, out="driverVersion"),
         """The simulated driver version, 13050 (CUDA 13.5); needs no ``cuInit``."""),
-    Api("cuGetErrorName", hand(call(ArgumentRules.get_error_name, "error", out="pStr")),
+    Api("cuGetErrorName", call(ArgumentRules.get_error_name, "error", out="pStr"),
         """The name of a ``CUresult`` as ``bytes`` (``b'CUDA_ERROR_INVALID_VALUE'``); needs no ``cuInit``.
 
 Errors: INVALID_VALUE for a value that is not a ``CUresult``."""),
-    Api("cuGetErrorString", hand(call(ArgumentRules.get_error_string, "error", out="pStr")),
+    Api("cuGetErrorString", call(ArgumentRules.get_error_string, "error", out="pStr"),
         """The description of a ``CUresult`` as ``bytes``; needs no ``cuInit``.
 
 Fidelity: the text is the code's documentation sentence from the cuda-bindings docstring (spec 10),
@@ -34,18 +34,18 @@ not the shorter string of the real ``libcuda``. Errors: INVALID_VALUE for an unk
         """The device with this ordinal. Errors: INVALID_DEVICE (101) out of range; NOT_INITIALIZED."""),
     Api("cuDeviceGetCount", call(Contexts.device_get_count, out="count"),
         """Number of simulated devices (``Driver(devices=[...])``)."""),
-    Api("cuDeviceGetUuid", hand(call(Contexts.device_get_uuid, "dev", out="uuid")),
+    Api("cuDeviceGetUuid", call(Contexts.device_get_uuid, "dev", out="uuid"),
         """The device's UUID (``CUuuid``, 16 bytes): a stable hash of its name and ordinal, the same every run [I].
 
 Errors: INVALID_DEVICE."""),
-    Api("cuDeviceGetName", hand(call(Contexts.device_get_name, "dev", "len", out=array("name", "len"))),
+    Api("cuDeviceGetName", call(Contexts.device_get_name, "dev", "len", out=array("name", "len")),
         """The device name as ``bytes`` of exactly ``length`` bytes (NUL-terminated, then padding, as the real
 wrapper returns its buffer). Errors: INVALID_DEVICE; INVALID_VALUE for ``length`` <= 0."""),
     Api("cuDeviceGetAttribute", call(Contexts.device_get_attribute, "attrib", "dev", out="pi"),
         """A ``CUdevice_attribute`` value (``int``). Errors: INVALID_DEVICE; INVALID_VALUE unknown attribute."""),
     Api("cuDeviceTotalMem", call(Contexts.device_total_mem, "dev", out="bytes"),
         """Device memory in bytes (``DeviceSpec.total_mem``). Errors: INVALID_DEVICE."""),
-    Api("cuDeviceComputeCapability", hand(call(Contexts.device_compute_capability, "dev", out=("major", "minor"))),
+    Api("cuDeviceComputeCapability", call(Contexts.device_compute_capability, "dev", out=("major", "minor")),
         """``(major, minor)`` from attributes 75/76 (``DeviceSpec.compute_capability``). Errors: INVALID_DEVICE."""),
     Api("cuDevicePrimaryCtxRetain", call(Contexts.device_primary_ctx_retain, "dev", out="pctx"),
         """Retain (creating on first use) the device's primary context. Errors: INVALID_DEVICE."""),

@@ -20,8 +20,8 @@ GRAPHS: tuple[Api, ...] = (
         """Destroy a graph and its nodes; the user-object references it (and its child graphs) held are released.
 Errors: INVALID_VALUE bad graph, a capture target (spec 9) [I], or a child graph owned by a node."""),
     Api("cuGraphAddKernelNode",
-        hand(call(Graphs.graph_add_kernel_node, "hGraph", array("dependencies", "numDependencies"),
-                  spread("nodeParams"), out="phGraphNode")),
+        call(Graphs.graph_add_kernel_node, "hGraph", array("dependencies", "numDependencies"), spread("nodeParams"),
+             out="phGraphNode"),
         """Add a KERNEL node from ``CUDA_KERNEL_NODE_PARAMS`` (``func`` or ``kern``, grid/block dimensions,
 ``sharedMemBytes`` in bytes, ``kernelParams`` in any form ``cuLaunchKernel`` takes; arguments are copied
 now, as the driver copies them). A kernel registered with ``simcuda.kernel`` runs on every launch.
@@ -31,24 +31,24 @@ Errors: INVALID_VALUE NULL params, bad graph/dependency, bad function (the Retur
 INVALID_HANDLE), zero or oversized dimensions, ``kernelParams`` together with ``extra``;
 NOT_SUPPORTED ``extra`` alone (not simulated)."""),
     Api("cuGraphAddMemcpyNode",
-        hand(call(Graphs.graph_add_memcpy_node, "hGraph", array("dependencies", "numDependencies"), "copyParams",
-                  out="phGraphNode")),
+        call(Graphs.graph_add_memcpy_node, "hGraph", array("dependencies", "numDependencies"), "copyParams",
+             out="phGraphNode"),
         """Add a MEMCPY node from a ``CUDA_MEMCPY3D``; host sides are read and written when the graph runs,
 never now (spec 3.10). ``ctx`` is accepted and not checked.
 
 Errors: INVALID_VALUE NULL params, bad graph/dependency, device ranges outside an allocation, bad
 memory type; NOT_SUPPORTED for CUDA arrays."""),
     Api("cuGraphAddMemsetNode",
-        hand(call(Graphs.graph_add_memset_node, "hGraph", array("dependencies", "numDependencies"), "memsetParams",
-                  out="phGraphNode")),
+        call(Graphs.graph_add_memset_node, "hGraph", array("dependencies", "numDependencies"), "memsetParams",
+             out="phGraphNode"),
         """Add a MEMSET node from ``CUDA_MEMSET_NODE_PARAMS`` (``dst``, ``pitch`` in bytes, ``value``,
 ``elementSize`` 1/2/4 bytes, ``width`` in elements, ``height`` in rows).
 
 Errors: INVALID_VALUE NULL params, bad graph/dependency, element size, value wider than the element,
 misaligned destination, range outside an allocation."""),
     Api("cuGraphAddHostNode",
-        hand(call(Graphs.graph_add_host_node, "hGraph", array("dependencies", "numDependencies"), spread("nodeParams"),
-                  out="phGraphNode")),
+        call(Graphs.graph_add_host_node, "hGraph", array("dependencies", "numDependencies"), spread("nodeParams"),
+             out="phGraphNode"),
         """Add a HOST node from ``CUDA_HOST_NODE_PARAMS`` (``fn``: a ``CUhostFn`` address, ``userData``); the
 function is called through ctypes on every launch (spec 3.9). Keep the ctypes thunk alive.
 
@@ -69,8 +69,8 @@ Errors: INVALID_VALUE bad graph, dependency or event (the Returns list has no IN
 
 Errors: INVALID_VALUE bad graph, dependency or event."""),
     Api("cuGraphAddMemAllocNode",
-        hand(call(Graphs.graph_add_mem_alloc_node, "hGraph", array("dependencies", "numDependencies"),
-                  spread("nodeParams"), out=("phGraphNode", field("nodeParams", "dptr")))),
+        call(Graphs.graph_add_mem_alloc_node, "hGraph", array("dependencies", "numDependencies"), spread("nodeParams"),
+             out=("phGraphNode", field("nodeParams", "dptr"))),
         """Add a MEM_ALLOC node from ``CUDA_MEM_ALLOC_NODE_PARAMS`` and write the allocation's fixed address
 into ``nodeParams.dptr`` (as the driver does).
 
@@ -97,16 +97,16 @@ note it in the launch log (the simulator never blocks); barriers and flushes are
 Errors: INVALID_VALUE NULL params, count above the list or 256, unknown operation, an address outside
 device memory or misaligned, a value too wide, unknown flags.""", decoder=kind("node_add", 12)),
     Api("cuGraphAddExternalSemaphoresSignalNode",
-        hand(call(Graphs.graph_add_ext_sem_node, "hGraph", array("dependencies", "numDependencies"),
-                  spread("nodeParams"), wait=False, out="phGraphNode")),
+        call(Graphs.graph_add_ext_sem_node, "hGraph", array("dependencies", "numDependencies"), spread("nodeParams"),
+             wait=False, out="phGraphNode"),
         """Add an EXT_SEMAS_SIGNAL node from ``CUDA_EXT_SEM_SIGNAL_NODE_PARAMS`` (``extSemArray``,
 ``paramsArray``, ``numExtSems``). Recorded with its parameters; replay is a no-op with a note in the
 launch log (external semaphores are not simulated, so handles are not checked beyond NULL).
 
 Errors: INVALID_VALUE NULL params, no semaphores, a NULL handle, ``numExtSems`` above a list length."""),
     Api("cuGraphAddExternalSemaphoresWaitNode",
-        hand(call(Graphs.graph_add_ext_sem_node, "hGraph", array("dependencies", "numDependencies"),
-                  spread("nodeParams"), wait=True, out="phGraphNode")),
+        call(Graphs.graph_add_ext_sem_node, "hGraph", array("dependencies", "numDependencies"), spread("nodeParams"),
+             wait=True, out="phGraphNode"),
         """Add an EXT_SEMAS_WAIT node from ``CUDA_EXT_SEM_WAIT_NODE_PARAMS``; as the signal node otherwise."""),
     Api("cuGraphAddNode",
         hand(Graphs.graph_add_batch_mem_op_node, Graphs.graph_add_child_graph_node,
@@ -163,7 +163,7 @@ for MEM_ALLOC / MEM_FREE nodes (documented as not supported), CONDITIONAL nodes 
         """A kernel node's ``CUDA_KERNEL_NODE_PARAMS``; ``kernelParams`` is the address of a ``void**`` array
 holding copies of the arguments (owned by the returned struct). Errors: INVALID_VALUE bad node or not
 a KERNEL node.""", decoder=kind("node_get", 0)),
-    Api("cuGraphKernelNodeSetParams", hand(call(Graphs.graph_node_set_params, "hNode", 0, "nodeParams")),
+    Api("cuGraphKernelNodeSetParams", call(Graphs.graph_node_set_params, "hNode", 0, "nodeParams"),
         """Set a kernel node's parameters (copied). Errors: INVALID_VALUE NULL params, not a KERNEL node, bad
 dimensions; INVALID_HANDLE a bad function (the Returns list names it)."""),
     Api("cuGraphMemcpyNodeGetParams", hand(Graphs.graph_node_get_params),
@@ -177,31 +177,31 @@ copies, ``CU_MEMORYTYPE_UNIFIED`` (address in ``*Device``) for a captured ``cuMe
 a side set as UNIFIED (spec 16, 9).
 
 Errors: INVALID_VALUE bad node or not a MEMCPY node.""", decoder=kind("node_get", 1)),
-    Api("cuGraphMemcpyNodeSetParams", hand(call(Graphs.graph_node_set_params, "hNode", 1, "nodeParams")),
+    Api("cuGraphMemcpyNodeSetParams", call(Graphs.graph_node_set_params, "hNode", 1, "nodeParams"),
         """Set a memcpy node's ``CUDA_MEMCPY3D``. Errors: INVALID_VALUE NULL params, not a MEMCPY node, bad
 ranges or memory types; NOT_SUPPORTED arrays."""),
     Api("cuGraphMemsetNodeGetParams", hand(Graphs.graph_node_get_params),
         """A memset node's ``CUDA_MEMSET_NODE_PARAMS``. Errors: INVALID_VALUE bad node or not a MEMSET node.""",
         decoder=kind("node_get", 2)),
-    Api("cuGraphMemsetNodeSetParams", hand(call(Graphs.graph_node_set_params, "hNode", 2, "nodeParams")),
+    Api("cuGraphMemsetNodeSetParams", call(Graphs.graph_node_set_params, "hNode", 2, "nodeParams"),
         """Set a memset node's parameters. Errors: INVALID_VALUE NULL params, not a MEMSET node, bad range,
 element size or value."""),
     Api("cuGraphHostNodeGetParams", hand(Graphs.graph_node_get_params),
         """A host node's ``CUDA_HOST_NODE_PARAMS`` (``fn`` as ``CUhostFn``, ``userData`` as given). Errors:
 INVALID_VALUE.""", decoder=kind("node_get", 3)),
-    Api("cuGraphHostNodeSetParams", hand(call(Graphs.graph_node_set_params, "hNode", 3, "nodeParams")),
+    Api("cuGraphHostNodeSetParams", call(Graphs.graph_node_set_params, "hNode", 3, "nodeParams"),
         """Set a host node's function and user data. Errors: INVALID_VALUE NULL params or function, not a HOST
         node."""),
     Api("cuGraphEventRecordNodeGetEvent", hand(Graphs.graph_node_get_params),
         """The event of an EVENT_RECORD node. Errors: INVALID_VALUE bad node or another type.""",
         decoder=kind("node_get_value", 7, "event")),
-    Api("cuGraphEventRecordNodeSetEvent", hand(call(Graphs.graph_node_set_params, "hNode", ntype=7, spec="event")),
+    Api("cuGraphEventRecordNodeSetEvent", call(Graphs.graph_node_set_params, "hNode", ntype=7, spec="event"),
         """Set the event of an EVENT_RECORD node. Errors: INVALID_VALUE bad node or another type; INVALID_HANDLE
 a bad event."""),
     Api("cuGraphEventWaitNodeGetEvent", hand(Graphs.graph_node_get_params),
         """The event of a WAIT_EVENT node. Errors: INVALID_VALUE bad node or another type.""",
         decoder=kind("node_get_value", 6, "event")),
-    Api("cuGraphEventWaitNodeSetEvent", hand(call(Graphs.graph_node_set_params, "hNode", ntype=6, spec="event")),
+    Api("cuGraphEventWaitNodeSetEvent", call(Graphs.graph_node_set_params, "hNode", ntype=6, spec="event"),
         """Set the event of a WAIT_EVENT node. Errors: INVALID_VALUE bad node; INVALID_HANDLE a bad event."""),
     Api("cuGraphMemAllocNodeGetParams", hand(Graphs.graph_node_get_params),
         """A MEM_ALLOC node's ``CUDA_MEM_ALLOC_NODE_PARAMS`` (``dptr``, ``bytesize``, pinned device pool
@@ -212,66 +212,63 @@ properties, access descriptors). Errors: INVALID_VALUE bad node or another type.
     Api("cuGraphBatchMemOpNodeGetParams", hand(Graphs.graph_node_get_params),
         """A BATCH_MEM_OP node's ``CUDA_BATCH_MEM_OP_NODE_PARAMS``. Errors: INVALID_VALUE bad node or another type.""",
         decoder=kind("node_get", 12)),
-    Api("cuGraphBatchMemOpNodeSetParams", hand(call(Graphs.graph_node_set_params, "hNode", 12, "nodeParams")),
+    Api("cuGraphBatchMemOpNodeSetParams", call(Graphs.graph_node_set_params, "hNode", 12, "nodeParams"),
         """Set a batch mem op node's operations (copied). Errors: INVALID_VALUE as ``cuGraphAddBatchMemOpNode``."""),
     Api("cuGraphExternalSemaphoresSignalNodeGetParams", hand(Graphs.graph_node_get_params),
         """An EXT_SEMAS_SIGNAL node's ``CUDA_EXT_SEM_SIGNAL_NODE_PARAMS``. Errors: INVALID_VALUE.""",
         decoder=kind("node_get", 8)),
-    Api("cuGraphExternalSemaphoresSignalNodeSetParams", hand(call(Graphs.graph_node_set_params, "hNode", 8,
-                                                                  "nodeParams")),
+    Api("cuGraphExternalSemaphoresSignalNodeSetParams", call(Graphs.graph_node_set_params, "hNode", 8, "nodeParams"),
         """Set an EXT_SEMAS_SIGNAL node's semaphores and parameters. Errors: INVALID_VALUE."""),
     Api("cuGraphExternalSemaphoresWaitNodeGetParams", hand(Graphs.graph_node_get_params),
         """An EXT_SEMAS_WAIT node's ``CUDA_EXT_SEM_WAIT_NODE_PARAMS``. Errors: INVALID_VALUE.""",
         decoder=kind("node_get", 9)),
-    Api("cuGraphExternalSemaphoresWaitNodeSetParams", hand(call(Graphs.graph_node_set_params, "hNode", 9,
-                                                                "nodeParams")),
+    Api("cuGraphExternalSemaphoresWaitNodeSetParams", call(Graphs.graph_node_set_params, "hNode", 9, "nodeParams"),
         """Set an EXT_SEMAS_WAIT node's semaphores and parameters. Errors: INVALID_VALUE."""),
-    Api("cuGraphExecKernelNodeSetParams", hand(call(Execs.graph_exec_node_set_params, "hGraphExec", "hNode", 0,
-                                                    "nodeParams")),
+    Api("cuGraphExecKernelNodeSetParams", call(Execs.graph_exec_node_set_params, "hGraphExec", "hNode", 0,
+                                               "nodeParams"),
         """Set a kernel node's parameters in an exec. All fields may change, but the function's owning context
 may not (Graph Update Limitations).
 
 Errors: INVALID_VALUE NULL params, a node not in the exec's graph (or destroyed), not a KERNEL node,
 bad function or dimensions, a function of another context."""),
-    Api("cuGraphExecMemcpyNodeSetParams", hand(call(Execs.graph_exec_node_set_params, "hGraphExec", "hNode", 1,
-                                                    "copyParams")),
+    Api("cuGraphExecMemcpyNodeSetParams", call(Execs.graph_exec_node_set_params, "hGraphExec", "hNode", 1,
+                                               "copyParams"),
         """Set a memcpy node's ``CUDA_MEMCPY3D`` in an exec. The operands must stay in allocations of the same
 kind and context and keep their memory types; both the old and the new copy must be 1-dimensional to
 change geometry; zero-length copies are refused (the docstring's limits).
 
 Errors: INVALID_VALUE for any of those, NULL params, or a node not in the exec's graph."""),
-    Api("cuGraphExecMemsetNodeSetParams", hand(call(Execs.graph_exec_node_set_params, "hGraphExec", "hNode", 2,
-                                                    "memsetParams")),
+    Api("cuGraphExecMemsetNodeSetParams", call(Execs.graph_exec_node_set_params, "hGraphExec", "hNode", 2,
+                                               "memsetParams"),
         """Set a memset node's parameters in an exec: value and address may change (same kind of allocation,
 same context); 2D memsets may change nothing else, 1D ones not their height; zero sizes are refused.
 
 Errors: INVALID_VALUE for any of those, NULL params, or a node not in the exec's graph."""),
-    Api("cuGraphExecHostNodeSetParams", hand(call(Execs.graph_exec_node_set_params, "hGraphExec", "hNode", 3,
-                                                  "nodeParams")),
+    Api("cuGraphExecHostNodeSetParams", call(Execs.graph_exec_node_set_params, "hGraphExec", "hNode", 3, "nodeParams"),
         """Set a host node's function and user data in an exec (no restrictions). Errors: INVALID_VALUE."""),
     Api("cuGraphExecChildGraphNodeSetParams",
-        hand(call(Execs.graph_exec_node_set_params, "hGraphExec", "hNode", ntype=4, spec="childGraph")),
+        call(Execs.graph_exec_node_set_params, "hGraphExec", "hNode", ntype=4, spec="childGraph"),
         """Give a child-graph node of an exec the parameters of ``childGraph``, whose topology and node
 insertion order must match the embedded graph's (checked like ``cuGraphExecUpdate``, recursively).
 
 Errors: INVALID_VALUE bad handles, a node not in the exec's graph, or a mismatch (the ``why`` names the
 update result, e.g. TOPOLOGY_CHANGED)."""),
     Api("cuGraphExecEventRecordNodeSetEvent",
-        hand(call(Execs.graph_exec_node_set_params, "hGraphExec", "hNode", ntype=7, spec="event")),
+        call(Execs.graph_exec_node_set_params, "hGraphExec", "hNode", ntype=7, spec="event"),
         """Set the event of an EVENT_RECORD node in an exec. Errors: INVALID_VALUE (bad event included)."""),
     Api("cuGraphExecEventWaitNodeSetEvent",
-        hand(call(Execs.graph_exec_node_set_params, "hGraphExec", "hNode", ntype=6, spec="event")),
+        call(Execs.graph_exec_node_set_params, "hGraphExec", "hNode", ntype=6, spec="event"),
         """Set the event of a WAIT_EVENT node in an exec. Errors: INVALID_VALUE (bad event included)."""),
-    Api("cuGraphExecBatchMemOpNodeSetParams", hand(call(Execs.graph_exec_node_set_params, "hGraphExec", "hNode", 12,
-                                                        "nodeParams")),
+    Api("cuGraphExecBatchMemOpNodeSetParams", call(Execs.graph_exec_node_set_params, "hGraphExec", "hNode", 12,
+                                                   "nodeParams"),
         """Set a batch mem op node's operations in an exec: addresses, values and wait conditions may change;
 count, operation types, flags and context may not. Errors: INVALID_VALUE."""),
     Api("cuGraphExecExternalSemaphoresSignalNodeSetParams",
-        hand(call(Execs.graph_exec_node_set_params, "hGraphExec", "hNode", 8, "nodeParams")),
+        call(Execs.graph_exec_node_set_params, "hGraphExec", "hNode", 8, "nodeParams"),
         """Set an EXT_SEMAS_SIGNAL node's parameters in an exec; ``numExtSems`` cannot change. Errors:
         INVALID_VALUE."""),
     Api("cuGraphExecExternalSemaphoresWaitNodeSetParams",
-        hand(call(Execs.graph_exec_node_set_params, "hGraphExec", "hNode", 9, "nodeParams")),
+        call(Execs.graph_exec_node_set_params, "hGraphExec", "hNode", 9, "nodeParams"),
         """Set an EXT_SEMAS_WAIT node's parameters in an exec; ``numExtSems`` cannot change. Errors: INVALID_VALUE."""),
     Api("cuGraphExecNodeSetParams", hand(Execs.graph_exec_node_set_params),
         """Set a node's parameters in an exec from a ``CUgraphNodeParams`` (``type`` must match), with the limits
@@ -296,29 +293,28 @@ copy destroyed since."""),
 
 #: graph topology, instantiation, launch, update, DOT
 TOPOLOGY_AND_EXEC: tuple[Api, ...] = (
-    Api("cuGraphGetNodes", hand(call(Graphs.graph_get_nodes, "hGraph", out=array("nodes", "numNodes"))),
+    Api("cuGraphGetNodes", call(Graphs.graph_get_nodes, "hGraph", out=array("nodes", "numNodes")),
         """The graph's nodes in creation order [I] (spec 4.5, 9).
 
 ``numNodes=0`` only counts: ``(res, [], N)``. A larger ``numNodes`` pads the list with
 ``CUgraphNode(0)`` and returns the count N; a smaller one returns that many nodes and that count.
 Errors: INVALID_VALUE bad graph."""),
-    Api("cuGraphGetRootNodes", hand(call(Graphs.graph_get_root_nodes, "hGraph",
-                                         out=array("rootNodes", "numRootNodes"))),
+    Api("cuGraphGetRootNodes", call(Graphs.graph_get_root_nodes, "hGraph", out=array("rootNodes", "numRootNodes")),
         """Nodes with no incoming edge, creation order; count-only and padding as ``cuGraphGetNodes``."""),
-    Api("cuGraphGetEdges", hand(call(Graphs.graph_get_edges, "hGraph",
-                                     out=(array("from_", "numEdges"), array("to", "numEdges"),
-                                          array("edgeData", "numEdges")))),
+    Api("cuGraphGetEdges", call(Graphs.graph_get_edges, "hGraph",
+                                out=(array("from_", "numEdges"), array("to", "numEdges"),
+                                     array("edgeData", "numEdges"))),
         """Edges in creation order: ``(res, from, to, edgeData, count)`` with ``to[i]`` depending on ``from[i]``.
 
 ``numEdges=0`` only counts; a larger value pads with ``CUgraphNode(0)`` and zero edge data.
 Errors: INVALID_VALUE bad graph."""),
     Api("cuGraphNodeGetDependencies",
-        hand(call(Graphs.graph_node_get_dependencies, "hNode", False,
-                  out=(array("dependencies", "numDependencies"), array("edgeData", "numDependencies")))),
+        call(Graphs.graph_node_get_dependencies, "hNode", False,
+             out=(array("dependencies", "numDependencies"), array("edgeData", "numDependencies"))),
         """The node's dependencies with edge data, in edge order: ``(res, nodes, edgeData, count)``."""),
     Api("cuGraphNodeGetDependentNodes",
-        hand(call(Graphs.graph_node_get_dependencies, "hNode", True,
-                  out=(array("dependentNodes", "numDependentNodes"), array("edgeData", "numDependentNodes")))),
+        call(Graphs.graph_node_get_dependencies, "hNode", True,
+             out=(array("dependentNodes", "numDependentNodes"), array("edgeData", "numDependentNodes"))),
         """The nodes that depend on this one, with edge data: ``(res, nodes, edgeData, count)``."""),
     Api("cuGraphNodeGetType", call(Graphs.graph_node_get_type, "hNode", out="type"),
         """The node's ``CUgraphNodeType``. Errors: INVALID_VALUE bad node."""),
@@ -344,7 +340,7 @@ memory nodes."""),
     Api("cuGraphClone", call(Graphs.graph_clone, "originalGraph", out="phGraphClone"),
         """Deep copy (child graphs included), with new references to the user objects each graph holds. Errors:
 INVALID_VALUE, also for MEM_ALLOC/MEM_FREE/CONDITIONAL nodes."""),
-    Api("cuGraphInstantiate", hand(call(Execs.graph_instantiate, "hGraph", "flags", out="phGraphExec")),
+    Api("cuGraphInstantiate", call(Execs.graph_instantiate, "hGraph", "flags", out="phGraphExec"),
         """Freeze a graph into an executable graph. Args: ``flags``: ``CUgraphInstantiate_flags`` bits (13.x takes
 them; the argument is required, as in the wrapper: one argument raises ``TypeError``).
 

@@ -101,7 +101,7 @@ Errors: INVALID_HANDLE bad function; INVALID_VALUE not a ``CUfunc_cache``."""),
         """The shared memory bank size of a function (a ``CUsharedconfig``; deprecated): kept, no effect.
 
 Errors: INVALID_HANDLE bad function; INVALID_VALUE not a ``CUsharedconfig``."""),
-    Api("cuFuncGetName", hand(call(Modules.func_get_name, "hfunc", out="name")),
+    Api("cuFuncGetName", call(Modules.func_get_name, "hfunc", out="name"),
         """The kernel's entry name as ``bytes``. Errors: INVALID_HANDLE."""),
     Api("cuLaunchKernel", hand(ArgumentRules.check_kernel_extra,
                                named(Modules.launch_kernel_fast, "launch_kernel_fast")),
@@ -161,7 +161,7 @@ Errors: INVALID_IMAGE (200); 900 during a restricting capture (spec 5.2) [I]."""
     Api("cuKernelGetFunction", call(Symbols.kernel_get_function, "kernel", out="pFunc"),
         """The function of a kernel in the current context (simulated: the same handle). Errors: INVALID_CONTEXT
 (201) no current context (709 a destroyed one); INVALID_HANDLE a bad kernel."""),
-    Api("cuKernelGetName", hand(call(Modules.func_get_name, "hfunc", out="name")),
+    Api("cuKernelGetName", call(Modules.func_get_name, "hfunc", out="name"),
         """The kernel's entry name as ``bytes``. Errors: INVALID_HANDLE."""),
 )
 

@@ -11,7 +11,6 @@ from ..._core.objects import EdgeData as _EdgeData
 from ..._generated import driver_enums as _E
 from . import _driver_types as _T
 from ._driver_face import (
-    _NS,
     _OK,
     _SUCCESS,
     _U64,
@@ -43,42 +42,7 @@ from ._driver_face import (
 
 
 # =========================================================================== init, version, errors
-@_face
-def cuGetErrorName(error: Any) -> _Result:
-    v = _T.c_enum(error, "error", "cudaError_enum")
-    return (_SUCCESS, _drv().get_error_name(v).encode())
-
-
-@_face
-def cuGetErrorString(error: Any) -> _Result:
-    v = _T.c_enum(error, "error", "cudaError_enum")
-    return (_SUCCESS, _drv().get_error_string(v).encode())
-
-
 # =========================================================================== devices
-@_face
-def cuDeviceGetName(length: Any, dev: Any) -> _Result:
-    n = _i(length)
-    name = _drv().device_get_name(_h(dev, _CUdevice), n).encode()
-    name = name[:n - 1] + b"\0"
-    return (_SUCCESS, name + b" " * (n - len(name)))
-
-
-@_face
-def cuDeviceGetUuid(dev: Any) -> _Result:
-    u = _NS["CUuuid"]()
-    u._d["bytes"] = _drv().device_get_uuid(_h(dev, _CUdevice))
-    return (_SUCCESS, u)
-
-
-@_face
-def cuDeviceComputeCapability(dev: Any) -> _Result:
-    d, h = _drv(), _h(dev, _CUdevice)
-    major = d.device_get_attribute(_E.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, h)
-    minor = d.device_get_attribute(_E.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, h)
-    return (_SUCCESS, major, minor)
-
-
 # =========================================================================== contexts
 @_face
 def cuCtxCreate(ctxCreateParams: Any, flags: Any, dev: Any) -> _Result:
@@ -154,6 +118,8 @@ def cuStreamUpdateCaptureDependencies(hStream: Any, dependencies: Any, dependenc
 def cuThreadExchangeStreamCaptureMode(mode: Any) -> _Result:
     m = _T.c_enum(mode, "mode", "CUstreamCaptureMode_enum")
     return (_SUCCESS, _E.CUstreamCaptureMode(_drv().thread_exchange_stream_capture_mode(m)))
+
+
 
 
 @_face

@@ -11,19 +11,14 @@ from typing import cast as _cast
 from ..._core.errors import DriverError as _DriverError
 from ..._core.objects import EdgeData as _EdgeData
 from ..._core.objects import EdgeDataArg as _EdgeDataArg
-from . import _driver_types as _T
 from . import _executor as _B
-from ._driver_contexts import _edge
 from ._driver_face import (
     _NS,
     _OK,
     _SUCCESS,
     _bytes_arg,
-    _CUcontext,
     _CUdeviceptr,
-    _CUevent,
     _CUgraph,
-    _CUgraphEdgeData,
     _CUgraphExec,
     _CUgraphExecUpdateResultInfo,
     _CUgraphNode,
@@ -41,13 +36,11 @@ from ._driver_face import (
     _mk_node,
     _node_list,
     _null,
-    _pad_edges,
     _Result,
     _size,
     _struct_arg,
     _u,
 )
-from ._driver_memory import _copy_struct
 from ._driver_node_params import (
     _NT_ALLOC,
     _NT_BATCH,
@@ -62,81 +55,20 @@ from ._driver_node_params import (
     _NT_RECORD,
     _NT_SIGNAL,
     _NT_WAIT,
-    _alloc_from,
     _alloc_struct,
     _batch_from,
     _batch_struct,
     _exec_set,
-    _ext_spec,
     _ext_struct,
     _gnp_spec,
     _gnp_struct,
-    _host_from,
     _host_struct,
-    _kernel_spec,
     _kernel_struct,
     _mem_ops_from,
     _memcpy_struct,
-    _memset_from,
     _memset_struct,
     _node_params,
-    _node_set_typed,
 )
-
-
-@_face
-def cuGraphAddKernelNode(hGraph: Any, dependencies: Any, numDependencies: Any, nodeParams: Any) -> _Result:
-    deps = _deps_for(dependencies, numDependencies)
-    _struct_arg(nodeParams, "CUDA_KERNEL_NODE_PARAMS", "nodeParams")
-    d = _drv()
-    _null(d, nodeParams, "cuGraphAddKernelNode", "nodeParams")
-    k = _kernel_spec(d, nodeParams, "cuGraphAddKernelNode")
-    return (_SUCCESS, _mk_node(d.graph_add_kernel_node(_h(hGraph, _CUgraph), deps, k["hfunc"], k["grid"], k["block"],
-                                                      k["shmem"], k["args"])))
-
-
-@_face
-def cuGraphAddMemcpyNode(hGraph: Any, dependencies: Any, numDependencies: Any, copyParams: Any, ctx: Any) -> _Result:
-    deps = _deps_for(dependencies, numDependencies)
-    _h(ctx, _CUcontext)
-    _struct_arg(copyParams, "CUDA_MEMCPY3D", "copyParams")
-    d = _drv()
-    _null(d, copyParams, "cuGraphAddMemcpyNode", "copyParams")
-    return (_SUCCESS, _mk_node(d.graph_add_memcpy_node(_h(hGraph, _CUgraph), deps,
-                                                      _copy_struct(d, copyParams, "cuGraphAddMemcpyNode", True))))
-
-
-@_face
-def cuGraphAddMemsetNode(hGraph: Any, dependencies: Any, numDependencies: Any, memsetParams: Any, ctx: Any) -> _Result:
-    deps = _deps_for(dependencies, numDependencies)
-    _h(ctx, _CUcontext)
-    _struct_arg(memsetParams, "CUDA_MEMSET_NODE_PARAMS", "memsetParams")
-    d = _drv()
-    _null(d, memsetParams, "cuGraphAddMemsetNode", "memsetParams")
-    return (_SUCCESS, _mk_node(d.graph_add_memset_node(_h(hGraph, _CUgraph), deps, _memset_from(memsetParams))))
-
-
-@_face
-def cuGraphAddHostNode(hGraph: Any, dependencies: Any, numDependencies: Any, nodeParams: Any) -> _Result:
-    deps = _deps_for(dependencies, numDependencies)
-    _struct_arg(nodeParams, "CUDA_HOST_NODE_PARAMS", "nodeParams")
-    d = _drv()
-    _null(d, nodeParams, "cuGraphAddHostNode", "nodeParams")
-    h = _host_from(nodeParams)
-    return (_SUCCESS, _mk_node(d.graph_add_host_node(_h(hGraph, _CUgraph), deps, h["fn"], h["user_data"])))
-
-
-@_face
-def cuGraphAddMemAllocNode(hGraph: Any, dependencies: Any, numDependencies: Any, nodeParams: Any) -> _Result:
-    deps = _deps_for(dependencies, numDependencies)
-    _struct_arg(nodeParams, "CUDA_MEM_ALLOC_NODE_PARAMS", "nodeParams")
-    d = _drv()
-    _null(d, nodeParams, "cuGraphAddMemAllocNode", "nodeParams")
-    a = _alloc_from(d, nodeParams, "cuGraphAddMemAllocNode")
-    node, dptr = d.graph_add_mem_alloc_node(_h(hGraph, _CUgraph), deps, a["size"], a["location"], a["alloc_type"],
-                                            a["access"])
-    nodeParams._d["dptr"] = _mk_dptr(dptr)
-    return (_SUCCESS, _mk_node(node))
 
 
 @_face
@@ -148,26 +80,6 @@ def cuGraphAddBatchMemOpNode(hGraph: Any, dependencies: Any, numDependencies: An
     b = _batch_from(d, nodeParams, "cuGraphAddBatchMemOpNode")
     return (_SUCCESS, _mk_node(d.graph_add_batch_mem_op_node(_h(hGraph, _CUgraph), deps, b["ops"], b["flags"],
                                                             b["ctx"])))
-
-
-@_face
-def cuGraphAddExternalSemaphoresSignalNode(hGraph: Any, dependencies: Any, numDependencies: Any,
-                                           nodeParams: Any) -> _Result:
-    deps = _deps_for(dependencies, numDependencies)
-    _struct_arg(nodeParams, "CUDA_EXT_SEM_SIGNAL_NODE_PARAMS", "nodeParams")
-    d = _drv()
-    e = _ext_spec(d, nodeParams, False, "cuGraphAddExternalSemaphoresSignalNode")
-    return (_SUCCESS, _mk_node(d.graph_add_ext_sem_node(_h(hGraph, _CUgraph), deps, e["sems"], e["values"], False)))
-
-
-@_face
-def cuGraphAddExternalSemaphoresWaitNode(hGraph: Any, dependencies: Any, numDependencies: Any,
-                                         nodeParams: Any) -> _Result:
-    deps = _deps_for(dependencies, numDependencies)
-    _struct_arg(nodeParams, "CUDA_EXT_SEM_WAIT_NODE_PARAMS", "nodeParams")
-    d = _drv()
-    e = _ext_spec(d, nodeParams, True, "cuGraphAddExternalSemaphoresWaitNode")
-    return (_SUCCESS, _mk_node(d.graph_add_ext_sem_node(_h(hGraph, _CUgraph), deps, e["sems"], e["values"], True)))
 
 
 def _add_node(name: str, hGraph: Any, dependencies: Any, dependencyData: Any, numDependencies: Any,
@@ -238,24 +150,8 @@ def cuGraphKernelNodeGetParams(hNode: Any) -> _Result:
 
 
 @_face
-def cuGraphKernelNodeSetParams(hNode: Any, nodeParams: Any) -> _Result:
-    _struct_arg(nodeParams, "CUDA_KERNEL_NODE_PARAMS", "nodeParams")
-    d = _drv()
-    _null(d, nodeParams, "cuGraphKernelNodeSetParams", "nodeParams")
-    return _node_set_typed(hNode, _NT_KERNEL, _kernel_spec(d, nodeParams, "cuGraphKernelNodeSetParams"))
-
-
-@_face
 def cuGraphMemcpyNodeGetParams(hNode: Any) -> _Result:
     return (_SUCCESS, _memcpy_struct(_node_params(hNode, _NT_MEMCPY)))
-
-
-@_face
-def cuGraphMemcpyNodeSetParams(hNode: Any, nodeParams: Any) -> _Result:
-    _struct_arg(nodeParams, "CUDA_MEMCPY3D", "nodeParams")
-    d = _drv()
-    _null(d, nodeParams, "cuGraphMemcpyNodeSetParams", "nodeParams")
-    return _node_set_typed(hNode, _NT_MEMCPY, _copy_struct(d, nodeParams, "cuGraphMemcpyNodeSetParams", True))
 
 
 @_face
@@ -264,24 +160,8 @@ def cuGraphMemsetNodeGetParams(hNode: Any) -> _Result:
 
 
 @_face
-def cuGraphMemsetNodeSetParams(hNode: Any, nodeParams: Any) -> _Result:
-    _struct_arg(nodeParams, "CUDA_MEMSET_NODE_PARAMS", "nodeParams")
-    d = _drv()
-    _null(d, nodeParams, "cuGraphMemsetNodeSetParams", "nodeParams")
-    return _node_set_typed(hNode, _NT_MEMSET, _memset_from(nodeParams))
-
-
-@_face
 def cuGraphHostNodeGetParams(hNode: Any) -> _Result:
     return (_SUCCESS, _host_struct(_node_params(hNode, _NT_HOST)))
-
-
-@_face
-def cuGraphHostNodeSetParams(hNode: Any, nodeParams: Any) -> _Result:
-    _struct_arg(nodeParams, "CUDA_HOST_NODE_PARAMS", "nodeParams")
-    d = _drv()
-    _null(d, nodeParams, "cuGraphHostNodeSetParams", "nodeParams")
-    return _node_set_typed(hNode, _NT_HOST, _host_from(nodeParams))
 
 
 @_face
@@ -290,18 +170,8 @@ def cuGraphEventRecordNodeGetEvent(hNode: Any) -> _Result:
 
 
 @_face
-def cuGraphEventRecordNodeSetEvent(hNode: Any, event: Any) -> _Result:
-    return _node_set_typed(hNode, _NT_RECORD, _h(event, _CUevent))
-
-
-@_face
 def cuGraphEventWaitNodeGetEvent(hNode: Any) -> _Result:
     return (_SUCCESS, _mk_event(_node_params(hNode, _NT_WAIT).event.handle))
-
-
-@_face
-def cuGraphEventWaitNodeSetEvent(hNode: Any, event: Any) -> _Result:
-    return _node_set_typed(hNode, _NT_WAIT, _h(event, _CUevent))
 
 
 @_face
@@ -320,23 +190,8 @@ def cuGraphBatchMemOpNodeGetParams(hNode: Any) -> _Result:
 
 
 @_face
-def cuGraphBatchMemOpNodeSetParams(hNode: Any, nodeParams: Any) -> _Result:
-    _struct_arg(nodeParams, "CUDA_BATCH_MEM_OP_NODE_PARAMS", "nodeParams")
-    d = _drv()
-    _null(d, nodeParams, "cuGraphBatchMemOpNodeSetParams", "nodeParams")
-    return _node_set_typed(hNode, _NT_BATCH, _batch_from(d, nodeParams, "cuGraphBatchMemOpNodeSetParams"))
-
-
-@_face
 def cuGraphExternalSemaphoresSignalNodeGetParams(hNode: Any) -> _Result:
     return (_SUCCESS, _ext_struct(_node_params(hNode, _NT_SIGNAL), False, "CUDA_EXT_SEM_SIGNAL_NODE_PARAMS"))
-
-
-@_face
-def cuGraphExternalSemaphoresSignalNodeSetParams(hNode: Any, nodeParams: Any) -> _Result:
-    _struct_arg(nodeParams, "CUDA_EXT_SEM_SIGNAL_NODE_PARAMS", "nodeParams")
-    spec = _ext_spec(_drv(), nodeParams, False, "cuGraphExternalSemaphoresSignalNodeSetParams")
-    return _node_set_typed(hNode, _NT_SIGNAL, spec)
 
 
 @_face
@@ -344,91 +199,7 @@ def cuGraphExternalSemaphoresWaitNodeGetParams(hNode: Any) -> _Result:
     return (_SUCCESS, _ext_struct(_node_params(hNode, _NT_EXT_WAIT), True, "CUDA_EXT_SEM_WAIT_NODE_PARAMS"))
 
 
-@_face
-def cuGraphExternalSemaphoresWaitNodeSetParams(hNode: Any, nodeParams: Any) -> _Result:
-    _struct_arg(nodeParams, "CUDA_EXT_SEM_WAIT_NODE_PARAMS", "nodeParams")
-    spec = _ext_spec(_drv(), nodeParams, True, "cuGraphExternalSemaphoresWaitNodeSetParams")
-    return _node_set_typed(hNode, _NT_EXT_WAIT, spec)
-
-
 # -- per-node changes of an executable graph -------------------------------------------------------
-_EXEC_LIMITS = ("The exec changes as though ``hNode`` had held the new parameters at instantiation; launches "
-                "already enqueued keep what they had (manual progression shows it) and ``hNode`` itself is not "
-                "changed. ")
-
-
-@_face
-def cuGraphExecKernelNodeSetParams(hGraphExec: Any, hNode: Any, nodeParams: Any) -> _Result:
-    _struct_arg(nodeParams, "CUDA_KERNEL_NODE_PARAMS", "nodeParams")
-    d = _drv()
-    _null(d, nodeParams, "cuGraphExecKernelNodeSetParams", "nodeParams")
-    return _exec_set(hGraphExec, hNode, _NT_KERNEL, _kernel_spec(d, nodeParams, "cuGraphExecKernelNodeSetParams"))
-
-
-@_face
-def cuGraphExecMemcpyNodeSetParams(hGraphExec: Any, hNode: Any, copyParams: Any, ctx: Any) -> _Result:
-    _h(ctx, _CUcontext)
-    _struct_arg(copyParams, "CUDA_MEMCPY3D", "copyParams")
-    d = _drv()
-    _null(d, copyParams, "cuGraphExecMemcpyNodeSetParams", "copyParams")
-    return _exec_set(hGraphExec, hNode, _NT_MEMCPY, _copy_struct(d, copyParams, "cuGraphExecMemcpyNodeSetParams",
-                                                                 True))
-
-
-@_face
-def cuGraphExecMemsetNodeSetParams(hGraphExec: Any, hNode: Any, memsetParams: Any, ctx: Any) -> _Result:
-    _h(ctx, _CUcontext)
-    _struct_arg(memsetParams, "CUDA_MEMSET_NODE_PARAMS", "memsetParams")
-    d = _drv()
-    _null(d, memsetParams, "cuGraphExecMemsetNodeSetParams", "memsetParams")
-    return _exec_set(hGraphExec, hNode, _NT_MEMSET, _memset_from(memsetParams))
-
-
-@_face
-def cuGraphExecHostNodeSetParams(hGraphExec: Any, hNode: Any, nodeParams: Any) -> _Result:
-    _struct_arg(nodeParams, "CUDA_HOST_NODE_PARAMS", "nodeParams")
-    d = _drv()
-    _null(d, nodeParams, "cuGraphExecHostNodeSetParams", "nodeParams")
-    return _exec_set(hGraphExec, hNode, _NT_HOST, _host_from(nodeParams))
-
-
-@_face
-def cuGraphExecChildGraphNodeSetParams(hGraphExec: Any, hNode: Any, childGraph: Any) -> _Result:
-    return _exec_set(hGraphExec, hNode, _NT_GRAPH, _h(childGraph, _CUgraph))
-
-
-@_face
-def cuGraphExecEventRecordNodeSetEvent(hGraphExec: Any, hNode: Any, event: Any) -> _Result:
-    return _exec_set(hGraphExec, hNode, _NT_RECORD, _h(event, _CUevent))
-
-
-@_face
-def cuGraphExecEventWaitNodeSetEvent(hGraphExec: Any, hNode: Any, event: Any) -> _Result:
-    return _exec_set(hGraphExec, hNode, _NT_WAIT, _h(event, _CUevent))
-
-
-@_face
-def cuGraphExecBatchMemOpNodeSetParams(hGraphExec: Any, hNode: Any, nodeParams: Any) -> _Result:
-    _struct_arg(nodeParams, "CUDA_BATCH_MEM_OP_NODE_PARAMS", "nodeParams")
-    d = _drv()
-    _null(d, nodeParams, "cuGraphExecBatchMemOpNodeSetParams", "nodeParams")
-    return _exec_set(hGraphExec, hNode, _NT_BATCH, _batch_from(d, nodeParams, "cuGraphExecBatchMemOpNodeSetParams"))
-
-
-@_face
-def cuGraphExecExternalSemaphoresSignalNodeSetParams(hGraphExec: Any, hNode: Any, nodeParams: Any) -> _Result:
-    _struct_arg(nodeParams, "CUDA_EXT_SEM_SIGNAL_NODE_PARAMS", "nodeParams")
-    return _exec_set(hGraphExec, hNode, _NT_SIGNAL,
-                     _ext_spec(_drv(), nodeParams, False, "cuGraphExecExternalSemaphoresSignalNodeSetParams"))
-
-
-@_face
-def cuGraphExecExternalSemaphoresWaitNodeSetParams(hGraphExec: Any, hNode: Any, nodeParams: Any) -> _Result:
-    _struct_arg(nodeParams, "CUDA_EXT_SEM_WAIT_NODE_PARAMS", "nodeParams")
-    return _exec_set(hGraphExec, hNode, _NT_EXT_WAIT,
-                     _ext_spec(_drv(), nodeParams, True, "cuGraphExecExternalSemaphoresWaitNodeSetParams"))
-
-
 @_face
 def cuGraphExecNodeSetParams(hGraphExec: Any, hNode: Any, nodeParams: Any) -> _Result:
     _struct_arg(nodeParams, "CUgraphNodeParams", "nodeParams")
@@ -511,57 +282,6 @@ def cuWaitExternalSemaphoresAsync(extSemArray: Any, paramsArray: Any, numExtSems
     return _ext_async("cuWaitExternalSemaphoresAsync", extSemArray, paramsArray, numExtSems, stream, True)
 
 
-def _pad_nodes(handles: list[int], n: int, mk: Any = None) -> list[Any]:
-    """``n`` ``CUgraphNode`` wrappers (:func:`simcuda.faces.bindings._executor.pad_nodes`)."""
-    return _B.pad_nodes(handles, n, mk or _mk_node)
-
-
-@_face
-def cuGraphGetNodes(hGraph: Any, numNodes: Any = 0) -> _Result:
-    n = _size(numNodes)
-    _T.check_calloc(n)
-    nodes = _drv().graph_get_nodes(_h(hGraph, _CUgraph))
-    return (_SUCCESS, _pad_nodes(nodes, n), len(nodes) if n == 0 or n >= len(nodes) else n)
-
-
-@_face
-def cuGraphGetRootNodes(hGraph: Any, numRootNodes: Any = 0) -> _Result:
-    n = _size(numRootNodes)
-    _T.check_calloc(n)
-    nodes = _drv().graph_get_root_nodes(_h(hGraph, _CUgraph))
-    return (_SUCCESS, _pad_nodes(nodes, n), len(nodes) if n == 0 or n >= len(nodes) else n)
-
-
-@_face
-def cuGraphGetEdges(hGraph: Any, numEdges: Any = 0) -> _Result:
-    n = _size(numEdges)
-    _T.check_calloc(n)
-    edges = _drv().graph_get_edges(_h(hGraph, _CUgraph))
-    frm = _pad_nodes([a for a, _, _ in edges], n)
-    to = _pad_nodes([b for _, b, _ in edges], n)
-    eds = _pad_edges([ed for _, _, ed in edges], n, _edge, _CUgraphEdgeData)
-    return (_SUCCESS, frm, to, eds, len(edges) if n == 0 or n >= len(edges) else n)
-
-
-def _node_deps(hNode: Any, n: Any, dependents: bool) -> _Result:
-    n = _size(n)
-    _T.check_calloc(n)
-    pairs = _drv().graph_node_get_dependencies(_h(hNode, _CUgraphNode), dependents)
-    nodes = _pad_nodes([a for a, _ in pairs], n)
-    eds = _pad_edges([ed for _, ed in pairs], n, _edge, _CUgraphEdgeData)
-    return (_SUCCESS, nodes, eds, len(pairs) if n == 0 or n >= len(pairs) else n)
-
-
-@_face
-def cuGraphNodeGetDependencies(hNode: Any, numDependencies: Any = 0) -> _Result:
-    return _node_deps(hNode, numDependencies, False)
-
-
-@_face
-def cuGraphNodeGetDependentNodes(hNode: Any, numDependentNodes: Any = 0) -> _Result:
-    return _node_deps(hNode, numDependentNodes, True)
-
-
 def _dep_pairs(from_: Any, to: Any, edgeData: Any, n: Any, remove: bool) -> tuple[list[int], list[int], _EdgeDataArg]:
     return _B.dep_pairs(from_, to, edgeData, n, remove, _node_list, _edge_list)
 
@@ -579,11 +299,6 @@ def cuGraphRemoveDependencies(hGraph: Any, from_: Any, to: Any, edgeData: Any, n
     # removal pads a short edge-data list with (255, 255, 255), an edge that never exists: never None
     _drv().graph_remove_dependencies(_h(hGraph, _CUgraph), froms, tos, _cast("list[_EdgeData]", eds))
     return _OK
-
-
-@_face
-def cuGraphInstantiate(hGraph: Any, flags: Any) -> _Result:
-    return (_SUCCESS, _mk_exec(_drv().graph_instantiate(_h(hGraph, _CUgraph), _u(flags, 64, "unsigned PY_LONG_LONG"))))
 
 
 @_face

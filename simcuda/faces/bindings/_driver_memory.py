@@ -11,7 +11,6 @@ from ..._core.errors import DriverError as _DriverError
 from ..._core.memory.memory_model import DEVICE as _DEV
 from ..._core.memory.memory_model import HOST as _HOST
 from ..._core.memory.memory_model import CopyParams as _CopyParams
-from ..._core.memory.memory_model import MemsetParams as _MemsetParams
 from ..._core.objects import POOL_ATTR_U64 as _POOL_ATTR_U64
 from ..._generated import driver_enums as _E
 from . import _driver_types as _T
@@ -97,18 +96,6 @@ def cuMemcpyDtoHAsync(dstHost: Any, srcDevice: Any, ByteCount: Any, hStream: Any
                  _h(hStream, _CUstream), "cuMemcpyDtoHAsync")
 
 
-@_face
-def cuMemcpyDtoD(dstDevice: Any, srcDevice: Any, ByteCount: Any) -> _Result:
-    return _copy(_drv(), _CopyParams(_DEV, _h(srcDevice, _CUdeviceptr), _DEV, _h(dstDevice, _CUdeviceptr),
-                                     _size(ByteCount)), None, "cuMemcpyDtoD")
-
-
-@_face
-def cuMemcpyDtoDAsync(dstDevice: Any, srcDevice: Any, ByteCount: Any, hStream: Any) -> _Result:
-    return _copy(_drv(), _CopyParams(_DEV, _h(srcDevice, _CUdeviceptr), _DEV, _h(dstDevice, _CUdeviceptr),
-                                     _size(ByteCount)), _h(hStream, _CUstream), "cuMemcpyDtoDAsync")
-
-
 _MT_HOST, _MT_DEVICE, _MT_ARRAY, _MT_UNIFIED = 1, 2, 3, 4
 _SIDE_KINDS = {_MT_HOST: _HOST, _MT_DEVICE: _DEV}  # the common memory types, without a core call
 
@@ -137,116 +124,6 @@ def _copy_struct(d: Any, p: Any, call: str, three_d: bool) -> _CopyParams:
                            g["dstY"], g["dstZ"], src_unified=su, dst_unified=du)
     return _CopyParams(sk, so, dk, do, g["WidthInBytes"], g["Height"], 1, g["srcPitch"], 0, g["dstPitch"], 0,
                        g["srcXInBytes"], g["srcY"], 0, g["dstXInBytes"], g["dstY"], 0, src_unified=su, dst_unified=du)
-
-
-def _pcopy_none(pCopy: Any, call: str) -> None:
-    if pCopy is None:
-        _drv().require_arg(False, "pCopy", call)
-
-
-@_face
-def cuMemcpy2D(pCopy: Any) -> _Result:
-    _pcopy_none(pCopy, "cuMemcpy2D")
-    d = _drv()
-    return _copy(d, _copy_struct(d, pCopy, "cuMemcpy2D", False), None, "cuMemcpy2D")
-
-
-@_face
-def cuMemcpy2DUnaligned(pCopy: Any) -> _Result:
-    _pcopy_none(pCopy, "cuMemcpy2DUnaligned")
-    d = _drv()
-    return _copy(d, _copy_struct(d, pCopy, "cuMemcpy2DUnaligned", False), None, "cuMemcpy2DUnaligned")
-
-
-@_face
-def cuMemcpy2DAsync(pCopy: Any, hStream: Any) -> _Result:
-    _pcopy_none(pCopy, "cuMemcpy2DAsync")
-    d = _drv()
-    return _copy(d, _copy_struct(d, pCopy, "cuMemcpy2DAsync", False), _h(hStream, _CUstream), "cuMemcpy2DAsync")
-
-
-@_face
-def cuMemcpy3D(pCopy: Any) -> _Result:
-    _pcopy_none(pCopy, "cuMemcpy3D")
-    d = _drv()
-    return _copy(d, _copy_struct(d, pCopy, "cuMemcpy3D", True), None, "cuMemcpy3D")
-
-
-@_face
-def cuMemcpy3DAsync(pCopy: Any, hStream: Any) -> _Result:
-    _pcopy_none(pCopy, "cuMemcpy3DAsync")
-    d = _drv()
-    return _copy(d, _copy_struct(d, pCopy, "cuMemcpy3DAsync", True), _h(hStream, _CUstream), "cuMemcpy3DAsync")
-
-
-_UCHAR, _USHORT, _UINT = (8, "unsigned char"), (16, "unsigned short"), (32, "unsigned int")
-
-
-def _set(dst: Any, value: Any, vt: tuple[int, str], esize: int, width: Any, height: Any, pitch: Any, h: Any,
-         call: str) -> _Result:
-    p = _MemsetParams(_h(dst, _CUdeviceptr), _u(value, *vt), esize, _size(width), _size(height), _size(pitch))
-    _drv().memset(p, None if h is None else _h(h, _CUstream), call)
-    return _OK
-
-
-@_face
-def cuMemsetD8(dstDevice: Any, uc: Any, N: Any) -> _Result:
-    return _set(dstDevice, uc, _UCHAR, 1, N, 1, 0, None, "cuMemsetD8")
-
-
-@_face
-def cuMemsetD16(dstDevice: Any, us: Any, N: Any) -> _Result:
-    return _set(dstDevice, us, _USHORT, 2, N, 1, 0, None, "cuMemsetD16")
-
-
-@_face
-def cuMemsetD32(dstDevice: Any, ui: Any, N: Any) -> _Result:
-    return _set(dstDevice, ui, _UINT, 4, N, 1, 0, None, "cuMemsetD32")
-
-
-@_face
-def cuMemsetD8Async(dstDevice: Any, uc: Any, N: Any, hStream: Any) -> _Result:
-    return _set(dstDevice, uc, _UCHAR, 1, N, 1, 0, hStream, "cuMemsetD8Async")
-
-
-@_face
-def cuMemsetD16Async(dstDevice: Any, us: Any, N: Any, hStream: Any) -> _Result:
-    return _set(dstDevice, us, _USHORT, 2, N, 1, 0, hStream, "cuMemsetD16Async")
-
-
-@_face
-def cuMemsetD32Async(dstDevice: Any, ui: Any, N: Any, hStream: Any) -> _Result:
-    return _set(dstDevice, ui, _UINT, 4, N, 1, 0, hStream, "cuMemsetD32Async")
-
-
-@_face
-def cuMemsetD2D8(dstDevice: Any, dstPitch: Any, uc: Any, Width: Any, Height: Any) -> _Result:
-    return _set(dstDevice, uc, _UCHAR, 1, Width, Height, dstPitch, None, "cuMemsetD2D8")
-
-
-@_face
-def cuMemsetD2D16(dstDevice: Any, dstPitch: Any, us: Any, Width: Any, Height: Any) -> _Result:
-    return _set(dstDevice, us, _USHORT, 2, Width, Height, dstPitch, None, "cuMemsetD2D16")
-
-
-@_face
-def cuMemsetD2D32(dstDevice: Any, dstPitch: Any, ui: Any, Width: Any, Height: Any) -> _Result:
-    return _set(dstDevice, ui, _UINT, 4, Width, Height, dstPitch, None, "cuMemsetD2D32")
-
-
-@_face
-def cuMemsetD2D8Async(dstDevice: Any, dstPitch: Any, uc: Any, Width: Any, Height: Any, hStream: Any) -> _Result:
-    return _set(dstDevice, uc, _UCHAR, 1, Width, Height, dstPitch, hStream, "cuMemsetD2D8Async")
-
-
-@_face
-def cuMemsetD2D16Async(dstDevice: Any, dstPitch: Any, us: Any, Width: Any, Height: Any, hStream: Any) -> _Result:
-    return _set(dstDevice, us, _USHORT, 2, Width, Height, dstPitch, hStream, "cuMemsetD2D16Async")
-
-
-@_face
-def cuMemsetD2D32Async(dstDevice: Any, dstPitch: Any, ui: Any, Width: Any, Height: Any, hStream: Any) -> _Result:
-    return _set(dstDevice, ui, _UINT, 4, Width, Height, dstPitch, hStream, "cuMemsetD2D32Async")
 
 
 # =========================================================================== user objects, memory pools

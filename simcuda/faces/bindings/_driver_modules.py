@@ -20,7 +20,6 @@ from ._driver_face import (
     _CUdeviceptr,
     _CUfunction,
     _CUhostFn,
-    _CUkernel,
     _CUmodule,
     _CUstream,
     _doc,
@@ -113,11 +112,6 @@ def cuModuleLoad(fname: Any) -> _Result:
 def cuModuleGetFunction(hmod: Any, name: Any) -> _Result:
     n = _bytes_arg(name).decode()
     return (_SUCCESS, _CUfunction._mk(_drv().module_get_function(_h(hmod, _CUmodule), n)))
-
-
-@_face
-def cuFuncGetName(hfunc: Any) -> _Result:
-    return (_SUCCESS, _drv().func_get_name(_h(hfunc, _CUfunction)).encode())
 
 
 # =========================================================================== launches
@@ -276,11 +270,6 @@ def cuLibraryLoadFromFile(fileName: Any, jitOptions: Any, jitOptionsValues: Any,
 def cuLibraryGetKernel(library: Any, name: Any) -> _Result:
     h = _drv().module_get_function(_h(library, _CUlibrary), os.fsdecode(_bytes_arg(name)))
     return (_SUCCESS, _NS["CUkernel"]._mk(h))
-
-
-@_face
-def cuKernelGetName(hfunc: Any) -> _Result:
-    return (_SUCCESS, _drv().func_get_name(_h(hfunc, _CUkernel)).encode())
 
 
 @_face

@@ -4,6 +4,8 @@
 """
 from __future__ import annotations
 
+import functools as _functools
+from collections.abc import Callable as _Callable
 from typing import Any, Optional  # noqa: F401  (the real module exports both names)
 
 from ..._core.memory.memory_model import HOST as _HOST
@@ -25,7 +27,6 @@ from ._driver_face import (
     _mk_dptr,
     _mk_event,
     _mk_graph,
-    _null,
     _Result,
 )
 from ._driver_memory import _MT_DEVICE, _MT_HOST, _MT_UNIFIED, _copy_struct
@@ -69,10 +70,6 @@ def _kernel_struct(params: Any, cls_name: str = "CUDA_KERNEL_NODE_PARAMS") -> An
         object.__setattr__(st, "_keep", (arr, slots))
         g["kernelParams"] = ctypes.addressof(arr)
     return st
-
-
-def _memcpy_from(d: Any, st: Any, call: str) -> _CopyParams:
-    return _copy_struct(d, st, call, True)
 
 
 def _memcpy_struct(p: _CopyParams) -> Any:
@@ -248,11 +245,6 @@ def _ext_struct(p: Any, wait: bool, cls_name: str) -> Any:
     return st
 
 
-def _ext_spec(d: Any, nodeParams: Any, wait: bool, call: str) -> dict[str, Any]:
-    _null(d, nodeParams, call, "nodeParams")
-    return _ext_from(d, nodeParams, wait, call)
-
-
 # CUgraphNodeParams member per node type: (field, core spec reader)
 _GNP_FIELD = {_NT_KERNEL: "kernel", _NT_MEMCPY: "memcpy", _NT_MEMSET: "memset", _NT_HOST: "host", _NT_GRAPH: "graph",
               _NT_EMPTY: None, _NT_WAIT: "eventWait", _NT_RECORD: "eventRecord", _NT_SIGNAL: "extSemSignal",
@@ -346,11 +338,33 @@ def _node_params(hNode: Any, ntype: Any) -> Any:
     return _drv().graph_node_get_params(_h(hNode, _CUgraphNode), ntype)[1]
 
 
-def _node_set_typed(hNode: Any, ntype: int, spec: Any) -> _Result:
-    _drv().graph_node_set_params(_h(hNode, _CUgraphNode), ntype, spec)
-    return _OK
-
-
 def _exec_set(hGraphExec: Any, hNode: Any, ntype: int, spec: Any) -> _Result:
     _drv().graph_exec_node_set_params(_h(hGraphExec, _CUgraphExec), _h(hNode, _CUgraphNode), ntype, spec)
     return _OK
+
+
+def _copy_reader(d: Any, st: Any, call: str, three_d: bool) -> Any:
+    return _copy_struct(d, st, call, three_d)
+
+
+def _no_driver(read: _Callable[[Any], Any], d: Any, st: Any, call: str) -> Any:
+    return read(st)
+
+
+def _ext_reader(d: Any, st: Any, call: str, wait: bool) -> Any:
+    return _ext_from(d, st, wait, call)
+
+
+#: the tuple face's struct readers, by the struct type the wrapper declares: the face's struct object -> what the
+#: core takes for it, the records and dicts :data:`simcuda.faces.native.structs.READERS` reads from the C struct;
+#: the executor (:attr:`simcuda.faces.bindings._executor.FaceSpec.readers`) reads every row's struct argument
+#: with them (a NULL struct is INVALID_VALUE before a reader runs)
+READERS: dict[str, _Callable[[Any, Any, str], Any]] = {
+    "CUDA_KERNEL_NODE_PARAMS": _kernel_spec, "CUDA_MEM_ALLOC_NODE_PARAMS": _alloc_from,
+    "CUDA_BATCH_MEM_OP_NODE_PARAMS": _batch_from,
+    # the copies' 2D and 3D structs, the readers that need no driver, the external semaphores' signal and wait
+    **{f"CUDA_MEMCPY{n}D": _functools.partial(_copy_reader, three_d=n == 3) for n in (2, 3)},
+    **{t: _functools.partial(_no_driver, f) for t, f in (("CUDA_MEMSET_NODE_PARAMS", _memset_from),
+                                                         ("CUDA_HOST_NODE_PARAMS", _host_from))},
+    **{f"CUDA_EXT_SEM_{k}_NODE_PARAMS": _functools.partial(_ext_reader, wait=k == "WAIT") for k in ("SIGNAL", "WAIT")},
+}

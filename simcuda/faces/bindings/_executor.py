@@ -14,6 +14,7 @@ names rather than each other's privates (issue 18, item 2).
 """
 from __future__ import annotations
 
+import ast
 import enum as _enum
 import functools
 import inspect
@@ -26,7 +27,7 @@ import attrs
 
 from ..._core.modules.param_types import split_params as _split
 from ..._core.objects import EdgeDataArg as _EdgeDataArg
-from ..._core.rows import Call
+from ..._core.rows import Arg, Call
 from . import _args as _A
 from . import _driver_types as _T
 
@@ -38,6 +39,8 @@ Plan = tuple[tuple[int, str, _Conv], ...]
 Outputs = Mapping[str, tuple[str, tuple[tuple[str, str], ...]]]
 #: a face's generated docstring parameter table: name -> ((parameter, type text), ...)
 Params = Mapping[str, tuple[tuple[str, str], ...]]
+#: a face's struct reader: (driver, the face's struct object, API name) -> what the core takes
+Reader = _Callable[[Any, Any, str], Any]
 
 
 def signature_params(sig: str) -> list[tuple[str, str, str]]:
@@ -307,6 +310,11 @@ class FaceSpec:
     #: the docstring's Parameters name a parameter differently from the signature (the runtime's ``pool`` for
     #: ``memPool``): take its type by position when both list as many parameters
     docs_by_position: bool = False
+    #: the face's struct readers, by the struct type the wrapper declares (``CUDA_KERNEL_NODE_PARAMS``): the driver,
+    #: the face's struct object and the API name -> what the core takes for it (a record, or the dict a row spreads
+    #: with ``**p``), as :data:`simcuda.faces.native.structs.READERS` reads the C struct; a struct argument without
+    #: a reader reaches the core as the face's object
+    readers: Mapping[str, Reader] = attrs.field(factory=dict)
 
 
 def value_conv(face: FaceSpec, doc_type: str, pname: str) -> _Conv:
@@ -333,79 +341,200 @@ def value_conv(face: FaceSpec, doc_type: str, pname: str) -> _Conv:
 
 def out_wrap(face: FaceSpec, type_name: str) -> _Conv:
     """How an output of the declared type is returned: a handle through its class (``CUgraph`` ...), an enum
-    as its member, ``cuuint64_t`` as that class; plain values (``int``, ``float``, addresses) unchanged."""
+    as its member, ``cuuint64_t`` as that class; ``bytes`` from the core's text (``cuGetErrorName``); a struct
+    of one field from the core's ``bytes`` (``CUuuid``); plain values (``int``, ``float``, addresses) unchanged."""
     cls = face.ns.get(type_name)
     if isinstance(cls, type) and issubclass(cls, face.handle_types):
         return _cast(_Conv, getattr(cls, "_mk", cls))
-    if isinstance(cls, type) and (issubclass(cls, _enum.Enum) or hasattr(cls, "getPtr")):
+    if isinstance(cls, type) and (issubclass(cls, _enum.Enum) or hasattr(cls, "getPtr")) \
+            and len(getattr(cls, "_fields", ())) != 1:
         return cls
+    if isinstance(cls, type) and len(getattr(cls, "_fields", ())) == 1:  # CUuuid: its one field holds the bytes
+        return functools.partial(_one_field, cls)
+    if type_name == "bytes":
+        return lambda x: x.encode() if isinstance(x, str) else x
     return lambda x: x
 
 
+def _one_field(cls: type, x: Any) -> Any:
+    st = cls()
+    st._d[cls._fields[0][0]] = x  # type: ignore[attr-defined]  # a Struct of the face (checked by out_wrap)
+    return st
+
+
+def text_buffer(x: Any, n: int) -> bytes:
+    """A ``char*`` output of ``n`` bytes as the real wrapper returns its buffer (``b" " * n`` filled by the
+    driver): the core's text cut to ``n - 1`` bytes, NUL-terminated, then the buffer's padding."""
+    t = (x.encode() if isinstance(x, str) else bytes(x))[:n - 1] + b"\0"
+    return t + b" " * (n - len(t))
+
+
+def write_field(obj: Any, path: tuple[str, ...], value: Any) -> None:
+    """Write a core result into field ``path`` of the face's struct ``obj`` (``-> nodeParams.dptr``): a handle
+    field through its class (``CUdeviceptr``), any other as it is."""
+    for f in path[:-1]:
+        obj = obj._d[f]
+    kind, arg = type(obj)._kinds[path[-1]]
+    if kind == "h":
+        cls = obj._classes[arg]
+        value = getattr(cls, "_mk", cls)(value)
+    obj._d[path[-1]] = value
+
+
+def _c_names(name: str, names: list[str]) -> dict[str, str]:
+    """The C parameter names of entry ``name`` that its Python wrapper spells otherwise (``len`` -> ``length``),
+    matched by position among the inputs when both have as many."""
+    from ..._generated.entry_table import ENTRIES
+    entry = next((e for e in ENTRIES if e.python == name), None)
+    if entry is None:
+        return {}
+    inputs = [p.name for p in entry.params if p.direction.value == "in"]
+    return {c: p for c, p in zip(inputs, names) if c != p} if len(inputs) == len(names) else {}
+
+
+#: the records a row may build for the core (``MemsetParams(...)``), by name, as the native route's
+def _records() -> dict[str, Any]:
+    from ..._core.memory.memory_model import CopyParams, MemsetParams
+    return {"CopyParams": CopyParams, "MemsetParams": MemsetParams}
+
+
+def _reader_conv(face: FaceSpec, name: str, pname: str, reader: Reader) -> _Conv:
+    """A struct argument read by the face's reader (:attr:`FaceSpec.readers`); ``None`` (NULL) is the core's
+    INVALID_VALUE naming the parameter (``require_arg``), before anything is read."""
+    drv = face.driver
+
+    def read(x: Any) -> Any:
+        d = drv()
+        if x is None:
+            d.require_arg(False, pname, name)
+        return reader(d, x, name)
+    return read
+
+
+_Getter = _Callable[[tuple[Any, ...]], Any]
+
+
+def _getter(face: FaceSpec, name: str, a: Arg, index: _Callable[[str | None], int], convs: list[_Conv]) -> _Getter:
+    """The value of one argument of a call in the forms the Python faces read beyond the first (nested core
+    operations, records, tuples and lists), from the face's arguments."""
+    if a.kind == "literal":
+        v = a.value
+        return lambda args: v
+    if a.kind in ("param", "read"):
+        i = index(a.name)
+        conv = convs[i]
+        return lambda args: conv(args[i])
+    if a.kind in ("tuple", "list"):
+        gs = [_getter(face, name, x, index, convs) for _kw, x in a.items]
+        mk: Any = tuple if a.kind == "tuple" else list
+        return lambda args: mk(g(args) for g in gs)
+    if a.kind == "call" and a.name:
+        pos = [_getter(face, name, x, index, convs) for kw, x in a.items if kw is None]
+        kws = [(kw, _getter(face, name, x, index, convs)) for kw, x in a.items if kw is not None]
+        target = a.name
+        records = _records()
+        if target[0].isupper() and target not in records:
+            raise AssertionError(f"{name}: {target} is no record the core takes")
+        drv = face.driver
+
+        def call(args: tuple[Any, ...]) -> Any:
+            f = records[target] if target in records else getattr(drv(), target)
+            return f(*(g(args) for g in pos), **{k: g(args) for k, g in kws})
+        return call
+    raise AssertionError(f"{name}: the argument form {a.kind} is read only by the native adapters")
+
+
+def _out_plan(face: FaceSpec, name: str, call: Call, index: _Callable[[str | None], int]) \
+        -> tuple[tuple[int, _Callable[..., Any], int], ...]:
+    """Per output slot of the call, in the order of the core's result: ``(kind, conversion, argument index)``:
+    kind 0 an output slot of the wrapper, 1 a ``char*`` text of the count argument's bytes, 2 a field of a
+    struct argument (written there, not returned), 3 a list sized by its count argument (output lists sharing a
+    count come from one list of tuples), 4 that count, returned in the wrapper's last slot."""
+    declared = face.outputs[name][1]
+    plan: list[tuple[int, _Callable[..., Any], int]] = []
+    k = 0
+    for o in call.outs:
+        if o in call.fields:
+            base, path = call.fields[o]
+            plan.append((2, functools.partial(write_field, path=path), index(base)))
+            continue
+        t = declared[k][1] if k < len(declared) else ""
+        k += 1
+        if o in call.counts and t == "bytes":
+            plan.append((1, text_buffer, index(call.counts[o])))
+        elif o in call.counts and t.startswith("list["):
+            plan.append((3, _list_out(face, name, t), index(call.counts[o])))
+        else:
+            plan.append((0, out_wrap(face, t), -1))
+    lists = [i for kind, _w, i in plan if kind == 3]
+    if lists:  # the count the output lists share is written back: the wrapper's last slot
+        plan.append((4, lambda x: x, lists[0]))
+        k += 1
+    if k != len(declared):
+        raise AssertionError(f"{name}: the call fills {k} output slots, the wrapper has {len(declared)}")
+    return tuple(plan)
+
+
 def build(face: FaceSpec, name: str, call: Call, rename: Mapping[str, str] | None = None) -> _Callable[..., Any]:
-    """The body of face function ``name`` from a row's call (the typed record :attr:`simcuda._core.rows.Api.call`,
-    read as it is: no text is parsed): the arguments converted by the kinds the real wrapper's signature and
-    docstring give them (:func:`value_conv`), passed to the core operation the call names, and its result returned
-    after the success code in the real output slots (:func:`out_wrap`). ``rename`` maps the call's parameter names
-    to the face's (a runtime entry built from a driver row). The face wraps it (arity, conversion order, error
-    translation).
+    """The body of face function ``name`` from a row's call (the typed record
+    :attr:`simcuda._core.rows.Api.call`, read as it is: no text is parsed): the
+    arguments converted by the kinds the real wrapper's signature and docstring give them (:func:`value_conv`),
+    passed to the core operation the call names, and its result returned after the success code in the real
+    output slots (:func:`out_wrap`). ``rename`` maps the call's parameter names to the face's (a runtime entry
+    built from a driver row; a C name the wrapper spells otherwise is matched by position). The face wraps it
+    (arity, conversion order, error translation).
 
-    An array argument (``array(name, count)``) is a list of handles, converted with its count by the face's
-    :attr:`FaceSpec.node_array`. A wrong row fails here, at import: ``AssertionError`` for a call in the native
-    forms, a parameter the wrapper does not have, an array the face does not convert, or a number of outputs
-    other than the wrapper's."""
-    rename = rename or {}
+    Argument kinds: an array (``array(name, count)``) is a list of handles, converted with its count by the face's
+    :attr:`FaceSpec.node_array`; a struct argument with a reader in :attr:`FaceSpec.readers` is what the reader
+    gives (``spread(p)`` spreads its dict into keywords); nested core operations, records
+    (``record(MemsetParams, ...)``), tuples and lists are built from their arguments. Output kinds: the wrapper's
+    slots (:func:`out_wrap`); a ``char*`` output with a by-value length (:func:`text_buffer`); a struct field
+    (``field(p, ...)``) written into the argument (:func:`write_field`). A wrong row fails here, at import:
+    ``AssertionError`` for a form only the native adapters read, a parameter the wrapper does not have, an array
+    the face does not convert, or a number of outputs other than the wrapper's."""
     sig = signature_params(face.outputs[name][0])
-    names = [p for p, _, _ in sig]
-    if any("=" in p for p in names):
-        raise AssertionError(f"{name}: a parameter with a default needs a hand-written face")
-    doc_list = face.params.get(name, ())
-    docs = dict(doc_list)
+    names = [p.partition("=")[0] for p, _, _ in sig]  # ``size_t numNodes=0``: the default is the wrapper's
+    rename = {**_c_names(name, names), **(rename or {})}
+    doc_type = _doc_types(face, name, len(sig))
+    convs = _arg_convs(face, name, sig, doc_type)
+    _check_params(face, name, call, names, rename)
 
-    def doc_type(i: int, p: str) -> str:
-        if p in docs:
-            return docs[p]
-        return doc_list[i][1] if face.docs_by_position and len(doc_list) == len(sig) else ""
-    convs = [(lambda x: x) if ctype else value_conv(face, doc_type(i, p), p) for i, (p, ctype, _) in enumerate(sig)]
-    if not call.simple:
-        raise AssertionError(f"{name}: the call uses native forms ({call.op}(...)); the Python faces read the first")
-    unknown = [p for _, p, _ in call.args if p is not None and rename.get(p, p) not in names]
-    if unknown:
-        raise AssertionError(f"{name}: the call reads {unknown}, not parameters of {face.outputs[name][0]}")
     def index(p: str | None) -> int:
         return names.index(rename.get(p, p)) if p is not None else -1
-    for p, count in call.counts.items():
-        if p in call.outs:
-            raise AssertionError(f"{name}: an output array ({p}[{count}]) needs a hand-written face")
-        i = index(p)
-        if face.node_array is None or not doc_type(i, names[i]).startswith("list[") or \
-                not isinstance(face.ns.get(doc_type(i, names[i])[5:-1]), type) or \
-                not issubclass(face.ns[doc_type(i, names[i])[5:-1]], face.handle_types):
-            raise AssertionError(f"{name}: the array {p}[{count}] is no handle list this face converts")
-    arrays = tuple((index(p), index(c)) for p, c in call.counts.items())
-    for i, _n in arrays:
-        convs[i] = lambda x: x  # converted with its count, below
-    spec = tuple((kw, index(p), lit) for kw, p, lit in call.args)
-    node_array = face.node_array
-    wraps = tuple(out_wrap(face, t) for _, t in face.outputs[name][1])
-    if len(call.outs) != len(wraps):
-        raise AssertionError(f"{name}: the call fills {len(call.outs)} output slots, the wrapper has {len(wraps)}")
+    arrays = _arrays(face, name, call, index, names, doc_type)
+    convs = [(lambda x: x) if any(i == a for a, _n in arrays) else c for i, c in enumerate(convs)]  # with the count
+    spec = tuple(_spec_item(face, name, kw, a, index, convs) for kw, a in call.tree)
+    outs = _out_plan(face, name, call, index)
+    prepare = _prepare(face, names, arrays, tuple(i for kind, _w, i in outs if kind == 3))
+    simple_outs = all(kind == 0 for kind, _w, _i in outs)
+    single = len(call.outs) == 1 or any(kind == 3 for kind, _w, _i in outs)  # the core's result is one value
+    wraps = tuple(w for _k, w, _i in outs)
     op, drv, ok = call.op, face.driver, face.success
     success = (ok,)
-    signature = inspect.Signature([inspect.Parameter(p, inspect.Parameter.POSITIONAL_OR_KEYWORD) for p in names])
+    signature = inspect.Signature([inspect.Parameter(
+        p.partition("=")[0], inspect.Parameter.POSITIONAL_OR_KEYWORD,
+        default=ast.literal_eval(p.partition("=")[2]) if "=" in p else inspect.Parameter.empty) for p, _c, _a in sig])
+    nparams = len(names)
 
     def fn(*args: Any, **kwargs: Any) -> Any:
-        if kwargs:
-            args = signature.bind(*args, **kwargs).args
-        if arrays:  # each array with its count parameter
-            conv = list(args)
-            for i, n in arrays:
-                conv[i] = node_array(args[i], args[n], names[i])  # type: ignore[misc]  # (checked above)
-            args = tuple(conv)
+        if kwargs or len(args) < nparams:
+            b = signature.bind(*args, **kwargs)
+            b.apply_defaults()
+            args = b.args
+        if prepare is not None:
+            args = prepare(args)
         pos: list[Any] = []
         kws: dict[str, Any] = {}
         for kw, i, lit in spec:
-            v = lit if i < 0 else convs[i](args[i])
+            if i >= 0:
+                v = convs[i](args[i])
+            elif i == -1:
+                v = lit
+            else:  # a nested form (-2), or a reader's dict spread into keywords (-3)
+                v = lit(args)
+                if i == -3:
+                    kws.update(v)
+                    continue
             if kw is None:
                 pos.append(v)
             else:
@@ -413,13 +542,153 @@ def build(face: FaceSpec, name: str, call: Call, rename: Mapping[str, str] | Non
         r = getattr(drv(), op)(*pos, **kws)
         if not wraps:
             return success
-        if len(wraps) == 1:
-            return (ok, wraps[0](r))
-        return (ok, *(w(v) for w, v in zip(wraps, r)))
+        if simple_outs:
+            if len(wraps) == 1:
+                return (ok, wraps[0](r))
+            return (ok, *(w(v) for w, v in zip(wraps, r)))
+        return _results(ok, outs, (r,) if single else r, args)
     fn.__name__ = fn.__qualname__ = name
     fn.__module__ = face.module
     fn.__signature__ = signature  # type: ignore[attr-defined]
     return fn
+
+
+def _doc_types(face: FaceSpec, name: str, n: int) -> _Callable[[int, str], str]:
+    """The docstring type of parameter ``(index, name)`` of ``name`` (by position where the face's docstrings name
+    parameters otherwise, :attr:`FaceSpec.docs_by_position`); empty when the docstring has none."""
+    doc_list = face.params.get(name, ())
+    docs = dict(doc_list)
+    by_position = face.docs_by_position and len(doc_list) == n
+
+    def doc_type(i: int, p: str) -> str:
+        if p in docs:
+            return docs[p]
+        return doc_list[i][1] if by_position else ""
+    return doc_type
+
+
+def _arg_convs(face: FaceSpec, name: str, sig: list[tuple[str, str, str]],
+               doc_type: _Callable[[int, str], str]) -> list[_Conv]:
+    """The body conversion of each parameter: none for a typed one (converted at entry, :func:`conversion_plan`)
+    unless its struct type has a reader (:func:`_reader_conv`), else by its docstring type (:func:`value_conv`)."""
+    convs: list[_Conv] = []
+    for i, (p, ctype, _) in enumerate(sig):
+        if ctype in face.readers:
+            convs.append(_reader_conv(face, name, p, face.readers[ctype]))
+        else:
+            convs.append((lambda x: x) if ctype else value_conv(face, doc_type(i, p), p))
+    return convs
+
+
+def _check_params(face: FaceSpec, name: str, call: Call, names: list[str], rename: Mapping[str, str]) -> None:
+    """Refuse, at import, a call that reads a parameter the wrapper does not have."""
+    unknown = [n for _kw, a in call.tree for n in _params_read(a) if rename.get(n, n) not in names]
+    if unknown:
+        raise AssertionError(f"{name}: the call reads {unknown}, not parameters of {face.outputs[name][0]}")
+
+
+def _params_read(a: Arg) -> list[str]:
+    own = [a.name] if a.kind in ("param", "array", "read") and a.name else []
+    return own + [n for _kw, x in a.items for n in _params_read(x)]
+
+
+def _arrays(face: FaceSpec, name: str, call: Call, index: _Callable[[str | None], int], names: list[str],
+            doc_type: _Callable[[int, str], str]) -> tuple[tuple[int, int], ...]:
+    """``(array index, count index)`` of the call's handle-array arguments, each checked to be a list of the
+    face's handles (an output array is a ``char*`` text, :func:`_out_plan`)."""
+    out = []
+    for p, count in call.counts.items():
+        if p in call.outs:
+            continue
+        i = index(p)
+        item = doc_type(i, names[i])[5:-1] if doc_type(i, names[i]).startswith("list[") else ""
+        if face.node_array is None or not isinstance(face.ns.get(item), type) or \
+                not issubclass(face.ns[item], face.handle_types):
+            raise AssertionError(f"{name}: the array {p}[{count}] is no handle list this face converts")
+        out.append((i, index(count)))
+    return tuple(out)
+
+
+def _prepare(face: FaceSpec, names: list[str], arrays: tuple[tuple[int, int], ...],
+             sized: tuple[int, ...]) -> _Callable[[tuple[Any, ...]], tuple[Any, ...]] | None:
+    """What a built function does to its arguments before the core call: each handle array converted with its
+    count (:attr:`FaceSpec.node_array`), then, for output lists, the wrapper's ``calloc`` of the count's room
+    (:func:`_T.check_calloc`: MemoryError before the driver is called). None when there is nothing to do."""
+    if not arrays and not sized:
+        return None
+    node_array = face.node_array
+
+    def prepare(args: tuple[Any, ...]) -> tuple[Any, ...]:
+        conv = list(args)
+        for i, n in arrays:
+            conv[i] = node_array(args[i], args[n], names[i])  # type: ignore[misc]  # (checked by _arrays)
+        for n in dict.fromkeys(sized):
+            _T.check_calloc(args[n])
+        return tuple(conv)
+    return prepare
+
+
+def _struct_from(cls: type, values: Any) -> Any:
+    """A struct of the face whose first fields take ``values`` in order (``CUgraphEdgeData`` from the core's
+    ``(from_port, to_port, type)``)."""
+    st = cls()
+    for (f, _k, _a), v in zip(cls._fields, values):  # type: ignore[attr-defined]  # a Struct of the face
+        st._d[f] = v
+    return st
+
+
+def _list_out(face: FaceSpec, name: str, t: str) -> _Callable[[list[Any], int], list[Any]]:
+    """An output list ``list[X]`` sized by its count argument ``n``: the core's items, then padding up to ``n``
+    (a handle list with ``X(0)``, :func:`pad_nodes`; a struct list with zeroed structs, :func:`pad_edges`)."""
+    cls = face.ns.get(t[5:-1])
+    if isinstance(cls, type) and issubclass(cls, face.handle_types):
+        mk = getattr(cls, "_mk", cls)
+        return lambda items, n: pad_nodes(items, n, mk)
+    if isinstance(cls, type) and hasattr(cls, "_fields"):
+        return lambda items, n: pad_edges(items, n, functools.partial(_struct_from, cls), cls)
+    raise AssertionError(f"{name}: an output list of {t} is no list this face builds")
+
+
+def _spec_item(face: FaceSpec, name: str, kw: str | None, a: Arg, index: _Callable[[str | None], int],
+               convs: list[_Conv]) -> tuple[str | None, int, Any]:
+    """One argument of the core call: ``(keyword, argument index, literal)``; index -1 a literal, -2 a nested
+    form (the literal is its getter), -3 a reader's dict spread into keywords."""
+    if a.kind in ("param", "array", "read"):
+        return kw, index(a.name), None
+    if a.kind == "literal":
+        return kw, -1, a.value
+    if a.kind == "spread":
+        inner = a.items[0][1]
+        if inner.kind != "param":
+            raise AssertionError(f"{name}: only a struct argument with a reader can be spread")
+        i = index(inner.name)
+        conv = convs[i]
+        return None, -3, lambda args: conv(args[i])
+    return kw, -2, _getter(face, name, a, index, convs)
+
+
+def _results(ok: Any, outs: tuple[tuple[int, _Callable[..., Any], int], ...], r: tuple[Any, ...],
+             args: tuple[Any, ...]) \
+        -> tuple[Any, ...]:
+    """The success code and the wrapper's outputs of a call with text or struct-field outputs (:func:`_out_plan`)."""
+    res = [ok]
+    lists = [x for x in outs if x[0] == 3]
+    if lists:  # one list from the core: its items, or a column of its tuples per output list
+        items = r[0]
+        n = args[lists[0][2]]
+        cols = [list(c) for c in zip(*items)] if len(lists) > 1 else [items]
+        if len(lists) > 1 and not items:
+            cols = [[] for _ in lists]
+        count = len(items) if n == 0 or n >= len(items) else n
+        return (ok, *(w(c, n) for (_k, w, _i), c in zip(lists, cols)), count)
+    for (kind, w, i), v in zip(outs, r):
+        if kind == 0:
+            res.append(w(v))
+        elif kind == 1:
+            res.append(w(v, args[i]))
+        else:
+            w(args[i], value=v)
+    return tuple(res)
 
 
 # =========================================================================== batched copies (issue 10)

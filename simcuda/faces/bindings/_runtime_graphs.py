@@ -168,37 +168,6 @@ def _struct_arg(p: Any, cls_name: str, arg: str, call: str) -> Any:
 
 
 @_rt()
-def cudaGraphAddKernelNode(graph: Any, pDependencies: Any, numDependencies: Any, pNodeParams: Any) -> _Result:
-    """Add a KERNEL node from ``cudaKernelNodeParams``: ``func`` (a ``CUfunction``/``cudaFunction_t`` or its
-    ``int`` handle, from ``cuModuleGetFunction``), ``gridDim``/``blockDim`` (``dim3``), ``sharedMemBytes``
-    (bytes), ``kernelParams`` (any form ``cuLaunchKernel`` takes).
-    """
-    deps = _deps(pDependencies, numDependencies)
-    p = _struct_arg(pNodeParams, "cudaKernelNodeParams", "pNodeParams", "cudaGraphAddKernelNode")
-    d = _drv()
-    hf = int(p.func)
-    if p._raw("extra"):
-        d.check_kernel_extra(_KP.given(p._raw("kernelParams")), p._raw("extra"), "cudaGraphAddKernelNode")
-    args = _KP.kernel_args(d, hf, p._raw("kernelParams"), "cudaGraphAddKernelNode")
-    g, b = p.gridDim, p.blockDim
-    return (_SUCCESS, _mk_node(d.graph_add_kernel_node(_h(graph, _cudaGraph_t), deps, hf, (g.x, g.y, g.z),
-                                                      (b.x, b.y, b.z), p.sharedMemBytes, args)))
-
-
-@_rt()
-def cudaGraphAddMemcpyNode(graph: Any, pDependencies: Any, numDependencies: Any, pCopyParams: Any) -> _Result:
-    """Add a MEMCPY node from ``cudaMemcpy3DParms`` (pitched pointers made with ``make_cudaPitchedPtr``,
-    positions with ``make_cudaPos``, ``extent`` with ``make_cudaExtent``: width in bytes). Host sides are
-    read/written when the graph runs (spec 3.10); ``cudaMemcpyDefault`` infers each side.
-    """
-    deps = _deps(pDependencies, numDependencies)
-    p = _struct_arg(pCopyParams, "cudaMemcpy3DParms", "pCopyParams", "cudaGraphAddMemcpyNode")
-    d = _drv()
-    return (_SUCCESS, _mk_node(d.graph_add_memcpy_node(_h(graph, _cudaGraph_t), deps,
-                                                      _params3d(d, p, "cudaGraphAddMemcpyNode"))))
-
-
-@_rt()
 def cudaGraphAddMemcpyNode1D(graph: Any, pDependencies: Any, numDependencies: Any, dst: Any, src: Any, count: Any,
                              kind: Any) -> _Result:
     """Add a 1D MEMCPY node of ``count`` bytes (arguments as :func:`cudaMemcpy`). This wrapper does not check
@@ -211,23 +180,33 @@ def cudaGraphAddMemcpyNode1D(graph: Any, pDependencies: Any, numDependencies: An
     return (_SUCCESS, _mk_node(d.graph_add_memcpy_node(_h(graph, _cudaGraph_t), deps, p)))
 
 
-@_rt()
-def cudaGraphAddMemsetNode(graph: Any, pDependencies: Any, numDependencies: Any, pMemsetParams: Any) -> _Result:
-    """Add a MEMSET node from ``cudaMemsetParams``: ``dst``, ``pitch`` (bytes, 0 for one row), ``value``,
-    ``elementSize`` (1, 2 or 4 bytes), ``width`` (elements), ``height`` (rows).
-    """
-    deps = _deps(pDependencies, numDependencies)
-    m = _struct_arg(pMemsetParams, "cudaMemsetParams", "pMemsetParams", "cudaGraphAddMemsetNode")
-    p = _MemsetParams(_T.void_ptr(m._raw("dst")), m.value, m.elementSize, m.width, m.height, m.pitch)
-    return (_SUCCESS, _mk_node(_drv().graph_add_memset_node(_h(graph, _cudaGraph_t), deps, p)))
+# -- the runtime's node parameter structs read for the core (runtime.py's FaceSpec.readers, by struct name) ---------
+def _kernel_reader(d: Any, p: Any, call: str) -> dict[str, Any]:
+    """The core kernel spec of a ``cudaKernelNodeParams``: ``func`` (a ``CUfunction``/``cudaFunction_t`` or its
+    ``int`` handle), ``gridDim``/``blockDim`` (``dim3``), ``sharedMemBytes``, ``kernelParams`` (any form
+    ``cuLaunchKernel`` takes)."""
+    hf = int(p.func)
+    if p._raw("extra"):
+        d.check_kernel_extra(_KP.given(p._raw("kernelParams")), p._raw("extra"), call)
+    args = _KP.kernel_args(d, hf, p._raw("kernelParams"), call)
+    g, b = p.gridDim, p.blockDim
+    return {"hfunc": hf, "grid": (g.x, g.y, g.z), "block": (b.x, b.y, b.z), "shmem": p.sharedMemBytes, "args": args}
 
 
-@_rt()
-def cudaGraphAddHostNode(graph: Any, pDependencies: Any, numDependencies: Any, pNodeParams: Any) -> _Result:
-    """Add a HOST node from ``cudaHostNodeParams`` (``fn``: ``cudaHostFn_t`` address, ``userData``)."""
-    deps = _deps(pDependencies, numDependencies)
-    p = _struct_arg(pNodeParams, "cudaHostNodeParams", "pNodeParams", "cudaGraphAddHostNode")
-    return (_SUCCESS, _mk_node(_drv().graph_add_host_node(_h(graph, _cudaGraph_t), deps, int(p.fn), p.userData)))
+def _memset_reader(d: Any, m: Any, call: str) -> Any:
+    """A ``MemsetParams`` from a ``cudaMemsetParams`` (``dst``, ``pitch`` in bytes, ``value``, ``elementSize``,
+    ``width`` in elements, ``height`` in rows)."""
+    return _MemsetParams(_T.void_ptr(m._raw("dst")), m.value, m.elementSize, m.width, m.height, m.pitch)
+
+
+def _host_reader(d: Any, p: Any, call: str) -> dict[str, Any]:
+    """The core host node fields of a ``cudaHostNodeParams`` (``fn``: a ``cudaHostFn_t`` address, ``userData``)."""
+    return {"fn": int(p.fn), "user_data": p.userData}
+
+
+def _copy3d_reader(d: Any, p: Any, call: str) -> Any:
+    """A ``CopyParams`` from a ``cudaMemcpy3DParms`` (pitched pointers, positions, extent, ``cudaMemcpyKind``)."""
+    return _params3d(d, p, call)
 
 
 def _dep_pairs(from_: Any, to: Any, edgeData: Any, n: Any, remove: bool) -> tuple[list[int], list[int], _EdgeDataArg]:
@@ -253,64 +232,6 @@ def cudaGraphRemoveDependencies(graph: Any, from_: Any, to: Any, edgeData: Any, 
 
 def _pad_nodes(handles: list[int], n: int) -> list[Any]:
     return _B.pad_nodes(handles, n, _mk_node)
-
-
-@_rt()
-def cudaGraphGetNodes(graph: Any, numNodes: Any = 0) -> _Result:
-    """The graph's nodes in creation order: ``(cudaSuccess, [cudaGraphNode_t], count)``.
-
-    ``numNodes=0`` (the default) only counts: ``([], N)``; a larger value pads the list with
-    ``cudaGraphNode_t(0)`` and returns N; a smaller one returns that many nodes and that count.
-    """
-    n = _size(numNodes)
-    _T.check_calloc(n)
-    nodes = _drv().graph_get_nodes(_h(graph, _cudaGraph_t))
-    return (_SUCCESS, _pad_nodes(nodes, n), len(nodes) if n == 0 or n >= len(nodes) else n)
-
-
-@_rt()
-def cudaGraphGetRootNodes(graph: Any, pNumRootNodes: Any = 0) -> _Result:
-    """Nodes with no incoming edge; count-only and padding as :func:`cudaGraphGetNodes`."""
-    n = _size(pNumRootNodes)
-    _T.check_calloc(n)
-    nodes = _drv().graph_get_root_nodes(_h(graph, _cudaGraph_t))
-    return (_SUCCESS, _pad_nodes(nodes, n), len(nodes) if n == 0 or n >= len(nodes) else n)
-
-
-@_rt()
-def cudaGraphGetEdges(graph: Any, numEdges: Any = 0) -> _Result:
-    """``(cudaSuccess, from, to, edgeData, count)`` in creation order, ``to[i]`` depending on ``from[i]``.
-
-    ``numEdges=0`` only counts; a larger value pads with ``cudaGraphNode_t(0)`` and zero edge data.
-    """
-    n = _size(numEdges)
-    _T.check_calloc(n)
-    edges = _drv().graph_get_edges(_h(graph, _cudaGraph_t))
-    frm = _pad_nodes([a for a, _, _ in edges], n)
-    to = _pad_nodes([b for _, b, _ in edges], n)
-    eds = _B.pad_edges([ed for _, _, ed in edges], n, _edge, _cudaGraphEdgeData)
-    return (_SUCCESS, frm, to, eds, len(edges) if n == 0 or n >= len(edges) else n)
-
-
-def _node_deps(node: Any, n: Any, dependents: bool) -> _Result:
-    n = _size(n)
-    _T.check_calloc(n)
-    pairs = _drv().graph_node_get_dependencies(_h(node, _cudaGraphNode_t), dependents)
-    nodes = _pad_nodes([a for a, _ in pairs], n)
-    eds = _B.pad_edges([ed for _, ed in pairs], n, _edge, _cudaGraphEdgeData)
-    return (_SUCCESS, nodes, eds, len(pairs) if n == 0 or n >= len(pairs) else n)
-
-
-@_rt()
-def cudaGraphNodeGetDependencies(node: Any, pNumDependencies: Any = 0) -> _Result:
-    """The node's dependencies with edge data: ``(cudaSuccess, nodes, edgeData, count)``."""
-    return _node_deps(node, pNumDependencies, False)
-
-
-@_rt()
-def cudaGraphNodeGetDependentNodes(node: Any, pNumDependentNodes: Any = 0) -> _Result:
-    """The nodes that depend on this one, with edge data: ``(cudaSuccess, nodes, edgeData, count)``."""
-    return _node_deps(node, pNumDependentNodes, True)
 
 
 @_rt()

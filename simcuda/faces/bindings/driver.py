@@ -31,14 +31,9 @@ from ..._generated.driver_outputs import PARAMS as _PARAMS
 from . import _driver_types as _T
 from . import _executor as _B
 from ._driver_contexts import cuCtxCreate as cuCtxCreate
-from ._driver_contexts import cuDeviceComputeCapability as cuDeviceComputeCapability
 from ._driver_contexts import cuDeviceGetByPCIBusId as cuDeviceGetByPCIBusId
-from ._driver_contexts import cuDeviceGetName as cuDeviceGetName
 from ._driver_contexts import cuDeviceGetPCIBusId as cuDeviceGetPCIBusId
-from ._driver_contexts import cuDeviceGetUuid as cuDeviceGetUuid
 from ._driver_contexts import cuEventRecord as cuEventRecord
-from ._driver_contexts import cuGetErrorName as cuGetErrorName
-from ._driver_contexts import cuGetErrorString as cuGetErrorString
 from ._driver_contexts import cuStreamAddCallback as cuStreamAddCallback
 from ._driver_contexts import cuStreamBeginCaptureToCig as cuStreamBeginCaptureToCig
 from ._driver_contexts import cuStreamBeginCaptureToGraph as cuStreamBeginCaptureToGraph
@@ -60,59 +55,23 @@ from ._driver_face import memcpy_batch_args as memcpy_batch_args
 from ._driver_face import sizeof as sizeof
 from ._driver_graphs import cuGraphAddBatchMemOpNode as cuGraphAddBatchMemOpNode
 from ._driver_graphs import cuGraphAddDependencies as cuGraphAddDependencies
-from ._driver_graphs import cuGraphAddExternalSemaphoresSignalNode as cuGraphAddExternalSemaphoresSignalNode
-from ._driver_graphs import cuGraphAddExternalSemaphoresWaitNode as cuGraphAddExternalSemaphoresWaitNode
-from ._driver_graphs import cuGraphAddHostNode as cuGraphAddHostNode
-from ._driver_graphs import cuGraphAddKernelNode as cuGraphAddKernelNode
-from ._driver_graphs import cuGraphAddMemAllocNode as cuGraphAddMemAllocNode
-from ._driver_graphs import cuGraphAddMemcpyNode as cuGraphAddMemcpyNode
-from ._driver_graphs import cuGraphAddMemsetNode as cuGraphAddMemsetNode
 from ._driver_graphs import cuGraphAddNode as cuGraphAddNode
 from ._driver_graphs import cuGraphAddNode_v3 as cuGraphAddNode_v3
 from ._driver_graphs import cuGraphBatchMemOpNodeGetParams as cuGraphBatchMemOpNodeGetParams
-from ._driver_graphs import cuGraphBatchMemOpNodeSetParams as cuGraphBatchMemOpNodeSetParams
 from ._driver_graphs import cuGraphDebugDotPrint as cuGraphDebugDotPrint
 from ._driver_graphs import cuGraphEventRecordNodeGetEvent as cuGraphEventRecordNodeGetEvent
-from ._driver_graphs import cuGraphEventRecordNodeSetEvent as cuGraphEventRecordNodeSetEvent
 from ._driver_graphs import cuGraphEventWaitNodeGetEvent as cuGraphEventWaitNodeGetEvent
-from ._driver_graphs import cuGraphEventWaitNodeSetEvent as cuGraphEventWaitNodeSetEvent
-from ._driver_graphs import cuGraphExecBatchMemOpNodeSetParams as cuGraphExecBatchMemOpNodeSetParams
-from ._driver_graphs import cuGraphExecChildGraphNodeSetParams as cuGraphExecChildGraphNodeSetParams
-from ._driver_graphs import cuGraphExecEventRecordNodeSetEvent as cuGraphExecEventRecordNodeSetEvent
-from ._driver_graphs import cuGraphExecEventWaitNodeSetEvent as cuGraphExecEventWaitNodeSetEvent
-from ._driver_graphs import (
-    cuGraphExecExternalSemaphoresSignalNodeSetParams as cuGraphExecExternalSemaphoresSignalNodeSetParams,
-)
-from ._driver_graphs import (
-    cuGraphExecExternalSemaphoresWaitNodeSetParams as cuGraphExecExternalSemaphoresWaitNodeSetParams,
-)
-from ._driver_graphs import cuGraphExecHostNodeSetParams as cuGraphExecHostNodeSetParams
-from ._driver_graphs import cuGraphExecKernelNodeSetParams as cuGraphExecKernelNodeSetParams
-from ._driver_graphs import cuGraphExecMemcpyNodeSetParams as cuGraphExecMemcpyNodeSetParams
-from ._driver_graphs import cuGraphExecMemsetNodeSetParams as cuGraphExecMemsetNodeSetParams
 from ._driver_graphs import cuGraphExecNodeSetParams as cuGraphExecNodeSetParams
 from ._driver_graphs import cuGraphExecUpdate as cuGraphExecUpdate
 from ._driver_graphs import cuGraphExternalSemaphoresSignalNodeGetParams as cuGraphExternalSemaphoresSignalNodeGetParams
-from ._driver_graphs import cuGraphExternalSemaphoresSignalNodeSetParams as cuGraphExternalSemaphoresSignalNodeSetParams
 from ._driver_graphs import cuGraphExternalSemaphoresWaitNodeGetParams as cuGraphExternalSemaphoresWaitNodeGetParams
-from ._driver_graphs import cuGraphExternalSemaphoresWaitNodeSetParams as cuGraphExternalSemaphoresWaitNodeSetParams
-from ._driver_graphs import cuGraphGetEdges as cuGraphGetEdges
-from ._driver_graphs import cuGraphGetNodes as cuGraphGetNodes
-from ._driver_graphs import cuGraphGetRootNodes as cuGraphGetRootNodes
 from ._driver_graphs import cuGraphHostNodeGetParams as cuGraphHostNodeGetParams
-from ._driver_graphs import cuGraphHostNodeSetParams as cuGraphHostNodeSetParams
-from ._driver_graphs import cuGraphInstantiate as cuGraphInstantiate
 from ._driver_graphs import cuGraphInstantiateWithParams as cuGraphInstantiateWithParams
 from ._driver_graphs import cuGraphKernelNodeGetParams as cuGraphKernelNodeGetParams
-from ._driver_graphs import cuGraphKernelNodeSetParams as cuGraphKernelNodeSetParams
 from ._driver_graphs import cuGraphMemAllocNodeGetParams as cuGraphMemAllocNodeGetParams
 from ._driver_graphs import cuGraphMemcpyNodeGetParams as cuGraphMemcpyNodeGetParams
-from ._driver_graphs import cuGraphMemcpyNodeSetParams as cuGraphMemcpyNodeSetParams
 from ._driver_graphs import cuGraphMemFreeNodeGetParams as cuGraphMemFreeNodeGetParams
 from ._driver_graphs import cuGraphMemsetNodeGetParams as cuGraphMemsetNodeGetParams
-from ._driver_graphs import cuGraphMemsetNodeSetParams as cuGraphMemsetNodeSetParams
-from ._driver_graphs import cuGraphNodeGetDependencies as cuGraphNodeGetDependencies
-from ._driver_graphs import cuGraphNodeGetDependentNodes as cuGraphNodeGetDependentNodes
 from ._driver_graphs import cuGraphNodeGetParams as cuGraphNodeGetParams
 from ._driver_graphs import cuGraphNodeSetParams as cuGraphNodeSetParams
 from ._driver_graphs import cuGraphNodeSetParams_v2 as cuGraphNodeSetParams_v2
@@ -127,15 +86,8 @@ from ._driver_graphs import cuWaitExternalSemaphoresAsync as cuWaitExternalSemap
 from ._driver_memory import cuDeviceGetGraphMemAttribute as cuDeviceGetGraphMemAttribute
 from ._driver_memory import cuDeviceSetGraphMemAttribute as cuDeviceSetGraphMemAttribute
 from ._driver_memory import cuMemAdvise as cuMemAdvise
-from ._driver_memory import cuMemcpy2D as cuMemcpy2D
-from ._driver_memory import cuMemcpy2DAsync as cuMemcpy2DAsync
-from ._driver_memory import cuMemcpy2DUnaligned as cuMemcpy2DUnaligned
-from ._driver_memory import cuMemcpy3D as cuMemcpy3D
-from ._driver_memory import cuMemcpy3DAsync as cuMemcpy3DAsync
 from ._driver_memory import cuMemcpy3DBatchAsync as cuMemcpy3DBatchAsync
 from ._driver_memory import cuMemcpyBatchAsync as cuMemcpyBatchAsync
-from ._driver_memory import cuMemcpyDtoD as cuMemcpyDtoD
-from ._driver_memory import cuMemcpyDtoDAsync as cuMemcpyDtoDAsync
 from ._driver_memory import cuMemcpyDtoH as cuMemcpyDtoH
 from ._driver_memory import cuMemcpyDtoHAsync as cuMemcpyDtoHAsync
 from ._driver_memory import cuMemcpyHtoD as cuMemcpyHtoD
@@ -153,24 +105,10 @@ from ._driver_memory import cuMemPoolSetAccess as cuMemPoolSetAccess
 from ._driver_memory import cuMemPoolSetAttribute as cuMemPoolSetAttribute
 from ._driver_memory import cuMemPrefetchAsync as cuMemPrefetchAsync
 from ._driver_memory import cuMemSetAccess as cuMemSetAccess
-from ._driver_memory import cuMemsetD2D8 as cuMemsetD2D8
-from ._driver_memory import cuMemsetD2D8Async as cuMemsetD2D8Async
-from ._driver_memory import cuMemsetD2D16 as cuMemsetD2D16
-from ._driver_memory import cuMemsetD2D16Async as cuMemsetD2D16Async
-from ._driver_memory import cuMemsetD2D32 as cuMemsetD2D32
-from ._driver_memory import cuMemsetD2D32Async as cuMemsetD2D32Async
-from ._driver_memory import cuMemsetD8 as cuMemsetD8
-from ._driver_memory import cuMemsetD8Async as cuMemsetD8Async
-from ._driver_memory import cuMemsetD16 as cuMemsetD16
-from ._driver_memory import cuMemsetD16Async as cuMemsetD16Async
-from ._driver_memory import cuMemsetD32 as cuMemsetD32
-from ._driver_memory import cuMemsetD32Async as cuMemsetD32Async
 from ._driver_memory import cuPointerGetAttribute as cuPointerGetAttribute
 from ._driver_memory import cuPointerGetAttributes as cuPointerGetAttributes
 from ._driver_memory import cuUserObjectCreate as cuUserObjectCreate
 from ._driver_modules import cuArrayCreate as cuArrayCreate
-from ._driver_modules import cuFuncGetName as cuFuncGetName
-from ._driver_modules import cuKernelGetName as cuKernelGetName
 from ._driver_modules import cuLaunchCooperativeKernel as cuLaunchCooperativeKernel
 from ._driver_modules import cuLaunchHostFunc as cuLaunchHostFunc
 from ._driver_modules import cuLaunchHostFunc_v2 as cuLaunchHostFunc_v2
@@ -189,6 +127,7 @@ from ._driver_modules import cuModuleLoad as cuModuleLoad
 from ._driver_modules import cuModuleLoadData as cuModuleLoadData
 from ._driver_modules import cuModuleLoadDataEx as cuModuleLoadDataEx
 from ._driver_modules import cuModuleLoadFatBinary as cuModuleLoadFatBinary
+from ._driver_node_params import READERS as _READERS
 
 # -- enums and integer constants (generated from the real module) -------------------------------
 globals().update(_E.__all_enums__)
@@ -218,7 +157,7 @@ assert _CUstream.__int__ is _T.Wrapper.__int__ and _CUfunction.__int__ is _T.Wra
 _ENUM_CNAME = {"CUresult": "cudaError_enum"}  # the C enum behind a wrapper enum, where it is not "<name>_enum"
 #: what the executor (:func:`simcuda.faces.bindings._executor.build`) needs to know of this face
 _FACE = _B.FaceSpec(__name__, globals(), _OUTPUTS, _PARAMS, lambda t: _ENUM_CNAME.get(t, t + "_enum"), _SUCCESS, _drv,
-                    node_array=_deps_for)
+                    node_array=_deps_for, readers=_READERS)
 
 
 def _build(name: str) -> _Callable[..., _Result]:

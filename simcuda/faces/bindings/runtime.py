@@ -341,8 +341,12 @@ del _part
 
 # =========================================================================== entries built from the table
 #: what the executor (:func:`simcuda.faces.bindings._executor.build`) needs to know of this face
+#: the runtime's struct readers (written in _runtime_graphs, copied into this load by install)
+_READERS = {name: globals()[reader] for name, reader in (
+    ("cudaKernelNodeParams", "_kernel_reader"), ("cudaMemsetParams", "_memset_reader"),
+    ("cudaHostNodeParams", "_host_reader"), ("cudaMemcpy3DParms", "_copy3d_reader"))}
 _FACE = _B.FaceSpec(__name__, globals(), _OUTPUTS, _PARAMS, lambda t: "enum " + t, _SUCCESS, _drv,
-                    handle_types=(_T.Wrapper, _NvHandle), node_array=_deps, docs_by_position=True)
+                    handle_types=(_T.Wrapper, _NvHandle), node_array=_deps, docs_by_position=True, readers=_READERS)
 
 
 def _build(row: _Runtime) -> _Callable[..., _Result]:
@@ -357,7 +361,7 @@ def _build(row: _Runtime) -> _Callable[..., _Result]:
         rsig = _B.signature_params(_OUTPUTS[row.name][0])
         if len(dsig) != len(rsig):
             raise AssertionError(f"{row.name}: {len(rsig)} parameters, {row.driver} {len(dsig)}: give the row a call")
-        rename = {d[0]: r[0] for d, r in zip(dsig, rsig)}
+        rename = {d[0].partition("=")[0]: r[0].partition("=")[0] for d, r in zip(dsig, rsig)}  # (defaults)
     fn = _B.build(_FACE, row.name, call, rename)
     fn.__doc__ = row.doc
     return _rt(row.needs)(fn)

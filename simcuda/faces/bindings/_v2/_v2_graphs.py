@@ -258,39 +258,9 @@ def graph_event_record_node_get_event(h_node: Any) -> int:
 
 
 @_face
-def graph_event_record_node_set_event(h_node: Any, event: Any) -> None:
-    """Set the event of an EVENT_RECORD node."""
-    _drv().graph_node_set_params(_ip(h_node), 7, _ip(event))
-
-
-@_face
 def graph_event_wait_node_get_event(h_node: Any) -> int:
     """The event of a WAIT_EVENT node."""
     return _event_of(h_node, 6)
-
-
-@_face
-def graph_event_wait_node_set_event(h_node: Any, event: Any) -> None:
-    """Set the event of a WAIT_EVENT node."""
-    _drv().graph_node_set_params(_ip(h_node), 6, _ip(event))
-
-
-@_face
-def graph_exec_event_record_node_set_event(h_graph_exec: Any, h_node: Any, event: Any) -> None:
-    """Set an EVENT_RECORD node's event in an exec."""
-    _drv().graph_exec_node_set_params(_ip(h_graph_exec), _ip(h_node), 7, _ip(event))
-
-
-@_face
-def graph_exec_event_wait_node_set_event(h_graph_exec: Any, h_node: Any, event: Any) -> None:
-    """Set a WAIT_EVENT node's event in an exec."""
-    _drv().graph_exec_node_set_params(_ip(h_graph_exec), _ip(h_node), 6, _ip(event))
-
-
-@_face
-def graph_exec_child_graph_node_set_params(h_graph_exec: Any, h_node: Any, child_graph: Any) -> None:
-    """Give a child-graph node of an exec the parameters of a graph of the same topology."""
-    _drv().graph_exec_node_set_params(_ip(h_graph_exec), _ip(h_node), 4, _ip(child_graph))
 
 
 def _counted(fn: _Callable[_P, _R]) -> _Callable[_P, _R]:

@@ -27,7 +27,10 @@ from typing import Any
 
 from ...._core.rows import Api as _Api
 from ...._generated import v2_enums as _E2
+from ...._generated.driver_outputs import OUTPUTS as _OUTPUTS
 from ...._generated.driver_outputs import V2_FUNCTIONS as _V2_FUNCTIONS
+from .. import _driver_types as _T
+from .._executor import signature_params as _signature_params
 from ._v2_contexts import ctx_create_v4 as ctx_create_v4
 from ._v2_contexts import device_get_by_pci_bus_id as device_get_by_pci_bus_id
 from ._v2_contexts import device_get_name as device_get_name
@@ -72,12 +75,7 @@ from ._v2_graphs import graph_add_host_node as graph_add_host_node
 from ._v2_graphs import graph_add_mem_free_node as graph_add_mem_free_node
 from ._v2_graphs import graph_debug_dot_print as graph_debug_dot_print
 from ._v2_graphs import graph_event_record_node_get_event as graph_event_record_node_get_event
-from ._v2_graphs import graph_event_record_node_set_event as graph_event_record_node_set_event
 from ._v2_graphs import graph_event_wait_node_get_event as graph_event_wait_node_get_event
-from ._v2_graphs import graph_event_wait_node_set_event as graph_event_wait_node_set_event
-from ._v2_graphs import graph_exec_child_graph_node_set_params as graph_exec_child_graph_node_set_params
-from ._v2_graphs import graph_exec_event_record_node_set_event as graph_exec_event_record_node_set_event
-from ._v2_graphs import graph_exec_event_wait_node_set_event as graph_exec_event_wait_node_set_event
 from ._v2_graphs import graph_exec_host_node_set_params as graph_exec_host_node_set_params
 from ._v2_graphs import graph_exec_update_v2 as graph_exec_update_v2
 from ._v2_graphs import graph_get_edges_v2 as graph_get_edges_v2
@@ -171,8 +169,26 @@ def _build(name: str, row: _Api) -> _Callable[..., Any]:
 #: this module does not write by hand above or below (derived, never a hand-kept list)
 _HAND = frozenset(("module_get_global_v2", "library_get_global", "kernel_get_function", "device_get_pci_bus_id",
                    "device_get_by_pci_bus_id"))
-_BUILT = tuple(n for n in _V2_FUNCTIONS
-               if n not in globals() and n not in _HAND and (_r := _row(n)) is not None and not _r.particular)
+
+
+def _plain(row: _Api) -> bool:
+    """True when this face's builder (:func:`_build`, plain values in and out) serves the row: its call passes
+    parameters and literals only (no array, in/out pointer, nested form or struct field), no parameter or
+    output is a struct in the tuple face's declaration (a ``_v2`` struct is an address, which only a hand-written
+    function reads), and no output is ``bytes`` (the core's text, which this builder would return as ``str``)."""
+    call = row.call
+    if not call.simple or call.counts or call.reads or call.fields:
+        return False
+    sig, outs = _OUTPUTS[row.name]
+    classes = _T.build_classes()
+    structs = [c for _p, c, _a in _signature_params(sig)] + [t for _o, t in outs]
+    return not any(hasattr(classes.get(t), "_fields") for t in structs) and all(t != "bytes" for _o, t in outs)
+
+
+#: (a real name whose signature is another function's, ``graph_instantiate`` for ``graph_instantiate_with_flags``,
+#: is an alias the real module keeps as a stub, not built)
+_BUILT = tuple(n for n in _V2_FUNCTIONS if n not in globals() and n not in _HAND and (_r := _row(n)) is not None
+               and not _r.particular and _plain(_r) and _V2_FUNCTIONS[n].startswith(n + "("))
 for _n in _BUILT:
     _r = _row(_n)
     assert _r is not None
