@@ -55,7 +55,7 @@ def test_runtime_forms_and_decoders():
 def test_the_printed_source_makes_the_committed_record():
     """The source printed for a committed row's former text makes the record that row holds."""
     conv = TOOL["Converter"](DEFS, "cuGraphGetEdges")
-    text = conv.shape("graph_get_edges(hGraph) -> from_[numEdges], to[numEdges], edgeData[numEdges] (...)", False)
+    text = conv.shape("graph_get_edges(hGraph) -> from_[numEdges], to[numEdges], edgeData[numEdges]", False)
     from simcuda._core.graphs.graph_entries import Graphs
     assert eval(text.flat(), {**vars(R), "Graphs": Graphs}) == API["cuGraphGetEdges"].shape  # noqa: S307 (the tool's output)
 
