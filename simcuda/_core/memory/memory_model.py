@@ -12,6 +12,9 @@ real bindings accept.
 
 Nothing here knows about capture: copies and sets are plain functions that the driver calls
 when work actually runs (at once, when a stream progresses, or when a graph replays).
+
+Why this file is long (over ~700 lines): the address space, its allocation table, the freed ranges kept for
+reuse (bounded, issue 19) and the host-buffer rules of every copy and set are one model with one lock.
 """
 from __future__ import annotations
 

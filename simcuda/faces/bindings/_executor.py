@@ -11,6 +11,10 @@ arguments a count runs past, and the outputs returned in the real slots.
 with its own arity check, error translation (``CUresult`` or ``cudaError_t``) and set-up (the runtime's
 implicit primary context). Nothing here decides a code: every rule is the core's. The faces import these
 names rather than each other's privates (issue 18, item 2).
+
+Why this file is long (over ~700 lines): it is the one executor of every argument and output form the rows
+have (handles, arrays with counts, struct readers, records, nested operations, text buffers, struct fields), kept
+together so that a form is converted in one place for all three Python faces.
 """
 from __future__ import annotations
 
