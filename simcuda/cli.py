@@ -18,7 +18,7 @@ import runpy
 import shutil
 import sys
 import traceback
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -132,26 +132,23 @@ def _summary_limit() -> int:
     return EXPLAIN_LIMIT
 
 
-def _count(text: str) -> int:
-    """``--explain-limit N``: a number of calls, 0 or more (argparse reports anything else)."""
-    try:
-        n = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if n < 0:
-        raise argparse.ArgumentTypeError(f"the limit must be 0 (all) or more, got {n}")
-    return n
+def _at_least(minimum: int, what: str, bound: str) -> Callable[[str], int]:
+    """An argparse type: a whole number of ``what`` (``--devices``, ``--explain-limit``), at least ``minimum``
+    (``bound`` says so in the error); argparse reports anything else as a usage error."""
+    def parse(text: str) -> int:
+        try:
+            n = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a number of {what}") from None
+        if n < minimum:
+            raise argparse.ArgumentTypeError(f"{bound}, got {n}")
+        return n
+    return parse
 
 
-def _device_count(text: str) -> int:
-    """``--devices N``: a positive number of simulated devices (argparse reports anything else)."""
-    try:
-        n = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of devices") from None
-    if n < 1:
-        raise argparse.ArgumentTypeError(f"the number of devices must be at least 1, got {n}")
-    return n
+#: ``--explain-limit N`` (0: all) and ``--devices N`` (at least 1)
+_count = _at_least(0, "calls", "the limit must be 0 (all) or more")
+_device_count = _at_least(1, "devices", "the number of devices must be at least 1")
 
 
 def _exit_code(e: SystemExit) -> int:
