@@ -15,6 +15,9 @@ code maps to, as the real runtime does).
   launches by kernel name.
 * :func:`expect_no_failures`: a block in which no simulated call may fail (an ``AssertionError`` listing each
   failed call with its code and why).
+* :func:`raise_failures`: a block in which every failed call raises :class:`CallFailed` where it was made (entry,
+  code, why) instead of returning its code, and a Python kernel's exception is raised at once
+  (``Options.kernel_faults="raise"``): a test stops at the first failure (``pytest --simcuda-raise``).
 
 The pytest plugin adds the ``simcuda_faults`` fixture and the ``@pytest.mark.simcuda_fault(...)`` marker, which
 use these on the test's driver (docs/testing-on-ci.md).
@@ -37,12 +40,13 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from ._core.errors import CUresult, DriverError
+from ._core.errors import CallFailed, CUresult, DriverError
 
 if TYPE_CHECKING:
     from ._core.facade import Driver
 
-__all__ = ["Call", "CallRecorder", "Injection", "expect_no_failures", "inject", "record_calls"]
+__all__ = ["Call", "CallFailed", "CallRecorder", "Injection", "expect_no_failures", "inject", "raise_failures",
+           "record_calls"]
 
 
 @attrs.frozen
@@ -386,3 +390,24 @@ def expect_no_failures(driver: Driver | None = None) -> Iterator[None]:
         more = f"\n  ... {len(failed) - 20} more" if len(failed) > 20 else ""
         raise AssertionError(f"{len(failed)} simulated call(s) failed inside expect_no_failures():\n"
                              + "\n".join(lines) + more)
+
+
+@contextmanager
+def raise_failures(driver: Driver | None = None, kernels: bool = True) -> Iterator[None]:
+    """A block in which every call on ``driver`` (default: the current driver) that does not return
+    ``CUDA_SUCCESS`` raises :class:`CallFailed` (entry, code, why) where the program made it, after it is recorded
+    as any failure (the thread's last error, ``error_log``); with ``kernels``, a Python kernel's or PTX kernel's
+    fault raises its exception at the launch instead of becoming a sticky error (``Options.kernel_faults``).
+    ``CallFailed`` is a ``BaseException``: the program's own ``except Exception`` does not catch it, and it
+    crosses the native route's C boundary as Ctrl-C does. On leaving the block the driver answers codes again."""
+    drv = _driver(driver)
+    before = (drv.raise_failures, drv.options.kernel_faults)
+    drv.raise_failures = True
+    if kernels:
+        drv.options = attrs.evolve(drv.options, kernel_faults="raise")
+    try:
+        yield
+    finally:
+        drv.raise_failures = before[0]
+        if kernels:
+            drv.options = attrs.evolve(drv.options, kernel_faults=before[1])

@@ -33,6 +33,9 @@ option                         ini                       meaning
                                                          (``Options.kernel_bounds``; default
                                                          ``$SIMCUDA_KERNEL_BOUNDS``, else strict)
 ``--simcuda-real``             ``simcuda_real``          leave a working real GPU driver in place
+``--simcuda-raise``            ``simcuda_raise``         every failed call raises ``CallFailed`` at the
+                                                         call, kernel faults raise at the launch
+                                                         (:func:`simcuda.faults.raise_failures`)
 =============================  ========================  ===============================================
 
 simcuda is imported lazily, so installing it costs nothing in test sessions that do not use it.
@@ -102,6 +105,10 @@ def pytest_addoption(parser: Any) -> None:
     parser.addini("simcuda_kernel_bounds", "strict or gpu-like (as --simcuda-kernel-bounds); empty: "
                   "$SIMCUDA_KERNEL_BOUNDS, else strict", default="")
     parser.addini("simcuda_real", "leave a working real GPU driver in place", type="bool", default=False)
+    g.addoption("--simcuda-raise", action="store_true", default=None,
+                help="every simulated call that fails raises simcuda.faults.CallFailed where it was made, and a "
+                     "kernel's fault raises at its launch, so a test stops at the first failure (ini: simcuda_raise)")
+    parser.addini("simcuda_raise", "failed calls raise at the call (as --simcuda-raise)", type="bool", default=False)
 
 
 class _Session:
@@ -118,6 +125,7 @@ class _Session:
         kernels = _option(config, "--simcuda-kernels")
         self.kernels = [str(k) for k in (kernels if kernels is not None else config.getini("simcuda_kernels"))]
         self.real = bool(pick("--simcuda-real", "simcuda_real"))
+        self.raise_failures = bool(pick("--simcuda-raise", "simcuda_raise"))
         self.kernel_bounds = str(pick("--simcuda-kernel-bounds", "simcuda_kernel_bounds") or "") or None
         if self.kernel_bounds is not None and self.kernel_bounds not in _BOUNDS:
             raise pytest.UsageError(f"simcuda kernel bounds must be one of {_BOUNDS}, not {self.kernel_bounds!r}")
@@ -174,9 +182,14 @@ class _Session:
         import simcuda
         from simcuda._summary import RecordingDriver
         n = self.devices if devices is None else devices
-        options = simcuda.Options(kernel_bounds=self.kernel_bounds) if self.kernel_bounds else None
-        return RecordingDriver(devices=[simcuda.DeviceSpec() for _ in range(n)],
-                               progression=progression or self.progression, options=options)
+        choices: dict[str, Any] = {"kernel_bounds": self.kernel_bounds} if self.kernel_bounds else {}
+        if self.raise_failures:
+            choices["kernel_faults"] = "raise"
+        drv = RecordingDriver(devices=[simcuda.DeviceSpec() for _ in range(n)],
+                              progression=progression or self.progression,
+                              options=simcuda.Options(**choices) if choices else None)
+        drv.raise_failures = self.raise_failures
+        return drv
 
     def decide_scope(self) -> None:
         """Resolve ``auto`` once the test modules are imported (after collection)."""

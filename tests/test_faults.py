@@ -193,3 +193,34 @@ def test_native_route_sees_the_same_faults():
     assert r.returncode == 0, r.stderr[-3000:]
     out = json.loads([x for x in r.stdout.splitlines() if x.startswith("OUT=")][-1][4:])
     assert out == {"got": [0, 2, 0], "rec": [0, 2, 0], "after": 0}
+
+
+def test_raise_failures_stops_at_the_first_failed_call(drv):
+    """Inside raise_failures every failed call raises CallFailed (entry, code, why) at the call, after it is
+    recorded as any failure; the program's ``except Exception`` does not swallow it; after the block the entry
+    answers its code again and nothing else changed (successful calls inside returned as usual)."""
+    with faults.raise_failures():
+        assert cu.cuMemAlloc(64)[0] == 0
+        with pytest.raises(faults.CallFailed) as e:
+            try:
+                cu.cuMemFree(12345)
+            except Exception:  # a program's own handler: not where CallFailed goes
+                pytest.fail("CallFailed was caught as an Exception")
+    assert (e.value.entry, e.value.code) == ("cuMemFree", 1) and "not the start" in e.value.why
+    assert [(r.call, r.code) for r in drv.error_log] == [("cuMemFree", 1)]
+    assert cu.cuMemFree(12345)[0] == cu.CUresult.CUDA_ERROR_INVALID_VALUE
+    assert not drv.raise_failures and drv.options.kernel_faults == "sticky"
+
+
+def test_raise_failures_raises_a_python_kernels_exception_at_the_launch(drv):
+    """With kernels=True (the default) a Python kernel that raises makes its launch raise that exception, not a
+    sticky 719; the context stays usable."""
+    @simcuda.kernel("boom")
+    def boom(launch):
+        raise ZeroDivisionError("in the kernel")
+    ptx = b".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry boom()\n{\n ret;\n}\n"
+    _, mod = cu.cuModuleLoadData(ptx)
+    _, fn = cu.cuModuleGetFunction(mod, b"boom")
+    with faults.raise_failures(), pytest.raises(ZeroDivisionError):
+        cu.cuLaunchKernel(fn, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0)
+    assert cu.cuCtxSynchronize()[0] == 0

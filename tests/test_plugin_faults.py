@@ -66,3 +66,27 @@ def test_faults_marker_fixture_and_the_failed_calls_section(tmp_path):
     assert "cuStreamSynchronize -> CUDA_ERROR_INVALID_HANDLE (400)" in section.split("short test summary")[0]
     assert "why: " in section
     assert "'cuNoSuchEntry' is no driver entry simcuda simulates" in out
+
+
+RAISE_TESTS = textwrap.dedent('''
+    def test_stops_at_the_first_failure():
+        from cuda.bindings import driver as cu
+        cu.cuInit(0)
+        _, ctx = cu.cuDevicePrimaryCtxRetain(0)
+        cu.cuCtxSetCurrent(ctx)
+        cu.cuStreamSynchronize(12345)   # raises here under --simcuda-raise
+        raise AssertionError("not reached")
+''')
+
+
+def test_simcuda_raise_makes_a_failed_call_raise_where_it_was_made(tmp_path):
+    """``pytest --simcuda --simcuda-raise``: the test fails at the call that failed, with CallFailed naming the
+    entry, its code and why (not at a later assertion)."""
+    (tmp_path / "test_raise.py").write_text(RAISE_TESTS)
+    r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly",
+                        "--simcuda", "--simcuda-route", "python", "--simcuda-raise", str(tmp_path)],
+                       capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    out = r.stdout + r.stderr
+    assert "1 failed" in out, out
+    assert "CallFailed: cuStreamSynchronize -> CUDA_ERROR_INVALID_HANDLE (400)" in out
+    assert ">       cu.cuStreamSynchronize(12345)" in out  # pytest marks the call as where the test stopped

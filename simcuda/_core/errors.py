@@ -17,6 +17,29 @@ _CURESULT_VALUES = frozenset(int(c) for c in CUresult)
 __all__ = ["CUresult", "DriverError", "MEANINGS", "explain"]
 
 
+class CallFailed(BaseException):
+    """A simulated call did not return ``CUDA_SUCCESS`` while the driver raises at the call
+    (:func:`simcuda.faults.raise_failures`, ``pytest --simcuda-raise``): raised where the program made the call,
+    instead of returning the code, so a test stops at the first failure with its entry, code and why.
+
+    A ``BaseException``, as pytest's own outcome exceptions are, so that the program's ``except Exception`` does
+    not swallow it, and so that it crosses the native route's C boundary as Ctrl-C does.
+
+    Attributes: ``entry`` (the API name of the call), ``code`` (the ``CUresult`` as an int), ``why``.
+    """
+
+    def __init__(self, entry: str, code: int, why: str) -> None:
+        super().__init__(f"{entry} -> {_code_name(code)} ({code}): {why}")
+        self.entry, self.code, self.why = entry, int(code), why
+
+
+def _code_name(code: int) -> str:
+    try:
+        return CUresult(code).name
+    except ValueError:
+        return str(code)
+
+
 class DriverError(Exception):
     """A simulated driver call failed with a ``CUresult`` code.
 

@@ -33,7 +33,7 @@ from typing import Any, Concatenate, ParamSpec, TypeVar
 from . import process
 from .capture import capture_rules as cap
 from .config import DeviceSpec, Options
-from .errors import CUresult, DriverError
+from .errors import CallFailed, CUresult, DriverError
 from .graphs import graph_model as gr
 from .handles import Handles
 from .logs import Counters, ErrorRecord, LaunchLog, internal_why
@@ -198,6 +198,8 @@ class DriverState:
         self.counters = Counters()
         self._initialized = False
         self._closed = False
+        #: raise :class:`~simcuda._core.errors.CallFailed` at every failed call (:func:`simcuda.faults.raise_failures`)
+        self.raise_failures = False
         self._forked = ""  # the why of every call in a forked child (after_fork_in_child), "" in the parent
         # the common path of every entry: initialised, not closed, no hooks (kept by init, close and add_hook;
         # Driver.launch_kernel_fast reads it alone)
@@ -281,10 +283,14 @@ class DriverState:
             self._common = self._initialized and not self._closed and not self._hooks
 
     def _record_failure(self, t: ThreadState, call: str, e: DriverError) -> None:
-        """The entry wrapper's bookkeeping of a failed call: ``t``'s last error and an :attr:`error_log` record."""
+        """The entry wrapper's bookkeeping of a failed call: ``t``'s last error and an :attr:`error_log` record;
+        with :attr:`raise_failures`, then :class:`~simcuda._core.errors.CallFailed` (the first failing call, a
+        nested entry's included)."""
         t.last_error = e.detached()
         if len(self.error_log) < 100_000:
             self.error_log.append(ErrorRecord(call, int(e.code), e.why, t.name))
+        if self.raise_failures:  # simcuda.faults.raise_failures: the failure raises where the call was made
+            raise CallFailed(call, int(e.code), e.why) from e
 
     def record_internal_error(self, call: str, exc: BaseException) -> ErrorRecord:
         """Record that ``call`` answered ``CUDA_ERROR_UNKNOWN`` (999) because ``exc`` escaped simcuda (a simulator
