@@ -181,18 +181,26 @@ with simcuda.patch(route="native"):
     with faults.inject("cuMemAlloc", cu.CUresult.CUDA_ERROR_OUT_OF_MEMORY, nth=2), \
             faults.record_calls("cuMemAlloc") as rec:
         got = [int(cu.cuMemAlloc(64)[0]) for _ in range(3)]
-    print("OUT=" + json.dumps({"got": got, "rec": [c.code for c in rec.calls], "after": int(cu.cuMemAlloc(8)[0])}))
+    raised = None
+    with faults.raise_failures():
+        try:
+            cu.cuMemFree(12345)
+        except faults.CallFailed as e:
+            raised = [e.entry, e.code]
+    print("OUT=" + json.dumps({"got": got, "rec": [c.code for c in rec.calls], "after": int(cu.cuMemAlloc(8)[0]),
+                               "raised": raised}))
 '''
 
 
 @pytest.mark.skipif(not native.available()[0], reason=f"native route: {native.available()[1]}")
 def test_native_route_sees_the_same_faults():
     """On the native route (NVIDIA's own cuda.bindings over the simulated libcuda.so.1), in a fresh interpreter:
-    the second cuMemAlloc answers 2, the recorder sees it, and after the block cuMemAlloc succeeds."""
+    the second cuMemAlloc answers 2, the recorder sees it, and after the block cuMemAlloc succeeds; inside
+    raise_failures a failed call raises CallFailed through NVIDIA's binding."""
     r = subprocess.run([sys.executable, "-c", NATIVE], capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr[-3000:]
     out = json.loads([x for x in r.stdout.splitlines() if x.startswith("OUT=")][-1][4:])
-    assert out == {"got": [0, 2, 0], "rec": [0, 2, 0], "after": 0}
+    assert out == {"got": [0, 2, 0], "rec": [0, 2, 0], "after": 0, "raised": ["cuMemFree", 1]}
 
 
 def test_raise_failures_stops_at_the_first_failed_call(drv):
