@@ -18,7 +18,7 @@ TESTS = textwrap.dedent('''
     def test_driver_fixture(simcuda_driver):
         assert simcuda.current_driver() is simcuda_driver
 
-    @pytest.mark.simcuda
+    @pytest.mark.simcuda(route="python")
     def test_marker_patches_the_python_faces(patched_cuda):
         from cuda.bindings import driver
         assert driver.__name__ == "simcuda.faces.bindings.driver"
