@@ -334,7 +334,9 @@ def _cmd_run(ns: argparse.Namespace) -> int:
     if ns.explain:
         err.write(_summary.explain_text(drv, _native_stubs(route), limit=ns.explain_limit))
     if ns.dot:
-        paths = _summary.write_dots(drv, ns.dot, png=ns.png, log=err, prefix=_program_name(ns) + "_")
+        # without Graphviz the notice came before the run: no second one
+        paths = _summary.write_dots(drv, ns.dot, png=ns.png and shutil.which("dot") is not None, log=err,
+                                    prefix=_program_name(ns) + "_")
         if not ns.quiet:
             err.write(f"simcuda: wrote {len(paths)} file(s) to {ns.dot}\n")
     if not ns.quiet:

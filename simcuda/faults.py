@@ -45,8 +45,8 @@ from ._core.errors import CallFailed, CUresult, DriverError
 if TYPE_CHECKING:
     from ._core.facade import Driver
 
-__all__ = ["Call", "CallFailed", "CallRecorder", "Injection", "expect_no_failures", "inject", "raise_failures",
-           "record_calls"]
+__all__ = ["Call", "CallFailed", "CallRecorder", "Injection", "NvrtcInjection", "expect_no_failures", "inject",
+           "raise_failures", "record_calls"]
 
 
 @attrs.frozen
@@ -228,11 +228,13 @@ def _kernel_name(drv: Driver, bound: dict[str, Any]) -> str | None:
 
 def inject(entry: str, code: int, *, nth: int | None = None, times: int | None = None,
            when: Callable[[Call], bool] | None = None, why: str | None = None,
-           driver: Driver | None = None) -> Injection:
+           driver: Driver | None = None) -> Injection | NvrtcInjection:
     """Make calls of ``entry`` fail with ``code``, on ``driver`` (default: the current driver, what the faces act on).
 
     Args:
-        entry: the driver API name (``"cuMemAlloc"``), a runtime name (``"cudaMalloc"``) or a core method.
+        entry: the driver API name (``"cuMemAlloc"``), a runtime name (``"cudaMalloc"``), a core method, or
+            ``"nvrtcCompileProgram"`` (:class:`NvrtcInjection`: a compilation that fails, ``code`` an
+            ``nvrtcResult`` such as ``NVRTC_ERROR_COMPILATION``, 6).
         code: the ``CUresult`` the refused calls answer (an int or a ``CUresult``; through the runtime face, the
             runtime code it maps to); not 0.
         nth: refuse from the ``nth`` call on (1-based, counted from now); with no ``times``, only that call.
@@ -241,7 +243,8 @@ def inject(entry: str, code: int, *, nth: int | None = None, times: int | None =
             core's parameter names, ``kernel`` for a launch). ``nth`` counts every call, ``times`` the refused.
         why: the refusal's why (default: one naming the injection).
 
-    Returns an :class:`Injection`, a context manager; the fault stays until it exits or :meth:`Injection.remove`.
+    Returns an :class:`Injection` (an :class:`NvrtcInjection` for NVRTC), a context manager; the fault stays
+    until it exits or :meth:`Injection.remove`.
     Raises ``ValueError`` for an entry simcuda does not simulate, a success code or a count below 1.
 
     Example::
@@ -257,7 +260,75 @@ def inject(entry: str, code: int, *, nth: int | None = None, times: int | None =
             raise ValueError(f"inject({what}=...) needs a positive int, got {n!r}")
     if times is None and nth is not None:
         times = 1
+    if isinstance(entry, str) and entry.startswith("nvrtc"):
+        return NvrtcInjection(entry, code, nth, times, when)
     return Injection(_driver(driver), entry, code, nth, times, when, why)
+
+
+#: the NVRTC entries :func:`inject` can refuse, with the number of outputs after the result code
+NVRTC_ENTRIES = {"nvrtcCompileProgram": 0}
+
+
+class NvrtcInjection:
+    """A fault put on an NVRTC entry by :func:`inject` (``nvrtcCompileProgram``: a compilation that fails). NVRTC is no
+    driver entry: on the Python route simcuda's NVRTC face serves it, on the native route NVIDIA's own
+    ``cuda.bindings.nvrtc``; the injection wraps the function in each of those modules that is loaded (the module
+    attribute, which a program calling ``nvrtc.nvrtcCompileProgram`` looks up at each call) and answers
+    ``(nvrtcResult(code),)`` for the calls it picks. Not reached: callers of NVRTC's C interface (cuda.core's
+    ``Program`` and numba-cuda call ``cynvrtc`` from Cython), whose compilations run as usual; a refused compilation
+    leaves the program uncompiled (its log is what NVRTC made of nothing). ``when`` gets a :class:`Call` with
+    ``args`` ``{"prog", "numOptions", "options"}``. Same attributes as :class:`Injection`.
+    """
+
+    def __init__(self, entry: str, code: int, nth: int | None, times: int | None,
+                 when: Callable[[Call], bool] | None) -> None:
+        import sys
+        if entry not in NVRTC_ENTRIES:
+            raise ValueError(f"inject() refuses NVRTC entries other than {sorted(NVRTC_ENTRIES)}, not {entry!r}")
+        self.entry, self.code, self.calls, self.fired = entry, int(code), 0, 0
+        self._nth, self._times, self._when = nth, times, when
+        self._lock = threading.Lock()
+        self._saved: list[tuple[Any, Any]] = []
+        for name in ("simcuda.faces.bindings.nvrtc", "cuda.bindings.nvrtc"):
+            mod = sys.modules.get(name)
+            fn = getattr(mod, entry, None)
+            if fn is not None and not getattr(fn, "__simcuda_injected__", False):
+                setattr(mod, entry, self._wrap(mod, fn))
+                self._saved.append((mod, fn))
+
+    def _wrap(self, mod: Any, fn: Callable[..., Any]) -> Callable[..., Any]:
+        def injected(*args: Any) -> Any:
+            if self._picks(args):
+                return (mod.nvrtcResult(self.code),)
+            return fn(*args)
+        injected.__simcuda_injected__ = True  # type: ignore[attr-defined]
+        injected.__doc__ = fn.__doc__
+        return injected
+
+    def _picks(self, args: tuple[Any, ...]) -> bool:
+        with self._lock:
+            self.calls += 1
+            if self._nth is not None and self.calls < self._nth:
+                return False
+            if self._times is not None and self.fired >= self._times:
+                return False
+            if self._when is not None and not self._when(
+                    Call(self.entry, dict(zip(("prog", "numOptions", "options"), args)), 0)):
+                return False
+            self.fired += 1
+            return True
+
+    def remove(self) -> None:
+        """Put the NVRTC functions back; removing twice does nothing."""
+        while self._saved:
+            mod, fn = self._saved.pop()
+            setattr(mod, self.entry, fn)
+
+    def __enter__(self) -> NvrtcInjection:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.remove()
 
 
 class CallRecorder:

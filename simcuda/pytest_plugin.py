@@ -409,8 +409,9 @@ def _marker(request: Any) -> Any:
 @pytest.fixture
 def simcuda_driver(request: Any) -> Iterator[Any]:
     """A fresh simulated driver (the marker's ``devices``/``progression``, else the session's settings), current
-    for the duration of the test. Under ``--simcuda`` in session scope with no such marker arguments: the session
-    driver."""
+    for the duration of the test, with ``cuda.bindings.*`` patched to it (on the marker's ``route``, else the
+    default route; under ``--simcuda`` the session's patch stays). Under ``--simcuda`` in session scope with no
+    such marker arguments: the session driver."""
     import simcuda
     s = _session(request.config)
     m = _marker(request)
@@ -431,8 +432,14 @@ def simcuda_driver(request: Any) -> Iterator[Any]:
                              progression=kw.get("progression", "immediate"))
     old = simcuda.use(drv)
     _watch(request, drv)
+    # outside a --simcuda session the driver alone would leave cuda.bindings unpatched: patch for the test too
+    unpatched = s is None or s.patch is None
     try:
-        yield drv
+        if unpatched:
+            with simcuda.patch(route=m.kwargs.get("route") if m is not None else None):
+                yield drv
+        else:
+            yield drv
     finally:
         simcuda.use(old)
         if s is not None:

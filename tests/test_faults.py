@@ -232,3 +232,47 @@ def test_raise_failures_raises_a_python_kernels_exception_at_the_launch(drv):
     with faults.raise_failures(), pytest.raises(ZeroDivisionError):
         cu.cuLaunchKernel(fn, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0)
     assert cu.cuCtxSynchronize()[0] == 0
+
+
+def test_an_nvrtc_compilation_can_be_made_to_fail(drv):
+    """inject("nvrtcCompileProgram", NVRTC_ERROR_COMPILATION, nth=2): the second compilation answers 6, the
+    others compile; after the block the face's function is the face's again."""
+    before = nvrtc.nvrtcCompileProgram
+    results = []
+    with faults.inject("nvrtcCompileProgram", nvrtc.nvrtcResult.NVRTC_ERROR_COMPILATION, nth=2) as inj:
+        for _ in range(3):
+            _, prog = nvrtc.nvrtcCreateProgram(SRC, b"scale.cu", 0, [], [])
+            results.append(int(nvrtc.nvrtcCompileProgram(prog, 0, [])[0]))
+    assert results == [0, 6, 0] and (inj.calls, inj.fired) == (3, 1)
+    assert nvrtc.nvrtcCompileProgram is before
+    with pytest.raises(ValueError, match="NVRTC entries other than"):
+        faults.inject("nvrtcGetPTX", 6)
+
+
+NATIVE_NVRTC = r'''
+import json, simcuda
+from simcuda import faults
+with simcuda.patch(route="native"):
+    from cuda.bindings import nvrtc
+    src = b'extern "C" __global__ void k(int* a) { a[0] = 1; }'
+    got = []
+    with faults.inject("nvrtcCompileProgram", nvrtc.nvrtcResult.NVRTC_ERROR_COMPILATION):
+        _, prog = nvrtc.nvrtcCreateProgram(src, b"k.cu", 0, [], [])
+        got.append(int(nvrtc.nvrtcCompileProgram(prog, 0, [])[0]))
+    _, prog = nvrtc.nvrtcCreateProgram(src, b"k.cu", 0, [], [])
+    got.append(int(nvrtc.nvrtcCompileProgram(prog, 0, [])[0]))
+    print("OUT=" + json.dumps({"got": got, "module": nvrtc.__name__}))
+'''
+
+
+@pytest.mark.skipif(not native.available()[0], reason=f"native route: {native.available()[1]}")
+def test_nvidias_nvrtc_module_meets_an_injected_compile_failure():
+    """On the native route a program calling NVIDIA's own cuda.bindings.nvrtc meets the injected
+    NVRTC_ERROR_COMPILATION, and compiles again once the injection is off."""
+    r = subprocess.run([sys.executable, "-c", NATIVE_NVRTC], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr[-3000:]
+    out = json.loads([x for x in r.stdout.splitlines() if x.startswith("OUT=")][-1][4:])
+    assert out["got"][0] == 6
+    if out["module"] == "cuda.bindings.nvrtc" and out["got"][1] != 0:  # NVIDIA's NVRTC needs its library
+        pytest.skip("NVIDIA's NVRTC could not compile here")
+    assert out["got"][1] == 0

@@ -17,6 +17,8 @@ TESTS = textwrap.dedent('''
 
     def test_driver_fixture(simcuda_driver):
         assert simcuda.current_driver() is simcuda_driver
+        from cuda.bindings import driver   # the fixture alone patches too
+        assert driver.cuInit(0)[0] == driver.CUresult.CUDA_SUCCESS
 
     @pytest.mark.simcuda(route="python")
     def test_marker_patches_the_python_faces(patched_cuda):
