@@ -110,7 +110,7 @@ def build_parser() -> Parser:
     add("--route", choices=("python", "native", "auto"), default=None,
         help="how cuda.bindings.driver reaches the simulator: simcuda's Python faces (python), NVIDIA's "
              "own binding over the simulated libcuda.so.1 (native), or native where available (auto); "
-             "default: $SIMCUDA_ROUTE, else auto")
+             "default: $SIMCUDA_ROUTE, else python")
     add("--devices", metavar="N", type=_device_count, default=1,
         help="simulate N devices (default 1), each a default simcuda.DeviceSpec: for peer access and "
              "peer copies")
