@@ -181,6 +181,11 @@ def _check_arguments(devices: Any, available: Any, progression: Any, options: An
 
 class DriverState:
     """One simulated driver's shared state: lock, counters, logs, and its services (the scheduler among them)."""
+
+    #: raise :class:`~simcuda._core.errors.CallFailed` at every failed call (:func:`simcuda.faults.raise_failures`);
+    #: a class default, so that a failure recorded while the driver is still being built finds it
+    raise_failures = False
+
     def __init__(self, devices: list[DeviceSpec] | None = None, available: bool = True,
                  progression: str = "immediate", options: Options | None = None) -> None:
         _check_arguments(devices, available, progression, options)
@@ -198,8 +203,6 @@ class DriverState:
         self.counters = Counters()
         self._initialized = False
         self._closed = False
-        #: raise :class:`~simcuda._core.errors.CallFailed` at every failed call (:func:`simcuda.faults.raise_failures`)
-        self.raise_failures = False
         self._forked = ""  # the why of every call in a forked child (after_fork_in_child), "" in the parent
         # the common path of every entry: initialised, not closed, no hooks (kept by init, close and add_hook;
         # Driver.launch_kernel_fast reads it alone)
