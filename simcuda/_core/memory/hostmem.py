@@ -178,6 +178,8 @@ def read_c_string(mem: Any, addr: int, what: str, chunk: int = 1 << 16) -> bytes
     check(mem, addr, 1, "r", what)
     if not MAPS.available:
         return ctypes.string_at(addr)  # no table on this platform: trusted, as the real driver trusts it
+    with MAPS._lock:  # the table as it is now: a range unmapped since the last read (a closed driver's chunk,
+        MAPS._read()  # an arena Python gave back) must not be read past the text's real mapping
     out = []
     pos = addr
     while True:
