@@ -75,18 +75,21 @@ _route = "python"  # the route of the active patch (the outermost one decides)
 
 
 def route_of(route: str | None = None) -> str:
-    """The route a patch takes: ``route``, else ``$SIMCUDA_ROUTE``, else ``"python"``.
+    """The route a patch takes: ``route``, else ``$SIMCUDA_ROUTE``, else ``"auto"``.
 
     ``"python"``: simcuda's Python faces stand in for ``cuda.bindings.driver`` and ``_v2.driver``. ``"native"``:
     NVIDIA's own modules run over the simulated ``libcuda.so.1`` (:mod:`simcuda.faces.native`);
-    :class:`simcuda.faces.native.NativeUnavailable` says why when that cannot work here. ``"auto"``: native where
-    available, else python. The default stays ``"python"``: a process that loaded the simulated library keeps it
-    for its life (NVIDIA's binding then cannot reach a real GPU or fail as without a driver), so the native route
-    is asked for (``route=``, ``--route``, ``SIMCUDA_ROUTE``; ``pytest --simcuda`` takes ``auto``). The runtime
+    :class:`simcuda.faces.native.NativeUnavailable` says why when that cannot work here. ``"auto"`` (the default for
+    ``simcuda.patch()``, ``simcuda run``, the plugin's marker and ``pytest --simcuda`` alike): native where the
+    library is available (:func:`simcuda.faces.native.available`), else python. Every entry the Python faces simulate
+    is served natively too, and on the native route cuda.core and numba-cuda run as well. ``"python"`` stays
+    selectable for a process that must keep NVIDIA's binding free of the simulated library: one that loaded it
+    keeps it for its life, so NVIDIA's binding can then neither reach a real GPU nor fail as it does without a
+    driver (simcuda's own test suite pins ``SIMCUDA_ROUTE=python`` for that reason, tests/conftest.py). The runtime
     face is simcuda's on both routes (on the native one its handle classes derive from NVIDIA's driver classes);
     NVRTC is NVIDIA's own on the native route where its library loads (:func:`native_nvrtc`), else simcuda's face.
     """
-    r = route or os.environ.get("SIMCUDA_ROUTE") or "python"
+    r = route or os.environ.get("SIMCUDA_ROUTE") or "auto"
     if r not in ROUTES:
         where = "" if route else " (from the environment variable SIMCUDA_ROUTE)"
         raise ValueError(f"route must be one of {ROUTES}, not {r!r}{where}")

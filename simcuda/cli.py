@@ -110,7 +110,7 @@ def build_parser() -> Parser:
     add("--route", choices=("python", "native", "auto"), default=None,
         help="how cuda.bindings.driver reaches the simulator: simcuda's Python faces (python), NVIDIA's "
              "own binding over the simulated libcuda.so.1 (native), or native where available (auto); "
-             "default: $SIMCUDA_ROUTE, else python")
+             "default: $SIMCUDA_ROUTE, else auto")
     add("--devices", metavar="N", type=_device_count, default=1,
         help="simulate N devices (default 1), each a default simcuda.DeviceSpec: for peer access and "
              "peer copies")
@@ -340,7 +340,7 @@ def _cmd_run(ns: argparse.Namespace) -> int:
         if not ns.quiet:
             err.write(f"simcuda: wrote {len(paths)} file(s) to {ns.dot}\n")
     if not ns.quiet:
-        err.write(_summary.summary_text(drv, f"{ns.script} exited with code {rc}",
+        err.write(_summary.summary_text(drv, f"{ns.script} exited with code {rc} ({route} route)",
                                         explained=ns.explain))
     err.flush()
     return rc

@@ -369,6 +369,25 @@ def test_run_on_the_python_route_points_cuda_core_at_the_native_route(tmp_path, 
     assert "run it on the native route, `simcuda run --route native`" in err
 
 
+def test_run_takes_the_auto_route_by_default(tmp_path):
+    """With no --route and no SIMCUDA_ROUTE, ``simcuda run`` takes auto: a cuda.core program runs on the native
+    route where the simulated library can be used (in a fresh interpreter, the environment without the suite's
+    pin), and the summary names the route."""
+    pytest.importorskip("cuda.core")
+    from simcuda.faces import native
+    ok, why = native.available()
+    if not ok:
+        pytest.skip(f"the native route cannot be used here: {why}")
+    script = write(tmp_path, "core.py", "from cuda.core import Device\nd = Device()\nd.set_current()\n"
+                                        "s = d.create_stream()\ns.sync()\nprint('ran on', d.name)\n")
+    env = {k: v for k, v in os.environ.items() if k != "SIMCUDA_ROUTE"}
+    r = subprocess.run([sys.executable, "-m", "simcuda", "run", script], capture_output=True, text=True,
+                       timeout=300, env=dict(env, PYTHONPATH=str(ROOT)))
+    assert r.returncode == 0, r.stderr
+    assert "ran on" in r.stdout
+    assert "exited with code 0 (native route)" in r.stderr
+
+
 def test_run_dot_files_of_two_programs_in_one_folder_do_not_collide(tmp_path, capfd):
     """Two programs writing their pictures into one folder keep them apart: each file starts with the program's
     name (the script's, or the module's for -m)."""

@@ -235,6 +235,27 @@ def test_a_bad_route_from_the_environment_says_so(monkeypatch):
         _patch.route_of()
 
 
+def test_the_default_route_is_auto_in_a_fresh_process():
+    """With SIMCUDA_ROUTE unset, ``simcuda.patch()`` takes auto: the native route (NVIDIA's own
+    ``cuda.bindings.driver`` on the simulated driver) where the simulated library can be used, else the python
+    route; a fresh interpreter, since this suite pins the python route (tests/conftest.py)."""
+    import os
+    import subprocess
+
+    from simcuda.faces import native
+    pytest.importorskip("cuda.bindings.driver")
+    code = ("import simcuda\nfrom simcuda import _patch\nwith simcuda.patch():\n"
+            "    from cuda.bindings import driver\n"
+            "    print(_patch.current_route(), driver.__name__, driver.cuInit(0)[0] == driver.CUresult.CUDA_SUCCESS)\n")
+    env = {k: v for k, v in os.environ.items() if k != "SIMCUDA_ROUTE"}
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env)
+    assert r.returncode == 0, r.stderr
+    if native.available()[0]:
+        assert r.stdout.split() == ["native", "cuda.bindings.driver", "True"]
+    else:
+        assert r.stdout.split() == ["python", "simcuda.faces.bindings.driver", "True"]
+
+
 def test_simcuda_helpers_reject_bad_input_with_type_errors():
     """simcuda's own helpers answer a wrong argument with TypeError, never KeyError/AttributeError."""
     d = simcuda.reset()

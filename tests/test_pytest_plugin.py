@@ -20,7 +20,7 @@ TESTS = textwrap.dedent('''
         from cuda.bindings import driver   # the fixture alone patches too
         assert driver.cuInit(0)[0] == driver.CUresult.CUDA_SUCCESS
 
-    @pytest.mark.simcuda
+    @pytest.mark.simcuda(route="python")
     def test_marker_patches_the_python_faces(patched_cuda):
         from cuda.bindings import driver
         assert driver.__name__ == "simcuda.faces.bindings.driver"

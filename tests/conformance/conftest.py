@@ -51,12 +51,14 @@ except ValueError:  # the real binding raises on every call then; the real probe
     REAL_PER_THREAD = False
 
 def _route() -> str:
-    """The route of the ``fake`` backend: ``$SIMCUDA_ROUTE`` as simcuda.patch reads it ("python" without simcuda)."""
+    """The route of the ``fake`` backend: ``$SIMCUDA_ROUTE`` as simcuda.patch reads it, ``python`` when it is unset
+    (not simcuda.patch's ``auto``: the ``real`` backend needs a process free of the simulated library), ``python``
+    without simcuda."""
     try:
         from simcuda._patch import route_of
     except ImportError:
         return "python"
-    return route_of()
+    return route_of(os.environ.get("SIMCUDA_ROUTE") or "python")
 
 
 #: the route the ``fake`` backend takes (see the module docstring)
