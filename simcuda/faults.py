@@ -271,13 +271,22 @@ NVRTC_ENTRIES = {"nvrtcCompileProgram": 0}
 
 class NvrtcInjection:
     """A fault put on an NVRTC entry by :func:`inject` (``nvrtcCompileProgram``: a compilation that fails). NVRTC is no
-    driver entry: on the Python route simcuda's NVRTC face serves it, on the native route NVIDIA's own
-    ``cuda.bindings.nvrtc``; the injection wraps the function in each of those modules that is loaded (the module
-    attribute, which a program calling ``nvrtc.nvrtcCompileProgram`` looks up at each call) and answers
-    ``(nvrtcResult(code),)`` for the calls it picks. Not reached: callers of NVRTC's C interface (cuda.core's
-    ``Program`` and numba-cuda call ``cynvrtc`` from Cython), whose compilations run as usual; a refused compilation
-    leaves the program uncompiled (its log is what NVRTC made of nothing). ``when`` gets a :class:`Call` with
-    ``args`` ``{"prog", "numOptions", "options"}``. Same attributes as :class:`Injection`.
+    driver entry, and is reached two ways, both covered:
+
+    * the Python modules, simcuda's NVRTC face (the Python route) and NVIDIA's ``cuda.bindings.nvrtc``: the
+      injection wraps the function in each one loaded (the module attribute, which a program calling
+      ``nvrtc.nvrtcCompileProgram`` looks up at each call) and answers ``(nvrtcResult(code),)`` for the calls it
+      picks;
+    * NVRTC's C interface on the native route (cuda.core's ``Program`` and numba-cuda call ``cynvrtc`` from
+      Cython): simcuda's ``libnvrtc.so.13`` shim asks a gate before it forwards ``nvrtcCompileProgram``
+      (:func:`simcuda.faces.native.compilers.set_gate`), and a picked call returns ``code`` there, so cuda.core
+      raises its ``NVRTCError`` as for a real failure. While the shim serves, NVIDIA's module is not wrapped (its
+      calls reach the gate), and a call of simcuda's face that the injection let through is not counted again
+      when it reaches the shim.
+
+    A refused compilation leaves the program uncompiled (its log is what NVRTC made of nothing). ``when`` gets a
+    :class:`Call` with ``args`` ``{"prog", "numOptions", "options"}`` (at the gate: the program handle as an int
+    and the options as a list of ``bytes``). Same attributes as :class:`Injection`.
     """
 
     def __init__(self, entry: str, code: int, nth: int | None, times: int | None,
@@ -289,7 +298,10 @@ class NvrtcInjection:
         self._nth, self._times, self._when = nth, times, when
         self._lock = threading.Lock()
         self._saved: list[tuple[Any, Any]] = []
+        self._gated = _nvrtc_gate_add(self)
         for name in ("simcuda.faces.bindings.nvrtc", "cuda.bindings.nvrtc"):
+            if self._gated and name == "cuda.bindings.nvrtc":
+                continue  # its calls reach the shim's gate
             mod = sys.modules.get(name)
             fn = getattr(mod, entry, None)
             if fn is not None and not getattr(fn, "__simcuda_injected__", False):
@@ -298,37 +310,91 @@ class NvrtcInjection:
 
     def _wrap(self, mod: Any, fn: Callable[..., Any]) -> Callable[..., Any]:
         def injected(*args: Any) -> Any:
-            if self._picks(args):
+            if self._picks(dict(zip(("prog", "numOptions", "options"), args))):
                 return (mod.nvrtcResult(self.code),)
-            return fn(*args)
+            _passed.inside = getattr(_passed, "inside", 0) + 1  # decided here: the shim's gate lets it through
+            try:
+                return fn(*args)
+            finally:
+                _passed.inside -= 1
         injected.__simcuda_injected__ = True  # type: ignore[attr-defined]
         injected.__doc__ = fn.__doc__
         return injected
 
-    def _picks(self, args: tuple[Any, ...]) -> bool:
+    def _picks(self, args: dict[str, Any]) -> bool:
         with self._lock:
             self.calls += 1
             if self._nth is not None and self.calls < self._nth:
                 return False
             if self._times is not None and self.fired >= self._times:
                 return False
-            if self._when is not None and not self._when(
-                    Call(self.entry, dict(zip(("prog", "numOptions", "options"), args)), 0)):
+            if self._when is not None and not self._when(Call(self.entry, args, 0)):
                 return False
             self.fired += 1
             return True
 
     def remove(self) -> None:
-        """Put the NVRTC functions back; removing twice does nothing."""
+        """Put the NVRTC functions back and leave the shim's gate; removing twice does nothing."""
         while self._saved:
             mod, fn = self._saved.pop()
             setattr(mod, self.entry, fn)
+        if self._gated:
+            self._gated = False
+            _nvrtc_gate_remove(self)
 
     def __enter__(self) -> NvrtcInjection:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.remove()
+
+
+_passed = threading.local()  # .inside: a wrapped Python-module call is running (the gate does not count it again)
+_gate_lock = threading.Lock()
+_gate_users: list[NvrtcInjection] = []  # the NVRTC injections the shim's gate asks, in order
+
+
+def _nvrtc_gate(what: int, handle: int, num_options: int, options: int) -> int:
+    """The shim's gate (:func:`simcuda.faces.native.compilers.set_gate`): the first active injection that picks
+    this ``nvrtcCompileProgram`` gives its code; 0 lets the compilation run."""
+    import ctypes
+
+    from .faces.native import compilers
+    inside: int = getattr(_passed, "inside", 0)
+    if what != compilers.NVRTC_COMPILE or inside:
+        return 0
+    with _gate_lock:
+        users = list(_gate_users)
+    opts = ctypes.cast(options, ctypes.POINTER(ctypes.c_char_p)) if options else None
+    args = {"prog": handle, "numOptions": num_options,
+            "options": [opts[i] or b"" for i in range(num_options)] if opts is not None else []}
+    for inj in users:
+        if inj._picks(args):
+            return inj.code
+    return 0
+
+
+def _nvrtc_gate_add(inj: NvrtcInjection) -> bool:
+    """Put ``inj`` behind the native NVRTC shim's gate; False when no shim serves (nothing to gate)."""
+    import sys
+    native = sys.modules.get("simcuda.faces.native.compilers")
+    if native is None or "nvrtc" not in native.installed():
+        return False
+    with _gate_lock:
+        _gate_users.append(inj)
+        if len(_gate_users) == 1:
+            native.set_gate("nvrtc", _nvrtc_gate)
+    return True
+
+
+def _nvrtc_gate_remove(inj: NvrtcInjection) -> None:
+    import sys
+    native = sys.modules.get("simcuda.faces.native.compilers")
+    with _gate_lock:
+        if inj in _gate_users:
+            _gate_users.remove(inj)
+        if not _gate_users and native is not None:
+            native.set_gate("nvrtc", None)
 
 
 class CallRecorder:

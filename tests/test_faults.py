@@ -276,3 +276,48 @@ def test_nvidias_nvrtc_module_meets_an_injected_compile_failure():
     if out["module"] == "cuda.bindings.nvrtc" and out["got"][1] != 0:  # NVIDIA's NVRTC needs its library
         pytest.skip("NVIDIA's NVRTC could not compile here")
     assert out["got"][1] == 0
+
+
+NATIVE_CORE_PROGRAM = r'''
+import json, simcuda
+from simcuda import faults
+from simcuda.faces.native import compilers
+with simcuda.patch(route="native"):
+    from cuda.core import Device, Program, ProgramOptions
+    from cuda.bindings import nvrtc
+    d = Device()
+    d.set_current()
+    src = 'extern "C" __global__ void k(int* a) { a[0] = 1; }'
+    opts = ProgramOptions(arch="sm_" + "".join(str(x) for x in d.compute_capability))
+    got, seen = [], []
+    with faults.inject("nvrtcCompileProgram", nvrtc.nvrtcResult.NVRTC_ERROR_COMPILATION, nth=2,
+                       when=lambda c: seen.append(c.args["numOptions"]) or True) as inj:
+        for _ in range(2):
+            try:
+                Program(src, "c++", options=opts).compile("cubin")
+                got.append("compiled")
+            except Exception as e:
+                got.append(type(e).__name__ + ": " + str(e)[:200])
+    Program(src, "c++", options=opts).compile("cubin")
+    got.append("compiled after")
+    print("OUT=" + json.dumps({"got": got, "calls": inj.calls, "fired": inj.fired, "seen": seen,
+                               "shims": compilers.installed()}))
+'''
+
+
+@pytest.mark.skipif(not native.available()[0], reason=f"native route: {native.available()[1]}")
+def test_cuda_core_program_meets_an_injected_compile_failure():
+    """On the native route cuda.core's Program (which calls NVRTC's C interface from Cython) meets the injected
+    compile failure at the second compilation, through simcuda's NVRTC shim: NVRTCError with
+    NVRTC_ERROR_COMPILATION, the first and later compilations untouched, each counted once."""
+    pytest.importorskip("cuda.core")
+    r = subprocess.run([sys.executable, "-c", NATIVE_CORE_PROGRAM], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr[-3000:]
+    out = json.loads([x for x in r.stdout.splitlines() if x.startswith("OUT=")][-1][4:])
+    if "nvrtc" not in out["shims"]:
+        pytest.skip("NVIDIA's NVRTC is not installed here: no shim to reach")
+    assert out["got"][0] == "compiled"
+    assert out["got"][1].startswith("NVRTCError") and "NVRTC_ERROR_COMPILATION" in out["got"][1]
+    assert out["got"][2] == "compiled after"
+    assert (out["calls"], out["fired"]) == (2, 1)
+    assert out["seen"] == [out["seen"][0]] and out["seen"][0] >= 1  # the gate saw the options (the arch at least)

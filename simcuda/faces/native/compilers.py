@@ -45,7 +45,8 @@ import attrs
 
 from . import _build
 
-__all__ = ["COMPILERS", "Compiler", "install", "status", "reports", "shim_path"]
+__all__ = ["COMPILERS", "NVRTC_COMPILE", "Compiler", "install", "installed", "reports", "set_gate", "shim_path",
+           "status"]
 
 
 @attrs.frozen
@@ -90,7 +91,14 @@ REPORT = ctypes.CFUNCTYPE(None, ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p, 
                           ctypes.c_size_t, ctypes.c_int)
 """The C prototype of the shims' report callback (shim.h ``shim_report_fn``)."""
 
+GATE = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_int, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_size_t)
+"""The C prototype of the shims' gate callback (shim.h ``shim_gate_fn``)."""
+
+#: what a shim asks its gate (their SHIM_* gate enums): NVRTC's nvrtcCompileProgram (program, numOptions, options)
+NVRTC_COMPILE = 1
+
 _lock = threading.Lock()
+_gates: dict[str, Any] = {}  # compiler name -> the GATE object registered with its shim (kept alive here)
 _status: dict[str, str] = {}  # compiler name -> "intercepting <real path>" or why not
 _libs: dict[str, ctypes.CDLL] = {}
 _links: dict[int, _Link] = {}  # nvJitLink handle -> what it was given
@@ -219,6 +227,42 @@ def _declare(lib: ctypes.CDLL) -> None:
     lib.simcuda_shim_set_report.argtypes = [ctypes.c_void_p]
     lib.simcuda_shim_set_report.restype = None
     lib.simcuda_shim_shutdown.restype = None
+    lib.simcuda_shim_set_gate.argtypes = [ctypes.c_void_p]
+    lib.simcuda_shim_set_gate.restype = None
+
+
+def installed() -> list[str]:
+    """The names of the compilers whose shim :func:`install` put in place (C callers of them are reached)."""
+    return list(_libs)
+
+
+def set_gate(name: str, gate: Any) -> bool:
+    """Register ``gate(what, handle, a, b) -> int`` with the shim of compiler ``name`` (None takes it off): each gated
+    function (:data:`NVRTC_COMPILE`) asks it first, and returns its answer instead of forwarding when it is not 0
+    (:func:`simcuda.faces.native.compilers` knows no policy: :func:`simcuda.faults.inject` decides). An exception in
+    the gate is a simcuda bug: reported on stderr, and the call goes on. Returns whether that shim is installed
+    (False: nothing registered; C callers of that compiler are then not reached)."""
+    lib = _libs.get(name)
+    if lib is None:
+        return False
+    if gate is None:
+        lib.simcuda_shim_set_gate(None)
+        _gates.pop(name, None)
+        return True
+
+    def guarded(what: int, handle: int | None, a: int, b: int) -> int:
+        try:
+            return int(gate(what, handle or 0, a, b))
+        except BaseException:  # noqa: BLE001  (never through C)
+            import traceback
+            print("simcuda: internal error in the compiler shim's gate:", file=sys.stderr)
+            traceback.print_exc()
+            return 0
+
+    fn = GATE(guarded)
+    _gates[name] = fn
+    lib.simcuda_shim_set_gate(fn)
+    return True
 
 
 def forwarded(name: str) -> dict[str, bool]:

@@ -5,7 +5,8 @@
  * (nvrtcGetPTXSize / nvrtcGetPTX; a program compiled to LTO-IR has none, and is reported with none) and reports
  * (CUBIN, PTX) to Python (simcuda.faces.native.compilers), which remembers the pair for the load of the CUBIN. Every
  * other function is forwarded as is; nvrtcGetErrorString is the shim's only so that it still answers a string
- * while no real library is open. See shim.h for how the shim is found and what it knows (nothing of CUDA).
+ * while no real library is open, and nvrtcCompileProgram asks the gate first (a compilation refused by
+ * simcuda.faults.inject, which reaches C callers such as cuda.core's Program this way). See shim.h for how the shim is found and what it knows (nothing of CUDA).
  */
 enum { NVRTC_ERROR_INTERNAL_ERROR = 11 };
 #define SHIM_NOT_LOADED NVRTC_ERROR_INTERNAL_ERROR
@@ -14,7 +15,7 @@ enum { NVRTC_ERROR_INTERNAL_ERROR = 11 };
 #define SHIM_FUNCTIONS(X)                                                                                   \
     X(0, nvrtcGetErrorString, OWN) X(1, nvrtcVersion, FWD) X(2, nvrtcGetNumSupportedArchs, FWD)            \
     X(3, nvrtcGetSupportedArchs, FWD) X(4, nvrtcCreateProgram, FWD) X(5, nvrtcDestroyProgram, FWD)         \
-    X(6, nvrtcCompileProgram, FWD) X(7, nvrtcGetPTXSize, FWD) X(8, nvrtcGetPTX, FWD)                       \
+    X(6, nvrtcCompileProgram, OWN) X(7, nvrtcGetPTXSize, FWD) X(8, nvrtcGetPTX, FWD)                       \
     X(9, nvrtcGetCUBINSize, FWD) X(10, nvrtcGetCUBIN, OWN) X(11, nvrtcGetLTOIRSize, FWD)                   \
     X(12, nvrtcGetLTOIR, FWD) X(13, nvrtcGetOptiXIRSize, FWD) X(14, nvrtcGetOptiXIR, FWD)                  \
     X(15, nvrtcGetProgramLogSize, FWD) X(16, nvrtcGetProgramLog, FWD) X(17, nvrtcAddNameExpression, FWD)   \
@@ -30,6 +31,7 @@ enum { NVRTC_ERROR_INTERNAL_ERROR = 11 };
 #include "shim.h"
 
 enum { SHIM_NVRTC_CUBIN = 1 }; /* report: (program, CUBIN, its size, PTX or NULL, its size, 0) */
+enum { SHIM_NVRTC_COMPILE = 1 }; /* gate: (program, numOptions, options) */
 
 typedef int (*get_fn)(void *prog, char *out);
 typedef int (*size_fn)(void *prog, size_t *out);
@@ -57,6 +59,19 @@ EXPORT const char *nvrtcGetErrorString(int result) {
     if (fn == NULL)
         return "NVRTC_ERROR_INTERNAL_ERROR";
     return fn(result);
+}
+
+EXPORT int nvrtcCompileProgram(void *prog, int num_options, const char *const *options) {
+    typedef int (*compile_fn)(void *, int, const char *const *);
+    compile_fn fn = (compile_fn)real_fn(6);
+    if (fn == NULL) {
+        __atomic_fetch_add(&not_loaded_calls, 1, __ATOMIC_RELAXED);
+        return SHIM_NOT_LOADED;
+    }
+    int refused = gate(SHIM_NVRTC_COMPILE, prog, (uintptr_t)num_options, (uintptr_t)options);
+    if (refused != 0)
+        return refused;
+    return fn(prog, num_options, options);
 }
 
 EXPORT int nvrtcGetCUBIN(void *prog, char *cubin) {

@@ -5,7 +5,9 @@
  * finds simcuda's libcuda.so.1), and NVIDIA's cuda.bindings resolves the compiler's functions from it by name.
  * Every function forwards to the real library, which simcuda_shim_open() loads by its real path (RTLD_LOCAL: its
  * own symbols stay out of the global scope). A few functions also report what they handed out (a CUBIN and the
- * PTX of the same program) to one callback that Python registers; the shim decides nothing and keeps nothing.
+ * PTX of the same program) to one callback that Python registers, and a gated function first asks a second
+ * callback, registered only while a fault is injected, whether to go on; the shim decides nothing and keeps
+ * nothing.
  *
  * Like libcuda.c this knows no CUDA semantics and includes no NVIDIA or Python headers. A forwarder takes and
  * passes 16 pointer-sized integers (every parameter of these libraries is an integer or a pointer, the results
@@ -39,7 +41,12 @@ typedef int (*forward_fn)(ARGS16);
 typedef void (*shim_report_fn)(int what, void *handle, const void *a, size_t na, const void *b, size_t nb,
                                int extra);
 
+/* what a gate decides before a function runs: 0 goes on, any other value is returned instead (a fault injected by
+ * simcuda.faults); (what, program or link handle, two integer arguments) */
+typedef int (*shim_gate_fn)(int what, void *handle, uintptr_t a, uintptr_t b);
+
 static void *real_lib;
+static shim_gate_fn gate_fn;
 static void *real[SHIM_COUNT];
 static uint64_t not_loaded_calls;
 static shim_report_fn report_fn;
@@ -61,6 +68,14 @@ static inline void report(int what, void *handle, const void *a, size_t na, cons
     shim_report_fn fn = (shim_report_fn)__atomic_load_n((void **)&report_fn, __ATOMIC_ACQUIRE);
     if (fn != NULL && !__atomic_load_n(&shutting_down, __ATOMIC_ACQUIRE))
         fn(what, handle, a, na, b, nb, extra);
+}
+
+/* the gate's answer for (what, ...): 0 (go on) unless a gate is registered and Python is not finalizing */
+static inline int gate(int what, void *handle, uintptr_t a, uintptr_t b) {
+    shim_gate_fn fn = (shim_gate_fn)__atomic_load_n((void **)&gate_fn, __ATOMIC_ACQUIRE);
+    if (fn == NULL || __atomic_load_n(&shutting_down, __ATOMIC_ACQUIRE))
+        return 0;
+    return fn(what, handle, a, b);
 }
 
 #define SHIM_FWD(index, name)                                                                               \
@@ -111,6 +126,9 @@ EXPORT int simcuda_shim_has(int index) { return index >= 0 && index < SHIM_COUNT
 EXPORT uint64_t simcuda_shim_not_loaded_calls(void) { return __atomic_load_n(&not_loaded_calls, __ATOMIC_RELAXED); }
 
 EXPORT void simcuda_shim_set_report(shim_report_fn fn) { __atomic_store_n((void **)&report_fn, (void *)fn, __ATOMIC_RELEASE); }
+
+/* the gate (NULL: none); gated functions ask it before they forward */
+EXPORT void simcuda_shim_set_gate(shim_gate_fn fn) { __atomic_store_n((void **)&gate_fn, (void *)fn, __ATOMIC_RELEASE); }
 
 /* from now on nothing is reported (Python is finalizing); forwarding goes on */
 EXPORT void simcuda_shim_shutdown(void) { __atomic_store_n(&shutting_down, 1, __ATOMIC_RELEASE); }
