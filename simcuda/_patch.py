@@ -38,6 +38,7 @@ from collections.abc import Callable
 from typing import Any, ParamSpec, TypeVar, cast
 
 from ._core.facade import Driver
+from ._core.process import renew_lock_after_fork
 
 __all__ = ["patch", "route_of", "current_route", "PACKAGES", "FACES", "ROUTES"]
 
@@ -61,6 +62,7 @@ FACES = {
 
 _MISSING = object()
 _lock = threading.RLock()
+renew_lock_after_fork(globals(), "_lock", reentrant=True)  # a forked child makes it anew
 _depth = 0
 _saved_modules: dict[str, Any] = {}
 _saved_attrs: list[tuple[Any, str, Any]] = []

@@ -1,16 +1,19 @@
 """The current default driver that the faces act on (the only global; ``reset`` rebuilds it)."""
 from __future__ import annotations
 
+import os
 import threading
 import weakref
 from collections.abc import Callable
 from typing import Any, Generic, TypeVar
 
 from ._core.facade import Driver
+from ._core.process import renew_lock_after_fork
 
 _T = TypeVar("_T")
 
 _lock = threading.Lock()
+renew_lock_after_fork(globals(), "_lock")  # a forked child makes it anew
 _current: Driver | None = None
 
 
@@ -65,6 +68,11 @@ class PerDriver(Generic[_T]):
         self._make = make
         self._states: weakref.WeakKeyDictionary[Driver, _T] = weakref.WeakKeyDictionary()
         self._lock = threading.Lock()
+        _PER_DRIVER.add(self)
+
+    def after_fork_in_child(self) -> None:
+        """A new lock in a forked child (a thread that held the old one at the fork is not there)."""
+        self._lock = threading.Lock()
 
     def of(self, driver: Driver) -> _T:
         """The state of ``driver``, made on first use."""
@@ -75,3 +83,16 @@ class PerDriver(Generic[_T]):
                 if st is None:
                     st = self._states[driver] = self._make()
         return st
+
+
+#: every PerDriver (weakly): their locks are made anew in a forked child (issue 19 item 5)
+_PER_DRIVER: weakref.WeakSet[PerDriver[Any]] = weakref.WeakSet()
+
+
+def _per_driver_after_fork() -> None:
+    for pd in list(_PER_DRIVER):
+        pd.after_fork_in_child()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_per_driver_after_fork)

@@ -41,6 +41,7 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from ._core.errors import CallFailed, CUresult, DriverError
+from ._core.process import renew_lock_after_fork
 
 if TYPE_CHECKING:
     from ._core.facade import Driver
@@ -351,6 +352,7 @@ class NvrtcInjection:
 
 _passed = threading.local()  # .inside: a wrapped Python-module call is running (the gate does not count it again)
 _gate_lock = threading.Lock()
+renew_lock_after_fork(globals(), "_gate_lock")  # a forked child makes it anew
 _gate_users: list[NvrtcInjection] = []  # the NVRTC injections the shim's gate asks, in order
 
 

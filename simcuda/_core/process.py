@@ -322,6 +322,17 @@ if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
+def renew_lock_after_fork(namespace: dict[str, Any], name: str, reentrant: bool = False) -> None:
+    """In a forked child, replace the module lock ``namespace[name]`` (a module's ``globals()``) by a new
+    ``threading.Lock`` (``RLock`` when ``reentrant``): the child has only the forking thread, so a lock another
+    thread held at the fork would block the child forever (issue 19 item 5, P-80). For locks of simcuda's
+    modules that the child may take again (patching, loading the native library, new drivers)."""
+    def renew() -> None:
+        namespace[name] = threading.RLock() if reentrant else threading.Lock()
+    if hasattr(os, "register_at_fork"):
+        os.register_at_fork(after_in_child=renew)
+
+
 def drivers_registered() -> int:
     """How many drivers the process has registered (the next serial)."""
     return _serials

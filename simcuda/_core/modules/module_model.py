@@ -17,6 +17,7 @@ from collections import OrderedDict
 from typing import Any
 
 from ..errors import CUresult, DriverError
+from ..process import renew_lock_after_fork
 from . import param_types
 
 SIM_CUBIN_MAGIC = b"SIMCUDA-CUBIN\n"
@@ -148,6 +149,7 @@ def _elf_entries(data: bytes) -> dict[str, list[str]]:
 _REMEMBERED: OrderedDict[bytes, dict[str, list[str]]] = OrderedDict()
 _REMEMBERED_MAX = 512
 _REMEMBERED_LOCK = threading.Lock()
+renew_lock_after_fork(globals(), "_REMEMBERED_LOCK")  # a forked child makes it anew
 
 
 def remember_param_types(image: bytes, types: dict[str, list[str]]) -> None:

@@ -24,7 +24,10 @@ from typing import Any
 
 import attrs
 
+from ..._core.process import renew_lock_after_fork
+
 _LOCK = threading.Lock()
+renew_lock_after_fork(globals(), "_LOCK")  # a forked child makes it anew
 _LIB: list[Any] = []  # [] not tried yet; [None] not loadable; [CDLL]
 
 

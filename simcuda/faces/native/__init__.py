@@ -36,6 +36,7 @@ import sys
 import threading
 from typing import Any
 
+from ..._core.process import renew_lock_after_fork
 from ..._core.state import DRIVER_VERSION
 from ..._generated.entry_table import ENTRIES
 from . import _build
@@ -54,6 +55,7 @@ LIBRARY = _build.HERE / _build.LIBRARY
 """Where ``pip install`` puts the library (``simcuda/faces/native/libcuda.so.1``)."""
 
 _lock = threading.Lock()
+renew_lock_after_fork(globals(), "_lock")  # a forked child makes it anew
 _lib: ctypes.CDLL | None = None
 _keep: dict[tuple[int, bool], Any] = {}  # the registered callbacks, so they are not collected while in use
 _driver_version = DRIVER_VERSION

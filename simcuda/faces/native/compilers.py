@@ -43,6 +43,7 @@ from typing import Any
 
 import attrs
 
+from ..._core.process import renew_lock_after_fork
 from . import _build
 
 __all__ = ["COMPILERS", "NVRTC_COMPILE", "Compiler", "install", "installed", "reports", "set_gate", "shim_path",
@@ -98,6 +99,7 @@ GATE = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_int, ctypes.c_void_p, ctypes.c_si
 NVRTC_COMPILE = 1
 
 _lock = threading.Lock()
+renew_lock_after_fork(globals(), "_lock")  # a forked child makes it anew
 _gates: dict[str, Any] = {}  # compiler name -> the GATE object registered with its shim (kept alive here)
 _status: dict[str, str] = {}  # compiler name -> "intercepting <real path>" or why not
 _libs: dict[str, ctypes.CDLL] = {}

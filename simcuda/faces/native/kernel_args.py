@@ -39,6 +39,7 @@ from ..._core.errors import CUresult, DriverError
 from ..._core.modules.arg_bits import BF16, F16, NaNBits
 from ..._core.modules.module_model import struct_format
 from ..._core.modules.param_types import bf16_value
+from ..._core.process import renew_lock_after_fork
 
 #: the process's address space as bytes: offset ``a`` is address ``a`` (read only by ``unpack_from``)
 MEMORY = memoryview((ctypes.c_ubyte * sys.maxsize).from_address(0))
@@ -80,6 +81,7 @@ def _keep(v: float, bits: int, n: int) -> float:
 
 _factories: dict[tuple[str, ...], Callable[..., Callable[[int], list[Any] | None]]] = {}
 _lock = threading.Lock()
+renew_lock_after_fork(globals(), "_lock")  # a forked child makes it anew
 
 Reader = Callable[[int], "list[Any] | None"]
 

@@ -29,6 +29,7 @@ import uuid as _uuid
 from collections.abc import Callable
 from typing import Any
 
+from ..._core.process import renew_lock_after_fork
 from . import _build
 
 __all__ = ["install", "is_loaded", "call_counts", "KERNEL_DRIVER_VERSION", "LIBRARY"]
@@ -39,6 +40,7 @@ NVML_SUCCESS, NVML_ERROR_INVALID_ARGUMENT, NVML_ERROR_INSUFFICIENT_SIZE = 0, 2, 
 _HANDLE_BASE = 0x4E564D4C0000  # device handles: base + ordinal + 1 (never NULL)
 
 _lock = threading.Lock()
+renew_lock_after_fork(globals(), "_lock")  # a forked child makes it anew
 _lib: ctypes.CDLL | None = None
 _keep: list[Any] = []  # the registered callbacks (ctypes would otherwise free them)
 
